@@ -1,0 +1,59 @@
+/**
+ * `gate`: the admin CLI. Each subcommand lives in its own module under ./commands and is loaded only when
+ * used, so `gate policy check` does not pay for yargs or the daemon.
+ */
+export interface Command {
+  /** argv after the subcommand name; resolves to the exit status */
+  run(argv: string[]): Promise<number>;
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  policy: { summary: 'check commands against rule files (Codex-compatible JSON)', load: () => import('./commands/policy.js') },
+  explain: { summary: 'why a script gets its decisions', load: () => import('./commands/explain.js') },
+  daemon: { summary: 'run, start, stop or inspect the escalation daemon', load: () => import('./commands/daemon.js') },
+  status: { summary: 'the daemon: policy files, approval and sandbox policy, approvers, pending prompts', load: () => import('./commands/status.js') },
+  approve: { summary: 'approval console: answer pending prompts', load: () => import('./commands/approve.js') },
+  config: { summary: 'show or change the session configuration at run time', load: () => import('./commands/config.js') },
+  log: { summary: 'read the audit log', load: () => import('./commands/log.js') },
+  mcp: { summary: 'MCP server on stdio with a gated shell tool', load: () => import('./commands/mcp.js') },
+  host: { summary: 'JSON-RPC host API on stdio (approvals, policy updates)', load: () => import('./commands/host.js') },
+};
+
+export function usage(): string {
+  const w = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
+  return [
+    'usage: gate <command> [options]',
+    '',
+    'commands:',
+    ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(w)}  ${c.summary}`),
+    '',
+    "run 'gate <command> --help' for a command's options",
+  ].join('\n');
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    process.exitCode = name ? 0 : 2;
+    return;
+  }
+  if (name === '--version') {
+    process.stdout.write('gate-sh 0.1.0\n');
+    return;
+  }
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) {
+    process.stderr.write(`gate-sh: unknown command '${name}'\n${usage()}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  try {
+    const mod = await cmd.load();
+    process.exitCode = await mod.run(rest);
+  } catch (e) {
+    process.stderr.write(`gate-sh: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (process.env.GATE_DEBUG) console.error(e);
+    process.exitCode = 1;
+  }
+}

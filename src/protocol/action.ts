@@ -1,0 +1,42 @@
+import type { PermissionProfile } from '../sandbox/policy.js';
+
+/** How an approved command runs. */
+export type EscalationExecution =
+  | { type: 'Unsandboxed' }
+  | { type: 'TurnDefault' }
+  | { type: 'Permissions'; profile: PermissionProfile };
+
+/** The daemon's answer per subcommand (pre-flight) and per exec (exec gate). */
+export type Action =
+  | { type: 'Run' }
+  | { type: 'Escalate'; execution: EscalationExecution }
+  | { type: 'Deny'; reason: string };
+
+/** A human's (or host's) answer to one prompt. */
+export type ReviewDecision =
+  | 'approved'
+  | 'approved_for_session'
+  | { approved_execpolicy_amendment: { proposed_execpolicy_amendment: string[] } }
+  | 'denied'
+  | 'abort';
+
+export type ReviewDecisionKind = 'approved' | 'approved_for_session' | 'approved_execpolicy_amendment' | 'denied' | 'abort';
+
+export function reviewDecisionKind(d: ReviewDecision): ReviewDecisionKind {
+  return typeof d === 'string' ? d : 'approved_execpolicy_amendment';
+}
+
+export function isApproval(d: ReviewDecision): boolean {
+  const k = reviewDecisionKind(d);
+  return k === 'approved' || k === 'approved_for_session' || k === 'approved_execpolicy_amendment';
+}
+
+export const RUN: Action = { type: 'Run' };
+export const deny = (reason: string): Action => ({ type: 'Deny', reason });
+export const escalate = (execution: EscalationExecution): Action => ({ type: 'Escalate', execution });
+
+export function formatAction(a: Action): string {
+  if (a.type === 'Run') return 'Run';
+  if (a.type === 'Deny') return `Deny(${a.reason})`;
+  return a.execution.type === 'Permissions' ? `Escalate(Permissions(${JSON.stringify(a.execution.profile)}))` : `Escalate(${a.execution.type})`;
+}

@@ -1,0 +1,126 @@
+/**
+ * Wire messages of the request channel: the one definition both gate-sh/shims and the daemon import.
+ * Encoding: one JSON object per datagram (UTF-8), at most MAX_DATAGRAM bytes; larger messages go over the
+ * stream fallback socket framed as u32 little-endian length + JSON. Every message carries `v` and `id`;
+ * a reply carries the `id` of its request. Nothing on this channel can approve anything.
+ */
+import type { Decision } from '../policy/decision.js';
+import type { Action, EscalationExecution } from './action.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+
+export const PROTOCOL_VERSION = 1;
+/** unix-dgram truncates silently above 64 KiB; stay well under it. */
+export const MAX_DATAGRAM = 60 * 1024;
+/** Stream frames above this are refused (a 1 MiB script plus its environment fits). */
+export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
+
+/** gate-sh → daemon: decide every subcommand of a script before anything runs. */
+export interface PreflightRequest {
+  v: number;
+  id: string;
+  type: 'preflight';
+  shell: string; // the shell gate-sh stands in for, e.g. "bash"
+  flag: '-c' | '-lc';
+  script: string;
+  cwd: string;
+  pid: number;
+  sandbox_permissions: SandboxPermissions;
+  additional_permissions?: PermissionProfile;
+  justification?: string;
+  prefix_rule?: string[];
+}
+
+/** Where a decision came from: a rule (file:line) or a heuristic. */
+export type DecisionSource =
+  | { kind: 'rule'; file: string; line: number; pattern: string[]; justification?: string }
+  | { kind: 'heuristic'; name: string }
+  | { kind: 'session'; approval_id: string }
+  | { kind: 'approval'; approval_id: string; answer: string; approver: string };
+
+export interface SubcommandVerdict {
+  argv: string[];
+  decision: Decision;
+  action: Action;
+  source: DecisionSource[];
+  approval_id?: string;
+}
+
+export interface PreflightReply {
+  v: number;
+  id: string;
+  type: 'preflight';
+  run_id: string; // names this run for exec-gate requests and audit records
+  action: Action; // overall: Deny if any subcommand is denied
+  complex: boolean;
+  subcommands: SubcommandVerdict[];
+  sandbox: SandboxPolicy; // the turn sandbox the script runs in
+}
+
+/** shim → daemon: one exec about to happen inside a gated run. */
+export interface ExecRequest {
+  v: number;
+  id: string;
+  type: 'exec';
+  run_id: string;
+  program: string; // resolved absolute path
+  argv: string[];
+  cwd: string;
+  pid: number;
+  /** code-loading variables present in the exec's environment (LD_PRELOAD, BASH_ENV, ...), name → value */
+  env?: Record<string, string>;
+}
+
+export interface ExecReply {
+  v: number;
+  id: string;
+  type: 'exec';
+  action: Action;
+  /** for Escalate: a one-time token the shim presents on the escalation socket with its descriptors */
+  escalation_token?: string;
+}
+
+/** gate-sh → daemon: the script finished (audit). */
+export interface RunFinished {
+  v: number;
+  id: string;
+  type: 'run-finished';
+  run_id: string;
+  exit_status: number;
+  duration_ms: number;
+}
+
+export interface Ping {
+  v: number;
+  id: string;
+  type: 'ping';
+}
+
+/** Daemon → client, while a human is being asked: the request is alive, keep waiting. */
+export interface Pending {
+  v: number;
+  id: string;
+  type: 'pending';
+  approval_ids: string[];
+}
+
+export interface Ack {
+  v: number;
+  id: string;
+  type: 'ack';
+  info?: Record<string, unknown>;
+}
+
+export type ErrorCode = 'bad-version' | 'malformed' | 'too-large' | 'unknown-type' | 'unknown-run' | 'internal' | 'busy';
+
+export interface ErrorReply {
+  v: number;
+  id: string;
+  type: 'error';
+  code: ErrorCode;
+  message: string;
+}
+
+export type Request = PreflightRequest | ExecRequest | RunFinished | Ping;
+export type Reply = PreflightReply | ExecReply | Pending | Ack | ErrorReply;
+
+export type { Action, EscalationExecution };

@@ -1,0 +1,88 @@
+/**
+ * SandboxPolicy (the turn's sandbox) and PermissionProfile (explicit permissions for one run).
+ * Codex names and shapes (serde tag `type`, kebab-case); pure data, no I/O.
+ */
+export type NetworkAccess = 'restricted' | 'enabled';
+
+export type SandboxPolicy =
+  | { type: 'danger-full-access' }
+  | { type: 'read-only' }
+  | { type: 'external-sandbox'; network_access: NetworkAccess }
+  | {
+      type: 'workspace-write';
+      writable_roots: string[];
+      network_access: boolean;
+      exclude_tmpdir_env_var: boolean;
+      exclude_slash_tmp: boolean;
+    };
+
+export type SandboxMode = SandboxPolicy['type'];
+
+/** Explicit permissions: exactly these, nothing wider. Paths absolute once resolved. */
+export interface PermissionProfile {
+  network?: boolean;
+  file_system?: { read?: string[]; write?: string[] };
+}
+
+/** What a caller asked for one command (Codex `sandbox_permissions`). */
+export type SandboxPermissions = 'use_default' | 'require_escalated' | 'with_additional_permissions';
+
+export class SandboxPolicyError extends Error {}
+
+/** "Restricted" in Codex's sense: a managed read-only or workspace-write filesystem sandbox. */
+export function isRestricted(p: SandboxPolicy): boolean {
+  return p.type === 'read-only' || p.type === 'workspace-write';
+}
+
+export function workspaceWrite(over: Partial<Omit<Extract<SandboxPolicy, { type: 'workspace-write' }>, 'type'>> = {}): SandboxPolicy {
+  return {
+    type: 'workspace-write',
+    writable_roots: over.writable_roots ?? [],
+    network_access: over.network_access ?? false,
+    exclude_tmpdir_env_var: over.exclude_tmpdir_env_var ?? false,
+    exclude_slash_tmp: over.exclude_slash_tmp ?? false,
+  };
+}
+
+/** Parse a sandbox mode name (config `sandbox_mode`, `--sandbox`) or a full policy object. */
+export function parseSandboxPolicy(v: unknown): SandboxPolicy {
+  if (typeof v === 'string') {
+    switch (v) {
+      case 'danger-full-access':
+      case 'read-only':
+        return { type: v };
+      case 'workspace-write':
+        return workspaceWrite();
+      case 'external-sandbox':
+        return { type: 'external-sandbox', network_access: 'restricted' };
+    }
+    throw new SandboxPolicyError(
+      `invalid sandbox policy '${v}': expected read-only, workspace-write, danger-full-access or external-sandbox`,
+    );
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    const base = parseSandboxPolicy(o.type ?? o.mode);
+    if (base.type === 'workspace-write') {
+      const roots = o.writable_roots ?? [];
+      if (!Array.isArray(roots) || roots.some((r) => typeof r !== 'string'))
+        throw new SandboxPolicyError('invalid sandbox policy: writable_roots must be a list of paths');
+      for (const k of ['network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp'] as const)
+        if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new SandboxPolicyError(`invalid sandbox policy: ${k} must be a boolean`);
+      return workspaceWrite({
+        writable_roots: roots as string[],
+        network_access: o.network_access as boolean | undefined,
+        exclude_tmpdir_env_var: o.exclude_tmpdir_env_var as boolean | undefined,
+        exclude_slash_tmp: o.exclude_slash_tmp as boolean | undefined,
+      });
+    }
+    if (base.type === 'external-sandbox') {
+      const n = o.network_access ?? 'restricted';
+      if (n !== 'restricted' && n !== 'enabled' && typeof n !== 'boolean')
+        throw new SandboxPolicyError('invalid sandbox policy: network_access must be restricted or enabled');
+      return { type: 'external-sandbox', network_access: n === true || n === 'enabled' ? 'enabled' : 'restricted' };
+    }
+    return base;
+  }
+  throw new SandboxPolicyError(`invalid sandbox policy ${JSON.stringify(v)}`);
+}

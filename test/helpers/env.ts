@@ -1,0 +1,34 @@
+/** Isolated homes for tests: each test gets its own GATE_HOME, CODEX_HOME and runtime folder. */
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (tests run from dist/test/...). */
+export const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
+export const GATE_SH = join(ROOT, 'bin', 'gate-sh');
+export const GATE = join(ROOT, 'bin', 'gate');
+export const VECTORS_PATH = join(ROOT, 'test', 'fixtures', 'codex-vectors.json');
+
+export interface TempEnv {
+  dir: string;
+  env: Record<string, string>;
+  cleanup(): void;
+}
+
+/** A fresh environment: short paths (sun_path is 107 bytes), no autostart surprises unless asked. */
+export function tempEnv(extra: Record<string, string> = {}): TempEnv {
+  const dir = mkdtempSync(join(tmpdir(), 'g-'));
+  const home = join(dir, 'h');
+  mkdirSync(home);
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    HOME: home,
+    GATE_HOME: join(dir, 'gh'),
+    CODEX_HOME: join(dir, 'ch'),
+    XDG_RUNTIME_DIR: join(dir, 'r'),
+    ...extra,
+  };
+  mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
+  return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
