@@ -8,16 +8,21 @@ export interface Command {
 }
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
-  policy: { summary: 'check commands against rule files (Codex-compatible JSON)', load: () => import('./commands/policy.js') },
-  explain: { summary: 'why a script gets its decisions', load: () => import('./commands/explain.js') },
-  daemon: { summary: 'run, start, stop or inspect the escalation daemon', load: () => import('./commands/daemon.js') },
-  status: { summary: 'the daemon: policy files, approval and sandbox policy, approvers, pending prompts', load: () => import('./commands/status.js') },
-  approve: { summary: 'approval console: answer pending prompts', load: () => import('./commands/approve.js') },
-  config: { summary: 'show or change the session configuration at run time', load: () => import('./commands/config.js') },
-  log: { summary: 'read the audit log', load: () => import('./commands/log.js') },
-  mcp: { summary: 'MCP server on stdio with a gated shell tool', load: () => import('./commands/mcp.js') },
-  host: { summary: 'JSON-RPC host API on stdio (approvals, policy updates)', load: () => import('./commands/host.js') },
+  policy: { summary: 'check commands against rule files (Codex-compatible JSON)', load: () => load('policy') },
+  explain: { summary: 'why a script gets its decisions', load: () => load('explain') },
+  daemon: { summary: 'run, start, stop or inspect the escalation daemon', load: () => load('daemon') },
+  status: { summary: 'the daemon: policy files, approval and sandbox policy, approvers, pending prompts', load: () => load('status') },
+  approve: { summary: 'approval console: answer pending prompts', load: () => load('approve') },
+  config: { summary: 'show or change the session configuration at run time', load: () => load('config') },
+  log: { summary: 'read the audit log', load: () => load('log') },
+  mcp: { summary: 'MCP server on stdio with a gated shell tool', load: () => load('mcp') },
+  host: { summary: 'JSON-RPC host API on stdio (approvals, policy updates)', load: () => load('host') },
 };
+
+/** Dynamic so each command module is only compiled in and loaded when it exists and is used. */
+async function load(name: string): Promise<Command> {
+  return (await import(`./commands/${name}.js`)) as Command;
+}
 
 export function usage(): string {
   const w = Math.max(...Object.keys(COMMANDS).map((k) => k.length));
