@@ -1,0 +1,310 @@
+/**
+ * Request-channel client: what gate-sh (and the shims' reference, the MCP server) use to ask the daemon.
+ * Datagrams over unix-dgram with a bound reply socket; messages over MAX_DATAGRAM take the stream socket.
+ * Hot path: imports only node built-ins, the codec and unix-dgram (net is loaded only for large messages).
+ *
+ * Waiting rules: a reply with our id ends the wait; `pending` means a human is being asked, so the wait
+ * becomes open-ended while the daemon stays alive (a ping every heartbeat; a dead daemon's socket refuses
+ * at once). Without any answer the same message (same id: idempotent) is resent, a bounded number of times.
+ */
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import { unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { decode, encode, frame, needsStream, newId, Deframer, ProtocolError, type Envelope } from './codec.js';
+import { PROTOCOL_VERSION, type Pending, type Reply } from './messages.js';
+import { checkSocketPath, type GatePaths } from './paths.js';
+
+export type RequestErrorKind = 'not-running' | 'not-answering' | 'protocol' | 'version';
+
+/** Why a request failed; `message` says what happened and what to do. */
+export class RequestError extends Error {
+  constructor(
+    readonly kind: RequestErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RequestOptions {
+  /** wait for an answer per attempt before resending (default 2000 ms) */
+  timeoutMs?: number;
+  /** resends after a timeout or a `busy` reply, same id (default 2) */
+  retries?: number;
+  /** while pending: liveness probe interval (default 500 ms) */
+  heartbeatMs?: number;
+  /** while pending: give up after this long without any sign of life (default 5000 ms) */
+  pendingSilenceMs?: number;
+  /** called on each `pending` message (approval in progress) */
+  onPending?: (p: Pending) => void;
+}
+
+/** Messages as the client sends them: the envelope fields are filled in here. */
+export type Outgoing = { type: string; id?: string; v?: number } & Record<string, unknown>;
+
+const ERRNO: Record<number, string> = { [-2]: 'ENOENT', [-111]: 'ECONNREFUSED', [-11]: 'EAGAIN', [-13]: 'EACCES', [-30]: 'EROFS' };
+
+interface DgramSocket {
+  on(ev: 'message', cb: (buf: Buffer) => void): void;
+  on(ev: 'error', cb: (e: Error) => void): void;
+  bind(path: string): void;
+  send(buf: Buffer, off: number, len: number, path: string, cb: (e?: Error & { code?: number }) => void): void;
+  close(): void;
+}
+
+function loadDgram(): { createSocket(t: 'unix_dgram'): DgramSocket } {
+  return createRequire(import.meta.url)('unix-dgram');
+}
+
+function notRunning(paths: GatePaths, why: string): RequestError {
+  return new RequestError('not-running', `the gate daemon is not running (${why} at ${paths.requestSock}); start it with 'gate daemon start'`);
+}
+
+function fromErrorReply(r: { code: string; message: string }): RequestError {
+  if (r.code === 'bad-version') return new RequestError('version', `protocol version mismatch with the gate daemon: ${r.message}`);
+  return new RequestError('protocol', `the gate daemon refused the request (${r.code}): ${r.message}`);
+}
+
+function decodeReply(buf: Buffer): Envelope | RequestError {
+  try {
+    return decode(buf);
+  } catch (e) {
+    const pe = e as ProtocolError;
+    return new RequestError(pe.code === 'bad-version' ? 'version' : 'protocol', `protocol error from the gate daemon: ${pe.message}`);
+  }
+}
+
+/** One bound reply socket; reuse it for several requests (e.g. preflight, then run-finished). */
+export class RequestClient {
+  private readonly sock: DgramSocket;
+  private readonly waiters = new Map<string, (m: Envelope) => void>();
+  private closed = false;
+  private lastError: RequestError | undefined;
+
+  private constructor(
+    readonly paths: GatePaths,
+    readonly replyPath: string,
+  ) {
+    this.sock = loadDgram().createSocket('unix_dgram');
+    this.sock.on('error', () => undefined); // errors are reported through send callbacks
+    this.sock.on('message', (buf) => {
+      const m = decodeReply(buf);
+      if (m instanceof RequestError) {
+        this.lastError = m; // an id we cannot read: surface it to whoever times out
+        return;
+      }
+      this.waiters.get(m.id)?.(m);
+    });
+  }
+
+  /** Bind a 0600 reply socket in the daemon's client folder. */
+  static open(paths: GatePaths): RequestClient {
+    const replyPath = checkSocketPath(join(paths.clientDir, `${process.pid.toString(36)}-${randomBytes(5).toString('hex')}.sock`));
+    const c = new RequestClient(paths, replyPath);
+    let err: (Error & { code?: number }) | undefined;
+    c.sock.on('error', (e) => (err = e));
+    const old = process.umask(0o177);
+    try {
+      c.sock.bind(replyPath);
+    } finally {
+      process.umask(old);
+    }
+    if (err) {
+      c.sock.close();
+      c.closed = true;
+      if (err.code === -2) throw notRunning(paths, `no folder ${paths.clientDir}`);
+      throw new RequestError('not-running', `cannot bind a reply socket at ${replyPath} (${ERRNO[err.code ?? 0] ?? err.code}); check 'gate status'`);
+    }
+    return c;
+  }
+
+  /** Send one datagram; resolves when the kernel took it. EAGAIN (daemon busy) retries with backoff. */
+  private sendRaw(buf: Buffer): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let delay = 1;
+      const attempt = (): void => {
+        if (this.closed) return reject(new RequestError('protocol', 'request client closed'));
+        this.sock.send(buf, 0, buf.length, this.paths.requestSock, (e) => {
+          if (!e) return resolve();
+          const code = e.code ?? 0;
+          // unconnected unix-dgram sockets get no 'writable' event: back off on a timer, bounded (~1 s)
+          if (code === -11 && delay <= 256) {
+            setTimeout(attempt, delay);
+            delay *= 2;
+            return;
+          }
+          if (code === -2) return reject(notRunning(this.paths, 'no socket'));
+          if (code === -111) return reject(notRunning(this.paths, 'stale socket'));
+          if (code === -11) return reject(new RequestError('not-answering', `the gate daemon is overloaded (its queue stayed full); retry, or check 'gate status'`));
+          reject(new RequestError('protocol', `send to ${this.paths.requestSock} failed (${ERRNO[code] ?? code})`));
+        });
+      };
+      attempt();
+    });
+  }
+
+  /** Fire and forget (audit messages): never throws, never waits for a reply. */
+  async notify(msg: Outgoing): Promise<boolean> {
+    const buf = encode({ ...msg, v: PROTOCOL_VERSION, id: msg.id ?? newId() } as Envelope);
+    if (needsStream(buf)) return false;
+    try {
+      await this.sendRaw(buf);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Send a request and wait for its reply (see the waiting rules above). */
+  async request<R extends Reply = Reply>(msg: Outgoing, opts: RequestOptions = {}): Promise<R> {
+    const env = { ...msg, v: PROTOCOL_VERSION, id: msg.id ?? newId() } as Envelope;
+    const buf = encode(env);
+    if (needsStream(buf)) return streamRequest<R>(this.paths, env, buf, opts);
+    const timeoutMs = opts.timeoutMs ?? 2000;
+    const retries = opts.retries ?? 2;
+    const heartbeatMs = opts.heartbeatMs ?? 500;
+    const silenceMs = opts.pendingSilenceMs ?? 5000;
+
+    return new Promise<R>((resolve, reject) => {
+      let attempts = 0;
+      let pending = false;
+      let lastLife = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const pingIds = new Set<string>();
+      const done = (err: RequestError | undefined, reply?: R): void => {
+        clearTimeout(timer);
+        this.waiters.delete(env.id);
+        for (const p of pingIds) this.waiters.delete(p);
+        if (err) reject(err);
+        else resolve(reply as R);
+      };
+      const send = (b: Buffer): void =>
+        void this.sendRaw(b).catch((e: RequestError) =>
+          done(pending && e.kind === 'not-running' ? new RequestError('not-running', `the gate daemon stopped while an approval was pending; nothing ran. Start it again with 'gate daemon start'`) : e),
+        );
+      const arm = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(onTimer, pending ? heartbeatMs : timeoutMs);
+      };
+      const onTimer = (): void => {
+        if (pending) {
+          if (Date.now() - lastLife > silenceMs)
+            return done(new RequestError('not-answering', `the gate daemon stopped answering while an approval was pending; check 'gate status'`));
+          const pingId = newId();
+          pingIds.add(pingId);
+          this.waiters.set(pingId, () => (lastLife = Date.now()));
+          send(encode({ v: PROTOCOL_VERSION, id: pingId, type: 'ping' }));
+          return arm();
+        }
+        if (attempts >= retries) {
+          const seconds = ((timeoutMs * (retries + 1)) / 1000).toFixed(1);
+          const hint = this.lastError ? ` (last error: ${this.lastError.message})` : '';
+          return done(new RequestError('not-answering', `the gate daemon did not answer within ${seconds} s${hint}; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'`));
+        }
+        attempts++;
+        send(buf);
+        arm();
+      };
+      this.waiters.set(env.id, (m) => {
+        lastLife = Date.now();
+        if (m.type === 'pending') {
+          pending = true;
+          opts.onPending?.(m as unknown as Pending);
+          return arm();
+        }
+        if (m.type === 'error') {
+          const er = m as unknown as { code: string; message: string };
+          if (er.code === 'busy' && attempts < retries) return arm(); // the timer resends
+          return done(fromErrorReply(er));
+        }
+        done(undefined, m as unknown as R);
+      });
+      send(buf);
+      arm();
+    });
+  }
+
+  /** Close and remove the reply socket. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.sock.close();
+    } catch {
+      // already closed by the addon
+    }
+    try {
+      unlinkSync(this.replyPath);
+    } catch {
+      // gone already
+    }
+  }
+}
+
+/** Large messages: one stream connection carries the request and its replies; its close means the daemon is gone. */
+async function streamRequest<R extends Reply>(paths: GatePaths, env: Envelope, buf: Buffer, opts: RequestOptions): Promise<R> {
+  const net = await import('node:net');
+  const timeoutMs = opts.timeoutMs ?? 2000;
+  return new Promise<R>((resolve, reject) => {
+    const conn = net.createConnection(checkSocketPath(paths.streamSock));
+    const deframer = new Deframer();
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const done = (err: RequestError | undefined, reply?: R): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      conn.destroy();
+      if (err) reject(err);
+      else resolve(reply as R);
+    };
+    const arm = (ms: number): void => {
+      clearTimeout(timer);
+      timer = setTimeout(
+        () => done(new RequestError('not-answering', `the gate daemon did not answer within ${(ms / 1000).toFixed(1)} s (stream); check 'gate status'`)),
+        ms,
+      );
+    };
+    conn.on('connect', () => {
+      conn.write(frame(buf));
+      arm(timeoutMs * ((opts.retries ?? 2) + 1) + Math.ceil(buf.length / 65536)); // no resend on a stream: one longer wait
+    });
+    conn.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return done(notRunning(paths, 'no stream socket'));
+      if (e.code === 'ECONNREFUSED') return done(notRunning(paths, 'stale stream socket'));
+      done(new RequestError('protocol', `stream connection to the gate daemon failed: ${e.message}`));
+    });
+    conn.on('close', () => done(new RequestError('not-answering', `the gate daemon closed the connection before answering; check 'gate status'`)));
+    conn.on('data', (chunk: Buffer) => {
+      let frames: Buffer[];
+      try {
+        frames = deframer.push(chunk);
+      } catch (e) {
+        return done(new RequestError('protocol', `protocol error from the gate daemon: ${(e as Error).message}`));
+      }
+      for (const f of frames) {
+        const m = decodeReply(f);
+        if (m instanceof RequestError) return done(m);
+        if (m.id !== env.id) continue;
+        if (m.type === 'pending') {
+          opts.onPending?.(m as unknown as Pending);
+          clearTimeout(timer); // the open connection is the liveness signal now
+          continue;
+        }
+        if (m.type === 'error') return done(fromErrorReply(m as unknown as { code: string; message: string }));
+        return done(undefined, m as unknown as R);
+      }
+    });
+  });
+}
+
+/** One-shot request: bind, ask, close. */
+export async function request<R extends Reply = Reply>(paths: GatePaths, msg: Outgoing, opts: RequestOptions = {}): Promise<R> {
+  const c = RequestClient.open(paths);
+  try {
+    return await c.request<R>(msg, opts);
+  } finally {
+    c.close();
+  }
+}
