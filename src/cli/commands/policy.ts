@@ -1,0 +1,115 @@
+/**
+ * `gate policy check --rules F [--rules F2 ...] [--pretty] [--resolve-host-executables] [--hardened] -- CMD...`
+ * prints exactly what `codex execpolicy check` prints. Without --rules it checks against the rule folders
+ * gate-sh loads ($GATE_HOME/rules, $CODEX_HOME/rules, $CODEX_HOME/policy). Hand-parsed: no yargs at start-up.
+ */
+import { formatCheckOutput } from '../../policy/codex-json.js';
+import { PolicyError } from '../../policy/error.js';
+import { readRulesFile, ruleFiles } from '../../policy/load.js';
+import { parsePolicy, type PolicySource } from '../../policy/parser.js';
+
+const USAGE = `usage: gate policy check [--rules PATH]... [--pretty] [--resolve-host-executables] [--hardened] [--] COMMAND...
+
+Check a command against execpolicy rule files and print Codex-compatible JSON.
+
+  -r, --rules PATH              rule file to load (repeatable); default: the rule folders gate-sh uses
+      --pretty                  pretty-print the JSON
+      --resolve-host-executables
+                                resolve absolute program paths against basename rules (host_executable)
+      --hardened                also report basename prompt/forbidden rules for any path spelling
+  -h, --help                    this help`;
+
+interface CheckArgs {
+  rules: string[];
+  pretty: boolean;
+  resolve: boolean;
+  hardened: boolean;
+  command: string[];
+}
+
+class UsageError extends Error {}
+
+function parseArgs(argv: string[]): CheckArgs | 'help' {
+  const a: CheckArgs = { rules: [], pretty: false, resolve: false, hardened: false, command: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const x = argv[i];
+    if (x === '--') {
+      a.command = argv.slice(i + 1);
+      break;
+    }
+    if (x === '-h' || x === '--help') return 'help';
+    if (x === '--pretty') a.pretty = true;
+    else if (x === '--resolve-host-executables') a.resolve = true;
+    else if (x === '--hardened') a.hardened = true;
+    else if (x === '-r' || x === '--rules') {
+      const v = argv[++i];
+      if (v === undefined) throw new UsageError(`a value is required for '--rules <PATH>' but none was supplied`);
+      a.rules.push(v);
+    } else if (x.startsWith('--rules=')) a.rules.push(x.slice('--rules='.length));
+    else if (x.startsWith('-r') && x.length > 2) a.rules.push(x.slice(2));
+    else if (x.startsWith('-') && x !== '-') throw new UsageError(`unexpected argument '${x}' found`);
+    else {
+      // the command starts here; everything after it belongs to it (hyphen values allowed)
+      a.command = argv.slice(i);
+      break;
+    }
+  }
+  if (a.command.length === 0) throw new UsageError('the following required arguments were not provided: <COMMAND>...');
+  return a;
+}
+
+function fail(headline: string, cause: string): number {
+  process.stderr.write(`gate-sh: ${headline}\n\nCaused by:\n    ${cause.replace(/\n/g, '\n    ')}\n`);
+  return 1;
+}
+
+async function check(argv: string[]): Promise<number> {
+  let args: CheckArgs | 'help';
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    process.stderr.write(`gate-sh: ${(e as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  let files: string[];
+  try {
+    files = args.rules.length ? args.rules : ruleFiles({});
+  } catch (e) {
+    if (e instanceof PolicyError) return fail('failed to read rules files', e.message);
+    throw e;
+  }
+  const sources: PolicySource[] = [];
+  for (const f of files) {
+    try {
+      sources.push(readRulesFile(f));
+    } catch (e) {
+      if (e instanceof PolicyError) return fail(`failed to read policy at ${f}`, e.message);
+      throw e;
+    }
+  }
+  let policy;
+  try {
+    policy = parsePolicy(sources);
+  } catch (e) {
+    if (e instanceof PolicyError) return fail(`failed to parse policy at ${e.file ?? files[files.length - 1]}`, e.message);
+    throw e;
+  }
+  const ev = policy.check(args.command, { resolveHostExecutables: args.resolve, hardened: args.hardened });
+  process.stdout.write(formatCheckOutput(ev, args.pretty) + '\n');
+  return 0;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === 'check') return check(rest);
+  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return sub === undefined ? 2 : 0;
+  }
+  process.stderr.write(`gate-sh: unknown policy subcommand '${sub}'\n\n${USAGE}\n`);
+  return 2;
+}

@@ -1,0 +1,212 @@
+/**
+ * Rule files → Policy. Registers `prefix_rule`, `host_executable` and `network_rule` as Starlark builtins,
+ * validates every argument with Codex's wording, and checks `match`/`not_match` examples at the end of
+ * each file. All or nothing: the first error throws and no Policy is returned.
+ */
+import type { Decision } from './decision.js';
+import { PolicyError } from './error.js';
+import { HostExecutableError, validateName, validatePath } from './host-executable.js';
+import { NetworkRuleError, normalizeHost, parseNetworkDecision, parseProtocol, type NetworkRule } from './network.js';
+import type { PatternToken } from './pattern.js';
+import { Policy, type PrefixRuleMatch } from './policy.js';
+import { rustStr } from './pattern.js';
+import { debugDecision, debugOption, debugRule, type PrefixRule } from './rule.js';
+import { shlexJoin, shlexSplit } from './shlex.js';
+import { evaluateModule, expectType, type Builtins } from './starlark/eval.js';
+import type { Pos } from './starlark/parser.js';
+import { parseModule } from './starlark/parser.js';
+import { typeName, type Value } from './starlark/value.js';
+
+export interface PolicySource {
+  path: string;
+  text: string;
+}
+
+interface PendingExamples {
+  rules: PrefixRule[];
+  match: string[][];
+  notMatch: string[][];
+  site: Pos;
+}
+
+class RuleError extends Error {}
+
+function strings(v: Value): v is { kind: 'list'; items: string[] } {
+  return !!v && typeof v === 'object' && v.kind === 'list' && v.items.every((x) => typeof x === 'string');
+}
+
+function parseDecision(raw: string): Decision {
+  if (raw === 'allow' || raw === 'prompt' || raw === 'forbidden') return raw;
+  throw new RuleError(`invalid decision: ${raw}`);
+}
+
+function parsePattern(v: Value): { firsts: string[]; rest: PatternToken[] } {
+  const items = (v as { items: Value[] }).items;
+  if (items.length === 0) throw new RuleError('invalid pattern element: pattern cannot be empty');
+  const tokens: PatternToken[] = items.map((el) => {
+    if (typeof el === 'string') return el;
+    if (el && typeof el === 'object' && el.kind === 'list') {
+      if (el.items.length === 0) throw new RuleError('invalid pattern element: pattern alternatives cannot be empty');
+      for (const a of el.items) {
+        if (typeof a !== 'string') throw new RuleError(`invalid pattern element: pattern alternative must be a string (got ${typeName(a)})`);
+      }
+      const alts = el.items as string[];
+      return alts.length === 1 ? alts[0] : alts;
+    }
+    throw new RuleError(`invalid pattern element: pattern element must be a string or list of strings (got ${typeName(el)})`);
+  });
+  const first = tokens[0];
+  const firsts = typeof first === 'string' ? [first] : [...first];
+  // newest Codex: a blank program can never be executed, so it is a mistake, not a rule
+  if (firsts.some((t) => t.trim() === '')) throw new RuleError('invalid pattern element: token cannot be empty');
+  return { firsts, rest: tokens.slice(1) };
+}
+
+function parseExamples(v: Value | undefined): string[][] {
+  if (v === undefined) return [];
+  return (v as { items: Value[] }).items.map((ex) => {
+    if (typeof ex === 'string') {
+      if (ex === '') throw new RuleError('invalid example: example cannot be an empty string');
+      const words = shlexSplit(ex);
+      if (!words) throw new RuleError('invalid example: example string has invalid shell syntax');
+      if (words.length === 0) throw new RuleError('invalid example: example cannot be an empty string');
+      return words;
+    }
+    if (ex && typeof ex === 'object' && ex.kind === 'list') {
+      if (ex.items.length === 0) throw new RuleError('invalid example: example cannot be an empty list');
+      for (const t of ex.items) if (typeof t !== 'string') throw new RuleError(`invalid example: example tokens must be strings (got ${typeName(t)})`);
+      return ex.items as string[];
+    }
+    throw new RuleError(`invalid example: example must be a string or list of strings (got ${typeName(ex)})`);
+  });
+}
+
+function debugMatch(m: PrefixRuleMatch): string {
+  const prefix = `[${m.matchedPrefix.map(rustStr).join(', ')}]`;
+  return `PrefixRuleMatch { matched_prefix: ${prefix}, decision: ${debugDecision(m.decision)}, resolved_program: ${debugOption(m.resolvedProgram)}, justification: ${debugOption(m.justification)} }`;
+}
+
+/** Parse rule files in order into one Policy. Throws PolicyError (file:line:col: Codex's message). */
+export function parsePolicy(sources: PolicySource[]): Policy {
+  const rules: PrefixRule[] = [];
+  const hostExecutables = new Map<string, string[]>();
+  const networkRules: NetworkRule[] = [];
+
+  for (const src of sources) {
+    const file = src.path;
+    const pending: PendingExamples[] = [];
+    const guard = <T>(site: Pos, f: () => T): T => {
+      try {
+        return f();
+      } catch (e) {
+        if (e instanceof RuleError || e instanceof HostExecutableError || e instanceof NetworkRuleError) {
+          throw new PolicyError(e.message, { file, line: site.line, col: site.col });
+        }
+        throw e;
+      }
+    };
+    const builtins: Builtins = {
+      prefix_rule: {
+        params: [
+          { name: 'pattern', required: true },
+          { name: 'decision', required: false },
+          { name: 'match', required: false },
+          { name: 'not_match', required: false },
+          { name: 'justification', required: false },
+          { name: 'canonical_matching', required: false },
+        ],
+        call(args, site) {
+          const pattern = args.get('pattern')!;
+          expectType('pattern', pattern, 'list', site, file);
+          const decisionV = args.get('decision');
+          if (decisionV !== undefined) expectType('decision', decisionV, 'str', site, file);
+          const matchV = args.get('match');
+          if (matchV !== undefined) expectType('match', matchV, 'list', site, file);
+          const notMatchV = args.get('not_match');
+          if (notMatchV !== undefined) expectType('not_match', notMatchV, 'list', site, file);
+          const justV = args.get('justification');
+          if (justV !== undefined) expectType('justification', justV, 'str', site, file);
+          const canonV = args.get('canonical_matching');
+          if (canonV !== undefined) expectType('canonical_matching', canonV, 'bool', site, file);
+          guard(site, () => {
+            const decision = decisionV === undefined ? 'allow' : parseDecision(decisionV as string);
+            const { firsts, rest } = parsePattern(pattern);
+            const justification = justV as string | undefined;
+            if (justification !== undefined && justification.trim() === '') throw new RuleError('invalid rule: justification cannot be empty');
+            const match = parseExamples(matchV);
+            const notMatch = parseExamples(notMatchV);
+            const source = { file, line: site.line, col: site.col };
+            const made = firsts.map((first): PrefixRule => ({ pattern: { first, rest }, decision, justification, canonicalMatching: canonV === true, source }));
+            rules.push(...made);
+            if (match.length || notMatch.length) pending.push({ rules: made, match, notMatch, site });
+          });
+          return null;
+        },
+      },
+      host_executable: {
+        params: [
+          { name: 'name', required: true },
+          { name: 'paths', required: true },
+        ],
+        call(args, site) {
+          const name = args.get('name')!;
+          expectType('name', name, 'str', site, file);
+          const paths = args.get('paths')!;
+          expectType('paths', paths, 'list', site, file);
+          guard(site, () => {
+            validateName(name as string);
+            const out: string[] = [];
+            for (const p of (paths as { items: Value[] }).items) {
+              if (typeof p !== 'string') throw new RuleError(`invalid rule: host_executable paths must be strings (got ${typeName(p)})`);
+              const path = validatePath(name as string, p);
+              if (!out.includes(path)) out.push(path);
+            }
+            hostExecutables.set(name as string, out); // last definition wins
+          });
+          return null;
+        },
+      },
+      network_rule: {
+        params: [
+          { name: 'host', required: true },
+          { name: 'protocol', required: true },
+          { name: 'decision', required: true },
+          { name: 'justification', required: false },
+        ],
+        call(args, site) {
+          for (const k of ['host', 'protocol', 'decision']) expectType(k, args.get(k)!, 'str', site, file);
+          const justV = args.get('justification');
+          if (justV !== undefined) expectType('justification', justV, 'str', site, file);
+          guard(site, () => {
+            const protocol = parseProtocol(args.get('protocol') as string);
+            const decision = parseNetworkDecision(args.get('decision') as string);
+            if (justV !== undefined && (justV as string).trim() === '') throw new RuleError('invalid rule: justification cannot be empty');
+            const host = normalizeHost(args.get('host') as string);
+            networkRules.push({ host, protocol, decision, justification: justV as string | undefined });
+          });
+          return null;
+        },
+      },
+    };
+
+    evaluateModule(parseModule(src.text, file), file, builtins);
+
+    // examples are checked once the whole file is read, so later host_executable() calls count
+    const hosts = new Map(hostExecutables);
+    for (const p of pending) {
+      const local = new Policy({ rules: p.rules, hostExecutables: hosts, networkRules: [], files: [] });
+      const opts = { resolveHostExecutables: true, hardened: false };
+      for (const ex of p.notMatch) {
+        const m = local.matchesForCommand(ex, opts)[0] as PrefixRuleMatch | undefined;
+        if (m) throw new PolicyError(`expected example to not match rule \`${debugMatch(m)}\`: ${shlexJoin(ex)}`, { file, ...p.site });
+      }
+      const unmatched = p.match.filter((ex) => local.matchesForCommand(ex, opts).length === 0);
+      if (unmatched.length) {
+        const rs = p.rules.map((r) => rustStr(debugRule(r))).join(', ');
+        const exs = unmatched.map((ex) => rustStr(shlexJoin(ex))).join(', ');
+        throw new PolicyError(`expected every example to match at least one rule. rules: [${rs}]; unmatched examples: [${exs}]`, { file, ...p.site });
+      }
+    }
+  }
+  return new Policy({ rules, hostExecutables, networkRules, files: sources.map((s) => s.path) });
+}

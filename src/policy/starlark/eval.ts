@@ -1,0 +1,103 @@
+/**
+ * Evaluates a parsed rule module top to bottom. Names resolve to earlier top-level assignments or to the
+ * host's builtins; calling a builtin hands it bound arguments. Errors are PolicyErrors at the call site.
+ */
+import { PolicyError } from '../error.js';
+import type { Expr, Pos, Stmt } from './parser.js';
+import { repr, typeName, type Value } from './value.js';
+
+export interface ParamSpec {
+  name: string;
+  required: boolean;
+}
+export interface Builtin {
+  params: readonly ParamSpec[];
+  /** args by parameter name (absent = not given); returns the call's value */
+  call(args: Map<string, Value>, site: Pos): Value;
+}
+export type Builtins = Readonly<Record<string, Builtin>>;
+
+export function evaluateModule(stmts: Stmt[], file: string, builtins: Builtins): void {
+  const globals = new Map<string, Value>();
+  const fail = (p: Pos, msg: string): never => {
+    throw new PolicyError(msg, { file, line: p.line, col: p.col });
+  };
+
+  const evalExpr = (e: Expr): Value => {
+    switch (e.type) {
+      case 'string':
+      case 'int':
+        return e.value;
+      case 'name': {
+        if (globals.has(e.name)) return globals.get(e.name)!;
+        if (e.name === 'True') return true;
+        if (e.name === 'False') return false;
+        if (e.name === 'None') return null;
+        if (Object.hasOwn(builtins, e.name)) return { kind: 'builtin', name: e.name };
+        return fail(e, `Variable \`${e.name}\` not found`);
+      }
+      case 'list':
+        return { kind: 'list', items: e.items.map(evalExpr) };
+      case 'tuple':
+        return { kind: 'tuple', items: e.items.map(evalExpr) };
+      case 'add': {
+        const a = evalExpr(e.left);
+        const b = evalExpr(e.right);
+        if (typeof a === 'string' && typeof b === 'string') return a + b;
+        if (typeof a === 'number' && typeof b === 'number') return a + b;
+        if (a && b && typeof a === 'object' && typeof b === 'object' && a.kind === b.kind && a.kind !== 'builtin' && b.kind !== 'builtin') {
+          return { kind: a.kind, items: [...a.items, ...b.items] };
+        }
+        return fail(e, `Operation \`+\` not supported for types \`${typeName(a)}\` and \`${typeName(b)}\``);
+      }
+      case 'call': {
+        const callee = evalExpr(e.callee);
+        if (!callee || typeof callee !== 'object' || callee.kind !== 'builtin') {
+          return fail(e, `Operation \`()\` not supported on type \`${typeName(callee)}\``);
+        }
+        const b = builtins[callee.name];
+        return b.call(bind(callee.name, b.params, e.args.map((a) => ({ name: a.name, value: evalExpr(a.value) })), e, fail), e);
+      }
+    }
+  };
+
+  for (const s of stmts) {
+    if (s.type === 'assign') globals.set(s.name, evalExpr(s.value));
+    else evalExpr(s.expr);
+  }
+}
+
+function bind(
+  fn: string,
+  params: readonly ParamSpec[],
+  args: { name?: string; value: Value }[],
+  site: Pos,
+  fail: (p: Pos, msg: string) => never,
+): Map<string, Value> {
+  const out = new Map<string, Value>();
+  const positional = args.filter((a) => a.name === undefined);
+  if (positional.length > params.length) fail(site, `Found ${positional.length - params.length} extra positional parameter(s) for call to ${fn}`);
+  positional.forEach((a, k) => out.set(params[k].name, a.value));
+  const extra: string[] = [];
+  for (const a of args) {
+    if (a.name === undefined) continue;
+    if (!params.some((p) => p.name === a.name)) extra.push(a.name);
+    else if (out.has(a.name)) fail(site, `Argument \`${a.name}\` occurs more than once`);
+    else out.set(a.name, a.value);
+  }
+  if (extra.length) fail(site, `Found \`${extra.join('`, `')}\` extra named parameter(s) for call to ${fn}`);
+  for (const p of params) if (p.required && !out.has(p.name)) fail(site, `Missing parameter \`${p.name}\` for call to \`${fn}\``);
+  return out;
+}
+
+/** Type check helper with starlark-rust's wording. */
+export function expectType(param: string, v: Value, want: 'list' | 'str' | 'bool', site: Pos, file: string): void {
+  const ok = want === 'list' ? !!v && typeof v === 'object' && v.kind === 'list' : want === 'str' ? typeof v === 'string' : typeof v === 'boolean';
+  if (!ok) {
+    throw new PolicyError(`Type of parameter \`${param}\` doesn't match, expected \`${want}\`, actual \`${typeName(v)} (repr: ${repr(v)})\``, {
+      file,
+      line: site.line,
+      col: site.col,
+    });
+  }
+}
