@@ -1,0 +1,122 @@
+/**
+ * SandboxPolicy / PermissionProfile → bubblewrap arguments (everything between `bwrap` and the command,
+ * ending in `--`). Pure: the filesystem is looked at only through the injected FsView.
+ *
+ * Always: `--cap-drop ALL` (as root, bwrap's read-only binds can otherwise be unmounted or remounted rw
+ * from inside), `--die-with-parent` (bwrap forwards no signals), `--unshare-pid`, `--proc /proc`,
+ * `--dev /dev`; `--unshare-net` when network is off; `--new-session` unless the run is interactive
+ * (see docs/sandbox.md: it stops TIOCSTI terminal injection but takes away the controlling terminal).
+ */
+import type { PermissionProfile, SandboxPolicy } from './policy.js';
+import { nodeFs, type FsView } from './fs-view.js';
+import { SandboxError } from './errors.js';
+import { dedupeOps, isWithin, mountArgs, normAbs, sortRoots, type MountOp } from './mounts.js';
+import { hidePath, protectExtra, protectRoot } from './protected.js';
+import { resolveProfile } from './profile-paths.js';
+
+export interface SandboxContext {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** bound read-write at the same absolute path: the request channel and reply sockets live there */
+  runtimeRequestDir?: string;
+  /** invisible inside (the approval folder) */
+  hiddenPaths: readonly string[];
+  /** folders read-only inside even within writable roots (GATE_HOME, CODEX_HOME) */
+  protectedExtra: readonly string[];
+  /** default: the real filesystem */
+  fs?: FsView;
+  /** false keeps the caller's session and controlling terminal (interactive use); default true */
+  newSession?: boolean;
+}
+
+/** Folders readable when a profile restricts reads: enough to start programs, nothing of the user's. */
+export const PLATFORM_READ = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'] as const;
+
+/** The turn sandbox, or null for no wrapping at all (danger-full-access, external sandbox with network). */
+export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): string[] | null {
+  const fs = ctx.fs ?? nodeFs;
+  switch (policy.type) {
+    case 'danger-full-access':
+      return null;
+    case 'external-sandbox':
+      if (policy.network_access === 'enabled') return null;
+      // No filesystem restriction (the outer sandbox has it), but still no network and no approval channel.
+      return assemble([{ op: 'bind', src: '/', dest: '/' }, ...hidden(ctx, ['/'], fs), ...requestDir(ctx, fs)], false, ctx);
+    case 'read-only':
+      return assemble([{ op: 'ro-bind', src: '/', dest: '/' }, ...gateMounts(ctx, [], fs)], false, ctx);
+    case 'workspace-write': {
+      const cwd = existingRoot(ctx.cwd, 'the working folder', fs);
+      const roots = [cwd, ...policy.writable_roots.map((r) => existingRoot(r, 'writable root', fs))];
+      if (!policy.exclude_slash_tmp && fs.realpath('/tmp')) roots.push(fs.realpath('/tmp')!);
+      const tmpdir = ctx.env.TMPDIR;
+      if (!policy.exclude_tmpdir_env_var && tmpdir && tmpdir.startsWith('/') && fs.realpath(tmpdir)) roots.push(fs.realpath(tmpdir)!);
+      const sorted = sortRoots(roots);
+      const ops: MountOp[] = [{ op: 'ro-bind', src: '/', dest: '/' }, ...sorted.map((r): MountOp => ({ op: 'bind', src: r, dest: r }))];
+      for (const r of sorted) ops.push(...protectRoot(r, fs, { missingToo: r === cwd }));
+      return assemble([...ops, ...gateMounts(ctx, sorted, fs)], policy.network_access, ctx);
+    }
+  }
+}
+
+/** Exactly the profile's permissions: write paths read-write, reads restricted when a `read` list is given. */
+export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxContext): string[] {
+  const fs = ctx.fs ?? nodeFs;
+  const p = resolveProfile(profile, fs);
+  const ops: MountOp[] = [];
+  if (p.read === 'all') ops.push({ op: 'ro-bind', src: '/', dest: '/' });
+  else {
+    for (const d of PLATFORM_READ) {
+      const kind = fs.kind(d);
+      const link = kind === 'symlink' ? fs.readlink(d) : null;
+      if (link !== null) ops.push({ op: 'symlink', target: link, dest: d });
+      else if (kind === 'dir') ops.push({ op: 'ro-bind', src: d, dest: d });
+    }
+    for (const r of sortRoots(p.read)) ops.push({ op: 'ro-bind', src: r, dest: r });
+  }
+  // A private /tmp: programs need one, and it is not a write permission on the host. Before the binds.
+  ops.push({ op: 'tmpfs', dest: '/tmp' });
+  const roots = sortRoots(p.write);
+  for (const r of roots) ops.push({ op: 'bind', src: r, dest: r });
+  for (const r of roots) ops.push(...protectRoot(r, fs, { missingToo: false }));
+  ops.push(...gateMounts(ctx, roots, fs));
+  const visible = p.read === 'all' ? ['/'] : [...p.read, ...p.write, ...PLATFORM_READ];
+  const cwd = normAbs(ctx.cwd);
+  return assemble(ops, p.network, ctx, visible.some((v) => isWithin(cwd, v)) ? cwd : '/');
+}
+
+function existingRoot(p: string, what: string, fs: FsView): string {
+  if (!p.startsWith('/')) throw new SandboxError(`${what} '${p}' is not an absolute path`);
+  const real = fs.realpath(p);
+  if (real === null || fs.kind(real) !== 'dir') throw new SandboxError(`${what} '${p}' does not exist or is not a folder`);
+  return real;
+}
+
+function gateMounts(ctx: SandboxContext, writable: readonly string[], fs: FsView): MountOp[] {
+  const ops: MountOp[] = [];
+  for (const p of ctx.protectedExtra) ops.push(...protectExtra(normAbs(p), writable, fs));
+  return [...ops, ...hidden(ctx, writable, fs), ...requestDir(ctx, fs)];
+}
+
+function hidden(ctx: SandboxContext, writable: readonly string[], fs: FsView): MountOp[] {
+  return ctx.hiddenPaths.flatMap((p) => hidePath(normAbs(p), writable, fs));
+}
+
+/** Last, so nothing above hides it; only if it exists (no daemon, no channel to reach). */
+function requestDir(ctx: SandboxContext, fs: FsView): MountOp[] {
+  const real = ctx.runtimeRequestDir ? fs.realpath(ctx.runtimeRequestDir) : null;
+  return real ? [{ op: 'bind', src: real, dest: real }] : [];
+}
+
+function assemble(ops: MountOp[], network: boolean, ctx: SandboxContext, chdir = normAbs(ctx.cwd)): string[] {
+  const [base, ...rest] = dedupeOps(ops);
+  return [
+    ...mountArgs([base, { op: 'dev', dest: '/dev' }, { op: 'proc', dest: '/proc' }, ...rest]),
+    '--unshare-pid',
+    ...(network ? [] : ['--unshare-net']),
+    '--die-with-parent',
+    ...(ctx.newSession === false ? [] : ['--new-session']),
+    '--cap-drop', 'ALL',
+    '--chdir', chdir,
+    '--',
+  ];
+}

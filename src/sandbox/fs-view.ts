@@ -1,0 +1,94 @@
+/**
+ * The little of the filesystem the argv builders need to look at, injected so they stay pure:
+ * tests pass plain data (`fakeFs`), production passes `nodeFs` (the only I/O here).
+ */
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { posix } from 'node:path';
+
+export type EntryKind = 'file' | 'dir' | 'symlink' | 'other';
+
+export interface FsView {
+  /** What is at this path, without following a final symlink; null when nothing is there. */
+  kind(path: string): EntryKind | null;
+  /** Canonical path with every symlink resolved; null when it does not resolve. */
+  realpath(path: string): string | null;
+  /** A small text file's contents (a `.git` file); null when unreadable. */
+  readText(path: string): string | null;
+  /** A symlink's target as written; null when the path is not a symlink. */
+  readlink(path: string): string | null;
+}
+
+export const nodeFs: FsView = {
+  kind(p) {
+    try {
+      const s = lstatSync(p);
+      return s.isSymbolicLink() ? 'symlink' : s.isDirectory() ? 'dir' : s.isFile() ? 'file' : 'other';
+    } catch {
+      return null;
+    }
+  },
+  realpath(p) {
+    try {
+      return realpathSync(p);
+    } catch {
+      return null;
+    }
+  },
+  readText(p) {
+    try {
+      return readFileSync(p, 'utf8').slice(0, 4096);
+    } catch {
+      return null;
+    }
+  },
+  readlink(p) {
+    try {
+      return readlinkSync(p);
+    } catch {
+      return null;
+    }
+  },
+};
+
+/**
+ * A filesystem made of plain data: `{ '/w': 'dir', '/w/.git': 'file', '/w/l': '->/x' }` (a `->` value is a
+ * symlink, an object `{text}` a file with contents). Parents are implied.
+ */
+export function fakeFs(entries: Record<string, 'dir' | 'file' | string | { text: string }>): FsView {
+  const at = (p: string) => entries[p];
+  const resolve = (p: string, depth = 0): string | null => {
+    if (depth > 32) return null;
+    const parts = posix.normalize(p).split('/').filter(Boolean);
+    let cur = '/';
+    for (let i = 0; i < parts.length; i++) {
+      const next = posix.join(cur, parts[i]);
+      const e = at(next);
+      if (typeof e === 'string' && e.startsWith('->')) {
+        const target = posix.resolve(cur, e.slice(2));
+        const r = resolve(posix.join(target, ...parts.slice(i + 1)), depth + 1);
+        return r;
+      }
+      if (e === undefined && !Object.keys(entries).some((k) => k.startsWith(next + '/'))) return null;
+      cur = next;
+    }
+    return cur;
+  };
+  return {
+    kind(p) {
+      const e = at(p);
+      if (e === undefined) return Object.keys(entries).some((k) => k.startsWith(p.replace(/\/$/, '') + '/')) ? 'dir' : null;
+      if (typeof e === 'object') return 'file';
+      if (e.startsWith('->')) return 'symlink';
+      return e === 'dir' ? 'dir' : 'file';
+    },
+    realpath: (p) => resolve(p),
+    readText(p) {
+      const e = at(p);
+      return e && typeof e === 'object' ? e.text : null;
+    },
+    readlink(p) {
+      const e = at(p);
+      return typeof e === 'string' && e.startsWith('->') ? e.slice(2) : null;
+    },
+  };
+}

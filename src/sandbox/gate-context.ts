@@ -1,0 +1,30 @@
+/**
+ * The SandboxContext for gate-sh's own layout: GATE_HOME (rules, config, audit log) and CODEX_HOME (Codex
+ * rules, skills) read-only; the whole runtime folder hidden — every session's approval socket, and other
+ * sessions' request sockets — with only this session's request folder bound back at the same path.
+ */
+import { codexHome, gatePaths, type Env } from '../protocol/paths.js';
+import type { FsView } from './fs-view.js';
+import type { SandboxContext } from './bwrap-argv.js';
+
+export interface GateContextOptions {
+  cwd: string;
+  env: Env;
+  fs?: FsView;
+  newSession?: boolean;
+  /** more of gate-sh's files to keep read-only (rule files and audit log named in the config) */
+  protectedExtra?: readonly string[];
+}
+
+export function gateSandboxContext(o: GateContextOptions): SandboxContext {
+  const paths = gatePaths(o.env);
+  return {
+    cwd: o.cwd,
+    env: o.env,
+    runtimeRequestDir: paths.requestDir,
+    hiddenPaths: [paths.runtime],
+    protectedExtra: [paths.home, codexHome(o.env), ...(o.protectedExtra ?? [])],
+    fs: o.fs,
+    newSession: o.newSession,
+  };
+}

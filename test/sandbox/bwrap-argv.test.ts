@@ -1,0 +1,141 @@
+// The argv builders on plain data (fakeFs): order of mounts, protected paths, profiles, errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { permissionProfileArgv, turnSandboxArgv, type SandboxContext } from '../../src/sandbox/bwrap-argv.js';
+import { fakeFs } from '../../src/sandbox/fs-view.js';
+import { workspaceWrite } from '../../src/sandbox/policy.js';
+import { SandboxError } from '../../src/sandbox/errors.js';
+
+const base = {
+  '/usr': 'dir', '/etc': 'dir', '/bin': '->usr/bin', '/usr/bin': 'dir', '/tmp': 'dir', '/ws': 'dir', '/ws/src': 'dir',
+  '/ws/.git': 'dir', '/other': 'dir', '/gh': 'dir', '/rt/gate-sh/default/req': 'dir', '/rt/gate-sh/default/approval': 'dir',
+} as const;
+
+function ctx(extra: Record<string, string | { text: string }> = {}, over: Partial<SandboxContext> = {}): SandboxContext {
+  return {
+    cwd: '/ws',
+    env: {},
+    runtimeRequestDir: '/rt/gate-sh/default/req',
+    hiddenPaths: ['/rt/gate-sh'],
+    protectedExtra: ['/gh', '/ch'],
+    fs: fakeFs({ ...base, ...extra }),
+    ...over,
+  };
+}
+
+/** index of the option `flag` followed by `path` (the mount target), -1 if absent */
+function at(argv: string[], flag: string, path: string): number {
+  for (let i = 0; i < argv.length; i++) if (argv[i] === flag && argv[i + (flag.endsWith('bind') ? 2 : 1)] === path) return i;
+  return -1;
+}
+
+test('no wrapping: danger-full-access, external sandbox with network', () => {
+  assert.equal(turnSandboxArgv({ type: 'danger-full-access' }, ctx()), null);
+  assert.equal(turnSandboxArgv({ type: 'external-sandbox', network_access: 'enabled' }, ctx()), null);
+});
+
+test('external sandbox without network: whole disk writable, no network, approval folder hidden', () => {
+  const a = turnSandboxArgv({ type: 'external-sandbox', network_access: 'restricted' }, ctx())!;
+  assert.deepEqual(a.slice(0, 3), ['--bind', '/', '/']);
+  assert.ok(a.includes('--unshare-net'));
+  assert.ok(at(a, '--tmpfs', '/rt/gate-sh') > 0);
+});
+
+test('every wrapped run drops capabilities, dies with its parent, has its own pid namespace; ends in --', () => {
+  for (const a of [turnSandboxArgv({ type: 'read-only' }, ctx())!, turnSandboxArgv(workspaceWrite(), ctx())!, permissionProfileArgv({}, ctx())]) {
+    const s = a.join(' ');
+    for (const f of ['--cap-drop ALL', '--die-with-parent', '--unshare-pid', '--new-session', '--proc /proc', '--dev /dev']) assert.ok(s.includes(f), `${f} in ${s}`);
+    assert.equal(a.at(-1), '--');
+  }
+  assert.ok(!turnSandboxArgv({ type: 'read-only' }, ctx({}, { newSession: false }))!.includes('--new-session'));
+});
+
+test('read-only: nothing writable, no network', () => {
+  const a = turnSandboxArgv({ type: 'read-only' }, ctx())!;
+  assert.equal(a.filter((x) => x === '--bind').length, 1, 'only the request folder is writable');
+  assert.ok(at(a, '--bind', '/rt/gate-sh/default/req') > 0);
+  assert.ok(a.includes('--unshare-net'));
+});
+
+test('workspace-write: cwd, writable roots, /tmp and $TMPDIR unless excluded; network per flag', () => {
+  const c = ctx({ '/tt': 'dir' }, { env: { TMPDIR: '/tt' } });
+  const a = turnSandboxArgv(workspaceWrite({ writable_roots: ['/other'] }), c)!;
+  for (const r of ['/ws', '/other', '/tmp', '/tt']) assert.ok(at(a, '--bind', r) > 0, r);
+  assert.ok(a.includes('--unshare-net'));
+  const b = turnSandboxArgv(workspaceWrite({ exclude_slash_tmp: true, exclude_tmpdir_env_var: true, network_access: true }), c)!;
+  assert.equal(at(b, '--bind', '/tmp'), -1);
+  assert.equal(at(b, '--bind', '/tt'), -1);
+  assert.ok(!b.includes('--unshare-net'));
+});
+
+test('protected entries come after the writable binds; missing .git/.codex only in the workspace root', () => {
+  const a = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.agents': 'dir', '/tmp/.codex': 'dir' }))!;
+  const ws = at(a, '--bind', '/ws');
+  assert.ok(at(a, '--ro-bind', '/ws/.git') > ws);
+  assert.ok(at(a, '--ro-bind', '/ws/.agents') > ws);
+  assert.ok(at(a, '--ro-bind', '/tmp/.codex') > at(a, '--bind', '/tmp'));
+  assert.ok(at(a, '--tmpfs', '/ws/.codex') > ws, 'missing .codex in the workspace cannot be created');
+  assert.ok(at(a, '--remount-ro', '/ws/.codex') > 0);
+  assert.equal(at(a, '--tmpfs', '/tmp/.git'), -1, 'no litter in /tmp');
+  assert.equal(at(a, '--tmpfs', '/ws/.agents'), -1);
+});
+
+test('.git file (worktree) protects its gitdir target; a symlinked .git protects its target', () => {
+  const a = turnSandboxArgv(workspaceWrite({ writable_roots: ['/other'] }), ctx({ '/ws/.git': { text: 'gitdir: ../other/repo.git\n' }, '/other/repo.git': 'dir' }))!;
+  assert.ok(at(a, '--ro-bind', '/ws/.git') > 0);
+  assert.ok(at(a, '--ro-bind', '/other/repo.git') > at(a, '--bind', '/other'));
+  const b = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.git': '->/ws/src/realgit', '/ws/src/realgit': 'dir' }))!;
+  assert.ok(at(b, '--ro-bind', '/ws/src/realgit') > at(b, '--bind', '/ws'));
+  assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.git': '->/nowhere' })), /dangling symlink/);
+});
+
+test('gate-sh folders: read-only, missing ones uncreatable inside writable roots; runtime hidden; request folder last', () => {
+  const a = turnSandboxArgv(workspaceWrite({ writable_roots: ['/other'] }), ctx({}, { protectedExtra: ['/gh', '/other/ch/rules'] }))!;
+  assert.ok(at(a, '--ro-bind', '/gh') > 0);
+  assert.ok(at(a, '--tmpfs', '/other/ch') > at(a, '--bind', '/other'), 'first missing component blocked');
+  const hide = at(a, '--tmpfs', '/rt/gate-sh');
+  const req = at(a, '--bind', '/rt/gate-sh/default/req');
+  const remount = at(a, '--remount-ro', '/rt/gate-sh');
+  assert.ok(hide > 0 && req > hide && remount > req, a.join(' '));
+  // missing runtime outside any writable root cannot be hidden: refuse rather than leave it reachable later
+  assert.throws(() => turnSandboxArgv({ type: 'read-only' }, ctx({}, { hiddenPaths: ['/nope/gate-sh'] })), /cannot hide/);
+});
+
+test('bad input: missing or relative writable roots and cwd', () => {
+  assert.throws(() => turnSandboxArgv(workspaceWrite({ writable_roots: ['/missing'] }), ctx()), (e: Error) => e instanceof SandboxError && /writable root '\/missing' does not exist/.test(e.message));
+  assert.throws(() => turnSandboxArgv(workspaceWrite({ writable_roots: ['rel'] }), ctx()), /not an absolute path/);
+  assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({}, { cwd: '/gone' })), /working folder/);
+});
+
+test('profile: exactly the write paths, resolved; reads restricted to platform folders plus the list', () => {
+  const a = permissionProfileArgv({ file_system: { write: ['/ws/src/', '/ws/link'], read: ['/other'] } }, ctx({ '/ws/link': '->/ws/src' }));
+  assert.equal(a.filter((x) => x === '--bind').length, 2, a.join(' ')); // /ws/src + request folder
+  assert.ok(at(a, '--bind', '/ws/src') > at(a, '--tmpfs', '/tmp'));
+  assert.equal(at(a, '--ro-bind', '/'), -1);
+  assert.ok(at(a, '--ro-bind', '/usr') >= 0 && at(a, '--ro-bind', '/other') > 0);
+  assert.ok(at(a, '--symlink', 'usr/bin') >= 0, 'symlinked /bin recreated');
+  assert.ok(a.includes('--unshare-net'));
+  assert.equal(a[a.indexOf('--chdir') + 1], '/', 'the cwd is not visible: start in /');
+});
+
+test('profile: network and read-all', () => {
+  const a = permissionProfileArgv({ network: true }, ctx());
+  assert.deepEqual(a.slice(0, 3), ['--ro-bind', '/', '/']);
+  assert.ok(!a.includes('--unshare-net'));
+  assert.equal(a.filter((x) => x === '--bind').length, 1);
+});
+
+test('profile: widening or ambiguous paths are errors, never silently widened', () => {
+  const c = ctx();
+  const cases: Array<[unknown, RegExp]> = [
+    [{ file_system: { write: ['/'] } }, /write access to '\/'/],
+    [{ file_system: { write: ['relative/out'] } }, /relative/],
+    [{ file_system: { write: ['/ws/../etc'] } }, /'\.\.'/],
+    [{ file_system: { read: ['../x'] } }, /relative/],
+    [{ file_system: { write: ['/missing'] } }, /does not exist/],
+    [{ file_system: { write: '/ws' } }, /must be a list/],
+    [{ network: 'yes' }, /network must be/],
+  ];
+  for (const [p, re] of cases) assert.throws(() => permissionProfileArgv(p as never, c), (e: Error) => e instanceof SandboxError && re.test(e.message), JSON.stringify(p));
+  assert.throws(() => permissionProfileArgv({ file_system: { write: ['/rootlink'] } }, ctx({ '/rootlink': '->/' })), /resolves to '\/'/);
+});
