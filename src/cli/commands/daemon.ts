@@ -1,0 +1,86 @@
+/** `gate daemon run|start|stop|status`: the escalation daemon's lifecycle. */
+import { parseArgs } from 'node:util';
+import { gatePaths } from '../../protocol/paths.js';
+import { pingDaemon } from '../../daemon/ping.js';
+import { approvalCall } from '../../daemon/approval-client.js';
+import { run as status } from './status.js';
+
+const USAGE = `usage: gate daemon <run|start|stop|status> [options]
+  run      run in the foreground (this terminal answers prompts when it is a TTY)
+  start    start in the background (logs to <session dir>/daemon.log); returns once it answers
+  stop     stop the session's daemon
+  status   same as 'gate status' (--json)
+options for run/start:
+  --approval-policy P      untrusted | on-failure | on-request | never | JSON {"reject":{...}}
+  --sandbox MODE           read-only | workspace-write | danger-full-access | external-sandbox
+  --approval-timeout-ms N  how long a prompt waits for an attached approver
+  --rules FILE             extra rule file (repeatable)
+  --no-terminal            (run) do not use this terminal as an approver
+`;
+
+const OPTIONS = {
+  'approval-policy': { type: 'string' },
+  sandbox: { type: 'string' },
+  'approval-timeout-ms': { type: 'string' },
+  rules: { type: 'string', multiple: true },
+  'no-terminal': { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function run(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (!sub || sub === '--help' || sub === '-h') {
+    process.stdout.write(USAGE);
+    return sub ? 0 : 2;
+  }
+  const { values } = parseArgs({ args: rest, options: OPTIONS });
+  const flags: Record<string, string> = {};
+  if (values['approval-policy']) flags.approval_policy = values['approval-policy'];
+  if (values.sandbox) flags.sandbox_mode = values.sandbox;
+  if (values['approval-timeout-ms']) flags.approval_timeout_ms = values['approval-timeout-ms'];
+  if (values.rules) flags.rules = values.rules.join(':');
+  const paths = gatePaths(process.env);
+  switch (sub) {
+    case 'run': {
+      const { runDaemon } = await import('../../daemon/main.js');
+      const useTerminal = !values['no-terminal'] && process.stdin.isTTY;
+      const { terminalApprover } = await import('../../daemon/terminal-approver.js');
+      await runDaemon({ env: process.env, flags, terminal: useTerminal ? (d) => terminalApprover(d.broker) : undefined });
+      return 0;
+    }
+    case 'start': {
+      const info = await pingDaemon(paths, 1000);
+      if (info) {
+        process.stdout.write(`gate daemon already running (pid ${info.pid}, session '${paths.session}')\n`);
+        return 0;
+      }
+      const { startBackgroundDaemon } = await import('../../daemon/autostart.js');
+      const args = Object.entries(flags).flatMap(([k, v]) => (k === 'rules' ? v.split(':').flatMap((f) => ['--rules', f]) : [`--${k === 'sandbox_mode' ? 'sandbox' : k.replace(/_/g, '-')}`, v]));
+      const started = await startBackgroundDaemon(process.env, paths, { args });
+      process.stdout.write(`gate daemon started (pid ${started.pid}, session '${paths.session}')\n`);
+      return 0;
+    }
+    case 'stop': {
+      const info = await pingDaemon(paths, 1000);
+      if (!info) {
+        process.stdout.write(`gate daemon is not running (session '${paths.session}')\n`);
+        return 0;
+      }
+      await approvalCall(paths, 'stop');
+      for (let i = 0; i < 100; i++) {
+        if (!(await pingDaemon(paths, 200))) {
+          process.stdout.write(`gate daemon stopped (pid ${info.pid})\n`);
+          return 0;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      process.stderr.write(`gate-sh: the gate daemon (pid ${info.pid}) did not stop within 5 s\n`);
+      return 1;
+    }
+    case 'status':
+      return status(values.json ? ['--json'] : []);
+  }
+  process.stderr.write(`gate-sh: unknown daemon command '${sub}'\n${USAGE}`);
+  return 2;
+}

@@ -1,0 +1,24 @@
+/** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy, approvers, pending prompts). */
+import { parseArgs } from 'node:util';
+import { gatePaths } from '../../protocol/paths.js';
+import { approvalCall } from '../../daemon/approval-client.js';
+import { formatStatus } from '../../daemon/status-view.js';
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    process.stdout.write('usage: gate status [--json]\n');
+    return 0;
+  }
+  const paths = gatePaths(process.env);
+  let status: Record<string, unknown>;
+  try {
+    status = (await approvalCall(paths, 'status')).status as Record<string, unknown>;
+  } catch (e) {
+    if (values.json) process.stdout.write(JSON.stringify({ running: false, session: paths.session, error: (e as Error).message }) + '\n');
+    else process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
+    return 3;
+  }
+  process.stdout.write(values.json ? JSON.stringify({ running: true, ...status }, null, 2) + '\n' : formatStatus(status));
+  return 0;
+}

@@ -1,0 +1,186 @@
+/**
+ * GateConfig: the session configuration the daemon runs with. Pure: validation and merging of values that
+ * came from config.toml, the environment, daemon flags, or a run-time `gate config set`. Codex key names
+ * where Codex has one (approval_policy, sandbox_mode, [sandbox_workspace_write]).
+ */
+import { parseApprovalPolicy, type ApprovalPolicy } from '../policy/approval-policy.js';
+import { parseSandboxPolicy, workspaceWrite, type SandboxMode, type SandboxPolicy } from '../sandbox/policy.js';
+
+export interface GateConfig {
+  approval_policy: ApprovalPolicy;
+  /** the turn sandbox; workspace-write's workspace is each run's cwd (plus writable_roots) */
+  sandbox_policy: SandboxPolicy;
+  autostart: boolean;
+  /** how long a prompt waits for an answer when an approver is attached */
+  approval_timeout_ms: number;
+  /** extra rule files, loaded after the default rule folders */
+  rules: string[];
+  git_read_only: boolean;
+  /** audit log path; undefined = the default ($GATE_HOME/audit.jsonl) */
+  audit_log?: string;
+  risk_assessor?: string;
+}
+
+export const DEFAULT_CONFIG: GateConfig = {
+  approval_policy: 'on-request',
+  sandbox_policy: workspaceWrite(),
+  autostart: true,
+  approval_timeout_ms: 120_000,
+  rules: [],
+  git_read_only: false,
+};
+
+/** A bad value, named by where it came from (file, env variable or flag) and its key. */
+export class ConfigError extends Error {}
+
+const TOP_KEYS = new Set([
+  'approval_policy',
+  'sandbox_mode',
+  'sandbox_workspace_write',
+  'autostart',
+  'approval_timeout_ms',
+  'rules',
+  'git_read_only',
+  'audit_log',
+  'risk_assessor',
+]);
+const WW_KEYS = new Set(['writable_roots', 'network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp']);
+
+/** A raw table (from TOML) → the keys it sets, validated. `where` names the file for messages. */
+export function configFromTable(t: Record<string, unknown>, where: string, base: GateConfig = DEFAULT_CONFIG): GateConfig {
+  for (const k of Object.keys(t)) if (!TOP_KEYS.has(k)) throw new ConfigError(`${where}: unknown key '${k}'`);
+  const out: GateConfig = { ...base };
+  if (t.approval_policy !== undefined) out.approval_policy = wrap(where, 'approval_policy', () => parseApprovalPolicy(t.approval_policy));
+  const ww = t.sandbox_workspace_write;
+  if (ww !== undefined) {
+    if (!isTable(ww)) throw new ConfigError(`${where}: 'sandbox_workspace_write' must be a table`);
+    for (const k of Object.keys(ww)) if (!WW_KEYS.has(k)) throw new ConfigError(`${where}: unknown key 'sandbox_workspace_write.${k}'`);
+  }
+  const mode = t.sandbox_mode;
+  if (mode !== undefined || ww !== undefined) {
+    const m = mode ?? base.sandbox_policy.type;
+    out.sandbox_policy = wrap(where, mode !== undefined ? 'sandbox_mode' : 'sandbox_workspace_write', () =>
+      parseSandboxPolicy(m === 'workspace-write' ? { type: m, ...(isTable(ww) ? ww : {}) } : m),
+    );
+  }
+  if (t.autostart !== undefined) out.autostart = bool(where, 'autostart', t.autostart);
+  if (t.approval_timeout_ms !== undefined) out.approval_timeout_ms = timeout(where, 'approval_timeout_ms', t.approval_timeout_ms);
+  if (t.rules !== undefined) {
+    if (!Array.isArray(t.rules) || t.rules.some((r) => typeof r !== 'string' || r === ''))
+      throw new ConfigError(`${where}: 'rules' must be a list of file paths`);
+    out.rules = t.rules as string[];
+  }
+  if (t.git_read_only !== undefined) out.git_read_only = bool(where, 'git_read_only', t.git_read_only);
+  if (t.audit_log !== undefined) {
+    if (typeof t.audit_log !== 'string' || t.audit_log === '') throw new ConfigError(`${where}: 'audit_log' must be a file path`);
+    out.audit_log = t.audit_log;
+  }
+  if (t.risk_assessor !== undefined) {
+    if (typeof t.risk_assessor !== 'string') throw new ConfigError(`${where}: 'risk_assessor' must be a string`);
+    out.risk_assessor = t.risk_assessor;
+  }
+  return out;
+}
+
+/** Environment overrides: GATE_APPROVAL_POLICY, GATE_SANDBOX_MODE, GATE_APPROVAL_TIMEOUT_MS, GATE_AUTOSTART, GATE_RULES (':'-separated), GATE_GIT_READ_ONLY, GATE_AUDIT_LOG. */
+export function configFromEnv(env: Record<string, string | undefined>, base: GateConfig): GateConfig {
+  let out = base;
+  for (const [name, key] of ENV_KEYS) {
+    const v = env[name];
+    if (v === undefined || v === '') continue;
+    out = setConfigValue(out, key, v, `environment variable ${name}`);
+  }
+  return out;
+}
+
+const ENV_KEYS: [string, string][] = [
+  ['GATE_APPROVAL_POLICY', 'approval_policy'],
+  ['GATE_SANDBOX_MODE', 'sandbox_mode'],
+  ['GATE_APPROVAL_TIMEOUT_MS', 'approval_timeout_ms'],
+  ['GATE_AUTOSTART', 'autostart'],
+  ['GATE_RULES', 'rules'],
+  ['GATE_GIT_READ_ONLY', 'git_read_only'],
+  ['GATE_AUDIT_LOG', 'audit_log'],
+];
+
+/** Keys a string value can set (env, flags, `gate config set`). */
+export const SETTABLE_KEYS = ['approval_policy', 'sandbox_mode', 'approval_timeout_ms', 'autostart', 'rules', 'git_read_only', 'audit_log'] as const;
+
+/** Set one key from a string (JSON accepted for tables, e.g. approval_policy '{"reject":{...}}'). */
+export function setConfigValue(base: GateConfig, key: string, raw: string, where: string): GateConfig {
+  const v = raw.trim();
+  switch (key) {
+    case 'approval_policy':
+      return { ...base, approval_policy: wrap(where, key, () => parseApprovalPolicy(v.startsWith('{') ? parseJson(where, key, v) : v)) };
+    case 'sandbox_mode': {
+      const parsed = v.startsWith('{') ? parseJson(where, key, v) : v;
+      return { ...base, sandbox_policy: wrap(where, key, () => parseSandboxPolicy(parsed)) };
+    }
+    case 'approval_timeout_ms':
+      return { ...base, approval_timeout_ms: timeout(where, key, Number(v)) };
+    case 'autostart':
+    case 'git_read_only':
+      return { ...base, [key]: boolString(where, key, v) };
+    case 'rules':
+      return { ...base, rules: v.split(':').filter((s) => s !== '') };
+    case 'audit_log':
+      return { ...base, audit_log: v };
+  }
+  throw new ConfigError(`${where}: unknown or read-only key '${key}' (settable: ${SETTABLE_KEYS.join(', ')})`);
+}
+
+/** The config as Codex-style keys (what `gate config get` shows). */
+export function configView(c: GateConfig): Record<string, unknown> {
+  const sp = c.sandbox_policy;
+  const view: Record<string, unknown> = {
+    approval_policy: c.approval_policy,
+    sandbox_mode: sp.type as SandboxMode,
+  };
+  if (sp.type === 'workspace-write') {
+    const { type: _t, ...rest } = sp;
+    view.sandbox_workspace_write = rest;
+  }
+  if (sp.type === 'external-sandbox') view.sandbox_external = { network_access: sp.network_access };
+  Object.assign(view, {
+    autostart: c.autostart,
+    approval_timeout_ms: c.approval_timeout_ms,
+    rules: c.rules,
+    git_read_only: c.git_read_only,
+  });
+  if (c.audit_log !== undefined) view.audit_log = c.audit_log;
+  if (c.risk_assessor !== undefined) view.risk_assessor = c.risk_assessor;
+  return view;
+}
+
+function isTable(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+}
+
+function wrap<T>(where: string, key: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw new ConfigError(`${where}: '${key}': ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function parseJson(where: string, key: string, v: string): unknown {
+  return wrap(where, key, () => JSON.parse(v) as unknown);
+}
+
+function bool(where: string, key: string, v: unknown): boolean {
+  if (typeof v !== 'boolean') throw new ConfigError(`${where}: '${key}' must be true or false`);
+  return v;
+}
+
+function boolString(where: string, key: string, v: string): boolean {
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(`${where}: '${key}' must be true or false, not '${v}'`);
+}
+
+function timeout(where: string, key: string, v: unknown): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 86_400_000)
+    throw new ConfigError(`${where}: '${key}' must be a whole number of milliseconds between 0 and 86400000`);
+  return v;
+}

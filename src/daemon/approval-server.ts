@@ -1,0 +1,139 @@
+/**
+ * The approval channel: `approval.sock`, a Unix stream socket speaking JSON lines, in a folder that is never
+ * mounted into sandboxes. Requests (`{op, re?}`; `re` is echoed so a client can match answers):
+ *   attach {name}                 → attached; then prompt / resolved events as they happen
+ *   answer {approval_id, decision} → answer {ok, error?}   (first answer wins)
+ *   status                        → status {status}
+ *   config-get                    → config {config}
+ *   config-set {key, value}       → config {config} | error {message}
+ *   stop                          → stopping
+ */
+import { chmodSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { configView } from '../config/config.js';
+import { checkSocketPath } from '../protocol/paths.js';
+import type { ReviewDecision } from '../protocol/action.js';
+import type { Approver, PromptEvent, ResolvedEvent } from './approver.js';
+import type { Daemon } from './daemon.js';
+
+const MAX_LINE = 1 << 20;
+
+export class ApprovalServer {
+  private server?: Server;
+  private readonly conns = new Set<Socket>();
+
+  constructor(
+    private readonly path: string,
+    private readonly daemon: Daemon<unknown>,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    checkSocketPath(this.path);
+    try {
+      unlinkSync(this.path); // stale: the caller holds the session lock
+    } catch {
+      /* none */
+    }
+    const server = createServer((c) => this.onConnection(c));
+    const old = process.umask(0o177);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(this.path, () => resolve());
+      });
+    } finally {
+      process.umask(old);
+    }
+    chmodSync(this.path, 0o600);
+    this.server = server;
+  }
+
+  close(): void {
+    for (const c of this.conns) c.destroy();
+    this.server?.close();
+    try {
+      unlinkSync(this.path);
+    } catch {
+      /* gone */
+    }
+  }
+
+  private onConnection(c: Socket): void {
+    this.conns.add(c);
+    let buf = '';
+    let detach: (() => void) | undefined;
+    let name = 'console';
+    const send = (o: Record<string, unknown>): void => {
+      if (c.writable) c.write(JSON.stringify(o) + '\n');
+    };
+    c.setEncoding('utf8');
+    c.on('error', () => c.destroy());
+    c.on('close', () => {
+      this.conns.delete(c);
+      if (detach) this.log(`approver '${name}' detached`);
+      detach?.();
+    });
+    c.on('data', (chunk: string) => {
+      buf += chunk;
+      if (buf.length > MAX_LINE && !buf.includes('\n')) {
+        send({ type: 'error', message: `line over ${MAX_LINE} bytes` });
+        c.destroy();
+        return;
+      }
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (!line) continue;
+        let req: Record<string, unknown>;
+        try {
+          req = JSON.parse(line) as Record<string, unknown>;
+          if (!req || typeof req !== 'object' || Array.isArray(req)) throw new Error('not an object');
+        } catch {
+          send({ type: 'error', message: 'each line must be one JSON object' });
+          continue;
+        }
+        const re = req.re;
+        const reply = (o: Record<string, unknown>): void => send(re === undefined ? o : { ...o, re });
+        try {
+          if (req.op === 'attach') {
+            if (detach) throw new Error('already attached');
+            name = typeof req.name === 'string' && req.name ? req.name.slice(0, 64) : `console-${c.remotePort ?? this.conns.size}`;
+            const approver: Approver = {
+              name,
+              prompt: (p: PromptEvent) => send({ type: 'prompt', ...p }),
+              resolved: (r: ResolvedEvent) => send({ type: 'resolved', ...r }),
+            };
+            reply({ type: 'attached', name });
+            detach = this.daemon.broker.attach(approver);
+            this.log(`approver '${name}' attached`);
+          } else if (req.op === 'answer' || (req.op === undefined && typeof req.approval_id === 'string')) {
+            const id = String(req.approval_id ?? '');
+            const r = this.daemon.broker.answer(id, parseDecision(req.decision), name);
+            reply({ type: 'answer', approval_id: id, ...r });
+          } else if (req.op === 'status') reply({ type: 'status', status: this.daemon.status() });
+          else if (req.op === 'config-get') reply({ type: 'config', config: configView(this.daemon.config) });
+          else if (req.op === 'config-set') {
+            if (typeof req.key !== 'string' || typeof req.value !== 'string') throw new Error('config-set needs string "key" and "value"');
+            reply({ type: 'config', config: configView(this.daemon.setConfig(req.key, req.value, name)) });
+          } else if (req.op === 'stop') {
+            reply({ type: 'stopping' });
+            this.log(`stop requested on the approval channel`);
+            setImmediate(() => this.daemon.stop());
+          } else throw new Error(`unknown op ${JSON.stringify(req.op)} (attach, answer, status, config-get, config-set, stop)`);
+        } catch (e) {
+          reply({ type: 'error', message: e instanceof Error ? e.message : String(e) });
+        }
+      }
+    });
+  }
+}
+
+/** Wire form of a ReviewDecision: a string kind, or Codex's `{approved_execpolicy_amendment: {...}}`. */
+export function parseDecision(v: unknown): ReviewDecision {
+  if (v === 'approved' || v === 'approved_for_session' || v === 'denied' || v === 'abort') return v;
+  if (v === 'approved_execpolicy_amendment') return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
+  if (v && typeof v === 'object' && 'approved_execpolicy_amendment' in v) return v as ReviewDecision;
+  throw new Error(`invalid decision ${JSON.stringify(v)}: expected approved, approved_for_session, approved_execpolicy_amendment, denied or abort`);
+}

@@ -1,0 +1,108 @@
+/**
+ * ApprovalBroker: pending prompts and attached approvers. A prompt with no approver attached is denied at
+ * once; with approvers it waits up to the timeout. The first valid answer wins; later ones are told
+ * "already answered".
+ */
+import { randomUUID } from 'node:crypto';
+import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
+import type { Approver, PromptEvent, ResolvedEvent } from './approver.js';
+
+export type PromptRequest = Omit<PromptEvent, 'approval_id' | 'created_at' | 'expires_at'>;
+
+export interface ApprovalOutcome {
+  approval_id: string;
+  decision: ReviewDecision;
+  approver: string;
+  /** why the daemon answered by itself */
+  auto?: 'no-approver' | 'timeout' | 'shutdown' | 'cancelled';
+}
+
+export type AnswerResult = { ok: true } | { ok: false; error: string };
+
+interface Pending {
+  event: PromptEvent;
+  resolve(o: ApprovalOutcome): void;
+  timer?: NodeJS.Timeout;
+}
+
+export class ApprovalBroker {
+  private readonly approvers = new Set<Approver>();
+  private readonly pending = new Map<string, Pending>();
+  private readonly answered = new Map<string, string>(); // approval_id → approver (recent)
+
+  constructor(private readonly timeoutMs: () => number) {}
+
+  attach(a: Approver): () => void {
+    this.approvers.add(a);
+    for (const p of this.pending.values()) a.prompt(p.event);
+    return () => this.approvers.delete(a);
+  }
+
+  approverNames(): string[] {
+    return [...this.approvers].map((a) => a.name);
+  }
+
+  pendingPrompts(): PromptEvent[] {
+    return [...this.pending.values()].map((p) => p.event);
+  }
+
+  /** Ask. `done` resolves with the answer, or a denial when nobody can answer; it never rejects. */
+  ask(req: PromptRequest): { approval_id: string; done: Promise<ApprovalOutcome> } {
+    const approval_id = randomUUID();
+    if (this.approvers.size === 0) return { approval_id, done: Promise.resolve({ approval_id, decision: 'denied', approver: 'daemon', auto: 'no-approver' }) };
+    const ms = this.timeoutMs();
+    const now = Date.now();
+    const event: PromptEvent = { ...req, approval_id, created_at: new Date(now).toISOString(), expires_at: new Date(now + ms).toISOString() };
+    const done = new Promise<ApprovalOutcome>((resolve) => {
+      const p: Pending = { event, resolve };
+      p.timer = setTimeout(() => this.finish(approval_id, { approval_id, decision: 'denied', approver: 'daemon', auto: 'timeout' }, 'timed out'), ms);
+      this.pending.set(approval_id, p);
+    });
+    for (const a of this.approvers) safe(() => a.prompt(event));
+    return { approval_id, done };
+  }
+
+  /** Withdraw prompts whose answer no longer matters (another subcommand of the same script was denied). */
+  cancel(ids: string[], note: string): void {
+    for (const id of ids) this.finish(id, { approval_id: id, decision: 'abort', approver: 'daemon', auto: 'cancelled' }, note);
+  }
+
+  answer(approval_id: string, decision: ReviewDecision, approver: string): AnswerResult {
+    const p = this.pending.get(approval_id);
+    if (!p) {
+      const by = this.answered.get(approval_id);
+      return { ok: false, error: by ? `already answered (by ${by})` : `no pending prompt ${approval_id}` };
+    }
+    const offered = p.event.available_decisions.find((d) => reviewDecisionKind(d) === reviewDecisionKind(decision));
+    if (!offered) return { ok: false, error: `'${reviewDecisionKind(decision)}' is not offered for ${approval_id} (offered: ${p.event.available_decisions.map(reviewDecisionKind).join(', ')})` };
+    // An amendment answer always appends the proposed rule, never a prefix the approver typed.
+    this.finish(approval_id, { approval_id, decision: offered, approver });
+    return { ok: true };
+  }
+
+  /** Deny everything pending (daemon stopping). */
+  shutdown(): void {
+    for (const id of [...this.pending.keys()]) this.finish(id, { approval_id: id, decision: 'abort', approver: 'daemon', auto: 'shutdown' }, 'daemon stopping');
+  }
+
+  private finish(approval_id: string, outcome: ApprovalOutcome, note?: string): void {
+    const p = this.pending.get(approval_id);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.pending.delete(approval_id);
+    this.answered.set(approval_id, outcome.approver);
+    if (this.answered.size > 10_000) this.answered.delete(this.answered.keys().next().value as string);
+    const ev: ResolvedEvent = { approval_id, decision: outcome.decision, approver: outcome.approver, ...(note ? { note } : {}) };
+    for (const a of this.approvers) safe(() => a.resolved(ev));
+    p.resolve(outcome);
+  }
+}
+
+/** One misbehaving approver (a closed socket) must not break the others. */
+function safe(f: () => void): void {
+  try {
+    f();
+  } catch {
+    /* the approver's own transport reports its failure */
+  }
+}

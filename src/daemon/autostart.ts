@@ -1,0 +1,75 @@
+/**
+ * ensureDaemon: make sure a daemon answers for this session, starting one in the background if allowed.
+ * Safe when many clients race: every starter spawns `gate daemon run`, the session lock lets exactly one
+ * of them live, and every caller waits for a ping answer. Imports stay small (gate-sh's start-up path when
+ * no daemon runs); the config parser is loaded only to read `autostart`.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
+import { pingDaemon } from './ping.js';
+
+/** Repository root: dist/src/daemon/autostart.js → ../../.. */
+const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
+export const GATE_BIN = join(ROOT, 'bin', 'gate');
+
+export class AutostartError extends Error {}
+
+export interface StartOptions {
+  /** wait this long for the new daemon to answer (default 15 s) */
+  timeoutMs?: number;
+  /** extra `gate daemon run` arguments (flags) */
+  args?: string[];
+}
+
+export async function ensureDaemon(env: Env = process.env): Promise<void> {
+  const paths = gatePaths(env);
+  if (await pingDaemon(paths, 1000)) return;
+  if (env.GATE_NO_AUTOSTART === '1')
+    throw new AutostartError(`the gate daemon is not running and GATE_NO_AUTOSTART=1; start it with 'gate daemon start' (or 'gate daemon run' in a terminal)`);
+  const { loadConfig } = await import('../config/load.js');
+  const config = loadConfig({ file: paths.configFile, env });
+  if (!config.autostart)
+    throw new AutostartError(`the gate daemon is not running and autostart = false in ${paths.configFile}; start it with 'gate daemon start'`);
+  await startBackgroundDaemon(env, paths);
+}
+
+/** Spawn a detached `gate daemon run` logging to <sessionDir>/daemon.log; resolves once it answers. */
+export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePaths(env), opts: StartOptions = {}): Promise<Record<string, unknown>> {
+  mkdirSync(paths.sessionDir, { recursive: true, mode: 0o700 });
+  const logFile = join(paths.sessionDir, 'daemon.log');
+  const fd = openSync(logFile, 'a', 0o600);
+  const child = spawn(process.execPath, [GATE_BIN, 'daemon', 'run', ...(opts.args ?? [])], {
+    detached: true,
+    stdio: ['ignore', fd, fd],
+    env: env as NodeJS.ProcessEnv,
+  });
+  closeSync(fd);
+  let exited: number | null | undefined;
+  child.on('exit', (code) => (exited = code));
+  child.unref();
+  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  let delay = 10;
+  while (Date.now() < deadline) {
+    const info = await pingDaemon(paths, 500);
+    if (info) return info;
+    // Our child failed, and nobody else's daemon answers either: report why.
+    if (exited !== undefined && exited !== 0 && !(await pingDaemon(paths, 300))) {
+      if (!/already running/.test(tail(logFile))) throw new AutostartError(`the gate daemon failed to start: ${tail(logFile)}`);
+    }
+    await new Promise((r) => setTimeout(r, delay));
+    delay = Math.min(delay * 2, 200);
+  }
+  throw new AutostartError(`the gate daemon did not answer within ${Math.round((opts.timeoutMs ?? 15_000) / 1000)} s; see ${logFile}`);
+}
+
+function tail(file: string): string {
+  try {
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    return lines.slice(-3).join(' | ');
+  } catch {
+    return '(no log)';
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * The daemon's core: handles request-channel messages (ping, preflight, exec, run-finished) with the live
+ * policy, the approval broker, the session cache and the run table, and writes the audit log. Transport
+ * lives in protocol/server.ts, the approval channel in approval-server.ts, process lifecycle in main.ts.
+ */
+import { ProtocolError, type Envelope } from '../protocol/codec.js';
+import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type PreflightReply, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
+import { deny, formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
+import { errorReply, type HandlerContext } from '../protocol/server.js';
+import { validateExec, validatePreflight, validateRunFinished } from '../protocol/validate.js';
+import { formatApprovalPolicy } from '../policy/approval-policy.js';
+import { shlexJoin } from '../policy/shlex.js';
+import { formatAllowPrefixRule } from '../policy/amend.js';
+import { configView, setConfigValue, type GateConfig } from '../config/config.js';
+import type { GatePaths } from '../protocol/paths.js';
+import { ApprovalBroker, type ApprovalOutcome } from './approvals.js';
+import type { AuditLog } from './audit.js';
+import type { Decider, DecideContext, SubcommandCheck } from './decide.js';
+import { newEscalationToken, type EscalationRunner } from './escalation.js';
+import type { PolicyWatcher } from './policy-watch.js';
+import { RunTable, settleKey, type RunRecord } from './runs.js';
+import { SessionCache } from './session-cache.js';
+
+export interface DaemonDeps<P> {
+  paths: GatePaths;
+  config: GateConfig;
+  policy: PolicyWatcher<P>;
+  deciderFor(policy: P): Decider;
+  /** append an allow prefix_rule to the default rules file; resolves with the rule line */
+  amend(prefix: string[]): Promise<string>;
+  audit: AuditLog;
+  escalation: EscalationRunner;
+  log(line: string): void;
+  /** ask the process to shut down (approval channel `stop`) */
+  requestStop(): void;
+}
+
+const GRANT_TTL_MS = 30_000;
+
+export class Daemon<P> {
+  config: GateConfig;
+  readonly broker: ApprovalBroker;
+  readonly cache = new SessionCache();
+  readonly runs = new RunTable();
+  readonly startedAt = new Date();
+  private decider: Decider;
+  private deciderPolicy: P;
+  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0 };
+
+  constructor(private readonly deps: DaemonDeps<P>) {
+    this.config = deps.config;
+    this.broker = new ApprovalBroker(() => this.config.approval_timeout_ms);
+    this.deciderPolicy = deps.policy.current;
+    this.decider = deps.deciderFor(this.deciderPolicy);
+  }
+
+  /** The request-channel handler. */
+  async handle(msg: Envelope, ctx: HandlerContext): Promise<Reply> {
+    try {
+      switch (msg.type) {
+        case 'ping':
+          return { v: PROTOCOL_VERSION, id: msg.id, type: 'ack', info: this.info() } satisfies Ack;
+        case 'preflight':
+          return await this.preflight(msg, ctx);
+        case 'exec':
+          return await this.exec(msg, ctx);
+        case 'run-finished':
+          return this.runFinished(msg);
+      }
+      throw new ProtocolError('unknown-type', `unknown message type '${msg.type}' (expected ping, preflight, exec or run-finished)`, msg.id);
+    } catch (e) {
+      if (!(e instanceof ProtocolError)) throw e;
+      this.deps.log(`request ${msg.id} rejected (${e.code}): ${e.message}`);
+      return errorReply(msg.id, e.code, e.message);
+    }
+  }
+
+  info(): Record<string, unknown> {
+    return { pid: process.pid, session: this.deps.paths.session, protocol: PROTOCOL_VERSION, started_at: this.startedAt.toISOString(), decider: this.decider.name };
+  }
+
+  private currentDecider(): Decider {
+    const p = this.deps.policy.current;
+    if (p !== this.deciderPolicy) {
+      this.deciderPolicy = p;
+      this.decider = this.deps.deciderFor(p);
+    }
+    return this.decider;
+  }
+
+  private decideContext(): DecideContext {
+    return { approvalPolicy: this.config.approval_policy, sandboxPolicy: this.config.sandbox_policy, gitReadOnly: this.config.git_read_only };
+  }
+
+  private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply> {
+    const req = validatePreflight(msg);
+    this.counters.preflight++;
+    const check = this.currentDecider().preflight(req, this.decideContext());
+    const run = this.runs.create({ cwd: req.cwd, pid: req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions });
+    // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
+    const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
+    const asked: string[] = [];
+    const verdicts = await Promise.all(
+      check.subcommands.map((s) =>
+        this.settle(s, run, 'preflight', req.cwd, anyForbidden, (id) => {
+          asked.push(id);
+          ctx.setPending([...asked]);
+        }).then((v) => {
+          // One denial decides the script: withdraw the questions still open.
+          if (v.action.type === 'Deny' && asked.length) this.broker.cancel(asked, 'another subcommand of the script was denied');
+          return v;
+        }),
+      ),
+    );
+    ctx.setPending(null);
+    return { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+  }
+
+  private async exec(msg: Envelope, ctx: HandlerContext): Promise<ExecReply> {
+    const req = validateExec(msg);
+    this.counters.exec++;
+    const run = this.runs.get(req.run_id);
+    const settled = run?.settled.get(settleKey(req.argv, req.cwd));
+    let action: Action;
+    if (settled) {
+      action = settled;
+      this.deps.audit.write({ kind: 'exec', run_id: req.run_id, cwd: req.cwd, argv: [req.program, ...req.argv.slice(1)], source: 'preflight', action: formatAction(action) });
+    } else {
+      const check = this.currentDecider().exec(req, {
+        ...this.decideContext(),
+        sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
+        additionalPermissions: run?.additional_permissions,
+      });
+      const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
+      ctx.setPending(null);
+      action = v.action;
+    }
+    const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
+    if (action.type === 'Escalate') {
+      const token = newEscalationToken();
+      this.deps.escalation.grant({ token, run_id: req.run_id, program: req.program, argv: req.argv, cwd: req.cwd, execution: action.execution, expires_at: Date.now() + GRANT_TTL_MS });
+      reply.escalation_token = token;
+    }
+    return reply;
+  }
+
+  private runFinished(msg: Envelope): Reply {
+    const req = validateRunFinished(msg);
+    const run = this.runs.finish(req.run_id);
+    this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, exit_status: req.exit_status, duration_ms: req.duration_ms, ...(run ? {} : { detail: 'unknown run' }) });
+    return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
+  }
+
+  /** From a check to an Action: cache, prompt, amendment; records the run's settled decision and audits. */
+  private async settle(
+    s: SubcommandCheck,
+    run: RunRecord | undefined,
+    origin: 'preflight' | 'exec',
+    cwd: string,
+    skipPrompt: boolean,
+    onAsk: (approvalId: string) => void,
+    runId = run?.run_id ?? '-',
+  ): Promise<SubcommandVerdict> {
+    const cmd = shortCommand(s.argv);
+    const source = s.source;
+    let action: Action;
+    let outcome: ApprovalOutcome | undefined;
+    let extraSource: DecisionSource | undefined;
+    if (s.requirement === 'forbidden') action = s.action;
+    else if (s.requirement === 'skip') action = s.action;
+    else if (skipPrompt) action = deny('not asked: another subcommand of the script is forbidden');
+    else {
+      const cached = this.cache.has(s.cache_key);
+      if (cached) {
+        action = s.action;
+        extraSource = { kind: 'session', approval_id: cached };
+      } else {
+        this.counters.prompts++;
+        const ask = this.broker.ask({
+          run_id: runId,
+          origin,
+          command: s.argv,
+          display: cmd,
+          cwd,
+          reason: s.reason,
+          matched_rule: s.matched_rule,
+          proposed_execpolicy_amendment: s.proposed_amendment,
+          amendment_rule: s.proposed_amendment ? formatAllowPrefixRule(s.proposed_amendment) : undefined,
+          available_decisions: s.available_decisions,
+          requested_permissions: run?.additional_permissions,
+          sandbox_permissions: run?.sandbox_permissions,
+        });
+        onAsk(ask.approval_id);
+        outcome = await ask.done;
+        action = await this.applyAnswer(s, outcome, cmd);
+        extraSource = { kind: 'approval', approval_id: outcome.approval_id, answer: reviewDecisionKind(outcome.decision), approver: outcome.approver };
+      }
+    }
+    if (action.type === 'Deny') this.counters.denied++;
+    else if (run) run.settled.set(settleKey(s.argv, cwd), action);
+    this.deps.audit.write({
+      kind: origin === 'preflight' ? 'decision' : 'exec',
+      run_id: runId,
+      cwd,
+      argv: s.argv,
+      source: extraSource?.kind === 'session' ? 'session' : s.matched_rule,
+      decision: s.decision,
+      action: formatAction(action),
+      execution: action.type === 'Escalate' ? action.execution.type : undefined,
+      approval_id: outcome?.approval_id,
+      approver: outcome?.approver,
+      answer: outcome ? reviewDecisionKind(outcome.decision) : undefined,
+    });
+    return { argv: s.argv, decision: s.decision, action, source: extraSource ? [...source, extraSource] : source, ...(outcome ? { approval_id: outcome.approval_id } : {}) };
+  }
+
+  private async applyAnswer(s: SubcommandCheck, o: ApprovalOutcome, cmd: string): Promise<Action> {
+    if (o.auto === 'no-approver') return deny(`approval needed for '${cmd}' but no approver is attached (run 'gate approve')`);
+    if (o.auto === 'timeout') return deny(`approval for '${cmd}' timed out after ${Math.round(this.config.approval_timeout_ms / 1000)} s`);
+    if (o.auto === 'shutdown') return deny('the gate daemon stopped before the approval was answered');
+    if (o.auto === 'cancelled') return deny('not run: another subcommand of the script was denied');
+    const d = o.decision;
+    if (d === 'denied') return deny('User denied execution');
+    if (d === 'abort') return deny('User cancelled execution');
+    if (d === 'approved_for_session') this.cache.add(s.cache_key, o.approval_id);
+    if (typeof d === 'object') {
+      const prefix = d.approved_execpolicy_amendment.proposed_execpolicy_amendment;
+      try {
+        const line = await this.deps.amend(prefix);
+        this.deps.log(`amendment appended: ${line}`);
+      } catch (e) {
+        // The human approved this run; a failed append only loses the "next time" part. Say so loudly.
+        this.deps.log(`amendment for ${shlexJoin(prefix)} could not be saved: ${(e as Error).message}`);
+      }
+    }
+    return s.action;
+  }
+
+  /** Run-time configuration change from the approval channel. */
+  setConfig(key: string, value: string, by: string): GateConfig {
+    this.config = setConfigValue(this.config, key, value, `config set by ${by}`);
+    this.deps.audit.write({ kind: 'config', approver: by, detail: `${key} = ${value}` });
+    this.deps.log(`config: ${key} = ${value} (by ${by})`);
+    return this.config;
+  }
+
+  status(): Record<string, unknown> {
+    const w = this.deps.policy;
+    return {
+      ...this.info(),
+      paths: { request: this.deps.paths.requestSock, approval: this.deps.paths.approvalSock, audit_log: this.deps.audit.path },
+      policy: {
+        files: w.files,
+        loaded_at: w.loadedAt.toISOString(),
+        reloads: w.reloads,
+        last_reload_error: w.lastError ? { message: w.lastError.message, at: w.lastError.at.toISOString() } : null,
+      },
+      approval_policy: formatApprovalPolicy(this.config.approval_policy),
+      sandbox_policy: this.config.sandbox_policy,
+      config: configView(this.config),
+      approvers: this.broker.approverNames(),
+      pending: this.broker.pendingPrompts(),
+      runs: this.runs.size,
+      session_approvals: this.cache.size,
+      counters: this.counters,
+    };
+  }
+
+  stop(): void {
+    this.deps.requestStop();
+  }
+}
+
+/** Overall pre-flight answer: any Deny wins; a shared Escalate stays; otherwise Run (per-exec escalation is the exec gate's). */
+export function overall(actions: Action[]): Action {
+  const denied = actions.find((a) => a.type === 'Deny');
+  if (denied) return denied;
+  const first = actions[0];
+  if (first && first.type === 'Escalate' && actions.every((a) => JSON.stringify(a) === JSON.stringify(first))) return first;
+  return { type: 'Run' };
+}
+
+/** A command for messages: shell-quoted, cut at 200 characters (a 1 MiB script must not become a 1 MiB reason). */
+export function shortCommand(argv: string[]): string {
+  const s = shlexJoin(argv);
+  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+}

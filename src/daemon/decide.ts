@@ -1,0 +1,58 @@
+/**
+ * The daemon's view of a decision: what it needs per subcommand (or per intercepted exec) to reply, prompt,
+ * cache and audit. A Decider turns a request into these; the policy engine's assessment is adapted to it
+ * in policy-decider.ts. Pure types plus small helpers.
+ */
+import type { Decision } from '../policy/decision.js';
+import type { ApprovalPolicy } from '../policy/approval-policy.js';
+import type { Action, ReviewDecision } from '../protocol/action.js';
+import type { DecisionSource, ExecRequest, PreflightRequest } from '../protocol/messages.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+
+export interface SubcommandCheck {
+  argv: string[];
+  decision: Decision;
+  source: DecisionSource[];
+  requirement: 'skip' | 'needs_approval' | 'forbidden';
+  /** Codex reason text (forbidden: why; needs_approval: what asked) */
+  reason?: string;
+  /** skip → the action; forbidden → Deny; needs_approval → the action once approved */
+  action: Action;
+  proposed_amendment?: string[];
+  available_decisions: ReviewDecision[];
+  /** "file:line" of the deciding rule, or "heuristic:<name>" */
+  matched_rule?: string;
+  /** session approval cache key (shell + canonical command + cwd + requested permissions) */
+  cache_key: string;
+}
+
+export interface ScriptCheck {
+  complex: boolean;
+  subcommands: SubcommandCheck[];
+}
+
+export interface DecideContext {
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  gitReadOnly: boolean;
+}
+
+export interface ExecContext extends DecideContext {
+  sandboxPermissions: SandboxPermissions;
+  additionalPermissions?: PermissionProfile;
+}
+
+export interface Decider {
+  /** a short description for `gate status` */
+  readonly name: string;
+  preflight(req: PreflightRequest, ctx: DecideContext): ScriptCheck;
+  exec(req: ExecRequest, ctx: ExecContext): SubcommandCheck;
+}
+
+export function sourceLabel(s: DecisionSource[]): string | undefined {
+  const first = s[0];
+  if (!first) return undefined;
+  if (first.kind === 'rule') return `${first.file}:${first.line}`;
+  if (first.kind === 'heuristic') return `heuristic:${first.name}`;
+  return first.kind;
+}

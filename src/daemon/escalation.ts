@@ -1,0 +1,43 @@
+/**
+ * The seam for escalated execs (issue 5): when the daemon answers an exec with Escalate, it hands a
+ * one-time grant to the EscalationRunner. The runner (src/exec/, descriptor passing on escalate.sock)
+ * redeems the token when the shim connects with its descriptors, and spawns the command as decided.
+ */
+import { randomBytes } from 'node:crypto';
+import type { EscalationExecution } from '../protocol/action.js';
+
+export interface EscalationGrant {
+  token: string;
+  run_id: string;
+  program: string;
+  argv: string[];
+  cwd: string;
+  execution: EscalationExecution;
+  expires_at: number;
+}
+
+export interface EscalationRunner {
+  /** the daemon granted an escalation; the runner must only run exactly this, once */
+  grant(g: EscalationGrant): void;
+}
+
+export function newEscalationToken(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** Grants waiting for their shim; a runner without its own store can redeem from here. */
+export class GrantTable implements EscalationRunner {
+  private readonly grants = new Map<string, EscalationGrant>();
+
+  grant(g: EscalationGrant): void {
+    this.grants.set(g.token, g);
+  }
+
+  /** One-time: the grant is gone after this, whatever the outcome. */
+  redeem(token: string): EscalationGrant | undefined {
+    const g = this.grants.get(token);
+    this.grants.delete(token);
+    for (const [t, x] of this.grants) if (x.expires_at < Date.now()) this.grants.delete(t);
+    return g && g.expires_at >= Date.now() ? g : undefined;
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The daemon process: folders, the session lock, config, policy, audit log, the request and approval
+ * servers, signals and shutdown. `runDaemon` resolves when the daemon has stopped.
+ */
+import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
+import { loadConfig } from '../config/load.js';
+import { gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
+import { RequestServer } from '../protocol/server.js';
+import { ApprovalServer } from './approval-server.js';
+import { AuditLog } from './audit.js';
+import { Daemon } from './daemon.js';
+import { GrantTable } from './escalation.js';
+import { acquireLock } from './lock.js';
+import { PolicyWatcher } from './policy-watch.js';
+import { policyBinding } from './policy-binding.js';
+import type { Approver } from './approver.js';
+
+export interface RunDaemonOptions {
+  env: Env;
+  /** config keys from daemon flags */
+  flags?: Record<string, string>;
+  /** attach this terminal approver (foreground run on a TTY) */
+  terminal?: (d: Daemon<unknown>) => Approver & { close(): void };
+  log?: (line: string) => void;
+  /** called once the daemon answers on its sockets */
+  onReady?: (paths: GatePaths) => void;
+}
+
+export class DaemonStartError extends Error {}
+
+/** Owner-only folders, created or tightened. */
+export function ensureDirs(paths: GatePaths): void {
+  for (const d of [paths.runtime, paths.sessionDir, paths.requestDir, paths.clientDir, paths.approvalDir]) {
+    mkdirSync(d, { recursive: true, mode: 0o700 });
+    chmodSync(d, 0o700);
+  }
+}
+
+export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`));
+  const paths = gatePaths(opts.env);
+  const config = loadConfig({ file: paths.configFile, env: opts.env, flags: opts.flags });
+  ensureDirs(paths);
+  const lock = acquireLock(paths.lockFile);
+  if (!lock.ok) throw new DaemonStartError(`a gate daemon is already running for session '${paths.session}' (pid ${lock.owner})`);
+  const cleanups: (() => void)[] = [() => lock.lock.release()];
+  const cleanup = (): void => {
+    for (const f of cleanups.reverse()) {
+      try {
+        f();
+      } catch {
+        /* keep cleaning */
+      }
+    }
+  };
+  try {
+    const audit = new AuditLog(config.audit_log ?? paths.auditLog, paths.session);
+    cleanups.push(() => audit.close());
+    const binding = policyBinding({ env: opts.env, extraFiles: config.rules, gitReadOnly: () => daemon.config.git_read_only });
+    let daemon: Daemon<unknown>;
+    const watcher = new PolicyWatcher<unknown>(binding.loader, (e) => {
+      if (e.ok) log(`policy reloaded from ${e.files.length} file(s)`);
+      else log(`policy reload failed, keeping the last good policy: ${e.error}`);
+      audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
+    });
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    daemon = new Daemon<unknown>({
+      paths,
+      config,
+      policy: watcher,
+      deciderFor: binding.deciderFor,
+      amend: async (prefix) => {
+        const line = await binding.amend(prefix);
+        watcher.reload();
+        return line;
+      },
+      audit,
+      escalation: new GrantTable(),
+      log,
+      requestStop: () => stop(),
+    });
+    const requests = new RequestServer({ requestSock: paths.requestSock, streamSock: paths.streamSock, handle: (m, c) => daemon.handle(m, c), log });
+    await requests.start();
+    cleanups.push(() => requests.close());
+    const approvals = new ApprovalServer(paths.approvalSock, daemon, log);
+    await approvals.start();
+    cleanups.push(() => approvals.close());
+    writeFileSync(paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
+    cleanups.push(() => unlinkSync(paths.pidFile));
+    watcher.start();
+    cleanups.push(() => watcher.stop());
+    cleanups.push(() => daemon.broker.shutdown());
+    if (opts.terminal) {
+      const t = opts.terminal(daemon);
+      const detach = daemon.broker.attach(t);
+      cleanups.push(() => (detach(), t.close()));
+    }
+    const onSignal = (sig: string) => () => {
+      log(`received ${sig}, stopping`);
+      stop();
+    };
+    const handlers: [NodeJS.Signals, () => void][] = (['SIGTERM', 'SIGINT', 'SIGHUP'] as NodeJS.Signals[]).map((s) => [s, onSignal(s)]);
+    for (const [s, h] of handlers) process.on(s, h);
+    cleanups.push(() => handlers.forEach(([s, h]) => process.off(s, h)));
+    audit.write({ kind: 'daemon', detail: `started pid ${process.pid}` });
+    cleanups.push(() => audit.write({ kind: 'daemon', detail: `stopped pid ${process.pid}` }));
+    log(`gate daemon ${process.pid} ready: session '${paths.session}', ${watcher.files.length} rule file(s), approval_policy ${JSON.stringify(config.approval_policy)}, sandbox ${config.sandbox_policy.type}`);
+    opts.onReady?.(paths);
+    await stopped;
+  } finally {
+    cleanup();
+  }
+}

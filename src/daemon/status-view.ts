@@ -1,0 +1,22 @@
+/** Human form of the daemon's status object. */
+export function formatStatus(s: Record<string, unknown>): string {
+  const policy = (s.policy ?? {}) as { files?: string[]; last_reload_error?: { message: string; at: string } | null; loaded_at?: string };
+  const pending = (s.pending ?? []) as { approval_id: string; display: string; cwd: string }[];
+  const approvers = (s.approvers ?? []) as string[];
+  const sp = s.sandbox_policy as { type: string } | undefined;
+  const lines = [
+    `gate daemon: running (pid ${s.pid}, session '${s.session}', since ${s.started_at})`,
+    `decider:         ${s.decider}`,
+    `approval policy: ${s.approval_policy}`,
+    `sandbox policy:  ${sp ? JSON.stringify(sp) : '?'}`,
+    `rule files:      ${policy.files?.length ? '' : '(none)'}`,
+    ...(policy.files ?? []).map((f) => `  ${f}`),
+    `policy loaded:   ${policy.loaded_at}`,
+    `reload error:    ${policy.last_reload_error ? `${policy.last_reload_error.message} (at ${policy.last_reload_error.at}; the last good policy is in use)` : 'none'}`,
+    `approvers:       ${approvers.length ? approvers.join(', ') : "none (prompts are denied at once; run 'gate approve')"}`,
+    `pending prompts: ${pending.length || 'none'}`,
+    ...pending.map((p) => `  ${p.approval_id}  ${p.display}  (cwd ${p.cwd})`),
+    `audit log:       ${(s.paths as { audit_log?: string } | undefined)?.audit_log ?? '?'}`,
+  ];
+  return lines.join('\n') + '\n';
+}

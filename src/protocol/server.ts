@@ -1,0 +1,244 @@
+/**
+ * The request channel, server side: `request.sock` (unix datagrams, one JSON message each) and `stream.sock`
+ * (u32 LE length + JSON frames) for anything over MAX_DATAGRAM. Transport only: idempotent retries (a reply
+ * is cached by request id, an in-flight request is never handled twice), `pending` keepalives while a
+ * handler waits for a human, error replies for bad input, bounded retry when a reply hits EAGAIN. What a
+ * message means is the handler's business.
+ */
+import { chmodSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { decode, Deframer, encode, frame, needsStream, ProtocolError, type Envelope } from './codec.js';
+import { MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
+import { checkSocketPath } from './paths.js';
+import { EAGAIN, unixDgram, type DgramSocket } from './dgram.js';
+
+export interface HandlerContext {
+  /** 'dgram' or 'stream': where the request came from */
+  transport: 'dgram' | 'stream';
+  /** the sender's bound path (datagrams), for logs */
+  peer?: string;
+  /** mark the request as waiting on approvals (keepalives flow while set), or clear it with null */
+  setPending(approvalIds: string[] | null): void;
+}
+
+export type RequestHandler = (msg: Envelope, ctx: HandlerContext) => Promise<Reply>;
+
+export interface RequestServerOptions {
+  requestSock: string;
+  streamSock: string;
+  handle: RequestHandler;
+  log: (line: string) => void;
+  /** how long a finished reply stays cached for retries */
+  replyCacheMs?: number;
+  keepaliveMs?: number;
+}
+
+interface Target {
+  send(buf: Buffer): void;
+  transport: 'dgram' | 'stream';
+}
+
+interface Entry {
+  target: Target;
+  reply?: Buffer;
+  pending?: string[];
+  timer?: NodeJS.Timeout;
+  expires: number;
+}
+
+export function errorReply(id: string, code: ErrorCode, message: string): ErrorReply {
+  return { v: PROTOCOL_VERSION, id, type: 'error', code, message };
+}
+
+export class RequestServer {
+  private dgram?: DgramSocket;
+  private stream?: Server;
+  private readonly entries = new Map<string, Entry>();
+  private sweeper?: NodeJS.Timeout;
+  private logBudget = { until: 0, left: 0, dropped: 0 };
+  readonly counters = { requests: 0, errors: 0, replyDrops: 0 };
+
+  constructor(private readonly opts: RequestServerOptions) {}
+
+  async start(): Promise<void> {
+    const { requestSock, streamSock } = this.opts;
+    checkSocketPath(requestSock);
+    checkSocketPath(streamSock);
+    for (const p of [requestSock, streamSock]) unlinkQuiet(p); // stale: the caller holds the session lock
+    const sock = unixDgram.createSocket('unix_dgram', (buf, rinfo) => this.onDatagram(buf, rinfo.path));
+    await new Promise<void>((resolve, reject) => {
+      sock.once('listening', resolve);
+      sock.once('error', reject);
+      sock.bind(requestSock);
+    });
+    sock.on('error', (e: Error) => this.logLimited(`request.sock: ${e.message}`));
+    chmodSync(requestSock, 0o600);
+    this.dgram = sock;
+    const server = createServer((c) => this.onConnection(c));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(streamSock, () => resolve());
+    });
+    chmodSync(streamSock, 0o600);
+    this.stream = server;
+    this.sweeper = setInterval(() => this.sweep(), 5_000);
+    this.sweeper.unref();
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const e of this.entries.values()) clearInterval(e.timer);
+    this.entries.clear();
+    try {
+      this.dgram?.close();
+    } catch {
+      /* closed */
+    }
+    this.stream?.close();
+    unlinkQuiet(this.opts.requestSock);
+    unlinkQuiet(this.opts.streamSock);
+  }
+
+  private onDatagram(buf: Buffer, peer: string | undefined): void {
+    const target: Target | undefined = peer ? { transport: 'dgram', send: (b) => this.sendDatagram(b, peer) } : undefined;
+    if (!peer) this.logLimited(`request.sock: datagram of ${buf.length} bytes from a sender without a bound path: no reply possible`);
+    // unix-dgram reads into a 64 KiB buffer and drops MSG_TRUNC: a full buffer means the message was cut.
+    if (buf.length >= 65_536) {
+      this.reject(target, errorReply(readIdLoosely(buf), 'too-large', `datagram of ${buf.length}+ bytes was truncated; send messages over ${MAX_DATAGRAM} bytes on stream.sock`));
+      return;
+    }
+    this.dispatch(buf, target, peer);
+  }
+
+  private onConnection(c: Socket): void {
+    const deframer = new Deframer();
+    const target: Target = { transport: 'stream', send: (b) => c.writable && c.write(frame(b)) };
+    c.on('error', () => c.destroy());
+    c.on('data', (chunk: Buffer) => {
+      let frames: Buffer[];
+      try {
+        frames = deframer.push(chunk);
+      } catch (e) {
+        this.reject(target, errorReply('-', 'too-large', (e as Error).message));
+        c.end();
+        return;
+      }
+      for (const f of frames) this.dispatch(f, target, undefined);
+    });
+  }
+
+  private dispatch(buf: Buffer, target: Target | undefined, peer: string | undefined): void {
+    this.counters.requests++;
+    let msg: Envelope;
+    try {
+      msg = decode(buf);
+    } catch (e) {
+      const pe = e instanceof ProtocolError ? e : new ProtocolError('malformed', String(e));
+      this.reject(target, errorReply(pe.id ?? readIdLoosely(buf), pe.code, pe.message));
+      return;
+    }
+    const existing = this.entries.get(msg.id);
+    if (existing) {
+      // A retry: never handle twice. Answer from the cache, or follow the in-flight request.
+      if (target) existing.target = target;
+      if (existing.reply) this.deliver(existing, existing.reply, msg.id);
+      else if (existing.pending) this.sendPending(existing, msg.id);
+      return;
+    }
+    if (!target) return;
+    const entry: Entry = { target, expires: Number.POSITIVE_INFINITY };
+    this.entries.set(msg.id, entry);
+    const ctx: HandlerContext = {
+      transport: target.transport,
+      peer,
+      setPending: (ids) => this.setPending(entry, msg.id, ids),
+    };
+    let p: Promise<Reply>;
+    try {
+      p = this.opts.handle(msg, ctx);
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    p.catch((e: unknown) => {
+      this.opts.log(`request ${msg.type} ${msg.id}: internal error: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+      return errorReply(msg.id, 'internal', `daemon error: ${e instanceof Error ? e.message : String(e)}; see the daemon log`);
+    }).then((reply) => {
+      this.setPending(entry, msg.id, null);
+      entry.reply = encode(reply as unknown as Envelope);
+      entry.expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
+      this.deliver(entry, entry.reply, msg.id);
+    });
+  }
+
+  private deliver(entry: Entry, buf: Buffer, id: string): void {
+    if (entry.target.transport === 'dgram' && needsStream(buf))
+      entry.target.send(encode(errorReply(id, 'too-large', `reply of ${buf.length} bytes is over ${MAX_DATAGRAM}; resend the same request on stream.sock`) as unknown as Envelope));
+    else entry.target.send(buf);
+  }
+
+  private setPending(entry: Entry, id: string, ids: string[] | null): void {
+    clearInterval(entry.timer);
+    entry.timer = undefined;
+    entry.pending = ids ?? undefined;
+    if (!ids) return;
+    this.sendPending(entry, id);
+    entry.timer = setInterval(() => this.sendPending(entry, id), this.opts.keepaliveMs ?? 1_000);
+  }
+
+  private sendPending(entry: Entry, id: string): void {
+    if (entry.pending) entry.target.send(encode({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
+  }
+
+  private reject(target: Target | undefined, err: ErrorReply): void {
+    this.counters.errors++;
+    this.logLimited(`request rejected (${err.code}): ${err.message}`);
+    target?.send(encode(err as unknown as Envelope));
+  }
+
+  /** Datagram replies: EAGAIN (receiver's queue full) gets a bounded, backed-off retry. */
+  private sendDatagram(buf: Buffer, path: string, attempt = 0): void {
+    if (!this.dgram) return;
+    this.dgram.send(buf, 0, buf.length, path, (err) => {
+      if (!err) return;
+      if ((err.code === EAGAIN || err.message === 'congestion') && attempt < 8) {
+        setTimeout(() => this.sendDatagram(buf, path, attempt + 1), 2 ** attempt);
+        return;
+      }
+      this.counters.replyDrops++;
+      this.logLimited(`reply to ${path} dropped: ${err.message}`);
+    });
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, e] of this.entries) if (e.expires < now) this.entries.delete(id);
+  }
+
+  /** Logs at most 20 lines per 10 s so a flood of garbage cannot fill the disk. */
+  private logLimited(line: string): void {
+    const now = Date.now();
+    const b = this.logBudget;
+    if (now > b.until) {
+      if (b.dropped) this.opts.log(`(${b.dropped} similar log lines suppressed)`);
+      b.until = now + 10_000;
+      b.left = 20;
+      b.dropped = 0;
+    }
+    if (b.left-- > 0) this.opts.log(line);
+    else b.dropped++;
+  }
+}
+
+function unlinkQuiet(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    /* not there */
+  }
+}
+
+/** For error replies to undecodable messages: the id, if one can be seen at all. */
+function readIdLoosely(buf: Buffer): string {
+  const m = /"id"\s*:\s*"([^"\\]{1,128})"/.exec(buf.subarray(0, 4096).toString('utf8'));
+  return m ? m[1] : '-';
+}

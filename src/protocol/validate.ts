@@ -1,0 +1,66 @@
+/**
+ * Server-side field validation of request-channel messages (the codec checks only the envelope). Each
+ * validator returns the typed message or throws ProtocolError('malformed') naming the bad field.
+ */
+import { ProtocolError, type Envelope } from './codec.js';
+import type { ExecRequest, PreflightRequest, RunFinished } from './messages.js';
+
+function fail(m: Envelope, what: string): never {
+  throw new ProtocolError('malformed', `${m.type} request ${m.id}: ${what}`, m.id);
+}
+
+function str(m: Envelope, k: string, opt = false): void {
+  if (opt && m[k] === undefined) return;
+  if (typeof m[k] !== 'string') fail(m, `"${k}" must be a string`);
+}
+
+function strArray(m: Envelope, k: string, opt = false, nonEmpty = false): void {
+  const v = m[k];
+  if (opt && v === undefined) return;
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) fail(m, `"${k}" must be a list of strings`);
+  if (nonEmpty && v.length === 0) fail(m, `"${k}" must not be empty`);
+}
+
+function int(m: Envelope, k: string): void {
+  if (!Number.isInteger(m[k])) fail(m, `"${k}" must be an integer`);
+}
+
+function absolute(m: Envelope, k: string): void {
+  str(m, k);
+  if (!(m[k] as string).startsWith('/')) fail(m, `"${k}" must be an absolute path`);
+}
+
+const SANDBOX_PERMISSIONS = new Set(['use_default', 'require_escalated', 'with_additional_permissions']);
+
+export function validatePreflight(m: Envelope): PreflightRequest {
+  str(m, 'shell');
+  if (m.flag !== '-c' && m.flag !== '-lc') fail(m, '"flag" must be "-c" or "-lc"');
+  str(m, 'script');
+  absolute(m, 'cwd');
+  int(m, 'pid');
+  if (!SANDBOX_PERMISSIONS.has(m.sandbox_permissions as string)) fail(m, '"sandbox_permissions" must be use_default, require_escalated or with_additional_permissions');
+  const ap = m.additional_permissions;
+  if (ap !== undefined && (typeof ap !== 'object' || ap === null || Array.isArray(ap))) fail(m, '"additional_permissions" must be an object');
+  str(m, 'justification', true);
+  strArray(m, 'prefix_rule', true, true);
+  return m as unknown as PreflightRequest;
+}
+
+export function validateExec(m: Envelope): ExecRequest {
+  str(m, 'run_id');
+  absolute(m, 'program');
+  strArray(m, 'argv', false, true);
+  absolute(m, 'cwd');
+  int(m, 'pid');
+  const env = m.env;
+  if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string')))
+    fail(m, '"env" must be an object of strings');
+  return m as unknown as ExecRequest;
+}
+
+export function validateRunFinished(m: Envelope): RunFinished {
+  str(m, 'run_id');
+  int(m, 'exit_status');
+  if (typeof m.duration_ms !== 'number') fail(m, '"duration_ms" must be a number');
+  return m as unknown as RunFinished;
+}
