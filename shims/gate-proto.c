@@ -1,0 +1,645 @@
+/* Request-channel client for the exec gate. See gate-proto.h. */
+#define _GNU_SOURCE
+#include "gate-proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------- buffers and JSON writing ---------- */
+
+void gb_init(struct gbuf *b) { b->p = NULL; b->len = b->cap = 0; b->oom = 0; }
+void gb_free(struct gbuf *b) { free(b->p); gb_init(b); }
+
+void gb_put(struct gbuf *b, const char *s, size_t n) {
+  if (b->oom) return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 1024;
+    while (cap < b->len + n + 1) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) { b->oom = 1; return; }
+    b->p = p; b->cap = cap;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = 0;
+}
+void gb_puts(struct gbuf *b, const char *s) { gb_put(b, s, strlen(s)); }
+
+int gate_utf8_valid(const char *s, size_t n) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = u[i];
+    if (c < 0x80) { i++; continue; }
+    size_t k; unsigned min;
+    if ((c & 0xe0) == 0xc0) { k = 1; c &= 0x1f; min = 0x80; }
+    else if ((c & 0xf0) == 0xe0) { k = 2; c &= 0x0f; min = 0x800; }
+    else if ((c & 0xf8) == 0xf0) { k = 3; c &= 0x07; min = 0x10000; }
+    else return 0;
+    if (i + k >= n) return 0;
+    for (size_t j = 1; j <= k; j++) {
+      if ((u[i + j] & 0xc0) != 0x80) return 0;
+      c = (c << 6) | (u[i + j] & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return 0;
+    i += k + 1;
+  }
+  return 1;
+}
+
+static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void gb_json_str(struct gbuf *b, const char *s, size_t n, int b64) {
+  gb_put(b, "\"", 1);
+  if (b64) {
+    const unsigned char *u = (const unsigned char *)s;
+    char q[4];
+    for (size_t i = 0; i < n; i += 3) {
+      unsigned v = u[i] << 16 | (i + 1 < n ? u[i + 1] << 8 : 0) | (i + 2 < n ? u[i + 2] : 0);
+      q[0] = B64[v >> 18 & 63]; q[1] = B64[v >> 12 & 63];
+      q[2] = i + 1 < n ? B64[v >> 6 & 63] : '=';
+      q[3] = i + 2 < n ? B64[v & 63] : '=';
+      gb_put(b, q, 4);
+    }
+  } else {
+    size_t start = 0;
+    for (size_t i = 0; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      if (c >= 0x20 && c != '"' && c != '\\') continue;
+      gb_put(b, s + start, i - start);
+      char e[8];
+      if (c == '"') gb_put(b, "\\\"", 2);
+      else if (c == '\\') gb_put(b, "\\\\", 2);
+      else if (c == '\n') gb_put(b, "\\n", 2);
+      else if (c == '\t') gb_put(b, "\\t", 2);
+      else { snprintf(e, sizeof e, "\\u%04x", c); gb_put(b, e, 6); }
+      start = i + 1;
+    }
+    gb_put(b, s + start, n - start);
+  }
+  gb_put(b, "\"", 1);
+}
+
+/* ---------- a small JSON reader (replies only; depth and size bounded) ---------- */
+
+struct jp { const char *s, *e; int depth; };
+
+static void ws(struct jp *p) { while (p->s < p->e && (*p->s == ' ' || *p->s == '\n' || *p->s == '\r' || *p->s == '\t')) p->s++; }
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* Parse a string; copy (truncated) into out when out != NULL. */
+static int jstr(struct jp *p, char *out, size_t outlen) {
+  size_t o = 0;
+  if (p->s >= p->e || *p->s != '"') return -1;
+  p->s++;
+  while (p->s < p->e && *p->s != '"') {
+    unsigned c = (unsigned char)*p->s++;
+    if (c < 0x20) return -1;
+    char tmp[4]; size_t tl = 1; tmp[0] = (char)c;
+    if (c == '\\') {
+      if (p->s >= p->e) return -1;
+      char e = *p->s++;
+      switch (e) {
+        case '"': case '\\': case '/': tmp[0] = e; break;
+        case 'n': tmp[0] = '\n'; break;
+        case 't': tmp[0] = '\t'; break;
+        case 'r': tmp[0] = '\r'; break;
+        case 'b': tmp[0] = '\b'; break;
+        case 'f': tmp[0] = '\f'; break;
+        case 'u': {
+          if (p->e - p->s < 4) return -1;
+          unsigned v = 0;
+          for (int i = 0; i < 4; i++) { int h = hexval(p->s[i]); if (h < 0) return -1; v = v << 4 | (unsigned)h; }
+          p->s += 4;
+          if (v >= 0xd800 && v <= 0xdbff && p->e - p->s >= 6 && p->s[0] == '\\' && p->s[1] == 'u') {
+            unsigned w = 0; int ok = 1;
+            for (int i = 0; i < 4; i++) { int h = hexval(p->s[2 + i]); if (h < 0) ok = 0; else w = w << 4 | (unsigned)h; }
+            if (ok && w >= 0xdc00 && w <= 0xdfff) { v = 0x10000 + ((v - 0xd800) << 10) + (w - 0xdc00); p->s += 6; }
+          }
+          if (v < 0x80) { tmp[0] = (char)v; tl = 1; }
+          else if (v < 0x800) { tmp[0] = (char)(0xc0 | v >> 6); tmp[1] = (char)(0x80 | (v & 63)); tl = 2; }
+          else if (v < 0x10000) { tmp[0] = (char)(0xe0 | v >> 12); tmp[1] = (char)(0x80 | (v >> 6 & 63)); tmp[2] = (char)(0x80 | (v & 63)); tl = 3; }
+          else { tmp[0] = (char)(0xf0 | v >> 18); tmp[1] = (char)(0x80 | (v >> 12 & 63)); tmp[2] = (char)(0x80 | (v >> 6 & 63)); tmp[3] = (char)(0x80 | (v & 63)); tl = 4; }
+          break;
+        }
+        default: return -1;
+      }
+    }
+    if (out) for (size_t i = 0; i < tl; i++) if (o + 1 < outlen) out[o++] = tmp[i];
+  }
+  if (p->s >= p->e) return -1;
+  p->s++;
+  if (out && outlen) out[o] = 0;
+  return 0;
+}
+
+static int jskip(struct jp *p);
+
+static int jlit(struct jp *p, const char *lit) {
+  size_t n = strlen(lit);
+  if ((size_t)(p->e - p->s) < n || memcmp(p->s, lit, n)) return -1;
+  p->s += n;
+  return 0;
+}
+
+static int jskip(struct jp *p) {
+  ws(p);
+  if (p->s >= p->e || ++p->depth > 64) return -1;
+  int rc = 0;
+  char c = *p->s;
+  if (c == '"') rc = jstr(p, NULL, 0);
+  else if (c == '{' || c == '[') {
+    char close = c == '{' ? '}' : ']';
+    p->s++; ws(p);
+    if (p->s < p->e && *p->s == close) { p->s++; p->depth--; return 0; }
+    for (;;) {
+      if (c == '{') { ws(p); if (jstr(p, NULL, 0)) return -1; ws(p); if (p->s >= p->e || *p->s++ != ':') return -1; }
+      if (jskip(p)) return -1;
+      ws(p);
+      if (p->s >= p->e) return -1;
+      if (*p->s == ',') { p->s++; continue; }
+      if (*p->s == close) { p->s++; break; }
+      return -1;
+    }
+  } else if (c == 't') rc = jlit(p, "true");
+  else if (c == 'f') rc = jlit(p, "false");
+  else if (c == 'n') rc = jlit(p, "null");
+  else if (c == '-' || (c >= '0' && c <= '9')) {
+    p->s++;
+    while (p->s < p->e && strchr("0123456789.eE+-", *p->s)) p->s++;
+  } else rc = -1;
+  p->depth--;
+  return rc;
+}
+
+/* Iterate an object: calls fn(key, p) positioned at each value; fn must consume the value. */
+typedef int (*jfield)(const char *key, struct jp *p, void *ctx);
+static int jobject(struct jp *p, jfield fn, void *ctx) {
+  ws(p);
+  if (p->s >= p->e || *p->s != '{') return -1;
+  if (++p->depth > 64) return -1;
+  p->s++; ws(p);
+  if (p->s < p->e && *p->s == '}') { p->s++; p->depth--; return 0; }
+  for (;;) {
+    char key[64];
+    ws(p);
+    if (jstr(p, key, sizeof key)) return -1;
+    ws(p);
+    if (p->s >= p->e || *p->s++ != ':') return -1;
+    ws(p);
+    if (fn(key, p, ctx)) return -1;
+    ws(p);
+    if (p->s >= p->e) return -1;
+    if (*p->s == ',') { p->s++; continue; }
+    if (*p->s == '}') { p->s++; break; }
+    return -1;
+  }
+  p->depth--;
+  return 0;
+}
+
+static int action_field(const char *key, struct jp *p, void *ctx) {
+  struct gate_reply *r = ctx;
+  if (!strcmp(key, "type")) {
+    char t[32];
+    if (jstr(p, t, sizeof t)) return -1;
+    r->action = !strcmp(t, "Run") ? GA_RUN : !strcmp(t, "Escalate") ? GA_ESCALATE : !strcmp(t, "Deny") ? GA_DENY : GA_NONE;
+    return 0;
+  }
+  if (!strcmp(key, "reason") && *p->s == '"') return jstr(p, r->reason, sizeof r->reason);
+  return jskip(p);
+}
+
+struct subctx { struct gate_reply *r; char argv[512]; char reason[512]; int deny; };
+
+static int sub_action_field(const char *key, struct jp *p, void *ctx) {
+  struct subctx *s = ctx;
+  if (!strcmp(key, "type")) { char t[32]; if (jstr(p, t, sizeof t)) return -1; s->deny = !strcmp(t, "Deny"); return 0; }
+  if (!strcmp(key, "reason") && *p->s == '"') return jstr(p, s->reason, sizeof s->reason);
+  return jskip(p);
+}
+
+static int sub_field(const char *key, struct jp *p, void *ctx) {
+  struct subctx *s = ctx;
+  if (!strcmp(key, "action")) return jobject(p, sub_action_field, s);
+  if (!strcmp(key, "argv") && *p->s == '[') {
+    /* join the words with spaces for the message */
+    size_t o = 0;
+    p->s++; ws(p);
+    if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
+    for (;;) {
+      char w[256];
+      ws(p);
+      if (jstr(p, w, sizeof w)) return -1;
+      size_t wl = strlen(w);
+      if (o && o + 1 < sizeof s->argv) s->argv[o++] = ' ';
+      for (size_t i = 0; i < wl && o + 1 < sizeof s->argv; i++) s->argv[o++] = w[i];
+      s->argv[o] = 0;
+      ws(p);
+      if (p->s >= p->e) return -1;
+      if (*p->s == ',') { p->s++; continue; }
+      if (*p->s == ']') { p->s++; return 0; }
+      return -1;
+    }
+  }
+  return jskip(p);
+}
+
+static int reply_field(const char *key, struct jp *p, void *ctx) {
+  struct gate_reply *r = ctx;
+  if (!strcmp(key, "type")) return jstr(p, r->type, sizeof r->type);
+  if (!strcmp(key, "id")) return jstr(p, r->id, sizeof r->id);
+  if (!strcmp(key, "action")) return jobject(p, action_field, r);
+  if (!strcmp(key, "escalation_token") && *p->s == '"') return jstr(p, r->token, sizeof r->token);
+  if (!strcmp(key, "run_id")) return jstr(p, r->run_id, sizeof r->run_id);
+  if (!strcmp(key, "message") && *p->s == '"') return jstr(p, r->reason, sizeof r->reason);
+  if (!strcmp(key, "subcommands") && *p->s == '[') {
+    p->s++; ws(p);
+    if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
+    for (;;) {
+      struct subctx s = { r, "", "", 0 };
+      if (jobject(p, sub_field, &s)) return -1;
+      if (s.deny && r->deny_count < 8) {
+        snprintf(r->denied[r->deny_count++], sizeof r->denied[0], "%s: %s", s.argv, s.reason[0] ? s.reason : "denied");
+      }
+      ws(p);
+      if (p->s >= p->e) return -1;
+      if (*p->s == ',') { p->s++; continue; }
+      if (*p->s == ']') { p->s++; return 0; }
+      return -1;
+    }
+  }
+  return jskip(p);
+}
+
+int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen) {
+  memset(r, 0, sizeof *r);
+  struct jp p = { json, json + n, 0 };
+  if (jobject(&p, reply_field, r)) { snprintf(err, errlen, "malformed reply from the daemon (not a JSON object)"); return -1; }
+  ws(&p);
+  if (p.s != p.e) { snprintf(err, errlen, "malformed reply from the daemon (trailing data)"); return -1; }
+  if (!r->type[0] || !r->id[0]) { snprintf(err, errlen, "malformed reply from the daemon (no type or id)"); return -1; }
+  return 0;
+}
+
+/* ---------- configuration ---------- */
+
+static const char *need(const char *name, char *err, size_t errlen) {
+  const char *v = getenv(name);
+  if (!v || !*v) { snprintf(err, errlen, "%s is not set (the run's exec gate is incomplete)", name); return NULL; }
+  return v;
+}
+
+int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen) {
+  memset(c, 0, sizeof *c);
+  if (!(c->request_sock = need("GATE_REQUEST_SOCK", err, errlen))) return -1;
+  if (!(c->stream_sock = need("GATE_STREAM_SOCK", err, errlen))) return -1;
+  if (!(c->escalate_sock = need("GATE_ESCALATE_SOCK", err, errlen))) return -1;
+  if (!(c->client_dir = need("GATE_CLIENT_DIR", err, errlen))) return -1;
+  if (!(c->run_id = need("GATE_RUN", err, errlen))) return -1;
+  const char *t = getenv("GATE_EXEC_TIMEOUT_MS");
+  c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 1000;
+  c->attempts = 5;
+  return 0;
+}
+
+void gate_new_id(char *out, size_t n) {
+  static unsigned counter;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned r = 0;
+  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) { if (read(fd, &r, sizeof r) < 0) r = 0; close(fd); }
+  snprintf(out, n, "g%x-%lx%lx-%x-%x", (unsigned)getpid(), (long)ts.tv_sec, (long)ts.tv_nsec, ++counter, r);
+}
+
+void gate_msg(const char *a, const char *b, const char *c, const char *d) {
+  struct gbuf m; gb_init(&m);
+  gb_puts(&m, "gate-sh: ");
+  if (a) gb_puts(&m, a);
+  if (b) gb_puts(&m, b);
+  if (c) gb_puts(&m, c);
+  if (d) gb_puts(&m, d);
+  gb_puts(&m, "\n");
+  if (!m.oom) { ssize_t w = write(2, m.p, m.len); (void)w; }
+  gb_free(&m);
+}
+
+/* ---------- transport ---------- */
+
+static long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static int set_addr(struct sockaddr_un *a, const char *path, char *err, size_t errlen) {
+  memset(a, 0, sizeof *a);
+  a->sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof a->sun_path) { snprintf(err, errlen, "socket path too long: %s", path); return -1; }
+  strcpy(a->sun_path, path);
+  return 0;
+}
+
+static int unreachable(const char *path, int e, char *err, size_t errlen) {
+  snprintf(err, errlen, "the gate-sh daemon is not reachable at %s (%s); nothing was run: start it with 'gate daemon start' and check 'gate status'",
+           path, strerror(e));
+  return -1;
+}
+
+/* A reply for our id: 1 = final (r filled), 0 = pending/other id (keep waiting), -1 = error. */
+static int take(const char *buf, size_t n, const char *id, struct gate_reply *r, char *err, size_t errlen) {
+  if (gate_parse_reply(buf, n, r, err, errlen)) return -1;
+  if (strcmp(r->id, id)) return 0; /* a late reply to an earlier request: not ours */
+  if (!strcmp(r->type, "pending")) return 0;
+  if (!strcmp(r->type, "error")) {
+    snprintf(err, errlen, "the daemon refused the request: %s", r->reason[0] ? r->reason : "protocol error");
+    return -1;
+  }
+  return 1;
+}
+
+static int request_stream(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
+                          char *err, size_t errlen) {
+  struct sockaddr_un a;
+  if (set_addr(&a, c->stream_sock, err, errlen)) return -1;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
+  if (connect(fd, (struct sockaddr *)&a, sizeof a)) { int e = errno; close(fd); return unreachable(c->stream_sock, e, err, errlen); }
+  uint32_t len = (uint32_t)msg->len;
+  unsigned char head[4] = { len & 255, len >> 8 & 255, len >> 16 & 255, len >> 24 & 255 };
+  struct gbuf out; gb_init(&out);
+  gb_put(&out, (const char *)head, 4);
+  gb_put(&out, msg->p, msg->len);
+  size_t off = 0;
+  while (!out.oom && off < out.len) {
+    ssize_t w = send(fd, out.p + off, out.len - off, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) { int e = errno; gb_free(&out); close(fd); return unreachable(c->stream_sock, e, err, errlen); }
+    off += (size_t)w;
+  }
+  gb_free(&out);
+  struct gbuf in; gb_init(&in);
+  int rc = -1;
+  long silent_until = now_ms() + (long)c->timeout_ms * c->attempts;
+  for (;;) {
+    while (in.len >= 4) {
+      const unsigned char *u = (const unsigned char *)in.p;
+      uint32_t n = u[0] | u[1] << 8 | u[2] << 16 | (uint32_t)u[3] << 24;
+      if (n > GATE_MAX_FRAME) { snprintf(err, errlen, "malformed reply from the daemon (frame too large)"); goto out; }
+      if (in.len < 4 + n) break;
+      int t = take(in.p + 4, n, id, r, err, errlen);
+      if (t) { rc = t > 0 ? 0 : -1; goto out; }
+      memmove(in.p, in.p + 4 + n, in.len - 4 - n);
+      in.len -= 4 + n;
+      silent_until = now_ms() + (long)c->timeout_ms * c->attempts;
+    }
+    long left = silent_until - now_ms();
+    if (left <= 0) { snprintf(err, errlen, "the gate-sh daemon did not answer (timeout); nothing was run: check 'gate status'"); goto out; }
+    struct pollfd pf = { fd, POLLIN, 0 };
+    int pr = poll(&pf, 1, (int)left);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) continue;
+    char chunk[65536];
+    ssize_t got = recv(fd, chunk, sizeof chunk, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) { snprintf(err, errlen, "the gate-sh daemon closed the connection without an answer; nothing was run: check 'gate status'"); goto out; }
+    gb_put(&in, chunk, (size_t)got);
+    if (in.oom) { snprintf(err, errlen, "out of memory"); goto out; }
+  }
+out:
+  gb_free(&in);
+  close(fd);
+  return rc;
+}
+
+int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
+                 char *err, size_t errlen) {
+  if (msg->oom) { snprintf(err, errlen, "out of memory building the request"); return -1; }
+  if (msg->len > GATE_MAX_DATAGRAM) return request_stream(c, id, msg, r, err, errlen);
+  struct sockaddr_un to, me;
+  if (set_addr(&to, c->request_sock, err, errlen)) return -1;
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s.sock", c->client_dir, id);
+  if (set_addr(&me, path, err, errlen)) return -1;
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
+  unlink(path);
+  mode_t old = umask(077);
+  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
+  umask(old);
+  if (b) { snprintf(err, errlen, "cannot bind the reply socket %s (%s); nothing was run", path, strerror(errno)); close(fd); return -1; }
+  struct timeval tv = { 1, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  int rc = -1;
+  char *buf = malloc(GATE_MAX_DATAGRAM + 4096);
+  if (!buf) { snprintf(err, errlen, "out of memory"); goto out; }
+  for (int attempt = 0; attempt < c->attempts; attempt++) {
+    ssize_t s;
+    do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to);
+    while (s < 0 && errno == EINTR);
+    if (s < 0 && errno != EAGAIN && errno != ENOBUFS) { unreachable(c->request_sock, errno, err, errlen); goto out; }
+    long deadline = now_ms() + c->timeout_ms;
+    for (;;) {
+      long left = deadline - now_ms();
+      if (left <= 0) break;
+      struct pollfd pf = { fd, POLLIN, 0 };
+      int pr = poll(&pf, 1, (int)left);
+      if (pr < 0 && errno == EINTR) continue;
+      if (pr <= 0) break;
+      ssize_t n = recv(fd, buf, GATE_MAX_DATAGRAM + 4096, MSG_TRUNC);
+      if (n < 0) { if (errno == EINTR) continue; break; }
+      if (n > GATE_MAX_DATAGRAM + 4096) { snprintf(err, errlen, "malformed reply from the daemon (oversized datagram)"); goto out; }
+      int t = take(buf, (size_t)n, id, r, err, errlen);
+      if (t < 0) goto out;
+      if (t > 0) { rc = 0; goto out; }
+      if (!strcmp(r->type, "pending") && !strcmp(r->id, id)) { deadline = now_ms() + c->timeout_ms * 3L; attempt = 0; }
+    }
+  }
+  snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);
+out:
+  free(buf);
+  close(fd);
+  unlink(path);
+  return rc;
+}
+
+/* ---------- requests ---------- */
+
+int gate_code_loading_name(const char *name, size_t n) {
+  static const char *const names[] = {
+    "PATH", "ENV", "BASH_ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "ZDOTDIR", "INPUTRC",
+    "GCONV_PATH", "LOCPATH", "HOSTALIASES", "CLASSPATH", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "LESSOPEN",
+    "LESSCLOSE", "EDITOR", "VISUAL", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS", "MAKEFLAGS", "MFLAGS",
+    "GEM_PATH", "GEM_HOME", "CARGO_HOME", "RUSTC_WRAPPER", "PERLLIB", NULL };
+  static const char *const prefixes[] = {
+    "LD_", "DYLD_", "GIT_", "BASH_FUNC_", "PYTHON", "NODE_", "PERL5", "RUBY", "JAVA_", "_JAVA_", "JDK_",
+    "NPM_CONFIG_", "npm_config_", "PIP_", NULL };
+  for (int i = 0; names[i]; i++) if (strlen(names[i]) == n && !memcmp(names[i], name, n)) return 1;
+  for (int i = 0; prefixes[i]; i++) { size_t l = strlen(prefixes[i]); if (n >= l && !memcmp(prefixes[i], name, l)) return 1; }
+  return 0;
+}
+
+/* LD_PRELOAD without the gate's own library; NULL when nothing else is left. */
+static char *foreign_preload(const char *v, const char *own) {
+  struct gbuf b; gb_init(&b);
+  const char *s = v;
+  while (*s) {
+    size_t n = strcspn(s, ": ");
+    if (n && !(own && strlen(own) == n && !memcmp(s, own, n))) { if (b.len) gb_put(&b, ":", 1); gb_put(&b, s, n); }
+    s += n;
+    if (*s) s++;
+  }
+  return b.len ? b.p : (gb_free(&b), NULL);
+}
+
+static int is_gate_var(const char *e) { return !strncmp(e, "GATE_", 5); }
+
+void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload) {
+  int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd));
+  for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
+  for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
+  char num[32];
+  gb_puts(b, "{\"v\":1,\"id\":");
+  gb_json_str(b, id, strlen(id), 0);
+  gb_puts(b, ",\"type\":\"exec\",\"run_id\":");
+  gb_json_str(b, c->run_id, strlen(c->run_id), 0);
+  if (b64) gb_puts(b, ",\"encoding\":\"base64\"");
+  gb_puts(b, ",\"program\":");
+  gb_json_str(b, program, strlen(program), b64);
+  gb_puts(b, ",\"argv\":[");
+  for (int i = 0; argv && argv[i]; i++) {
+    if (i) gb_put(b, ",", 1);
+    gb_json_str(b, argv[i], strlen(argv[i]), b64);
+  }
+  gb_puts(b, "],\"cwd\":");
+  gb_json_str(b, cwd, strlen(cwd), b64);
+  snprintf(num, sizeof num, ",\"pid\":%d", (int)getpid());
+  gb_puts(b, num);
+  int any = 0;
+  for (int i = 0; envp && envp[i]; i++) {
+    const char *e = envp[i], *eq = strchr(e, '=');
+    if (!eq || is_gate_var(e) || !gate_code_loading_name(e, (size_t)(eq - e))) continue;
+    const char *val = eq + 1;
+    char *own = NULL;
+    if (eq - e == 10 && !memcmp(e, "LD_PRELOAD", 10)) { own = foreign_preload(val, own_preload); if (!own) continue; val = own; }
+    gb_puts(b, any ? "," : ",\"env\":{");
+    any = 1;
+    gb_json_str(b, e, (size_t)(eq - e), 0);
+    gb_put(b, ":", 1);
+    gb_json_str(b, val, strlen(val), b64);
+    free(own);
+  }
+  if (any) gb_put(b, "}", 1);
+  gb_put(b, "}", 1);
+}
+
+/* ---------- escalation ---------- */
+
+int gate_escalate(const struct gate_conf *c, const char *token, char *const envp[], char *err, size_t errlen) {
+  struct sockaddr_un a;
+  if (set_addr(&a, c->escalate_sock, err, errlen)) return -1;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
+  if (connect(fd, (struct sockaddr *)&a, sizeof a)) { int e = errno; close(fd); return unreachable(c->escalate_sock, e, err, errlen); }
+  /* The frame: {token, env} where env is the exec's environment without the gate's own variables. */
+  struct gbuf m; gb_init(&m);
+  gb_puts(&m, "{\"token\":");
+  gb_json_str(&m, token, strlen(token), 0);
+  int b64 = 0;
+  for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
+  if (b64) gb_puts(&m, ",\"encoding\":\"base64\"");
+  gb_puts(&m, ",\"env\":[");
+  int first = 1;
+  for (int i = 0; envp && envp[i]; i++) {
+    if (is_gate_var(envp[i])) continue;
+    if (!first) gb_put(&m, ",", 1);
+    first = 0;
+    gb_json_str(&m, envp[i], strlen(envp[i]), b64);
+  }
+  gb_puts(&m, "]}");
+  uint32_t len = (uint32_t)m.len;
+  unsigned char head[4] = { len & 255, len >> 8 & 255, len >> 16 & 255, len >> 24 & 255 };
+  /* fds 0-2 as they are; a closed one is replaced by /dev/null so the count is always 3 */
+  int fds[3], opened[3] = { -1, -1, -1 };
+  for (int i = 0; i < 3; i++) {
+    fds[i] = i;
+    if (fcntl(i, F_GETFD) < 0) fds[i] = opened[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
+  }
+  struct iovec iov[2] = { { head, 4 }, { m.p, m.len } };
+  union { char buf[CMSG_SPACE(sizeof fds)]; struct cmsghdr align; } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr mh = { 0 };
+  mh.msg_iov = iov; mh.msg_iovlen = 2;
+  mh.msg_control = u.buf; mh.msg_controllen = sizeof u.buf;
+  struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+  cm->cmsg_level = SOL_SOCKET; cm->cmsg_type = SCM_RIGHTS; cm->cmsg_len = CMSG_LEN(sizeof fds);
+  memcpy(CMSG_DATA(cm), fds, sizeof fds);
+  int rc = -1;
+  ssize_t w;
+  do w = sendmsg(fd, &mh, MSG_NOSIGNAL); while (w < 0 && errno == EINTR);
+  for (int i = 0; i < 3; i++) if (opened[i] >= 0) close(opened[i]);
+  if (w < 0 || m.oom) { snprintf(err, errlen, "escalation: cannot send to %s (%s)", c->escalate_sock, strerror(errno)); goto out; }
+  size_t off = (size_t)w;
+  while (off < 4 + m.len) { /* the rest of a large frame, descriptors already sent */
+    const char *p = off < 4 ? (const char *)head + off : m.p + (off - 4);
+    size_t n = off < 4 ? 4 - off : m.len - (off - 4);
+    ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) { snprintf(err, errlen, "escalation: connection lost while sending (%s)", strerror(errno)); goto out; }
+    off += (size_t)k;
+  }
+  /* The answer: one frame {"exit_status":N} or {"error":"..."}; the wait lasts as long as the command. */
+  char in[8192];
+  size_t got = 0;
+  for (;;) {
+    ssize_t k = recv(fd, in + got, sizeof in - 1 - got, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) { snprintf(err, errlen, "escalation: the daemon closed the connection without an exit status"); goto out; }
+    got += (size_t)k;
+    if (got >= 4) {
+      const unsigned char *h = (const unsigned char *)in;
+      uint32_t n = h[0] | h[1] << 8 | h[2] << 16 | (uint32_t)h[3] << 24;
+      if (n > sizeof in - 5) { snprintf(err, errlen, "escalation: malformed answer from the daemon"); goto out; }
+      if (got >= 4 + n) {
+        in[4 + n] = 0;
+        char *es = strstr(in + 4, "\"exit_status\":");
+        if (es) {
+          int st = atoi(es + 14);
+          if (st < 0 || st > 255) { snprintf(err, errlen, "escalation: malformed exit status from the daemon"); goto out; }
+          rc = st;
+          goto out;
+        }
+        struct jp p = { in + 4, in + 4 + n, 0 };
+        char msg[1024] = "";
+        char *e = strstr(in + 4, "\"error\":");
+        if (e) { p.s = e + 8; while (p.s < p.e && *p.s == ' ') p.s++; if (jstr(&p, msg, sizeof msg)) msg[0] = 0; }
+        snprintf(err, errlen, "escalation refused: %s", msg[0] ? msg : "malformed answer from the daemon");
+        goto out;
+      }
+    }
+    if (got >= sizeof in - 1) { snprintf(err, errlen, "escalation: malformed answer from the daemon"); goto out; }
+  }
+out:
+  gb_free(&m);
+  close(fd);
+  return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * The exec gate's client side of the request channel (src/protocol/messages.ts), in C so it can run
+ * inside any process: JSON building, a small JSON reader for replies, the datagram request/reply with
+ * bounded retries, the stream fallback, and the escalation handshake (descriptors by SCM_RIGHTS).
+ * Nothing here execs anything: the gate never gates its own traffic.
+ */
+#ifndef GATE_PROTO_H
+#define GATE_PROTO_H
+
+#include <stddef.h>
+
+#define GATE_PROTOCOL_VERSION 1
+#define GATE_MAX_DATAGRAM (60 * 1024)
+#define GATE_MAX_FRAME (64 * 1024 * 1024)
+
+/* A growable byte buffer. */
+struct gbuf {
+  char *p;
+  size_t len, cap;
+  int oom;
+};
+void gb_init(struct gbuf *b);
+void gb_free(struct gbuf *b);
+void gb_put(struct gbuf *b, const char *s, size_t n);
+void gb_puts(struct gbuf *b, const char *s);
+/* A JSON string literal; base64 of the raw bytes when b64 is set. */
+void gb_json_str(struct gbuf *b, const char *s, size_t n, int b64);
+int gate_utf8_valid(const char *s, size_t n);
+
+/* The parsed parts of a reply that the gate acts on. Strings are NUL-terminated copies. */
+enum gate_action { GA_NONE, GA_RUN, GA_ESCALATE, GA_DENY };
+struct gate_reply {
+  char type[24];          /* exec | preflight | pending | error | ... */
+  char id[130];
+  enum gate_action action;
+  char reason[1024];      /* Deny reason, or error message */
+  char token[256];        /* escalation_token */
+  char run_id[130];       /* preflight run_id */
+  int deny_count;         /* preflight: denied subcommands listed in denied[] */
+  char denied[8][1024];   /* "<cmd>: <reason>" */
+};
+/* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
+int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);
+
+/* Where to talk. All paths absolute; the client folder exists at the same path for the daemon. */
+struct gate_conf {
+  const char *request_sock, *stream_sock, *escalate_sock, *client_dir, *run_id;
+  int timeout_ms; /* silence allowed before a retry (pending messages reset it) */
+  int attempts;   /* datagram sends of the same id before giving up */
+};
+/* Fill from the environment (GATE_*); -1 with err when something is missing. */
+int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen);
+
+void gate_new_id(char *out, size_t n);
+
+/* Send one request (JSON, with its id) and wait for the reply with that id. Datagram up to
+ * GATE_MAX_DATAGRAM, else the stream socket. 0 on success; -1 with err on any failure (fail closed). */
+int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
+                 char *err, size_t errlen);
+
+/* Escalate: present the token with fds 0/1/2 and the exec's environment on escalate.sock, wait for the
+ * exit status. Returns the status to exit with (0..255), or -1 with err. */
+int gate_escalate(const struct gate_conf *c, const char *token, char *const envp[], char *err, size_t errlen);
+
+/* Build an ExecRequest: program (absolute), argv, cwd, and the code-loading variables of envp. */
+void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload);
+
+/* True for a variable name that can make a program load other code (reported to the daemon). */
+int gate_code_loading_name(const char *name, size_t n);
+
+/* stderr line without stdio (safe after fork, works when stdout is redirected). */
+void gate_msg(const char *a, const char *b, const char *c, const char *d);
+
+#endif

@@ -1,0 +1,502 @@
+/*
+ * libgate.so — the exec-time gate (LD_PRELOAD). Every exec of this process is checked with the gate-sh
+ * daemon first: Run (exec in place), Deny (fail with EACCES, say why on stderr) or Escalate (the daemon
+ * runs the command with our stdin/stdout/stderr and we exit with its status).
+ *
+ * Marks: an exec the gate allowed carries GATE_CHECKED=<pid>:<program>, so the new process's constructor
+ * does not ask again; a process started any other way (glibc-internal spawns, raw syscalls from a dynamic
+ * parent) is checked by the constructor. The constructor removes the marks from the environment, and every
+ * allowed exec gets the gate's variables back (LD_PRELOAD, GATE_*), so `env -i` and friends keep the gate.
+ */
+#define _GNU_SOURCE
+#include "gate-proto.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_SAVED 16
+static struct {
+  char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
+  char shims[PATH_MAX];    /* <dir of lib>/bin/: the nested-shell shims, trusted */
+  char *saved[MAX_SAVED];  /* "GATE_X=value" captured at start, put back into every exec */
+  int nsaved;
+  char then[PATH_MAX];     /* one exec allowed without asking (the sandbox wrapper's inner program) */
+} G;
+
+/* ---------- helpers ---------- */
+
+static void *real(const char *name) {
+  void *f = dlsym(RTLD_NEXT, name);
+  if (!f) { gate_msg("exec gate: cannot find the real ", name, NULL, NULL); _exit(126); }
+  return f;
+}
+
+static int same_file(const char *a, const char *b) {
+  struct stat x, y;
+  return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* argv joined for messages (bounded). */
+static void describe(char *out, size_t n, char *const argv[], const char *program) {
+  size_t o = 0;
+  out[0] = 0;
+  for (int i = 0; argv && argv[i] && o + 1 < n; i++) {
+    if (i && o + 1 < n) out[o++] = ' ';
+    for (const char *s = argv[i]; *s && o + 1 < n; s++) out[o++] = *s;
+    out[o] = 0;
+  }
+  if (!out[0]) snprintf(out, n, "%s", program);
+}
+
+static void absolute(char *out, size_t n, const char *path) {
+  if (path[0] == '/') { snprintf(out, n, "%s", path); return; }
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
+  snprintf(out, n, "%s/%s", strcmp(cwd, "/") ? cwd : "", path);
+}
+
+/* PATH search the way execvp does it (the caller's PATH, default /bin:/usr/bin). 0 or -1 with errno. */
+static int search_path(const char *file, char *out, size_t n) {
+  if (!*file) { errno = ENOENT; return -1; }
+  if (strchr(file, '/')) { snprintf(out, n, "%s", file); return 0; }
+  const char *path = getenv("PATH");
+  if (!path) path = "/bin:/usr/bin";
+  int saw_eacces = 0;
+  for (const char *s = path;; ) {
+    size_t l = strcspn(s, ":");
+    char cand[PATH_MAX];
+    if (l == 0) snprintf(cand, sizeof cand, "%s", file);
+    else snprintf(cand, sizeof cand, "%.*s/%s", (int)l, s, file);
+    struct stat st;
+    if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+      if (access(cand, X_OK) == 0) { snprintf(out, n, "%s", cand); return 0; }
+      saw_eacces = 1;
+    }
+    if (!s[l]) break;
+    s += l + 1;
+  }
+  errno = saw_eacces ? EACCES : ENOENT;
+  return -1;
+}
+
+/* ---------- environments ---------- */
+
+static int own_var(const char *e) {
+  return !strncmp(e, "GATE_", 5) || !strncmp(e, "LD_PRELOAD=", 11);
+}
+
+/* The exec's environment with the gate put back: saved GATE_* vars, our library first in LD_PRELOAD,
+ * the caller's other LD_PRELOAD entries kept (the daemon saw them), and the marks. */
+static char **gated_env(char *const envp[], const char *checked, const char *escalate_token) {
+  size_t n = 0;
+  for (int i = 0; envp && envp[i]; i++) n++;
+  char **out = malloc((n + MAX_SAVED + 4) * sizeof *out);
+  if (!out) return NULL;
+  size_t o = 0;
+  const char *foreign = NULL;
+  for (int i = 0; envp && envp[i]; i++) {
+    if (!strncmp(envp[i], "LD_PRELOAD=", 11)) foreign = envp[i] + 11;
+    if (!own_var(envp[i])) out[o++] = envp[i];
+  }
+  for (int i = 0; i < G.nsaved; i++) out[o++] = G.saved[i];
+  struct gbuf pre; gb_init(&pre);
+  gb_puts(&pre, "LD_PRELOAD=");
+  gb_puts(&pre, G.lib);
+  for (const char *s = foreign; s && *s; ) {
+    size_t l = strcspn(s, ": ");
+    if (l && !(strlen(G.lib) == l && !memcmp(s, G.lib, l))) { gb_put(&pre, ":", 1); gb_put(&pre, s, l); }
+    s += l;
+    if (*s) s++;
+  }
+  if (pre.oom) { free(out); return NULL; }
+  out[o++] = pre.p;
+  if (checked) {
+    char *m = malloc(strlen(checked) + 64);
+    if (m) { sprintf(m, "GATE_CHECKED=%d:%s", (int)getpid(), checked); out[o++] = m; }
+  }
+  if (escalate_token) {
+    char *m = malloc(strlen(escalate_token) + 64);
+    if (m) { sprintf(m, "GATE_ESCALATE=%d:%s", (int)getpid(), escalate_token); out[o++] = m; }
+  }
+  out[o] = NULL;
+  return out;
+}
+
+/* Put the gate back into this process's own environment (before system()/popen(), whose children
+ * inherit environ). */
+static void restore_environ(void) {
+  for (int i = 0; i < G.nsaved; i++) {
+    char *eq = strchr(G.saved[i], '=');
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - G.saved[i]), G.saved[i]);
+    const char *cur = getenv(name);
+    if (!cur || strcmp(cur, eq + 1)) setenv(name, eq + 1, 1);
+  }
+  const char *pre = getenv("LD_PRELOAD");
+  if (!pre || strncmp(pre, G.lib, strlen(G.lib))) {
+    struct gbuf b; gb_init(&b);
+    gb_puts(&b, G.lib);
+    if (pre && *pre) { gb_puts(&b, ":"); gb_puts(&b, pre); }
+    if (!b.oom) setenv("LD_PRELOAD", b.p, 1);
+    gb_free(&b);
+  }
+}
+
+/* ---------- the check ---------- */
+
+enum verdict { V_RUN, V_DENY, V_ESCALATE, V_ERROR };
+
+/* The gate's own nested-shell shims (bin/ and gate-shell beside this library) run without asking: they
+ * send the script to the daemon's pre-flight themselves. */
+static int is_shim(const char *program) {
+  size_t l = strlen(G.shims);
+  if (!l || strncmp(program, G.shims, l - 4)) return 0;
+  return !strncmp(program + l - 4, "bin/", 4) || !strcmp(program + l - 4, "gate-shell");
+}
+
+/* Ask the daemon about one exec. On V_ESCALATE, token holds the one-time escalation token. */
+static enum verdict check(const char *program, char *const argv[], char *const envp[], char *token, size_t tlen) {
+  char err[1200], cmd[512], cwd[PATH_MAX];
+  describe(cmd, sizeof cmd, argv, program);
+  struct gate_conf c;
+  if (gate_conf_from_env(&c, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); return V_ERROR; }
+  if (!getcwd(cwd, sizeof cwd)) { gate_msg("exec gate: ", cmd, ": not run: the current directory is gone", NULL); return V_ERROR; }
+  char id[96];
+  gate_new_id(id, sizeof id);
+  struct gbuf msg; gb_init(&msg);
+  gate_exec_request(&msg, &c, id, program, argv, cwd, envp, G.lib);
+  struct gate_reply *r = malloc(sizeof *r);
+  enum verdict v = V_ERROR;
+  if (!r) { gate_msg("exec gate: ", cmd, ": not run: out of memory", NULL); goto out; }
+  if (gate_request(&c, id, &msg, r, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": ", err); goto out; }
+  if (strcmp(r->type, "exec")) { gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r->type); goto out; }
+  switch (r->action) {
+    case GA_RUN: v = V_RUN; break;
+    case GA_DENY: gate_msg("denied: ", cmd, ": ", r->reason[0] ? r->reason : "denied by policy"); v = V_DENY; break;
+    case GA_ESCALATE:
+      if (!r->token[0]) { gate_msg("exec gate: ", cmd, ": not run: Escalate without an escalation token", NULL); break; }
+      snprintf(token, tlen, "%s", r->token);
+      v = V_ESCALATE;
+      break;
+    default: gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
+  }
+out:
+  free(r);
+  gb_free(&msg);
+  return v;
+}
+
+/* Run an escalated command with this process's stdio and exit with its status. */
+static void escalate_and_exit(const char *token, char *const envp[], const char *cmd) {
+  struct gate_conf c;
+  char err[1200];
+  if (gate_conf_from_env(&c, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); _exit(126); }
+  int st = gate_escalate(&c, token, envp, err, sizeof err);
+  if (st < 0) { gate_msg("exec gate: ", cmd, ": ", err); _exit(126); }
+  _exit(st);
+}
+
+/* The common path of every exec: decide, then run the real exec with the gated environment. */
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+
+static int gated_execve(const char *path, const char *program, char *const argv[], char *const envp[],
+                        int (*doit)(const char *, char *const[], char *const[], void *), void *ctx) {
+  char token[256] = "";
+  int trusted = is_shim(program) || (G.then[0] && same_file(program, G.then));
+  if (trusted) G.then[0] = 0;
+  enum verdict v = trusted ? V_RUN : check(program, argv, envp, token, sizeof token);
+  if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
+  if (v == V_ESCALATE) {
+    char cmd[512];
+    describe(cmd, sizeof cmd, argv, program);
+    escalate_and_exit(token, envp, cmd);
+  }
+  char **env = gated_env(envp, program, NULL);
+  if (!env) { errno = ENOMEM; return -1; }
+  int rc = doit(path, argv, env, ctx);
+  int e = errno;
+  errno = e;
+  return rc;
+}
+
+static int do_execve(const char *path, char *const argv[], char *const env[], void *ctx) {
+  (void)ctx;
+  static execve_fn f;
+  if (!f) f = (execve_fn)real("execve");
+  return f(path, argv, env);
+}
+
+int execve(const char *path, char *const argv[], char *const envp[]) {
+  char program[PATH_MAX];
+  absolute(program, sizeof program, path);
+  return gated_execve(path, program, argv, envp, do_execve, NULL);
+}
+
+int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+
+int execvpe(const char *file, char *const argv[], char *const envp[]) {
+  char found[PATH_MAX];
+  if (search_path(file, found, sizeof found)) return -1;
+  int rc = execve(found, argv, envp);
+  if (rc < 0 && errno == ENOEXEC) {
+    /* like execvp: a file without a #! line runs under /bin/sh (same decision: same command) */
+    int n = 0;
+    while (argv[n]) n++;
+    char **sh = malloc((n + 2) * sizeof *sh);
+    if (!sh) return -1;
+    sh[0] = (char *)"/bin/sh"; sh[1] = found;
+    for (int i = 1; i <= n; i++) sh[i + 1] = argv[i];
+    char **env = gated_env(envp, found, NULL);
+    if (env) do_execve("/bin/sh", sh, env, NULL);
+    free(sh);
+    errno = ENOEXEC;
+    return -1;
+  }
+  return rc;
+}
+
+int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+
+static char **collect(const char *arg0, va_list ap, char ***envp) {
+  size_t n = 1, cap = 16;
+  char **v = malloc(cap * sizeof *v);
+  if (!v) return NULL;
+  v[0] = (char *)arg0;
+  for (;;) {
+    char *a = va_arg(ap, char *);
+    if (n + 1 >= cap) { cap *= 2; char **w = realloc(v, cap * sizeof *v); if (!w) { free(v); return NULL; } v = w; }
+    v[n++] = a;
+    if (!a) break;
+  }
+  if (envp) *envp = va_arg(ap, char **);
+  return v;
+}
+
+int execl(const char *path, const char *arg, ...) {
+  va_list ap; va_start(ap, arg);
+  const char *volatile a0 = arg; /* glibc declares arg nonnull, callers may still pass NULL */
+  char **v = a0 ? collect(a0, ap, NULL) : NULL;
+  va_end(ap);
+  if (a0 && !v) { errno = ENOMEM; return -1; }
+  char *none[] = { NULL };
+  int rc = execve(path, v ? v : none, environ);
+  free(v);
+  return rc;
+}
+
+int execlp(const char *file, const char *arg, ...) {
+  va_list ap; va_start(ap, arg);
+  const char *volatile a0 = arg; /* glibc declares arg nonnull, callers may still pass NULL */
+  char **v = a0 ? collect(a0, ap, NULL) : NULL;
+  va_end(ap);
+  if (a0 && !v) { errno = ENOMEM; return -1; }
+  char *none[] = { NULL };
+  int rc = execvpe(file, v ? v : none, environ);
+  free(v);
+  return rc;
+}
+
+int execle(const char *path, const char *arg, ...) {
+  va_list ap; va_start(ap, arg);
+  char **envp = NULL;
+  char **v = collect(arg, ap, &envp);
+  va_end(ap);
+  if (!v) { errno = ENOMEM; return -1; }
+  int rc = execve(path, v, envp);
+  free(v);
+  return rc;
+}
+
+struct fd_ctx { int fd; };
+static int do_fexecve(const char *path, char *const argv[], char *const env[], void *ctx) {
+  (void)path;
+  static int (*f)(int, char *const[], char *const[]);
+  if (!f) f = real("fexecve");
+  return f(((struct fd_ctx *)ctx)->fd, argv, env);
+}
+
+int fexecve(int fd, char *const argv[], char *const envp[]) {
+  char link[64], program[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, program, sizeof program - 1);
+  if (n < 0) { errno = EBADF; return -1; }
+  program[n] = 0;
+  struct fd_ctx c = { fd };
+  return gated_execve(NULL, program, argv, envp, do_fexecve, &c);
+}
+
+struct at_ctx { int dirfd, flags; };
+static int do_execveat(const char *path, char *const argv[], char *const env[], void *ctx) {
+  static int (*f)(int, const char *, char *const[], char *const[], int);
+  if (!f) f = real("execveat");
+  struct at_ctx *c = ctx;
+  return f(c->dirfd, path, argv, env, c->flags);
+}
+
+int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
+  char program[PATH_MAX], base[PATH_MAX] = "";
+  if (path[0] != '/') {
+    if (dirfd == AT_FDCWD) { if (!getcwd(base, sizeof base)) base[0] = 0; }
+    else {
+      char link[64];
+      snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
+      ssize_t n = readlink(link, base, sizeof base - 1);
+      if (n < 0) { errno = EBADF; return -1; }
+      base[n] = 0;
+    }
+  }
+  if (path[0] == '/') snprintf(program, sizeof program, "%s", path);
+  else if (!path[0]) snprintf(program, sizeof program, "%s", base);
+  else snprintf(program, sizeof program, "%s/%s", base, path);
+  struct at_ctx c = { dirfd, flags };
+  return gated_execve(path, program, argv, envp, do_execveat, &c);
+}
+
+/* ---------- spawns in a new process: decide here, the child's constructor honours the mark ---------- */
+
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
+                        char *const[], char *const[]);
+
+static int gated_spawn(spawn_fn f, pid_t *pid, const char *path, const char *program,
+                       const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at, char *const argv[],
+                       char *const envp[]) {
+  char token[256] = "";
+  enum verdict v = is_shim(program) ? V_RUN : check(program, argv, envp, token, sizeof token);
+  if (v == V_DENY || v == V_ERROR) return EACCES;
+  char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL);
+  if (!env) return ENOMEM;
+  return f(pid, path, fa, at, argv, env);
+}
+
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
+                char *const argv[], char *const envp[]) {
+  static spawn_fn f;
+  if (!f) f = (spawn_fn)real("posix_spawn");
+  char program[PATH_MAX];
+  absolute(program, sizeof program, path);
+  return gated_spawn(f, pid, path, program, fa, at, argv, envp);
+}
+
+int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
+                 char *const argv[], char *const envp[]) {
+  static spawn_fn f;
+  if (!f) f = (spawn_fn)real("posix_spawn");
+  char found[PATH_MAX], program[PATH_MAX];
+  if (search_path(file, found, sizeof found)) return errno;
+  absolute(program, sizeof program, found);
+  return gated_spawn(f, pid, found, program, fa, at, argv, envp);
+}
+
+/* system() and popen() spawn /bin/sh -c through glibc internals: decide here, mark the child through
+ * this process's environment for the duration of the call. */
+static enum verdict shell_check(const char *command, char *token, size_t tlen) {
+  restore_environ();
+  char *argv[] = { (char *)"sh", (char *)"-c", (char *)command, NULL };
+  return check("/bin/sh", argv, environ, token, tlen);
+}
+
+static void set_marks(const char *token) {
+  char v[PATH_MAX + 300];
+  if (token) { snprintf(v, sizeof v, "%d:%s", (int)getpid(), token); setenv("GATE_ESCALATE", v, 1); }
+  else { snprintf(v, sizeof v, "%d:/bin/sh", (int)getpid()); setenv("GATE_CHECKED", v, 1); }
+}
+
+static void clear_marks(void) { unsetenv("GATE_ESCALATE"); unsetenv("GATE_CHECKED"); }
+
+int system(const char *command) {
+  static int (*f)(const char *);
+  if (!f) f = real("system");
+  if (!command) return f(command);
+  char token[256] = "";
+  enum verdict v = shell_check(command, token, sizeof token);
+  if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
+  set_marks(v == V_ESCALATE ? token : NULL);
+  int rc = f(command);
+  int e = errno;
+  clear_marks();
+  errno = e;
+  return rc;
+}
+
+FILE *popen(const char *command, const char *type) {
+  static FILE *(*f)(const char *, const char *);
+  if (!f) f = real("popen");
+  char token[256] = "";
+  enum verdict v = shell_check(command, token, sizeof token);
+  if (v == V_DENY || v == V_ERROR) { errno = EACCES; return NULL; }
+  set_marks(v == V_ESCALATE ? token : NULL);
+  FILE *rc = f(command, type);
+  int e = errno;
+  clear_marks();
+  errno = e;
+  return rc;
+}
+
+/* ---------- the constructor: every new process ---------- */
+
+/* GATE_CHECKED=<pid>:<program> is ours when pid is this process (exec) or its parent (spawn) and the
+ * program is what runs now (the executable, or the script an interpreter was started for). */
+static int marked(const char *mark, char **argv) {
+  char *colon;
+  long pid = strtol(mark, &colon, 10);
+  if (*colon != ':' || (pid != getpid() && pid != getppid())) return 0;
+  const char *program = colon + 1;
+  if (same_file(program, "/proc/self/exe")) return 1;
+  for (int i = 1; argv && i < 3 && argv[i - 1]; i++) if (argv[i] && !strcmp(argv[i], program)) return 1;
+  return 0;
+}
+
+__attribute__((constructor)) static void gate_init(int argc, char **argv, char **envp) {
+  (void)argc; (void)envp;
+  Dl_info info;
+  if (dladdr((void *)gate_init, &info) && info.dli_fname) {
+    if (!realpath(info.dli_fname, G.lib)) snprintf(G.lib, sizeof G.lib, "%s", info.dli_fname);
+  }
+  char *slash = strrchr(G.lib, '/');
+  if (slash) snprintf(G.shims, sizeof G.shims, "%.*s/bin/", (int)(slash - G.lib), G.lib);
+  char *checked = NULL, *escalate = NULL, *then = NULL;
+  for (char **e = environ; e && *e; e++) {
+    if (!strncmp(*e, "GATE_CHECKED=", 13)) checked = strdup(*e + 13);
+    else if (!strncmp(*e, "GATE_ESCALATE=", 14)) escalate = strdup(*e + 14);
+    else if (!strncmp(*e, "GATE_THEN=", 10)) then = strdup(*e + 10);
+    else if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) G.saved[G.nsaved++] = strdup(*e);
+  }
+  /* the marks are for this process only: descendants never inherit them */
+  unsetenv("GATE_CHECKED"); unsetenv("GATE_ESCALATE"); unsetenv("GATE_THEN");
+  char cmd[512];
+  describe(cmd, sizeof cmd, argv, "?");
+  if (escalate) {
+    char *colon;
+    long pid = strtol(escalate, &colon, 10);
+    if (*colon == ':' && pid == getppid()) escalate_and_exit(colon + 1, environ, cmd);
+  }
+  if (checked && marked(checked, argv)) {
+    if (then) snprintf(G.then, sizeof G.then, "%s", then);
+    free(checked); free(then); free(escalate);
+    return;
+  }
+  free(checked); free(then); free(escalate);
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n < 0) { gate_msg("exec gate: ", cmd, ": not run: cannot read /proc/self/exe", NULL); _exit(126); }
+  exe[n] = 0;
+  if (is_shim(exe)) return;
+  char token[256] = "";
+  char *none[] = { exe, NULL };
+  enum verdict v = check(exe, argv && argv[0] ? argv : none, environ, token, sizeof token);
+  if (v == V_RUN) return;
+  if (v == V_ESCALATE) escalate_and_exit(token, environ, cmd);
+  _exit(126);
+}
