@@ -1,0 +1,54 @@
+// Shared set-up for the real-bubblewrap tests: a temp environment with a workspace and gate-sh's folders.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn, spawnSync } from 'node:child_process';
+import { tempEnv, type TempEnv } from '../helpers/env.js';
+import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
+import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
+import type { SandboxContext } from '../../src/sandbox/bwrap-argv.js';
+import { findBwrap, prepareGateDirs } from '../../src/exec/sandbox-run.js';
+
+export interface Box extends TempEnv {
+  ws: string;
+  paths: GatePaths;
+  ctx(over?: Partial<SandboxContext>): SandboxContext;
+  /** run bash -c script under these bwrap args; stdout, stderr, status */
+  run(args: string[] | null, script: string): { out: string; err: string; status: number };
+  /** the same without blocking the event loop (servers in this process must answer) */
+  runAsync(args: string[] | null, script: string): Promise<{ out: string; err: string; status: number }>;
+}
+
+export const BWRAP = findBwrap(process.env);
+
+export function box(extraEnv: Record<string, string> = {}): Box {
+  const t = tempEnv(extraEnv);
+  const ws = join(t.dir, 'ws');
+  mkdirSync(join(ws, '.git'), { recursive: true });
+  writeFileSync(join(ws, '.git', 'config'), '[core]\n');
+  const paths = gatePaths(t.env);
+  mkdirSync(paths.rulesDir, { recursive: true });
+  writeFileSync(paths.defaultRulesFile, '');
+  mkdirSync(paths.clientDir, { recursive: true });
+  mkdirSync(paths.approvalDir, { recursive: true });
+  prepareGateDirs(t.env);
+  return {
+    ...t,
+    ws,
+    paths,
+    ctx: (over = {}) => ({ ...gateSandboxContext({ cwd: ws, env: t.env }), ...over }),
+    run(args, script) {
+      const argv = args === null ? ['bash', '-c', script] : [BWRAP, ...args, 'bash', '-c', script];
+      const r = spawnSync(argv[0], argv.slice(1), { cwd: ws, env: t.env, encoding: 'utf8', timeout: 20_000 });
+      return { out: r.stdout, err: r.stderr, status: r.status ?? 128 };
+    },
+    runAsync(args, script) {
+      const argv = args === null ? ['bash', '-c', script] : [BWRAP, ...args, 'bash', '-c', script];
+      const p = spawn(argv[0], argv.slice(1), { cwd: ws, env: t.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      p.stdout.on('data', (d) => (out += d));
+      p.stderr.on('data', (d) => (err += d));
+      return new Promise((res) => p.on('close', (code) => res({ out, err, status: code ?? 128 })));
+    },
+  };
+}
