@@ -1,0 +1,130 @@
+/**
+ * `gate approve`: an approval console on the approval channel.
+ *   gate approve                      interactive: shows each pending prompt, one-key answers (a/s/p/d/x)
+ *   gate approve --json               JSON lines: events out (attached, prompt, resolved, answer),
+ *                                     answers in ({"approval_id": ..., "decision": ...})
+ *   gate approve --answer ID DECISION one-shot answer
+ */
+import { parseArgs } from 'node:util';
+import { createInterface } from 'node:readline';
+import { gatePaths } from '../../protocol/paths.js';
+import { ApprovalClient, type Line } from '../../daemon/approval-client.js';
+import { decisionForKey, renderPrompt } from '../../daemon/prompt-view.js';
+import { parseDecision } from '../../daemon/approval-server.js';
+import type { PromptEvent } from '../../daemon/approver.js';
+import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';
+
+const USAGE = `usage: gate approve [--name NAME] [--json] | gate approve --answer APPROVAL_ID DECISION
+  decisions: approved, approved_for_session, approved_execpolicy_amendment, denied, abort
+  keys (interactive): a=approved s=approved for session p=approve and save the rule d=denied x=abort
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, answer: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const paths = gatePaths(process.env);
+  const client = await ApprovalClient.connect(paths);
+  if (values.answer !== undefined) {
+    try {
+      const decision = parseDecision(positionals[0]);
+      const r = await client.call('answer', { approval_id: values.answer, decision });
+      if (!r.ok) {
+        process.stderr.write(`gate-sh: ${String(r.error)}\n`);
+        return 1;
+      }
+      process.stdout.write(`${values.answer}: ${reviewDecisionKind(decision)}\n`);
+      return 0;
+    } finally {
+      client.close();
+    }
+  }
+  const name = values.name ?? `${values.json ? 'json' : 'console'}-${process.pid}`;
+  const closed = new Promise<void>((resolve) => (client.onClose = resolve));
+  if (values.json) jsonConsole(client);
+  else interactiveConsole(client);
+  await client.call('attach', { name });
+  if (!values.json) process.stderr.write(`attached as '${name}' to session '${paths.session}'; waiting for prompts (Ctrl-C to quit)\n`);
+  await closed;
+  return 0;
+}
+
+function jsonConsole(client: ApprovalClient): void {
+  const out = (o: Line): void => void process.stdout.write(JSON.stringify(o) + '\n');
+  client.onEvent = out;
+  const rl = createInterface({ input: process.stdin });
+  rl.on('line', (line) => {
+    if (!line.trim()) return;
+    let req: Line;
+    try {
+      req = JSON.parse(line) as Line;
+    } catch {
+      return out({ type: 'error', message: 'each input line must be a JSON object {"approval_id", "decision"}' });
+    }
+    let decision: ReviewDecision;
+    try {
+      decision = parseDecision(req.decision);
+    } catch (e) {
+      return out({ type: 'answer', approval_id: req.approval_id, ok: false, error: (e as Error).message });
+    }
+    client.call('answer', { approval_id: req.approval_id, decision }).then(
+      (r) => out({ ...r, re: undefined }),
+      (e: Error) => out({ type: 'answer', approval_id: req.approval_id, ok: false, error: e.message }),
+    );
+  });
+}
+
+function interactiveConsole(client: ApprovalClient): void {
+  const open: PromptEvent[] = [];
+  const err = process.stderr;
+  const show = (): void => {
+    if (open[0]) err.write(renderPrompt(open[0], 1) + (open.length > 1 ? `\n   (${open.length - 1} more waiting)` : '') + '\n> ');
+  };
+  client.onEvent = (e) => {
+    if (e.type === 'prompt') {
+      open.push(e as unknown as PromptEvent);
+      if (open.length === 1) show();
+    } else if (e.type === 'resolved') {
+      const i = open.findIndex((p) => p.approval_id === e.approval_id);
+      if (i < 0) return;
+      open.splice(i, 1);
+      err.write(`\n   ${String(e.approval_id)}: ${reviewDecisionKind(e.decision as ReviewDecision)} by ${String(e.approver)}${e.note ? ` (${String(e.note)})` : ''}\n`);
+      if (i === 0) show();
+    }
+  };
+  const answerKey = (key: string): void => {
+    const p = open[0];
+    if (!p) return;
+    const d = decisionForKey(p, key);
+    if (!d) {
+      err.write(`\n   '${key}' is not offered here\n> `);
+      return;
+    }
+    client.call('answer', { approval_id: p.approval_id, decision: d }).then(
+      (r) => r.ok || err.write(`\n   ${String(r.error)}\n> `),
+      (e: Error) => err.write(`\n   ${e.message}\n`),
+    );
+  };
+  const input = process.stdin;
+  if (input.isTTY) {
+    input.setRawMode(true);
+    input.setEncoding('utf8');
+    input.on('data', (k: string) => {
+      if (k === '\u0003' || k === '\u0004') {
+        client.close();
+        input.setRawMode(false);
+        input.pause();
+        return;
+      }
+      answerKey(k.trim().slice(0, 1));
+    });
+  } else {
+    createInterface({ input }).on('line', (l) => l.trim() && answerKey(l.trim()[0]));
+  }
+}

@@ -1,0 +1,109 @@
+/** Real daemon processes, real approval consoles and real request clients for the daemon tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { GATE, tempEnv, type TempEnv } from '../helpers/env.js';
+import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
+import { pingDaemon } from '../../src/daemon/ping.js';
+import { request, type Outgoing } from '../../src/protocol/client.js';
+import type { Reply } from '../../src/protocol/messages.js';
+
+export interface DaemonProc {
+  te: TempEnv;
+  paths: GatePaths;
+  child: ChildProcess;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export async function waitFor<T>(f: () => Promise<T | undefined> | T | undefined, what: string, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** `gate daemon run --no-terminal` in the foreground of a child process; resolves once it answers a ping. */
+export async function startDaemon(opts: { te?: TempEnv; args?: string[]; env?: Record<string, string> } = {}): Promise<DaemonProc> {
+  const te = opts.te ?? tempEnv();
+  Object.assign(te.env, opts.env ?? {});
+  const paths = gatePaths(te.env);
+  const child = spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal', ...(opts.args ?? [])], { env: te.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  await waitFor(async () => (exited ? Promise.reject(new Error(`daemon exited: ${out}`)) : pingDaemon(paths, 300)), 'the daemon to answer');
+  return {
+    te,
+    paths,
+    child,
+    output: () => out,
+    stop: async () => {
+      if (!exited) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    },
+  };
+}
+
+export function preflight(paths: GatePaths, script: string, extra: Partial<Outgoing> = {}): Promise<Reply & Record<string, any>> {
+  return request(paths, { type: 'preflight', shell: 'bash', flag: '-c', script, cwd: '/tmp', pid: process.pid, sandbox_permissions: 'use_default', ...extra }, { timeoutMs: 5000 }) as Promise<Reply & Record<string, any>>;
+}
+
+/** A real `gate approve --json` process: events in `events`, answers written as JSON lines. */
+export interface Console {
+  child: ChildProcess;
+  events: Record<string, any>[];
+  next(type: string, pred?: (e: Record<string, any>) => boolean): Promise<Record<string, any>>;
+  answer(approval_id: string, decision: unknown): void;
+  close(): Promise<void>;
+}
+
+export async function approveConsole(env: Record<string, string>, name: string): Promise<Console> {
+  const child = spawn(process.execPath, [GATE, 'approve', '--json', '--name', name], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const events: Record<string, any>[] = [];
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
+  let seen = 0;
+  const c: Console = {
+    child,
+    events,
+    async next(type, pred = () => true) {
+      return waitFor(() => {
+        for (let i = seen; i < events.length; i++)
+          if (events[i].type === type && pred(events[i])) {
+            seen = i + 1;
+            return events[i];
+          }
+        return undefined;
+      }, `a '${type}' event on console ${name} (stderr: ${err})`);
+    },
+    answer(approval_id, decision) {
+      child.stdin!.write(JSON.stringify({ approval_id, decision }) + '\n');
+    },
+    async close() {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+    },
+  };
+  await c.next('attached');
+  return c;
+}
+
+export function runGate(env: Record<string, string>, args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [GATE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end(input ?? '');
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
