@@ -1,0 +1,131 @@
+/**
+ * gate-sh's script analysis: bash text → plain subcommands (with the list structure), or complex
+ * (with reasons and every literal command found anywhere). Never throws.
+ *
+ * Plain needs all of: mvdan-sh parses it; the top level is only simple commands of literal words
+ * joined by && || ; | |& and newlines (assignment prefixes allowed); bash-parser, asked separately,
+ * sees the same commands with the same words. Everything else is complex.
+ */
+import { parseShellLcSingleCommandPrefix } from './codex-compat.js';
+import { errorText, parseBash, type MvNode } from './mvdan.js';
+import { secondOpinion, type OpinionCommand } from './second-opinion.js';
+import type { AnalyzeOptions, ComplexScript, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
+import { walkFile, type WalkHooks } from './walk.js';
+import { unwrapWith } from './wrappers.js';
+
+export type { AnalyzeOptions, ComplexScript, ListOp, PlainScript, ScriptAnalysis, Subcommand } from './types.js';
+
+/** Above this a script is complex without being parsed (mvdan costs ~50 ms per 32 KiB). */
+export const DEFAULT_MAX_BYTES = 256 * 1024;
+/** bash-parser is quadratic and ~0.2 ms per command: plain needs its agreement, so plain has a size cap. */
+export const SECOND_OPINION_MAX_BYTES = 32 * 1024;
+/** bash-parser is asked per chunk of whole top-level statements of about this size. */
+const CHUNK_BYTES = 2048;
+/** Nested scripts (bash -c '...', trap strings, heredoc-fed shells) deeper than this are complex. */
+const MAX_NESTING = 8;
+
+export function analyzeScript(script: string, opts: AnalyzeOptions = {}): ScriptAnalysis {
+  try {
+    return analyze(script, opts, 0);
+  } catch (e) {
+    return complex([`analysis failed: ${errorText(e)}`], []);
+  }
+}
+
+/** Wrappers on a bare argv (exec-time use): what `env`, `sudo`, `bash -c`, `find -exec`... will run. */
+export function unwrapCommand(argv: string[]): Unwrapped {
+  try {
+    return unwrapWith(argv, (s) => analyze(s, {}, 1));
+  } catch (e) {
+    return { inner: [], opaque: `analysis failed: ${errorText(e)}` };
+  }
+}
+
+function analyze(script: string, opts: AnalyzeOptions, depth: number): ScriptAnalysis {
+  if (typeof script !== 'string') return complex(['script is not a string'], []);
+  const max = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const src = Buffer.from(script, 'utf8');
+  if (src.length > max) return complex([`script larger than ${max} bytes`], []);
+  if (depth > MAX_NESTING) return complex(['scripts nested too deeply'], []);
+  const bad = badText(script);
+  if (bad) return complex([bad], []);
+
+  const parsed = parseBash(script);
+  if (!parsed.ok) return complex([`parse error: ${parsed.error}`], []);
+  const hooks: WalkHooks = {
+    unwrap: (argv) => unwrapWith(argv, (s) => analyze(s, opts, depth + 1)),
+    scriptCommands: (s) => {
+      const a = analyze(s, opts, depth + 1);
+      return a.kind === 'plain' ? { commands: a.commands, complex: false } : { commands: a.literalCommands, complex: true };
+    },
+  };
+  const w = walkFile(parsed.file, src, hooks);
+  if (w.reasons.length > 0) {
+    const c = complex(w.reasons, flatten(w.literal));
+    const prefix = parseShellLcSingleCommandPrefix(['bash', '-c', script]);
+    if (prefix) c.heredocPrefix = prefix;
+    return c;
+  }
+  if (w.commands.length === 0) return { kind: 'plain', commands: [], ops: [] };
+  if (src.length > SECOND_OPINION_MAX_BYTES)
+    return complex([`script larger than ${SECOND_OPINION_MAX_BYTES} bytes: too large for the second parser`], flatten(w.literal));
+  const disagreement = compare(w.commands, askSecondOpinion(parsed.file, src));
+  if (disagreement) return complex([`parsers disagree: ${disagreement}`], flatten(w.literal));
+  return { kind: 'plain', commands: w.commands, ops: w.ops };
+}
+
+/** Text bash would read differently from the parsers, or that cannot be bash input at all. */
+function badText(script: string): string | null {
+  if (script.includes('\0')) return 'NUL byte in script';
+  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(script)) return 'invalid UTF-16 (lone surrogate) in script';
+  if (script.includes('\ufffd')) return 'invalid UTF-8 (replacement character) in script';
+  // Parsers drop a \r before \n; bash keeps it in the word.
+  if (script.includes('\r')) return 'carriage return in script';
+  return null;
+}
+
+/** bash-parser per chunk of whole top-level statements (it is quadratic in its input). */
+function askSecondOpinion(file: MvNode, src: Buffer): OpinionCommand[] | string {
+  const stmts: MvNode[] = file.Stmts;
+  const out: OpinionCommand[] = [];
+  for (let i = 0; i < stmts.length; ) {
+    const start = stmts[i].Pos().Offset();
+    let j = i;
+    while (j + 1 < stmts.length && stmts[j + 1].End().Offset() - start <= CHUNK_BYTES) j++;
+    const op = secondOpinion(src.subarray(start, stmts[j].End().Offset()).toString('utf8'));
+    if (!op.ok) return op.error;
+    out.push(...op.commands);
+    i = j + 1;
+  }
+  return out;
+}
+
+function compare(mine: Subcommand[], theirs: OpinionCommand[] | string): string | null {
+  if (typeof theirs === 'string') return theirs;
+  if (mine.length !== theirs.length) return `${mine.length} commands vs ${theirs.length} for bash-parser`;
+  for (let i = 0; i < mine.length; i++) {
+    const a = mine[i];
+    const b = theirs[i];
+    if (!sameWords(a.argv, b.argv) || !sameWords(a.assignments, b.assignments))
+      return `command ${i + 1}: ${JSON.stringify([...a.assignments, ...a.argv])} vs ${JSON.stringify([...b.assignments, ...b.argv])}`;
+  }
+  return null;
+}
+
+function sameWords(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Literal commands plus, as entries of their own, every command their wrappers run. */
+function flatten(found: Subcommand[]): Subcommand[] {
+  const out: Subcommand[] = [];
+  for (const s of found) {
+    out.push(s);
+    for (const argv of s.inner) out.push({ argv, assignments: [], inner: [], redirects: false });
+  }
+  return out;
+}
+
+function complex(reasons: string[], literalCommands: Subcommand[]): ComplexScript {
+  return { kind: 'complex', reasons, literalCommands };
+}

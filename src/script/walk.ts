@@ -1,0 +1,230 @@
+/**
+ * Our own traversal of mvdan's AST (syntax.Walk is slow under GopherJS). It does two things at once:
+ * - checks whether the top-level list is plain: simple commands with literal words joined by
+ *   && || ; | |& and newlines; every construct that is not gets a reason ("subshell at 1:1");
+ * - collects every command with a literal name anywhere (substitutions, loops, functions, ...).
+ * Unknown node types are a reason too: fail closed.
+ */
+import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, nodeType, validPos, type MvNode } from './mvdan.js';
+import { wordValue } from './word.js';
+import type { ListOp, Subcommand } from './types.js';
+
+export interface WalkHooks {
+  /** Wrappers and nested shells for an argv. */
+  unwrap(argv: string[]): { inner: string[][]; opaque?: string };
+  /** Literal commands of a script string found in the text (trap strings, heredoc-fed shells). */
+  scriptCommands(script: string): { commands: Subcommand[]; complex: boolean };
+}
+
+export interface WalkResult {
+  /** Top-level commands when everything is plain (valid only when reasons is empty). */
+  commands: Subcommand[];
+  ops: ListOp[];
+  reasons: string[];
+  /** Every literal command found anywhere, in the order bash evaluates them (substitutions first). */
+  literal: Subcommand[];
+}
+
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
+
+export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResult {
+  const w = new Walker(src, hooks);
+  const stmts: MvNode[] = file.Stmts;
+  for (let i = 0; i < stmts.length; i++) {
+    w.stmt(stmts[i], true);
+    if (i + 1 < stmts.length) w.ops.push(stmts[i].Background ? '&' : validPos(stmts[i].Semicolon) ? ';' : '\n');
+  }
+  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal };
+}
+
+class Walker {
+  commands: Subcommand[] = [];
+  ops: ListOp[] = [];
+  reasons: string[] = [];
+  literal: Subcommand[] = [];
+  constructor(private src: Buffer, private hooks: WalkHooks) {}
+
+  private complex(why: string, n: MvNode): void {
+    if (this.reasons.length < 50) this.reasons.push(`${why} at ${at(n)}`);
+  }
+
+  stmt(s: MvNode, top: boolean): void {
+    if (top) {
+      if (s.Negated) this.complex('negation (!)', s);
+      if (s.Background) this.complex('background job (&)', s);
+      if (s.Coprocess) this.complex('coprocess', s);
+      if (s.Redirs.length > 0) this.complex('redirection', s.Redirs[0]);
+    }
+    for (const r of s.Redirs) this.redirect(r);
+    this.command(s.Cmd, top, s);
+  }
+
+  private redirect(r: MvNode): void {
+    if (r.Word) this.word(r.Word);
+    if (r.Hdoc) this.word(r.Hdoc);
+  }
+
+  private command(c: MvNode, top: boolean, s: MvNode): void {
+    if (!c) return; // a statement that is only redirections
+    const t = nodeType(c);
+    switch (t) {
+      case 'CallExpr':
+        return this.call(c, top, s);
+      case 'BinaryCmd': {
+        const op = BIN_OP[c.Op];
+        if (!op) this.complex(`operator ${c.Op}`, c);
+        this.stmt(c.X, top);
+        if (top && op) this.ops.push(op);
+        this.stmt(c.Y, top);
+        return;
+      }
+    }
+    if (top) this.complex(CONSTRUCT[t] ?? `unsupported construct ${t}`, c);
+    switch (t) {
+      case 'Block': case 'Subshell': return this.stmts(c.Stmts);
+      case 'IfClause':
+        for (let k: MvNode = c; k; k = k.Else) { this.stmts(k.Cond); this.stmts(k.Then); }
+        return;
+      case 'WhileClause': this.stmts(c.Cond); return this.stmts(c.Do);
+      case 'ForClause': {
+        const l = c.Loop;
+        if (nodeType(l) === 'WordIter') for (const x of l.Items) this.word(x);
+        else { this.arith(l.Init); this.arith(l.Cond); this.arith(l.Post); }
+        return this.stmts(c.Do);
+      }
+      case 'CaseClause':
+        this.word(c.Word);
+        for (const item of c.Items) { for (const p of item.Patterns) this.word(p); this.stmts(item.Stmts); }
+        return;
+      case 'FuncDecl': return this.stmt(c.Body, false);
+      case 'ArithmCmd': return this.arith(c.X);
+      case 'TestClause': return this.test(c.X);
+      case 'DeclClause': for (const a of c.Args) this.assign(a); return;
+      case 'LetClause': for (const x of c.Exprs) this.arith(x); return;
+      case 'TimeClause': case 'CoprocClause': if (c.Stmt) this.stmt(c.Stmt, false); return;
+      default: if (!top) this.complex(`unsupported construct ${t}`, c);
+    }
+  }
+
+  private stmts(list: MvNode[]): void {
+    for (const s of list) this.stmt(s, false);
+  }
+
+  private call(c: MvNode, top: boolean, s: MvNode): void {
+    for (const a of c.Assigns) this.assign(a);
+    for (const w of c.Args) this.word(w);
+    const assignments: string[] = [];
+    let assignsLiteral = true;
+    for (const a of c.Assigns) {
+      assignments.push(this.raw(a));
+      if (a.Index || a.Array || a.Naked || (a.Value && !wordValue(a.Value).literal)) assignsLiteral = false;
+    }
+    if (c.Args.length === 0) {
+      if (top) this.complex('assignment without a command', c);
+      return;
+    }
+    const values = c.Args.map((w: MvNode) => wordValue(w));
+    const name = values[0];
+    if (!name.literal) {
+      this.complex(`non-literal command name (${name.reason})`, c);
+      return;
+    }
+    if (top) {
+      if (!assignsLiteral) this.complex('non-literal assignment', c);
+      for (const v of values) if (!v.literal) this.complex(v.reason.replace(/ at .*$/, ''), c.Args[values.indexOf(v)]);
+      if (name.value === '') this.complex('empty command name', c);
+    }
+    const argv = values.filter((v: { literal: boolean }) => v.literal).map((v: { value?: string }) => v.value as string);
+    const sub = this.subcommand(argv, assignments, s);
+    this.literal.push(sub);
+    if (top) this.commands.push(sub);
+  }
+
+  private subcommand(argv: string[], assignments: string[], s: MvNode): Subcommand {
+    const u = this.hooks.unwrap(argv);
+    const inner = [...u.inner];
+    let opaque = u.opaque;
+    const name = argv[0].split('/').pop() ?? '';
+    // trap 'string' SIG...: the string is a script bash runs later.
+    if (name === 'trap') {
+      for (const a of argv.slice(1, 2)) if (!a.startsWith('-')) opaque ??= this.nested(a, inner, 'trap command string');
+    }
+    // bash <<'EOF' ... EOF, bash <<< 'cmd': a literal script fed to a shell on stdin.
+    if (SHELLS.has(name)) {
+      for (const r of s.Redirs) {
+        const body = REDIR_HEREDOC.has(r.Op) ? r.Hdoc : r.Op === REDIR_HERESTRING ? r.Word : null;
+        if (!body) continue;
+        const v = wordValue(body);
+        if (v.literal) opaque = this.nested(v.value, inner, `${name} script on stdin`) ?? opaque;
+        else opaque = `${name} reads a script with expansions from stdin`;
+      }
+    }
+    const sub: Subcommand = { argv, assignments, inner, redirects: s.Redirs.length > 0 };
+    if (opaque !== undefined) sub.opaque = opaque;
+    return sub;
+  }
+
+  /** Add a script string's literal commands to `inner`; returns an opaque reason when it is complex. */
+  private nested(script: string, inner: string[][], what: string): string | undefined {
+    const r = this.hooks.scriptCommands(script);
+    for (const c of r.commands) { inner.push(c.argv); inner.push(...c.inner); }
+    return r.complex ? `${what} is complex` : undefined;
+  }
+
+  private assign(a: MvNode): void {
+    if (a.Value) this.word(a.Value);
+    if (a.Index) this.arith(a.Index);
+    if (a.Array) for (const e of a.Array.Elems) { if (e.Index) this.arith(e.Index); if (e.Value) this.word(e.Value); }
+  }
+
+  private word(w: MvNode): void {
+    if (w) for (const p of w.Parts) this.part(p);
+  }
+
+  private part(p: MvNode): void {
+    switch (nodeType(p)) {
+      case 'Lit': case 'SglQuoted': case 'ExtGlob': case 'BraceExp': return;
+      case 'DblQuoted': for (const x of p.Parts) this.part(x); return;
+      case 'CmdSubst': case 'ProcSubst': return this.stmts(p.Stmts);
+      case 'ArithmExp': return this.arith(p.X);
+      case 'ParamExp':
+        if (p.Index) this.arith(p.Index);
+        if (p.Slice) { this.arith(p.Slice.Offset); this.arith(p.Slice.Length); }
+        if (p.Repl) { this.word(p.Repl.Orig); this.word(p.Repl.With); }
+        if (p.Exp) this.word(p.Exp.Word);
+        return;
+      default: this.complex(`unsupported word part ${nodeType(p)}`, p);
+    }
+  }
+
+  private arith(x: MvNode): void {
+    if (!x) return;
+    switch (nodeType(x)) {
+      case 'Word': return this.word(x);
+      case 'BinaryArithm': this.arith(x.X); return this.arith(x.Y);
+      case 'UnaryArithm': case 'ParenArithm': return this.arith(x.X);
+      default: this.complex(`unsupported arithmetic ${nodeType(x)}`, x);
+    }
+  }
+
+  private test(x: MvNode): void {
+    if (!x) return;
+    switch (nodeType(x)) {
+      case 'Word': return this.word(x);
+      case 'BinaryTest': this.test(x.X); return this.test(x.Y);
+      case 'UnaryTest': case 'ParenTest': return this.test(x.X);
+      default: this.complex(`unsupported test ${nodeType(x)}`, x);
+    }
+  }
+
+  private raw(n: MvNode): string {
+    return this.src.subarray(n.Pos().Offset(), n.End().Offset()).toString('utf8');
+  }
+}
+
+const CONSTRUCT: Record<string, string> = {
+  Block: 'group { }', Subshell: 'subshell ( )', IfClause: 'if clause', WhileClause: 'while/until loop',
+  ForClause: 'for loop', CaseClause: 'case statement', FuncDecl: 'function definition',
+  ArithmCmd: 'arithmetic command (( ))', TestClause: 'test clause [[ ]]', DeclClause: 'declaration builtin',
+  LetClause: 'let', TimeClause: 'time keyword', CoprocClause: 'coproc',
+};
