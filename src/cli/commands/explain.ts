@@ -1,0 +1,116 @@
+/**
+ * `gate explain`: why a script gets its decisions, per subcommand — words, the rule (file:line) or the
+ * heuristic, the decision, the action and execution mode, the proposed amendment; for a complex script why
+ * it is complex and which literal commands were found. `--json` prints the Assessment (docs/explain.md).
+ * Not on the hot path, but kept lean: node:util parseArgs, no yargs.
+ */
+import { parseArgs } from 'node:util';
+import { loadPolicy } from '../../policy/load.js';
+import { parseApprovalPolicy, formatApprovalPolicy, type ApprovalPolicy } from '../../policy/approval-policy.js';
+import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
+import { assessCommand } from '../../policy/assess.js';
+import { formatExplanation } from '../../policy/assess-format.js';
+
+const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
+       gate explain [options] '<script>'          (a bare script: as bash -lc)
+       gate explain [options] -- <program> [args...]
+
+options:
+  --rules FILE               extra rule file (repeatable), after the default rule folders
+  --no-default-rules         only the --rules files
+  --approval-policy P        untrusted | on-failure | on-request | never   (default: $GATE_APPROVAL_POLICY or on-request)
+  --sandbox S                read-only | workspace-write | danger-full-access | external-sandbox
+                             (default: $GATE_SANDBOX_MODE or workspace-write)
+  --sandbox-permissions X    use_default | require_escalated | with_additional_permissions
+  --prefix-rule JSON         a requested prefix rule, e.g. '["cargo","install"]'
+  --git-read-only            treat read-only git commands as known safe (historic Codex rules)
+  --json                     one JSON object (stable; see docs/explain.md)
+`;
+
+const PERMISSIONS: readonly SandboxPermissions[] = ['use_default', 'require_escalated', 'with_additional_permissions'];
+
+export async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        rules: { type: 'string', multiple: true, short: 'r' },
+        'no-default-rules': { type: 'boolean' },
+        'approval-policy': { type: 'string' },
+        sandbox: { type: 'string' },
+        'sandbox-permissions': { type: 'string' },
+        'prefix-rule': { type: 'string' },
+        'git-read-only': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    process.stderr.write(`gate-sh: explain: ${(e as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  const v = parsed.values;
+  if (v.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const words = parsed.positionals;
+  if (words.length === 0) {
+    process.stderr.write(`gate-sh: explain: nothing to explain\n${USAGE}`);
+    return 2;
+  }
+  let approvalPolicy: ApprovalPolicy;
+  let sandboxPolicy: SandboxPolicy;
+  let prefixRule: string[] | null = null;
+  const sandboxPermissions = (v['sandbox-permissions'] ?? 'use_default') as SandboxPermissions;
+  try {
+    approvalPolicy = parseApprovalPolicy(v['approval-policy'] ?? process.env.GATE_APPROVAL_POLICY ?? 'on-request');
+    sandboxPolicy = parseSandboxPolicy(v.sandbox ?? process.env.GATE_SANDBOX_MODE ?? 'workspace-write');
+    if (!PERMISSIONS.includes(sandboxPermissions)) throw new Error(`invalid --sandbox-permissions '${sandboxPermissions}': expected ${PERMISSIONS.join(', ')}`);
+    if (v['prefix-rule'] !== undefined) prefixRule = parsePrefixRule(v['prefix-rule']);
+  } catch (e) {
+    process.stderr.write(`gate-sh: explain: ${(e as Error).message}\n`);
+    return 2;
+  }
+  let policy;
+  try {
+    policy = loadPolicy({ env: process.env, extraFiles: v.rules ?? [], includeDefaults: !v['no-default-rules'] });
+  } catch (e) {
+    process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
+    return 1;
+  }
+  // One argument is a script (as `bash -lc`); several are an argv (a shell invocation or a program).
+  const command = words.length === 1 ? ['bash', '-lc', words[0]] : words;
+  const assessment = assessCommand(command, {
+    policy,
+    approvalPolicy,
+    sandboxPolicy,
+    sandboxPermissions,
+    prefixRule,
+    gitReadOnly: v['git-read-only'] === true,
+  });
+  if (v.json) {
+    const out = {
+      ...assessment,
+      context: { approval_policy: approvalPolicy, sandbox_policy: sandboxPolicy, sandbox_permissions: sandboxPermissions, rule_files: [...policy.files] },
+    };
+    process.stdout.write(JSON.stringify(out) + '\n');
+  } else {
+    process.stdout.write(formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }));
+  }
+  return 0;
+}
+
+function parsePrefixRule(text: string): string[] {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new Error(`invalid --prefix-rule ${JSON.stringify(text)}: expected a JSON list of strings`);
+  }
+  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw new Error(`invalid --prefix-rule ${JSON.stringify(text)}: expected a JSON list of strings`);
+  return v as string[];
+}

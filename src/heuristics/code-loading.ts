@@ -1,0 +1,78 @@
+/**
+ * Environment variables that make a program load or run code it was not asked to: an escalated run
+ * outside the sandbox must not inherit them silently (`LD_PRELOAD=./evil.so git status` under an allowed
+ * `git status` rule). Pure: the caller passes the exec's environment and what it trusts.
+ */
+import { isAbsolute, normalize, sep } from 'node:path';
+
+/** Always code-loading when set (dynamic loader, shells, git, interpreters, pagers and editors). */
+const NAMES = new Set([
+  'LD_PRELOAD', 'LD_LIBRARY_PATH', 'LD_AUDIT', 'LD_PROFILE', 'GCONV_PATH', 'LOCPATH', 'HOSTALIASES',
+  'BASH_ENV', 'ENV', 'PROMPT_COMMAND', 'PS4', 'SHELLOPTS', 'BASHOPTS', 'ZDOTDIR', 'INPUTRC',
+  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_EXEC_PATH', 'GIT_COMMON_DIR', 'GIT_INDEX_FILE', 'GIT_TEMPLATE_DIR',
+  'GIT_SSH', 'GIT_SSH_COMMAND', 'GIT_ASKPASS', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR', 'GIT_PAGER',
+  'GIT_EXTERNAL_DIFF', 'GIT_PROXY_COMMAND', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_OBJECT_DIRECTORY',
+  'PYTHONPATH', 'PYTHONSTARTUP', 'PYTHONHOME', 'PYTHONUSERBASE', 'PYTHONINSPECT', 'PYTHONBREAKPOINT',
+  'NODE_OPTIONS', 'NODE_PATH', 'NODE_REPL_EXTERNAL_MODULE',
+  'PERL5LIB', 'PERLLIB', 'PERL5OPT', 'PERL5DB', 'RUBYOPT', 'RUBYLIB', 'GEM_PATH', 'GEM_HOME',
+  'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'CLASSPATH',
+  'PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'LESSOPEN', 'LESSCLOSE', 'EDITOR', 'VISUAL', 'BROWSER',
+  'SSH_ASKPASS', 'SUDO_ASKPASS', 'LD_BIND_NOT', 'MAKEFLAGS', 'MFLAGS', 'CARGO_HOME', 'RUSTC_WRAPPER',
+  'NPM_CONFIG_USERCONFIG', 'npm_config_userconfig', 'NPM_CONFIG_PREFIX', 'PIP_CONFIG_FILE',
+]);
+/** Families: any variable with one of these prefixes (git config overrides, exported bash functions, DYLD). */
+const PREFIXES = ['GIT_CONFIG', 'BASH_FUNC_', 'LD_', 'DYLD_'];
+/** Directories a PATH may always contain (root-owned system folders). */
+const SYSTEM_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']);
+
+export interface CodeLoadingOptions {
+  /** Writable roots of the caller's sandbox: new PATH entries inside them are flagged. Absent: any new
+   * PATH entry outside the system folders is flagged. */
+  writableRoots?: readonly string[];
+  /** A trusted environment (the daemon's own or the captured login environment): a variable with exactly
+   * this value, or a PATH entry already in its PATH, is not flagged. */
+  trusted?: Readonly<Record<string, string | undefined>>;
+  /** gate-sh's own list entries, e.g. `{ LD_PRELOAD: ['/…/gate-shim.so'] }`: those entries are not flagged. */
+  own?: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface CodeLoadingVariable {
+  name: string;
+  value: string;
+  reason: string;
+}
+
+/** Every code-loading variable in `env`, in name order (stable for prompts and logs). */
+export function codeLoadingVariables(env: Readonly<Record<string, string | undefined>>, opts: CodeLoadingOptions = {}): CodeLoadingVariable[] {
+  const out: CodeLoadingVariable[] = [];
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value === undefined || opts.trusted?.[name] === value) continue;
+    if (name === 'PATH') {
+      const bad = riskyPathEntries(value, opts);
+      if (bad.length) out.push({ name, value, reason: `PATH entries that can shadow programs: ${bad.map((e) => e || '(empty = cwd)').join(', ')}` });
+      continue;
+    }
+    if (!NAMES.has(name) && !PREFIXES.some((p) => name.startsWith(p))) continue;
+    const own = opts.own?.[name];
+    if (own && value.split(/[: ]/).every((e) => e === '' || own.includes(e))) continue;
+    out.push({ name, value, reason: `${name} can make the program load or run other code` });
+  }
+  return out;
+}
+
+function riskyPathEntries(value: string, opts: CodeLoadingOptions): string[] {
+  const trusted = new Set((opts.trusted?.PATH ?? '').split(':').filter((e) => e !== ''));
+  return value.split(':').filter((e) => {
+    if (e === '' || !isAbsolute(e)) return true; // relative entries follow the cwd
+    const n = normalize(e).replace(/\/+$/, '') || '/';
+    if (trusted.has(e) || trusted.has(n)) return false;
+    if (opts.writableRoots) return opts.writableRoots.some((r) => isInside(n, r));
+    return !SYSTEM_DIRS.has(n);
+  });
+}
+
+function isInside(p: string, root: string): boolean {
+  const r = normalize(root).replace(/\/+$/, '');
+  return r === '' || p === r || p.startsWith(r + sep);
+}

@@ -1,0 +1,24 @@
+/**
+ * Codex `command_might_be_dangerous`: the argv itself, then every literal command of a `bash|zsh|sh -c|-lc`
+ * script (inside loops, substitutions, pipelines; wrappers' inner commands too). Used to ask or forbid,
+ * never to prove safety. A script with a syntax error yields no literal commands (Codex parity).
+ */
+import { extractShellInvocation } from '../script/shell-detect.js';
+import { analyzeScript } from '../script/analyze.js';
+import { dangerousCommand, type DangerKind } from './dangerous.js';
+
+export function commandMightBeDangerous(argv: readonly string[]): DangerKind | null {
+  const own = dangerousCommand(argv);
+  if (own) return own;
+  const inv = extractShellInvocation([...argv]);
+  if (!inv) return null;
+  const a = analyzeScript(inv.script);
+  const cmds = a.kind === 'plain' ? a.commands : a.literalCommands;
+  for (const c of cmds) {
+    for (const words of [c.argv, ...c.inner]) {
+      const d = dangerousCommand(words);
+      if (d) return d;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,82 @@
+/**
+ * The shape of gate-sh's per-subcommand assessment: what the daemon decides per subcommand and what
+ * `gate explain --json` prints. Field names are snake_case where they mirror Codex's wire names and are
+ * part of the stable JSON (documented in docs/explain.md); add fields, never rename them.
+ */
+import type { Decision } from './decision.js';
+import type { ExecApprovalRequirement } from './requirement.js';
+import type { UnmatchedReason } from './unmatched.js';
+import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
+import type { DangerKind } from '../heuristics/dangerous.js';
+
+/** What decided one evaluated command. */
+export type DecisionSource =
+  | {
+      type: 'rule';
+      decision: Decision;
+      matched_prefix: string[];
+      file: string;
+      line: number;
+      col: number;
+      justification?: string;
+      resolved_program?: string;
+    }
+  | { type: 'heuristic'; decision: Decision; name: HeuristicName; command: string[] };
+
+/**
+ * known-safe / dangerous / approval-policy / sandbox / escalation-requested: Codex's unmatched-command
+ * fallback (§4.3); opaque: eval, source, a non-literal command name (never auto-allowed); code-loading:
+ * an assignment or environment variable that loads code; literal: a literal command of a complex script
+ * that no rule matched and that is not dangerous (no objection: it allows nothing by itself).
+ */
+export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal';
+
+/** One evaluated command (the subcommand itself, a wrapper's inner command, or a literal command). */
+export interface EvaluatedCommand {
+  argv: string[];
+  role: 'command' | 'inner' | 'literal' | 'script' | 'assignment';
+  decision: Decision;
+  sources: DecisionSource[];
+}
+
+export interface SubcommandAssessment {
+  /** Position in script order (0-based). */
+  index: number;
+  /** The words as bash will run them (for the complex-script entry: the whole invocation). */
+  argv: string[];
+  kind: 'plain' | 'script' | 'literal';
+  /** Strictest over `evaluated`. */
+  decision: Decision;
+  /** The source that set the decision (the first one with the strictest decision). */
+  decided_by: DecisionSource;
+  evaluated: EvaluatedCommand[];
+  requirement: ExecApprovalRequirement;
+  /** How it runs once allowed or approved; null when forbidden. */
+  execution: EscalationExecution | null;
+  /** The pre-flight answer: Run, Escalate(execution), Deny(reason), or 'prompt' (ask first). */
+  action: Action | 'prompt';
+  /** What an approval turns it into (present when action is 'prompt'). */
+  on_approval?: Action;
+  /** Offered to approvers when action is 'prompt'. */
+  available_decisions?: ReviewDecision[];
+  proposed_execpolicy_amendment: string[] | null;
+  danger?: DangerKind;
+  /** Why the command cannot be inspected (eval, source, non-literal name). */
+  opaque?: string;
+  assignments?: string[];
+}
+
+export interface Assessment {
+  /** Overall: strictest over all subcommands. */
+  decision: Decision;
+  complex: boolean;
+  /** Why the script is complex (empty when plain). */
+  complex_reasons: string[];
+  /** The invocation as given. */
+  command: string[];
+  /** Codex-compatible overall requirement over every evaluated command. */
+  requirement: ExecApprovalRequirement;
+  /** true only when every evaluated command of every subcommand has an explicit allow rule. */
+  bypass_sandbox: boolean;
+  subcommands: SubcommandAssessment[];
+}

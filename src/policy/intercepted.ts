@@ -1,0 +1,145 @@
+/**
+ * The exec-gate decision for one intercepted exec (Codex `CoreShellActionProvider::determine_action`,
+ * §5.4–5.5) plus gate-sh's hardening. Pure: the daemon passes what it verified about the caller.
+ *
+ *   explicit allow rule  → Escalate(Unsandboxed)       (a policy-driven decision leaves the sandbox)
+ *   heuristic allow      → Run                         (in place, inside the caller's sandbox)
+ *   prompt               → ask; approved → as the request asked (Escalate(execution) or Run)
+ *   forbidden            → Deny("Execution forbidden by policy")
+ * Hardening: code-loading variables in the exec's environment turn an escalation that would widen the run
+ * (Unsandboxed, Permissions) into a prompt.
+ */
+import type { ApprovalPolicy } from './approval-policy.js';
+import type { Decision } from './decision.js';
+import type { Evaluation, MatchOptions, Policy } from './policy.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
+import { escalate, RUN, deny } from '../protocol/action.js';
+import { explainUnmatchedCommand, escalationRequested } from './unmatched.js';
+import { isPolicyRuleMatch, promptRejectedByPolicy } from './requirement.js';
+import { availableDecisions } from './assess-decisions.js';
+import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
+
+export const FORBIDDEN_BY_POLICY = 'Execution forbidden by policy';
+export const USER_DENIED = 'User denied execution';
+export const USER_CANCELLED = 'User cancelled execution';
+
+export interface InterceptedContext {
+  policy: Policy;
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  /** What the request asked for (preapproved additional permissions count as use_default). */
+  sandboxPermissions: SandboxPermissions;
+  additionalPermissions?: PermissionProfile;
+  /** The turn's filesystem policy has deny-read entries: runs may not leave the sandbox (newest Codex). */
+  sandboxHasDenyEntries?: boolean;
+  /** Basename prompt/forbidden rules also catch other paths (gate-sh default true; Codex false). */
+  hardened?: boolean;
+  gitReadOnly?: boolean;
+  /** The exec's environment and what to trust in it (gate-sh hardening); omitted → not checked. */
+  env?: Readonly<Record<string, string | undefined>>;
+  codeLoading?: CodeLoadingOptions;
+}
+
+export interface InterceptedDecision {
+  /** `[program, argv[1..]]`: what was evaluated and what a prompt shows. */
+  command: string[];
+  cwd: string;
+  decision: Decision;
+  /** A rule (not a heuristic) had the final decision. */
+  decision_driven_by_policy: boolean;
+  /** The answer now: Run / Escalate / Deny, or 'prompt' to ask first. */
+  action: Action | 'prompt';
+  /** How it runs if it escalates. */
+  execution: EscalationExecution;
+  /** What an approval turns it into (action 'prompt'). */
+  on_approval?: Action;
+  available_decisions?: ReviewDecision[];
+  /** Why (human readable; the Deny reason when denied). */
+  reason: string;
+  evaluation: Evaluation;
+  code_loading: CodeLoadingVariable[];
+}
+
+/** argv0 replaced by the resolved absolute program (`join_program`). */
+export function joinProgram(program: string, argv: readonly string[]): string[] {
+  return [program, ...argv.slice(1)];
+}
+
+/** The Action a decided exec gets once allowed (or approved). */
+function allowedAction(needsEscalation: boolean, execution: EscalationExecution): Action {
+  return needsEscalation ? escalate(execution) : RUN;
+}
+
+/** The answer to an approver's ReviewDecision for a prompted exec. */
+export function actionForReview(d: InterceptedDecision, review: ReviewDecision): Action {
+  if (review === 'denied') return deny(USER_DENIED);
+  if (review === 'abort') return deny(USER_CANCELLED);
+  return d.on_approval ?? deny(USER_DENIED);
+}
+
+export function decideIntercepted(program: string, argv: readonly string[], cwd: string, ctx: InterceptedContext): InterceptedDecision {
+  const command = joinProgram(program, argv);
+  const unmatchedCtx = {
+    approvalPolicy: ctx.approvalPolicy,
+    sandboxPolicy: ctx.sandboxPolicy,
+    sandboxPermissions: ctx.sandboxPermissions,
+    usedComplexParsing: false,
+    gitReadOnly: ctx.gitReadOnly,
+  };
+  const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
+  const evaluation = ctx.policy.checkMultiple([command], options, (c) => explainUnmatchedCommand(c, unmatchedCtx).decision);
+  const decision: Decision = evaluation.decision ?? 'allow';
+  const byPolicy = evaluation.matchedRules.some((m) => isPolicyRuleMatch(m) && m.decision === decision);
+  const execution = executionFor(byPolicy, ctx);
+  // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest Codex).
+  const needsEscalation = escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries);
+  const base = { command, cwd, decision, decision_driven_by_policy: byPolicy, execution, evaluation, code_loading: [] as CodeLoadingVariable[] };
+
+  if (decision === 'forbidden') return { ...base, action: deny(FORBIDDEN_BY_POLICY), reason: FORBIDDEN_BY_POLICY };
+
+  const onApproval = allowedAction(needsEscalation, execution);
+  const prompt = (reason: string, extra: Partial<InterceptedDecision> = {}): InterceptedDecision => {
+    const rejected = promptRejectedByPolicy(ctx.approvalPolicy, byPolicy);
+    if (rejected) return { ...base, ...extra, action: deny(FORBIDDEN_BY_POLICY), reason: `${FORBIDDEN_BY_POLICY}: ${rejected}` };
+    return {
+      ...base,
+      ...extra,
+      action: 'prompt',
+      on_approval: onApproval,
+      available_decisions: availableDecisions({
+        proposedAmendment: null,
+        additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions',
+      }),
+      reason,
+    };
+  };
+
+  if (decision === 'prompt') return prompt(byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks');
+
+  // allow: a widening escalation must not carry code-loading variables silently.
+  const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
+  const loading = widens && ctx.env ? codeLoadingVariables(ctx.env, ctx.codeLoading) : [];
+  if (loading.length > 0)
+    return prompt(`escalated run with code-loading variables: ${loading.map((v) => v.name).join(', ')}`, { decision: 'prompt', code_loading: loading });
+  return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
+}
+
+/** Policy-driven → Unsandboxed; else as requested. Deny-read entries keep everything in the sandbox. */
+function executionFor(byPolicy: boolean, ctx: InterceptedContext): EscalationExecution {
+  if (ctx.sandboxHasDenyEntries) {
+    if (ctx.sandboxPermissions === 'with_additional_permissions' && ctx.additionalPermissions)
+      return { type: 'Permissions', profile: ctx.additionalPermissions };
+    return { type: 'TurnDefault' };
+  }
+  if (byPolicy) return { type: 'Unsandboxed' };
+  switch (ctx.sandboxPermissions) {
+    case 'use_default':
+      return { type: 'TurnDefault' };
+    case 'require_escalated':
+      return { type: 'Unsandboxed' };
+    case 'with_additional_permissions':
+      return ctx.additionalPermissions ? { type: 'Permissions', profile: ctx.additionalPermissions } : { type: 'TurnDefault' };
+  }
+}
+

@@ -1,0 +1,43 @@
+/** Code-loading variables: what turns an escalated run into a prompt. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { codeLoadingVariables } from '../../src/heuristics/code-loading.js';
+
+const names = (env: Record<string, string>, o = {}) => codeLoadingVariables(env, o).map((v) => v.name);
+
+test('loader, shell, git, interpreter, pager and editor variables are flagged', () => {
+  const env = {
+    LD_PRELOAD: './evil.so', LD_LIBRARY_PATH: '.', LD_AUDIT: 'x', BASH_ENV: 'x', ENV: 'x', PROMPT_COMMAND: 'x',
+    GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'x', GIT_CONFIG_PARAMETERS: "'a'='b'",
+    GIT_DIR: 'x', GIT_EXEC_PATH: 'x', PYTHONPATH: 'x', PYTHONSTARTUP: 'x', NODE_OPTIONS: '--require x', PERL5LIB: 'x',
+    RUBYOPT: 'x', PAGER: 'x', EDITOR: 'x', 'BASH_FUNC_ls%%': '() { rm -rf ~; }', GIT_SSH_COMMAND: 'x',
+  };
+  assert.deepEqual(names(env), Object.keys(env).sort());
+});
+
+test('ordinary variables are not flagged; output is sorted and stable', () => {
+  assert.deepEqual(names({ HOME: '/root', LANG: 'C.UTF-8', TERM: 'xterm', PYTHONUNBUFFERED: '1', CI: '1', PATH: '/usr/bin:/bin' }), []);
+  assert.deepEqual(names({ PAGER: 'x', EDITOR: 'y' }), ['EDITOR', 'PAGER']);
+});
+
+test('PATH: relative or empty entries, and new entries inside writable roots', () => {
+  assert.deepEqual(names({ PATH: '.:/usr/bin' }), ['PATH']);
+  assert.deepEqual(names({ PATH: '/usr/bin::/bin' }), ['PATH'], 'an empty entry is the cwd');
+  assert.deepEqual(names({ PATH: 'bin:/usr/bin' }), ['PATH']);
+  assert.deepEqual(names({ PATH: '/work/ws/bin:/usr/bin' }, { writableRoots: ['/work/ws'] }), ['PATH']);
+  assert.deepEqual(names({ PATH: '/tmp/evil:/usr/bin' }, { writableRoots: ['/work/ws', '/tmp'] }), ['PATH']);
+  assert.deepEqual(names({ PATH: '/opt/go/bin:/usr/bin' }, { writableRoots: ['/work/ws'] }), []);
+  assert.deepEqual(names({ PATH: '/opt/go/bin:/usr/bin' }), ['PATH'], 'no writable roots known: only system folders are trusted');
+  assert.deepEqual(names({ PATH: '/opt/go/bin:/usr/bin' }, { trusted: { PATH: '/usr/bin:/opt/go/bin' } }), []);
+  const [v] = codeLoadingVariables({ PATH: '.:/usr/bin' });
+  assert.match(v.reason, /PATH entries that can shadow programs: \./);
+});
+
+test('trusted values and gate-sh own entries are not flagged', () => {
+  assert.deepEqual(names({ EDITOR: 'vim' }, { trusted: { EDITOR: 'vim' } }), []);
+  assert.deepEqual(names({ EDITOR: 'evil' }, { trusted: { EDITOR: 'vim' } }), ['EDITOR']);
+  const own = { LD_PRELOAD: ['/opt/gate/shim.so'] };
+  assert.deepEqual(names({ LD_PRELOAD: '/opt/gate/shim.so' }, { own }), []);
+  assert.deepEqual(names({ LD_PRELOAD: '/opt/gate/shim.so:./evil.so' }, { own }), ['LD_PRELOAD']);
+  assert.deepEqual(names({ LD_PRELOAD: '/opt/gate/shim.so ./evil.so' }, { own }), ['LD_PRELOAD']);
+});
