@@ -119,5 +119,6 @@ function reason(e: unknown): string {
 
 /** Discover, read and parse; throws PolicyError and returns nothing partial. */
 export function loadPolicy(opts: LoadOptions): Policy {
-  return parsePolicy(ruleFiles(opts).map(readRulesFile));
+  const env = opts.env ?? process.env;
+  return parsePolicy(ruleFiles(opts).map(readRulesFile), { home: env.HOME || homedir() });
 }

@@ -87,7 +87,12 @@ function debugMatch(m: PrefixRuleMatch): string {
 }
 
 /** Parse rule files in order into one Policy. Throws PolicyError (file:line:col: Codex's message). */
-export function parsePolicy(sources: PolicySource[]): Policy {
+export interface ParseOptions {
+  /** home folder for `~/...` host_executable paths; without it such paths are rejected */
+  home?: string;
+}
+
+export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): Policy {
   const rules: PrefixRule[] = [];
   const hostExecutables = new Map<string, string[]>();
   const networkRules: NetworkRule[] = [];
@@ -158,7 +163,7 @@ export function parsePolicy(sources: PolicySource[]): Policy {
             const out: string[] = [];
             for (const p of (paths as { items: Value[] }).items) {
               if (typeof p !== 'string') throw new RuleError(`invalid rule: host_executable paths must be strings (got ${typeName(p)})`);
-              const path = validatePath(name as string, p);
+              const path = validatePath(name as string, p, opts.home);
               if (!out.includes(path)) out.push(path);
             }
             hostExecutables.set(name as string, out); // last definition wins
@@ -189,7 +194,13 @@ export function parsePolicy(sources: PolicySource[]): Policy {
       },
     };
 
-    evaluateModule(parseModule(src.text, file), file, builtins);
+    try {
+      evaluateModule(parseModule(src.text, file), file, builtins);
+    } catch (e) {
+      // Codex reports everything raised while running the Starlark module under this heading
+      if (e instanceof PolicyError) throw new PolicyError(`starlark error: ${e.reason}`, { file: e.file, line: e.line, col: e.col });
+      throw e;
+    }
 
     // examples are checked once the whole file is read, so later host_executable() calls count
     const hosts = new Map(hostExecutables);

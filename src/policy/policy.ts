@@ -3,7 +3,7 @@
  * codex-behaviour.md §1.5–1.6; `hardened` adds basename prompt/forbidden matches for any path spelling.
  */
 import { strictest, type Decision } from './decision.js';
-import { fileName } from './host-executable.js';
+import { baseName, programPath } from './host-executable.js';
 import { compileDomains, type NetworkRule } from './network.js';
 import { matchPrefix } from './pattern.js';
 import type { PrefixRule } from './rule.js';
@@ -32,6 +32,12 @@ export interface MatchOptions {
   resolveHostExecutables: boolean;
   /** exact matches plus basename prompt/forbidden matches for any path spelling, ignoring allowlists */
   hardened: boolean;
+  /**
+   * Codex 0.169.0's CLI also resolves relative spellings (`./git`, `a/git`) against its working directory
+   * and `~/git` against home. Only when given: an allow rule for `git` should not bless `./git` by default.
+   */
+  cwd?: string;
+  home?: string;
 }
 export type Fallback = (command: string[]) => Decision;
 export interface Evaluation {
@@ -95,18 +101,21 @@ export class Policy {
     if (program !== undefined) {
       this.matchProgram(program, command, undefined, out);
       let resolved = false;
-      if (out.length === 0 && opts.resolveHostExecutables && program.startsWith('/')) {
-        const base = fileName(program);
-        if (base !== undefined) {
+      if (out.length === 0 && opts.resolveHostExecutables) {
+        const path = programPath(program, opts);
+        const base = path === undefined ? undefined : baseName(path);
+        if (path !== undefined && base !== undefined) {
           const allow = this.hostExecutables.get(base);
-          if (!allow || allow.includes(program)) {
+          if (!allow || allow.includes(path)) {
             resolved = true;
-            this.matchProgram(base, command, program, out);
+            this.matchProgram(base, command, path, out);
           }
         }
       }
       if (opts.hardened && !resolved && program.includes('/')) {
-        const base = fileName(program);
+        // any spelling of a path: the basename's prompt/forbidden rules still apply
+        const path = programPath(program, { cwd: opts.cwd ?? '/', home: opts.home ?? '/' });
+        const base = path === undefined ? undefined : baseName(path);
         if (base !== undefined && base !== program) this.matchProgram(base, command, program, out, true);
       }
     }

@@ -3,6 +3,7 @@
  * prints exactly what `codex execpolicy check` prints. Without --rules it checks against the rule folders
  * gate-sh loads ($GATE_HOME/rules, $CODEX_HOME/rules, $CODEX_HOME/policy). Hand-parsed: no yargs at start-up.
  */
+import { homedir } from 'node:os';
 import { formatCheckOutput } from '../../policy/codex-json.js';
 import { PolicyError } from '../../policy/error.js';
 import { readRulesFile, ruleFiles } from '../../policy/load.js';
@@ -93,12 +94,13 @@ async function check(argv: string[]): Promise<number> {
   }
   let policy;
   try {
-    policy = parsePolicy(sources);
+    policy = parsePolicy(sources, { home: homedir() });
   } catch (e) {
     if (e instanceof PolicyError) return fail(`failed to parse policy at ${e.file ?? files[files.length - 1]}`, e.message);
     throw e;
   }
-  const ev = policy.check(args.command, { resolveHostExecutables: args.resolve, hardened: args.hardened });
+  // like Codex's CLI, relative and ~/ spellings resolve against the working directory and home
+  const ev = policy.check(args.command, { resolveHostExecutables: args.resolve, hardened: args.hardened, cwd: process.cwd(), home: homedir() });
   process.stdout.write(formatCheckOutput(ev, args.pretty) + '\n');
   return 0;
 }
