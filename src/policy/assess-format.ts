@@ -24,7 +24,7 @@ function formatSub(s: SubcommandAssessment, n: number): string[] {
   const out = [`[${n}] ${shlexJoin(s.argv)}    (${label})`];
   if (s.assignments?.length) out.push(`    assignments  ${s.assignments.join(' ')}`);
   for (const e of s.evaluated) {
-    const what = e.role === 'command' || e.role === 'script' ? '' : `${e.role} ${shlexJoin(e.argv)}: `;
+    const what = e.role === 'inner' || e.role === 'assignment' ? `${e.role} ${shlexJoin(e.argv)}: ` : '';
     for (const src of e.sources) out.push(`    ${what}${formatSource(src)}`);
   }
   if (s.opaque) out.push(`    opaque       ${s.opaque}`);

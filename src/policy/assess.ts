@@ -237,7 +237,7 @@ function assessEntry(e: Entry, index: number, o: EntryOptions): SubcommandAssess
     skipAmendment: e.amendable ? amendmentForAllow(matches) : null,
   });
   if (requirement.type === 'needs_approval' && requirement.reason === null && ownReason)
-    requirement = { ...requirement, reason: `\`${shlexJoin(display)}\`: ${ownReason}` };
+    requirement = { ...requirement, reason: `\`${shlexJoin([...(e.assignments ?? []), ...display])}\`: ${ownReason}` };
   if (requirement.type === 'skip') requirement = { ...requirement, bypass_sandbox: execution.type === 'Unsandboxed' };
 
   const base = {

@@ -1,0 +1,74 @@
+/** `gate explain` as a real process: JSON shape, human output, rule loading, located errors. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempEnv, GATE } from '../helpers/env.js';
+
+function gate(args: string[], env: Record<string, string>) {
+  const r = spawnSync(process.execPath, [GATE, 'explain', ...args], { env, encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+test('--json: overall decision, complex flag, subcommands in script order with argv and decision', (t) => {
+  const te = tempEnv();
+  t.after(te.cleanup);
+  const rules = join(te.dir, 'x.rules');
+  writeFileSync(rules, 'prefix_rule(pattern=["git", "status"])\n\nprefix_rule(pattern=["rm"], decision="forbidden")\n');
+  // default rule folder is read too
+  mkdirSync(join(te.env.GATE_HOME, 'rules'), { recursive: true });
+  writeFileSync(join(te.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["npm", "test"], decision="prompt")\n');
+  const r = gate(['--rules', rules, '--json', '--', 'bash', '-lc', "git status && npm test | \\rm -f 'a b'"], te.env);
+  assert.equal(r.code, 0, r.err);
+  const j = JSON.parse(r.out);
+  assert.equal(j.decision, 'forbidden');
+  assert.equal(j.complex, false);
+  assert.deepEqual(j.subcommands.map((s: { argv: string[] }) => s.argv), [['git', 'status'], ['npm', 'test'], ['rm', '-f', 'a b']]);
+  assert.deepEqual(j.subcommands.map((s: { decision: string }) => s.decision), ['allow', 'prompt', 'forbidden']);
+  assert.deepEqual([j.subcommands[0].decided_by.file, j.subcommands[0].decided_by.line], [rules, 1]);
+  assert.deepEqual([j.subcommands[2].decided_by.file, j.subcommands[2].decided_by.line], [rules, 3]);
+  assert.equal(j.subcommands[1].decided_by.file, join(te.env.GATE_HOME, 'rules', 'default.rules'));
+  assert.deepEqual(j.context.rule_files, [join(te.env.GATE_HOME, 'rules', 'default.rules'), rules]);
+
+  // a bare script string is `bash -lc <script>`; complex scripts list why and their literal commands
+  const c = JSON.parse(gate(['--json', '--approval-policy', 'untrusted', 'for f in *; do rm -rf "$f"; done'], te.env).out);
+  assert.equal(c.complex, true);
+  assert.deepEqual(c.command, ['bash', '-lc', 'for f in *; do rm -rf "$f"; done']);
+  assert.equal(c.decision, 'prompt');
+  assert.ok(c.complex_reasons.length > 0);
+  assert.ok(c.subcommands.some((s: { kind: string; argv: string[] }) => s.kind === 'literal' && s.argv[0] === 'rm'));
+});
+
+test('human output: words, rule file:line or heuristic, decision, action, execution and amendment', (t) => {
+  const te = tempEnv();
+  t.after(te.cleanup);
+  const rules = join(te.dir, 'y.rules');
+  writeFileSync(rules, 'prefix_rule(pattern=["cat"])\n');
+  const r = gate(['--rules', rules, '--approval-policy', 'untrusted', '--sandbox', 'read-only', '--', 'bash', '-lc', 'cat README && cargo build'], te.env);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /\[1\] cat README/);
+  assert.match(r.out, new RegExp(`rule ${rules.replace(/[.]/g, '\\.')}:1 +prefix cat → allow`));
+  assert.match(r.out, /\[2\] cargo build/);
+  assert.match(r.out, /heuristic approval-policy → prompt/);
+  assert.match(r.out, /action +prompt \(TurnDefault\); if approved: Run/);
+  assert.match(r.out, /amendment +prefix_rule\(pattern=\["cargo", "build"\], decision="allow"\)/);
+  assert.match(r.out, /decision: prompt/);
+});
+
+test('bad input: a broken rule file is a located error (exit 1), bad flags exit 2, no stack traces', (t) => {
+  const te = tempEnv();
+  t.after(te.cleanup);
+  const bad = join(te.dir, 'bad.rules');
+  writeFileSync(bad, 'prefix_rule(pattern=["ok"])\nprefix_rule(pattern=["x"], decision="maybe")\n');
+  const r = gate(['--rules', bad, 'ls'], te.env);
+  assert.equal(r.code, 1);
+  assert.match(r.err, new RegExp(`^gate-sh: ${bad.replace(/[.]/g, '\\.')}:2:\\d+: .*invalid decision: maybe`));
+  assert.equal(r.out, '');
+  for (const args of [['--approval-policy', 'sometimes', 'ls'], ['--sandbox', 'nope', 'ls'], ['--bogus', 'ls'], [], ['--prefix-rule', '{', 'ls'], ['--sandbox-permissions', 'all', 'ls']]) {
+    const b = gate(args, te.env);
+    assert.equal(b.code, 2, `${args.join(' ')}: ${b.err}`);
+    assert.match(b.err, /^gate-sh: explain: /);
+    assert.doesNotMatch(b.err, /\n\s+at /);
+  }
+});
