@@ -301,24 +301,33 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
 
 /* ---------- configuration ---------- */
 
-static const char *need(const char *name, char *err, size_t errlen) {
-  const char *v = getenv(name);
+static const char *lookup(char *const vars[], int n, const char *name) {
+  if (!vars) return getenv(name);
+  size_t l = strlen(name);
+  for (int i = 0; i < n; i++) if (!strncmp(vars[i], name, l) && vars[i][l] == '=') return vars[i] + l + 1;
+  return NULL;
+}
+
+static const char *need(char *const vars[], int n, const char *name, char *err, size_t errlen) {
+  const char *v = lookup(vars, n, name);
   if (!v || !*v) { snprintf(err, errlen, "%s is not set (the run's exec gate is incomplete)", name); return NULL; }
   return v;
 }
 
-int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen) {
+int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
-  if (!(c->request_sock = need("GATE_REQUEST_SOCK", err, errlen))) return -1;
-  if (!(c->stream_sock = need("GATE_STREAM_SOCK", err, errlen))) return -1;
-  if (!(c->escalate_sock = need("GATE_ESCALATE_SOCK", err, errlen))) return -1;
-  if (!(c->client_dir = need("GATE_CLIENT_DIR", err, errlen))) return -1;
-  if (!(c->run_id = need("GATE_RUN", err, errlen))) return -1;
-  const char *t = getenv("GATE_EXEC_TIMEOUT_MS");
+  if (!(c->request_sock = need(vars, n, "GATE_REQUEST_SOCK", err, errlen))) return -1;
+  if (!(c->stream_sock = need(vars, n, "GATE_STREAM_SOCK", err, errlen))) return -1;
+  if (!(c->escalate_sock = need(vars, n, "GATE_ESCALATE_SOCK", err, errlen))) return -1;
+  if (!(c->client_dir = need(vars, n, "GATE_CLIENT_DIR", err, errlen))) return -1;
+  if (!(c->run_id = need(vars, n, "GATE_RUN", err, errlen))) return -1;
+  const char *t = lookup(vars, n, "GATE_EXEC_TIMEOUT_MS");
   c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 1000;
   c->attempts = 5;
   return 0;
 }
+
+int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen) { return gate_conf_from_list(c, NULL, 0, err, errlen); }
 
 void gate_new_id(char *out, size_t n) {
   static unsigned counter;

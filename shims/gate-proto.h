@@ -50,6 +50,9 @@ struct gate_conf {
 };
 /* Fill from the environment (GATE_*); -1 with err when something is missing. */
 int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen);
+/* The same from "NAME=value" entries (the gate's variables as captured at start: the process may have
+ * cleared its environment since). */
+int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *err, size_t errlen);
 
 void gate_new_id(char *out, size_t n);
 

@@ -171,7 +171,7 @@ static enum verdict check(const char *program, char *const argv[], char *const e
   char err[1200], cmd[512], cwd[PATH_MAX];
   describe(cmd, sizeof cmd, argv, program);
   struct gate_conf c;
-  if (gate_conf_from_env(&c, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); return V_ERROR; }
+  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); return V_ERROR; }
   if (!getcwd(cwd, sizeof cwd)) { gate_msg("exec gate: ", cmd, ": not run: the current directory is gone", NULL); return V_ERROR; }
   char id[96];
   gate_new_id(id, sizeof id);
@@ -202,7 +202,7 @@ out:
 static void escalate_and_exit(const char *token, char *const envp[], const char *cmd) {
   struct gate_conf c;
   char err[1200];
-  if (gate_conf_from_env(&c, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); _exit(126); }
+  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); _exit(126); }
   int st = gate_escalate(&c, token, envp, err, sizeof err);
   if (st < 0) { gate_msg("exec gate: ", cmd, ": ", err); _exit(126); }
   _exit(st);

@@ -1,0 +1,101 @@
+/*
+ * gate_native — the two socket calls Node cannot make: receive descriptors (SCM_RIGHTS) on a Unix stream
+ * socket, and read the peer's credentials (SO_PEERCRED). Used by the escalation runner on escalate.sock.
+ * N-API, no state; the socket stays owned by Node's net.Socket (paused while we read from it).
+ */
+#define _GNU_SOURCE
+#include <node_api.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define MAX_FDS 8
+
+static napi_value throw_errno(napi_env env, const char *what, int e) {
+  char msg[256];
+  snprintf(msg, sizeof msg, "%s: %s", what, strerror(e));
+  napi_throw_error(env, NULL, msg);
+  return NULL;
+}
+
+static int arg_int(napi_env env, napi_callback_info info, int32_t *out, size_t want) {
+  size_t argc = 2;
+  napi_value argv[2];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < want) return -1;
+  for (size_t i = 0; i < want; i++) if (napi_get_value_int32(env, argv[i], &out[i]) != napi_ok) return -1;
+  return 0;
+}
+
+/* recvFds(fd, maxBytes) → { data: Buffer, fds: number[] } | null when nothing is ready (EAGAIN). An empty
+ * data Buffer means the peer closed. Received descriptors are close-on-exec. */
+static napi_value recv_fds(napi_env env, napi_callback_info info) {
+  int32_t a[2];
+  if (arg_int(env, info, a, 2) || a[1] <= 0 || a[1] > (1 << 20)) { napi_throw_type_error(env, NULL, "recvFds(fd, maxBytes)"); return NULL; }
+  void *data;
+  napi_value buf;
+  if (napi_create_buffer(env, (size_t)a[1], &data, &buf) != napi_ok) return NULL;
+  struct iovec iov = { data, (size_t)a[1] };
+  union { char b[CMSG_SPACE(MAX_FDS * sizeof(int))]; struct cmsghdr align; } u;
+  struct msghdr mh = { 0 };
+  mh.msg_iov = &iov; mh.msg_iovlen = 1;
+  mh.msg_control = u.b; mh.msg_controllen = sizeof u.b;
+  ssize_t n;
+  do n = recvmsg(a[0], &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    napi_value nul;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) { napi_get_null(env, &nul); return nul; }
+    return throw_errno(env, "recvmsg", errno);
+  }
+  napi_value fds, out, slice;
+  napi_create_array(env, &fds);
+  uint32_t k = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t cnt = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    int *p = (int *)CMSG_DATA(c);
+    for (size_t i = 0; i < cnt; i++) {
+      napi_value v;
+      napi_create_int32(env, p[i], &v);
+      napi_set_element(env, fds, k++, v);
+    }
+  }
+  if (mh.msg_flags & MSG_CTRUNC) {
+    /* more descriptors than we accept: close what arrived and refuse */
+    for (uint32_t i = 0; i < k; i++) { napi_value v; int32_t fd; napi_get_element(env, fds, i, &v); napi_get_value_int32(env, v, &fd); close(fd); }
+    napi_throw_error(env, NULL, "too many descriptors in one message");
+    return NULL;
+  }
+  void *sd;
+  napi_create_buffer_copy(env, (size_t)n, data, &sd, &slice);
+  napi_create_object(env, &out);
+  napi_set_named_property(env, out, "data", slice);
+  napi_set_named_property(env, out, "fds", fds);
+  return out;
+}
+
+/* peerCred(fd) → { pid, uid, gid } of the process at the other end (as the kernel saw it at connect). */
+static napi_value peer_cred(napi_env env, napi_callback_info info) {
+  int32_t fd;
+  if (arg_int(env, info, &fd, 1)) { napi_throw_type_error(env, NULL, "peerCred(fd)"); return NULL; }
+  struct ucred cr;
+  socklen_t len = sizeof cr;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) return throw_errno(env, "SO_PEERCRED", errno);
+  napi_value out, v;
+  napi_create_object(env, &out);
+  napi_create_int32(env, cr.pid, &v); napi_set_named_property(env, out, "pid", v);
+  napi_create_uint32(env, cr.uid, &v); napi_set_named_property(env, out, "uid", v);
+  napi_create_uint32(env, cr.gid, &v); napi_set_named_property(env, out, "gid", v);
+  return out;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_value f;
+  napi_create_function(env, "recvFds", NAPI_AUTO_LENGTH, recv_fds, NULL, &f);
+  napi_set_named_property(env, exports, "recvFds", f);
+  napi_create_function(env, "peerCred", NAPI_AUTO_LENGTH, peer_cred, NULL, &f);
+  napi_set_named_property(env, exports, "peerCred", f);
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

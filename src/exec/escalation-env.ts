@@ -1,0 +1,50 @@
+/**
+ * The environment of an escalated run. The shim sends the exec's environment with its descriptors; the
+ * decision was made on the code-loading variables the exec request reported. Anything code-loading that
+ * differs from what was decided is put back to the decided value, or dropped (PATH falls back to the
+ * daemon's own): an escalated run is never more than what was approved. Pure.
+ */
+import { codeLoadingVariables } from '../heuristics/code-loading.js';
+
+export interface EscalationEnvInput {
+  /** "NAME=value" entries as the shim sent them */
+  sent: readonly string[];
+  /** the code-loading variables the decision saw (ExecRequest.env); absent = none */
+  decided?: Readonly<Record<string, string>>;
+  /** libgate.so: the gate's own LD_PRELOAD entry, never counted as foreign */
+  lib: string;
+  /** fallback PATH when the decision saw none (the daemon's own) */
+  fallbackPath: string;
+}
+
+export interface EscalationEnv {
+  env: Record<string, string>;
+  /** names that were changed or dropped, for the log and the audit record */
+  corrected: string[];
+}
+
+export function escalationEnv(i: EscalationEnvInput): EscalationEnv {
+  const env: Record<string, string> = {};
+  for (const e of i.sent) {
+    const eq = e.indexOf('=');
+    if (eq <= 0) continue;
+    const name = e.slice(0, eq);
+    if (name.startsWith('GATE_')) continue; // the gate's own are set by the runner
+    env[name] = e.slice(eq + 1);
+  }
+  if (env.LD_PRELOAD !== undefined) {
+    const rest = env.LD_PRELOAD.split(/[: ]/).filter((x) => x !== '' && x !== i.lib);
+    if (rest.length) env.LD_PRELOAD = rest.join(':');
+    else delete env.LD_PRELOAD;
+  }
+  const decided = i.decided ?? {};
+  const corrected: string[] = [];
+  for (const v of codeLoadingVariables(env)) {
+    if (decided[v.name] === v.value) continue;
+    corrected.push(v.name);
+    if (decided[v.name] !== undefined) env[v.name] = decided[v.name];
+    else if (v.name === 'PATH') env.PATH = i.fallbackPath;
+    else delete env[v.name];
+  }
+  return { env, corrected };
+}

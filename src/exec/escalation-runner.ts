@@ -1,0 +1,220 @@
+/**
+ * The daemon side of escalated execs (`escalate.sock`). The shim connects, sends one frame
+ * `{token, env}` (u32 LE length + JSON) with its stdin/stdout/stderr attached by SCM_RIGHTS, and waits
+ * for `{exit_status}` (or `{error}`). The runner:
+ *   - verifies the peer (SO_PEERCRED: same uid) and takes the cwd from /proc/<pid>/cwd — a grant made for
+ *     another cwd than the caller's real one is refused;
+ *   - redeems the one-time grant (program, argv, execution come from the decision, not from the caller);
+ *   - corrects the environment to the code-loading variables that were decided (escalation-env.ts);
+ *   - spawns the command wrapped per EscalationExecution with the received descriptors as 0/1/2 (a
+ *     terminal stays a terminal), in its own process group, still behind the exec gate;
+ *   - kills that process group when the caller's connection drops, and replies the exit status
+ *     (128+n for signal n).
+ * Descriptors are received with a small N-API addon (native.ts): Node's net module drops SCM_RIGHTS.
+ */
+import { chmodSync, closeSync, readlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import type { EscalationGrant, EscalationRunner } from '../daemon/escalation.js';
+import { GrantTable } from '../daemon/escalation.js';
+import type { GatePaths } from '../protocol/paths.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
+import { gateSandboxContext } from '../sandbox/gate-context.js';
+import { escalationEnv } from './escalation-env.js';
+import { LIBGATE, withExecGate } from './exec-gate.js';
+import { gateNative, type GateNative } from './native.js';
+
+const MAX_FRAME = 16 * 1024 * 1024;
+const HANDSHAKE_TIMEOUT_MS = 5000;
+
+export interface EscalationServerOptions {
+  paths: GatePaths;
+  /** the daemon's environment (fallback PATH, sandbox context) */
+  env: Record<string, string | undefined>;
+  /** the turn's sandbox policy now (TurnDefault) */
+  turnPolicy(): SandboxPolicy;
+  /** resolved bubblewrap path (only needed when an execution is sandboxed) */
+  bwrap(): string;
+  log(line: string): void;
+  /** audit hook: one call per escalated run */
+  onFinished?(r: { grant: EscalationGrant; pid?: number; exit_status: number; duration_ms: number; corrected: string[] }): void;
+}
+
+/** The grant's code-loading variables, when the daemon passes them (ExecRequest.env). */
+type GrantWithEnv = EscalationGrant & { env?: Record<string, string> };
+
+export class EscalationServer implements EscalationRunner {
+  private readonly grants = new GrantTable();
+  private server?: Server;
+  private readonly native: GateNative;
+  private readonly live = new Set<number>();
+
+  constructor(private readonly o: EscalationServerOptions) {
+    this.native = gateNative();
+  }
+
+  grant(g: EscalationGrant): void {
+    this.grants.grant(g);
+  }
+
+  async start(): Promise<void> {
+    const sock = this.o.paths.escalateSock;
+    try {
+      unlinkSync(sock);
+    } catch {
+      /* not there */
+    }
+    const server = createServer({ pauseOnConnect: true }, (s) => this.accept(s));
+    await new Promise<void>((res, rej) => {
+      server.once('error', rej);
+      server.listen(sock, () => res());
+    });
+    chmodSync(sock, 0o600);
+    this.server = server;
+  }
+
+  async close(): Promise<void> {
+    for (const pgid of this.live) killGroup(pgid);
+    await new Promise<void>((res) => (this.server ? this.server.close(() => res()) : res()));
+  }
+
+  private accept(s: Socket): void {
+    const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
+    if (typeof fd !== 'number' || fd < 0) {
+      s.destroy();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    const fds: number[] = [];
+    const started = Date.now();
+    const fail = (msg: string): void => {
+      fds.forEach(closeQuiet);
+      this.o.log(`escalation refused: ${msg}`);
+      reply(s, { error: msg });
+    };
+    const poll = (): void => {
+      try {
+        for (;;) {
+          const r = this.native.recvFds(fd, 65536);
+          if (r === null) break;
+          fds.push(...r.fds);
+          if (r.data.length === 0) return fail('the caller closed the connection before its request');
+          chunks.push(r.data);
+          const buf = Buffer.concat(chunks);
+          if (buf.length >= 4) {
+            const n = buf.readUInt32LE(0);
+            if (n > MAX_FRAME) return fail('escalation request too large');
+            if (buf.length >= 4 + n) return this.handshake(s, fd, buf.subarray(4, 4 + n), fds);
+          }
+        }
+      } catch (e) {
+        return fail((e as Error).message);
+      }
+      if (Date.now() - started > HANDSHAKE_TIMEOUT_MS) return fail('no escalation request within 5 s');
+      setTimeout(poll, chunks.length ? 0 : 1);
+    };
+    poll();
+  }
+
+  private handshake(s: Socket, fd: number, body: Buffer, fds: number[]): void {
+    const refuse = (msg: string): void => {
+      fds.forEach(closeQuiet);
+      this.o.log(`escalation refused: ${msg}`);
+      reply(s, { error: msg });
+    };
+    let req: { token?: unknown; env?: unknown; encoding?: unknown };
+    try {
+      req = JSON.parse(body.toString('utf8'));
+    } catch {
+      return refuse('malformed escalation request (not JSON)');
+    }
+    if (typeof req.token !== 'string' || !Array.isArray(req.env) || req.env.some((e) => typeof e !== 'string'))
+      return refuse('malformed escalation request (token and env expected)');
+    if (fds.length !== 3) return refuse(`expected 3 descriptors (stdin, stdout, stderr), got ${fds.length}`);
+    const cred = this.native.peerCred(fd);
+    if (cred.uid !== process.getuid!()) return refuse(`peer uid ${cred.uid} is not the daemon's`);
+    const grant = this.grants.redeem(req.token) as GrantWithEnv | undefined;
+    if (!grant) return refuse('unknown, used or expired escalation token');
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${cred.pid}/cwd`);
+    } catch {
+      return refuse(`cannot read the caller's cwd (pid ${cred.pid})`);
+    }
+    if (cwd !== grant.cwd) return refuse(`the caller runs in ${cwd}, but the escalation was decided for ${grant.cwd}`);
+    if (req.encoding === 'base64') return refuse('an environment that is not valid UTF-8 cannot be escalated');
+    const { env, corrected } = escalationEnv({
+      sent: req.env as string[],
+      decided: grant.env,
+      lib: LIBGATE,
+      fallbackPath: this.o.env.PATH ?? '/usr/bin:/bin',
+    });
+    if (corrected.length) this.o.log(`escalation ${grant.run_id}: code-loading variables not in the decision reset: ${corrected.join(', ')}`);
+    let line: CommandLine;
+    try {
+      const bwrapArgs = sandboxArgvFor(grant.execution, this.o.turnPolicy(), gateSandboxContext({ cwd, env: this.o.env }));
+      line = wrapCommand([grant.program, ...grant.argv.slice(1)], bwrapArgs, bwrapArgs ? this.o.bwrap() : '');
+    } catch (e) {
+      return refuse(`cannot build the sandbox for ${grant.execution.type}: ${(e as Error).message}`);
+    }
+    const gated = withExecGate({ program: line.program, args: line.args, env }, { paths: this.o.paths, runId: grant.run_id, parentPid: process.pid });
+    this.run(s, grant, gated, line.sandboxed ? undefined : grant.argv[0], cwd, fds, corrected);
+  }
+
+  private run(s: Socket, grant: EscalationGrant, cmd: { program: string; args: string[]; env: Record<string, string> }, argv0: string | undefined, cwd: string, fds: number[], corrected: string[]): void {
+    const started = Date.now();
+    const child = spawn(cmd.program, cmd.args, { argv0, cwd, env: cmd.env, stdio: [fds[0], fds[1], fds[2]], detached: true });
+    const pgid = child.pid;
+    let done = false;
+    const finish = (status: number): void => {
+      if (done) return;
+      done = true;
+      if (pgid) this.live.delete(pgid);
+      fds.forEach(closeQuiet);
+      reply(s, { exit_status: status });
+      this.o.onFinished?.({ grant, pid: pgid, exit_status: status, duration_ms: Date.now() - started, corrected });
+    };
+    child.on('error', (e) => {
+      try {
+        writeSync(fds[2], `gate-sh: escalated ${grant.argv[0]}: ${e.message}\n`);
+      } catch {
+        /* stderr gone */
+      }
+      finish((e as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126);
+    });
+    child.on('exit', (code, signal) => finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
+    if (pgid) this.live.add(pgid);
+    // The caller's connection is its life: when it goes, the escalated command goes too.
+    s.on('error', () => {});
+    s.on('close', () => {
+      if (!done && pgid) killGroup(pgid);
+    });
+    s.resume();
+  }
+}
+
+function reply(s: Socket, msg: Record<string, unknown>): void {
+  if (s.destroyed) return;
+  const body = Buffer.from(JSON.stringify(msg), 'utf8');
+  const head = Buffer.allocUnsafe(4);
+  head.writeUInt32LE(body.length, 0);
+  s.end(Buffer.concat([head, body]));
+}
+
+function closeQuiet(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+}
+
+function killGroup(pgid: number): void {
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    /* gone */
+  }
+}

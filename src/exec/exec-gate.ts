@@ -1,0 +1,73 @@
+/**
+ * The exec-gate step of a run plan: the environment that makes every exec of the run ask the daemon
+ * (libgate.so in LD_PRELOAD, the socket paths, GATE_RUN) and puts the nested-shell shims first on PATH.
+ * Pure: paths in, plan out. Apply it last (after the sandbox step): the program it marks as already
+ * checked is the one actually started, and for a bubblewrap wrapper the command after `--` is let through
+ * once without asking (pre-flight decided it).
+ */
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { GatePaths } from '../protocol/paths.js';
+
+/** Where the built shims live: <repo>/shims (dist/src/exec/ → ../../../shims). */
+export const SHIMS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shims');
+export const LIBGATE = join(SHIMS_DIR, 'libgate.so');
+export const SHIM_BIN = join(SHIMS_DIR, 'bin');
+
+export interface ExecGateOptions {
+  paths: Pick<GatePaths, 'requestSock' | 'streamSock' | 'escalateSock' | 'clientDir'>;
+  runId: string;
+  /** pid of the process that spawns the plan (its children's parent): binds the "checked" mark */
+  parentPid: number;
+  /** default SHIMS_DIR */
+  shimsDir?: string;
+  /** the program a wrapper (bwrap) starts; found after `--` when omitted */
+  inner?: string;
+  /** per-attempt reply timeout for the shims (GATE_EXEC_TIMEOUT_MS) */
+  timeoutMs?: number;
+}
+
+/** The gate's own variables (what libgate.so puts back into every exec it allows). */
+export function execGateVars(o: ExecGateOptions): Record<string, string> {
+  const v: Record<string, string> = {
+    GATE_RUN: o.runId,
+    GATE_REQUEST_SOCK: o.paths.requestSock,
+    GATE_STREAM_SOCK: o.paths.streamSock,
+    GATE_ESCALATE_SOCK: o.paths.escalateSock,
+    GATE_CLIENT_DIR: o.paths.clientDir,
+  };
+  if (o.timeoutMs) v.GATE_EXEC_TIMEOUT_MS = String(o.timeoutMs);
+  return v;
+}
+
+/** LD_PRELOAD with libgate.so first, the caller's own entries kept after it. */
+export function withPreload(current: string | undefined, lib: string): string {
+  const rest = (current ?? '').split(/[: ]/).filter((e) => e !== '' && e !== lib);
+  return [lib, ...rest].join(':');
+}
+
+/** PATH with the nested-shell shims first (once). */
+export function withShimPath(current: string | undefined, shimBin: string): string {
+  const rest = (current ?? '/usr/local/bin:/usr/bin:/bin').split(':').filter((e) => e !== shimBin);
+  return [shimBin, ...rest].join(':');
+}
+
+export interface PlanLike {
+  program: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** Add the exec gate to a plan (or a spawn of the escalation runner). */
+export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T {
+  const shims = o.shimsDir ?? SHIMS_DIR;
+  const env: Record<string, string> = { ...plan.env };
+  for (const k of Object.keys(env)) if (k.startsWith('GATE_CHECKED') || k === 'GATE_ESCALATE' || k === 'GATE_THEN') delete env[k];
+  Object.assign(env, execGateVars(o));
+  env.LD_PRELOAD = withPreload(env.LD_PRELOAD, join(shims, 'libgate.so'));
+  env.PATH = withShimPath(env.PATH, join(shims, 'bin'));
+  env.GATE_CHECKED = `${o.parentPid}:${plan.program}`;
+  const inner = o.inner ?? (basename(plan.program) === 'bwrap' ? plan.args[plan.args.indexOf('--') + 1] : undefined);
+  if (inner) env.GATE_THEN = inner;
+  return { ...plan, env };
+}

@@ -1,0 +1,39 @@
+/**
+ * The native addon (native/gate_native.c, built by node-gyp at install): descriptor passing and peer
+ * credentials on Unix sockets, which Node's net module cannot do. Loaded lazily: only the daemon's
+ * escalation runner needs it.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface Received {
+  data: Buffer;
+  fds: number[];
+}
+
+export interface PeerCred {
+  pid: number;
+  uid: number;
+  gid: number;
+}
+
+export interface GateNative {
+  /** One recvmsg (non-blocking): null when nothing is ready; empty data = the peer closed. */
+  recvFds(fd: number, maxBytes: number): Received | null;
+  peerCred(fd: number): PeerCred;
+}
+
+export const NATIVE_PATH = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'build', 'Release', 'gate_native.node');
+
+let loaded: GateNative | undefined;
+
+export function gateNative(): GateNative {
+  if (loaded) return loaded;
+  try {
+    loaded = createRequire(import.meta.url)(NATIVE_PATH) as GateNative;
+    return loaded;
+  } catch (e) {
+    throw new Error(`gate-sh: the native addon is missing or broken (${NATIVE_PATH}): run 'npm run build' (${(e as Error).message})`);
+  }
+}
