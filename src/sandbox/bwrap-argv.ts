@@ -71,10 +71,12 @@ export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxCo
       if (link !== null) ops.push({ op: 'symlink', target: link, dest: d });
       else if (kind === 'dir') ops.push({ op: 'ro-bind', src: d, dest: d });
     }
+    // The root is bwrap's own empty tmpfs here, so a private /tmp costs no host permission. Before the
+    // binds: a tmpfs mounted later would hide read or write paths below /tmp.
+    ops.push({ op: 'tmpfs', dest: '/tmp' });
     for (const r of sortRoots(p.read)) ops.push({ op: 'ro-bind', src: r, dest: r });
   }
-  // A private /tmp: programs need one, and it is not a write permission on the host. Before the binds.
-  ops.push({ op: 'tmpfs', dest: '/tmp' });
+  // With reads unrestricted, /tmp is the host's and, like everything else, read-only unless declared.
   const roots = sortRoots(p.write);
   for (const r of roots) ops.push({ op: 'bind', src: r, dest: r });
   for (const r of roots) ops.push(...protectRoot(r, fs, { missingToo: false }));

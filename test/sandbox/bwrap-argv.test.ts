@@ -111,6 +111,7 @@ test('profile: exactly the write paths, resolved; reads restricted to platform f
   const a = permissionProfileArgv({ file_system: { write: ['/ws/src/', '/ws/link'], read: ['/other'] } }, ctx({ '/ws/link': '->/ws/src' }));
   assert.equal(a.filter((x) => x === '--bind').length, 2, a.join(' ')); // /ws/src + request folder
   assert.ok(at(a, '--bind', '/ws/src') > at(a, '--tmpfs', '/tmp'));
+  assert.ok(at(a, '--ro-bind', '/other') > at(a, '--tmpfs', '/tmp'), 'private /tmp first, then the read paths');
   assert.equal(at(a, '--ro-bind', '/'), -1);
   assert.ok(at(a, '--ro-bind', '/usr') >= 0 && at(a, '--ro-bind', '/other') > 0);
   assert.ok(at(a, '--symlink', 'usr/bin') >= 0, 'symlinked /bin recreated');
@@ -123,6 +124,7 @@ test('profile: network and read-all', () => {
   assert.deepEqual(a.slice(0, 3), ['--ro-bind', '/', '/']);
   assert.ok(!a.includes('--unshare-net'));
   assert.equal(a.filter((x) => x === '--bind').length, 1);
+  assert.equal(at(a, '--tmpfs', '/tmp'), -1, 'reads unrestricted: the host /tmp, read-only');
 });
 
 test('profile: widening or ambiguous paths are errors, never silently widened', () => {
