@@ -10,9 +10,15 @@
 import type { PermissionProfile, SandboxPolicy } from './policy.js';
 import { nodeFs, type FsView } from './fs-view.js';
 import { SandboxError } from './errors.js';
-import { dedupeOps, isWithin, mountArgs, normAbs, sortRoots, type MountOp } from './mounts.js';
+import { isWithin, mountArgs, normAbs, sortRoots, type MountOp } from './mounts.js';
 import { hidePath, protectExtra, protectRoot } from './protected.js';
 import { resolveProfile } from './profile-paths.js';
+
+export interface CriticalPath {
+  path: string;
+  /** a file: when missing, an empty read-only file blocks it (a folder there would break its reader) */
+  file?: boolean;
+}
 
 export interface SandboxContext {
   cwd: string;
@@ -21,8 +27,11 @@ export interface SandboxContext {
   runtimeRequestDir?: string;
   /** invisible inside (the approval folder) */
   hiddenPaths: readonly string[];
-  /** folders read-only inside even within writable roots (GATE_HOME, CODEX_HOME) */
+  /** folders read-only inside even within writable roots (GATE_HOME, CODEX_HOME); a Permissions profile's
+   *  explicit write paths inside them stay writable (a skill under ~/.codex/skills writing its own output) */
   protectedExtra: readonly string[];
+  /** read-only always, even under a profile's write path: rules folders (dirs) and config / audit files */
+  critical?: readonly CriticalPath[];
   /** default: the real filesystem */
   fs?: FsView;
   /** false keeps the caller's session and controlling terminal (interactive use); default true */
@@ -41,9 +50,12 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
     case 'external-sandbox':
       if (policy.network_access === 'enabled') return null;
       // No filesystem restriction (the outer sandbox has it), but still no network and no approval channel.
-      return assemble([{ op: 'bind', src: '/', dest: '/' }, ...hidden(ctx, ['/'], fs), ...requestDir(ctx, fs)], false, ctx);
-    case 'read-only':
-      return assemble([{ op: 'ro-bind', src: '/', dest: '/' }, ...gateMounts(ctx, [], fs)], false, ctx);
+      const ops: MountOp[] = [{ op: 'bind', src: '/', dest: '/' }];
+      return assemble([...ops, ...hidden(ctx, ops, fs), ...requestDir(ctx, fs)], false, ctx);
+    case 'read-only': {
+      const ops: MountOp[] = [{ op: 'ro-bind', src: '/', dest: '/' }];
+      return assemble([...ops, ...gateMounts(ctx, ops, fs)], false, ctx);
+    }
     case 'workspace-write': {
       const cwd = existingRoot(ctx.cwd, 'the working folder', fs);
       const roots = [cwd, ...policy.writable_roots.map((r) => existingRoot(r, 'writable root', fs))];
@@ -53,7 +65,7 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       const sorted = sortRoots(roots);
       const ops: MountOp[] = [{ op: 'ro-bind', src: '/', dest: '/' }, ...sorted.map((r): MountOp => ({ op: 'bind', src: r, dest: r }))];
       for (const r of sorted) ops.push(...protectRoot(r, fs, { missingToo: r === cwd }));
-      return assemble([...ops, ...gateMounts(ctx, sorted, fs)], policy.network_access, ctx);
+      return assemble([...ops, ...gateMounts(ctx, ops, fs)], policy.network_access, ctx);
     }
   }
 }
@@ -80,7 +92,12 @@ export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxCo
   const roots = sortRoots(p.write);
   for (const r of roots) ops.push({ op: 'bind', src: r, dest: r });
   for (const r of roots) ops.push(...protectRoot(r, fs, { missingToo: false }));
-  ops.push(...gateMounts(ctx, roots, fs));
+  ops.push(...gateMounts(ctx, ops, fs, (extra) => {
+    // declared write paths naming gate-sh's or Codex's folders or paths inside them: bound again after the
+    // folder's protection (a write path that merely contains such a folder does not reopen it)
+    const inside = roots.filter((r) => extra.some((e) => isWithin(r, e)));
+    return [...inside.map((r): MountOp => ({ op: 'bind', src: r, dest: r })), ...inside.flatMap((r) => protectRoot(r, fs, { missingToo: false }))];
+  }));
   const visible = p.read === 'all' ? ['/'] : [...p.read, ...p.write, ...PLATFORM_READ];
   const cwd = normAbs(ctx.cwd);
   return assemble(ops, p.network, ctx, visible.some((v) => isWithin(cwd, v)) ? cwd : '/');
@@ -93,14 +110,25 @@ function existingRoot(p: string, what: string, fs: FsView): string {
   return real;
 }
 
-function gateMounts(ctx: SandboxContext, writable: readonly string[], fs: FsView): MountOp[] {
-  const ops: MountOp[] = [];
-  for (const p of ctx.protectedExtra) ops.push(...protectExtra(normAbs(p), writable, fs));
-  return [...ops, ...hidden(ctx, writable, fs), ...requestDir(ctx, fs)];
+/**
+ * gate-sh's own, after `before` (the mounts so far): protected folders, (profile exceptions), critical
+ * paths, hidden paths, the request folder. Whether a missing path needs blocking depends on the mounts
+ * before it, so each step sees everything emitted until then.
+ */
+function gateMounts(ctx: SandboxContext, before: readonly MountOp[], fs: FsView, exceptions?: (extra: string[]) => MountOp[]): MountOp[] {
+  const ops: MountOp[] = [...before];
+  const extra = ctx.protectedExtra.map((p) => fs.realpath(p) ?? normAbs(p));
+  for (const p of ctx.protectedExtra) ops.push(...protectExtra(normAbs(p), ops, fs));
+  if (exceptions) ops.push(...exceptions(extra));
+  for (const c of ctx.critical ?? []) ops.push(...protectExtra(normAbs(c.path), ops, fs, c.file === true));
+  ops.push(...hidden(ctx, ops, fs));
+  return [...ops.slice(before.length), ...requestDir(ctx, fs)];
 }
 
-function hidden(ctx: SandboxContext, writable: readonly string[], fs: FsView): MountOp[] {
-  return ctx.hiddenPaths.flatMap((p) => hidePath(normAbs(p), writable, fs));
+function hidden(ctx: SandboxContext, before: readonly MountOp[], fs: FsView): MountOp[] {
+  const ops: MountOp[] = [...before];
+  for (const p of ctx.hiddenPaths) ops.push(...hidePath(normAbs(p), ops, fs));
+  return ops.slice(before.length);
 }
 
 /** Last, so nothing above hides it; only if it exists (no daemon, no channel to reach). */
@@ -110,7 +138,7 @@ function requestDir(ctx: SandboxContext, fs: FsView): MountOp[] {
 }
 
 function assemble(ops: MountOp[], network: boolean, ctx: SandboxContext, chdir = normAbs(ctx.cwd)): string[] {
-  const [base, ...rest] = dedupeOps(ops);
+  const [base, ...rest] = ops;
   return [
     ...mountArgs([base, { op: 'dev', dest: '/dev' }, { op: 'proc', dest: '/proc' }, ...rest]),
     '--unshare-pid',

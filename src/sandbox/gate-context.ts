@@ -1,8 +1,9 @@
 /**
  * The SandboxContext for gate-sh's own layout: GATE_HOME (rules, config, audit log) and CODEX_HOME (Codex
- * rules, skills) read-only; the whole runtime folder hidden — every session's approval socket, and other
+ * rules, skills) read-only (their rules, config and audit log even under a profile's declared write path); the whole runtime folder hidden — every session's approval socket, and other
  * sessions' request sockets — with only this session's request folder bound back at the same path.
  */
+import { join } from 'node:path';
 import { codexHome, gatePaths, type Env } from '../protocol/paths.js';
 import type { FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
@@ -12,7 +13,7 @@ export interface GateContextOptions {
   env: Env;
   fs?: FsView;
   newSession?: boolean;
-  /** more of gate-sh's files to keep read-only (rule files and audit log named in the config) */
+  /** more of gate-sh's files to keep read-only always (rule files and an audit log named in the config) */
   protectedExtra?: readonly string[];
 }
 
@@ -23,7 +24,14 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     env: o.env,
     runtimeRequestDir: paths.requestDir,
     hiddenPaths: [paths.runtime],
-    protectedExtra: [paths.home, codexHome(o.env), ...(o.protectedExtra ?? [])],
+    protectedExtra: [paths.home, codexHome(o.env)],
+    critical: [
+      { path: paths.rulesDir },
+      { path: join(codexHome(o.env), 'rules') },
+      { path: paths.configFile, file: true },
+      { path: paths.auditLog, file: true },
+      ...(o.protectedExtra ?? []).map((p) => ({ path: p, file: true })),
+    ],
     fs: o.fs,
     newSession: o.newSession,
   };

@@ -65,13 +65,13 @@ export function normAbs(p: string): string {
   return n.length > 1 && n.endsWith('/') ? n.slice(0, -1) : n;
 }
 
-/** Drop ops that repeat an earlier identical op (the same path protected twice, say). */
-export function dedupeOps(ops: readonly MountOp[]): MountOp[] {
-  const seen = new Set<string>();
-  return ops.filter((m) => {
-    const k = JSON.stringify(m);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+/**
+ * Would creating `p` inside the sandbox write to the host? True when the mount covering `p` (the op with
+ * the longest destination prefix; the later one on a tie) is a read-write bind. A path under a tmpfs or a
+ * read-only mount cannot be created there, or only in memory.
+ */
+export function hostWritable(ops: readonly MountOp[], p: string): boolean {
+  let best: MountOp | null = null;
+  for (const m of ops) if (m.op !== 'symlink' && isWithin(p, m.dest) && (best === null || m.dest.length >= best.dest.length)) best = m;
+  return best?.op === 'bind';
 }

@@ -11,7 +11,7 @@
 import { posix } from 'node:path';
 import type { FsView } from './fs-view.js';
 import { SandboxError } from './errors.js';
-import { isWithin, normAbs, type MountOp } from './mounts.js';
+import { hostWritable, normAbs, type MountOp } from './mounts.js';
 
 /** Read-only in every writable root when present (`.claude`: Claude Code's settings grant permissions). */
 export const PROTECTED_NAMES = ['.git', '.codex', '.agents', '.claude'] as const;
@@ -61,23 +61,28 @@ export function firstMissing(path: string, fs: FsView): string {
   return posix.join(real, parts[i]);
 }
 
-/** gate-sh's and Codex's own folders: read-only; if missing, uncreatable wherever the sandbox could write. */
-export function protectExtra(path: string, writable: readonly string[], fs: FsView): MountOp[] {
+/**
+ * gate-sh's and Codex's own folders and files: read-only; if missing, uncreatable wherever the sandbox
+ * could write (an empty read-only folder, or for a missing file an empty read-only file: an empty
+ * config or log is harmless where a folder would break its reader).
+ */
+export function protectExtra(path: string, before: readonly MountOp[], fs: FsView, isFile = false): MountOp[] {
   const real = fs.realpath(path);
   if (real !== null) return [{ op: 'ro-bind', src: real, dest: real }];
   if (fs.kind(path) === 'symlink') throw new SandboxError(`cannot protect ${path}: it is a dangling symlink`);
   const first = firstMissing(path, fs);
-  return writable.some((r) => isWithin(first, r)) ? [{ op: 'empty-ro', dest: first }] : [];
+  if (!hostWritable(before, first)) return [];
+  return isFile && first === path ? [{ op: 'ro-bind', src: '/dev/null', dest: first }] : [{ op: 'empty-ro', dest: first }];
 }
 
 /** Paths that must not be visible inside at all (the approval folder): an empty read-only folder on top. */
-export function hidePath(path: string, writable: readonly string[], fs: FsView): MountOp[] {
+export function hidePath(path: string, before: readonly MountOp[], fs: FsView): MountOp[] {
   const real = fs.realpath(path);
   if (real !== null) {
     if (fs.kind(real) !== 'dir') throw new SandboxError(`cannot hide ${path}: not a folder`);
     return [{ op: 'empty-ro', dest: real }];
   }
   const first = firstMissing(path, fs);
-  if (writable.some((r) => isWithin(first, r))) return [{ op: 'empty-ro', dest: first }];
+  if (hostWritable(before, first)) return [{ op: 'empty-ro', dest: first }];
   throw new SandboxError(`cannot hide ${path} from the sandbox: it does not exist yet (create it before running)`);
 }

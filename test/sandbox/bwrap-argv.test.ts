@@ -141,3 +141,20 @@ test('profile: widening or ambiguous paths are errors, never silently widened', 
   for (const [p, re] of cases) assert.throws(() => permissionProfileArgv(p as never, c), (e: Error) => e instanceof SandboxError && re.test(e.message), JSON.stringify(p));
   assert.throws(() => permissionProfileArgv({ file_system: { write: ['/rootlink'] } }, ctx({ '/rootlink': '->/' })), /resolves to '\/'/);
 });
+
+test('profile: a write path inside a protected folder stays writable; critical paths stay read-only under it', () => {
+  const c = ctx({ '/ch/skills/s/out': 'dir', '/ch/rules': 'dir' }, { protectedExtra: ['/gh', '/ch'], critical: [{ path: '/ch/rules' }, { path: '/ch/config.toml', file: true }] });
+  const a = permissionProfileArgv({ file_system: { write: ['/ch/skills/s/out'] } }, c);
+  const prot = at(a, '--ro-bind', '/ch');
+  const first = a.indexOf('/ch/skills/s/out') - 1;
+  const again = a.lastIndexOf('/ch/skills/s/out') - 2;
+  assert.ok(first < prot && again > prot && a[again] === '--bind', a.join(' '));
+  const b = permissionProfileArgv({ file_system: { write: ['/ch'] } }, c);
+  assert.ok(b.lastIndexOf('/ch') - 2 > at(b, '--ro-bind', '/ch') && b[b.lastIndexOf('/ch') - 2] === '--bind', 'naming the folder reopens it');
+  assert.ok(at(b, '--ro-bind', '/ch/rules') > b.lastIndexOf('/ch'), 'rules stay read-only under a declared write of their parent');
+  const h = permissionProfileArgv({ file_system: { write: ['/'.concat('ws')] } }, ctx({ '/ws/ch': 'dir' }, { protectedExtra: ['/ws/ch'] }));
+  assert.equal(h.filter((x) => x === '/ws/ch').length, 2, 'a write path containing a protected folder does not reopen it: ' + h.join(' '));
+  assert.equal(b[at(b, '--ro-bind', '/ch/config.toml') + 1], '/dev/null', 'a missing config file is blocked by an empty file');
+  const t = turnSandboxArgv(workspaceWrite({ writable_roots: ['/ch'] }), c)!;
+  assert.ok(at(t, '--ro-bind', '/ch') > at(t, '--bind', '/ch'), 'the turn sandbox keeps the whole folder read-only');
+});
