@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { decode, encode, frame, needsStream, newId, Deframer, ProtocolError, type Envelope } from './codec.js';
 import { PROTOCOL_VERSION, type Pending, type Reply } from './messages.js';
 import { checkSocketPath, type GatePaths } from './paths.js';
@@ -45,20 +45,35 @@ export type Outgoing = { type: string; id?: string; v?: number } & Record<string
 
 const ERRNO: Record<number, string> = { [-2]: 'ENOENT', [-111]: 'ECONNREFUSED', [-11]: 'EAGAIN', [-13]: 'EACCES', [-30]: 'EROFS' };
 
-interface DgramSocket {
-  on(ev: 'message', cb: (buf: Buffer) => void): void;
-  on(ev: 'error', cb: (e: Error) => void): void;
-  bind(path: string): void;
-  send(buf: Buffer, off: number, len: number, path: string, cb: (e?: Error & { code?: number }) => void): void;
-  close(): void;
+/**
+ * unix-dgram's native binding, loaded directly: its JS wrapper pulls in `bindings` (a path search), `dgram`
+ * and `util`, a measurable part of gate-sh's start-up. Calls return 0 or a negative errno; sends complete
+ * synchronously.
+ */
+interface NativeDgram {
+  AF_UNIX: number;
+  SOCK_DGRAM: number;
+  socket(domain: number, type: number, proto: number, onRecv: (status: number, buf: Buffer | null) => void, onWritable: () => void): number;
+  bind(fd: number, path: string): number;
+  sendto(fd: number, buf: Buffer, off: number, len: number, path: string): number;
+  close(fd: number): number;
 }
 
-function loadDgram(): { createSocket(t: 'unix_dgram'): DgramSocket } {
-  return createRequire(import.meta.url)('unix-dgram');
+let native: NativeDgram | undefined; // a cache of a loaded library, not configuration
+function loadNative(): NativeDgram {
+  if (native) return native;
+  const req = createRequire(import.meta.url);
+  const root = dirname(req.resolve('unix-dgram/package.json'));
+  try {
+    native = req(join(root, 'build', 'Release', 'unix_dgram.node')) as NativeDgram;
+  } catch {
+    native = req('bindings')({ bindings: 'unix_dgram.node', module_root: root }) as NativeDgram;
+  }
+  return native;
 }
 
-function notRunning(paths: GatePaths, why: string): RequestError {
-  return new RequestError('not-running', `the gate daemon is not running (${why} at ${paths.requestSock}); start it with 'gate daemon start'`);
+function notRunning(socket: string, why: string): RequestError {
+  return new RequestError('not-running', `the gate daemon is not running (${why} at ${socket}); start it with 'gate daemon start'`);
 }
 
 function fromErrorReply(r: { code: string; message: string }): RequestError {
@@ -77,7 +92,8 @@ function decodeReply(buf: Buffer): Envelope | RequestError {
 
 /** One bound reply socket; reuse it for several requests (e.g. preflight, then run-finished). */
 export class RequestClient {
-  private readonly sock: DgramSocket;
+  private readonly native = loadNative();
+  private readonly fd: number;
   private readonly waiters = new Map<string, (m: Envelope) => void>();
   private closed = false;
   private lastError: RequestError | undefined;
@@ -86,37 +102,43 @@ export class RequestClient {
     readonly paths: GatePaths,
     readonly replyPath: string,
   ) {
-    this.sock = loadDgram().createSocket('unix_dgram');
-    this.sock.on('error', () => undefined); // errors are reported through send callbacks
-    this.sock.on('message', (buf) => {
-      const m = decodeReply(buf);
-      if (m instanceof RequestError) {
-        this.lastError = m; // an id we cannot read: surface it to whoever times out
-        return;
-      }
-      this.waiters.get(m.id)?.(m);
-    });
+    const n = this.native;
+    const fd = n.socket(n.AF_UNIX, n.SOCK_DGRAM, 0, (status, buf) => this.onDatagram(status, buf), () => undefined);
+    if (fd < 0) throw new RequestError('protocol', `cannot create a datagram socket (${ERRNO[fd] ?? fd})`);
+    this.fd = fd;
+  }
+
+  private onDatagram(status: number, buf: Buffer | null): void {
+    if (status < 0 || !buf) return;
+    const m = decodeReply(buf);
+    if (m instanceof RequestError) {
+      this.lastError = m; // an id we cannot read: surface it to whoever times out
+      return;
+    }
+    this.waiters.get(m.id)?.(m);
   }
 
   /** Bind a 0600 reply socket in the daemon's client folder. */
   static open(paths: GatePaths): RequestClient {
     const replyPath = checkSocketPath(join(paths.clientDir, `${process.pid.toString(36)}-${randomBytes(5).toString('hex')}.sock`));
     const c = new RequestClient(paths, replyPath);
-    let err: (Error & { code?: number }) | undefined;
-    c.sock.on('error', (e) => (err = e));
     const old = process.umask(0o177);
+    let err: number;
     try {
-      c.sock.bind(replyPath);
+      err = c.native.bind(c.fd, replyPath);
     } finally {
       process.umask(old);
     }
-    if (err) {
-      c.sock.close();
-      c.closed = true;
-      if (err.code === -2) throw notRunning(paths, `no folder ${paths.clientDir}`);
-      throw new RequestError('not-running', `cannot bind a reply socket at ${replyPath} (${ERRNO[err.code ?? 0] ?? err.code}); check 'gate status'`);
+    if (err < 0) {
+      c.close();
+      if (err === -2) throw notRunning(paths.requestSock, `no folder ${paths.clientDir}`);
+      throw new RequestError('not-running', `cannot bind a reply socket at ${replyPath} (${ERRNO[err] ?? err}); check 'gate status'`);
     }
     return c;
+  }
+
+  private sendOnce(buf: Buffer): number {
+    return this.closed ? -9 : this.native.sendto(this.fd, buf, 0, buf.length, this.paths.requestSock);
   }
 
   /** Send one datagram; resolves when the kernel took it. EAGAIN (daemon busy) retries with backoff. */
@@ -125,35 +147,28 @@ export class RequestClient {
       let delay = 1;
       const attempt = (): void => {
         if (this.closed) return reject(new RequestError('protocol', 'request client closed'));
-        this.sock.send(buf, 0, buf.length, this.paths.requestSock, (e) => {
-          if (!e) return resolve();
-          const code = e.code ?? 0;
-          // unconnected unix-dgram sockets get no 'writable' event: back off on a timer, bounded (~1 s)
-          if (code === -11 && delay <= 256) {
-            setTimeout(attempt, delay);
-            delay *= 2;
-            return;
-          }
-          if (code === -2) return reject(notRunning(this.paths, 'no socket'));
-          if (code === -111) return reject(notRunning(this.paths, 'stale socket'));
-          if (code === -11) return reject(new RequestError('not-answering', `the gate daemon is overloaded (its queue stayed full); retry, or check 'gate status'`));
-          reject(new RequestError('protocol', `send to ${this.paths.requestSock} failed (${ERRNO[code] ?? code})`));
-        });
+        const code = this.sendOnce(buf);
+        if (code === 0) return resolve();
+        // unconnected datagram sockets get no 'writable' event: back off on a timer, bounded (~0.5 s)
+        if (code === -11 && delay <= 256) {
+          setTimeout(attempt, delay);
+          delay *= 2;
+          return;
+        }
+        if (code === -2) return reject(notRunning(this.paths.requestSock, 'no socket'));
+        if (code === -111) return reject(notRunning(this.paths.requestSock, 'stale socket'));
+        if (code === -11) return reject(new RequestError('not-answering', `the gate daemon is overloaded (its queue stayed full); retry, or check 'gate status'`));
+        reject(new RequestError('protocol', `send to ${this.paths.requestSock} failed (${ERRNO[code] ?? code})`));
       };
       attempt();
     });
   }
 
-  /** Fire and forget (audit messages): never throws, never waits for a reply. */
-  async notify(msg: Outgoing): Promise<boolean> {
+  /** Fire and forget (audit messages): one send attempt, never throws, never waits for a reply. */
+  notify(msg: Outgoing): boolean {
     const buf = encode({ ...msg, v: PROTOCOL_VERSION, id: msg.id ?? newId() } as Envelope);
-    if (needsStream(buf)) return false;
-    try {
-      await this.sendRaw(buf);
-      return true;
-    } catch {
-      return false;
-    }
+    if (this.closed || needsStream(buf)) return false;
+    return this.sendOnce(buf) === 0;
   }
 
   /** Send a request and wait for its reply (see the waiting rules above). */
@@ -216,6 +231,12 @@ export class RequestClient {
         if (m.type === 'error') {
           const er = m as unknown as { code: string; message: string };
           if (er.code === 'busy' && attempts < retries) return arm(); // the timer resends
+          if (er.code === 'too-large') {
+            // the reply would not fit a datagram: the daemon keeps it for the same id on the stream socket
+            clearTimeout(timer);
+            this.waiters.delete(env.id);
+            return void streamRequest<R>(this.paths, env, buf, opts).then(resolve, reject);
+          }
           return done(fromErrorReply(er));
         }
         done(undefined, m as unknown as R);
@@ -229,11 +250,7 @@ export class RequestClient {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    try {
-      this.sock.close();
-    } catch {
-      // already closed by the addon
-    }
+    this.native.close(this.fd);
     try {
       unlinkSync(this.replyPath);
     } catch {
@@ -271,8 +288,8 @@ async function streamRequest<R extends Reply>(paths: GatePaths, env: Envelope, b
       arm(timeoutMs * ((opts.retries ?? 2) + 1) + Math.ceil(buf.length / 65536)); // no resend on a stream: one longer wait
     });
     conn.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return done(notRunning(paths, 'no stream socket'));
-      if (e.code === 'ECONNREFUSED') return done(notRunning(paths, 'stale stream socket'));
+      if (e.code === 'ENOENT') return done(notRunning(paths.streamSock, 'no socket'));
+      if (e.code === 'ECONNREFUSED') return done(notRunning(paths.streamSock, 'stale socket'));
       done(new RequestError('protocol', `stream connection to the gate daemon failed: ${e.message}`));
     });
     conn.on('close', () => done(new RequestError('not-answering', `the gate daemon closed the connection before answering; check 'gate status'`)));

@@ -1,0 +1,172 @@
+/**
+ * gate-sh: a bash that asks first. Parse bash's flags, read the script, ask the daemon about every
+ * subcommand (one `preflight` request; the daemon parses), then run the exact checked script under the
+ * real bash with inherited stdio. Fail closed: any Deny, no daemon, a protocol error or a timeout → nothing
+ * runs, exit 126.
+ *
+ * Hot path: no yargs, no parser, no schema library. Never touch process.stdout/stderr/stdin here: creating
+ * those streams can make the shared descriptors non-blocking, which the child would inherit.
+ */
+import { readFileSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
+import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from './gate-sh-args.js';
+import { RequestClient, RequestError } from '../protocol/client.js';
+import { gatePaths, type GatePaths } from '../protocol/paths.js';
+import type { PreflightReply, SubcommandVerdict } from '../protocol/messages.js';
+import { planRun } from '../exec/plan.js';
+import { inheritedFds, runPlan } from '../exec/run-bash.js';
+import { findBash } from '../exec/bash.js';
+
+export const EXIT_DENIED = 126;
+
+function say(line: string): void {
+  try {
+    writeSync(2, `gate-sh: ${line}\n`);
+  } catch {
+    // stderr closed: the exit status still says it
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const code = await gateSh(argv, process.env, process.argv[1] ?? 'gate-sh');
+  process.exit(code);
+}
+
+/** Everything but the exit: returns the exit status. */
+export async function gateSh(argv: string[], env: Record<string, string | undefined>, argv0: string): Promise<number> {
+  const fds = inheritedFds(); // before gate-sh opens any descriptor of its own
+  let inv: ShellInvocation;
+  try {
+    inv = parseShellArgs(argv, argv0);
+  } catch (e) {
+    if (!(e instanceof ArgsError)) throw e;
+    say(`${e.message}\n${USAGE}`);
+    return 2;
+  }
+  if (inv.info === 'help') return void writeSync(1, USAGE + '\n'), 0;
+  if (inv.info === 'version') return void writeSync(1, 'gate-sh 0.1.0 (a gated GNU bash)\n'), 0;
+
+  if (inv.source.kind === 'stdin' && (inv.interactive || (isatty(0) && isatty(2)))) return interactive(inv, env);
+
+  let script: string;
+  try {
+    script = readScript(inv);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (inv.source.kind === 'file') {
+      say(`${inv.source.path}: ${err.code === 'ENOENT' ? 'No such file or directory' : err.code === 'EISDIR' ? 'Is a directory' : err.message}`);
+      return err.code === 'ENOENT' ? 127 : 126;
+    }
+    say(`cannot read the script from stdin: ${err.message}`);
+    return EXIT_DENIED;
+  }
+
+  let paths: GatePaths;
+  try {
+    paths = gatePaths(env);
+  } catch (e) {
+    say((e as Error).message.replace(/^gate-sh: /, ''));
+    return EXIT_DENIED;
+  }
+  const cwd = process.cwd();
+  let client: RequestClient | undefined;
+  try {
+    const preflight = {
+      type: 'preflight',
+      shell: 'bash',
+      flag: inv.login ? '-lc' : '-c',
+      script,
+      cwd,
+      pid: process.pid,
+      sandbox_permissions: 'use_default',
+    };
+    let reply: PreflightReply;
+    try {
+      client = RequestClient.open(paths);
+      reply = await client.request<PreflightReply>(preflight, { onPending: onPendingOnce() });
+    } catch (e) {
+      if (!(e instanceof RequestError) || e.kind !== 'not-running') throw e;
+      await autostart(env);
+      client?.close();
+      client = RequestClient.open(paths);
+      reply = await client.request<PreflightReply>(preflight, { onPending: onPendingOnce() });
+    }
+    if (reply.type !== 'preflight' || !reply.action || typeof reply.run_id !== 'string') {
+      say(`protocol error: unexpected reply '${String(reply.type)}' to preflight; nothing ran. Check 'gate status'`);
+      return EXIT_DENIED;
+    }
+    if (reply.action.type === 'Deny') {
+      reportDenials(reply, script);
+      return EXIT_DENIED;
+    }
+    const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds });
+    const result = await runPlan(plan);
+    client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
+    return result.status;
+  } catch (e) {
+    if (e instanceof RequestError) say(`${e.message}; nothing ran`);
+    else say(`${(e as Error).message}; nothing ran`);
+    return EXIT_DENIED;
+  } finally {
+    client?.close();
+  }
+}
+
+function readScript(inv: ShellInvocation): string {
+  if (inv.source.kind === 'command') return inv.source.script;
+  if (inv.source.kind === 'file') return readFileSync(inv.source.path, 'utf8');
+  // the whole script must be known before anything runs, so stdin is read to its end first
+  for (;;) {
+    try {
+      return readFileSync(0, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+function onPendingOnce(): () => void {
+  let told = false;
+  return () => {
+    if (!told) say("waiting for approval (answer with 'gate approve')...");
+    told = true;
+  };
+}
+
+function display(argv: string[]): string {
+  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+function reportDenials(reply: PreflightReply, script: string): void {
+  const denied = (reply.subcommands ?? []).filter((s: SubcommandVerdict) => s.action?.type === 'Deny');
+  for (const s of denied) say(`denied: ${display(s.argv)}: ${(s.action as { reason: string }).reason}`);
+  if (denied.length === 0) {
+    const first = script.split('\n', 1)[0];
+    say(`denied: ${first.length > 80 ? first.slice(0, 77) + '...' : first}: ${(reply.action as { reason: string }).reason}`);
+  }
+}
+
+/** Start the daemon in the background unless turned off (ensureDaemon says so); true when it now answers. */
+async function autostart(env: Record<string, string | undefined>): Promise<boolean> {
+  try {
+    const { ensureDaemon } = await import('../daemon/autostart.js');
+    await ensureDaemon(env);
+    return true;
+  } catch (e) {
+    throw new RequestError('not-running', (e as Error).message.replace(/^gate-sh: /, ''));
+  }
+}
+
+/** Interactive use (no script, a terminal) is hosted by src/exec/interactive.ts when present. */
+async function interactive(inv: ShellInvocation, env: Record<string, string | undefined>): Promise<number> {
+  const spec = '../exec/interactive.js';
+  let mod: { runInteractive(opts: { invocation: ShellInvocation; env: Record<string, string | undefined> }): Promise<number> };
+  try {
+    mod = await import(spec);
+  } catch {
+    say("interactive use is not available yet; give a script: gate-sh -c '...', gate-sh FILE, or a script on stdin");
+    return 2;
+  }
+  return mod.runInteractive({ invocation: inv, env });
+}

@@ -1,0 +1,85 @@
+/**
+ * How the checked script reaches the real bash: a pure function from the preflight reply, the invocation
+ * and the environment to {program, args, env, cwd}. Later steps wrap the result without touching it:
+ * the exec gate adds LD_PRELOAD / socket paths / PATH shims to `env`, the sandbox wraps `program`+`args`
+ * in bwrap per `reply.sandbox`.
+ *
+ * Small scripts go as `bash -c SCRIPT NAME ARGS...`. A script that cannot be one argv string (Linux caps a
+ * single argument at 128 KiB; NUL bytes cannot be in argv) is read by bash as a script file from a
+ * descriptor N: `bash /dev/fd/N ARGS...`, with a one-line prelude on the script's first line (so line
+ * numbers hold) that closes N, sets $0 (BASH_ARGV0) and only then turns on -x/-v, so the prelude is not
+ * traced. Diagnostics then name /dev/fd/N instead of $0.
+ */
+import type { PreflightReply } from '../protocol/messages.js';
+import type { ShellInvocation } from '../cli/gate-sh-args.js';
+
+/** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
+export const MAX_ARG_SCRIPT = 128 * 1024 - 1;
+
+export interface RunPlan {
+  program: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+  /** descriptors above 2 that gate-sh inherited; passed through at the same numbers, as bash would */
+  fds: number[];
+  /** a large script: the descriptor bash reads it from, and its bytes */
+  scriptFd?: { fd: number; data: Buffer };
+}
+
+export interface PlanInput {
+  reply: Pick<PreflightReply, 'run_id' | 'sandbox'>;
+  invocation: ShellInvocation;
+  /** the exact script text the daemon checked */
+  script: string;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** absolute path of the real bash */
+  bash: string;
+  /** descriptors above 2 gate-sh inherited from its caller (e.g. make's jobserver) */
+  inheritedFds?: number[];
+}
+
+export function needsDescriptor(script: string): boolean {
+  return Buffer.byteLength(script, 'utf8') > MAX_ARG_SCRIPT || script.includes('\0');
+}
+
+export function planRun(p: PlanInput): RunPlan {
+  const inv = p.invocation;
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(p.env)) if (v !== undefined) env[k] = v;
+  env.GATE_RUN = p.reply.run_id;
+
+  const opts: string[] = [...inv.longOptions];
+  if (inv.login) opts.push('-l');
+  if (inv.interactive) opts.push('-i');
+  const big = needsDescriptor(p.script);
+  // for a large script, move xtrace/verbose into the script so the `. /dev/fd/3` wrapper is not traced
+  const inner: string[] = [];
+  for (let i = 0; i < inv.setOptions.length; i++) {
+    const o = inv.setOptions[i];
+    const takesArg = o === '-o' || o === '+o';
+    const group = takesArg ? [o, inv.setOptions[++i]] : [o];
+    const traced = o === '-x' || o === '-v' || (takesArg && (group[1] === 'xtrace' || group[1] === 'verbose'));
+    if (big && traced) inner.push(...group);
+    else opts.push(...group);
+  }
+  opts.push(...inv.shoptOptions);
+
+  const fds = p.inheritedFds ?? [];
+  if (!big) return { program: p.bash, args: [...opts, '-c', p.script, inv.name, ...inv.args], env, cwd: p.cwd, fds };
+  const fd = Math.max(2, ...fds) + 1; // a free number: inherited descriptors keep theirs
+  const prelude = `exec ${fd}<&-; BASH_ARGV0=${quote(inv.name)};${inner.length ? ` set ${inner.map(quote).join(' ')};` : ''} `;
+  return {
+    program: p.bash,
+    args: [...opts, `/dev/fd/${fd}`, ...inv.args],
+    env,
+    cwd: p.cwd,
+    fds,
+    scriptFd: { fd, data: Buffer.from(prelude + p.script, 'utf8') },
+  };
+}
+
+function quote(s: string): string {
+  return /^[\w+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,91 @@
+/**
+ * Run a RunPlan: the child inherits stdin, stdout, stderr and any other descriptor gate-sh inherited (not
+ * copied: byte-exact, full throughput, a terminal stays a terminal), signals are forwarded, and the result
+ * is bash's exit status (128+n for signal n). A large script reaches bash on its own descriptor.
+ */
+import { spawn, type StdioOptions } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunPlan } from './plan.js';
+import { exitStatus, forwardSignals } from './signals.js';
+
+export interface RunResult {
+  status: number;
+  durationMs: number;
+}
+
+/**
+ * Descriptors above 2 this process inherited from its caller, to pass on as bash would. Call it first
+ * thing, before gate-sh opens anything. Node marks low inherited descriptors close-on-exec at start-up
+ * (uv_disable_stdio_inheritance), so that flag cannot tell them apart; what can: Node's own descriptors
+ * are event inodes (epoll, eventfd) and pipes with both ends held here. A pipe whose two ends were both
+ * inherited is therefore not passed on (documented limitation).
+ */
+export function inheritedFds(): number[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fd');
+  } catch {
+    return [];
+  }
+  const targets = new Map<number, string>();
+  for (const n of names) {
+    const fd = Number(n);
+    if (!(fd > 2)) continue;
+    try {
+      targets.set(fd, readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      // the readdir's own descriptor, closed by now
+    }
+  }
+  const pipeEnds = new Map<string, number>();
+  for (const t of targets.values()) if (t.startsWith('pipe:')) pipeEnds.set(t, (pipeEnds.get(t) ?? 0) + 1);
+  const out: number[] = [];
+  for (const [fd, t] of targets) {
+    if (t.startsWith('anon_inode:')) continue;
+    if (t.startsWith('pipe:') && (pipeEnds.get(t) ?? 0) > 1) continue;
+    out.push(fd);
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** A large script as an unlinked 0600 temp file: bash reopens it through /dev/fd/N; nothing stays on disk. */
+function scriptFile(data: Buffer): number {
+  const dir = mkdtempSync(join(tmpdir(), 'gate-sh-'));
+  const path = join(dir, 'script');
+  const fd = openSync(path, 'wx+', 0o600);
+  try {
+    writeSync(fd, data);
+  } finally {
+    unlinkSync(path);
+    rmdirSync(dir);
+  }
+  return fd;
+}
+
+export function runPlan(plan: RunPlan): Promise<RunResult> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const top = Math.max(2, ...plan.fds, plan.scriptFd?.fd ?? 0);
+    const stdio: (string | number)[] = ['inherit', 'inherit', 'inherit'];
+    let scriptFd: number | undefined;
+    try {
+      if (plan.scriptFd) scriptFd = scriptFile(plan.scriptFd.data);
+    } catch (e) {
+      return reject(new Error(`cannot write the script to a temporary file: ${(e as Error).message}`));
+    }
+    for (let fd = 3; fd <= top; fd++) stdio.push(plan.fds.includes(fd) ? fd : fd === plan.scriptFd?.fd ? (scriptFd as number) : 'ignore');
+    const child = spawn(plan.program, plan.args, { stdio: stdio as StdioOptions, env: plan.env, cwd: plan.cwd, argv0: plan.program });
+    if (scriptFd !== undefined) closeSync(scriptFd); // the child holds its own copy
+    const unforward = forwardSignals(child);
+    child.on('error', (e) => {
+      unforward();
+      reject(new Error(`cannot start ${plan.program}: ${e.message}`));
+    });
+    child.on('exit', (code, signal) => {
+      unforward();
+      resolve({ status: exitStatus(code, signal, constants.signals), durationMs: performance.now() - started });
+    });
+  });
+}

@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MAX_ARG_SCRIPT, planRun } from '../../src/exec/plan.js';
+import { parseShellArgs } from '../../src/cli/gate-sh-args.js';
+
+const reply = { run_id: 'run-42', sandbox: { type: 'danger-full-access' } as const };
+const base = { reply, env: { HOME: '/h', UNSET: undefined }, cwd: '/w', bash: '/bin/bash' };
+
+test('small script: bash [opts] -c SCRIPT NAME ARGS, GATE_RUN in the env, caller env kept', () => {
+  const p = planRun({ ...base, invocation: parseShellArgs(['-elc', 'echo hi', 'n', 'a'], 'gate-sh'), script: 'echo hi' });
+  assert.equal(p.program, '/bin/bash');
+  assert.deepEqual(p.args, ['-l', '-e', '-c', 'echo hi', 'n', 'a']);
+  assert.deepEqual(p.env, { HOME: '/h', GATE_RUN: 'run-42' });
+  assert.equal(p.cwd, '/w');
+  assert.equal(p.scriptFd, undefined);
+});
+
+test('script file and stdin scripts run the checked text with $0 set', () => {
+  const f = planRun({ ...base, invocation: parseShellArgs(['./s.sh', 'x'], 'gate-sh'), script: 'echo $0' });
+  assert.deepEqual(f.args, ['-c', 'echo $0', './s.sh', 'x']);
+  const s = planRun({ ...base, invocation: parseShellArgs(['-s', 'a'], '/bin/gate-sh'), script: 'echo' });
+  assert.deepEqual(s.args, ['-c', 'echo', '/bin/gate-sh', 'a']);
+});
+
+test('over 128 KiB: the script goes by descriptor, above the inherited ones; -x moves after the prelude', () => {
+  const big = 'echo x\n' + '#'.repeat(MAX_ARG_SCRIPT);
+  const p = planRun({ ...base, invocation: parseShellArgs(['-x', '-e', '-o', 'xtrace', '-c', big, "it's"], 'gate-sh'), script: big, inheritedFds: [3, 7] });
+  assert.deepEqual(p.scriptFd?.fd, 8);
+  assert.deepEqual(p.args, ['-e', '/dev/fd/8']);
+  const text = p.scriptFd!.data.toString();
+  assert.ok(text.startsWith(`exec 8<&-; BASH_ARGV0='it'\\''s'; set -x -o xtrace; echo x\n`), text.slice(0, 80));
+  assert.deepEqual(p.fds, [3, 7]);
+  // exactly at the limit still fits argv
+  const edge = 'a'.repeat(MAX_ARG_SCRIPT);
+  assert.equal(planRun({ ...base, invocation: parseShellArgs(['-c', edge], 'g'), script: edge }).scriptFd, undefined);
+});
