@@ -31,11 +31,11 @@ export function secondOpinion(src: string): Opinion {
     return { ok: false, error: `bash-parser failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
   }
   const commands: OpinionCommand[] = [];
-  const error = collect(ast, src, commands);
+  const error = collect(ast, source(src), commands);
   return error ? { ok: false, error } : { ok: true, commands };
 }
 
-function collect(n: BpNode, src: string, out: OpinionCommand[]): string | null {
+function collect(n: BpNode, src: Source, out: OpinionCommand[]): string | null {
   if (n.async) return 'bash-parser sees a background job';
   switch (n.type) {
     case 'Script':
@@ -66,8 +66,24 @@ function collect(n: BpNode, src: string, out: OpinionCommand[]): string | null {
   }
 }
 
-function raw(w: BpNode, src: string): string {
-  return src.slice(w.loc.start.char, w.loc.end.char + 1);
+/** A word's source text. bash-parser's `loc` counts code points, not UTF-16 units. */
+function raw(w: BpNode, src: Source): string {
+  const at = (cp: number) => (src.units ? src.units[cp] : cp);
+  return src.text.slice(at(w.loc.start.char), at(w.loc.end.char + 1));
+}
+
+interface Source {
+  text: string;
+  /** Code point index → UTF-16 index, only when the text has astral characters. */
+  units?: number[];
+}
+
+function source(text: string): Source {
+  if (!/[\ud800-\udfff]/.test(text)) return { text };
+  const units: number[] = [];
+  for (let i = 0; i < text.length; i += (text.codePointAt(i) ?? 0) > 0xffff ? 2 : 1) units.push(i);
+  units.push(text.length);
+  return { text, units };
 }
 
 /** Bash quote removal on the raw text of a word without expansions; null if it has any. */

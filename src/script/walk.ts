@@ -25,6 +25,9 @@ export interface WalkResult {
   literal: Subcommand[];
 }
 
+/** Builtins after which a later `ls` may not run the program ls (aliases, hashed paths, loaded builtins). */
+const RESOLUTION_CHANGERS = new Set(['alias', 'hash', 'enable', 'shopt']);
+
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 
 export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResult {
@@ -131,6 +134,7 @@ class Walker {
     }
     if (top) {
       if (!assignsLiteral) this.complex('non-literal assignment', c);
+      if (RESOLUTION_CHANGERS.has(name.value)) this.complex(`${name.value} changes what later command names run`, c);
       for (const v of values) if (!v.literal) this.complex(v.reason.replace(/ at .*$/, ''), c.Args[values.indexOf(v)]);
       if (name.value === '') this.complex('empty command name', c);
     }

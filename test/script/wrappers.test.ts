@@ -1,0 +1,95 @@
+/** Wrappers seen through with their own option grammars; programs that hide execution are opaque. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyzeScript, unwrapCommand } from '../../src/script/analyze.js';
+
+const w = (s: string) => s.split(' ');
+
+test('each wrapper yields the inner command with its own option grammar', () => {
+  const cases: [string[], string[][]][] = [
+    [w('env rm -f x'), [w('rm -f x')]],
+    [w('env -i -u HOME FOO=1 BAR=2 rm x'), [w('rm x')]],
+    [w('env - --chdir /tmp --unset=X rm x'), [w('rm x')]],
+    [w('env'), []],
+    [w('timeout 5 rm x'), [w('rm x')]],
+    [w('timeout -s KILL -k 2 --preserve-status 5s rm x'), [w('rm x')]],
+    [w('timeout --signal=TERM 1m rm x'), [w('rm x')]],
+    [w('nice -n 10 rm x'), [w('rm x')]],
+    [w('nice -10 rm x'), [w('rm x')]],
+    [w('nice --adjustment=5 rm x'), [w('rm x')]],
+    [w('nohup rm x'), [w('rm x')]],
+    [w('nohup -- rm x'), [w('rm x')]],
+    [w('stdbuf -oL -e 0 -i0 rm x'), [w('rm x')]],
+    [w('stdbuf --output=L rm x'), [w('rm x')]],
+    [w('time -p rm x'), [w('rm x')]],
+    [w('time -f %e -o out rm x'), [w('rm x')]],
+    [w('command -p rm x'), [w('rm x')]],
+    [w('command -v rm'), []],
+    [w('command -V rm'), []],
+    [w('exec -a name -cl rm x'), [w('rm x')]],
+    [w('builtin echo hi'), [w('echo hi')]],
+    [w('sudo rm x'), [w('rm x')]],
+    [w('sudo -u root -E -- rm x'), [w('rm x')]],
+    [w('sudo -uroot -g wheel HOME=/x rm x'), [w('rm x')]],
+    [w('sudo --user=root rm x'), [w('rm x')]],
+    [w('sudo -l'), []],
+    [w('doas -u root rm x'), [w('rm x')]],
+    [w('doas -n rm x'), [w('rm x')]],
+    [w('xargs rm'), [w('rm')]],
+    [w('xargs -0 -n 1 -P 4 -I {} rm {}'), [w('rm {}')]],
+    [w('xargs -d , --max-args=2 rm -f'), [w('rm -f')]],
+    [w('xargs'), [w('echo')]],
+    [['find', '.', '-name', '*.o', '-exec', 'rm', '-f', '{}', ';'], [w('rm -f {}')]],
+    [['find', '.', '-execdir', 'rm', '{}', '+', '-ok', 'mv', '{}', '/t', ';'], [w('rm {}'), w('mv {} /t')]],
+    [w('find . -okdir shred {} ;'), [w('shred {}')]],
+    [w('find . -name x'), []],
+    [['bash', '-c', 'rm -rf x && ls'], [w('rm -rf x'), w('ls')]],
+    [['/bin/sh', '-lc', 'rm x'], [w('rm x')]],
+    [['bash', '-ec', 'rm x', 'arg0', 'arg1'], [w('rm x')]],
+    [['zsh', '--norc', '-o', 'errexit', '-c', 'rm x'], [w('rm x')]],
+    [['bash', '-c', '-e', 'rm x'], [w('rm x')]],
+    // nesting: outermost first
+    [w('sudo env -i nice -n 5 rm x'), [w('env -i nice -n 5 rm x'), w('nice -n 5 rm x'), w('rm x')]],
+    [['env', 'bash', '-c', "sudo rm -rf / ; bash -c 'shred y'"], [['bash', '-c', "sudo rm -rf / ; bash -c 'shred y'"], w('sudo rm -rf /'), w('rm -rf /'), ['bash', '-c', 'shred y'], w('shred y')]],
+    [w('xargs -0 sudo rm'), [w('sudo rm'), w('rm')]],
+    [['find', '.', '-exec', 'env', 'rm', '{}', ';'], [w('env rm {}'), w('rm {}')]],
+  ];
+  for (const [argv, inner] of cases) {
+    const u = unwrapCommand(argv);
+    assert.deepEqual(u.inner, inner, argv.join(' '));
+    assert.equal(u.opaque, undefined, argv.join(' '));
+  }
+});
+
+test('programs that run strings or scripts we cannot see are opaque', () => {
+  const cases: string[][] = [
+    ['eval', 'rm -rf /'], ['source', 'x.sh'], ['.', 'x.sh'], ['su', '-c', 'rm x'], ['su'], ['ssh', 'host', 'rm x'],
+    ['watch', 'rm x'], ['parallel', 'rm', ':::', 'a'], ['flock', '-c', 'rm x', 'lock'], ['script', '-c', 'rm x'],
+    ['busybox', 'sh', '-c', 'rm x'], ['env', '-S', 'rm x'], ['env', '--split-string=rm x'], ['sudo', '-s', 'rm'], ['sudo', '-i'],
+    ['doas', '-s'], ['bash', 'script.sh'], ['bash'], ['sh', '-s'], ['python3', '-c', 'import os'], ['perl', '-e', 'system 1'],
+    ['node', '-e', 'x'], ['bash', '-c', 'echo $(rm x)'], ['sudo', 'eval', 'x'], ['xargs', 'sh', '-c', 'rm $1'], ['chroot', '/', 'rm'],
+    ['bash', '-c'],
+  ];
+  for (const argv of cases) assert.ok(unwrapCommand(argv).opaque, argv.join(' '));
+  // a complex nested script still yields its literal commands
+  const u = unwrapCommand(['bash', '-c', 'echo $(shred x)']);
+  assert.ok(u.inner.some((a) => a[0] === 'shred'));
+  assert.match(u.opaque ?? '', /complex/);
+});
+
+test('in a script, wrappers fill Subcommand.inner and opaque', () => {
+  const a = analyzeScript("sudo -u bob env rm -f x && eval 'ls' && bash -c 'git push --force'");
+  assert.equal(a.kind, 'plain');
+  if (a.kind !== 'plain') return;
+  assert.deepEqual(a.commands[0].inner, [w('env rm -f x'), w('rm -f x')]);
+  assert.match(a.commands[1].opaque ?? '', /eval/);
+  assert.deepEqual(a.commands[2].inner, [w('git push --force')]);
+  assert.deepEqual(a.ops, ['&&', '&&']);
+});
+
+test('nested shells deeper than the limit are opaque, not a stack overflow', () => {
+  let s = 'rm x';
+  for (let i = 0; i < 11; i++) s = `bash -c ${"'" + s.replace(/'/g, "'\\''") + "'"}`;
+  const u = unwrapCommand(['bash', '-c', s]);
+  assert.ok(u.opaque);
+});
