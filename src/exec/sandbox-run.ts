@@ -25,8 +25,8 @@ function executable(p: string): boolean {
 }
 
 /** The bubblewrap binary on PATH (or /usr/bin/bwrap), else a SandboxError saying what to install. */
-export function findBwrap(env: Env): string {
-  const dirs = [...(env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d)), '/usr/bin', '/bin'];
+export function findBwrap(env: Env, fallback: readonly string[] = ['/usr/bin', '/bin']): string {
+  const dirs = [...(env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d)), ...fallback];
   for (const d of dirs) if (executable(join(d, 'bwrap'))) return join(d, 'bwrap');
   throw new SandboxError(BWRAP_MISSING);
 }

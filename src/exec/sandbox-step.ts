@@ -1,0 +1,41 @@
+/**
+ * The sandbox step of a run plan (src/exec/plan.ts): wrap {program, args} in bubblewrap per the turn's
+ * SandboxPolicy (the preflight reply's `sandbox`). Pure apart from the injected FsView; apply it before
+ * the exec-gate step (which lets the command after `--` through once).
+ * danger-full-access (and an external sandbox with network) leaves the plan as it is, and needs no bwrap.
+ * Errors (bwrap missing, a writable root missing) are SandboxErrors: the caller reports them and runs
+ * nothing.
+ */
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { FsView } from '../sandbox/fs-view.js';
+import type { Env } from '../protocol/paths.js';
+import { turnSandboxArgv } from '../sandbox/bwrap-argv.js';
+import { gateSandboxContext } from '../sandbox/gate-context.js';
+import { wrapCommand } from '../sandbox/wrap.js';
+
+export interface SandboxStepOptions {
+  policy: SandboxPolicy;
+  /** gate-sh's environment (GATE_HOME, CODEX_HOME, XDG_RUNTIME_DIR, TMPDIR) */
+  env: Env;
+  /** an interactive session keeps its terminal: no `--new-session` (docs/sandbox.md) */
+  interactive?: boolean;
+  /** the bubblewrap binary; called only when wrapping (findBwrap in sandbox-run.ts) */
+  bwrap: () => string;
+  fs?: FsView;
+  /** more files to keep read-only: rule files and audit log named in the config */
+  protectedExtra?: readonly string[];
+}
+
+export interface PlanShape {
+  program: string;
+  args: string[];
+  cwd: string;
+}
+
+export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean } {
+  const ctx = gateSandboxContext({ cwd: plan.cwd, env: o.env, fs: o.fs, newSession: !o.interactive, protectedExtra: o.protectedExtra });
+  const bwrapArgs = turnSandboxArgv(o.policy, ctx);
+  if (bwrapArgs === null) return { ...plan, sandboxed: false };
+  const line = wrapCommand([plan.program, ...plan.args], bwrapArgs, o.bwrap());
+  return { ...plan, program: line.program, args: line.args, sandboxed: true };
+}
