@@ -8,7 +8,7 @@ import { strictest, type Decision } from './decision.js';
 import type { MatchOptions, Policy, RuleMatch } from './policy.js';
 import type { DecisionSource, EvaluatedCommand, HeuristicName } from './assess-types.js';
 import { explainUnmatchedCommand, type UnmatchedContext } from './unmatched.js';
-import { commandMightBeDangerous } from '../heuristics/dangerous-script.js';
+import { dangerousCommand } from '../heuristics/dangerous.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
 import { assignmentsToEnv, wrapperAssignments } from './assess-env.js';
 
@@ -53,7 +53,7 @@ interface Explained {
 
 function explain(cmd: string[], mode: CommandInput['mode'], u: UnmatchedContext): Explained {
   if (mode === 'literal') {
-    const danger = commandMightBeDangerous(cmd);
+    const danger = dangerousCommand(cmd);
     if (danger) return { decision: u.approvalPolicy === 'never' ? 'forbidden' : 'prompt', name: 'dangerous' };
     return { decision: 'allow', name: 'literal' };
   }

@@ -76,7 +76,14 @@ function evalContext(ctx: AssessContext, usedComplexParsing: boolean): EvalConte
   return {
     policy: ctx.policy,
     options,
-    unmatched: { approvalPolicy: ctx.approvalPolicy, sandboxPolicy: ctx.sandboxPolicy, sandboxPermissions: ctx.sandboxPermissions, usedComplexParsing, gitReadOnly: ctx.gitReadOnly },
+    unmatched: {
+      approvalPolicy: ctx.approvalPolicy,
+      sandboxPolicy: ctx.sandboxPolicy,
+      sandboxPermissions: ctx.sandboxPermissions,
+      usedComplexParsing,
+      gitReadOnly: ctx.gitReadOnly,
+      argvOnlyDanger: true, // every subcommand, inner and literal command is its own entry
+    },
     codeLoading: ctx.codeLoading,
   };
 }

@@ -7,6 +7,7 @@ import type { ApprovalPolicy } from './approval-policy.js';
 import { isRestricted, type SandboxPermissions, type SandboxPolicy } from '../sandbox/policy.js';
 import { isKnownSafeCommand } from '../heuristics/safe.js';
 import { commandMightBeDangerous } from '../heuristics/dangerous-script.js';
+import { dangerousCommand } from '../heuristics/dangerous.js';
 
 export interface UnmatchedContext {
   approvalPolicy: ApprovalPolicy;
@@ -15,6 +16,9 @@ export interface UnmatchedContext {
   /** The command came from the heredoc fallback or a complex script: it cannot be proven safe. */
   usedComplexParsing: boolean;
   gitReadOnly?: boolean;
+  /** The caller already checks a script's commands one by one (gate-sh's assessment): look for danger in
+   * the argv only, instead of parsing a shell script again. Codex's pipeline leaves this off. */
+  argvOnlyDanger?: boolean;
 }
 
 /** Why the heuristic decided: the name shown by `gate explain` and in the audit log. */
@@ -33,7 +37,7 @@ export function explainUnmatchedCommand(cmd: readonly string[], ctx: UnmatchedCo
   const ap = ctx.approvalPolicy;
   if (ap === 'untrusted' && !ctx.usedComplexParsing && isKnownSafeCommand(cmd, { gitReadOnly: ctx.gitReadOnly }))
     return { decision: 'allow', reason: 'known-safe' };
-  if (commandMightBeDangerous(cmd)) return { decision: ap === 'never' ? 'forbidden' : 'prompt', reason: 'dangerous' };
+  if (ctx.argvOnlyDanger ? dangerousCommand(cmd) : commandMightBeDangerous(cmd)) return { decision: ap === 'never' ? 'forbidden' : 'prompt', reason: 'dangerous' };
   if (ap === 'never') return { decision: 'allow', reason: 'approval-policy' };
   if (ap === 'untrusted') return { decision: 'prompt', reason: 'approval-policy' };
   // on-request, on-failure (an alias of on-request in newest Codex) and reject/granular
