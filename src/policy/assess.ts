@@ -44,6 +44,9 @@ export interface AssessContext {
   codeLoading?: CodeLoadingOptions;
 }
 
+/** The analyzer's reason for a dynamic command name (src/script/analyze.ts). */
+const NON_LITERAL_NAME = /non-literal command name/;
+
 interface Entry {
   argv: string[];
   kind: SubcommandAssessment['kind'];
@@ -102,7 +105,8 @@ function assessInvocation(command: string[], script: string, ctx: AssessContext)
     : {
         argv: command,
         kind: 'script',
-        evaluated: [evaluateCommand({ argv: command, role: 'script' }, ec)],
+        // A command whose name is only known at run time (`$x -rf y`) is never allowed by a heuristic.
+        evaluated: [evaluateCommand({ argv: command, role: 'script', ...(a.reasons.some((r) => NON_LITERAL_NAME.test(r)) ? { mode: 'opaque' as const } : {}) }, ec)],
         extra: [],
         ownReason: `the script cannot be completely inspected: ${a.reasons.join('; ')}`,
         amendable: false,

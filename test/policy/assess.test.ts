@@ -86,6 +86,10 @@ test('opaque commands are never allowed by a heuristic', () => {
     assert.notEqual(a.decision, 'allow', script);
     assert.ok(a.subcommands.some((s) => s.opaque), script);
   }
+  const dyn = sh('x=rm; $x -rf y', ctx);
+  assert.equal(dyn.complex, true);
+  assert.equal(dyn.decision, 'prompt', 'a non-literal command name');
+  assert.equal(dyn.subcommands[0].decided_by.type === 'heuristic' && dyn.subcommands[0].decided_by.name, 'opaque');
 });
 
 test('complex scripts: literal commands forbid or prompt, never allow; no unsandboxed run', () => {
