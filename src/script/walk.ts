@@ -28,6 +28,24 @@ export interface WalkResult {
 /** Builtins after which a later `ls` may not run the program ls (aliases, hashed paths, loaded builtins). */
 const RESOLUTION_CHANGERS = new Set(['alias', 'hash', 'enable', 'shopt']);
 
+/**
+ * Builtins that make this same shell run commands that are not subcommands of the list (eval, source,
+ * a trap's command string): the script is complex. (Opaque in a wrapper: unwrapCommand says so.)
+ */
+function runsInThisShell(words: string[]): string | null {
+  let i = 0;
+  while (words[i] === 'command' || words[i] === 'builtin') {
+    i++;
+    while (words[i]?.startsWith('-')) i++;
+  }
+  const name = words[i];
+  if (name === 'eval' || name === 'source' || name === '.') return `${name} runs commands in this shell`;
+  const action = words[i + 1];
+  if (name === 'trap' && action !== undefined && action !== '' && action !== '-' && !action.startsWith('-') && words.length > i + 2)
+    return 'trap sets a command string to run later';
+  return null;
+}
+
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 
 export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResult {
@@ -135,6 +153,8 @@ class Walker {
     if (top) {
       if (!assignsLiteral) this.complex('non-literal assignment', c);
       if (RESOLUTION_CHANGERS.has(name.value)) this.complex(`${name.value} changes what later command names run`, c);
+      const runs = runsInThisShell(values.map((v: { value?: string }) => v.value ?? ''));
+      if (runs) this.complex(runs, c);
       for (const v of values) if (!v.literal) this.complex(v.reason.replace(/ at .*$/, ''), c.Args[values.indexOf(v)]);
       if (name.value === '') this.complex('empty command name', c);
     }

@@ -78,13 +78,22 @@ test('programs that run strings or scripts we cannot see are opaque', () => {
 });
 
 test('in a script, wrappers fill Subcommand.inner and opaque', () => {
-  const a = analyzeScript("sudo -u bob env rm -f x && eval 'ls' && bash -c 'git push --force'");
+  const a = analyzeScript("sudo -u bob env rm -f x && ssh host 'ls' && bash -c 'git push --force'");
   assert.equal(a.kind, 'plain');
   if (a.kind !== 'plain') return;
   assert.deepEqual(a.commands[0].inner, [w('env rm -f x'), w('rm -f x')]);
-  assert.match(a.commands[1].opaque ?? '', /eval/);
+  assert.match(a.commands[1].opaque ?? '', /ssh/);
   assert.deepEqual(a.commands[2].inner, [w('git push --force')]);
   assert.deepEqual(a.ops, ['&&', '&&']);
+});
+
+test('eval, source, . and trap strings run commands in this shell: complex, commands still extracted', () => {
+  for (const [s, inner] of [["eval 'rm x'", 'eval'], ['source f.sh && ls', 'source'], ['. f.sh', '.'], ["trap 'rm x' EXIT", 'rm'], ['command eval ls', 'eval'], ['builtin source f', 'source']]) {
+    const a = analyzeScript(s);
+    assert.equal(a.kind, 'complex', s);
+    if (a.kind === 'complex') assert.ok(a.literalCommands.some((c) => c.argv[0] === inner), s);
+  }
+  for (const s of ["trap '' INT", 'trap - EXIT', 'trap -p']) assert.equal(analyzeScript(s).kind, 'plain', s);
 });
 
 test('nested shells deeper than the limit are opaque, not a stack overflow', () => {
