@@ -4,10 +4,33 @@
  * part of the stable JSON (documented in docs/explain.md); add fields, never rename them.
  */
 import type { Decision } from './decision.js';
+import type { ApprovalPolicy } from './approval-policy.js';
+import type { Policy } from './policy.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { CodeLoadingOptions } from '../heuristics/code-loading.js';
 import type { ExecApprovalRequirement } from './requirement.js';
 import type { UnmatchedReason } from './unmatched.js';
 import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
 import type { DangerKind } from '../heuristics/dangerous.js';
+
+export interface AssessContext {
+  policy: Policy;
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  sandboxPermissions: SandboxPermissions;
+  additionalPermissions?: PermissionProfile;
+  /** The model-requested `prefix_rule`. */
+  prefixRule?: readonly string[] | null;
+  gitReadOnly?: boolean;
+  /** Basename prompt/forbidden rules catch every path spelling (default true). */
+  hardened?: boolean;
+  /** The command is a skill script (approvals offer approved_for_session). */
+  skillScript?: boolean;
+  /** The caller's environment: code-loading variables in it turn a widening run into a prompt. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Trusted environment, writable roots and gate-sh's own entries for the code-loading check. */
+  codeLoading?: CodeLoadingOptions;
+}
 
 /** What decided one evaluated command. */
 export type DecisionSource =

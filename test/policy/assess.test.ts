@@ -112,6 +112,18 @@ test('complex scripts: literal commands forbid or prompt, never allow; no unsand
   assert.equal(sh('ls > out.txt', ctxOf('', { approvalPolicy: 'untrusted' })).decision, 'prompt');
 });
 
+test("heredoc prefix (Codex parity): `python3 <<'PY'` under an allow rule may leave the sandbox", () => {
+  const a = sh("python3 <<'PY'\nprint(1)\nPY", ctxOf('prefix_rule(pattern=["python3"])'));
+  assert.equal(a.complex, true);
+  assert.equal(a.decision, 'allow');
+  assert.equal(a.bypass_sandbox, true);
+  assert.deepEqual(a.subcommands[0].argv, ['python3']);
+  assert.deepEqual(a.subcommands[0].action, UNSANDBOXED);
+  assert.deepEqual(a.requirement, { type: 'skip', bypass_sandbox: true, proposed_execpolicy_amendment: null });
+  // but not with an assignment in front (Codex: not reduced to the allowed prefix)
+  assert.equal(sh("PATH=/tmp/evil:$PATH python3 <<'PY'\nprint(1)\nPY", ctxOf('prefix_rule(pattern=["python3"])')).bypass_sandbox, false);
+});
+
 test('prompts: execution as requested, available_decisions, amendments', () => {
   const prof = { file_system: { write: ['/tmp/extra'] } };
   const p = sh('touch /tmp/extra/x', ctxOf('', { sandboxPermissions: 'with_additional_permissions', additionalPermissions: prof }));
