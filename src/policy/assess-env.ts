@@ -1,6 +1,7 @@
 /**
- * Variables a subcommand sets for the program it runs: bash assignments (`LD_PRELOAD=x cmd`) and the
- * NAME=VALUE operands of `env`, `sudo` and `doas`. Raw values: the point is only which names are set.
+ * Variables a subcommand sets for the programs it or later commands run: bash assignments
+ * (`LD_PRELOAD=x cmd`), the NAME=VALUE operands of `env`, `sudo` and `doas`, and the declaration builtins
+ * (`export LD_PRELOAD=x; git status`). Raw values: the point is which names are set.
  */
 const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 /** Options of env/sudo/doas that take a separate value. */
@@ -9,6 +10,8 @@ const WITH_VALUE: Record<string, ReadonlySet<string>> = {
   sudo: new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--host', '--prompt']),
   doas: new Set(['-u', '-C']),
 };
+/** Builtins whose NAME=VALUE operands set shell variables for every later command. */
+const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'readonly', 'local']);
 
 export function assignmentsToEnv(words: readonly string[]): Record<string, string> {
   const env: Record<string, string> = {};
@@ -19,9 +22,10 @@ export function assignmentsToEnv(words: readonly string[]): Record<string, strin
   return env;
 }
 
-/** NAME=VALUE operands a wrapper passes in the environment of the command it runs. */
+/** NAME=VALUE operands of a wrapper or a declaration builtin. */
 export function wrapperAssignments(argv: readonly string[]): string[] {
   const prog = argv[0] ?? '';
+  if (DECLARATIONS.has(prog)) return argv.slice(1).filter((a) => ASSIGNMENT.test(a));
   const base = prog.slice(prog.lastIndexOf('/') + 1);
   const opts = WITH_VALUE[base];
   if (!opts) return [];

@@ -15,6 +15,7 @@ import type { Evaluation, MatchOptions, Policy } from './policy.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
 import { escalate, RUN, deny } from '../protocol/action.js';
+import { normalize } from 'node:path';
 import { explainUnmatchedCommand, escalationRequested } from './unmatched.js';
 import { isPolicyRuleMatch, promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
@@ -115,14 +116,29 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
     };
   };
 
-  if (decision === 'prompt') return prompt(byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks');
-
-  // allow: a widening escalation must not carry code-loading variables silently.
+  // A widening escalation must not carry code-loading variables silently, nor run a program the
+  // sandboxed caller could have written (a rule approved `git`, not `./bin/git` in the workspace).
   const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
   const loading = widens && ctx.env ? codeLoadingVariables(ctx.env, ctx.codeLoading) : [];
+  if (decision === 'prompt') {
+    const why = byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks';
+    const vars = loading.length ? `; the escalated run carries code-loading variables: ${loading.map((v) => v.name).join(', ')}` : '';
+    return prompt(why + vars, { code_loading: loading });
+  }
   if (loading.length > 0)
     return prompt(`escalated run with code-loading variables: ${loading.map((v) => v.name).join(', ')}`, { decision: 'prompt', code_loading: loading });
+  const roots = ctx.codeLoading?.writableRoots;
+  if (widens && roots && isInsideAny(program, roots))
+    return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt' });
   return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
+}
+
+function isInsideAny(path: string, roots: readonly string[]): boolean {
+  const p = normalize(path);
+  return roots.some((r) => {
+    const root = normalize(r).replace(/\/+$/, '');
+    return root === '' || p === root || p.startsWith(root + '/');
+  });
 }
 
 /** Policy-driven → Unsandboxed; else as requested. Deny-read entries keep everything in the sandbox. */

@@ -124,3 +124,16 @@ test('code-loading variables turn a widening escalation into a prompt (LD_PRELOA
   const own = decideIntercepted('/usr/bin/git', ['git', 'status'], '/w', base(rules, { env: { LD_PRELOAD: '/opt/gate/shim.so' }, codeLoading: { own: { LD_PRELOAD: ['/opt/gate/shim.so'] } } }));
   assert.deepEqual(own.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
 });
+
+test('an escalation never runs a program from a writable folder without asking', () => {
+  const rules = 'prefix_rule(pattern=["git", "status"])';
+  const codeLoading = { writableRoots: ['/work/ws', '/tmp'] };
+  const sys = decideIntercepted('/usr/bin/git', ['git', 'status'], '/work/ws', base(rules, { codeLoading }));
+  assert.deepEqual(sys.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
+  for (const prog of ['/work/ws/bin/git', '/tmp/git', '/work/ws/../ws/git']) {
+    const d = decideIntercepted(prog, ['git', 'status'], '/work/ws', base(rules, { codeLoading }));
+    assert.equal(d.action, 'prompt', prog);
+    assert.match(d.reason, /writable folder/);
+  }
+  assert.deepEqual(decideIntercepted('/work/wsx/git', ['git', 'status'], '/w', base(rules, { codeLoading })).action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
+});
