@@ -17,7 +17,7 @@ export interface Builtin {
 }
 export type Builtins = Readonly<Record<string, Builtin>>;
 
-export function evaluateModule(stmts: Stmt[], file: string, builtins: Builtins): void {
+export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Builtins): void {
   const globals = new Map<string, Value>();
   const fail = (p: Pos, msg: string): never => {
     throw new PolicyError(msg, { file, line: p.line, col: p.col });

@@ -14,16 +14,37 @@ export interface Token {
   col: number;
 }
 
-// Longest first so `**` wins over `*`, `==` over `=`.
-const OPERATORS = [
-  '**=', '//=', '>>=', '<<=', '==', '!=', '<=', '>=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '//', '**', '->', '<<', '>>',
-  '(', ')', '[', ']', '{', '}', ',', '=', '+', '-', '*', '/', '%', ':', ';', '.', '<', '>', '&', '|', '^', '~', '@', '!',
-];
+const OPS1 = new Set(['(', ')', '[', ']', '{', '}', ',', '=', '+', '-', '*', '/', '%', ':', ';', '.', '<', '>', '&', '|', '^', '~', '@', '!']);
 
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"' };
 
+/** The operator starting at i (longest match), without allocating for the common one-character case. */
+function operatorAt(text: string, i: number): string | undefined {
+  const c = text[i];
+  const c2 = text[i + 1];
+  if (c2 === '=' && '=!<>+-*/%&|^'.includes(c)) return c + '=';
+  if (c2 === c && (c === '/' || c === '*' || c === '<' || c === '>')) return text[i + 2] === '=' ? c + c + '=' : c + c;
+  if (c === '-' && c2 === '>') return '->';
+  return OPS1.has(c) ? c : undefined;
+}
+
+function isIdentStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+}
+function isIdentChar(c: number): boolean {
+  return isIdentStart(c) || (c >= 48 && c <= 57);
+}
+const isQuote = (ch: string | undefined) => ch === '"' || ch === "'";
+const isPrefixChar = (ch: string | undefined) => ch !== undefined && 'rRbBfF'.includes(ch);
+
+/** All tokens at once (for tools that scan a whole file, like the amendment dedupe). */
 export function tokenize(text: string, file: string): Token[] {
-  const tokens: Token[] = [];
+  return [...lex(text, file)];
+}
+
+/** Tokens on demand, so a large file's tokens die young instead of filling the heap. */
+export function* lex(text: string, file: string): Generator<Token, void, undefined> {
+  let last: TokenKind | undefined;
   let i = 0;
   let line = 1;
   let lineStart = 0;
@@ -41,15 +62,15 @@ export function tokenize(text: string, file: string): Token[] {
       let j = i;
       while (j < n && (text[j] === ' ' || text[j] === '\t' || text[j] === '\f')) j++;
       if (j < n && text[j] !== '\n' && text[j] !== '#' && text[j] !== '\r' && j > i) {
-        tokens.push({ kind: 'indent', value: '', line, col: j - lineStart + 1 });
+        yield { kind: (last = 'indent'), value: '', line, col: j - lineStart + 1 };
       }
       i = j;
       atLineStart = false;
       continue;
     }
     if (c === '\n') {
-      if (depth === 0 && tokens.length && tokens[tokens.length - 1].kind !== 'newline') {
-        tokens.push({ kind: 'newline', value: '', line, col: i - lineStart + 1 });
+      if (depth === 0 && last !== undefined && last !== 'newline') {
+        yield { kind: (last = 'newline'), value: '', line, col: i - lineStart + 1 };
       }
       i++;
       line++;
@@ -75,9 +96,12 @@ export function tokenize(text: string, file: string): Token[] {
     const col = i - lineStart + 1;
     const startLine = line;
     // string literal, with optional r/b/f prefixes
-    const pm = /^([rRbBfF]{0,2})(['"])/.exec(text.slice(i, i + 3));
-    if (pm && (pm[1].length === 0 || /^[rR]?$|^[bBfF][rR]?$|^[rR][bBfF]$/.test(pm[1]))) {
-      const prefix = pm[1].toLowerCase();
+    let plen = -1;
+    if (isQuote(c)) plen = 0;
+    else if (isPrefixChar(c) && isQuote(text[i + 1])) plen = 1;
+    else if (isPrefixChar(c) && isPrefixChar(text[i + 1]) && isQuote(text[i + 2]) && /^([rR][bBfF]|[bBfF][rR])$/.test(text.slice(i, i + 2))) plen = 2;
+    if (plen >= 0) {
+      const prefix = text.slice(i, i + plen).toLowerCase();
       if (prefix.includes('f')) fail('unsupported Starlark construct: f-string', startLine, col);
       if (prefix.includes('b')) fail('unsupported Starlark construct: bytes literal', startLine, col);
       const raw = prefix.includes('r');
@@ -147,35 +171,45 @@ export function tokenize(text: string, file: string): Token[] {
           i += 2;
           continue;
         }
-        value += d;
-        i++;
+        // copy the run of ordinary characters up to the next quote, backslash or newline
+        let j = i + 1;
+        while (j < n) {
+          const cj = text.charCodeAt(j);
+          if (cj === 92 || cj === 10 || cj === 34 || cj === 39) break;
+          j++;
+        }
+        value += text.slice(i, j);
+        i = j;
       }
-      tokens.push({ kind: 'string', value, line: startLine, col });
+      yield { kind: (last = 'string'), value, line: startLine, col };
       continue;
     }
-    const idm = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(i, i + 256));
-    if (idm) {
-      tokens.push({ kind: 'ident', value: idm[0], line, col });
-      i += idm[0].length;
+    const code = text.charCodeAt(i);
+    if (isIdentStart(code)) {
+      let j = i + 1;
+      while (j < n && isIdentChar(text.charCodeAt(j))) j++;
+      yield { kind: (last = 'ident'), value: text.slice(i, j), line, col };
+      i = j;
       continue;
     }
-    const num = /^[0-9][0-9A-Za-z_.]*/.exec(text.slice(i, i + 64));
-    if (num) {
-      if (!/^(0|[1-9][0-9]*|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)$/.test(num[0])) {
-        fail(`unsupported Starlark construct: number literal ${num[0]}`, line, col);
+    if (code >= 48 && code <= 57) {
+      let j = i + 1;
+      while (j < n && (isIdentChar(text.charCodeAt(j)) || text[j] === '.')) j++;
+      const num = text.slice(i, j);
+      if (!/^(0|[1-9][0-9]*|0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+)$/.test(num)) {
+        fail(`unsupported Starlark construct: number literal ${num}`, line, col);
       }
-      tokens.push({ kind: 'int', value: num[0], line, col });
-      i += num[0].length;
+      yield { kind: (last = 'int'), value: num, line, col };
+      i = j;
       continue;
     }
-    const op = OPERATORS.find((o) => text.startsWith(o, i));
-    if (!op) fail(`unexpected character ${JSON.stringify(c)}`, line, col);
+    const op = operatorAt(text, i);
+    if (op === undefined) fail(`unexpected character ${JSON.stringify(c)}`, line, col);
     if (op === '(' || op === '[' || op === '{') depth++;
     if (op === ')' || op === ']' || op === '}') depth = Math.max(0, depth - 1);
-    tokens.push({ kind: 'op', value: op!, line, col });
+    yield { kind: (last = 'op'), value: op!, line, col };
     i += op!.length;
   }
-  if (tokens.length && tokens[tokens.length - 1].kind !== 'newline') tokens.push({ kind: 'newline', value: '', line, col: i - lineStart + 1 });
-  tokens.push({ kind: 'eof', value: '', line, col: i - lineStart + 1 });
-  return tokens;
+  if (last !== undefined && last !== 'newline') yield { kind: 'newline', value: '', line, col: i - lineStart + 1 };
+  yield { kind: 'eof', value: '', line, col: i - lineStart + 1 };
 }

@@ -4,7 +4,7 @@
  * `+`. Any other construct is a PolicyError naming it at file:line:col, never silently skipped.
  */
 import { PolicyError } from '../error.js';
-import { tokenize, type Token } from './lexer.js';
+import { lex, type Token } from './lexer.js';
 
 export interface Pos {
   line: number;
@@ -42,22 +42,34 @@ const OP_NAMES: Record<string, string> = {
   '->': 'annotation (->)',
 };
 
-export function parseModule(text: string, file: string): Stmt[] {
-  return new Parser(tokenize(text, file), file).module();
+/** Statements one at a time: the evaluator runs each as soon as it is parsed. */
+export function parseModule(text: string, file: string): Iterable<Stmt> {
+  return new Parser(lex(text, file), file).module();
 }
 
 class Parser {
-  private i = 0;
+  /** lookahead buffer: at most two tokens are ever looked at ahead */
+  private readonly buf: Token[] = [];
   constructor(
-    private readonly toks: Token[],
+    private readonly toks: Iterator<Token, void, undefined>,
     private readonly file: string,
   ) {}
 
+  private peekAt(k: number): Token {
+    while (this.buf.length <= k) {
+      const r = this.toks.next();
+      // the lexer always ends with eof; keep returning it
+      this.buf.push(r.done ? this.buf[this.buf.length - 1] : r.value);
+    }
+    return this.buf[k];
+  }
   private peek(): Token {
-    return this.toks[this.i];
+    return this.peekAt(0);
   }
   private next(): Token {
-    return this.toks[this.i++];
+    const t = this.peekAt(0);
+    this.buf.shift();
+    return t;
   }
   private isOp(v: string): boolean {
     const t = this.peek();
@@ -77,21 +89,20 @@ class Parser {
     return this.next();
   }
 
-  module(): Stmt[] {
-    const out: Stmt[] = [];
+  *module(): Generator<Stmt, void, undefined> {
     for (;;) {
       const t = this.peek();
-      if (t.kind === 'eof') return out;
+      if (t.kind === 'eof') return;
       if (t.kind === 'newline') {
         this.next();
         continue;
       }
       if (t.kind === 'indent') this.fail(t, 'Parse error: unexpected new indentation block, expected expression');
-      out.push(this.statement());
+      yield this.statement();
       while (this.isOp(';')) {
         this.next();
         if (this.peek().kind === 'newline') break;
-        out.push(this.statement());
+        yield this.statement();
       }
       const end = this.peek();
       if (end.kind !== 'newline' && end.kind !== 'eof') this.unexpected(end, 'new line');
@@ -101,9 +112,10 @@ class Parser {
   private statement(): Stmt {
     const t = this.peek();
     if (t.kind === 'ident' && Object.hasOwn(KEYWORDS, t.value)) this.unexpected(t, 'statement');
-    const nxt = this.toks[this.i + 1];
+    const nxt = this.peekAt(1);
     if (t.kind === 'ident' && nxt.kind === 'op' && nxt.value === '=') {
-      this.i += 2;
+      this.next();
+      this.next();
       return { type: 'assign', name: t.value, value: this.expression(), line: t.line, col: t.col };
     }
     const expr = this.expression();
@@ -158,12 +170,10 @@ class Parser {
             e = { type: 'tuple', items: [first, ...this.sequence(')')], line: t.line, col: t.col };
           }
         } else {
-          this.i--;
           this.unexpected(t, 'expression');
         }
         break;
       default:
-        this.i--;
         this.unexpected(t, 'expression');
     }
     // postfix: only calls
@@ -198,9 +208,10 @@ class Parser {
     while (!this.isOp(')')) {
       const t = this.peek();
       if (this.isOp('*') || this.isOp('**')) this.fail(t, `unsupported Starlark construct: ${t.value === '*' ? '*args' : '**kwargs'} in a call`);
-      const nxt = this.toks[this.i + 1];
+      const nxt = this.peekAt(1);
       if (t.kind === 'ident' && nxt.kind === 'op' && nxt.value === '=') {
-        this.i += 2;
+        this.next();
+        this.next();
         if (seen.has(t.value)) this.fail(t, 'repeated named argument');
         seen.add(t.value);
         args.push({ name: t.value, value: this.expression(), pos: { line: t.line, col: t.col } });
