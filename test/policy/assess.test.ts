@@ -50,7 +50,7 @@ test('forbidden anywhere: Deny with Codex reason texts; overall reason on the or
 
 test('wrappers are seen through: a forbidden inner command forbids the subcommand', () => {
   const ctx = ctxOf('prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["timeout"])\nprefix_rule(pattern=["env"])');
-  for (const script of ['env rm x', 'env -i PATH=/bin rm x', 'timeout 5 rm x', 'nice rm x', 'nohup rm x', 'xargs rm', 'find . -exec rm {} ;', 'sudo rm x', "bash -c 'rm x'", "bash -c \"bash -c 'rm x'\"", '/bin/rm x', '\\rm x']) {
+  for (const script of ['env rm x', 'env -i PATH=/bin rm x', 'timeout 5 rm x', 'nice rm x', 'nohup rm x', 'xargs rm', 'find . -exec rm {} ;', 'sudo rm x', "bash -c 'rm x'", "bash -c \"bash -c 'rm x'\"", '/bin/rm x', '\\rm x', 'stdbuf -oL rm x', 'nohup rm x &', 'echo "$(rm x)"', 'for i in 1; do rm x; done']) {
     const a = sh(script, ctx);
     assert.equal(a.decision, 'forbidden', `${script}: ${JSON.stringify(a.subcommands.map((s) => s.evaluated))}`);
   }
