@@ -19,6 +19,7 @@ import { normalize } from 'node:path';
 import { explainUnmatchedCommand, escalationRequested } from './unmatched.js';
 import { isPolicyRuleMatch, promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
+import { commandsForExecPolicy } from './assess-codex.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
 
 export const FORBIDDEN_BY_POLICY = 'Execution forbidden by policy';
@@ -37,6 +38,9 @@ export interface InterceptedContext {
   /** Basename prompt/forbidden rules also catch other paths (gate-sh default true; Codex false). */
   hardened?: boolean;
   gitReadOnly?: boolean;
+  /** Older Codex: judge an intercepted `bash -lc '<plain script>'` by its inner commands. Off by default
+   * (newest Codex): the shell is judged as a whole and each inner exec when it happens. */
+  shellWrapperParsing?: boolean;
   /** The exec's environment and what to trust in it (gate-sh hardening); omitted → not checked. */
   env?: Readonly<Record<string, string | undefined>>;
   codeLoading?: CodeLoadingOptions;
@@ -89,7 +93,8 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
     gitReadOnly: ctx.gitReadOnly,
   };
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
-  const evaluation = ctx.policy.checkMultiple([command], options, (c) => explainUnmatchedCommand(c, unmatchedCtx).decision);
+  const commands = ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command];
+  const evaluation = ctx.policy.checkMultiple(commands, options, (c) => explainUnmatchedCommand(c, unmatchedCtx).decision);
   const decision: Decision = evaluation.decision ?? 'allow';
   const byPolicy = evaluation.matchedRules.some((m) => isPolicyRuleMatch(m) && m.decision === decision);
   const execution = executionFor(byPolicy, ctx);

@@ -22,6 +22,7 @@ function vectorContext(v: Record<string, any>): InterceptedContext {
     sandboxPermissions,
     additionalPermissions: sandboxPermissions === 'with_additional_permissions' ? { file_system: { write: ['/tmp/extra'] } } : undefined,
     sandboxHasDenyEntries: denyEntries,
+    shellWrapperParsing: v.shell_wrapper_parsing === true,
     hardened: false, // Codex's matching, for parity; gate-sh's default is hardened (tested below)
   };
 }
@@ -30,10 +31,9 @@ test('join_program_cases', () => {
   for (const v of vectors.join_program_cases) assert.deepEqual(joinProgram(v.program, v.argv), v.joined);
 });
 
-test('intercepted_exec_cases (shell-wrapper parsing disabled, as in newest Codex)', () => {
+test('intercepted_exec_cases (shell-wrapper parsing off by default, as in newest Codex; on when asked)', () => {
   let n = 0;
   for (const v of vectors.intercepted_exec_cases) {
-    if (v.shell_wrapper_parsing === true) continue; // the opt-in older mode: gate-sh judges inner execs when they happen
     n++;
     const d = decideIntercepted(v.program, v.argv, '/work', vectorContext(v));
     const e = v.expect;
@@ -54,7 +54,7 @@ test('intercepted_exec_cases (shell-wrapper parsing disabled, as in newest Codex
     if (e.escalation_decision === 'Run') assert.deepEqual(d.action, { type: 'Run' }, v.note);
     else if (e.escalation_decision) assert.deepEqual(d.action, { type: 'Deny', reason: e.escalation_decision.Deny.reason }, v.note);
   }
-  assert.equal(n, 7);
+  assert.equal(n, 8);
 });
 
 const base = (rules: string, over: Partial<InterceptedContext> = {}): InterceptedContext => ({
