@@ -33,7 +33,7 @@ const PATHS: Record<string, string[]> = {
 
 export function starlarkString(s: string, r: () => number): string {
   const style = r();
-  if (style < 0.15 && !/["\\\n\r]/.test(s) && s !== '') return `r"${s}"`;
+  if (style < 0.15 && !/[\\\n\r]/.test(s) && s !== '') return `r"${s.replace(/"/g, '\\"')}"`; // raw: \" keeps only the quote
   if (style < 0.3) return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`;
   if (style < 0.4 && !/"|\\/.test(s) && !s.endsWith('"')) return `"""${s}"""`;
   return JSON.stringify(s);

@@ -35,6 +35,9 @@ test('string forms: single, double, triple-quoted, raw, escapes', () => {
     [`"\\x41\\u00e9\\U0001F600\\101"`, 'AéπA'.replace('π', '\u{1F600}')],
     [`"keep \\d"`, 'keep \\d'],
     [`"joined \\\nline"`, 'joined line'],
+    // starlark-rust raw strings: a backslash before a quote is dropped, every other one kept
+    [`r"say \\"hi\\""`, 'say "hi"'],
+    [`r'a\\"b\\\\'`, 'a"b\\\\'],
   ];
   for (const [lit, value] of cases) {
     assert.deepEqual(prefixes(`prefix_rule(pattern=["p", ${lit}])`, ['p', value]), [['p', value]], lit);

@@ -130,8 +130,8 @@ export function* lex(text: string, file: string): Generator<Token, void, undefin
           const e = text[i + 1];
           if (e === undefined) fail('unfinished string literal', startLine, col);
           if (raw) {
-            // raw strings keep the backslash; it still protects a quote or newline from ending the literal
-            value += d + e;
+            // raw strings keep backslashes, except before a quote: starlark-rust keeps only the quote
+            value += e === '"' || e === "'" ? e : d + e;
             if (e === '\n') {
               line++;
               lineStart = i + 2;
