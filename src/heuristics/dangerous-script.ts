@@ -5,10 +5,10 @@
  */
 import { extractShellInvocation } from '../script/shell-detect.js';
 import { analyzeScript } from '../script/analyze.js';
-import { dangerousCommand, type DangerKind } from './dangerous.js';
+import { dangerousCommand, type DangerKind, type DangerOptions } from './dangerous.js';
 
-export function commandMightBeDangerous(argv: readonly string[]): DangerKind | null {
-  const own = dangerousCommand(argv);
+export function commandMightBeDangerous(argv: readonly string[], opts: DangerOptions = {}): DangerKind | null {
+  const own = dangerousCommand(argv, opts);
   if (own) return own;
   const inv = extractShellInvocation([...argv]);
   if (!inv) return null;
@@ -16,7 +16,7 @@ export function commandMightBeDangerous(argv: readonly string[]): DangerKind | n
   const cmds = a.kind === 'plain' ? a.commands : a.literalCommands;
   for (const c of cmds) {
     for (const words of [c.argv, ...c.inner]) {
-      const d = dangerousCommand(words);
+      const d = dangerousCommand(words, opts);
       if (d) return d;
     }
   }

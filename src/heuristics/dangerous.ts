@@ -1,16 +1,23 @@
 /**
  * Dangerous commands (Codex `dangerous_command_match`, newest, §3.2): a forced `rm`, also behind `sudo`.
  * Script forms are handled by the caller over every literal command (never to prove safety).
+ * With the historic git rules opted in (`--git-read-only`), `git reset`, `git rm` and `git --force`
+ * (as the first argument) are dangerous too, as in historic Codex.
  */
 export type DangerKind = 'ForcedRm' | 'Other';
 
+export interface DangerOptions {
+  historicGit?: boolean;
+}
+
 /** The danger of one argv as exec'd, or null. The program is matched by basename (`/bin/rm` too). */
-export function dangerousCommand(argv: readonly string[]): DangerKind | null {
+export function dangerousCommand(argv: readonly string[], opts: DangerOptions = {}): DangerKind | null {
   const prog = argv[0];
   if (prog === undefined) return null;
   const base = prog.slice(prog.lastIndexOf('/') + 1);
   if (base === 'rm') return rmHasForceFlag(argv.slice(1)) ? 'ForcedRm' : null;
-  if (prog === 'sudo') return dangerousCommand(argv.slice(1));
+  if (prog === 'sudo') return dangerousCommand(argv.slice(1), opts);
+  if (opts.historicGit && prog.endsWith('git') && ['reset', 'rm', '--force'].includes(argv[1] ?? '')) return 'Other';
   return null;
 }
 

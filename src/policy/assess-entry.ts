@@ -32,7 +32,8 @@ export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'liter
   ];
   const assignWords = [...s.assignments, ...wrapperAssignments(s.argv), ...s.inner.flatMap((i) => wrapperAssignments(i))];
   const assign = evaluateAssignments(assignWords, ec);
-  const danger = [s.argv, ...s.inner].map((c) => dangerousCommand(c)).find((d) => d) ?? undefined;
+  const historicGit = ec.unmatched.gitReadOnly === true;
+  const danger = [s.argv, ...s.inner].map((c) => dangerousCommand(c, { historicGit })).find((d) => d) ?? undefined;
   const reasons = [
     ...(s.opaque ? [`${s.opaque}: what it runs cannot be inspected`] : []),
     ...(assign ? [`sets code-loading variables: ${assign.vars.map((v) => v.name).join(', ')}`] : []),

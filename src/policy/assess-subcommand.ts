@@ -53,7 +53,7 @@ interface Explained {
 
 function explain(cmd: string[], mode: CommandInput['mode'], u: UnmatchedContext): Explained {
   if (mode === 'literal') {
-    const danger = dangerousCommand(cmd);
+    const danger = dangerousCommand(cmd, { historicGit: u.gitReadOnly === true });
     if (danger) return { decision: u.approvalPolicy === 'never' ? 'forbidden' : 'prompt', name: 'dangerous' };
     return { decision: 'allow', name: 'literal' };
   }

@@ -37,7 +37,8 @@ export function explainUnmatchedCommand(cmd: readonly string[], ctx: UnmatchedCo
   const ap = ctx.approvalPolicy;
   if (ap === 'untrusted' && !ctx.usedComplexParsing && isKnownSafeCommand(cmd, { gitReadOnly: ctx.gitReadOnly }))
     return { decision: 'allow', reason: 'known-safe' };
-  if (ctx.argvOnlyDanger ? dangerousCommand(cmd) : commandMightBeDangerous(cmd)) return { decision: ap === 'never' ? 'forbidden' : 'prompt', reason: 'dangerous' };
+  const dangerOpts = { historicGit: ctx.gitReadOnly === true };
+  if (ctx.argvOnlyDanger ? dangerousCommand(cmd, dangerOpts) : commandMightBeDangerous(cmd, dangerOpts)) return { decision: ap === 'never' ? 'forbidden' : 'prompt', reason: 'dangerous' };
   if (ap === 'never') return { decision: 'allow', reason: 'approval-policy' };
   if (ap === 'untrusted') return { decision: 'prompt', reason: 'approval-policy' };
   // on-request, on-failure (an alias of on-request in newest Codex) and reject/granular

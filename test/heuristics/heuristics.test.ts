@@ -45,6 +45,13 @@ test('dangerous_cases: forced rm anywhere a literal command runs (newest)', () =
     assert.equal(commandMightBeDangerous(v.command) !== null, v.dangerous, `${label(v.command)} (${v.note})`);
 });
 
+test('historic_dangerous_cases: git reset/rm/--force only with the historic git rules opted in', () => {
+  for (const v of vectors.historic_dangerous_cases) {
+    assert.equal(commandMightBeDangerous(v.command, { historicGit: true }) !== null, v.dangerous, `${label(v.command)} (${v.note})`);
+    if (v.command.join(' ').includes('git')) assert.equal(commandMightBeDangerous(v.command), null, `${label(v.command)} without the opt-in`);
+  }
+});
+
 test('dangerous kinds and the rm flag grammar', () => {
   assert.equal(dangerousCommand(['rm', '-rf', 'x']), 'ForcedRm');
   assert.equal(dangerousCommand(['sudo', 'sudo', '/usr/bin/rm', '-f', 'x']), 'ForcedRm');
