@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, tempEnv, type TempEnv } from '../helpers/env.js';
 import { oraclePath, pool, runOracle, type OracleResult } from './oracle.js';
@@ -121,6 +121,38 @@ test('usage errors exit 2', async () => {
       assert.equal(r.status, 2, JSON.stringify(args));
       assert.match(r.stderr, /^gate-sh: .*\n\nusage: gate policy check/);
     }
+  } finally {
+    t.cleanup();
+  }
+});
+
+test('gate policy amend appends once; gate policy files lists and validates what loads', async () => {
+  const t = tempEnv();
+  try {
+    const run = (args: string[]) =>
+      new Promise<OracleResult>((resolve) =>
+        execFile(process.execPath, [GATE, 'policy', ...args], { env: t.env }, (err, stdout, stderr) =>
+          resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }),
+        ),
+      );
+    const file = join(t.env.CODEX_HOME, 'rules', 'default.rules');
+    const a = await run(['amend', '--', 'git', 'log', '--oneline']);
+    assert.equal(a.status, 0, a.stderr);
+    assert.equal(a.stdout, `appended: prefix_rule(pattern=["git", "log", "--oneline"], decision="allow") (${file})\n`);
+    assert.match((await run(['amend', 'git', 'log', '--oneline'])).stdout, /^already present: /);
+    assert.equal(readFileSync(file, 'utf8'), 'prefix_rule(pattern=["git", "log", "--oneline"], decision="allow")\n');
+    const f = await run(['files']);
+    assert.equal(f.status, 0, f.stderr);
+    assert.equal(f.stdout, `${file}\n`);
+    const c = await run(['check', 'git', 'log', '--oneline', '-5']);
+    assert.equal(c.stdout, '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["git","log","--oneline"],"decision":"allow"}}],"decision":"allow"}\n');
+    writeFileSync(file, '\nprefix_rule(pattern=["x"], decision="nope")\n', { flag: 'a' });
+    const broken = await run(['files']);
+    assert.equal(broken.status, 1);
+    assert.match(broken.stderr, /default\.rules:3:1: starlark error: invalid decision: nope/);
+    const empty = await run(['amend', '--']);
+    assert.equal(empty.status, 1);
+    assert.match(empty.stderr, /^gate-sh: cannot amend .*prefix rule requires at least one token\n$/);
   } finally {
     t.cleanup();
   }

@@ -104,7 +104,8 @@ test('beyond the subset: a located error naming the construct', () => {
 test('bad input: unterminated strings, unknown builtins, wrong types, arity', () => {
   rejects('prefix_rule(pattern=["a])', '1:22', 'unfinished string literal');
   rejects('prefix_rule(pattern=["""a])\n\n', '1:22', 'unfinished string literal');
-  rejects('prefix_rule(', '1:13', 'Parse error');
+  rejects('prefix_rule(', '1:12', "Parse error: unclosed '(' at end of file");
+  rejects('x = [\n  "a",\n', '1:5', "unclosed '['");
   rejects('\n\nprefix_rules(pattern=["a"])', '3:1', 'Variable `prefix_rules` not found');
   rejects('prefix_rule(pattern=["a"], decision=1)', '1:1', "Type of parameter `decision` doesn't match, expected `str`, actual `int (repr: 1)`");
   rejects('prefix_rule(pattern=["a"], justification=None)', '1:1', 'actual `NoneType (repr: None)`');

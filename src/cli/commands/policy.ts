@@ -10,8 +10,13 @@ import { readRulesFile, ruleFiles } from '../../policy/load.js';
 import { parsePolicy, type PolicySource } from '../../policy/parser.js';
 
 const USAGE = `usage: gate policy check [--rules PATH]... [--pretty] [--resolve-host-executables] [--hardened] [--] COMMAND...
+       gate policy files [--rules PATH]...
+       gate policy amend [--file PATH] [--] COMMAND...
 
-Check a command against execpolicy rule files and print Codex-compatible JSON.
+check   check a command against execpolicy rule files; prints what \`codex execpolicy check\` prints
+files   list the rule files gate-sh loads, in order, and validate them (exit 1 with the location if broken)
+amend   append prefix_rule(pattern=[COMMAND...], decision="allow") to the default rules file
+        ($CODEX_HOME/rules/default.rules, or --file), under a lock, unless it is already there
 
   -r, --rules PATH              rule file to load (repeatable); default: the rule folders gate-sh uses
       --pretty                  pretty-print the JSON
@@ -105,9 +110,57 @@ async function check(argv: string[]): Promise<number> {
   return 0;
 }
 
+async function files(argv: string[]): Promise<number> {
+  const extra: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    if ((argv[i] === '--rules' || argv[i] === '-r') && argv[i + 1] !== undefined) extra.push(argv[++i]);
+    else if (argv[i] === '-h' || argv[i] === '--help') return (process.stdout.write(USAGE + '\n'), 0);
+    else return (process.stderr.write(`gate-sh: unexpected argument '${argv[i]}'\n\n${USAGE}\n`), 2);
+  }
+  try {
+    const list = ruleFiles({ extraFiles: extra });
+    const policy = parsePolicy(list.map(readRulesFile), { home: homedir() });
+    for (const f of list) process.stdout.write(f + '\n');
+    process.stderr.write(`${list.length} file(s), ${policy.ruleCount} prefix rule(s): valid\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof PolicyError) return fail('the rules do not load', e.message);
+    throw e;
+  }
+}
+
+async function amend(argv: string[]): Promise<number> {
+  let file: string | undefined;
+  let i = 0;
+  for (; i < argv.length; i++) {
+    if (argv[i] === '--file' && argv[i + 1] !== undefined) file = argv[++i];
+    else if (argv[i] === '--') {
+      i++;
+      break;
+    } else if (argv[i] === '-h' || argv[i] === '--help') return (process.stdout.write(USAGE + '\n'), 0);
+    else if (argv[i].startsWith('-')) return (process.stderr.write(`gate-sh: unexpected argument '${argv[i]}'\n\n${USAGE}\n`), 2);
+    else break;
+  }
+  const prefix = argv.slice(i);
+  // loaded only here: `gate policy check` never pays for the amendment code
+  const { appendAllowPrefixRule, formatAllowPrefixRule, AmendError } = await import('../../policy/amend.js');
+  const { defaultRulesFile } = await import('../../policy/load.js');
+  const target = file ?? defaultRulesFile();
+  try {
+    const r = await appendAllowPrefixRule(target, prefix);
+    process.stdout.write(`${r === 'appended' ? 'appended' : 'already present'}: ${formatAllowPrefixRule(prefix)} (${target})\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof AmendError) return (process.stderr.write(`gate-sh: cannot amend ${target}: ${e.message}\n`), 1);
+    throw e;
+  }
+}
+
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === 'check') return check(rest);
+  if (sub === 'files') return files(rest);
+  if (sub === 'amend') return amend(rest);
   if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
     process.stdout.write(USAGE + '\n');
     return sub === undefined ? 2 : 0;

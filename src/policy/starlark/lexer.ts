@@ -49,6 +49,7 @@ export function* lex(text: string, file: string): Generator<Token, void, undefin
   let line = 1;
   let lineStart = 0;
   let depth = 0; // bracket nesting: newlines inside are insignificant
+  const open: { op: string; line: number; col: number }[] = [];
   let atLineStart = true;
   const n = text.length;
   const fail = (msg: string, l = line, c = i - lineStart + 1): never => {
@@ -205,11 +206,19 @@ export function* lex(text: string, file: string): Generator<Token, void, undefin
     }
     const op = operatorAt(text, i);
     if (op === undefined) fail(`unexpected character ${JSON.stringify(c)}`, line, col);
-    if (op === '(' || op === '[' || op === '{') depth++;
-    if (op === ')' || op === ']' || op === '}') depth = Math.max(0, depth - 1);
+    if (op === '(' || op === '[' || op === '{') {
+      depth++;
+      open.push({ op, line, col });
+    }
+    if (op === ')' || op === ']' || op === '}') {
+      depth = Math.max(0, depth - 1);
+      open.pop();
+    }
     yield { kind: (last = 'op'), value: op!, line, col };
     i += op!.length;
   }
+  const unclosed = open.pop();
+  if (unclosed) fail(`Parse error: unclosed '${unclosed.op}' at end of file`, unclosed.line, unclosed.col);
   if (last !== undefined && last !== 'newline') yield { kind: 'newline', value: '', line, col: i - lineStart + 1 };
   yield { kind: 'eof', value: '', line, col: i - lineStart + 1 };
 }
