@@ -31,7 +31,8 @@ export interface EvaluatedWithMatches extends EvaluatedCommand {
   matches: RuleMatch[];
 }
 
-function toSource(m: RuleMatch, h: Explained | undefined): DecisionSource {
+/** A rule match or heuristic match as shown by `gate explain` and the audit log. */
+export function toSource(m: RuleMatch, h: Explained | undefined): DecisionSource {
   if (m.type === 'prefixRuleMatch')
     return {
       type: 'rule',
@@ -46,7 +47,7 @@ function toSource(m: RuleMatch, h: Explained | undefined): DecisionSource {
   return { type: 'heuristic', decision: m.decision, name: h?.name ?? 'approval-policy', command: [...m.command] };
 }
 
-interface Explained {
+export interface Explained {
   decision: Decision;
   name: HeuristicName;
 }

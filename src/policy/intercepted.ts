@@ -16,7 +16,9 @@ import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sa
 import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
 import { escalate, RUN, deny } from '../protocol/action.js';
 import { normalize } from 'node:path';
-import { explainUnmatchedCommand, escalationRequested } from './unmatched.js';
+import { explainUnmatchedCommand, escalationRequested, type UnmatchedDecision } from './unmatched.js';
+import { toSource } from './assess-subcommand.js';
+import type { DecisionSource } from './assess-types.js';
 import { isPolicyRuleMatch, promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
 import { commandsForExecPolicy } from './assess-codex.js';
@@ -53,6 +55,8 @@ export interface InterceptedDecision {
   decision: Decision;
   /** A rule (not a heuristic) had the final decision. */
   decision_driven_by_policy: boolean;
+  /** The rule (file:line) or heuristic that set the decision (as in `gate explain`). */
+  decided_by: DecisionSource;
   /** The answer now: Run / Escalate / Deny, or 'prompt' to ask first. */
   action: Action | 'prompt';
   /** How it runs if it escalates. */
@@ -94,13 +98,25 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   };
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
   const commands = ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command];
-  const evaluation = ctx.policy.checkMultiple(commands, options, (c) => explainUnmatchedCommand(c, unmatchedCtx).decision);
+  const heuristics: UnmatchedDecision[] = [];
+  const fallback = (c: string[]) => {
+    const h = explainUnmatchedCommand(c, unmatchedCtx);
+    heuristics.push(h);
+    return h.decision;
+  };
+  const evaluation = ctx.policy.checkMultiple(commands, options, fallback);
   const decision: Decision = evaluation.decision ?? 'allow';
   const byPolicy = evaluation.matchedRules.some((m) => isPolicyRuleMatch(m) && m.decision === decision);
   const execution = executionFor(byPolicy, ctx);
   // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest Codex).
   const needsEscalation = escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries);
-  const base = { command, cwd, decision, decision_driven_by_policy: byPolicy, execution, evaluation, code_loading: [] as CodeLoadingVariable[] };
+  let h = 0;
+  const sources = evaluation.matchedRules.map((m) => {
+    const x = m.type === 'heuristicsRuleMatch' ? heuristics[h++] : undefined;
+    return toSource(m, x && { decision: x.decision, name: x.reason });
+  });
+  const decidedBy = sources.find((s) => s.decision === decision) ?? sources[0];
+  const base = { command, cwd, decision, decision_driven_by_policy: byPolicy, decided_by: decidedBy, execution, evaluation, code_loading: [] as CodeLoadingVariable[] };
 
   if (decision === 'forbidden') return { ...base, action: deny(FORBIDDEN_BY_POLICY), reason: FORBIDDEN_BY_POLICY };
 

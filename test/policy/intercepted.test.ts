@@ -69,8 +69,10 @@ test('the mapping: explicit allow → Escalate(Unsandboxed), heuristic allow →
   const allow = decideIntercepted('/usr/bin/git', ['git', 'status'], '/w', base('prefix_rule(pattern=["git", "status"])'));
   assert.deepEqual(allow.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
   assert.equal(allow.decision_driven_by_policy, true);
+  assert.deepEqual(allow.decided_by, { type: 'rule', decision: 'allow', matched_prefix: ['git', 'status'], file: 'vector.rules', line: 1, col: 1, resolved_program: '/usr/bin/git' });
   const heur = decideIntercepted('/usr/bin/ls', ['ls'], '/w', base(''));
   assert.deepEqual(heur.action, { type: 'Run' });
+  assert.deepEqual(heur.decided_by, { type: 'heuristic', decision: 'allow', name: 'sandbox', command: ['/usr/bin/ls'] });
   const forb = decideIntercepted('/usr/bin/rm', ['rm', '-f', 'x'], '/w', base('prefix_rule(pattern=["rm"], decision="forbidden")'));
   assert.deepEqual(forb.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
 });
