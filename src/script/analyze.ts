@@ -7,7 +7,7 @@
  * sees the same commands with the same words. Everything else is complex.
  */
 import { parseShellLcSingleCommandPrefix } from './codex-compat.js';
-import { errorText, parseBash, type MvNode } from './mvdan.js';
+import { errorText, list, parseBash, span, type MvNode } from './mvdan.js';
 import { secondOpinion, type OpinionCommand } from './second-opinion.js';
 import type { AnalyzeOptions, ComplexScript, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
 import { walkFile, type WalkHooks } from './walk.js';
@@ -86,13 +86,13 @@ function badText(script: string): string | null {
 
 /** bash-parser per chunk of whole top-level statements (it is quadratic in its input). */
 function askSecondOpinion(file: MvNode, src: Buffer): OpinionCommand[] | string {
-  const stmts: MvNode[] = file.Stmts;
+  const stmts = list(file.Stmts);
   const out: OpinionCommand[] = [];
   for (let i = 0; i < stmts.length; ) {
-    const start = stmts[i].Pos().Offset();
+    const start = span(stmts[i])[0];
     let j = i;
-    while (j + 1 < stmts.length && stmts[j + 1].End().Offset() - start <= CHUNK_BYTES) j++;
-    const op = secondOpinion(src.subarray(start, stmts[j].End().Offset()).toString('utf8'));
+    while (j + 1 < stmts.length && span(stmts[j + 1])[1] - start <= CHUNK_BYTES) j++;
+    const op = secondOpinion(src.subarray(start, span(stmts[j])[1]).toString('utf8'));
     if (!op.ok) return op.error;
     out.push(...op.commands);
     i = j + 1;

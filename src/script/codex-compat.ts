@@ -4,29 +4,29 @@
  * parity and for Codex-exact decisions; gate-sh decides on analyze.ts, which is stricter about words.
  */
 import { extractShellInvocation } from './shell-detect.js';
-import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, nodeType, parseBash, type MvNode } from './mvdan.js';
+import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, list, nil, nodeType, parseBash, str, type MvNode } from './mvdan.js';
 
 /** §2.2: [shell, -c|-lc, script] whose script is only simple commands of literal words joined by && || ; |. */
 export function parseShellLcPlainCommands(argv: string[]): string[][] | null {
   const inv = extractShellInvocation(argv);
   if (!inv) return null;
   const p = parseBash(inv.script);
-  if (!p.ok || p.file.Last.length > 0) return null;
+  if (!p.ok || p.file.Last.$length > 0) return null;
   const out: string[][] = [];
-  for (const s of p.file.Stmts) if (!plainStmt(s, out)) return null;
+  for (const s of list(p.file.Stmts)) if (!plainStmt(s, out)) return null;
   return out;
 }
 
 function plainStmt(s: MvNode, out: string[][]): boolean {
-  if (s.Negated || s.Background || s.Coprocess || s.Redirs.length > 0 || s.Comments.length > 0) return false;
+  if (s.Negated || s.Background || s.Coprocess || s.Redirs.$length > 0 || s.Comments.$length > 0) return false;
   const c = s.Cmd;
-  if (!c) return false;
+  if (nil(c)) return false;
   const t = nodeType(c);
   if (t === 'BinaryCmd') {
     const op = BIN_OP[c.Op];
     return (op === '&&' || op === '||' || op === '|') && plainStmt(c.X, out) && plainStmt(c.Y, out);
   }
-  if (t === 'TimeClause' && !c.PosixFormat && c.Stmt && c.Stmt.Redirs.length === 0 && nodeType(c.Stmt.Cmd) === 'CallExpr') {
+  if (t === 'TimeClause' && !c.PosixFormat && !nil(c.Stmt) && c.Stmt.Redirs.$length === 0 && !nil(c.Stmt.Cmd) && nodeType(c.Stmt.Cmd) === 'CallExpr') {
     // tree-sitter reads the `time` keyword as an ordinary command name.
     const words = callWords(c.Stmt.Cmd);
     if (!words) return false;
@@ -41,11 +41,12 @@ function plainStmt(s: MvNode, out: string[][]): boolean {
 }
 
 function callWords(c: MvNode): string[] | null {
-  if (c.Assigns.length > 0 || c.Args.length === 0) return null;
-  const name = c.Args[0];
-  if (name.Parts.length !== 1 || nodeType(name.Parts[0]) !== 'Lit') return null; // quoted name gives up
+  const args = list(c.Args);
+  if (c.Assigns.$length > 0 || args.length === 0) return null;
+  const name = list(args[0].Parts);
+  if (name.length !== 1 || nodeType(name[0]) !== 'Lit') return null; // quoted name gives up
   const words: string[] = [];
-  for (const w of c.Args) {
+  for (const w of args) {
     const v = rawWord(w);
     if (v === null) return null;
     words.push(v);
@@ -56,15 +57,16 @@ function callWords(c: MvNode): string[] | null {
 /** word / number / "..." of string_content only / '...' / a concatenation of those; raw text. */
 function rawWord(w: MvNode): string | null {
   let out = '';
-  for (const part of w.Parts) {
+  const parts = list(w.Parts);
+  for (const part of parts) {
     const t = nodeType(part);
-    if (t === 'Lit') out += part.Value;
-    else if (t === 'SglQuoted' && !part.Dollar) out += part.Value;
-    else if (t === 'DblQuoted' && !part.Dollar && part.Parts.every((x: MvNode) => nodeType(x) === 'Lit')) {
-      for (const x of part.Parts) out += x.Value;
+    if (t === 'Lit') out += str(part.Value);
+    else if (t === 'SglQuoted' && !part.Dollar) out += str(part.Value);
+    else if (t === 'DblQuoted' && !part.Dollar && list(part.Parts).every((x: MvNode) => nodeType(x) === 'Lit')) {
+      for (const x of list(part.Parts)) out += str(x.Value);
     } else return null;
   }
-  if (w.Parts.length > 1 && out === '') return null;
+  if (parts.length > 1 && out === '') return null;
   return out;
 }
 
@@ -73,26 +75,29 @@ export function parseShellLcSingleCommandPrefix(argv: string[]): string[] | null
   const inv = extractShellInvocation(argv);
   if (!inv) return null;
   const p = parseBash(inv.script);
-  if (!p.ok || p.file.Stmts.length !== 1) return null;
-  const s = p.file.Stmts[0];
-  if (s.Negated || s.Background || s.Coprocess || !s.Cmd || nodeType(s.Cmd) !== 'CallExpr') return null;
+  const stmts = list(p.ok ? p.file.Stmts : null);
+  if (stmts.length !== 1) return null;
+  const s = stmts[0];
+  if (s.Negated || s.Background || s.Coprocess || nil(s.Cmd) || nodeType(s.Cmd) !== 'CallExpr') return null;
   const c = s.Cmd;
-  if (c.Assigns.length > 0 || c.Args.length === 0) return null;
+  const args = list(c.Args);
+  if (c.Assigns.$length > 0 || args.length === 0) return null;
   let heredoc = false;
-  for (const r of s.Redirs) {
+  for (const r of list(s.Redirs)) {
     if (REDIR_HEREDOC.has(r.Op)) {
       heredoc = true;
       // An unquoted delimiter lets the body hold $(...): that would be a second command.
-      if (r.Hdoc && !r.Hdoc.Parts.every((x: MvNode) => nodeType(x) === 'Lit')) return null;
+      if (!nil(r.Hdoc) && !list(r.Hdoc.Parts).every((x: MvNode) => nodeType(x) === 'Lit')) return null;
     } else if (r.Op === REDIR_HERESTRING) {
-      if (!r.Word.Parts.every((x: MvNode) => ['Lit', 'SglQuoted'].includes(nodeType(x)))) return null;
+      if (!list(r.Word.Parts).every((x: MvNode) => ['Lit', 'SglQuoted'].includes(nodeType(x)))) return null;
     } else return null;
   }
   if (!heredoc) return null;
   const words: string[] = [];
-  for (const w of c.Args) {
-    if (w.Parts.length !== 1 || nodeType(w.Parts[0]) !== 'Lit') return null;
-    words.push(w.Parts[0].Value);
+  for (const w of args) {
+    const parts = list(w.Parts);
+    if (parts.length !== 1 || nodeType(parts[0]) !== 'Lit') return null;
+    words.push(str(parts[0].Value));
   }
   return words;
 }

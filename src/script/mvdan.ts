@@ -11,7 +11,6 @@ export type MvNode = any;
 
 interface MvSyntax {
   NewParser(...opts: unknown[]): { Parse(src: string, name: string): MvNode };
-  NodeType(n: MvNode): string;
   KeepComments(on: boolean): unknown;
   Variant(lang: unknown): unknown;
   LangBash: unknown;
@@ -31,12 +30,18 @@ export const REDIR_HERESTRING = 63; // <<<
 
 export type ParseResult = { ok: true; file: MvNode } | { ok: false; error: string };
 
-/** Parse bash source; never throws (Go errors, RangeError from deep nesting, anything else → error text). */
+/**
+ * Parse bash source; never throws (Go errors, RangeError from deep nesting, anything else → error text).
+ * The File returned is GopherJS's internal Go object, not the JS wrapper: reading a field of the
+ * wrapper deep-copies the subtree below it (~0.1 ms per statement), the internal object costs nothing.
+ * So fields hold Go values: slices (use `list`), byte strings (use `str`), typed nil (use `nil`).
+ */
 export function parseBash(src: string): ParseResult {
   try {
     const sx = syntax();
     const parser = sx.NewParser(sx.KeepComments(true), sx.Variant(sx.LangBash));
-    return { ok: true, file: parser.Parse(src, '') };
+    const file = parser.Parse(src, '');
+    return { ok: true, file: file.__internal_object__ ?? file };
   } catch (e) {
     return { ok: false, error: errorText(e) };
   }
@@ -50,8 +55,26 @@ export function errorText(e: unknown): string {
   return String(e);
 }
 
+/** A Go slice as a JS array. */
+export function list(slice: MvNode): MvNode[] {
+  if (nil(slice)) return [];
+  return slice.$array.slice(slice.$offset, slice.$offset + slice.$length);
+}
+
+/** A typed nil pointer, a nil interface, or nothing. */
+export function nil(x: MvNode): boolean {
+  return x === null || x === undefined || !x.constructor || x.constructor.nil === x || typeof x.constructor.string !== 'string';
+}
+
+/** A Go string (UTF-8 bytes, one per char) as a JS string. */
+export function str(s: string): string {
+  return /[\x80-\xff]/.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
+}
+
+/** The node's Go type name without the package: "CallExpr", "Lit", ... */
 export function nodeType(n: MvNode): string {
-  return syntax().NodeType(n);
+  const t: string = n.constructor.string;
+  return t.slice(t.lastIndexOf('.') + 1);
 }
 
 /** "line:col" of a node's start, for reasons. */
@@ -60,7 +83,12 @@ export function at(n: MvNode): string {
   return `${p.Line()}:${p.Col()}`;
 }
 
-/** True when a Pos is set (Go's Pos.IsValid: line > 0). */
+/** Byte offsets [start, end) of a node in the source. */
+export function span(n: MvNode): [number, number] {
+  return [n.Pos().Offset(), n.End().Offset()];
+}
+
+/** True when a Pos is set (Go's Pos.IsValid). */
 export function validPos(p: MvNode): boolean {
-  return p && p.Line() > 0;
+  return p && p.lineCol > 0;
 }

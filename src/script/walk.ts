@@ -5,8 +5,8 @@
  * - collects every command with a literal name anywhere (substitutions, loops, functions, ...).
  * Unknown node types are a reason too: fail closed.
  */
-import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, nodeType, validPos, type MvNode } from './mvdan.js';
-import { wordValue } from './word.js';
+import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, validPos, type MvNode } from './mvdan.js';
+import { wordValue, type WordValue } from './word.js';
 import type { ListOp, Subcommand } from './types.js';
 
 export interface WalkHooks {
@@ -50,7 +50,7 @@ const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 
 export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResult {
   const w = new Walker(src, hooks);
-  const stmts: MvNode[] = file.Stmts;
+  const stmts = list(file.Stmts);
   for (let i = 0; i < stmts.length; i++) {
     w.stmt(stmts[i], true);
     if (i + 1 < stmts.length) w.ops.push(stmts[i].Background ? '&' : validPos(stmts[i].Semicolon) ? ';' : '\n');
@@ -74,19 +74,19 @@ class Walker {
       if (s.Negated) this.complex('negation (!)', s);
       if (s.Background) this.complex('background job (&)', s);
       if (s.Coprocess) this.complex('coprocess', s);
-      if (s.Redirs.length > 0) this.complex('redirection', s.Redirs[0]);
+      if (s.Redirs.$length > 0) this.complex('redirection', list(s.Redirs)[0]);
     }
-    for (const r of s.Redirs) this.redirect(r);
+    for (const r of list(s.Redirs)) this.redirect(r);
     this.command(s.Cmd, top, s);
   }
 
   private redirect(r: MvNode): void {
-    if (r.Word) this.word(r.Word);
-    if (r.Hdoc) this.word(r.Hdoc);
+    this.word(r.Word);
+    this.word(r.Hdoc);
   }
 
   private command(c: MvNode, top: boolean, s: MvNode): void {
-    if (!c) return; // a statement that is only redirections
+    if (nil(c)) return; // a statement that is only redirections
     const t = nodeType(c);
     switch (t) {
       case 'CallExpr':
@@ -104,47 +104,49 @@ class Walker {
     switch (t) {
       case 'Block': case 'Subshell': return this.stmts(c.Stmts);
       case 'IfClause':
-        for (let k: MvNode = c; k; k = k.Else) { this.stmts(k.Cond); this.stmts(k.Then); }
+        for (let k: MvNode = c; !nil(k); k = k.Else) { this.stmts(k.Cond); this.stmts(k.Then); }
         return;
       case 'WhileClause': this.stmts(c.Cond); return this.stmts(c.Do);
       case 'ForClause': {
         const l = c.Loop;
-        if (nodeType(l) === 'WordIter') for (const x of l.Items) this.word(x);
+        if (nodeType(l) === 'WordIter') for (const x of list(l.Items)) this.word(x);
         else { this.arith(l.Init); this.arith(l.Cond); this.arith(l.Post); }
         return this.stmts(c.Do);
       }
       case 'CaseClause':
         this.word(c.Word);
-        for (const item of c.Items) { for (const p of item.Patterns) this.word(p); this.stmts(item.Stmts); }
+        for (const item of list(c.Items)) { for (const p of list(item.Patterns)) this.word(p); this.stmts(item.Stmts); }
         return;
       case 'FuncDecl': return this.stmt(c.Body, false);
       case 'ArithmCmd': return this.arith(c.X);
       case 'TestClause': return this.test(c.X);
-      case 'DeclClause': for (const a of c.Args) this.assign(a); return;
-      case 'LetClause': for (const x of c.Exprs) this.arith(x); return;
-      case 'TimeClause': case 'CoprocClause': if (c.Stmt) this.stmt(c.Stmt, false); return;
+      case 'DeclClause': for (const a of list(c.Args)) this.assign(a); return;
+      case 'LetClause': for (const x of list(c.Exprs)) this.arith(x); return;
+      case 'TimeClause': case 'CoprocClause': if (!nil(c.Stmt)) this.stmt(c.Stmt, false); return;
       default: if (!top) this.complex(`unsupported construct ${t}`, c);
     }
   }
 
-  private stmts(list: MvNode[]): void {
-    for (const s of list) this.stmt(s, false);
+  private stmts(slice: MvNode): void {
+    for (const s of list(slice)) this.stmt(s, false);
   }
 
   private call(c: MvNode, top: boolean, s: MvNode): void {
-    for (const a of c.Assigns) this.assign(a);
-    for (const w of c.Args) this.word(w);
+    const assigns = list(c.Assigns);
+    const args = list(c.Args);
+    for (const a of assigns) this.assign(a);
+    for (const w of args) this.word(w);
     const assignments: string[] = [];
     let assignsLiteral = true;
-    for (const a of c.Assigns) {
+    for (const a of assigns) {
       assignments.push(this.raw(a));
-      if (a.Index || a.Array || a.Naked || (a.Value && !wordValue(a.Value).literal)) assignsLiteral = false;
+      if (!nil(a.Index) || !nil(a.Array) || a.Naked || (!nil(a.Value) && !wordValue(a.Value).literal)) assignsLiteral = false;
     }
-    if (c.Args.length === 0) {
+    if (args.length === 0) {
       if (top) this.complex('assignment without a command', c);
       return;
     }
-    const values = c.Args.map((w: MvNode) => wordValue(w));
+    const values: WordValue[] = args.map((w: MvNode) => wordValue(w));
     const name = values[0];
     if (!name.literal) {
       this.complex(`non-literal command name (${name.reason})`, c);
@@ -153,12 +155,15 @@ class Walker {
     if (top) {
       if (!assignsLiteral) this.complex('non-literal assignment', c);
       if (RESOLUTION_CHANGERS.has(name.value)) this.complex(`${name.value} changes what later command names run`, c);
-      const runs = runsInThisShell(values.map((v: { value?: string }) => v.value ?? ''));
+      const runs = runsInThisShell(values.map((v) => (v.literal ? v.value : '')));
       if (runs) this.complex(runs, c);
-      for (const v of values) if (!v.literal) this.complex(v.reason.replace(/ at .*$/, ''), c.Args[values.indexOf(v)]);
+      values.forEach((v, i) => {
+        if (!v.literal) this.complex(v.reason.replace(/ at .*$/, ''), args[i]);
+      });
       if (name.value === '') this.complex('empty command name', c);
     }
-    const argv = values.filter((v: { literal: boolean }) => v.literal).map((v: { value?: string }) => v.value as string);
+    // Codex §2.4: non-literal arguments are skipped; the literal ones are kept in order.
+    const argv = values.flatMap((v) => (v.literal ? [v.value] : []));
     const sub = this.subcommand(argv, assignments, s);
     this.literal.push(sub);
     if (top) this.commands.push(sub);
@@ -175,15 +180,15 @@ class Walker {
     }
     // bash <<'EOF' ... EOF, bash <<< 'cmd': a literal script fed to a shell on stdin.
     if (SHELLS.has(name)) {
-      for (const r of s.Redirs) {
+      for (const r of list(s.Redirs)) {
         const body = REDIR_HEREDOC.has(r.Op) ? r.Hdoc : r.Op === REDIR_HERESTRING ? r.Word : null;
-        if (!body) continue;
+        if (!body || nil(body)) continue;
         const v = wordValue(body);
         if (v.literal) opaque = this.nested(v.value, inner, `${name} script on stdin`) ?? opaque;
         else opaque = `${name} reads a script with expansions from stdin`;
       }
     }
-    const sub: Subcommand = { argv, assignments, inner, redirects: s.Redirs.length > 0 };
+    const sub: Subcommand = { argv, assignments, inner, redirects: s.Redirs.$length > 0 };
     if (opaque !== undefined) sub.opaque = opaque;
     return sub;
   }
@@ -196,33 +201,33 @@ class Walker {
   }
 
   private assign(a: MvNode): void {
-    if (a.Value) this.word(a.Value);
-    if (a.Index) this.arith(a.Index);
-    if (a.Array) for (const e of a.Array.Elems) { if (e.Index) this.arith(e.Index); if (e.Value) this.word(e.Value); }
+    this.word(a.Value);
+    this.arith(a.Index);
+    if (!nil(a.Array)) for (const e of list(a.Array.Elems)) { this.arith(e.Index); this.word(e.Value); }
   }
 
   private word(w: MvNode): void {
-    if (w) for (const p of w.Parts) this.part(p);
+    if (!nil(w)) for (const p of list(w.Parts)) this.part(p);
   }
 
   private part(p: MvNode): void {
     switch (nodeType(p)) {
       case 'Lit': case 'SglQuoted': case 'ExtGlob': case 'BraceExp': return;
-      case 'DblQuoted': for (const x of p.Parts) this.part(x); return;
+      case 'DblQuoted': for (const x of list(p.Parts)) this.part(x); return;
       case 'CmdSubst': case 'ProcSubst': return this.stmts(p.Stmts);
       case 'ArithmExp': return this.arith(p.X);
       case 'ParamExp':
-        if (p.Index) this.arith(p.Index);
-        if (p.Slice) { this.arith(p.Slice.Offset); this.arith(p.Slice.Length); }
-        if (p.Repl) { this.word(p.Repl.Orig); this.word(p.Repl.With); }
-        if (p.Exp) this.word(p.Exp.Word);
+        this.arith(p.Index);
+        if (!nil(p.Slice)) { this.arith(p.Slice.Offset); this.arith(p.Slice.Length); }
+        if (!nil(p.Repl)) { this.word(p.Repl.Orig); this.word(p.Repl.With); }
+        if (!nil(p.Exp)) this.word(p.Exp.Word);
         return;
       default: this.complex(`unsupported word part ${nodeType(p)}`, p);
     }
   }
 
   private arith(x: MvNode): void {
-    if (!x) return;
+    if (nil(x)) return;
     switch (nodeType(x)) {
       case 'Word': return this.word(x);
       case 'BinaryArithm': this.arith(x.X); return this.arith(x.Y);
@@ -232,7 +237,7 @@ class Walker {
   }
 
   private test(x: MvNode): void {
-    if (!x) return;
+    if (nil(x)) return;
     switch (nodeType(x)) {
       case 'Word': return this.word(x);
       case 'BinaryTest': this.test(x.X); return this.test(x.Y);
@@ -242,7 +247,8 @@ class Walker {
   }
 
   private raw(n: MvNode): string {
-    return this.src.subarray(n.Pos().Offset(), n.End().Offset()).toString('utf8');
+    const [a, b] = span(n);
+    return this.src.subarray(a, b).toString('utf8');
   }
 }
 

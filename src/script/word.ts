@@ -6,7 +6,7 @@
  * $'' is ANSI-C).
  */
 import { decodeAnsiC } from './ansi-c.js';
-import { at, nodeType, type MvNode } from './mvdan.js';
+import { at, list, nodeType, str, type MvNode } from './mvdan.js';
 
 export type WordValue = { literal: true; value: string } | { literal: false; reason: string };
 
@@ -16,22 +16,23 @@ const QUOTED = '\u0000';
 export function wordValue(word: MvNode): WordValue {
   let value = '';
   let view = ''; // the word with every quoted/escaped char replaced by QUOTED
-  for (const part of word.Parts) {
+  for (const part of list(word.Parts)) {
     const t = nodeType(part);
     if (t === 'Lit') {
-      const r = unquoteLit(part.Value);
+      const r = unquoteLit(str(part.Value));
       value += r.value;
       view += r.view;
     } else if (t === 'SglQuoted') {
-      const v = part.Dollar ? decodeAnsiC(part.Value) : part.Value;
+      const raw = str(part.Value);
+      const v = part.Dollar ? decodeAnsiC(raw) : raw;
       if (v === null) return { literal: false, reason: `ANSI-C string with NUL or raw byte at ${at(part)}` };
       value += v;
       view += QUOTED.repeat(v.length);
     } else if (t === 'DblQuoted') {
       if (part.Dollar) return { literal: false, reason: `locale string $"..." at ${at(part)}` };
-      for (const inner of part.Parts) {
+      for (const inner of list(part.Parts)) {
         if (nodeType(inner) !== 'Lit') return { literal: false, reason: `${describe(inner)} at ${at(inner)}` };
-        const v = unquoteDouble(inner.Value);
+        const v = unquoteDouble(str(inner.Value));
         value += v;
         view += QUOTED.repeat(v.length);
       }
@@ -55,6 +56,7 @@ function describe(part: MvNode): string {
 
 /** Unquoted literal text: backslash escapes the next char; backslash-newline disappears. */
 function unquoteLit(raw: string): { value: string; view: string } {
+  if (!raw.includes('\\')) return { value: raw, view: raw };
   let value = '';
   let view = '';
   for (let i = 0; i < raw.length; i++) {
@@ -73,6 +75,7 @@ function unquoteLit(raw: string): { value: string; view: string } {
 
 /** Literal text inside "...": only \$ \` \" \\ and \newline are escapes. */
 export function unquoteDouble(raw: string): string {
+  if (!raw.includes('\\')) return raw;
   let out = '';
   for (let i = 0; i < raw.length; i++) {
     const n = raw[i + 1];
@@ -86,6 +89,7 @@ export function unquoteDouble(raw: string): string {
 
 /** Which expansion bash would still apply to the unquoted characters of a word, if any. */
 export function expansionIn(view: string): string | null {
+  if (!/[*?[{~]/.test(view)) return null;
   if (/[*?]/.test(view) || /\[[^\]]*\]/.test(view)) return 'glob';
   if (/\{[^{}]*(,|\.\.)[^{}]*\}/.test(view)) return 'brace expansion';
   // Tilde: at the start, or after = or : (bash expands those in assignment-like words).
