@@ -1,5 +1,5 @@
 /** Human rendering of an Assessment for `gate explain` (pure). */
-import type { Assessment, DecisionSource, SubcommandAssessment } from './assess-types.js';
+import type { Assessment, VerdictSource, SubcommandAssessment } from './assess-types.js';
 import { formatAction } from '../protocol/action.js';
 import { shlexJoin } from './shlex.js';
 import { formatAllowPrefixRule } from './amend.js';
@@ -10,7 +10,7 @@ export interface FormatContext {
   ruleFiles: string[];
 }
 
-export function formatSource(s: DecisionSource): string {
+export function formatSource(s: VerdictSource): string {
   if (s.type === 'rule') {
     const why = s.justification ? ` (${s.justification})` : '';
     const resolved = s.resolved_program ? ` [resolved ${s.resolved_program}]` : '';

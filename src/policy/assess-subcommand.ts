@@ -6,7 +6,7 @@
  */
 import { strictest, type Decision } from './decision.js';
 import type { MatchOptions, Policy, RuleMatch } from './policy.js';
-import type { DecisionSource, EvaluatedCommand, HeuristicName } from './assess-types.js';
+import type { VerdictSource, EvaluatedCommand, HeuristicName } from './assess-types.js';
 import { explainUnmatchedCommand, type UnmatchedContext } from './unmatched.js';
 import { dangerousCommand } from '../heuristics/dangerous.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
@@ -32,7 +32,7 @@ export interface EvaluatedWithMatches extends EvaluatedCommand {
 }
 
 /** A rule match or heuristic match as shown by `gate explain` and the audit log. */
-export function toSource(m: RuleMatch, h: Explained | undefined): DecisionSource {
+export function toSource(m: RuleMatch, h: Explained | undefined): VerdictSource {
   if (m.type === 'prefixRuleMatch')
     return {
       type: 'rule',

@@ -4,6 +4,7 @@
  * part of the stable JSON (documented in docs/explain.md); add fields, never rename them.
  */
 import type { Decision } from './decision.js';
+import type { DecisionSource } from '../protocol/messages.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import type { Policy } from './policy.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
@@ -32,8 +33,11 @@ export interface AssessContext {
   codeLoading?: CodeLoadingOptions;
 }
 
-/** What decided one evaluated command. */
-export type DecisionSource =
+/**
+ * What decided one evaluated command (the assessment's own, richer form; `toWireSource` maps it onto the
+ * request-channel `DecisionSource` of src/protocol/messages.ts).
+ */
+export type VerdictSource =
   | {
       type: 'rule';
       decision: Decision;
@@ -59,7 +63,7 @@ export interface EvaluatedCommand {
   argv: string[];
   role: 'command' | 'inner' | 'literal' | 'script' | 'assignment';
   decision: Decision;
-  sources: DecisionSource[];
+  sources: VerdictSource[];
 }
 
 export interface SubcommandAssessment {
@@ -71,7 +75,7 @@ export interface SubcommandAssessment {
   /** Strictest over `evaluated`. */
   decision: Decision;
   /** The source that set the decision (the first one with the strictest decision). */
-  decided_by: DecisionSource;
+  decided_by: VerdictSource;
   evaluated: EvaluatedCommand[];
   requirement: ExecApprovalRequirement;
   /** How it runs once allowed or approved; null when forbidden. */
@@ -102,4 +106,11 @@ export interface Assessment {
   /** true only when every evaluated command of every subcommand has an explicit allow rule. */
   bypass_sandbox: boolean;
   subcommands: SubcommandAssessment[];
+}
+
+/** The request-channel form of a VerdictSource. */
+export function toWireSource(s: VerdictSource): DecisionSource {
+  if (s.type === 'rule')
+    return { kind: 'rule', file: s.file, line: s.line, pattern: s.matched_prefix, ...(s.justification !== undefined ? { justification: s.justification } : {}) };
+  return { kind: 'heuristic', name: s.name };
 }

@@ -18,7 +18,7 @@ import { escalate, RUN, deny } from '../protocol/action.js';
 import { normalize } from 'node:path';
 import { explainUnmatchedCommand, escalationRequested, type UnmatchedDecision } from './unmatched.js';
 import { toSource } from './assess-subcommand.js';
-import type { DecisionSource } from './assess-types.js';
+import type { VerdictSource } from './assess-types.js';
 import { isPolicyRuleMatch, promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
 import { commandsForExecPolicy } from './assess-codex.js';
@@ -56,7 +56,7 @@ export interface InterceptedDecision {
   /** A rule (not a heuristic) had the final decision. */
   decision_driven_by_policy: boolean;
   /** The rule (file:line) or heuristic that set the decision (as in `gate explain`). */
-  decided_by: DecisionSource;
+  decided_by: VerdictSource;
   /** The answer now: Run / Escalate / Deny, or 'prompt' to ask first. */
   action: Action | 'prompt';
   /** How it runs if it escalates. */

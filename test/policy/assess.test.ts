@@ -5,6 +5,7 @@ import { parsePolicy } from '../../src/policy/parser.js';
 import { parseSandboxPolicy } from '../../src/sandbox/policy.js';
 import { assessCommand, assessScript, type AssessContext } from '../../src/policy/assess.js';
 import type { ApprovalPolicy } from '../../src/policy/approval-policy.js';
+import { toWireSource } from '../../src/policy/assess-types.js';
 
 const ctxOf = (rules: string, over: Partial<AssessContext> = {}): AssessContext => ({
   policy: parsePolicy(rules ? [{ path: '/r/default.rules', text: rules }] : []),
@@ -29,6 +30,7 @@ test('every subcommand explicitly allowed → each Escalate(Unsandboxed), bypass
     if (s.decided_by.type === 'rule') assert.deepEqual([s.decided_by.file, s.decided_by.line], ['/r/default.rules', s.argv[0] === 'git' ? 1 : 2]);
   }
   assert.deepEqual(a.requirement, { type: 'skip', bypass_sandbox: true, proposed_execpolicy_amendment: null });
+  assert.deepEqual(toWireSource(a.subcommands[0].decided_by), { kind: 'rule', file: '/r/default.rules', line: 1, pattern: ['git', 'status'] });
 });
 
 test('one heuristic allow keeps every subcommand in the turn sandbox (Run)', () => {
@@ -38,6 +40,7 @@ test('one heuristic allow keeps every subcommand in the turn sandbox (Run)', () 
   assert.deepEqual(a.subcommands.map((s) => s.execution?.type), ['TurnDefault', 'TurnDefault']);
   const h = a.subcommands[1].decided_by;
   assert.equal(h.type === 'heuristic' && h.name, 'sandbox');
+  assert.deepEqual(toWireSource(h), { kind: 'heuristic', name: 'sandbox' });
 });
 
 test('forbidden anywhere: Deny with Codex reason texts; overall reason on the original argv', () => {
