@@ -8,10 +8,9 @@ import { PolicyError } from './error.js';
 import { HostExecutableError, validateName, validatePath } from './host-executable.js';
 import { NetworkRuleError, normalizeHost, parseNetworkDecision, parseProtocol, type NetworkRule } from './network.js';
 import type { PatternToken } from './pattern.js';
-import { Policy, type PrefixRuleMatch } from './policy.js';
-import { rustStr } from './pattern.js';
-import { debugDecision, debugOption, debugRule, type PrefixRule } from './rule.js';
-import { shlexJoin, shlexSplit } from './shlex.js';
+import { Policy } from './policy.js';
+import type { PrefixRule } from './rule.js';
+import { checkExamples, parseExamples, RuleError, type PendingExamples } from './examples.js';
 import { evaluateModule, expectType, type Builtins } from './starlark/eval.js';
 import type { Pos } from './starlark/parser.js';
 import { parseModule } from './starlark/parser.js';
@@ -20,19 +19,6 @@ import { typeName, type Value } from './starlark/value.js';
 export interface PolicySource {
   path: string;
   text: string;
-}
-
-interface PendingExamples {
-  rules: PrefixRule[];
-  match: string[][];
-  notMatch: string[][];
-  site: Pos;
-}
-
-class RuleError extends Error {}
-
-function strings(v: Value): v is { kind: 'list'; items: string[] } {
-  return !!v && typeof v === 'object' && v.kind === 'list' && v.items.every((x) => typeof x === 'string');
 }
 
 function parseDecision(raw: string): Decision {
@@ -62,31 +48,6 @@ function parsePattern(v: Value): { firsts: string[]; rest: PatternToken[] } {
   return { firsts, rest: tokens.slice(1) };
 }
 
-function parseExamples(v: Value | undefined): string[][] {
-  if (v === undefined) return [];
-  return (v as { items: Value[] }).items.map((ex) => {
-    if (typeof ex === 'string') {
-      if (ex === '') throw new RuleError('invalid example: example cannot be an empty string');
-      const words = shlexSplit(ex);
-      if (!words) throw new RuleError('invalid example: example string has invalid shell syntax');
-      if (words.length === 0) throw new RuleError('invalid example: example cannot be an empty string');
-      return words;
-    }
-    if (ex && typeof ex === 'object' && ex.kind === 'list') {
-      if (ex.items.length === 0) throw new RuleError('invalid example: example cannot be an empty list');
-      for (const t of ex.items) if (typeof t !== 'string') throw new RuleError(`invalid example: example tokens must be strings (got ${typeName(t)})`);
-      return ex.items as string[];
-    }
-    throw new RuleError(`invalid example: example must be a string or list of strings (got ${typeName(ex)})`);
-  });
-}
-
-function debugMatch(m: PrefixRuleMatch): string {
-  const prefix = `[${m.matchedPrefix.map(rustStr).join(', ')}]`;
-  return `PrefixRuleMatch { matched_prefix: ${prefix}, decision: ${debugDecision(m.decision)}, resolved_program: ${debugOption(m.resolvedProgram)}, justification: ${debugOption(m.justification)} }`;
-}
-
-/** Parse rule files in order into one Policy. Throws PolicyError (file:line:col: Codex's message). */
 export interface ParseOptions {
   /** home folder for `~/...` host_executable paths; without it such paths are rejected */
   home?: string;
@@ -204,21 +165,7 @@ export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): P
     }
 
     // examples are checked once the whole file is read, so later host_executable() calls count
-    const hosts = new Map(hostExecutables);
-    for (const p of pending) {
-      const local = new Policy({ rules: p.rules, hostExecutables: hosts, networkRules: [], files: [] });
-      const opts = { resolveHostExecutables: true, hardened: false };
-      for (const ex of p.notMatch) {
-        const m = local.matchesForCommand(ex, opts)[0] as PrefixRuleMatch | undefined;
-        if (m) throw new PolicyError(`expected example to not match rule \`${debugMatch(m)}\`: ${shlexJoin(ex)}`, { file, ...p.site });
-      }
-      const unmatched = p.match.filter((ex) => local.matchesForCommand(ex, opts).length === 0);
-      if (unmatched.length) {
-        const rs = p.rules.map((r) => rustStr(debugRule(r))).join(', ');
-        const exs = unmatched.map((ex) => rustStr(shlexJoin(ex))).join(', ');
-        throw new PolicyError(`expected every example to match at least one rule. rules: [${rs}]; unmatched examples: [${exs}]`, { file, ...p.site });
-      }
-    }
+    for (const p of pending) checkExamples(p, new Map(hostExecutables), file);
   }
   return new Policy({ rules, hostExecutables, networkRules, files: sources.map((s) => s.path) });
 }
