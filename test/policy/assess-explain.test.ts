@@ -72,3 +72,26 @@ test('bad input: a broken rule file is a located error (exit 1), bad flags exit 
     assert.doesNotMatch(b.err, /\n\s+at /);
   }
 });
+
+test('defaults come from the session configuration (config.toml, GATE_* variables); flags override', (t) => {
+  const te = tempEnv();
+  t.after(te.cleanup);
+  mkdirSync(te.env.GATE_HOME, { recursive: true });
+  const extra = join(te.dir, 'cfg.rules');
+  writeFileSync(extra, 'prefix_rule(pattern=["make"], decision="forbidden")\n');
+  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), `approval_policy = "untrusted"\nsandbox_mode = "read-only"\nrules = [${JSON.stringify(extra)}]\n`);
+  const j = JSON.parse(gate(['--json', 'cargo build; make'], te.env).out);
+  assert.equal(j.context.approval_policy, 'untrusted');
+  assert.equal(j.context.sandbox_policy.type, 'read-only');
+  assert.deepEqual(j.subcommands.map((s: { decision: string }) => s.decision), ['prompt', 'forbidden']);
+  const o = JSON.parse(gate(['--json', '--approval-policy', 'never', 'cargo build'], te.env).out);
+  assert.equal(o.context.approval_policy, 'never');
+  assert.equal(o.decision, 'allow');
+  const env = { ...te.env, GATE_APPROVAL_POLICY: 'on-request' };
+  assert.equal(JSON.parse(gate(['--json', 'cargo build'], env).out).context.approval_policy, 'on-request');
+  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'approval_policy = [\n');
+  const bad = gate(['ls'], te.env);
+  assert.equal(bad.code, 1);
+  assert.match(bad.err, /^gate-sh: .*config\.toml:\d+:\d+: /);
+});
+

@@ -9,6 +9,9 @@ import { loadPolicy } from '../../policy/load.js';
 import { parseApprovalPolicy, formatApprovalPolicy, type ApprovalPolicy } from '../../policy/approval-policy.js';
 import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
 import { assessCommand } from '../../policy/assess.js';
+import { loadConfig } from '../../config/load.js';
+import type { GateConfig } from '../../config/config.js';
+import { gatePaths } from '../../protocol/paths.js';
 import { formatExplanation } from '../../policy/assess-format.js';
 
 const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
@@ -16,11 +19,12 @@ const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
        gate explain [options] -- <program> [args...]
 
 options:
-  --rules FILE               extra rule file (repeatable), after the default rule folders
+  --rules FILE               extra rule file (repeatable), after the default rule folders and config 'rules'
   --no-default-rules         only the --rules files
-  --approval-policy P        untrusted | on-failure | on-request | never   (default: $GATE_APPROVAL_POLICY or on-request)
+  --approval-policy P        untrusted | on-failure | on-request | never
   --sandbox S                read-only | workspace-write | danger-full-access | external-sandbox
-                             (default: $GATE_SANDBOX_MODE or workspace-write)
+Defaults come from the session configuration ($GATE_HOME/config.toml, then GATE_* variables), as the
+daemon reads it; the flags override it.
   --sandbox-permissions X    use_default | require_escalated | with_additional_permissions
   --prefix-rule JSON         a requested prefix rule, e.g. '["cargo","install"]'
   --git-read-only            treat read-only git commands as known safe (historic Codex rules)
@@ -62,13 +66,21 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`gate-sh: explain: nothing to explain\n${USAGE}`);
     return 2;
   }
+  // The session configuration the daemon would use (config.toml ← environment), then these flags.
+  let config: GateConfig;
+  try {
+    config = loadConfig({ file: gatePaths(process.env).configFile, env: process.env });
+  } catch (e) {
+    process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
+    return 1;
+  }
   let approvalPolicy: ApprovalPolicy;
   let sandboxPolicy: SandboxPolicy;
   let prefixRule: string[] | null = null;
   const sandboxPermissions = (v['sandbox-permissions'] ?? 'use_default') as SandboxPermissions;
   try {
-    approvalPolicy = parseApprovalPolicy(v['approval-policy'] ?? process.env.GATE_APPROVAL_POLICY ?? 'on-request');
-    sandboxPolicy = parseSandboxPolicy(v.sandbox ?? process.env.GATE_SANDBOX_MODE ?? 'workspace-write');
+    approvalPolicy = v['approval-policy'] !== undefined ? parseApprovalPolicy(v['approval-policy']) : config.approval_policy;
+    sandboxPolicy = v.sandbox !== undefined ? parseSandboxPolicy(v.sandbox) : config.sandbox_policy;
     if (!PERMISSIONS.includes(sandboxPermissions)) throw new Error(`invalid --sandbox-permissions '${sandboxPermissions}': expected ${PERMISSIONS.join(', ')}`);
     if (v['prefix-rule'] !== undefined) prefixRule = parsePrefixRule(v['prefix-rule']);
   } catch (e) {
@@ -77,7 +89,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   let policy;
   try {
-    policy = loadPolicy({ env: process.env, extraFiles: v.rules ?? [], includeDefaults: !v['no-default-rules'] });
+    const extraFiles = v['no-default-rules'] ? (v.rules ?? []) : [...config.rules, ...(v.rules ?? [])];
+    policy = loadPolicy({ env: process.env, extraFiles, includeDefaults: !v['no-default-rules'] });
   } catch (e) {
     process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
     return 1;
@@ -90,7 +103,7 @@ export async function run(argv: string[]): Promise<number> {
     sandboxPolicy,
     sandboxPermissions,
     prefixRule,
-    gitReadOnly: v['git-read-only'] === true,
+    gitReadOnly: v['git-read-only'] === true || config.git_read_only,
   });
   if (v.json) {
     const out = {
