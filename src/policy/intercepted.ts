@@ -16,10 +16,10 @@ import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sa
 import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
 import { escalate, RUN, deny } from '../protocol/action.js';
 import { normalize } from 'node:path';
-import { explainUnmatchedCommand, escalationRequested, type UnmatchedDecision } from './unmatched.js';
-import { toSource } from './assess-subcommand.js';
+import { escalationRequested } from './unmatched.js';
+import { evaluateExec } from './exec-evaluate.js';
 import type { VerdictSource } from './assess-types.js';
-import { isPolicyRuleMatch, promptRejectedByPolicy } from './requirement.js';
+import { promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
 import { commandsForExecPolicy } from './assess-codex.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
@@ -43,9 +43,16 @@ export interface InterceptedContext {
   /** Older Codex: judge an intercepted `bash -lc '<plain script>'` by its inner commands. Off by default
    * (newest Codex): the shell is judged as a whole and each inner exec when it happens. */
   shellWrapperParsing?: boolean;
+  /** The program is a skill script (src/skills): forbidden rules still apply; it runs with exactly its
+   * declared permissions after an approval (offering approved_for_session), or in the turn sandbox. */
+  skill?: SkillExec;
   /** The exec's environment and what to trust in it (gate-sh hardening); omitted → not checked. */
   env?: Readonly<Record<string, string | undefined>>;
   codeLoading?: CodeLoadingOptions;
+}
+
+export interface SkillExec {
+  permissions?: PermissionProfile;
 }
 
 export interface InterceptedDecision {
@@ -89,7 +96,7 @@ export function actionForReview(d: InterceptedDecision, review: ReviewDecision):
 
 export function decideIntercepted(program: string, argv: readonly string[], cwd: string, ctx: InterceptedContext): InterceptedDecision {
   const command = joinProgram(program, argv);
-  const unmatchedCtx = {
+  const unmatched = {
     approvalPolicy: ctx.approvalPolicy,
     sandboxPolicy: ctx.sandboxPolicy,
     sandboxPermissions: ctx.sandboxPermissions,
@@ -98,24 +105,12 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   };
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
   const commands = ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command];
-  const heuristics: UnmatchedDecision[] = [];
-  const fallback = (c: string[]) => {
-    const h = explainUnmatchedCommand(c, unmatchedCtx);
-    heuristics.push(h);
-    return h.decision;
-  };
-  const evaluation = ctx.policy.checkMultiple(commands, options, fallback);
-  const decision: Decision = evaluation.decision ?? 'allow';
-  const byPolicy = evaluation.matchedRules.some((m) => isPolicyRuleMatch(m) && m.decision === decision);
-  const execution = executionFor(byPolicy, ctx);
-  // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest Codex).
-  const needsEscalation = escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries);
-  let h = 0;
-  const sources = evaluation.matchedRules.map((m) => {
-    const x = m.type === 'heuristicsRuleMatch' ? heuristics[h++] : undefined;
-    return toSource(m, x && { decision: x.decision, name: x.reason });
-  });
-  const decidedBy = sources.find((s) => s.decision === decision) ?? sources[0];
+  const { evaluation, decision, byPolicy, decidedBy } = evaluateExec(ctx.policy, commands, options, unmatched);
+  const skill = ctx.skill;
+  const execution = skill ? skillExecution(skill) : executionFor(byPolicy, ctx);
+  // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest
+  // Codex), or it is a skill script (its declared permissions, never more).
+  const needsEscalation = skill ? execution.type !== 'TurnDefault' : escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries);
   const base = { command, cwd, decision, decision_driven_by_policy: byPolicy, decided_by: decidedBy, execution, evaluation, code_loading: [] as CodeLoadingVariable[] };
 
   if (decision === 'forbidden') return { ...base, action: deny(FORBIDDEN_BY_POLICY), reason: FORBIDDEN_BY_POLICY };
@@ -124,34 +119,30 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const prompt = (reason: string, extra: Partial<InterceptedDecision> = {}): InterceptedDecision => {
     const rejected = promptRejectedByPolicy(ctx.approvalPolicy, byPolicy);
     if (rejected) return { ...base, ...extra, action: deny(FORBIDDEN_BY_POLICY), reason: `${FORBIDDEN_BY_POLICY}: ${rejected}` };
-    return {
-      ...base,
-      ...extra,
-      action: 'prompt',
-      on_approval: onApproval,
-      available_decisions: availableDecisions({
-        proposedAmendment: null,
-        additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions',
-      }),
-      reason,
-    };
+    const decisions = availableDecisions({ proposedAmendment: null, additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions', skillScript: !!skill });
+    return { ...base, ...extra, action: 'prompt', on_approval: onApproval, available_decisions: decisions, reason };
   };
 
   // A widening escalation must not carry code-loading variables silently, nor run a program the
   // sandboxed caller could have written (a rule approved `git`, not `./bin/git` in the workspace).
   const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
   const loading = widens && ctx.env ? codeLoadingVariables(ctx.env, ctx.codeLoading) : [];
+  const vars = loading.map((v) => v.name).join(', ');
   if (decision === 'prompt') {
     const why = byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks';
-    const vars = loading.length ? `; the escalated run carries code-loading variables: ${loading.map((v) => v.name).join(', ')}` : '';
-    return prompt(why + vars, { code_loading: loading });
+    return prompt(why + (loading.length ? `; the escalated run carries code-loading variables: ${vars}` : ''), { code_loading: loading });
   }
-  if (loading.length > 0)
-    return prompt(`escalated run with code-loading variables: ${loading.map((v) => v.name).join(', ')}`, { decision: 'prompt', code_loading: loading });
+  // A skill script with declared permissions runs with them only after a human said so.
+  if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading });
+  if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading });
   const roots = ctx.codeLoading?.writableRoots;
-  if (widens && roots && isInsideAny(program, roots))
-    return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt' });
+  if (widens && roots && isInsideAny(program, roots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt' });
   return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
+}
+
+/** A skill script runs with exactly its declared permissions, or in the turn sandbox. */
+function skillExecution(skill: SkillExec): EscalationExecution {
+  return skill.permissions ? { type: 'Permissions', profile: skill.permissions } : { type: 'TurnDefault' };
 }
 
 function isInsideAny(path: string, roots: readonly string[]): boolean {

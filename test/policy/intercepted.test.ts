@@ -139,3 +139,18 @@ test('an escalation never runs a program from a writable folder without asking',
   }
   assert.deepEqual(decideIntercepted('/work/wsx/git', ['git', 'status'], '/w', base(rules, { codeLoading })).action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
 });
+
+test('skill scripts: declared permissions only after an approval (session approvals offered); none → turn sandbox', () => {
+  const profile = { network: false, file_system: { write: ['/skills/s/out'] } };
+  const rules = 'prefix_rule(pattern=["/skills/s/scripts/run.sh"])';
+  const d = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base(rules, { skill: { permissions: profile } }));
+  assert.equal(d.action, 'prompt', 'an allow rule does not skip the human for declared permissions');
+  assert.deepEqual(d.on_approval, { type: 'Escalate', execution: { type: 'Permissions', profile } });
+  assert.deepEqual(d.available_decisions, ['approved', 'approved_for_session', 'denied', 'abort']);
+  const none = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base(rules, { skill: {} }));
+  assert.deepEqual(none.action, { type: 'Run' }, 'never Unsandboxed by a rule: the turn sandbox');
+  const forbidden = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base('prefix_rule(pattern=["run.sh"], decision="forbidden")', { skill: { permissions: profile } }));
+  assert.deepEqual(forbidden.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
+  const never = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base('', { approvalPolicy: 'never', skill: { permissions: profile } }));
+  assert.deepEqual(never.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
+});

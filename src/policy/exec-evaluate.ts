@@ -1,0 +1,35 @@
+/**
+ * Evaluating one intercepted exec: `[program, argv[1..]]` against the rules (hardened by default) with
+ * Codex's unmatched-command fallback, remembering which heuristic decided (for the audit log).
+ */
+import type { Decision } from './decision.js';
+import type { Evaluation, MatchOptions, Policy } from './policy.js';
+import type { VerdictSource } from './assess-types.js';
+import { explainUnmatchedCommand, type UnmatchedContext, type UnmatchedDecision } from './unmatched.js';
+import { isPolicyRuleMatch } from './requirement.js';
+import { toSource } from './assess-subcommand.js';
+
+export interface ExecEvaluation {
+  evaluation: Evaluation;
+  decision: Decision;
+  /** A rule (not a heuristic) had the final decision. */
+  byPolicy: boolean;
+  decidedBy: VerdictSource;
+}
+
+export function evaluateExec(policy: Policy, commands: string[][], options: MatchOptions, unmatched: UnmatchedContext): ExecEvaluation {
+  const heuristics: UnmatchedDecision[] = [];
+  const evaluation = policy.checkMultiple(commands, options, (c) => {
+    const h = explainUnmatchedCommand(c, unmatched);
+    heuristics.push(h);
+    return h.decision;
+  });
+  const decision: Decision = evaluation.decision ?? 'allow';
+  const byPolicy = evaluation.matchedRules.some((m) => isPolicyRuleMatch(m) && m.decision === decision);
+  let h = 0; // heuristic matches come in the order the fallback was called
+  const sources = evaluation.matchedRules.map((m) => {
+    const x = m.type === 'heuristicsRuleMatch' ? heuristics[h++] : undefined;
+    return toSource(m, x && { decision: x.decision, name: x.reason });
+  });
+  return { evaluation, decision, byPolicy, decidedBy: sources.find((s) => s.decision === decision) ?? sources[0] };
+}
