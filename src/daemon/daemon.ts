@@ -138,7 +138,7 @@ export class Daemon<P> {
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     if (action.type === 'Escalate') {
       const token = newEscalationToken();
-      this.deps.escalation.grant({ token, run_id: req.run_id, program: req.program, argv: req.argv, cwd: req.cwd, execution: action.execution, expires_at: Date.now() + GRANT_TTL_MS });
+      this.deps.escalation.grant({ token, run_id: req.run_id, program: req.program, argv: req.argv, cwd: req.cwd, execution: action.execution, env: req.env, expires_at: Date.now() + GRANT_TTL_MS });
       reply.escalation_token = token;
     }
     return reply;

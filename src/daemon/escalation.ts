@@ -13,6 +13,8 @@ export interface EscalationGrant {
   argv: string[];
   cwd: string;
   execution: EscalationExecution;
+  /** the code-loading variables the decision saw (ExecRequest.env): the run gets these, no others */
+  env?: Record<string, string>;
   expires_at: number;
 }
 

@@ -9,7 +9,7 @@ import { RequestServer } from '../protocol/server.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
-import { GrantTable } from './escalation.js';
+import { startEscalationRunner } from '../exec/escalation-start.js';
 import { acquireLock } from './lock.js';
 import { PolicyWatcher } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
@@ -63,6 +63,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       else log(`policy reload failed, keeping the last good policy: ${e.error}`);
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
     });
+    // escalate.sock: escalated execs from the exec gate (src/exec/escalation-runner.ts)
+    const escalation = await startEscalationRunner({ paths, env: opts.env, turnPolicy: () => daemon.config.sandbox_policy, log, audit });
+    cleanups.push(() => void escalation.close());
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     daemon = new Daemon<unknown>({
@@ -76,7 +79,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
         return line;
       },
       audit,
-      escalation: new GrantTable(),
+      escalation,
       log,
       requestStop: () => stop(),
     });

@@ -1,0 +1,46 @@
+/**
+ * Starting the escalation runner inside the daemon. Without the native addon (not built), escalate.sock is
+ * not served: the daemon still decides, and escalated execs fail closed at the shim with a message.
+ */
+import type { EscalationGrant, EscalationRunner } from '../daemon/escalation.js';
+import type { AuditLog } from '../daemon/audit.js';
+import type { GatePaths } from '../protocol/paths.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
+import { findBwrap } from './sandbox-run.js';
+import { EscalationServer } from './escalation-runner.js';
+
+export interface StartEscalationOptions {
+  paths: GatePaths;
+  env: Record<string, string | undefined>;
+  turnPolicy(): SandboxPolicy;
+  log(line: string): void;
+  audit?: Pick<AuditLog, 'write'>;
+}
+
+export async function startEscalationRunner(o: StartEscalationOptions): Promise<EscalationRunner & { close(): Promise<void> }> {
+  try {
+    const server = new EscalationServer({
+      paths: o.paths,
+      env: o.env,
+      turnPolicy: o.turnPolicy,
+      bwrap: () => findBwrap(o.env),
+      log: o.log,
+      onFinished: (r) =>
+        o.audit?.write({
+          kind: 'exec',
+          run_id: r.grant.run_id,
+          cwd: r.grant.cwd,
+          argv: [r.grant.program, ...r.grant.argv.slice(1)],
+          execution: r.grant.execution.type,
+          exit_status: r.exit_status,
+          duration_ms: r.duration_ms,
+          detail: `escalated run${r.corrected.length ? `; code-loading variables reset: ${r.corrected.join(', ')}` : ''}`,
+        }),
+    });
+    await server.start();
+    return server;
+  } catch (e) {
+    o.log(`escalations disabled: ${(e as Error).message}`);
+    return { grant: (_g: EscalationGrant) => {}, close: async () => {} };
+  }
+}
