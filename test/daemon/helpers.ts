@@ -7,6 +7,18 @@ import { pingDaemon } from '../../src/daemon/ping.js';
 import { request, type Outgoing } from '../../src/protocol/client.js';
 import type { Reply } from '../../src/protocol/messages.js';
 
+/** Every process a test started, so a failing test cannot leave daemons behind (see `after(killAll)`). */
+const started = new Set<ChildProcess>();
+function track(c: ChildProcess): ChildProcess {
+  started.add(c);
+  c.once('exit', () => started.delete(c));
+  return c;
+}
+export async function killAll(): Promise<void> {
+  for (const c of started) c.kill('SIGKILL');
+  started.clear();
+}
+
 export interface DaemonProc {
   te: TempEnv;
   paths: GatePaths;
@@ -30,7 +42,7 @@ export async function startDaemon(opts: { te?: TempEnv; args?: string[]; env?: R
   const te = opts.te ?? tempEnv();
   Object.assign(te.env, opts.env ?? {});
   const paths = gatePaths(te.env);
-  const child = spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal', ...(opts.args ?? [])], { env: te.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal', ...(opts.args ?? [])], { env: te.env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -65,20 +77,20 @@ export interface Console {
 }
 
 export async function approveConsole(env: Record<string, string>, name: string): Promise<Console> {
-  const child = spawn(process.execPath, [GATE, 'approve', '--json', '--name', name], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = track(spawn(process.execPath, [GATE, 'approve', '--json', '--name', name], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
   const events: Record<string, any>[] = [];
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
   createInterface({ input: child.stdout! }).on('line', (l) => events.push(JSON.parse(l)));
-  let seen = 0;
+  const used = new Set<number>();
   const c: Console = {
     child,
     events,
     async next(type, pred = () => true) {
       return waitFor(() => {
-        for (let i = seen; i < events.length; i++)
-          if (events[i].type === type && pred(events[i])) {
-            seen = i + 1;
+        for (let i = 0; i < events.length; i++)
+          if (!used.has(i) && events[i].type === type && pred(events[i])) {
+            used.add(i);
             return events[i];
           }
         return undefined;
@@ -98,7 +110,7 @@ export async function approveConsole(env: Record<string, string>, name: string):
 
 export function runGate(env: Record<string, string>, args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [GATE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = track(spawn(process.execPath, [GATE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })) as ReturnType<typeof spawn> & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream; stdin: NodeJS.WritableStream };
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,4 +1,4 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { statSync, writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
@@ -7,6 +7,9 @@ import { tempEnv, ROOT } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/daemon/ping.js';
 import { runGate, startDaemon, waitFor } from './helpers.js';
+import { killAll } from './helpers.js';
+
+after(killAll);
 
 test('start, status, stop; folders 0700, sockets 0600; a second daemon is refused', async () => {
   const te = tempEnv();

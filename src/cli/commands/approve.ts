@@ -49,8 +49,9 @@ export async function run(argv: string[]): Promise<number> {
   const closed = new Promise<void>((resolve) => (client.onClose = resolve));
   if (values.json) jsonConsole(client);
   else interactiveConsole(client);
-  await client.call('attach', { name });
-  if (!values.json) process.stderr.write(`attached as '${name}' to session '${paths.session}'; waiting for prompts (Ctrl-C to quit)\n`);
+  const attached = await client.call('attach', { name });
+  if (values.json) process.stdout.write(JSON.stringify({ ...attached, re: undefined }) + '\n');
+  else process.stderr.write(`attached as '${name}' to session '${paths.session}'; waiting for prompts (Ctrl-C to quit)\n`);
   await closed;
   return 0;
 }
