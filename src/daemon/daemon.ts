@@ -216,7 +216,7 @@ export class Daemon<P> {
 
   private async applyAnswer(s: SubcommandCheck, o: ApprovalOutcome, cmd: string): Promise<Action> {
     if (o.auto === 'no-approver') return deny(`approval needed for '${cmd}' but no approver is attached (run 'gate approve')`);
-    if (o.auto === 'timeout') return deny(`approval for '${cmd}' timed out after ${Math.round(this.config.approval_timeout_ms / 1000)} s`);
+    if (o.auto === 'timeout') return deny(`approval for '${cmd}' timed out after ${seconds(this.config.approval_timeout_ms)} s`);
     if (o.auto === 'shutdown') return deny('the gate daemon stopped before the approval was answered');
     if (o.auto === 'cancelled') return deny('not run: another subcommand of the script was denied');
     const d = o.decision;
@@ -284,4 +284,8 @@ export function overall(actions: Action[]): Action {
 export function shortCommand(argv: string[]): string {
   const s = shlexJoin(argv);
   return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(ms < 10_000 ? 1 : 0);
 }

@@ -7,8 +7,13 @@ import { codexHome, defaultRulesFile, gateHome, loadPolicy } from '../policy/loa
 import { appendAllowPrefixRule, formatAllowPrefixRule } from '../policy/amend.js';
 import type { Policy } from '../policy/policy.js';
 import type { Env } from '../protocol/paths.js';
-import { wholeScriptDecider } from './whole-script-decider.js';
-import type { Decider } from './decide.js';
+import { assessScript } from '../policy/assess.js';
+import { toWireSource, type VerdictSource } from '../policy/assess-types.js';
+import { decideIntercepted } from '../policy/intercepted.js';
+import { approvalKey } from '../policy/approval-key.js';
+import type { ExecApprovalRequirement } from '../policy/requirement.js';
+import type { Action, ReviewDecision } from '../protocol/action.js';
+import type { Decider, SubcommandCheck } from './decide.js';
 import type { PolicyLoader } from './policy-watch.js';
 
 export interface BindingOptions {
@@ -45,5 +50,68 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
 }
 
 function policyDecider(policy: Policy): Decider {
-  return { ...wholeScriptDecider, name: `${wholeScriptDecider.name}; ${policy.ruleCount} rules loaded` };
+  return {
+    name: `per-subcommand assessment, ${policy.ruleCount} rules`,
+    preflight(req, ctx) {
+      const a = assessScript(req.shell, req.flag, req.script, {
+        policy,
+        approvalPolicy: ctx.approvalPolicy,
+        sandboxPolicy: ctx.sandboxPolicy,
+        sandboxPermissions: req.sandbox_permissions,
+        additionalPermissions: req.additional_permissions,
+        prefixRule: req.prefix_rule ?? null,
+        gitReadOnly: ctx.gitReadOnly,
+      });
+      return {
+        complex: a.complex,
+        subcommands: a.subcommands.map((s) =>
+          toCheck(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined })),
+        ),
+      };
+    },
+    exec(req, ctx): SubcommandCheck {
+      const d = decideIntercepted(req.program, req.argv, req.cwd, {
+        policy,
+        approvalPolicy: ctx.approvalPolicy,
+        sandboxPolicy: ctx.sandboxPolicy,
+        sandboxPermissions: ctx.sandboxPermissions,
+        additionalPermissions: ctx.additionalPermissions,
+        gitReadOnly: ctx.gitReadOnly,
+        env: req.env,
+      });
+      const key = approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution });
+      return toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action: d.action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);
+    },
+  };
+}
+
+interface Judged {
+  argv: string[];
+  decision: SubcommandCheck['decision'];
+  decided_by: VerdictSource;
+  action: Action | 'prompt';
+  on_approval?: Action;
+  available_decisions?: ReviewDecision[];
+  proposed_execpolicy_amendment?: string[] | null;
+  requirement?: ExecApprovalRequirement;
+  reason?: string;
+}
+
+/** An assessment entry (pre-flight) or an intercepted-exec decision, as the daemon acts on it. */
+export function toCheck(s: Judged, cacheKey: string): SubcommandCheck {
+  const by = s.decided_by;
+  const base = {
+    argv: s.argv,
+    decision: s.decision,
+    source: [toWireSource(by)],
+    matched_rule: by.type === 'rule' ? `${by.file}:${by.line}` : `heuristic:${by.name}`,
+    available_decisions: s.available_decisions ?? [],
+    ...(s.proposed_execpolicy_amendment ? { proposed_amendment: s.proposed_execpolicy_amendment } : {}),
+    cache_key: cacheKey,
+  };
+  const req = s.requirement;
+  const reason = s.reason ?? (req && req.type !== 'skip' ? req.reason ?? undefined : undefined);
+  if (s.action === 'prompt') return { ...base, requirement: 'needs_approval', reason, action: s.on_approval ?? { type: 'Deny', reason: 'approval gives no action' } };
+  if (s.action.type === 'Deny') return { ...base, requirement: 'forbidden', reason: s.action.reason, action: s.action };
+  return { ...base, requirement: 'skip', reason, action: s.action };
 }

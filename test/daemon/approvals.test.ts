@@ -14,10 +14,10 @@ test('no approver attached: the prompt is denied at once with the message', asyn
   const d = await startDaemon({ args: UNTRUSTED });
   try {
     const t0 = Date.now();
-    const r = await preflight(d.paths, 'echo hi');
+    const r = await preflight(d.paths, 'make build');
     assert.ok(Date.now() - t0 < 2000);
     assert.equal(r.action.type, 'Deny');
-    assert.equal(r.action.reason, "approval needed for 'bash -c 'echo hi'' but no approver is attached (run 'gate approve')");
+    assert.equal(r.action.reason, "approval needed for 'make build' but no approver is attached (run 'gate approve')");
     assert.ok(r.subcommands[0].approval_id);
   } finally {
     await d.stop();
@@ -36,7 +36,7 @@ test('a gate approve --json process answers; first answer wins across two consol
     const p1 = await c1.next('prompt');
     const p2 = await c2.next('prompt');
     assert.equal(p1.approval_id, p2.approval_id);
-    assert.deepEqual(p1.command, ['bash', '-c', 'make test']);
+    assert.deepEqual(p1.command, ['make', 'test']);
     assert.equal(p1.cwd, '/tmp');
     assert.ok(Array.isArray(p1.available_decisions) && p1.available_decisions.includes('approved'));
     // the pending prompt is visible in status
@@ -56,15 +56,15 @@ test('a gate approve --json process answers; first answer wins across two consol
     assert.equal(r.subcommands[0].approval_id, p1.approval_id);
 
     // approved_for_session: asked once, then answered from the session cache
-    const again = preflight(d.paths, 'ls -la');
+    const again = preflight(d.paths, 'make lint');
     const p3 = await c1.next('prompt');
     c1.answer(p3.approval_id, 'approved_for_session');
     assert.equal((await again).action.type, 'Run');
-    const cached = await preflight(d.paths, 'ls -la');
+    const cached = await preflight(d.paths, 'make lint');
     assert.equal(cached.action.type, 'Run');
     assert.equal(cached.subcommands[0].source.at(-1).kind, 'session');
     // a different cwd is a different approval
-    const other = preflight(d.paths, 'ls -la', { cwd: '/' });
+    const other = preflight(d.paths, 'make lint', { cwd: '/' });
     const p4 = await c1.next('prompt');
     assert.equal(p4.cwd, '/');
     c2.answer(p4.approval_id, 'denied');
@@ -74,13 +74,14 @@ test('a gate approve --json process answers; first answer wins across two consol
     // audit: one record per decision, with the approver and answer
     const audit = readFileSync(d.te.env.GATE_HOME + '/audit.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const decisions = audit.filter((a) => a.kind === 'decision');
+    const SRC = 'heuristic:approval-policy';
     assert.deepEqual(
       decisions.map((a) => [a.answer ?? null, a.approver ?? null, a.source, a.action]),
       [
-        ['approved', 'one', 'heuristic:no-exec-policy', 'Run'],
-        ['approved_for_session', 'one', 'heuristic:no-exec-policy', 'Run'],
+        ['approved', 'one', SRC, 'Run'],
+        ['approved_for_session', 'one', SRC, 'Run'],
         [null, null, 'session', 'Run'],
-        ['denied', 'two', 'heuristic:no-exec-policy', 'Deny(User denied execution)'],
+        ['denied', 'two', SRC, 'Deny(User denied execution)'],
       ],
     );
   } finally {
@@ -95,9 +96,9 @@ test('timeout with an approver attached; gate approve --answer one-shot; the pen
   const d = await startDaemon({ args: [...UNTRUSTED, '--approval-timeout-ms', '400'] });
   const c = await approveConsole(d.te.env, 'slow');
   try {
-    const timedOut = await preflight(d.paths, 'sleep 1');
+    const timedOut = await preflight(d.paths, 'make slow');
     assert.equal(timedOut.action.type, 'Deny');
-    assert.match(timedOut.action.reason, /^approval for 'bash -c 'sleep 1'' timed out after 0 s$/);
+    assert.match(timedOut.action.reason, /^approval for 'make slow' timed out after 0.4 s$/);
     const first = await c.next('prompt');
     const resolved = await c.next('resolved');
     assert.equal(resolved.approval_id, first.approval_id);
@@ -107,7 +108,7 @@ test('timeout with an approver attached; gate approve --answer one-shot; the pen
     await approvalCall(d.paths, 'config-set', { key: 'approval_timeout_ms', value: '20000' });
     let pendings = 0;
     const { request } = await import('../../src/protocol/client.js');
-    const reply = request(d.paths, { type: 'preflight', shell: 'bash', flag: '-c', script: 'true', cwd: '/tmp', pid: 1, sandbox_permissions: 'use_default' }, { onPending: () => pendings++ });
+    const reply = request(d.paths, { type: 'preflight', shell: 'bash', flag: '-c', script: 'make ok', cwd: '/tmp', pid: 1, sandbox_permissions: 'use_default' }, { onPending: () => pendings++ });
     const p = await c.next('prompt');
     await new Promise((r) => setTimeout(r, 1300)); // ~1 s keepalives while the human thinks
     const one = await runGate(d.te.env, ['approve', '--answer', p.approval_id, 'approved']);
