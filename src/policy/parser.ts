@@ -156,8 +156,7 @@ export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): P
     };
 
     try {
-      // the whole file is parsed before anything runs, so a syntax error anywhere wins (as in Codex)
-      evaluateModule([...parseModule(src.text, file)], file, builtins);
+      evaluateModule(parseModule(src.text, file), file, builtins);
     } catch (e) {
       // Codex reports everything raised while running the Starlark module under this heading
       if (e instanceof PolicyError) throw new PolicyError(`starlark error: ${e.reason}`, { file: e.file, line: e.line, col: e.col });

@@ -61,10 +61,19 @@ export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Bu
     }
   };
 
+  // Statements run as they are parsed (nothing big stays on the heap), but like starlark-rust a syntax
+  // error anywhere in the file wins over an evaluation error before it: after a failure we keep parsing.
+  let failure: unknown;
   for (const s of stmts) {
-    if (s.type === 'assign') globals.set(s.name, evalExpr(s.value));
-    else evalExpr(s.expr);
+    if (failure !== undefined) continue;
+    try {
+      if (s.type === 'assign') globals.set(s.name, evalExpr(s.value));
+      else evalExpr(s.expr);
+    } catch (e) {
+      failure = e;
+    }
   }
+  if (failure !== undefined) throw failure;
 }
 
 function bind(
