@@ -38,11 +38,15 @@ export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'liter
     ...(s.opaque ? [`${s.opaque}: what it runs cannot be inspected`] : []),
     ...(assign ? [`sets code-loading variables: ${assign.vars.map((v) => v.name).join(', ')}`] : []),
   ];
+  // Fail closed on nothing to run: there is no program to judge.
+  const empty: EvaluatedCommand[] = s.argv.length === 0 || s.argv[0] === ''
+    ? [{ argv: [...s.argv], role: 'command', decision: 'forbidden', sources: [{ type: 'heuristic', decision: 'forbidden', name: 'invalid', command: [...s.argv] }] }]
+    : [];
   return {
     argv: [...s.argv],
     kind: literal ? 'literal' : 'plain',
     evaluated,
-    extra: assign ? [assign.entry] : [],
+    extra: [...empty, ...(assign ? [assign.entry] : [])],
     ...(reasons.length ? { ownReason: reasons.join('; ') } : {}),
     ...(s.opaque ? { opaque: s.opaque } : {}),
     ...(s.assignments.length ? { assignments: [...s.assignments] } : {}),

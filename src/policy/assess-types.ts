@@ -54,9 +54,10 @@ export type VerdictSource =
  * known-safe / dangerous / approval-policy / sandbox / escalation-requested: Codex's unmatched-command
  * fallback (§4.3); opaque: eval, source, a non-literal command name (never auto-allowed); code-loading:
  * an assignment or environment variable that loads code; literal: a literal command of a complex script
- * that no rule matched and that is not dangerous (no objection: it allows nothing by itself).
+ * that no rule matched and that is not dangerous (no objection: it allows nothing by itself); invalid: an
+ * empty command (nothing to judge: forbidden).
  */
-export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal';
+export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid';
 
 /** One evaluated command (the subcommand itself, a wrapper's inner command, or a literal command). */
 export interface EvaluatedCommand {

@@ -181,3 +181,15 @@ test('assessScript and a stable JSON shape', () => {
   assert.deepEqual(JSON.parse(JSON.stringify(a)), a);
   for (const [i, s] of a.subcommands.entries()) assert.equal(s.index, i);
 });
+
+test('bad input: empty commands are forbidden; NUL, lone surrogates, deep nesting and 100,000 arguments do not crash', () => {
+  const ctx = ctxOf('prefix_rule(pattern=["rm"], decision="forbidden")');
+  assert.equal(assessCommand([], ctx).decision, 'forbidden');
+  assert.equal(assessCommand([''], ctx).decision, 'forbidden');
+  for (const script of ['\u0000rm x', 'rm \ud800 x', '$(('.repeat(1000), 'if then fi', '(((((' + 'ls'])
+    assert.ok(['allow', 'prompt', 'forbidden'].includes(sh(script, ctx).decision), JSON.stringify(script));
+  const many = ['rm', ...Array.from({ length: 100_000 }, (_, i) => `a${i}`)];
+  assert.equal(assessCommand(many, ctx).decision, 'forbidden');
+  assert.equal(assessCommand(['echo', ...many.slice(1)], ctx).decision, 'allow');
+});
+
