@@ -25,6 +25,16 @@ const PREFIXES = ['GIT_CONFIG', 'BASH_FUNC_', 'LD_', 'DYLD_'];
 /** Directories a PATH may always contain (root-owned system folders). */
 const SYSTEM_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']);
 
+/** The variable names and prefixes this module judges (plus PATH), e.g. for the exec shim to forward. */
+export function codeLoadingNames(): { names: string[]; prefixes: string[] } {
+  return { names: ['PATH', ...[...NAMES].sort()], prefixes: [...PREFIXES] };
+}
+
+/** Is this variable one the check looks at? (PATH included.) */
+export function isCodeLoadingName(name: string): boolean {
+  return name === 'PATH' || NAMES.has(name) || PREFIXES.some((p) => name.startsWith(p));
+}
+
 export interface CodeLoadingOptions {
   /** Writable roots of the caller's sandbox: new PATH entries inside them are flagged. Absent: any new
    * PATH entry outside the system folders is flagged. */
@@ -53,7 +63,7 @@ export function codeLoadingVariables(env: Readonly<Record<string, string | undef
       if (bad.length) out.push({ name, value, reason: `PATH entries that can shadow programs: ${bad.map((e) => e || '(empty = cwd)').join(', ')}` });
       continue;
     }
-    if (!NAMES.has(name) && !PREFIXES.some((p) => name.startsWith(p))) continue;
+    if (!isCodeLoadingName(name)) continue;
     const own = opts.own?.[name];
     if (own && value.split(/[: ]/).every((e) => e === '' || own.includes(e))) continue;
     out.push({ name, value, reason: `${name} can make the program load or run other code` });

@@ -2,5 +2,5 @@
 export { isKnownSafeCommand, isSafeToCallWithExec, type SafeOptions } from './safe.js';
 export { isGitReadOnly } from './git-read-only.js';
 export { dangerousCommand, type DangerKind, type DangerOptions } from './dangerous.js';
-export { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from './code-loading.js';
+export { codeLoadingVariables, codeLoadingNames, isCodeLoadingName, type CodeLoadingOptions, type CodeLoadingVariable } from './code-loading.js';
 export { commandMightBeDangerous } from './dangerous-script.js';

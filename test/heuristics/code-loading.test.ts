@@ -1,7 +1,7 @@
 /** Code-loading variables: what turns an escalated run into a prompt. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { codeLoadingVariables } from '../../src/heuristics/code-loading.js';
+import { codeLoadingVariables, codeLoadingNames, isCodeLoadingName } from '../../src/heuristics/code-loading.js';
 
 const names = (env: Record<string, string>, o = {}) => codeLoadingVariables(env, o).map((v) => v.name);
 
@@ -41,3 +41,12 @@ test('trusted values and gate-sh own entries are not flagged', () => {
   assert.deepEqual(names({ LD_PRELOAD: '/opt/gate/shim.so:./evil.so' }, { own }), ['LD_PRELOAD']);
   assert.deepEqual(names({ LD_PRELOAD: '/opt/gate/shim.so ./evil.so' }, { own }), ['LD_PRELOAD']);
 });
+
+test('the judged names are exported (for the exec shim to forward exactly these)', () => {
+  const { names, prefixes } = codeLoadingNames();
+  assert.ok(names.includes('PATH') && names.includes('LD_PRELOAD') && names.includes('BASH_ENV'));
+  assert.deepEqual(prefixes.sort(), ['BASH_FUNC_', 'DYLD_', 'GIT_CONFIG', 'LD_']);
+  for (const n of [...names, 'GIT_CONFIG_KEY_7', 'BASH_FUNC_x%%', 'LD_FOO']) assert.equal(isCodeLoadingName(n), true, n);
+  for (const n of ['HOME', 'TERM', 'LANG', 'GIT_AUTHOR_NAME']) assert.equal(isCodeLoadingName(n), false, n);
+});
+
