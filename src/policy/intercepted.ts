@@ -75,6 +75,9 @@ export interface InterceptedDecision {
   reason: string;
   evaluation: Evaluation;
   code_loading: CodeLoadingVariable[];
+  /** Set when gate-sh's exec-time hardening (not the rules or Codex's heuristic) made it a prompt: what
+   * it saw here (environment, program path, declared permissions) was not part of any earlier approval. */
+  hardening?: 'code-loading' | 'writable-program' | 'skill-permissions';
 }
 
 /** argv0 replaced by the resolved absolute program (`join_program`). */
@@ -92,6 +95,19 @@ export function actionForReview(d: InterceptedDecision, review: ReviewDecision):
   if (review === 'denied') return deny(USER_DENIED);
   if (review === 'abort') return deny(USER_CANCELLED);
   return d.on_approval ?? deny(USER_DENIED);
+}
+
+/**
+ * One decision per command: pre-flight (or an earlier exec prompt) already settled this argv+cwd in this
+ * run. Reuse that answer instead of asking again — but forbidden rules and rejections still deny at every
+ * depth, answers that need no prompt stand as decided now, and a prompt raised by exec-time hardening
+ * (code-loading variables, a program in a writable folder, skill permissions) is asked, because the
+ * earlier approval never saw them.
+ */
+export function reuseSettled(d: InterceptedDecision, settled: Action): Action | 'prompt' {
+  if (d.action !== 'prompt') return d.action;
+  if (d.hardening) return 'prompt';
+  return settled;
 }
 
 export function decideIntercepted(program: string, argv: readonly string[], cwd: string, ctx: InterceptedContext): InterceptedDecision {
@@ -130,13 +146,13 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const vars = loading.map((v) => v.name).join(', ');
   if (decision === 'prompt') {
     const why = byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks';
-    return prompt(why + (loading.length ? `; the escalated run carries code-loading variables: ${vars}` : ''), { code_loading: loading });
+    return prompt(why + (loading.length ? `; the escalated run carries code-loading variables: ${vars}` : ''), { code_loading: loading, ...(loading.length ? { hardening: 'code-loading' as const } : {}) });
   }
   // A skill script with declared permissions runs with them only after a human said so.
-  if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading });
-  if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading });
+  if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading, hardening: 'skill-permissions' });
+  if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
   const roots = ctx.codeLoading?.writableRoots;
-  if (widens && roots && isInsideAny(program, roots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt' });
+  if (widens && roots && isInsideAny(program, roots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
   return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
 }
 

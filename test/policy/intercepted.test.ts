@@ -5,7 +5,7 @@ import { vectors } from '../helpers/vectors.js';
 import { parsePolicy } from '../../src/policy/parser.js';
 import { parseApprovalPolicy } from '../../src/policy/approval-policy.js';
 import { parseSandboxPolicy, type SandboxPermissions } from '../../src/sandbox/policy.js';
-import { decideIntercepted, joinProgram, actionForReview, FORBIDDEN_BY_POLICY, type InterceptedContext } from '../../src/policy/intercepted.js';
+import { decideIntercepted, joinProgram, actionForReview, reuseSettled, FORBIDDEN_BY_POLICY, type InterceptedContext } from '../../src/policy/intercepted.js';
 
 const policyOf = (text: string) => parsePolicy(text ? [{ path: 'vector.rules', text }] : []);
 
@@ -154,3 +154,26 @@ test('skill scripts: declared permissions only after an approval (session approv
   const never = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base('', { approvalPolicy: 'never', skill: { permissions: profile } }));
   assert.deepEqual(never.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
 });
+
+test('reusing a settled pre-flight answer: never past a forbidden rule or exec-time hardening', () => {
+  const settledRun = { type: 'Run' } as const;
+  const settledEsc = { type: 'Escalate', execution: { type: 'Unsandboxed' } } as const;
+  // an ordinary prompt is not asked twice
+  const p = decideIntercepted('/usr/bin/make', ['make'], '/w', base('', { approvalPolicy: 'untrusted' }));
+  assert.deepEqual(reuseSettled(p, settledRun), settledRun);
+  // forbidden at every depth
+  const f = decideIntercepted('/usr/bin/rm', ['rm', 'x'], '/w', base('prefix_rule(pattern=["rm"], decision="forbidden")'));
+  assert.deepEqual(reuseSettled(f, settledEsc), { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
+  // what needs no prompt stands as decided now
+  const r = decideIntercepted('/usr/bin/ls', ['ls'], '/w', base(''));
+  assert.deepEqual(reuseSettled(r, settledEsc), { type: 'Run' });
+  // hardening prompts are asked: the earlier approval never saw this environment or program
+  const rules = 'prefix_rule(pattern=["git", "status"])';
+  const env = decideIntercepted('/usr/bin/git', ['git', 'status'], '/w', base(rules, { env: { LD_PRELOAD: './evil.so' } }));
+  assert.equal(env.hardening, 'code-loading');
+  assert.equal(reuseSettled(env, settledEsc), 'prompt');
+  const prog = decideIntercepted('/w/bin/git', ['git', 'status'], '/w', base(rules, { codeLoading: { writableRoots: ['/w'] } }));
+  assert.equal(prog.hardening, 'writable-program');
+  assert.equal(reuseSettled(prog, settledEsc), 'prompt');
+});
+
