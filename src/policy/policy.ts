@@ -30,7 +30,11 @@ export type RuleMatch = PrefixRuleMatch | HeuristicsRuleMatch;
 export interface MatchOptions {
   /** §1.6: absolute paths fall back to basename rules (core always true; CLI only with the flag) */
   resolveHostExecutables: boolean;
-  /** exact matches plus basename prompt/forbidden matches for any path spelling, ignoring allowlists */
+  /**
+   * Newest Codex's restrictive host rules, for the gate: on top of the matches above, basename
+   * prompt/forbidden rules also match any path spelling (/opt/x/rm, ./rm, ../bin/rm), ignoring
+   * host_executable allowlists; basename allow rules are never added this way.
+   */
   hardened: boolean;
   /**
    * Codex 0.169.0's CLI also resolves relative spellings (`./git`, `a/git`) against its working directory

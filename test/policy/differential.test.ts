@@ -14,7 +14,7 @@ import { readRulesFile } from '../../src/policy/load.js';
 import { formatCheckOutput } from '../../src/policy/codex-json.js';
 import { PolicyError } from '../../src/policy/error.js';
 
-const RANDOM_CASES = Number(process.env.POLICY_DIFF_CASES ?? 1200);
+const RANDOM_CASES = Number(process.env.POLICY_DIFF_CASES ?? 1000);
 const SEED = Number(process.env.POLICY_DIFF_SEED ?? 20261121);
 
 interface Ours {

@@ -109,7 +109,7 @@ export function generateCase(r: () => number): Case {
     const base = command[0].split('/').pop()!;
     const respell = r();
     if (respell < 0.3 && PATHS[base]) command[0] = pick(PATHS[base]);
-    else if (respell < 0.4) command[0] = pick([`./${base}`, `../bin/${base}`, `/usr/bin/${base}/`, `/usr/bin/../bin/${base}`, `/${base}`]);
+    else if (respell < 0.4) command[0] = pick([`./${base}`, `../bin/${base}`, `/usr/bin/${base}/`, `/usr/bin/../bin/${base}`, `/${base}`, `~/${base}`, `bin/${base}`]);
     if (r() < 0.1) command = command.slice(0, 1 + Math.floor(r() * command.length));
   } else {
     command = [pick([...PROGRAMS, ...hostNames, '/usr/bin/python3', 'unknown'])];
