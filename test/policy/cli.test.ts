@@ -116,7 +116,7 @@ test('an unreadable rules folder stops `gate policy check` without --rules', asy
 test('usage errors exit 2', async () => {
   const t = tempEnv();
   try {
-    for (const args of [['--rules'], ['--rules', 'x.rules'], ['--bogus', 'git']]) {
+    for (const args of [['--rules'], ['--rules', 'x.rules'], ['--bogus', 'git'], ['-r', 'x.rules', '--pretty', '--pretty', 'git']]) {
       const r = await gate(args, t);
       assert.equal(r.status, 2, JSON.stringify(args));
       assert.match(r.stderr, /^gate-sh: .*\n\nusage: gate policy check/);

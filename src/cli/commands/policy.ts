@@ -44,10 +44,11 @@ function parseArgs(argv: string[]): CheckArgs | 'help' {
       break;
     }
     if (x === '-h' || x === '--help') return 'help';
-    if (x === '--pretty') a.pretty = true;
-    else if (x === '--resolve-host-executables') a.resolve = true;
-    else if (x === '--hardened') a.hardened = true;
-    else if (x === '-r' || x === '--rules') {
+    const flag = x === '--pretty' ? 'pretty' : x === '--resolve-host-executables' ? 'resolve' : x === '--hardened' ? 'hardened' : undefined;
+    if (flag) {
+      if (a[flag]) throw new UsageError(`the argument '${x}' cannot be used multiple times`);
+      a[flag] = true;
+    } else if (x === '-r' || x === '--rules') {
       const v = argv[++i];
       if (v === undefined) throw new UsageError(`a value is required for '--rules <PATH>' but none was supplied`);
       a.rules.push(v);
