@@ -29,6 +29,8 @@ export interface AssessContext {
   skillScript?: boolean;
   /** The caller's environment: code-loading variables in it turn a widening run into a prompt. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The run's cwd: with the sandbox policy, the default writable roots for the code-loading check. */
+  cwd?: string;
   /** Trusted environment, writable roots and gate-sh's own entries for the code-loading check. */
   codeLoading?: CodeLoadingOptions;
 }

@@ -19,6 +19,7 @@ import { verdict } from './assess-verdict.js';
 import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from './amendment-proposal.js';
 import { everyCommandExplicitlyAllowed, requirementFor, type ExecApprovalRequirement } from './requirement.js';
 import { explainUnmatchedCommand } from './unmatched.js';
+import { writableRootsFor } from './exec-writable.js';
 
 export type { Assessment, AssessContext, SubcommandAssessment } from './assess-types.js';
 
@@ -80,7 +81,8 @@ function finish(command: string[], complex: boolean, reasons: string[], entries:
   const all: RuleMatch[] = entries.flatMap((e) => e.evaluated.flatMap((x) => x.matches));
   const amendable = entries.every((e) => e.amendable);
   const bypass = entries.every(mayLeaveSandbox) && everyCommandExplicitlyAllowed(all);
-  const loadingNames = ctx.env ? codeLoadingVariables(ctx.env, ctx.codeLoading).map((v) => v.name) : [];
+  const roots = ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, ctx.cwd);
+  const loadingNames = ctx.env ? codeLoadingVariables(ctx.env, { ...ctx.codeLoading, writableRoots: roots }).map((v) => v.name) : [];
   const requested = (m: RuleMatch[], c: string[][]) => requestedAmendment(ctx, m, c);
   const subcommands = entries.map((e, index) => verdict(e, index, { ctx, bypass, loadingNames, requestedAmendment: requested }));
 

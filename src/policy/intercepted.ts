@@ -18,6 +18,7 @@ import { escalate, RUN, deny } from '../protocol/action.js';
 import { normalize } from 'node:path';
 import { escalationRequested } from './unmatched.js';
 import { evaluateExec } from './exec-evaluate.js';
+import { writableRootsFor } from './exec-writable.js';
 import type { VerdictSource } from './assess-types.js';
 import { promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
@@ -46,7 +47,8 @@ export interface InterceptedContext {
   /** The program is a skill script (src/skills): forbidden rules still apply; it runs with exactly its
    * declared permissions after an approval (offering approved_for_session), or in the turn sandbox. */
   skill?: SkillExec;
-  /** The exec's environment and what to trust in it (gate-sh hardening); omitted → not checked. */
+  /** The exec's environment (gate-sh hardening); omitted → not checked. `codeLoading.writableRoots`
+   * defaults to the folders the turn's sandbox lets the caller write (exec-writable.ts). */
   env?: Readonly<Record<string, string | undefined>>;
   codeLoading?: CodeLoadingOptions;
 }
@@ -142,7 +144,8 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // A widening escalation must not carry code-loading variables silently, nor run a program the
   // sandboxed caller could have written (a rule approved `git`, not `./bin/git` in the workspace).
   const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
-  const loading = widens && ctx.env ? codeLoadingVariables(ctx.env, ctx.codeLoading) : [];
+  const codeLoading = { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd) };
+  const loading = widens && ctx.env ? codeLoadingVariables(ctx.env, codeLoading) : [];
   const vars = loading.map((v) => v.name).join(', ');
   if (decision === 'prompt') {
     const why = byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks';
@@ -151,8 +154,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // A skill script with declared permissions runs with them only after a human said so.
   if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading, hardening: 'skill-permissions' });
   if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
-  const roots = ctx.codeLoading?.writableRoots;
-  if (widens && roots && isInsideAny(program, roots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
+  if (widens && isInsideAny(program, codeLoading.writableRoots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
   return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
 }
 

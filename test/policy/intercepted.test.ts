@@ -177,3 +177,15 @@ test('reusing a settled pre-flight answer: never past a forbidden rule or exec-t
   assert.equal(reuseSettled(prog, settledEsc), 'prompt');
 });
 
+
+test('without explicit writable roots, the turn sandbox decides which PATH entries and programs are suspect', () => {
+  const rules = 'prefix_rule(pattern=["make"])';
+  const ESC = { type: 'Escalate', execution: { type: 'Unsandboxed' } };
+  const ws = (env: Record<string, string>, prog = '/usr/bin/make') => decideIntercepted(prog, ['make'], '/w', base(rules, { env }));
+  assert.deepEqual(ws({ PATH: '/root/.local/bin:/opt/gate/shims:/usr/bin:/bin' }).action, ESC, 'folders the sandbox cannot write');
+  assert.equal(ws({ PATH: '/w/node_modules/.bin:/usr/bin' }).action, 'prompt', 'inside the workspace');
+  assert.equal(ws({ PATH: '/tmp/x:/usr/bin' }).action, 'prompt', 'a temporary folder');
+  assert.equal(ws({ PATH: '/usr/bin' }, '/w/tools/make').action, 'prompt', 'a program the caller could have written');
+  const ro = decideIntercepted('/usr/bin/make', ['make'], '/w', base(rules, { sandboxPolicy: parseSandboxPolicy('read-only'), env: { PATH: '/w/bin:/usr/bin' } }));
+  assert.deepEqual(ro.action, ESC, 'read-only: the workspace is not writable from the sandbox');
+});
