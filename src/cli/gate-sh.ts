@@ -19,6 +19,9 @@ import { findBash } from '../exec/bash.js';
 
 export const EXIT_DENIED = 126;
 
+/** Resend every second (same id: idempotent), which also notices a dead daemon within a second; 10 s in all. */
+const PREFLIGHT_OPTS = (onPending: () => void) => ({ timeoutMs: 1000, retries: 9, onPending });
+
 function say(line: string): void {
   try {
     writeSync(2, `gate-sh: ${line}\n`);
@@ -81,15 +84,18 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       sandbox_permissions: 'use_default',
     };
     let reply: PreflightReply;
+    const notice = pendingNotice();
     try {
       client = RequestClient.open(paths);
-      reply = await client.request<PreflightReply>(preflight, { onPending: onPendingOnce() });
+      reply = await client.request<PreflightReply>(preflight, PREFLIGHT_OPTS(notice.onPending));
     } catch (e) {
       if (!(e instanceof RequestError) || e.kind !== 'not-running') throw e;
       await autostart(env);
       client?.close();
       client = RequestClient.open(paths);
-      reply = await client.request<PreflightReply>(preflight, { onPending: onPendingOnce() });
+      reply = await client.request<PreflightReply>(preflight, PREFLIGHT_OPTS(notice.onPending));
+    } finally {
+      notice.stop();
     }
     if (reply.type !== 'preflight' || !reply.action || typeof reply.run_id !== 'string') {
       say(`protocol error: unexpected reply '${String(reply.type)}' to preflight; nothing ran. Check 'gate status'`);
@@ -126,11 +132,19 @@ function readScript(inv: ShellInvocation): string {
   }
 }
 
-function onPendingOnce(): () => void {
+/** Say "waiting for approval" once, and only when the wait is real (a denial with no approver is instant). */
+function pendingNotice(): { onPending: () => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
   let told = false;
-  return () => {
-    if (!told) say("waiting for approval (answer with 'gate approve')...");
-    told = true;
+  return {
+    onPending: () => {
+      if (told || timer) return;
+      timer = setTimeout(() => {
+        told = true;
+        say("waiting for approval (answer with 'gate approve')...");
+      }, 300);
+    },
+    stop: () => clearTimeout(timer),
   };
 }
 

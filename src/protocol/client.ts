@@ -76,6 +76,11 @@ function notRunning(socket: string, why: string): RequestError {
   return new RequestError('not-running', `the gate daemon is not running (${why} at ${socket}); start it with 'gate daemon start'`);
 }
 
+function died(pending: boolean): RequestError {
+  const when = pending ? 'while an approval was pending' : 'before answering';
+  return new RequestError('not-answering', `the gate daemon stopped ${when}; start it again with 'gate daemon start' and check 'gate log'`);
+}
+
 function fromErrorReply(r: { code: string; message: string }): RequestError {
   if (r.code === 'bad-version') return new RequestError('version', `protocol version mismatch with the gate daemon: ${r.message}`);
   return new RequestError('protocol', `the gate daemon refused the request (${r.code}): ${r.message}`);
@@ -194,9 +199,11 @@ export class RequestClient {
         if (err) reject(err);
         else resolve(reply as R);
       };
+      let sent = false; // once the daemon took the request, its socket vanishing means it died meanwhile
       const send = (b: Buffer): void =>
-        void this.sendRaw(b).catch((e: RequestError) =>
-          done(pending && e.kind === 'not-running' ? new RequestError('not-running', `the gate daemon stopped while an approval was pending; nothing ran. Start it again with 'gate daemon start'`) : e),
+        void this.sendRaw(b).then(
+          () => (sent = true),
+          (e: RequestError) => done(sent && e.kind === 'not-running' ? died(pending) : e),
         );
       const arm = (): void => {
         clearTimeout(timer);

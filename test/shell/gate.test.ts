@@ -1,0 +1,111 @@
+/** gate-sh against a real daemon: fail closed, prompts, approvals from a real `gate approve`, autostart. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempEnv } from '../helpers/env.js';
+import { approveConsole, runGate, startDaemon, waitFor } from '../daemon/helpers.js';
+import { gateSh } from './helpers.js';
+
+const FULL = { GATE_SANDBOX_MODE: 'danger-full-access' };
+
+test('no daemon and autostart off: exit 126, nothing ran, the message says what to do', { timeout: 60_000 }, async () => {
+  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
+  try {
+    const marker = join(te.dir, 'ran');
+    const r = await gateSh(['-c', `touch ${marker}`], { env: te.env });
+    assert.equal(r.code, 126);
+    assert.match(r.stderr.toString(), /^gate-sh: .*not running.*'gate daemon start'.*nothing ran\n$/s);
+    assert.equal(existsSync(marker), false);
+  } finally {
+    te.cleanup();
+  }
+});
+
+test('no daemon: gate-sh starts one in the background and runs the script; the run is audited', { timeout: 60_000 }, async () => {
+  const te = tempEnv(FULL);
+  try {
+    const r = await gateSh(['-c', 'echo "hello $0 $1"; exit 3', 'me', 'one'], { env: te.env });
+    assert.equal(r.stderr.toString(), '');
+    assert.equal(r.stdout.toString(), 'hello me one\n');
+    assert.equal(r.code, 3);
+    // run-finished is fire-and-forget: wait for the record to land
+    const rec = await waitFor(() => {
+      const log = join(te.env.GATE_HOME, 'audit.jsonl');
+      if (!existsSync(log)) return undefined;
+      const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      return lines.find((l) => l.kind === 'run' || l.exit_status !== undefined);
+    }, 'the run record');
+    assert.equal(rec.exit_status, 3);
+  } finally {
+    await runGate(te.env, ['daemon', 'stop']);
+    te.cleanup();
+  }
+});
+
+test('untrusted with no approver: denied at once with the "no approver is attached" message, nothing ran', { timeout: 60_000 }, async () => {
+  const d = await startDaemon({ env: FULL, args: ['--approval-policy', 'untrusted'] });
+  try {
+    const marker = join(d.te.dir, 'ran');
+    const r = await gateSh(['-c', `touch ${marker}`], { env: d.te.env });
+    assert.equal(r.code, 126);
+    const err = r.stderr.toString();
+    assert.match(err, /^gate-sh: denied: .*touch .*: approval needed for .* but no approver is attached \(run 'gate approve'\)\n$/);
+    assert.equal(existsSync(marker), false);
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
+test('a prompt answered by a real gate approve --json process: approved runs once, denied does not run', { timeout: 60_000 }, async () => {
+  const d = await startDaemon({ env: FULL, args: ['--approval-policy', 'untrusted'] });
+  const c = await approveConsole(d.te.env, 'human');
+  try {
+    const marker = join(d.te.dir, 'count');
+    const script = `echo ran >> ${marker}; echo done`;
+    const running = gateSh(['-c', script], { env: d.te.env });
+    const p = await c.next('prompt');
+    assert.deepEqual(p.command.slice(-1), [script]);
+    assert.equal(existsSync(marker), false, 'nothing runs before the answer');
+    c.answer(p.approval_id, 'approved');
+    const r = await running;
+    assert.equal(r.code, 0, r.stderr.toString());
+    assert.equal(r.stdout.toString(), 'done\n');
+    assert.equal(readFileSync(marker, 'utf8'), 'ran\n');
+
+    const denied = gateSh(['-c', `echo again >> ${marker}`], { env: d.te.env });
+    const p2 = await c.next('prompt');
+    c.answer(p2.approval_id, 'denied');
+    const r2 = await denied;
+    assert.equal(r2.code, 126);
+    assert.match(r2.stderr.toString(), /gate-sh: denied: .*: User denied execution\n$/);
+    assert.equal(readFileSync(marker, 'utf8'), 'ran\n');
+  } finally {
+    await c.close();
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
+test('daemon killed mid-prompt: gate-sh exits 126 promptly with a clear message, nothing ran', { timeout: 60_000 }, async () => {
+  const d = await startDaemon({ env: FULL, args: ['--approval-policy', 'untrusted'] });
+  const c = await approveConsole(d.te.env, 'slow');
+  try {
+    const marker = join(d.te.dir, 'ran');
+    const running = gateSh(['-c', `touch ${marker}`], { env: { ...d.te.env, GATE_NO_AUTOSTART: '1' } });
+    await c.next('prompt');
+    const t0 = Date.now();
+    d.child.kill('SIGKILL');
+    const r = await running;
+    const ms = Date.now() - t0;
+    assert.equal(r.code, 126);
+    assert.match(r.stderr.toString(), /gate-sh: the gate daemon stopped (while an approval was pending|before answering); .*'gate daemon start'.*; nothing ran\n$/);
+    assert.ok(ms < 3000, `exited ${ms} ms after the daemon died`);
+    assert.equal(existsSync(marker), false);
+  } finally {
+    await c.close();
+    await d.stop();
+    d.te.cleanup();
+  }
+});

@@ -1,0 +1,63 @@
+/** Real gate-sh and bash processes for the shell tests: run one, collect stdout/stderr as bytes. */
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { GATE_SH } from '../helpers/env.js';
+
+export interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  ms: number;
+}
+
+export interface RunOpts {
+  env: Record<string, string>;
+  input?: Buffer | string;
+  cwd?: string;
+  /** called with the child as soon as it is spawned (to send signals, watch output) */
+  onSpawn?: (c: ChildProcess) => void;
+  stdio?: StdioOptions;
+}
+
+export function run(program: string, args: string[], o: RunOpts): Promise<Ran> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const c = spawn(program, args, { env: o.env, cwd: o.cwd, stdio: o.stdio ?? ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    c.stdout?.on('data', (d: Buffer) => out.push(d));
+    c.stderr?.on('data', (d: Buffer) => err.push(d));
+    c.on('error', reject);
+    if (c.stdin) {
+      c.stdin.on('error', () => undefined); // the script may not read its stdin
+      c.stdin.end(o.input ?? '');
+    }
+    o.onSpawn?.(c);
+    c.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), ms: Date.now() - t0 }));
+  });
+}
+
+export const gateSh = (args: string[], o: RunOpts): Promise<Ran> => run(GATE_SH, args, o);
+export const bash = (args: string[], o: RunOpts): Promise<Ran> => run('/bin/bash', args, o);
+
+/** bash's view of a status: 128+n for a child killed by signal n. */
+export function status(r: Ran): number {
+  if (r.code !== null) return r.code;
+  const n: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15 };
+  return 128 + (n[r.signal ?? ''] ?? 0);
+}
+
+/** Run tasks with at most `n` in flight (the suite shares 2 cores). */
+export async function pool<T, R>(items: T[], n: number, f: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await f(items[i]);
+      }
+    }),
+  );
+  return out;
+}
