@@ -38,6 +38,13 @@ test('--json: overall decision, complex flag, subcommands in script order with a
   assert.equal(c.decision, 'prompt');
   assert.ok(c.complex_reasons.length > 0);
   assert.ok(c.subcommands.some((s: { kind: string; argv: string[] }) => s.kind === 'literal' && s.argv[0] === 'rm'));
+
+  // gate-sh itself (or a shell at another path) is explained as the script it runs
+  for (const sh of ['gate-sh', '/opt/bin/bash']) {
+    const g = JSON.parse(gate(['--rules', rules, '--json', '--', sh, '-c', 'git status && rm x'], te.env).out);
+    assert.deepEqual(g.subcommands.map((s: { argv: string[] }) => s.argv), [['git', 'status'], ['rm', 'x']], sh);
+    assert.equal(g.decision, 'forbidden');
+  }
 });
 
 test('human output: words, rule file:line or heuristic, decision, action, execution and amendment', (t) => {

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadPolicy } from '../../policy/load.js';
 import { parseApprovalPolicy, formatApprovalPolicy, type ApprovalPolicy } from '../../policy/approval-policy.js';
 import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
-import { assessCommand } from '../../policy/assess.js';
+import { assessCommand, assessScript } from '../../policy/assess.js';
 import { loadConfig } from '../../config/load.js';
 import type { GateConfig } from '../../config/config.js';
 import { gatePaths } from '../../protocol/paths.js';
@@ -31,6 +31,7 @@ daemon reads it; the flags override it.
   --json                     one JSON object (stable; see docs/explain.md)
 `;
 
+const SHELLS = /(^|\/)(gate-sh|bash|sh|zsh)$/;
 const PERMISSIONS: readonly SandboxPermissions[] = ['use_default', 'require_escalated', 'with_additional_permissions'];
 
 export async function run(argv: string[]): Promise<number> {
@@ -97,14 +98,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   // One argument is a script (as `bash -lc`); several are an argv (a shell invocation or a program).
   const command = words.length === 1 ? ['bash', '-lc', words[0]] : words;
-  const assessment = assessCommand(command, {
-    policy,
-    approvalPolicy,
-    sandboxPolicy,
-    sandboxPermissions,
-    prefixRule,
-    gitReadOnly: v['git-read-only'] === true || config.git_read_only,
-  });
+  const ctx = { policy, approvalPolicy, sandboxPolicy, sandboxPermissions, prefixRule, gitReadOnly: v['git-read-only'] === true || config.git_read_only };
+  // `gate-sh -c '...'` (or a shell at any path) is explained as the script it runs.
+  const shellScript = command.length === 3 && (command[1] === '-c' || command[1] === '-lc') && SHELLS.test(command[0]);
+  const assessment = shellScript ? assessScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : assessCommand(command, ctx);
   if (v.json) {
     const out = {
       ...assessment,
