@@ -15,8 +15,8 @@ function rejects(text: string, where: string, contains: string) {
     () => load(text),
     (e: unknown) => {
       assert.ok(e instanceof PolicyError, String(e));
-      assert.ok(e.message.startsWith(`f.rules:${where}: `), `${JSON.stringify(text)} → ${e.message}`);
-      assert.ok(e.message.includes(contains), `${JSON.stringify(text)} → ${e.message}`);
+      assert.ok(e.message.startsWith(`f.rules:${where}: `), `${JSON.stringify(text.slice(0, 80))} → ${e.message}`);
+      assert.ok(e.message.includes(contains), `${JSON.stringify(text.slice(0, 80))} → ${e.message}`);
       return true;
     },
   );
@@ -134,4 +134,15 @@ test('the file name and position of the failing call, not the first one', () => 
 test('canonical_matching (Codex 0.169.0 parameter) is accepted as a bool', () => {
   assert.equal(load('prefix_rule(pattern=["git"], canonical_matching=True)').check(['git'], CODEX).decision, 'allow');
   rejects('prefix_rule(pattern=["git"], canonical_matching=1)', '1:1', 'expected `bool`');
+});
+
+test('bounded: deep nesting, doubling values and long + chains fail cleanly or work', () => {
+  rejects('x = ' + '['.repeat(100_000) + ']'.repeat(100_000), '1:205', 'nesting too deep (more than 200 levels)');
+  rejects('x = ["a"]\n' + 'x = x + x\n'.repeat(40), '22:5', 'value too large');
+  rejects('x = "a"\n' + 'x = x + x\n'.repeat(40), '22:5', 'value too large');
+  // a long `+` chain is folded in a loop and in place: no stack overflow, no quadratic copying
+  const long = `X = ${Array.from({ length: 20_000 }, () => '["a"]').join(' + ')}\nprefix_rule(pattern = ["p", X])`;
+  assert.equal(load(long).check(['p', 'a'], CODEX).decision, 'allow');
+  const chain = `T = ${Array.from({ length: 20_000 }, (_, k) => `"${k % 10}"`).join(' + ')}\nprefix_rule(pattern = ["p", T])`;
+  assert.equal(load(chain).ruleCount, 1);
 });

@@ -17,6 +17,16 @@ export interface Builtin {
 }
 export type Builtins = Readonly<Record<string, Builtin>>;
 
+/** Largest string (characters) or list/tuple (items) that `+` may build. */
+export const MAX_VALUE_SIZE = 1 << 20;
+
+const tooLarge = `value too large: \`+\` would build more than ${MAX_VALUE_SIZE} items or characters`;
+
+function size(v: Value): number {
+  if (typeof v === 'string') return v.length;
+  return v && typeof v === 'object' && v.kind !== 'builtin' ? v.items.length : 0;
+}
+
 export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Builtins): void {
   const globals = new Map<string, Value>();
   const fail = (p: Pos, msg: string): never => {
@@ -41,14 +51,27 @@ export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Bu
       case 'tuple':
         return { kind: 'tuple', items: e.items.map(evalExpr) };
       case 'add': {
-        const a = evalExpr(e.left);
-        const b = evalExpr(e.right);
-        if (typeof a === 'string' && typeof b === 'string') return a + b;
-        if (typeof a === 'number' && typeof b === 'number') return a + b;
-        if (a && b && typeof a === 'object' && typeof b === 'object' && a.kind === b.kind && a.kind !== 'builtin' && b.kind !== 'builtin') {
-          return { kind: a.kind, items: [...a.items, ...b.items] };
+        // `a + b + c + ...` is a left-leaning chain: fold it in a loop, not by recursion
+        const chain: Expr[] = [];
+        let left: Expr = e;
+        while (left.type === 'add') {
+          chain.push(left);
+          left = left.left;
         }
-        return fail(e, `Operation \`+\` not supported for types \`${typeName(a)}\` and \`${typeName(b)}\``);
+        let acc = evalExpr(left);
+        let owned = false; // acc is a list/tuple this chain built, so it may grow in place (linear, not quadratic)
+        for (let k = chain.length - 1; k >= 0; k--) {
+          const node = chain[k] as Extract<Expr, { type: 'add' }>;
+          const right = evalExpr(node.right);
+          if (owned && typeof acc === 'object' && acc && acc.kind !== 'builtin' && typeof right === 'object' && right && right.kind === acc.kind) {
+            if (size(acc) + size(right) > MAX_VALUE_SIZE) return fail(node, tooLarge);
+            for (const item of right.items) acc.items.push(item);
+            continue;
+          }
+          acc = add(acc, right, node);
+          owned = true;
+        }
+        return acc;
       }
       case 'call': {
         const callee = evalExpr(e.callee);
@@ -64,6 +87,17 @@ export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Bu
   // Statements run as they are parsed (nothing big stays on the heap), but like starlark-rust a syntax
   // error anywhere in the file wins over an evaluation error before it: after a failure we keep parsing.
   let failure: unknown;
+  const add = (a: Value, b: Value, at: Pos): Value => {
+    // `x = x + x` repeated doubles each time: bound values so a rules file cannot exhaust memory
+    if (size(a) + size(b) > MAX_VALUE_SIZE) return fail(at, tooLarge);
+    if (typeof a === 'string' && typeof b === 'string') return a + b;
+    if (typeof a === 'number' && typeof b === 'number') return a + b;
+    if (a && b && typeof a === 'object' && typeof b === 'object' && a.kind === b.kind && a.kind !== 'builtin' && b.kind !== 'builtin') {
+      return { kind: a.kind, items: [...a.items, ...b.items] };
+    }
+    return fail(at, `Operation \`+\` not supported for types \`${typeName(a)}\` and \`${typeName(b)}\``);
+  };
+
   for (const s of stmts) {
     if (failure !== undefined) continue;
     try {

@@ -43,11 +43,15 @@ const OP_NAMES: Record<string, string> = {
 };
 
 /** Statements one at a time: the evaluator runs each as soon as it is parsed. */
+/** Deepest nesting of brackets and calls accepted. */
+export const MAX_NESTING = 200;
+
 export function parseModule(text: string, file: string): Iterable<Stmt> {
   return new Parser(lex(text, file), file).module();
 }
 
 class Parser {
+  private nesting = 0;
   /** lookahead buffer: at most two tokens are ever looked at ahead */
   private readonly buf: Token[] = [];
   constructor(
@@ -140,6 +144,16 @@ class Parser {
 
   private primary(): Expr {
     const t = this.next();
+    // bounded recursion: a file of 100,000 `[` must give an error, not a stack overflow
+    if (++this.nesting > MAX_NESTING) this.fail(t, `nesting too deep (more than ${MAX_NESTING} levels)`);
+    try {
+      return this.primaryInner(t);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private primaryInner(t: Token): Expr {
     let e: Expr;
     switch (t.kind) {
       case 'string':
