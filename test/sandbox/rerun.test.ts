@@ -1,0 +1,65 @@
+// The on-failure rerun end to end: a real daemon (the turn sandbox from its preflight reply), a real
+// approval console, real bubblewrap. A denial is asked about as an escalation and rerun as approved.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempEnv } from '../helpers/env.js';
+import { approveConsole, preflight, startDaemon } from '../daemon/helpers.js';
+import { rerunOnDenial } from '../../src/exec/sandbox-rerun.js';
+import { runCommandLine } from '../../src/exec/sandbox-run.js';
+import { sandboxArgvFor, wrapCommand } from '../../src/sandbox/wrap.js';
+import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
+import type { Action } from '../../src/protocol/action.js';
+import type { SandboxPolicy } from '../../src/sandbox/policy.js';
+import { BWRAP } from './helpers.js';
+
+test('a sandbox denial is offered as an escalation and rerun as approved; a refusal keeps the failure', async (t) => {
+  const te = tempEnv();
+  mkdirSync(te.env.GATE_HOME, { recursive: true });
+  // the temp folders are under /tmp: keep /tmp out of the workspace so that `outside` really is outside
+  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), '[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n');
+  const d = await startDaemon({ te });
+  const c = await approveConsole(te.env, 'human');
+  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
+  const ws = join(te.dir, 'ws');
+  const outside = join(te.dir, 'outside');
+  mkdirSync(ws);
+  mkdirSync(outside);
+  const ctx = gateSandboxContext({ cwd: ws, env: te.env });
+
+  async function attempt(script: string, answer: string) {
+    const first = await preflight(d.paths, script, { cwd: ws });
+    assert.equal(first.action.type, 'Run', JSON.stringify(first));
+    const turn = first.sandbox as SandboxPolicy;
+    const run = (execution: Parameters<typeof sandboxArgvFor>[0]) =>
+      runCommandLine(wrapCommand(['bash', '-c', script], sandboxArgvFor(execution, turn, ctx), BWRAP), { cwd: ws, env: te.env, command: ['bash'], stdio: 'pipe' });
+    const notices: string[] = [];
+    const result = await rerunOnDenial({
+      first: await run({ type: 'TurnDefault' }),
+      sandboxed: true,
+      ask: async (justification) => {
+        const reply = preflight(d.paths, script, { cwd: ws, sandbox_permissions: 'require_escalated', justification });
+        const p = await c.next('prompt');
+        assert.equal(p.sandbox_permissions, 'require_escalated', 'the approver is asked for an escalation');
+        assert.match(justification, /read-only file system in the sandbox: cp: .*Read-only file system/);
+        c.answer(p.approval_id, answer);
+        return (await reply).action as Action;
+      },
+      rerun: run,
+      notice: (l) => notices.push(l),
+    });
+    return { result, notices };
+  }
+
+  // a plain script: one subcommand, so the daemon's overall answer is that subcommand's escalation
+  const ok = await attempt(`cp /etc/hostname ${outside}/f`, 'approved');
+  assert.equal(ok.result.status, 0, JSON.stringify(ok));
+  assert.equal(readFileSync(join(outside, 'f'), 'utf8'), readFileSync('/etc/hostname', 'utf8'));
+  assert.match(ok.notices.join('\n'), /read-only file system in the sandbox: .*; rerunning as approved \(outside the sandbox\)/);
+
+  const no = await attempt(`cp /etc/hostname ${outside}/g`, 'denied');
+  assert.notEqual(no.result.status, 0);
+  assert.ok(!existsSync(join(outside, 'g')));
+  assert.match(no.notices.join('\n'), /not rerun/);
+});
