@@ -5,3 +5,4 @@ export { skillExecution, SKILL_AVAILABLE_DECISIONS, type SkillRun } from './exec
 export { compileProfile } from './profile.js';
 export { parseFrontMatter } from './front-matter.js';
 export { SkillError, type Skill, type DeclaredPermissions } from './skill.js';
+export { lookupSkill, skillsFor, type SkillLookup } from './lookup.js';

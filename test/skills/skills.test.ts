@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempEnv } from '../helpers/env.js';
-import { defaultSkillRoots, discoverSkills, skillExecution, skillForProgram, SKILL_AVAILABLE_DECISIONS, parseFrontMatter, compileProfile } from '../../src/skills/index.js';
+import { defaultSkillRoots, discoverSkills, skillExecution, skillForProgram, SKILL_AVAILABLE_DECISIONS, parseFrontMatter, compileProfile, lookupSkill, skillsFor } from '../../src/skills/index.js';
 import { sandboxArgvFor, wrapCommand } from '../../src/sandbox/wrap.js';
 import { workspaceWrite } from '../../src/sandbox/policy.js';
 import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
@@ -179,4 +179,20 @@ test('real bubblewrap: a skill under CODEX_HOME writes its own output, never Cod
   assert.ok(!existsSync(join(codex, 'rules', 'x.rules')));
   assert.ok(!existsSync(join(e.env.GATE_HOME, 'rules', 'y.rules')));
   assert.equal(readFileSync(join(e.env.GATE_HOME, 'config.toml'), 'utf8'), '', 'only the empty mount point bwrap left');
+});
+
+test('lookup for the decision layer: skill script with its profile, turn sandbox, unusable, none', (t) => {
+  const e = tempEnv();
+  t.after(e.cleanup);
+  const cwd = join(e.dir, 'proj');
+  const w = skill(join(cwd, '.claude', 'skills'), 'w', 'name: w\npermissions: {network: true}');
+  const p = skill(join(e.env.HOME, '.claude', 'skills'), 'p', 'name: p');
+  const bad = skill(join(e.env.GATE_HOME, 'skills'), 'bad', 'name: [');
+  const skills = skillsFor(e.env, cwd);
+  assert.deepEqual(lookupSkill(join(w, 'scripts', 'run.sh'), skills), { kind: 'skill', skill: skills.find((s) => s.name === 'w'), exec: { permissions: { network: true } } });
+  const lp = lookupSkill(join(p, 'scripts', 'run.sh'), skills);
+  assert.ok(lp.kind === 'skill' && lp.exec.permissions === undefined);
+  const lb = lookupSkill(join(bad, 'scripts', 'run.sh'), skills);
+  assert.ok(lb.kind === 'unusable' && /bad\/SKILL\.md:2:\d+: malformed YAML/.test(lb.reason), JSON.stringify(lb));
+  assert.deepEqual(lookupSkill('/bin/ls', skills), { kind: 'none' });
 });
