@@ -519,10 +519,25 @@ static char *foreign_preload(const char *v, const char *own) {
   return b.len ? b.p : (gb_free(&b), NULL);
 }
 
+/* PATH without the gate's own entry (the nested-shell shims): what the caller put there is what counts. */
+static char *without_entry(const char *v, const char *entry) {
+  struct gbuf b; gb_init(&b);
+  gb_puts(&b, "");
+  for (const char *s = v;;) {
+    size_t n = strcspn(s, ":");
+    if (!(strlen(entry) == n && !memcmp(s, entry, n))) { if (b.len) gb_put(&b, ":", 1); gb_put(&b, s, n); }
+    if (!s[n]) break;
+    s += n + 1;
+  }
+  if (b.oom) { gb_free(&b); return NULL; }
+  return b.p;
+}
+
 static int is_gate_var(const char *e) { return !strncmp(e, "GATE_", 5); }
 
 void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
-                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload) {
+                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                       const char *own_path) {
   int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd));
   for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
   for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
@@ -550,6 +565,7 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
     const char *val = eq + 1;
     char *own = NULL;
     if (eq - e == 10 && !memcmp(e, "LD_PRELOAD", 10)) { own = foreign_preload(val, own_preload); if (!own) continue; val = own; }
+    if (eq - e == 4 && !memcmp(e, "PATH", 4) && own_path) { own = without_entry(val, own_path); val = own ? own : val; }
     gb_puts(b, any ? "," : ",\"env\":{");
     any = 1;
     gb_json_str(b, e, (size_t)(eq - e), 0);

@@ -65,9 +65,11 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
  * exit status. Returns the status to exit with (0..255), or -1 with err. */
 int gate_escalate(const struct gate_conf *c, const char *token, char *const envp[], char *err, size_t errlen);
 
-/* Build an ExecRequest: program (absolute), argv, cwd, and the code-loading variables of envp. */
+/* Build an ExecRequest: program (absolute), argv, cwd, and the code-loading variables of envp (without
+ * the gate's own LD_PRELOAD and PATH entries). */
 void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
-                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload);
+                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                       const char *own_path);
 
 /* True for a variable name that can make a program load other code (reported to the daemon). */
 int gate_code_loading_name(const char *name, size_t n);

@@ -30,6 +30,7 @@ extern char **environ;
 static struct {
   char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
   char shims[PATH_MAX];    /* <dir of lib>/bin/: the nested-shell shims, trusted */
+  char shimpath[PATH_MAX]; /* the same without the slash, as it appears in PATH */
   char *saved[MAX_SAVED];  /* "GATE_X=value" captured at start, put back into every exec */
   int nsaved;
   char then[PATH_MAX];     /* one exec allowed without asking (the sandbox wrapper's inner program) */
@@ -176,7 +177,7 @@ static enum verdict check(const char *program, char *const argv[], char *const e
   char id[96];
   gate_new_id(id, sizeof id);
   struct gbuf msg; gb_init(&msg);
-  gate_exec_request(&msg, &c, id, program, argv, cwd, envp, G.lib);
+  gate_exec_request(&msg, &c, id, program, argv, cwd, envp, G.lib, G.shimpath);
   struct gate_reply *r = malloc(sizeof *r);
   enum verdict v = V_ERROR;
   if (!r) { gate_msg("exec gate: ", cmd, ": not run: out of memory", NULL); goto out; }
@@ -446,15 +447,23 @@ FILE *popen(const char *command, const char *type) {
 
 /* ---------- the constructor: every new process ---------- */
 
-/* GATE_CHECKED=<pid>:<program> is ours when pid is this process (exec) or its parent (spawn) and the
- * program is what runs now (the executable, or the script an interpreter was started for). */
+/* GATE_CHECKED=<pid>:<program> is ours when pid is this process (exec), its parent (spawn) or 0 (the run's
+ * first process, started by gate-sh or the daemon), and the program is what runs now: the executable, the
+ * script an interpreter was started for, or bubblewrap wrapping it (then its one exec of the program is
+ * let through: it was decided already). */
 static int marked(const char *mark, char **argv) {
   char *colon;
   long pid = strtol(mark, &colon, 10);
-  if (*colon != ':' || (pid != getpid() && pid != getppid())) return 0;
+  if (*colon != ':' || (pid != 0 && pid != getpid() && pid != getppid())) return 0;
   const char *program = colon + 1;
   if (same_file(program, "/proc/self/exe")) return 1;
   for (int i = 1; argv && i < 3 && argv[i - 1]; i++) if (argv[i] && !strcmp(argv[i], program)) return 1;
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 6 && (exe[n] = 0, !strcmp(exe + n - 6, "/bwrap")) && !G.then[0]) {
+    snprintf(G.then, sizeof G.then, "%s", program);
+    return 1;
+  }
   return 0;
 }
 
@@ -466,6 +475,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   }
   char *slash = strrchr(G.lib, '/');
   if (slash) snprintf(G.shims, sizeof G.shims, "%.*s/bin/", (int)(slash - G.lib), G.lib);
+  if (slash) snprintf(G.shimpath, sizeof G.shimpath, "%.*s/bin", (int)(slash - G.lib), G.lib);
   char *checked = NULL, *escalate = NULL, *then = NULL;
   for (char **e = environ; e && *e; e++) {
     if (!strncmp(*e, "GATE_CHECKED=", 13)) checked = strdup(*e + 13);
@@ -482,12 +492,13 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
     long pid = strtol(escalate, &colon, 10);
     if (*colon == ':' && pid == getppid()) escalate_and_exit(colon + 1, environ, cmd);
   }
+  if (then) snprintf(G.then, sizeof G.then, "%s", then);
   if (checked && marked(checked, argv)) {
-    if (then) snprintf(G.then, sizeof G.then, "%s", then);
     free(checked); free(then); free(escalate);
     return;
   }
   free(checked); free(then); free(escalate);
+  G.then[0] = 0;
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n < 0) { gate_msg("exec gate: ", cmd, ": not run: cannot read /proc/self/exe", NULL); _exit(126); }

@@ -40,7 +40,7 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
   const amendmentFile = defaultRulesFile(o.env);
   return {
     loader,
-    deciderFor: (p) => policyDecider(p as Policy),
+    deciderFor: (p) => policyDecider(p as Policy, o.env),
     amend: async (prefix) => {
       await appendAllowPrefixRule(amendmentFile, prefix);
       return formatAllowPrefixRule(prefix);
@@ -49,7 +49,7 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
   };
 }
 
-function policyDecider(policy: Policy): Decider {
+function policyDecider(policy: Policy, trusted: Env): Decider {
   return {
     name: `per-subcommand assessment, ${policy.ruleCount} rules`,
     preflight(req, ctx) {
@@ -78,6 +78,8 @@ function policyDecider(policy: Policy): Decider {
         additionalPermissions: ctx.additionalPermissions,
         gitReadOnly: ctx.gitReadOnly,
         env: req.env,
+        // the daemon's own environment is trusted (same user, started from the agent's environment)
+        codeLoading: { trusted },
       });
       const key = approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution });
       return toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action: d.action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);

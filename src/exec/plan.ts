@@ -12,6 +12,8 @@
  */
 import type { PreflightReply } from '../protocol/messages.js';
 import type { ShellInvocation } from '../cli/gate-sh-args.js';
+import { gatePaths } from '../protocol/paths.js';
+import { withExecGate } from './exec-gate.js';
 
 /** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
 export const MAX_ARG_SCRIPT = 128 * 1024 - 1;
@@ -44,7 +46,12 @@ export function needsDescriptor(script: string): boolean {
   return Buffer.byteLength(script, 'utf8') > MAX_ARG_SCRIPT || script.includes('\0');
 }
 
+/** The plan with the exec gate (every exec of the run checked by the daemon; src/exec/exec-gate.ts). */
 export function planRun(p: PlanInput): RunPlan {
+  return withExecGate(basePlan(p), { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0 });
+}
+
+function basePlan(p: PlanInput): RunPlan {
   const inv = p.invocation;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(p.env)) if (v !== undefined) env[k] = v;

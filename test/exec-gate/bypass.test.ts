@@ -1,0 +1,83 @@
+/**
+ * Invariant 1 at exec time: with a `forbidden` rm rule none of the issue's 13 spellings removes its target,
+ * however the script was approved; with rm allowed each one does (so the test can fail). Real daemon, real
+ * approver, real gate-sh, bash, python3, make, find, xargs.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gateSh, startRig, killAll, type Rig } from './helpers.js';
+
+/** [name, script]: each removes the file named by $T */
+export const ATTEMPTS: [string, string][] = [
+  ['python3 os.system', `python3 -c 'import os,sys; os.system("rm " + sys.argv[1])' "$T"`],
+  ['find -exec rm', `find . -name "$T" -exec rm {} \\;`],
+  ['xargs rm', `echo "$T" | xargs rm`],
+  ['env rm', `env rm "$T"`],
+  ['env -i PATH=/bin rm', `env -i PATH=/bin rm "$T"`],
+  ['timeout 5 rm', `timeout 5 rm "$T"`],
+  ['nice rm', `nice rm "$T"`],
+  ['nohup rm &', `nohup rm "$T" >/dev/null & wait`],
+  ['stdbuf -oL rm', `stdbuf -oL rm "$T"`],
+  ['bash -c "bash -c rm"', `bash -c "bash -c 'rm $T'"`],
+  ['Makefile recipe', `printf 'all:\\n\\trm %s\\n' "$T" > "mk-$T" && make -s -f "mk-$T"`],
+  ['/bin/rm', `/bin/rm "$T"`],
+  ['x=rm; $x', `x=rm; $x "$T"`],
+];
+
+/** Literal: the script as given to gate-sh. Hidden: the same lines in a file run by `bash ./file`, so
+ * pre-flight never sees the rm and only the exec gate can stop it. */
+async function attempt(rig: Rig, i: number, hidden: boolean): Promise<{ removed: boolean; stderr: string; code: number | null }> {
+  const [, script] = ATTEMPTS[i];
+  const target = `target${i}${hidden ? 'h' : ''}`;
+  writeFileSync(join(rig.work, target), 'x');
+  const body = `T=${target}; ${script}`;
+  let r;
+  if (hidden) {
+    writeFileSync(join(rig.work, `attempt${i}.sh`), body + '\n');
+    r = await gateSh(rig, `bash ./attempt${i}.sh`);
+  } else r = await gateSh(rig, body);
+  return { removed: !existsSync(join(rig.work, target)), stderr: r.stderr, code: r.code };
+}
+
+/** All attempts, four at a time (a datagram queue holds 10 messages; this is a test, not a load test). */
+async function runAll(rig: Rig) {
+  const jobs = ATTEMPTS.flatMap((_, i) => [() => attempt(rig, i, false), () => attempt(rig, i, true)]);
+  const out: Awaited<ReturnType<typeof attempt>>[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const k = next++;
+      out[k] = await jobs[k]();
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return out;
+}
+
+test('a forbidden rm rule holds at every depth: none of the 13 spellings removes its target', async (t) => {
+  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], approve: true });
+  t.after(async () => (killAll(), rig.stop()));
+  const results = await runAll(rig);
+  results.forEach((r, k) => {
+    const name = `${ATTEMPTS[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
+    assert.equal(r.removed, false, `${name} removed its target (exit ${r.code}): ${r.stderr}`);
+    assert.match(r.stderr, /gate-sh: denied: .*rm/, `${name}: no denial message: ${r.stderr}`);
+    // hidden from pre-flight: the exec gate (or the nested shell's own pre-flight) said no
+    if (k & 1) assert.match(r.stderr, /Execution forbidden by policy|policy forbids/, `${name}: not denied at exec time: ${r.stderr}`);
+  });
+  // forbidden is never asked about: no prompt ever showed an rm
+  const asked = rig.prompts.map((p) => JSON.stringify(p.command ?? p.argv ?? p)).filter((c) => /"(\/usr\/bin\/|\/bin\/)?rm"/.test(c));
+  assert.deepEqual(asked, []);
+});
+
+test('with rm allowed, each of the 13 spellings removes its target (the gate does not break them)', async (t) => {
+  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="allow")'], approve: true });
+  t.after(async () => (killAll(), rig.stop()));
+  const results = await runAll(rig);
+  results.forEach((r, k) => {
+    const name = `${ATTEMPTS[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
+    assert.equal(r.removed, true, `${name} did not remove its target (exit ${r.code}): ${r.stderr}`);
+  });
+});

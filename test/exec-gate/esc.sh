@@ -1,0 +1,9 @@
+#!/bin/bash
+# The escalated program of test/exec-gate/escalation.test.ts (an explicit allow rule names this path).
+case "$1" in
+  exit) exit "$2" ;;
+  info) echo "ppid=$PPID"; [ -t 0 ] && echo stdin-tty; [ -t 1 ] && echo stdout-tty; echo "preload=${LD_PRELOAD-}"; echo "pythonpath=${PYTHONPATH-}"; echo "cwd=$PWD" ;;
+  cat) tr a-z A-Z ;;
+  sleep) echo $$ > "$2"; sleep 100 ;;
+  signal) kill -TERM $$ ;;
+esac

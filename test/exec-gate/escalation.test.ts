@@ -1,0 +1,138 @@
+/**
+ * Escalated execs: an explicit allow rule makes the exec gate answer Escalate(Unsandboxed); the daemon's
+ * runner starts the command with the caller's own descriptors. Real daemon, gate-sh, bash, node-pty.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { GATE_SH, ROOT } from '../helpers/env.js';
+import { gateSh, killAll, startRig, waitFor, type Rig } from './helpers.js';
+
+let files = 0;
+/** Run `script` from a file (`bash ./f.sh`): pre-flight sees only `bash`, every exec in it meets the gate. */
+function inFile(rig: Rig, script: string, o: { input?: string } = {}) {
+  const f = `run${++files}.sh`;
+  writeFileSync(join(rig.work, f), script + '\n');
+  return gateSh(rig, `bash ./${f}`, o);
+}
+
+
+/** test/exec-gate/esc.sh: outside any writable folder (a program the caller could have written is never
+ * escalated without a prompt). */
+const ESC = join(ROOT, 'test', 'exec-gate', 'esc.sh');
+
+async function escRig(approve = false): Promise<{ rig: Rig; esc: string; daemonPid: number }> {
+  const esc = ESC;
+  // `bash` allowed: a script file run by bash is decided at exec time, line by line, by the exec gate
+  const rig = await startRig({ rules: [`prefix_rule(pattern=["${esc}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")'], approve });
+  const daemonPid = Number(readFileSync(rig.paths.pidFile, 'utf8').trim());
+  return { rig, esc, daemonPid };
+}
+
+test('an escalated command runs in the daemon with the caller\'s pipe, stdin and exit statuses 0-255 and 128+n', async (t) => {
+  const { rig, esc, daemonPid } = await escRig();
+  t.after(async () => (killAll(), rig.stop()));
+  const info = await inFile(rig, `${esc} info | cat`);
+  assert.equal(info.code, 0, info.stderr);
+  assert.match(info.stdout, new RegExp(`^ppid=${daemonPid}$`, 'm'), 'not started by the daemon');
+  assert.match(info.stdout, /^cwd=.*\/w$/m);
+  const upper = await inFile(rig, `${esc} cat`, { input: 'hello from stdin\n' });
+  assert.equal(upper.stdout, 'HELLO FROM STDIN\n', upper.stderr);
+  const codes = await inFile(rig, `for i in $(seq 0 255); do ${esc} exit $i; printf '%s ' $?; done; ${esc} signal; echo $?`);
+  assert.equal(codes.stdout, [...Array(256).keys()].join(' ') + ' 143\n', codes.stderr);
+  const last = await inFile(rig, `${esc} exit 42`);
+  assert.equal(last.code, 42);
+});
+
+test('an escalated command writes to a terminal as a terminal (PTY)', async (t) => {
+  const { rig, esc } = await escRig();
+  t.after(async () => (killAll(), rig.stop()));
+  const pty = createRequire(import.meta.url)('node-pty');
+  writeFileSync(join(rig.work, 'tty.sh'), `${esc} info; sleep 0.3\n`);
+  const p = pty.spawn(GATE_SH, ['-c', 'bash ./tty.sh'], { env: rig.env, cwd: rig.work, cols: 80, rows: 24 });
+  let out = '';
+  p.onData((d: string) => (out += d));
+  const code = await new Promise<number>((r) => p.onExit((e: { exitCode: number }) => r(e.exitCode)));
+  assert.equal(code, 0, out);
+  assert.match(out, /ppid=\d+/);
+  assert.match(out, /stdin-tty/);
+  assert.match(out, /stdout-tty/);
+});
+
+test('killing the caller kills the escalated command', async (t) => {
+  const { rig, esc } = await escRig();
+  t.after(async () => (killAll(), rig.stop()));
+  const pidFile = join(rig.work, 'esc.pid');
+  const callerFile = join(rig.work, 'caller.pid');
+  const run = inFile(rig, `${esc} sleep ${pidFile} & echo $! > ${callerFile}; wait $!`);
+  const escPid = await waitFor(() => (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim()) || undefined, 'the escalated command to start');
+  const caller = Number(readFileSync(callerFile, 'utf8').trim());
+  assert.ok(alive(Number(escPid)));
+  process.kill(caller, 'SIGKILL');
+  await waitFor(() => !alive(Number(escPid)) || undefined, 'the escalated command to die', 5000);
+  const r = await run;
+  assert.equal(r.code, 137);
+});
+
+test('code-loading variables turn an escalation into a prompt (no approver: denied); forged cwd and environment are refused or reset', async (t) => {
+  const { rig, esc } = await escRig();
+  t.after(async () => (killAll(), rig.stop()));
+  const plain = await inFile(rig, `${esc} info`);
+  assert.match(plain.stdout, /^pythonpath=$/m, plain.stderr);
+  const loaded = await inFile(rig, `PYTHONPATH=/tmp/evil ${esc} info`);
+  assert.doesNotMatch(loaded.stdout, /pythonpath=\/tmp\/evil/);
+  assert.match(loaded.stderr, /gate-sh: denied: .*(approv|prompt)/i, loaded.stderr);
+
+  // A process inside the run forges an exec request (another cwd / a clean environment), then escalates.
+  const forge = join(rig.work, 'forge.py');
+  writeFileSync(forge, FORGE);
+  const badCwd = await inFile(rig, `python3 ${forge} ${esc} /usr ''`);
+  assert.match(badCwd.stdout, /"error": ".*decided for \/usr"/, badCwd.stdout + badCwd.stderr);
+  const badEnv = await inFile(rig, `python3 ${forge} ${esc} "$PWD" PYTHONPATH=/tmp/evil`);
+  assert.match(badEnv.stdout, /^pythonpath=$/m, badEnv.stdout + badEnv.stderr);
+  assert.match(badEnv.stdout, /"exit_status": 0/);
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+/** python3 forge.py PROGRAM CLAIMED_CWD EXTRA_ENV: an exec request claiming CLAIMED_CWD and no environment,
+ * then the escalation with the real environment plus EXTRA_ENV. Prints the runner's answer. */
+const FORGE = `import json, os, socket, struct, sys
+prog, claim, extra = sys.argv[1], sys.argv[2], sys.argv[3]
+e = os.environ
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+me = "%s/forge-%d.sock" % (e["GATE_CLIENT_DIR"], os.getpid())
+s.bind(me)
+rid = "forge-%d" % os.getpid()
+s.sendto(json.dumps({"v": 1, "id": rid, "type": "exec", "run_id": e["GATE_RUN"], "program": prog, "argv": [prog, "info"], "cwd": claim, "pid": os.getpid(), "env": {}}).encode(), e["GATE_REQUEST_SOCK"])
+while True:
+    r = json.loads(s.recv(65536))
+    if r["type"] != "pending":
+        break
+os.unlink(me)
+tok = r.get("escalation_token")
+if not tok:
+    print("no token", r); sys.exit(1)
+env = ["%s=%s" % kv for kv in e.items()] + ([extra] if extra else [])
+body = json.dumps({"token": tok, "env": env}).encode()
+c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+c.connect(e["GATE_ESCALATE_SOCK"])
+socket.send_fds(c, [struct.pack("<I", len(body)) + body], [0, 1, 2])
+data = b""
+while True:
+    k = c.recv(65536)
+    if not k:
+        break
+    data += k
+sys.stdout.flush()
+print(json.dumps(json.loads(data[4:].decode())))
+`;
