@@ -34,6 +34,8 @@ export interface SandboxContext {
   critical?: readonly CriticalPath[];
   /** default: the real filesystem */
   fs?: FsView;
+  /** readable even when a profile restricts reads: gate-sh's own installation (libgate.so, the shims) */
+  alwaysReadable?: readonly string[];
   /** false keeps the caller's session and controlling terminal (interactive use); default true */
   newSession?: boolean;
 }
@@ -86,7 +88,8 @@ export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxCo
     // The root is bwrap's own empty tmpfs here, so a private /tmp costs no host permission. Before the
     // binds: a tmpfs mounted later would hide read or write paths below /tmp.
     ops.push({ op: 'tmpfs', dest: '/tmp' });
-    for (const r of sortRoots(p.read)) ops.push({ op: 'ro-bind', src: r, dest: r });
+    const always = (ctx.alwaysReadable ?? []).map((a) => fs.realpath(a)).filter((a): a is string => a !== null);
+    for (const r of sortRoots([...always, ...p.read])) ops.push({ op: 'ro-bind', src: r, dest: r });
   }
   // With reads unrestricted, /tmp is the host's and, like everything else, read-only unless declared.
   const roots = sortRoots(p.write);
@@ -98,7 +101,7 @@ export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxCo
     const inside = roots.filter((r) => extra.some((e) => isWithin(r, e)));
     return [...inside.map((r): MountOp => ({ op: 'bind', src: r, dest: r })), ...inside.flatMap((r) => protectRoot(r, fs, { missingToo: false }))];
   }));
-  const visible = p.read === 'all' ? ['/'] : [...p.read, ...p.write, ...PLATFORM_READ];
+  const visible = p.read === 'all' ? ['/'] : [...p.read, ...p.write, ...PLATFORM_READ, ...(ctx.alwaysReadable ?? [])];
   const cwd = normAbs(ctx.cwd);
   return assemble(ops, p.network, ctx, visible.some((v) => isWithin(cwd, v)) ? cwd : '/');
 }

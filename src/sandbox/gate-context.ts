@@ -3,10 +3,14 @@
  * rules, skills) read-only (their rules, config and audit log even under a profile's declared write path); the whole runtime folder hidden — every session's approval socket, and other
  * sessions' request sockets — with only this session's request folder bound back at the same path.
  */
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { codexHome, gatePaths, type Env } from '../protocol/paths.js';
 import type { FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
+
+/** gate-sh's installation (dist/src/sandbox/ → ../../..): libgate.so and the shims must load inside. */
+export const GATE_INSTALL_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export interface GateContextOptions {
   cwd: string;
@@ -32,6 +36,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
       { path: paths.auditLog, file: true },
       ...(o.protectedExtra ?? []).map((p) => ({ path: p, file: true })),
     ],
+    alwaysReadable: [GATE_INSTALL_ROOT],
     fs: o.fs,
     newSession: o.newSession,
   };

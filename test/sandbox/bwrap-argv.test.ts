@@ -115,6 +115,8 @@ test('profile: exactly the write paths, resolved; reads restricted to platform f
   assert.equal(at(a, '--ro-bind', '/'), -1);
   assert.ok(at(a, '--ro-bind', '/usr') >= 0 && at(a, '--ro-bind', '/other') > 0);
   assert.ok(at(a, '--symlink', 'usr/bin') >= 0, 'symlinked /bin recreated');
+  const g = permissionProfileArgv({ file_system: { read: ['/other'] } }, ctx({ '/opt/gate': 'dir' }, { alwaysReadable: ['/opt/gate'] }));
+  assert.ok(at(g, '--ro-bind', '/opt/gate') > 0, "gate-sh's own files stay readable (libgate.so, shims)");
   assert.ok(a.includes('--unshare-net'));
   assert.equal(a[a.indexOf('--chdir') + 1], '/', 'the cwd is not visible: start in /');
 });
