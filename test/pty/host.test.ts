@@ -1,0 +1,138 @@
+/**
+ * The PTY host on a real terminal: node-pty plays the user's terminal around the host (the same entry
+ * gate-sh uses with a terminal), and real programs (bash read, less, stty, sleep) run inside.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
+import { procStat } from '../../src/exec/pty-reap.js';
+import { Term } from './term.js';
+
+const HOST = join(ROOT, 'dist', 'test', 'pty', 'fixtures', 'host-cli.js');
+const host = (args: string[], o: { cols?: number; rows?: number } = {}) => new Term(process.execPath, [HOST, ...args], o);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** pids whose command line contains `needle` */
+function processesWith(needle: string): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(e)) continue;
+    try {
+      if (readFileSync(`/proc/${e}/cmdline`, 'latin1').split('\0').includes(needle) && procStat(Number(e))?.state !== 'Z') out.push(Number(e));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+test('interactive read with a prompt', async () => {
+  const t = host(['bash', '-c', 'read -r -p "name? " n; echo "hello [$n]"; exit 3']);
+  await t.waitFor('name? ');
+  t.write('bob\r');
+  await t.waitFor('hello [bob]');
+  assert.equal((await t.exit()).exitCode, 3);
+});
+
+test('less shows the file and quits on a keypress', async () => {
+  const t = host(['bash', '-c', 'seq 1 500 | less'], { rows: 10 });
+  await t.waitFor(/\b9\r?\n/);
+  assert.ok(!t.text().includes('480'), 'less pages instead of dumping');
+  t.write(' '); // next page
+  await t.waitFor(/\b1[0-9]\b/);
+  t.write('q');
+  assert.equal((await t.exit()).exitCode, 0);
+});
+
+test('resize is seen by stty size', async () => {
+  const t = host(['bash', '-c', 'stty size; read -r _; stty size'], { cols: 80, rows: 24 });
+  await t.waitFor('24 80');
+  t.pty.resize(132, 50);
+  await sleep(100);
+  t.write('\r');
+  await t.waitFor('50 132');
+  assert.equal((await t.exit()).exitCode, 0);
+});
+
+test('Ctrl-C stops a sleep; the status is 128+SIGINT', async () => {
+  const t = host(['bash', '-c', 'echo ready; sleep 30; echo after']);
+  await t.waitFor('ready');
+  await sleep(100);
+  const t0 = Date.now();
+  t.write('\x03');
+  assert.equal((await t.exit(5000)).exitCode, 130);
+  assert.ok(Date.now() - t0 < 3000);
+  assert.ok(!t.text().includes('after'));
+});
+
+test('exit statuses are preserved, signals as 128+n', async () => {
+  const cases: Array<[string, number]> = [
+    ['exit 0', 0],
+    ['exit 7', 7],
+    ['exit 255', 255],
+    ['kill -TERM $$', 143],
+    ['kill -KILL $$', 137],
+  ];
+  await Promise.all(
+    cases.map(async ([script, want]) => {
+      const t = host(['bash', '-c', script]);
+      assert.equal((await t.exit()).exitCode, want, script);
+    }),
+  );
+});
+
+test('invalid UTF-8 printed and typed survives byte for byte', async () => {
+  const t = host(['bash', '-c', `printf 'A\\xff\\xfe\\x80\\xc3Z\\n'; IFS= read -r x; printf '%s' "$x" | od -An -tx1`]);
+  await t.waitFor(Buffer.from([0x41, 0xff, 0xfe, 0x80, 0xc3, 0x5a, 0x0d, 0x0a]));
+  t.write(Buffer.from([0xff, 0xc0, 0x80, 0xed, 0xa0, 0x80, 0x0d]));
+  await t.waitFor('ff c0 80 ed a0 80');
+  assert.equal((await t.exit()).exitCode, 0);
+});
+
+test('a 1 MB paste arrives intact', async () => {
+  const line = 'x'.repeat(63) + '\n';
+  let paste = '';
+  for (let i = 0; paste.length < 1 << 20; i++) paste += String(i).padStart(8, '0') + line;
+  paste = paste.slice(0, 1 << 20);
+  paste = paste.slice(0, paste.lastIndexOf('\n') + 1);
+  const want = createHash('sha256').update(paste).digest('hex');
+  const t = host(['bash', '-c', 'stty -echo; echo go; sha256sum; wc -c </dev/null >/dev/null']);
+  await t.waitFor('go');
+  t.write(paste);
+  t.write('\x04');
+  await t.waitFor(want, 60_000);
+  assert.equal((await t.exit()).exitCode, 0);
+});
+
+test('Ctrl-Z suspends the host with the job; fg resumes both', async () => {
+  const script = 'echo ready; read -r x; echo "got [$x]"';
+  const t = host(['bash', '-c', script]);
+  await t.waitFor('ready');
+  const hostPid = processesWith(HOST).find((p) => p !== t.pid && procStat(p)?.sid === t.pid);
+  assert.ok(hostPid, 'the host process');
+  t.write('\x1a');
+  for (let i = 0; t.stops === 0 && i < 250; i++) await sleep(20);
+  assert.equal(t.stops, 1, 'the user shell sees gate-sh stop');
+  assert.equal(procStat(hostPid)?.state, 'T', 'gate-sh stopped with its job, handing the terminal back');
+  const inner = processesWith(script).find((p) => procStat(p)?.sid !== t.pid && !readFileSync(`/proc/${p}/cmdline`, 'latin1').includes('7770'));
+  assert.ok(inner && procStat(inner)?.state === 'T', 'the hosted job is stopped');
+  t.resume();
+  await sleep(100);
+  t.write('back\r');
+  await t.waitFor('got [back]');
+  assert.equal((await t.exit()).exitCode, 0);
+  assert.ok(!t.text().includes('Stopped'), 'no job notice from inside');
+});
+
+test('terminal closed under a running command: everything gets SIGHUP and is reaped', async () => {
+  const tag = `gate-pty-hup-${process.pid}`;
+  const t = host(['bash', '-c', `(trap '' HUP; exec -a ${tag} sleep 1000) & exec -a ${tag} sleep 1001`]);
+  for (let i = 0; processesWith(tag).length < 2 && i < 200; i++) await sleep(20);
+  assert.equal(processesWith(tag).length, 2);
+  (t.pty as unknown as { destroy(): void }).destroy(); // the terminal emulator's window closes
+  for (let i = 0; processesWith(tag).length > 0 && i < 150; i++) await sleep(20);
+  assert.deepEqual(processesWith(tag), [], 'nothing lingers, not even a process ignoring SIGHUP');
+});
