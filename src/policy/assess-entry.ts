@@ -33,26 +33,22 @@ export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'liter
   const assignWords = [...s.assignments, ...wrapperAssignments(s.argv), ...s.inner.flatMap((i) => wrapperAssignments(i))];
   const assign = evaluateAssignments(assignWords, ec);
   const historicGit = ec.unmatched.gitReadOnly === true;
-  const danger = [s.argv, ...s.inner].map((c) => dangerousCommand(c, { historicGit })).find((d) => d) ?? undefined;
-  const reasons = [
-    ...(s.opaque ? [`${s.opaque}: what it runs cannot be inspected`] : []),
-    ...(assign ? [`sets code-loading variables: ${assign.vars.map((v) => v.name).join(', ')}`] : []),
-  ];
+  let danger = dangerousCommand(s.argv, { historicGit });
+  for (const i of s.inner) danger ??= dangerousCommand(i, { historicGit });
+  const extra: EvaluatedCommand[] = [];
   // Fail closed on nothing to run: there is no program to judge.
-  const empty: EvaluatedCommand[] = s.argv.length === 0 || s.argv[0] === ''
-    ? [{ argv: [...s.argv], role: 'command', decision: 'forbidden', sources: [{ type: 'heuristic', decision: 'forbidden', name: 'invalid', command: [...s.argv] }] }]
-    : [];
-  return {
-    argv: [...s.argv],
-    kind: literal ? 'literal' : 'plain',
-    evaluated,
-    extra: [...empty, ...(assign ? [assign.entry] : [])],
-    ...(reasons.length ? { ownReason: reasons.join('; ') } : {}),
-    ...(s.opaque ? { opaque: s.opaque } : {}),
-    ...(s.assignments.length ? { assignments: [...s.assignments] } : {}),
-    ...(danger ? { danger } : {}),
-    amendable: !literal && !s.opaque && !assign,
-  };
+  if (s.argv.length === 0 || s.argv[0] === '')
+    extra.push({ argv: [...s.argv], role: 'command', decision: 'forbidden', sources: [{ type: 'heuristic', decision: 'forbidden', name: 'invalid', command: [...s.argv] }] });
+  if (assign) extra.push(assign.entry);
+  const entry: Entry = { argv: [...s.argv], kind: literal ? 'literal' : 'plain', evaluated, extra, amendable: !literal && !s.opaque && !assign };
+  const reasons: string[] = [];
+  if (s.opaque) reasons.push(`${s.opaque}: what it runs cannot be inspected`);
+  if (assign) reasons.push(`sets code-loading variables: ${assign.vars.map((v) => v.name).join(', ')}`);
+  if (reasons.length) entry.ownReason = reasons.join('; ');
+  if (s.opaque) entry.opaque = s.opaque;
+  if (s.assignments.length) entry.assignments = [...s.assignments];
+  if (danger) entry.danger = danger;
+  return entry;
 }
 
 /** The analyzer's reason for a dynamic command name (src/script/analyze.ts). */

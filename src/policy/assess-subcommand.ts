@@ -33,17 +33,12 @@ export interface EvaluatedWithMatches extends EvaluatedCommand {
 
 /** A rule match or heuristic match as shown by `gate explain` and the audit log. */
 export function toSource(m: RuleMatch, h: Explained | undefined): VerdictSource {
-  if (m.type === 'prefixRuleMatch')
-    return {
-      type: 'rule',
-      decision: m.decision,
-      matched_prefix: [...m.matchedPrefix],
-      file: m.source.file,
-      line: m.source.line,
-      col: m.source.col,
-      ...(m.justification !== undefined ? { justification: m.justification } : {}),
-      ...(m.resolvedProgram !== undefined ? { resolved_program: m.resolvedProgram } : {}),
-    };
+  if (m.type === 'prefixRuleMatch') {
+    const src: VerdictSource = { type: 'rule', decision: m.decision, matched_prefix: [...m.matchedPrefix], file: m.source.file, line: m.source.line, col: m.source.col };
+    if (m.justification !== undefined) src.justification = m.justification;
+    if (m.resolvedProgram !== undefined) src.resolved_program = m.resolvedProgram;
+    return src;
+  }
   return { type: 'heuristic', decision: m.decision, name: h?.name ?? 'approval-policy', command: [...m.command] };
 }
 

@@ -3,7 +3,8 @@
  * an approval, available_decisions and the proposed amendment.
  */
 import { deny, escalate, RUN, type Action, type EscalationExecution } from '../protocol/action.js';
-import type { AssessContext, EvaluatedCommand, SubcommandAssessment } from './assess-types.js';
+import type { AssessContext, EvaluatedCommand, SubcommandAssessment, VerdictSource } from './assess-types.js';
+import type { RuleMatch } from './policy.js';
 import { entryDecision, type Entry } from './assess-entry.js';
 import { amendmentForAllow, amendmentForPrompt } from './amendment-proposal.js';
 import { requirementFor } from './requirement.js';
@@ -33,10 +34,16 @@ export function actionFor(execution: EscalationExecution): Action {
 
 export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandAssessment {
   const { ctx } = o;
-  const matches = e.evaluated.flatMap((x) => x.matches);
+  const matches: RuleMatch[] = [];
+  const evaluated: EvaluatedCommand[] = [];
+  const sources: VerdictSource[] = [];
+  for (const x of e.evaluated) {
+    matches.push(...x.matches);
+    evaluated.push({ argv: x.argv, role: x.role, decision: x.decision, sources: x.sources });
+  }
+  evaluated.push(...e.extra);
+  for (const x of evaluated) sources.push(...x.sources);
   let decision = entryDecision(e);
-  const evaluated: EvaluatedCommand[] = [...e.evaluated.map(({ matches: _m, ...rest }) => rest), ...e.extra];
-  const sources = evaluated.flatMap((x) => x.sources);
   let decidedBy = sources.find((s) => s.decision === decision) ?? sources[0];
 
   let execution: EscalationExecution = o.bypass ? { type: 'Unsandboxed' } : { type: 'TurnDefault' };
@@ -60,33 +67,33 @@ export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandA
     requirement = { ...requirement, reason: `\`${shlexJoin([...(e.assignments ?? []), ...e.argv])}\`: ${ownReason}` };
   if (requirement.type === 'skip') requirement = { ...requirement, bypass_sandbox: execution.type === 'Unsandboxed' };
 
-  const base = {
+  // Plain object literals (no conditional spreads): this runs once per subcommand, 10,000 times for big scripts.
+  const forbidden = requirement.type === 'forbidden';
+  const out: SubcommandAssessment = {
     index,
     argv: e.argv,
     kind: e.kind,
     // effective: a prompt the approval policy may not show is forbidden
-    decision: requirement.type === 'forbidden' ? ('forbidden' as const) : decision,
+    decision: forbidden ? 'forbidden' : decision,
     decided_by: decidedBy,
     evaluated,
     requirement,
     proposed_execpolicy_amendment: requirement.type === 'forbidden' ? null : requirement.proposed_execpolicy_amendment,
-    ...(e.danger ? { danger: e.danger } : {}),
-    ...(e.opaque ? { opaque: e.opaque } : {}),
-    ...(e.assignments ? { assignments: e.assignments } : {}),
+    execution: forbidden ? null : execution,
+    action: requirement.type === 'forbidden' ? deny(requirement.reason) : requirement.type === 'skip' ? actionFor(execution) : 'prompt',
   };
-  if (requirement.type === 'forbidden') return { ...base, execution: null, action: deny(requirement.reason) };
-  if (requirement.type === 'skip') return { ...base, execution, action: actionFor(execution) };
-  return {
-    ...base,
-    execution,
-    action: 'prompt',
-    on_approval: actionFor(execution),
-    available_decisions: availableDecisions({
+  if (requirement.type === 'needs_approval') {
+    out.on_approval = actionFor(execution);
+    out.available_decisions = availableDecisions({
       proposedAmendment: requirement.proposed_execpolicy_amendment,
       additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions',
       skillScript: ctx.skillScript,
       dangerous: e.danger !== undefined,
       opaque: e.opaque !== undefined || e.kind !== 'plain',
-    }),
-  };
+    });
+  }
+  if (e.danger) out.danger = e.danger;
+  if (e.opaque) out.opaque = e.opaque;
+  if (e.assignments) out.assignments = e.assignments;
+  return out;
 }
