@@ -200,14 +200,25 @@ class Walker {
     return r.complex ? `${what} is complex` : undefined;
   }
 
+  /**
+   * mvdan (and bash-parser) start a comment at a `#` right after a quote or `${..}` (`"x"#y`), where
+   * bash keeps reading the word (`x#y`). A node followed directly by `#` was cut short that way.
+   */
+  private hashAfter(n: MvNode): void {
+    if (this.src[n.End().Offset()] === 0x23) this.complex("'#' inside a word (the parsers read a comment)", n);
+  }
+
   private assign(a: MvNode): void {
+    this.hashAfter(a);
     this.word(a.Value);
     this.arith(a.Index);
     if (!nil(a.Array)) for (const e of list(a.Array.Elems)) { this.arith(e.Index); this.word(e.Value); }
   }
 
   private word(w: MvNode): void {
-    if (!nil(w)) for (const p of list(w.Parts)) this.part(p);
+    if (nil(w)) return;
+    this.hashAfter(w);
+    for (const p of list(w.Parts)) this.part(p);
   }
 
   private part(p: MvNode): void {
