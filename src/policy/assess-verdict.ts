@@ -64,7 +64,8 @@ export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandA
     skipAmendment: e.amendable ? amendmentForAllow(matches) : null,
   });
   if (requirement.type === 'needs_approval' && requirement.reason === null && ownReason)
-    requirement = { ...requirement, reason: `\`${shlexJoin([...(e.assignments ?? []), ...e.argv])}\`: ${ownReason}` };
+    // (the whole text of a complex script is already on screen: do not repeat it in the reason)
+    requirement = { ...requirement, reason: e.kind === 'script' ? ownReason : `\`${shlexJoin([...(e.assignments ?? []), ...e.argv])}\`: ${ownReason}` };
   if (requirement.type === 'skip') requirement = { ...requirement, bypass_sandbox: execution.type === 'Unsandboxed' };
 
   // Plain object literals (no conditional spreads): this runs once per subcommand, 10,000 times for big scripts.
