@@ -23,6 +23,10 @@ const RG_UNSAFE_BARE = new Set(['--search-zip', '-z']);
 const RG_UNSAFE_VALUE = ['--pre', '--hostname-bin'];
 const SED_RANGE = /^(\d+,)?\d+p$/;
 
+function isShortCluster(a: string): boolean {
+  return a.length > 1 && a[0] === '-' && a[1] !== '-';
+}
+
 /** Safe to exec as is. The program must be a bare name: `./cat` or `/tmp/ws/cat` can impersonate `cat`. */
 export function isSafeToCallWithExec(argv: readonly string[], opts: SafeOptions = {}): boolean {
   const prog = argv[0];
@@ -31,11 +35,13 @@ export function isSafeToCallWithExec(argv: readonly string[], opts: SafeOptions 
   if (ALWAYS_SAFE.has(prog)) return true;
   switch (prog) {
     case 'base64':
-      return !args.some((a) => a === '-o' || a === '--output' || a.startsWith('--output=') || a.startsWith('-o'));
+      // gate-sh: also `-do out` (an `o` anywhere in a short-option cluster writes a file)
+      return !args.some((a) => a === '--output' || a.startsWith('--output=') || (isShortCluster(a) && a.includes('o')));
     case 'find':
       return !args.some((a) => FIND_UNSAFE.has(a));
     case 'rg':
-      return !args.some((a) => RG_UNSAFE_BARE.has(a) || RG_UNSAFE_VALUE.some((o) => a === o || a.startsWith(`${o}=`)));
+      // gate-sh: also `-nz` (search-zip runs decompressors); Codex only rejects a lone `-z`
+      return !args.some((a) => RG_UNSAFE_BARE.has(a) || RG_UNSAFE_VALUE.some((o) => a === o || a.startsWith(`${o}=`)) || (isShortCluster(a) && a.includes('z')));
     case 'sed':
       return argv.length <= 4 && argv[1] === '-n' && SED_RANGE.test(argv[2] ?? '');
     case 'git':

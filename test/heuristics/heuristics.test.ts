@@ -32,6 +32,11 @@ test('git opt-in never makes overrides, pagers, output files or mutations safe',
     assert.equal(isKnownSafeCommand(c, { gitReadOnly: true }), true, label(c));
 });
 
+test('gate-sh is stricter than Codex on option clusters that write files or run programs', () => {
+  for (const c of [['rg', '-nz', 'x'], ['rg', '-zn', 'x'], ['base64', '-do', 'out'], ['base64', '-io', 'x']]) assert.equal(isKnownSafeCommand(c), false, label(c));
+  for (const c of [['rg', '-n', 'x'], ['base64', '-d', 'f'], ['base64', '-w0', 'f']]) assert.equal(isKnownSafeCommand(c), true, label(c));
+});
+
 test('bare names only: a path-qualified safe program is never safe', () => {
   for (const c of [['/bin/cat', 'x'], ['./ls'], ['bin/echo', 'hi'], [''], []]) assert.equal(isSafeToCallWithExec(c), false, label(c));
   assert.equal(isSafeToCallWithExec(['sed', '-n', '1,5p', 'f', 'g']), false, 'sed with more than one file');
