@@ -6,7 +6,8 @@ import { strictest, type Decision } from './decision.js';
 import type { EvaluatedCommand, SubcommandAssessment } from './assess-types.js';
 import type { Subcommand } from '../script/analyze.js';
 import { dangerousCommand, type DangerKind } from '../heuristics/dangerous.js';
-import { evaluateAssignments, evaluateCommand, wrapperAssignments, type EvalContext, type EvaluatedWithMatches } from './assess-subcommand.js';
+import { evaluateAssignments, evaluateCommand, type EvalContext, type EvaluatedWithMatches } from './assess-subcommand.js';
+import { wrapperAssignments } from './assess-env.js';
 
 export interface Entry {
   argv: string[];

@@ -10,7 +10,7 @@ import type { VerdictSource, EvaluatedCommand, HeuristicName } from './assess-ty
 import { explainUnmatchedCommand, type UnmatchedContext } from './unmatched.js';
 import { dangerousCommand } from '../heuristics/dangerous.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
-import { assignmentsToEnv, wrapperAssignments } from './assess-env.js';
+import { assignmentsToEnv } from './assess-env.js';
 
 export interface EvalContext {
   policy: Policy;
@@ -83,4 +83,3 @@ export function evaluateAssignments(words: readonly string[], ctx: EvalContext):
   };
 }
 
-export { wrapperAssignments };
