@@ -7,8 +7,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ListOp, Subcommand } from '../../src/script/analyze.js';
 
-const PRELUDE = String.raw`__rec() { local me=$BASHPID a t rec=C$'\x1f'; for a in "$@"; do rec+=$a$'\x1f'; done
-  for a in 0 1 2; do t=$(/usr/bin/readlink /proc/$me/fd/$a); rec+="fd$a=$t"$'\x1f'; done
+// deps.md's prelude also logs where fds 0-2 point (3 readlink processes per command); only argv matters here.
+const PRELUDE = String.raw`__rec() { local a rec=C$'\x1f'; for a in "$@"; do rec+=$a$'\x1f'; done
   builtin printf '%s\x1e' "$rec" >> "$__LOG"; }
 command_not_found_handle() { __rec "$@"; return 0; }
 echo() { __rec echo "$@"; }; printf() { __rec printf "$@"; }; test() { __rec test "$@"; }; [() { __rec [ "$@"; }
@@ -32,7 +32,7 @@ export function runBash(script: string, dir: string, id: number): Promise<string
       const settle = /&|[<>]\(/.test(script) ? 300 : 0;
       setTimeout(() => {
         const text = existsSync(log) ? readFileSync(log, 'utf8') : '';
-        resolve(text.split('\x1e').filter(Boolean).map((r) => r.split('\x1f').slice(1, -4)));
+        resolve(text.split('\x1e').filter(Boolean).map((r) => r.split('\x1f').slice(1, -1)));
       }, settle);
     });
   });
