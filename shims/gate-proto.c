@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -334,8 +335,7 @@ void gate_new_id(char *out, size_t n) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   unsigned r = 0;
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) { if (read(fd, &r, sizeof r) < 0) r = 0; close(fd); }
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r) r = (unsigned)ts.tv_nsec;
   snprintf(out, n, "g%x-%lx%lx-%x-%x", (unsigned)getpid(), (long)ts.tv_sec, (long)ts.tv_nsec, ++counter, r);
 }
 

@@ -23,6 +23,7 @@ import type { SandboxPolicy } from '../sandbox/policy.js';
 import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { escalationEnv } from './escalation-env.js';
+import { isLossy } from './exec-gate-wire.js';
 import { LIBGATE, withExecGate } from './exec-gate.js';
 import { gateNative, type GateNative } from './native.js';
 
@@ -145,6 +146,7 @@ export class EscalationServer implements EscalationRunner {
     }
     if (cwd !== grant.cwd) return refuse(`the caller runs in ${cwd}, but the escalation was decided for ${grant.cwd}`);
     if (req.encoding === 'base64') return refuse('an environment that is not valid UTF-8 cannot be escalated');
+    if (isLossy([grant.program, grant.cwd, ...grant.argv])) return refuse('a command whose bytes are not valid UTF-8 cannot be escalated (it would not run byte for byte)');
     const { env, corrected } = escalationEnv({
       sent: req.env as string[],
       decided: grant.env,

@@ -28,6 +28,10 @@ export interface PreflightRequest {
   additional_permissions?: PermissionProfile;
   justification?: string;
   prefix_rule?: string[];
+  /** "base64": script and cwd are base64 of raw bytes that are not valid UTF-8 (nested-shell shims) */
+  encoding?: 'base64';
+  /** the run this script was started from (a nested `bash -c` inside a gated run) */
+  parent_run?: string;
 }
 
 /** Where a decision came from: a rule (file:line) or a heuristic. */
@@ -68,6 +72,9 @@ export interface ExecRequest {
   pid: number;
   /** code-loading variables present in the exec's environment (LD_PRELOAD, BASH_ENV, ...), name → value */
   env?: Record<string, string>;
+  /** "base64": program, argv, cwd and env values are base64 of raw bytes that are not valid UTF-8
+   * (src/exec/exec-gate-wire.ts decodes them) */
+  encoding?: 'base64';
 }
 
 export interface ExecReply {

@@ -4,6 +4,7 @@
  */
 import { ProtocolError, type Envelope } from './codec.js';
 import type { ExecRequest, PreflightRequest, RunFinished } from './messages.js';
+import { decodeWire } from '../exec/exec-gate-wire.js';
 
 function fail(m: Envelope, what: string): never {
   throw new ProtocolError('malformed', `${m.type} request ${m.id}: ${what}`, m.id);
@@ -33,6 +34,7 @@ function absolute(m: Envelope, k: string): void {
 const SANDBOX_PERMISSIONS = new Set(['use_default', 'require_escalated', 'with_additional_permissions']);
 
 export function validatePreflight(m: Envelope): PreflightRequest {
+  decodeWire(m);
   str(m, 'shell');
   if (m.flag !== '-c' && m.flag !== '-lc') fail(m, '"flag" must be "-c" or "-lc"');
   str(m, 'script');
@@ -47,6 +49,7 @@ export function validatePreflight(m: Envelope): PreflightRequest {
 }
 
 export function validateExec(m: Envelope): ExecRequest {
+  decodeWire(m);
   str(m, 'run_id');
   absolute(m, 'program');
   strArray(m, 'argv', false, true);

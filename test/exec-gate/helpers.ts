@@ -18,6 +18,8 @@ export interface Rig {
   /** prompts the auto-approver answered */
   prompts: Record<string, any>[];
   daemonLog(): string;
+  /** SIGKILL the daemon and wait until it is gone */
+  killDaemon(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -75,9 +77,15 @@ export async function startRig(o: { rules: string[]; approve?: boolean; env?: Re
     work,
     prompts,
     daemonLog: () => log,
+    killDaemon: async () => {
+      if (daemon.exitCode !== null || daemon.signalCode !== null) return;
+      const gone = new Promise((r) => daemon.once('exit', r));
+      daemon.kill('SIGKILL');
+      await gone;
+    },
     stop: async () => {
       for (const c of [approver, daemon]) {
-        if (!c || c.exitCode !== null) continue;
+        if (!c || c.exitCode !== null || c.signalCode !== null) continue;
         c.kill('SIGTERM');
         await new Promise((r) => c.once('exit', r));
       }
@@ -110,8 +118,8 @@ export function run(program: string, args: string[], o: { env: Record<string, st
   });
 }
 
-export function gateSh(rig: Rig, script: string, o: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {}): Promise<Result> {
-  return run(GATE_SH, ['-c', script], { env: { ...rig.env, ...(o.env ?? {}) }, cwd: o.cwd ?? rig.work, input: o.input });
+export function gateSh(rig: Rig, script: string, o: { input?: string | Buffer; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Result> {
+  return run(GATE_SH, ['-c', script], { env: { ...rig.env, ...(o.env ?? {}) }, cwd: o.cwd ?? rig.work, input: o.input, timeoutMs: o.timeoutMs });
 }
 
 export function killAll(): void {
