@@ -10,7 +10,7 @@ import { parseShellLcSingleCommandPrefix } from './codex-compat.js';
 import { errorText, list, parseBash, span, type MvNode } from './mvdan.js';
 import { secondOpinion, type OpinionCommand } from './second-opinion.js';
 import type { AnalyzeOptions, ComplexScript, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
-import { walkFile, type WalkHooks } from './walk.js';
+import { HASH_IN_WORD, walkFile, type WalkHooks } from './walk.js';
 import { unwrapWith } from './wrappers.js';
 
 export type { AnalyzeOptions, ComplexScript, ListOp, PlainScript, ScriptAnalysis, Subcommand } from './types.js';
@@ -41,7 +41,7 @@ export function unwrapCommand(argv: string[]): Unwrapped {
   }
 }
 
-function analyze(script: string, opts: AnalyzeOptions, depth: number): ScriptAnalysis {
+function analyze(script: string, opts: AnalyzeOptions, depth: number, retries = 0): ScriptAnalysis {
   if (typeof script !== 'string') return complex(['script is not a string'], []);
   const max = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const src = Buffer.from(script, 'utf8');
@@ -60,6 +60,13 @@ function analyze(script: string, opts: AnalyzeOptions, depth: number): ScriptAna
     },
   };
   const w = walkFile(parsed.file, src, hooks);
+  if (w.hashes.length > 0 && retries < 8) {
+    // The parsers cut a word at a `#` that bash keeps (`"x"#$(rm y)`): read it again with that `#`
+    // escaped, so the literal commands behind it are found too. Still complex: both parsers were wrong.
+    const again = analyze(escapeAt(src, w.hashes), opts, depth, retries + 1);
+    const reasons = [...w.reasons.filter((r) => r.startsWith(HASH_IN_WORD)), ...(again.kind === 'complex' ? again.reasons : [])];
+    return complex(reasons, again.kind === 'complex' ? again.literalCommands : flatten(again.commands));
+  }
   if (w.reasons.length > 0) {
     const c = complex(w.reasons, flatten(w.literal));
     const prefix = parseShellLcSingleCommandPrefix(['bash', '-c', script]);
@@ -114,6 +121,18 @@ function compare(mine: Subcommand[], theirs: OpinionCommand[] | string): string 
 
 function sameWords(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The source with a backslash inserted before each given byte offset. */
+function escapeAt(src: Buffer, offsets: number[]): string {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const at of [...offsets].sort((a, b) => a - b)) {
+    parts.push(src.subarray(from, at), Buffer.from('\\'));
+    from = at;
+  }
+  parts.push(src.subarray(from));
+  return Buffer.concat(parts).toString('utf8');
 }
 
 /** Literal commands plus, as entries of their own, every command their wrappers run. */

@@ -92,7 +92,8 @@ export function unquoteRaw(s: string): string | null {
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
     if (c === '\\') {
-      if (i + 1 < s.length && s[i + 1] !== '\n') out += s[i + 1];
+      if (i + 1 === s.length) out += c; // a trailing backslash is kept
+      else if (s[i + 1] !== '\n') out += s[i + 1];
       i++;
     } else if (c === "'") {
       const j = s.indexOf("'", i + 1);

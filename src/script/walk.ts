@@ -23,6 +23,8 @@ export interface WalkResult {
   reasons: string[];
   /** Every literal command found anywhere, in the order bash evaluates them (substitutions first). */
   literal: Subcommand[];
+  /** Byte offsets of `#` characters the parser took for a comment inside a word (see hashAfter). */
+  hashes: number[];
 }
 
 /** Builtins after which a later `ls` may not run the program ls (aliases, hashed paths, loaded builtins). */
@@ -55,7 +57,7 @@ export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResul
     w.stmt(stmts[i], true);
     if (i + 1 < stmts.length) w.ops.push(stmts[i].Background ? '&' : validPos(stmts[i].Semicolon) ? ';' : '\n');
   }
-  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal };
+  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes };
 }
 
 class Walker {
@@ -63,6 +65,7 @@ class Walker {
   ops: ListOp[] = [];
   reasons: string[] = [];
   literal: Subcommand[] = [];
+  hashes: number[] = [];
   constructor(private src: Buffer, private hooks: WalkHooks) {}
 
   private complex(why: string, n: MvNode): void {
@@ -205,7 +208,10 @@ class Walker {
    * bash keeps reading the word (`x#y`). A node followed directly by `#` was cut short that way.
    */
   private hashAfter(n: MvNode): void {
-    if (this.src[n.End().Offset()] === 0x23) this.complex("'#' inside a word (the parsers read a comment)", n);
+    const end = n.End().Offset();
+    if (this.src[end] !== 0x23) return;
+    this.complex(HASH_IN_WORD, n);
+    this.hashes.push(end);
   }
 
   private assign(a: MvNode): void {
@@ -262,6 +268,8 @@ class Walker {
     return this.src.subarray(a, b).toString('utf8');
   }
 }
+
+export const HASH_IN_WORD = "'#' inside a word (the parsers read a comment)";
 
 const CONSTRUCT: Record<string, string> = {
   Block: 'group { }', Subshell: 'subshell ( )', IfClause: 'if clause', WhileClause: 'while/until loop',

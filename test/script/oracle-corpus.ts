@@ -114,6 +114,12 @@ export const CORPUS: ['p' | 'c' | 'd', string][] = [
   ['p', 'aa ;'],
   ['p', 'aa\tbb'],
   ['p', '   aa   x   '],
+  ['p', 'echo a\\'], // a trailing backslash is kept
+  ['p', 'echo a \\'],
+  ['p', 'echo a\tb'],
+  ['c', 'echo a\u00a0b'], // bash-parser splits at a no-break space, bash does not: parsers disagree
+  ['c', 'echo "x"#y'], // both parsers read a comment; bash reads the word x#y
+  ['c', 'echo ${x}#$(aa)'],
   // ---- complex: expansions ----
   ['c', 'echo $HOME'],
   ['c', 'echo "$HOME"'],
