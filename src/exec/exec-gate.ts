@@ -59,7 +59,7 @@ export interface PlanLike {
 }
 
 /** Add the exec gate to a plan (or a spawn of the escalation runner). */
-export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T {
+export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T & { env: Record<string, string> } {
   const shims = o.shimsDir ?? SHIMS_DIR;
   const env: Record<string, string> = { ...plan.env };
   for (const k of Object.keys(env)) if (k.startsWith('GATE_CHECKED') || k === 'GATE_ESCALATE' || k === 'GATE_THEN') delete env[k];

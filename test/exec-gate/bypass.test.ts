@@ -26,10 +26,20 @@ export const ATTEMPTS: [string, string][] = [
   ['x=rm; $x', `x=rm; $x "$T"`],
 ];
 
+/** Beyond the issue's list: paths the hooks do not see, closed by the library's constructor. */
+export const CONSTRUCTOR_ATTEMPTS: [string, string][] = [
+  // a raw execve syscall from a dynamically linked program that keeps its environment
+  ['raw execve syscall', `python3 -c 'import ctypes,os,sys; l=ctypes.CDLL(None); a=(ctypes.c_char_p*3)(b"/bin/rm", sys.argv[1].encode(), None); e=(ctypes.c_char_p*(len(os.environ)+1))(*[("%s=%s"%kv).encode() for kv in os.environ.items()], None); l.syscall(59, b"/bin/rm", a, e); print("execve failed")' "$T"`],
+  ['posix_spawn from python', `python3 -c 'import os,sys; pid=os.posix_spawn("/bin/rm", ["rm", sys.argv[1]], os.environ); os.waitpid(pid, 0)' "$T"`],
+  ['popen from python', `python3 -c 'import os,sys; print(os.popen("rm " + sys.argv[1]).read())' "$T"`],
+];
+
 /** Literal: the script as given to gate-sh. Hidden: the same lines in a file run by `bash ./file`, so
  * pre-flight never sees the rm and only the exec gate can stop it. */
+const ALL = [...ATTEMPTS, ...CONSTRUCTOR_ATTEMPTS];
+
 async function attempt(rig: Rig, i: number, hidden: boolean): Promise<{ removed: boolean; stderr: string; code: number | null }> {
-  const [, script] = ATTEMPTS[i];
+  const [, script] = ALL[i];
   const target = `target${i}${hidden ? 'h' : ''}`;
   writeFileSync(join(rig.work, target), 'x');
   const body = `T=${target}; ${script}`;
@@ -43,7 +53,7 @@ async function attempt(rig: Rig, i: number, hidden: boolean): Promise<{ removed:
 
 /** All attempts, four at a time (a datagram queue holds 10 messages; this is a test, not a load test). */
 async function runAll(rig: Rig) {
-  const jobs = ATTEMPTS.flatMap((_, i) => [() => attempt(rig, i, false), () => attempt(rig, i, true)]);
+  const jobs = ALL.flatMap((_, i) => [() => attempt(rig, i, false), () => attempt(rig, i, true)]);
   const out: Awaited<ReturnType<typeof attempt>>[] = [];
   let next = 0;
   const worker = async () => {
@@ -56,12 +66,12 @@ async function runAll(rig: Rig) {
   return out;
 }
 
-test('a forbidden rm rule holds at every depth: none of the 13 spellings removes its target', async (t) => {
+test('a forbidden rm rule holds at every depth: none of the 13 spellings (nor a raw syscall, posix_spawn, popen) removes its target', async (t) => {
   const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], approve: true });
   t.after(async () => (killAll(), rig.stop()));
   const results = await runAll(rig);
   results.forEach((r, k) => {
-    const name = `${ATTEMPTS[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
+    const name = `${ALL[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
     assert.equal(r.removed, false, `${name} removed its target (exit ${r.code}): ${r.stderr}`);
     assert.match(r.stderr, /gate-sh: denied: .*rm/, `${name}: no denial message: ${r.stderr}`);
     // hidden from pre-flight: the exec gate (or the nested shell's own pre-flight) said no
@@ -77,7 +87,7 @@ test('with rm allowed, each of the 13 spellings removes its target (the gate doe
   t.after(async () => (killAll(), rig.stop()));
   const results = await runAll(rig);
   results.forEach((r, k) => {
-    const name = `${ATTEMPTS[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
+    const name = `${ALL[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
     assert.equal(r.removed, true, `${name} did not remove its target (exit ${r.code}): ${r.stderr}`);
   });
 });
