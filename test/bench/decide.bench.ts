@@ -44,9 +44,19 @@ function time(fn: () => unknown, runs: number, warm: number): number[] {
 
 const typical = "git status && npm test -- --watch=false | tee out.log; timeout 60 cargo build --release || echo 'build failed'";
 let n = 0;
-const small = time(() => assessCommand(['bash', '-lc', typical + ' #' + n++], ctx), 300, 50);
-const smallParse = time(() => analyzeScript(typical + ' #' + n++), 300, 50);
+// Interleaved, so that load on the machine hits both the same way.
+const small: number[] = [];
+const smallParse: number[] = [];
+for (let i = 0; i < 350; i++) {
+  const [a] = time(() => assessCommand(['bash', '-lc', typical + ' #' + n++], ctx), 1, 0);
+  const [b] = time(() => analyzeScript(typical + ' #' + n++), 1, 0);
+  if (i >= 50) small.push(a), smallParse.push(b);
+}
 const first = assessCommand(['bash', '-lc', typical], ctx);
+// The decision layer alone: the same five subcommands as bare argvs (no script parsing).
+const parsed = analyzeScript(typical);
+const subs = parsed.kind === 'plain' ? parsed.commands.map((c) => c.argv) : [];
+const decideOnly = time(() => subs.forEach((argv) => assessCommand(argv, ctx)), 2000, 200);
 
 // 10,000 subcommands; the script analysis dominates, so it is timed on its own too (1 warm-up, 2 runs).
 const big = Array.from({ length: 10_000 }, (_, i) => `echo a${i}`).join('; ');
@@ -61,6 +71,7 @@ console.log(
     typical_5_subcommands_ms_p50: +p50(small).toFixed(3),
     typical_target_ms: 2,
     typical_analyze_only_ms_p50: +p50(smallParse).toFixed(3),
+    typical_decide_only_ms_p50: +p50(decideOnly).toFixed(3),
     typical_subcommands: first.subcommands.length,
     typical_complex: first.complex,
     big_10000_subcommands_ms_p50: +p50(bigRuns).toFixed(1),
