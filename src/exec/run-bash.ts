@@ -76,15 +76,16 @@ export function runPlan(plan: RunPlan): Promise<RunResult> {
       return reject(new Error(`cannot write the script to a temporary file: ${(e as Error).message}`));
     }
     for (let fd = 3; fd <= top; fd++) stdio.push(plan.fds.includes(fd) ? fd : fd === plan.scriptFd?.fd ? (scriptFd as number) : 'ignore');
+    const forwarder = forwardSignals();
     const child = spawn(plan.program, plan.args, { stdio: stdio as StdioOptions, env: plan.env, cwd: plan.cwd, argv0: plan.program });
+    forwarder.attach(child);
     if (scriptFd !== undefined) closeSync(scriptFd); // the child holds its own copy
-    const unforward = forwardSignals(child);
     child.on('error', (e) => {
-      unforward();
+      forwarder.dispose();
       reject(new Error(`cannot start ${plan.program}: ${e.message}`));
     });
     child.on('exit', (code, signal) => {
-      unforward();
+      forwarder.dispose();
       resolve({ status: exitStatus(code, signal, constants.signals), durationMs: performance.now() - started });
     });
   });

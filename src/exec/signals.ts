@@ -2,28 +2,45 @@
  * Signal forwarding: signals sent to gate-sh reach the bash running the script. A terminal's Ctrl-C
  * already reaches the whole foreground process group (gate-sh and bash share it, so terminal programs keep
  * the terminal); forwarding it again to bash is harmless, bash acts on one SIGINT per wait.
+ *
+ * Install before spawning: a signal that arrives while the child is being started is held and delivered
+ * as soon as it exists (otherwise Node's default would apply: death for most, the inspector for SIGUSR1).
  */
 import type { ChildProcess } from 'node:child_process';
 
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'];
 
-/** Install forwarders to `child`; returns the function that removes them. */
-export function forwardSignals(child: Pick<ChildProcess, 'kill' | 'exitCode' | 'signalCode'>, signals = FORWARDED_SIGNALS): () => void {
-  const handlers = signals.map((sig) => {
-    const h = (): void => {
-      if (child.exitCode === null && child.signalCode === null) {
-        try {
-          child.kill(sig);
-        } catch {
-          // the child exited between the check and the kill
-        }
-      }
-    };
-    process.on(sig, h);
-    return [sig, h] as const;
-  });
-  return () => {
-    for (const [sig, h] of handlers) process.removeListener(sig, h);
+type Target = Pick<ChildProcess, 'kill' | 'exitCode' | 'signalCode'>;
+
+export interface Forwarder {
+  /** the child now exists: deliver what arrived meanwhile, forward from now on */
+  attach(child: Target): void;
+  /** remove the handlers */
+  dispose(): void;
+}
+
+export function forwardSignals(signals = FORWARDED_SIGNALS): Forwarder {
+  let target: Target | undefined;
+  const held: NodeJS.Signals[] = [];
+  const send = (sig: NodeJS.Signals): void => {
+    if (!target) return void held.push(sig);
+    if (target.exitCode !== null || target.signalCode !== null) return;
+    try {
+      target.kill(sig);
+    } catch {
+      // the child exited between the check and the kill
+    }
+  };
+  const handlers = signals.map((sig) => [sig, () => send(sig)] as const);
+  for (const [sig, h] of handlers) process.on(sig, h);
+  return {
+    attach(child) {
+      target = child;
+      for (const sig of held.splice(0)) send(sig);
+    },
+    dispose() {
+      for (const [sig, h] of handlers) process.removeListener(sig, h);
+    },
   };
 }
 

@@ -1,4 +1,5 @@
 /** Real gate-sh and bash processes for the shell tests: run one, collect stdout/stderr as bytes. */
+import { createHash } from 'node:crypto';
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { GATE_SH } from '../helpers/env.js';
 
@@ -7,7 +8,12 @@ export interface Ran {
   signal: NodeJS.Signals | null;
   stdout: Buffer;
   stderr: Buffer;
+  /** with hashStdout: "<sha256>:<bytes>" */
+  digest?: string;
+  /** spawn to close of all output */
   ms: number;
+  /** spawn to the process's exit (an orphaned grandchild may hold stdout open longer) */
+  exitMs: number;
 }
 
 export interface RunOpts {
@@ -17,28 +23,39 @@ export interface RunOpts {
   /** called with the child as soon as it is spawned (to send signals, watch output) */
   onSpawn?: (c: ChildProcess) => void;
   stdio?: StdioOptions;
+  /** argv[0] of the process (bash's $0 when no name is given) */
+  argv0?: string;
+  /** keep only the sha256 and length of stdout (large outputs) */
+  hashStdout?: boolean;
 }
 
 export function run(program: string, args: string[], o: RunOpts): Promise<Ran> {
   const t0 = Date.now();
   return new Promise((resolve, reject) => {
-    const c = spawn(program, args, { env: o.env, cwd: o.cwd, stdio: o.stdio ?? ['pipe', 'pipe', 'pipe'] });
+    const c = spawn(program, args, { env: o.env, cwd: o.cwd, argv0: o.argv0, stdio: o.stdio ?? ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    c.stdout?.on('data', (d: Buffer) => out.push(d));
+    const h = o.hashStdout ? createHash('sha256') : undefined;
+    let n = 0;
+    c.stdout?.on('data', (d: Buffer) => (h ? (h.update(d), (n += d.length)) : out.push(d)));
     c.stderr?.on('data', (d: Buffer) => err.push(d));
+    let exitMs = 0;
+    c.on('exit', () => (exitMs = Date.now() - t0));
     c.on('error', reject);
     if (c.stdin) {
       c.stdin.on('error', () => undefined); // the script may not read its stdin
       c.stdin.end(o.input ?? '');
     }
     o.onSpawn?.(c);
-    c.on('close', (code, signal) => resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), ms: Date.now() - t0 }));
+    c.on('close', (code, signal) =>
+      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), digest: h ? `${h.digest('hex')}:${n}` : undefined, ms: Date.now() - t0, exitMs }),
+    );
   });
 }
 
 export const gateSh = (args: string[], o: RunOpts): Promise<Ran> => run(GATE_SH, args, o);
-export const bash = (args: string[], o: RunOpts): Promise<Ran> => run('/bin/bash', args, o);
+/** bash named like gate-sh, so $0 and diagnostics ("NAME: -c: line 1: ...") read the same */
+export const bash = (args: string[], o: RunOpts): Promise<Ran> => run('/bin/bash', args, { argv0: GATE_SH, ...o });
 
 /** bash's view of a status: 128+n for a child killed by signal n. */
 export function status(r: Ran): number {
