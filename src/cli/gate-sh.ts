@@ -31,7 +31,13 @@ function say(line: string): void {
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const code = await gateSh(argv, process.env, process.argv[1] ?? 'gate-sh');
+  let code: number;
+  try {
+    code = await gateSh(argv, process.env, process.argv[1] ?? 'gate-sh');
+  } catch (e) {
+    say(`internal error: ${(e as Error).message}; nothing ran`); // fail closed, never a stack trace
+    code = EXIT_DENIED;
+  }
   process.exit(code);
 }
 
