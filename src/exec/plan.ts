@@ -11,9 +11,13 @@
  * traced. Diagnostics then name /dev/fd/N instead of $0.
  */
 import type { PreflightReply } from '../protocol/messages.js';
+import type { Action } from '../protocol/action.js';
 import type { ShellInvocation } from '../cli/gate-sh-args.js';
 import { gatePaths } from '../protocol/paths.js';
 import { withExecGate } from './exec-gate.js';
+import { withSandbox } from './sandbox-step.js';
+import { findBwrap } from './sandbox-run.js';
+import type { FsView } from '../sandbox/fs-view.js';
 
 /** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
 export const MAX_ARG_SCRIPT = 128 * 1024 - 1;
@@ -27,10 +31,14 @@ export interface RunPlan {
   fds: number[];
   /** a large script: the descriptor bash reads it from, and its bytes */
   scriptFd?: { fd: number; data: Buffer };
+  /** program is bubblewrap around bash (signals go to bash, not to bwrap: src/exec/sandbox-signals.ts) */
+  sandboxed?: boolean;
 }
 
 export interface PlanInput {
-  reply: Pick<PreflightReply, 'run_id' | 'sandbox'>;
+  /** `action`: an overall Escalate (every subcommand explicitly allowed, or an approved escalation) runs
+   *  the script as that execution; otherwise it runs in the turn's sandbox */
+  reply: Pick<PreflightReply, 'run_id' | 'sandbox'> & { action?: Action };
   invocation: ShellInvocation;
   /** the exact script text the daemon checked */
   script: string;
@@ -40,15 +48,29 @@ export interface PlanInput {
   bash: string;
   /** descriptors above 2 gate-sh inherited from its caller (e.g. make's jobserver) */
   inheritedFds?: number[];
+  /** the sandbox step's lookups (default: bwrap on PATH, the real filesystem); interactive keeps the terminal */
+  sandbox?: { bwrap?: () => string; fs?: FsView; interactive?: boolean };
 }
 
 export function needsDescriptor(script: string): boolean {
   return Buffer.byteLength(script, 'utf8') > MAX_ARG_SCRIPT || script.includes('\0');
 }
 
-/** The plan with the exec gate (every exec of the run checked by the daemon; src/exec/exec-gate.ts). */
+/**
+ * The plan inside the turn's sandbox (reply.sandbox; src/exec/sandbox-step.ts), then with the exec gate
+ * (every exec of the run checked by the daemon; src/exec/exec-gate.ts). Throws a SandboxError when the
+ * sandbox cannot be built (bwrap missing, the cwd gone): nothing runs.
+ */
 export function planRun(p: PlanInput): RunPlan {
-  return withExecGate(basePlan(p), { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0 });
+  const sandboxed = withSandbox(basePlan(p), {
+    policy: p.reply.sandbox,
+    execution: p.reply.action?.type === 'Escalate' ? p.reply.action.execution : undefined,
+    env: p.env,
+    bwrap: p.sandbox?.bwrap ?? (() => findBwrap(p.env)),
+    fs: p.sandbox?.fs,
+    interactive: p.sandbox?.interactive,
+  });
+  return withExecGate(sandboxed, { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0 });
 }
 
 function basePlan(p: PlanInput): RunPlan {

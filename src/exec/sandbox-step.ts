@@ -1,6 +1,6 @@
 /**
  * The sandbox step of a run plan (src/exec/plan.ts): wrap {program, args} in bubblewrap per the turn's
- * SandboxPolicy (the preflight reply's `sandbox`). Pure apart from the injected FsView; apply it before
+ * SandboxPolicy (the preflight reply's `sandbox`), or per the pre-flight's overall escalation. Pure apart from the injected FsView; apply it before
  * the exec-gate step (which lets the command after `--` through once).
  * danger-full-access (and an external sandbox with network) leaves the plan as it is, and needs no bwrap.
  * Errors (bwrap missing, a writable root missing) are SandboxErrors: the caller reports them and runs
@@ -9,12 +9,15 @@
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { FsView } from '../sandbox/fs-view.js';
 import type { Env } from '../protocol/paths.js';
-import { turnSandboxArgv } from '../sandbox/bwrap-argv.js';
+import type { EscalationExecution } from '../protocol/action.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
-import { wrapCommand } from '../sandbox/wrap.js';
+import { sandboxArgvFor, wrapCommand } from '../sandbox/wrap.js';
 
 export interface SandboxStepOptions {
   policy: SandboxPolicy;
+  /** the pre-flight's overall Escalate, if any: Unsandboxed → as is, Permissions → exactly the profile;
+   *  absent or TurnDefault → the turn's sandbox */
+  execution?: EscalationExecution;
   /** gate-sh's environment (GATE_HOME, CODEX_HOME, XDG_RUNTIME_DIR, TMPDIR) */
   env: Env;
   /** an interactive session keeps its terminal: no `--new-session` (docs/sandbox.md) */
@@ -34,7 +37,7 @@ export interface PlanShape {
 
 export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean } {
   const ctx = gateSandboxContext({ cwd: plan.cwd, env: o.env, fs: o.fs, newSession: !o.interactive, protectedExtra: o.protectedExtra });
-  const bwrapArgs = turnSandboxArgv(o.policy, ctx);
+  const bwrapArgs = sandboxArgvFor(o.execution ?? { type: 'TurnDefault' }, o.policy, ctx);
   if (bwrapArgs === null) return { ...plan, sandboxed: false };
   const line = wrapCommand([plan.program, ...plan.args], bwrapArgs, o.bwrap());
   return { ...plan, program: line.program, args: line.args, sandboxed: true };

@@ -71,3 +71,17 @@ test('the sandbox step of a run plan: wraps per policy, leaves danger-full-acces
   assert.equal(r.stdout, 'name:arg\nro\n');
   assert.throws(() => withSandbox({ ...plan, cwd: join(b.dir, 'gone') }, { policy: workspaceWrite(), env: b.env, bwrap: () => BWRAP }), /the working folder '.*gone' does not exist/);
 });
+
+test('the sandbox step follows an overall escalation: Unsandboxed as is, Permissions exactly the profile', (t) => {
+  const b = box();
+  t.after(b.cleanup);
+  const plan = { program: '/bin/bash', args: ['-c', 'true'], cwd: b.ws };
+  const un = withSandbox(plan, { policy: workspaceWrite(), execution: { type: 'Unsandboxed' }, env: b.env, bwrap: () => BWRAP });
+  assert.equal(un.program, '/bin/bash');
+  const pr = withSandbox(plan, { policy: workspaceWrite(), execution: { type: 'Permissions', profile: { network: true } }, env: b.env, bwrap: () => BWRAP });
+  assert.ok(pr.sandboxed);
+  assert.ok(!pr.args.includes('--unshare-net'), 'the profile asks for network');
+  assert.equal(pr.args.filter((a) => a === b.ws).length, 1, 'the workspace is not writable under the profile: only --chdir names it');
+  const td = withSandbox(plan, { policy: workspaceWrite(), execution: { type: 'TurnDefault' }, env: b.env, bwrap: () => BWRAP });
+  assert.deepEqual(td.args, withSandbox(plan, { policy: workspaceWrite(), env: b.env, bwrap: () => BWRAP }).args);
+});
