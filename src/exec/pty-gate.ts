@@ -1,0 +1,53 @@
+/**
+ * Pre-flight for one line of the interactive shell, exactly as `gate-sh -c LINE` asks it: one `preflight`
+ * request over the request channel; any Deny means the line is not sent to bash.
+ */
+import { RequestClient, RequestError } from '../protocol/client.js';
+import type { GatePaths } from '../protocol/paths.js';
+import type { PreflightReply, SubcommandVerdict } from '../protocol/messages.js';
+
+export type LineVerdict = { ok: true; reply: PreflightReply } | { ok: false; messages: string[] };
+
+function display(argv: string[]): string {
+  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** The `gate-sh: denied: ...` lines for a denied reply (one per denied subcommand). */
+export function denialMessages(reply: PreflightReply, line: string): string[] {
+  const denied = (reply.subcommands ?? []).filter((s: SubcommandVerdict) => s.action?.type === 'Deny');
+  const out = denied.map((s) => `gate-sh: denied: ${display(s.argv)}: ${(s.action as { reason: string }).reason}`);
+  if (out.length === 0) out.push(`gate-sh: denied: ${line.length > 80 ? line.slice(0, 77) + '...' : line}: ${(reply.action as { reason: string }).reason}`);
+  return out;
+}
+
+export class LineGate {
+  private client: RequestClient | undefined;
+
+  constructor(private readonly paths: GatePaths) {}
+
+  async check(line: string, cwd: string, login: boolean): Promise<LineVerdict> {
+    const req = { type: 'preflight', shell: 'bash', flag: login ? '-lc' : '-c', script: line, cwd, pid: process.pid, sandbox_permissions: 'use_default' };
+    try {
+      this.client ??= RequestClient.open(this.paths);
+      // resend every second with the same id (idempotent); a pending approval keeps the wait alive
+      const reply = await this.client.request<PreflightReply>(req, { timeoutMs: 1000, retries: 9, onPending: () => undefined });
+      if (reply.type !== 'preflight' || !reply.action || typeof reply.run_id !== 'string')
+        return { ok: false, messages: [`gate-sh: protocol error: unexpected reply '${String(reply.type)}' to preflight; nothing ran. Check 'gate status'`] };
+      if (reply.action.type === 'Deny') return { ok: false, messages: denialMessages(reply, line) };
+      return { ok: true, reply };
+    } catch (e) {
+      this.client?.close();
+      this.client = undefined;
+      const msg = e instanceof RequestError ? e.message : (e as Error).message;
+      return { ok: false, messages: [`gate-sh: ${msg.replace(/^gate-sh: /, '')}; nothing ran`] };
+    }
+  }
+
+  finished(runId: string, status: number, durationMs: number): void {
+    this.client?.notify({ type: 'run-finished', run_id: runId, exit_status: status, duration_ms: Math.round(durationMs) });
+  }
+
+  close(): void {
+    this.client?.close();
+  }
+}

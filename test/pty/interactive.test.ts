@@ -1,0 +1,205 @@
+/**
+ * The interactive gated shell on a real terminal: node-pty plays the user's terminal around `gate-sh` (no
+ * script, a TTY), with a real daemon, real sockets and one long-lived bash behind the prompt.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GATE_SH } from '../helpers/env.js';
+import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
+import { Term } from './term.js';
+
+const FULL = { GATE_SANDBOX_MODE: 'danger-full-access', GATE_NO_AUTOSTART: '1' };
+const PROMPT = /gate-sh:[^\r\n]*\$ /g;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A daemon (with rule lines, approval policy) and gate-sh on a terminal in its temp home. */
+async function shell(o: { rules?: string; policy?: string; rows?: number } = {}): Promise<{ d: DaemonProc; t: Term; line(s: string | Buffer, ms?: number): Promise<string>; done(): Promise<void> }> {
+  const d = await startDaemon({ env: FULL, args: o.policy ? ['--approval-policy', o.policy] : [] });
+  if (o.rules) {
+    mkdirSync(join(d.te.env.GATE_HOME, 'rules'), { recursive: true });
+    writeFileSync(join(d.te.env.GATE_HOME, 'rules', 'default.rules'), o.rules);
+    await sleep(400); // hot reload
+  }
+  const t = new Term(GATE_SH, [], { env: d.te.env, cwd: d.te.dir, rows: o.rows });
+  await t.waitFor(PROMPT, 15_000);
+  /** types a line; resolves with what was printed up to the next prompt */
+  const line = async (s: string | Buffer, ms = 15_000) => {
+    const from = t.output().length;
+    t.write(Buffer.concat([Buffer.from(s), Buffer.from('\r')]));
+    const echoEnd = (await t.waitFor('\r\n', ms, from)) + 2;
+    const at = await t.waitFor(PROMPT, ms, echoEnd);
+    return t.output().subarray(echoEnd, at).toString('latin1').replace(/\x1b\[1G\x1b\[0J$/, '');
+  };
+  const done = async () => {
+    t.pty.kill('SIGKILL');
+    await d.stop();
+    d.te.cleanup();
+  };
+  return { d, t, line, done };
+}
+
+test('state is kept across lines: cd, exports, functions, aliases; read with a prompt; exit N ends with N', { timeout: 60_000 }, async () => {
+  const s = await shell();
+  try {
+    assert.equal(await s.line('mkdir -p sub && cd sub && export FOO=bar && f() { echo "fun $1"; } && alias ll="echo aliased"'), '');
+    assert.equal(await s.line(`pwd; echo "$FOO"; f x; ll; printenv FOO`), `${s.d.te.dir}/sub\r\nbar\r\nfun x\r\naliased\r\nbar\r\n`);
+    assert.match(s.t.text(), /gate-sh:[^\r\n]*\/sub\$ (\x1b\[\d+G)?$/, 'the prompt follows cd');
+    const from = s.t.output().length;
+    s.t.write('read -r -p "name? " n; echo "hi [$n]"\r');
+    await s.t.waitFor('name? ', 10_000, from);
+    s.t.write('bob\r');
+    await s.t.waitFor('hi [bob]', 10_000, from);
+    assert.equal(await s.line('echo "$n"'), 'bob\r\n', 'read set the variable in the session');
+    s.t.write('exit 3\r');
+    assert.equal((await s.t.exit()).exitCode, 3);
+  } finally {
+    await s.done();
+  }
+});
+
+test('each line is gated: a forbidden command anywhere in the line means nothing runs; the next line works', { timeout: 60_000 }, async () => {
+  const s = await shell({ rules: 'prefix_rule(pattern=["rm"], decision="forbidden", justification="no deleting")\n' });
+  try {
+    writeFileSync(join(s.d.te.dir, 'keep'), 'x');
+    const out = await s.line('echo first; rm -f keep');
+    assert.match(out, /^gate-sh: denied: rm -f keep: .*no deleting.*\r\n$/);
+    assert.ok(existsSync(join(s.d.te.dir, 'keep')));
+    assert.equal(await s.line('echo $?'), '126\r\n');
+    assert.equal(await s.line('echo fine'), 'fine\r\n');
+  } finally {
+    await s.done();
+  }
+});
+
+test('an inline approval on the terminal, answered with a key: a runs it, d denies it', { timeout: 60_000 }, async () => {
+  const s = await shell({ policy: 'untrusted' });
+  try {
+    const from = s.t.output().length;
+    s.t.write('touch approved-file\r');
+    await s.t.waitFor('answer: ', 10_000, from);
+    assert.match(s.t.output().subarray(from).toString(), /command: .*touch approved-file/);
+    assert.equal(existsSync(join(s.d.te.dir, 'approved-file')), false, 'nothing runs before the answer');
+    s.t.write('a');
+    await s.t.waitFor(PROMPT, 10_000, from);
+    for (let i = 0; i < 50 && !existsSync(join(s.d.te.dir, 'approved-file')); i++) await sleep(20);
+    assert.ok(existsSync(join(s.d.te.dir, 'approved-file')));
+
+    const from2 = s.t.output().length;
+    s.t.write('touch denied-file\r');
+    await s.t.waitFor('answer: ', 10_000, from2);
+    s.t.write('z'); // not an offered answer: ignored
+    s.t.write('d');
+    await s.t.waitFor(/gate-sh: denied: .*touch denied-file/, 10_000, from2);
+    await s.t.waitFor(PROMPT, 10_000, from2);
+    assert.equal(existsSync(join(s.d.te.dir, 'denied-file')), false);
+  } finally {
+    await s.done();
+  }
+});
+
+test('Ctrl-C stops a sleep and a builtin loop; Ctrl-Z stops a job and returns to the prompt', { timeout: 60_000 }, async () => {
+  const s = await shell();
+  try {
+    await s.line('x=kept');
+    let from = s.t.output().length;
+    s.t.write('sleep 30.5; echo not-reached\r');
+    await waitProc('30.5');
+    s.t.write('\x03');
+    await s.t.waitFor(PROMPT, 5000, from + 5);
+    assert.equal(await s.line('echo "$? $x"'), '130 kept\r\n');
+    from = s.t.output().length;
+    s.t.write('while :; do :; done\r');
+    await sleep(1000);
+    s.t.write('\x03');
+    await s.t.waitFor(PROMPT, 5000, from + 5);
+    from = s.t.output().length;
+    s.t.write('sleep 31\r');
+    await waitProc('31');
+    s.t.write('\x1a');
+    await s.t.waitFor(PROMPT, 5000, from + 5);
+    assert.match(s.t.output().subarray(from).toString(), /Stopped\s+sleep 31/);
+    assert.match(await s.line('jobs'), /Stopped\s+sleep 31/);
+    assert.match(await s.line('kill %1; wait; echo killed'), /killed/);
+  } finally {
+    await s.done();
+  }
+});
+
+test('resize is seen by stty size; less with a keypress; invalid UTF-8 printed survives', { timeout: 60_000 }, async () => {
+  const s = await shell({ rows: 10 });
+  try {
+    assert.equal(await s.line('stty size'), '10 80\r\n');
+    s.t.pty.resize(132, 50);
+    await sleep(200);
+    assert.equal(await s.line('stty size'), '50 132\r\n');
+    s.t.pty.resize(80, 10);
+    await sleep(200);
+    const from = s.t.output().length;
+    s.t.write('seq 1 500 | less\r');
+    await s.t.waitFor(/\b9\r?\n/, 10_000, from);
+    s.t.write('q');
+    await s.t.waitFor(PROMPT, 10_000, from + 5);
+    const out = await s.line(`printf 'A\\xff\\xfe\\x80Z\\n'`);
+    assert.deepEqual(Buffer.from(out, 'latin1'), Buffer.from([0x41, 0xff, 0xfe, 0x80, 0x5a, 0x0d, 0x0a]));
+  } finally {
+    await s.done();
+  }
+});
+
+test('a 1 MB paste into a command of the session arrives intact', { timeout: 60_000 }, async () => {
+  const s = await shell();
+  try {
+    let paste = '';
+    for (let i = 0; paste.length < 1 << 20; i++) paste += String(i).padStart(8, '0') + 'y'.repeat(55) + '\n';
+    const want = createHash('sha256').update(paste).digest('hex');
+    const from = s.t.output().length;
+    s.t.write('stty -echo; echo go; sha256sum; stty echo\r');
+    await s.t.waitFor('go\r\n', 10_000, from);
+    s.t.write(paste);
+    s.t.write('\x04');
+    await s.t.waitFor(want, 60_000, from);
+    await s.t.waitFor(PROMPT, 10_000, from + 5);
+  } finally {
+    await s.done();
+  }
+});
+
+test('terminal closed under a running command: the session gets SIGHUP, nothing lingers', { timeout: 60_000 }, async () => {
+  const s = await shell();
+  try {
+    const tag = `1000.${process.pid}`;
+    s.t.write(`(trap '' HUP; sleep ${tag}) & sleep ${tag}\r`);
+    const alive = () => pidsWith(tag);
+    for (let i = 0; alive().length < 2 && i < 250; i++) await sleep(20);
+    assert.equal(alive().length, 2, s.t.text());
+    (s.t.pty as unknown as { destroy(): void }).destroy();
+    for (let i = 0; alive().length > 0 && i < 150; i++) await sleep(20);
+    assert.deepEqual(alive(), []);
+  } finally {
+    await s.done();
+  }
+});
+
+/** live processes with `arg` among their arguments */
+function pidsWith(arg: string): number[] {
+  const out: number[] = [];
+  for (const e of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(e)) continue;
+    try {
+      const st = readFileSync(`/proc/${e}/stat`, 'latin1');
+      if (st[st.lastIndexOf(')') + 2] === 'Z') continue;
+      if (readFileSync(`/proc/${e}/cmdline`, 'latin1').split('\0').slice(1).includes(arg)) out.push(Number(e));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+async function waitProc(arg: string): Promise<void> {
+  for (let i = 0; pidsWith(arg).length === 0 && i < 500; i++) await sleep(20);
+  assert.ok(pidsWith(arg).length > 0, `a process running with ${arg}`);
+}
