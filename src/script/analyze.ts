@@ -76,7 +76,7 @@ function analyze(script: string, opts: AnalyzeOptions, depth: number, retries = 
   if (w.commands.length === 0) return { kind: 'plain', commands: [], ops: [] };
   if (src.length > SECOND_OPINION_MAX_BYTES)
     return complex([`script larger than ${SECOND_OPINION_MAX_BYTES} bytes: too large for the second parser`], flatten(w.literal));
-  const disagreement = compare(w.commands, askSecondOpinion(parsed.file, src));
+  const disagreement = compare(w.commands, askSecondOpinion(parsed.file, src, w.ansiC));
   if (disagreement) return complex([`parsers disagree: ${disagreement}`], flatten(w.literal));
   return { kind: 'plain', commands: w.commands, ops: w.ops };
 }
@@ -91,15 +91,22 @@ function badText(script: string): string | null {
   return null;
 }
 
-/** bash-parser per chunk of whole top-level statements (it is quadratic in its input). */
-function askSecondOpinion(file: MvNode, src: Buffer): OpinionCommand[] | string {
+/**
+ * bash-parser per chunk of whole top-level statements (it is quadratic in its input). It throws on
+ * `$'..'`, so those strings are masked as `'___'` (same number of code points, so its offsets still
+ * fit the real text); the words themselves are read from the real text and unquoted independently.
+ */
+function askSecondOpinion(file: MvNode, src: Buffer, ansiC: [number, number][]): OpinionCommand[] | string {
   const stmts = list(file.Stmts);
   const out: OpinionCommand[] = [];
   for (let i = 0; i < stmts.length; ) {
     const start = span(stmts[i])[0];
     let j = i;
     while (j + 1 < stmts.length && span(stmts[j + 1])[1] - start <= CHUNK_BYTES) j++;
-    const op = secondOpinion(src.subarray(start, span(stmts[j])[1]).toString('utf8'));
+    const end = span(stmts[j])[1];
+    const text = src.subarray(start, end).toString('utf8');
+    const spans = ansiC.filter(([a, b]) => a >= start && b <= end).map(([a, b]): [number, number] => [a - start, b - start]);
+    const op = secondOpinion(spans.length ? mask(src.subarray(start, end), spans) : text, text);
     if (!op.ok) return op.error;
     out.push(...op.commands);
     i = j + 1;
@@ -121,6 +128,19 @@ function compare(mine: Subcommand[], theirs: OpinionCommand[] | string): string 
 
 function sameWords(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Each byte span replaced by '_..._' quoted, with as many code points as it had. */
+function mask(chunk: Buffer, spans: [number, number][]): string {
+  let out = '';
+  let from = 0;
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+    out += chunk.subarray(from, a).toString('utf8');
+    const n = [...chunk.subarray(a, b).toString('utf8')].length;
+    out += `'${'_'.repeat(Math.max(0, n - 2))}'`;
+    from = b;
+  }
+  return out + chunk.subarray(from).toString('utf8');
 }
 
 /** The source with a backslash inserted before each given byte offset. */

@@ -23,10 +23,11 @@ export interface OpinionCommand {
 }
 export type Opinion = { ok: true; commands: OpinionCommand[] } | { ok: false; error: string };
 
-export function secondOpinion(src: string): Opinion {
+/** `parsed` is what bash-parser reads (the source with `$'..'` masked); words come from `src`. */
+export function secondOpinion(parsed: string, src: string = parsed): Opinion {
   let ast: BpNode;
   try {
-    ast = bashParser()(src, { insertLOC: true });
+    ast = bashParser()(parsed, { insertLOC: true });
   } catch (e) {
     return { ok: false, error: `bash-parser failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
   }

@@ -25,6 +25,8 @@ export interface WalkResult {
   literal: Subcommand[];
   /** Byte offsets of `#` characters the parser took for a comment inside a word (see hashAfter). */
   hashes: number[];
+  /** Byte spans [start, end) of every `$'..'` string (bash-parser cannot parse them; see analyze.ts). */
+  ansiC: [number, number][];
 }
 
 /** Builtins after which a later `ls` may not run the program ls (aliases, hashed paths, loaded builtins). */
@@ -57,7 +59,7 @@ export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResul
     w.stmt(stmts[i], true);
     if (i + 1 < stmts.length) w.ops.push(stmts[i].Background ? '&' : validPos(stmts[i].Semicolon) ? ';' : '\n');
   }
-  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes };
+  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes, ansiC: w.ansiC };
 }
 
 class Walker {
@@ -66,6 +68,7 @@ class Walker {
   reasons: string[] = [];
   literal: Subcommand[] = [];
   hashes: number[] = [];
+  ansiC: [number, number][] = [];
   constructor(private src: Buffer, private hooks: WalkHooks) {}
 
   private complex(why: string, n: MvNode): void {
@@ -229,7 +232,8 @@ class Walker {
 
   private part(p: MvNode): void {
     switch (nodeType(p)) {
-      case 'Lit': case 'SglQuoted': case 'ExtGlob': case 'BraceExp': return;
+      case 'SglQuoted': if (p.Dollar) this.ansiC.push(span(p)); return;
+      case 'Lit': case 'ExtGlob': case 'BraceExp': return;
       case 'DblQuoted': for (const x of list(p.Parts)) this.part(x); return;
       case 'CmdSubst': case 'ProcSubst': return this.stmts(p.Stmts);
       case 'ArithmExp': return this.arith(p.X);

@@ -143,7 +143,10 @@ export const CORPUS: ['p' | 'c' | 'd', string][] = [
   ['c', 'echo ~'],
   ['c', 'echo ~/x'],
   ['c', 'echo a=~/x'],
-  ['c', "echo $'ansi\\tc'"],
+  ['p', "echo $'ansi\\tc'"],
+  ['p', "echo $'a\\'b' x$'\\x41\\101\\u00e9'y"],
+  ['p', "aa $'multi\\nline' && bb $'\\\\'"],
+  ['c', "echo $'nul\\0cut'"], // bash cuts the word at NUL: not exact, so not literal
   ['c', 'echo $"locale"'],
   ['c', 'FOO=$(aa) bb'],
   ['c', 'FOO=$HOME bb'],
