@@ -215,6 +215,10 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 static int gated_execve(const char *path, const char *program, char *const argv[], char *const envp[],
                         int (*doit)(const char *, char *const[], char *const[], void *), void *ctx) {
   char token[256] = "";
+  /* nothing there: the exec would fail anyway, so fail the same way without asking (and without ever
+   * calling the real exec: no window for the file to appear between a check and the exec). dash and
+   * execvp try every PATH entry; this keeps that cheap and quiet. */
+  if (path && *path && access(program, F_OK) != 0) return -1;
   int trusted = is_shim(program) || (G.then[0] && same_file(program, G.then));
   if (trusted) G.then[0] = 0;
   enum verdict v = trusted ? V_RUN : check(program, argv, envp, token, sizeof token);
@@ -374,6 +378,7 @@ static int gated_spawn(spawn_fn f, pid_t *pid, const char *path, const char *pro
                        const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at, char *const argv[],
                        char *const envp[]) {
   char token[256] = "";
+  if (access(program, F_OK) != 0) return errno;
   enum verdict v = is_shim(program) ? V_RUN : check(program, argv, envp, token, sizeof token);
   if (v == V_DENY || v == V_ERROR) return EACCES;
   char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL);
