@@ -4,6 +4,7 @@ case "$1" in
   exit) exit "$2" ;;
   info) echo "ppid=$PPID"; [ -t 0 ] && echo stdin-tty; [ -t 1 ] && echo stdout-tty; echo "preload=${LD_PRELOAD-}"; echo "pythonpath=${PYTHONPATH-}"; echo "cwd=$PWD" ;;
   cat) tr a-z A-Z ;;
+  write) echo written > "$2" ;;
   sleep) echo $$ > "$2"; sleep 100 ;;
   signal) kill -TERM $$ ;;
 esac

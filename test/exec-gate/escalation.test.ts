@@ -136,3 +136,20 @@ while True:
 sys.stdout.flush()
 print(json.dumps(json.loads(data[4:].decode())))
 `;
+
+test('inside the turn sandbox (bubblewrap): rm is denied, writes outside fail, an allowed command escalates out of it', async (t) => {
+  const rig = await startRig({
+    rules: [`prefix_rule(pattern=["${ESC}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["rm"], decision="forbidden")'],
+    config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n',
+  });
+  t.after(async () => (killAll(), rig.stop()));
+  const outside = join(rig.te.dir, 'outside');
+  writeFileSync(join(rig.work, 'victim'), 'x');
+  const r = await inFile(rig, `rm victim; echo rm=$?; echo x > ${outside}-direct; echo direct=$?; ${ESC} write ${outside}; echo esc=$?`);
+  assert.match(r.stdout, /rm=126/, r.stderr);
+  assert.match(r.stdout, /direct=1/, r.stderr);
+  assert.match(r.stdout, /esc=0/, r.stderr);
+  assert.ok(existsSync(join(rig.work, 'victim')));
+  assert.ok(!existsSync(`${outside}-direct`), 'a direct write left the sandbox');
+  assert.equal(readFileSync(outside, 'utf8'), 'written\n');
+});

@@ -41,11 +41,13 @@ export async function waitFor<T>(f: () => T | undefined | Promise<T | undefined>
 }
 
 /** rules: lines of a .rules file; approve: attach the auto-approver. */
-export async function startRig(o: { rules: string[]; approve?: boolean; env?: Record<string, string> }): Promise<Rig> {
-  const te = tempEnv({ GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1', ...(o.env ?? {}) });
+export async function startRig(o: { rules: string[]; approve?: boolean; env?: Record<string, string>; config?: string }): Promise<Rig> {
+  // no turn sandbox unless a config says otherwise: these tests are about the exec gate
+  const te = tempEnv({ ...(o.config ? {} : { GATE_SANDBOX_MODE: 'danger-full-access' }), GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1', ...(o.env ?? {}) });
   const env = te.env;
   mkdirSync(join(env.GATE_HOME, 'rules'), { recursive: true });
   writeFileSync(join(env.GATE_HOME, 'rules', 'default.rules'), o.rules.join('\n') + '\n');
+  if (o.config) writeFileSync(join(env.GATE_HOME, 'config.toml'), o.config);
   const work = join(te.dir, 'w');
   mkdirSync(work);
   const paths = gatePaths(env);
