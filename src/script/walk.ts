@@ -8,6 +8,7 @@
 import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, validPos, type MvNode } from './mvdan.js';
 import { wordValue, type WordValue } from './word.js';
 import type { ListOp, Subcommand } from './types.js';
+import { sameShellEffect } from './same-shell.js';
 
 export interface WalkHooks {
   /** Wrappers and nested shells for an argv. */
@@ -27,27 +28,6 @@ export interface WalkResult {
   hashes: number[];
   /** Byte spans [start, end) of every `$'..'` string (bash-parser cannot parse them; see analyze.ts). */
   ansiC: [number, number][];
-}
-
-/** Builtins after which a later `ls` may not run the program ls (aliases, hashed paths, loaded builtins). */
-const RESOLUTION_CHANGERS = new Set(['alias', 'hash', 'enable', 'shopt']);
-
-/**
- * Builtins that make this same shell run commands that are not subcommands of the list (eval, source,
- * a trap's command string): the script is complex. (Opaque in a wrapper: unwrapCommand says so.)
- */
-function runsInThisShell(words: string[]): string | null {
-  let i = 0;
-  while (words[i] === 'command' || words[i] === 'builtin') {
-    i++;
-    while (words[i]?.startsWith('-')) i++;
-  }
-  const name = words[i];
-  if (name === 'eval' || name === 'source' || name === '.') return `${name} runs commands in this shell`;
-  const action = words[i + 1];
-  if (name === 'trap' && action !== undefined && action !== '' && action !== '-' && !action.startsWith('-') && words.length > i + 2)
-    return 'trap sets a command string to run later';
-  return null;
 }
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
@@ -160,9 +140,8 @@ class Walker {
     }
     if (top) {
       if (!assignsLiteral) this.complex('non-literal assignment', c);
-      if (RESOLUTION_CHANGERS.has(name.value)) this.complex(`${name.value} changes what later command names run`, c);
-      const runs = runsInThisShell(values.map((v) => (v.literal ? v.value : '')));
-      if (runs) this.complex(runs, c);
+      const effect = sameShellEffect(values.map((v) => (v.literal ? v.value : '')));
+      if (effect) this.complex(effect, c);
       values.forEach((v, i) => {
         if (!v.literal) this.complex(v.reason.replace(/ at .*$/, ''), args[i]);
       });

@@ -6,11 +6,10 @@
  */
 import { basename } from 'node:path';
 import type { ScriptAnalysis, Unwrapped } from './types.js';
+import { GRAMMARS } from './wrapper-grammars.js';
+import { opaqueReason } from './opaque.js';
 
 export type ScriptAnalyzer = (script: string) => ScriptAnalysis;
-
-/** Where the inner command starts, or why it cannot be seen. `null` start: the wrapper runs nothing. */
-type Step = { start: number | null; opaque?: string; more?: string[][] };
 
 const MAX_DEPTH = 8;
 
@@ -26,7 +25,7 @@ export function unwrapWith(argv: string[], analyze: ScriptAnalyzer, depth = 0): 
       inner.push(...shell.inner);
       return { inner, opaque: opaque ?? shell.opaque };
     }
-    const grammar = GRAMMARS[name];
+    const grammar = Object.hasOwn(GRAMMARS, name) ? GRAMMARS[name] : undefined;
     if (grammar) {
       const step = grammar(cur);
       if (step.more) for (const m of step.more) pushUnwrapped(inner, m, analyze, depth, (o) => (opaque ??= o));
@@ -36,8 +35,8 @@ export function unwrapWith(argv: string[], analyze: ScriptAnalyzer, depth = 0): 
       inner.push(cur);
       continue;
     }
-    const why = OPAQUE[name] ?? inlineCode(name, cur);
-    if (why) opaque ??= `${name} ${why}`;
+    const why = opaqueReason(name, cur);
+    if (why) opaque ??= why;
     break;
   }
   return opaque === undefined ? { inner } : { inner, opaque };
@@ -89,152 +88,4 @@ function shellStep(argv: string[], analyze: ScriptAnalyzer, depth: number): Unwr
   }
   if (a.kind === 'complex') opaque = `${name} -c script is complex: ${a.reasons.join('; ')}`;
   return opaque === undefined ? { inner } : { inner, opaque };
-}
-
-// ---- option grammars ----
-
-interface Grammar {
-  /** Short options that take a value (`-u NAME` or `-uNAME`). */
-  shortArg?: string;
-  /** Long options that take a value (`--user NAME` or `--user=NAME`). */
-  longArg?: string[];
-  /** Options after which nothing we can see runs, with the reason (`-S` for env). */
-  opaqueOpts?: Record<string, string>;
-  /** Options after which the wrapper runs nothing (`command -v`). */
-  noRun?: string;
-  /** Skip NAME=VALUE words before the command. */
-  assignments?: boolean;
-  /** Positional words before the command (timeout's DURATION). */
-  positional?: number;
-  /** Numeric short options like `nice -10`. */
-  numericOpt?: boolean;
-  /** A lone `-` is an option (env: same as -i). */
-  dashOption?: boolean;
-}
-
-function optionGrammar(g: Grammar): (argv: string[]) => Step {
-  return (argv) => {
-    let i = 1;
-    for (; i < argv.length; i++) {
-      const a = argv[i];
-      if (a === '--') { i++; break; }
-      if (a === '-' && g.dashOption) continue;
-      if (a.startsWith('--') && a.length > 2) {
-        const [name] = a.split('=', 1);
-        if (g.opaqueOpts && name in g.opaqueOpts) return { start: null, opaque: g.opaqueOpts[name] };
-        if (g.noRun && g.noRun.split(' ').includes(name)) return { start: null };
-        if (g.longArg?.includes(name) && !a.includes('=')) i++;
-        continue;
-      }
-      if (a.startsWith('-') && a.length > 1) {
-        if (g.numericOpt && /^-\d+$/.test(a)) continue;
-        for (let k = 1; k < a.length; k++) {
-          const ch = '-' + a[k];
-          if (g.opaqueOpts && ch in g.opaqueOpts) return { start: null, opaque: g.opaqueOpts[ch] };
-          if (g.noRun && g.noRun.split(' ').includes(ch)) return { start: null };
-          if (g.shortArg?.includes(a[k])) {
-            if (k === a.length - 1) i++;
-            break;
-          }
-        }
-        continue;
-      }
-      if (g.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) continue;
-      break;
-    }
-    i += g.positional ?? 0;
-    return { start: i < argv.length ? i : null };
-  };
-}
-
-function findExec(argv: string[]): Step {
-  const more: string[][] = [];
-  for (let i = 1; i < argv.length; i++) {
-    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(argv[i])) continue;
-    let j = i + 1;
-    while (j < argv.length && argv[j] !== ';' && !(argv[j] === '+' && argv[j - 1] === '{}')) j++;
-    if (j > i + 1) more.push(argv.slice(i + 1, j));
-    i = j;
-  }
-  return { start: null, more };
-}
-
-function xargsStep(argv: string[]): Step {
-  const s = optionGrammar({ shortArg: 'IiEedLlnPsa', longArg: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--max-lines', '--process-slot-var'] })(argv);
-  // xargs with no command runs echo; its arguments come from stdin (not visible here).
-  if (s.start === null) return { start: null, more: [['echo']] };
-  return s;
-}
-
-const GRAMMARS: Record<string, (argv: string[]) => Step> = {
-  env: optionGrammar({ shortArg: 'uC', longArg: ['--unset', '--chdir'], opaqueOpts: { '-S': 'split-string (-S) command is opaque', '--split-string': 'split-string command is opaque' }, assignments: true, dashOption: true }),
-  timeout: optionGrammar({ shortArg: 'ks', longArg: ['--kill-after', '--signal'], positional: 1 }),
-  nice: optionGrammar({ shortArg: 'n', longArg: ['--adjustment'], numericOpt: true }),
-  nohup: optionGrammar({}),
-  stdbuf: optionGrammar({ shortArg: 'ioe', longArg: ['--input', '--output', '--error'] }),
-  time: optionGrammar({ shortArg: 'fo', longArg: ['--format', '--output'] }),
-  command: optionGrammar({ noRun: '-v -V' }),
-  exec: optionGrammar({ shortArg: 'a' }),
-  builtin: optionGrammar({}),
-  sudo: optionGrammar({
-    shortArg: 'CDghprtTUu', longArg: ['--close-from', '--chdir', '--group', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--user'],
-    opaqueOpts: { '-s': 'runs a shell (-s)', '--shell': 'runs a shell', '-i': 'runs a login shell (-i)', '--login': 'runs a login shell', '-e': 'edits files (sudoedit)', '--edit': 'edits files (sudoedit)' },
-    noRun: '-l --list -v --validate -k -K --reset-timestamp --remove-timestamp -V --version -h --help',
-    assignments: true,
-  }),
-  doas: optionGrammar({ shortArg: 'uC', opaqueOpts: { '-s': 'runs a shell (-s)' }, noRun: '-L' }),
-  xargs: xargsStep,
-  find: findExec,
-};
-
-/** Programs that run commands we cannot see (a command string, a remote shell, a script). */
-const OPAQUE: Record<string, string> = {
-  eval: 'evaluates a string as a script',
-  source: 'runs a script file in this shell',
-  '.': 'runs a script file in this shell',
-  su: 'runs a shell as another user',
-  ssh: 'runs a remote command',
-  watch: 'runs a command string',
-  parallel: 'runs command strings',
-  flock: 'runs a command or command string',
-  script: 'runs a command string',
-  busybox: 'runs applets and shells',
-  fish: 'runs a shell',
-  tcsh: 'runs a shell',
-  csh: 'runs a shell',
-  chroot: 'runs a command in another root',
-  setsid: 'runs a command',
-  taskset: 'runs a command',
-  ionice: 'runs a command',
-  chrt: 'runs a command',
-  unshare: 'runs a command',
-  nsenter: 'runs a command',
-  runuser: 'runs a command as another user',
-  pkexec: 'runs a command as another user',
-  strace: 'runs a command',
-  ltrace: 'runs a command',
-  fakeroot: 'runs a command',
-  'systemd-run': 'runs a command',
-  'start-stop-daemon': 'runs a command',
-  expect: 'runs a script',
-  tmux: 'runs command strings',
-  screen: 'runs commands',
-  xterm: 'runs a command',
-};
-
-/** Interpreters given code on the command line (`python3 -c`, `perl -e`, `node -e`): the code is opaque. */
-const INLINE_CODE: [RegExp, string[]][] = [
-  [/^python[0-9.]*$/, ['-c']],
-  [/^(perl|ruby|lua[0-9.]*|osascript)$/, ['-e', '-E']],
-  [/^(node|nodejs|bun)$/, ['-e', '--eval', '-p', '--print']],
-  [/^php$/, ['-r']],
-];
-
-function inlineCode(name: string, argv: string[]): string | undefined {
-  for (const [re, flags] of INLINE_CODE) {
-    if (!re.test(name)) continue;
-    if (argv.slice(1).some((a) => flags.includes(a) || flags.some((f) => f.length === 2 && a.startsWith('-') && !a.startsWith('--') && a.includes(f[1]))))
-      return 'runs code given on the command line';
-  }
-  return undefined;
 }

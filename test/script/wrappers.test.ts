@@ -96,6 +96,13 @@ test('eval, source, . and trap strings run commands in this shell: complex, comm
   for (const s of ["trap '' INT", 'trap - EXIT', 'trap -p']) assert.equal(analyzeScript(s).kind, 'plain', s);
 });
 
+test('program names that are Object.prototype keys are ordinary programs', () => {
+  for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'])
+    assert.deepEqual(unwrapCommand([name, '-u', 'x', 'rm']), { inner: [] }, name);
+  const a = analyzeScript('constructor x && toString y');
+  assert.ok(a.kind === 'plain' && a.commands.every((c) => c.inner.length === 0 && !c.opaque));
+});
+
 test('nested shells deeper than the limit are opaque, not a stack overflow', () => {
   let s = 'rm x';
   for (let i = 0; i < 11; i++) s = `bash -c ${"'" + s.replace(/'/g, "'\\''") + "'"}`;

@@ -1,0 +1,102 @@
+/**
+ * Option grammars of the wrappers gate-sh sees through: where each one's inner command starts.
+ * `start: null` means the wrapper runs nothing we can see (or nothing at all, like `command -v`).
+ */
+
+/** Where the inner command starts, or why it cannot be seen; `more`: further commands (find -exec). */
+export type Step = { start: number | null; opaque?: string; more?: string[][] };
+
+interface Grammar {
+  /** Short options that take a value (`-u NAME` or `-uNAME`). */
+  shortArg?: string;
+  /** Long options that take a value (`--user NAME` or `--user=NAME`). */
+  longArg?: string[];
+  /** Options after which nothing we can see runs, with the reason (`-S` for env). */
+  opaqueOpts?: Record<string, string>;
+  /** Options after which the wrapper runs nothing (`command -v`). */
+  noRun?: string;
+  /** Skip NAME=VALUE words before the command. */
+  assignments?: boolean;
+  /** Positional words before the command (timeout's DURATION). */
+  positional?: number;
+  /** Numeric short options like `nice -10`. */
+  numericOpt?: boolean;
+  /** A lone `-` is an option (env: same as -i). */
+  dashOption?: boolean;
+}
+
+function optionGrammar(g: Grammar): (argv: string[]) => Step {
+  return (argv) => {
+    let i = 1;
+    for (; i < argv.length; i++) {
+      const a = argv[i];
+      if (a === '--') { i++; break; }
+      if (a === '-' && g.dashOption) continue;
+      if (a.startsWith('--') && a.length > 2) {
+        const [name] = a.split('=', 1);
+        if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, name)) return { start: null, opaque: g.opaqueOpts[name] };
+        if (g.noRun && g.noRun.split(' ').includes(name)) return { start: null };
+        if (g.longArg?.includes(name) && !a.includes('=')) i++;
+        continue;
+      }
+      if (a.startsWith('-') && a.length > 1) {
+        if (g.numericOpt && /^-\d+$/.test(a)) continue;
+        for (let k = 1; k < a.length; k++) {
+          const ch = '-' + a[k];
+          if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, ch)) return { start: null, opaque: g.opaqueOpts[ch] };
+          if (g.noRun && g.noRun.split(' ').includes(ch)) return { start: null };
+          if (g.shortArg?.includes(a[k])) {
+            if (k === a.length - 1) i++;
+            break;
+          }
+        }
+        continue;
+      }
+      if (g.assignments && /^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) continue;
+      break;
+    }
+    i += g.positional ?? 0;
+    return { start: i < argv.length ? i : null };
+  };
+}
+
+function findExec(argv: string[]): Step {
+  const more: string[][] = [];
+  for (let i = 1; i < argv.length; i++) {
+    if (!['-exec', '-execdir', '-ok', '-okdir'].includes(argv[i])) continue;
+    let j = i + 1;
+    while (j < argv.length && argv[j] !== ';' && !(argv[j] === '+' && argv[j - 1] === '{}')) j++;
+    if (j > i + 1) more.push(argv.slice(i + 1, j));
+    i = j;
+  }
+  return { start: null, more };
+}
+
+function xargsStep(argv: string[]): Step {
+  const s = optionGrammar({ shortArg: 'IiEedLlnPsa', longArg: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--max-lines', '--process-slot-var'] })(argv);
+  // xargs with no command runs echo; its arguments come from stdin (not visible here).
+  if (s.start === null) return { start: null, more: [['echo']] };
+  return s;
+}
+
+export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
+  env: optionGrammar({ shortArg: 'uC', longArg: ['--unset', '--chdir'], opaqueOpts: { '-S': 'split-string (-S) command is opaque', '--split-string': 'split-string command is opaque' }, assignments: true, dashOption: true }),
+  timeout: optionGrammar({ shortArg: 'ks', longArg: ['--kill-after', '--signal'], positional: 1 }),
+  nice: optionGrammar({ shortArg: 'n', longArg: ['--adjustment'], numericOpt: true }),
+  nohup: optionGrammar({}),
+  stdbuf: optionGrammar({ shortArg: 'ioe', longArg: ['--input', '--output', '--error'] }),
+  time: optionGrammar({ shortArg: 'fo', longArg: ['--format', '--output'] }),
+  command: optionGrammar({ noRun: '-v -V' }),
+  exec: optionGrammar({ shortArg: 'a' }),
+  builtin: optionGrammar({}),
+  sudo: optionGrammar({
+    shortArg: 'CDghprtTUu', longArg: ['--close-from', '--chdir', '--group', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--user'],
+    opaqueOpts: { '-s': 'runs a shell (-s)', '--shell': 'runs a shell', '-i': 'runs a login shell (-i)', '--login': 'runs a login shell', '-e': 'edits files (sudoedit)', '--edit': 'edits files (sudoedit)' },
+    noRun: '-l --list -v --validate -k -K --reset-timestamp --remove-timestamp -V --version -h --help',
+    assignments: true,
+  }),
+  doas: optionGrammar({ shortArg: 'uC', opaqueOpts: { '-s': 'runs a shell (-s)' }, noRun: '-L' }),
+  xargs: xargsStep,
+  find: findExec,
+};
+
