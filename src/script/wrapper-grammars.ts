@@ -73,14 +73,15 @@ function findExec(argv: string[]): Step {
 }
 
 function xargsStep(argv: string[]): Step {
-  const s = optionGrammar({ shortArg: 'IiEedLlnPsa', longArg: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--max-lines', '--process-slot-var'] })(argv);
+  // -i[R], -e[EOF], -l[N] take their value only when attached
+  const s = optionGrammar({ shortArg: 'IEdLnPsa', longArg: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--max-lines', '--process-slot-var'] })(argv);
   // xargs with no command runs echo; its arguments come from stdin (not visible here).
   if (s.start === null) return { start: null, more: [['echo']] };
   return s;
 }
 
 export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
-  env: optionGrammar({ shortArg: 'uC', longArg: ['--unset', '--chdir'], opaqueOpts: { '-S': 'split-string (-S) command is opaque', '--split-string': 'split-string command is opaque' }, assignments: true, dashOption: true }),
+  env: optionGrammar({ shortArg: 'uCa', longArg: ['--unset', '--chdir', '--argv0'], opaqueOpts: { '-S': 'split-string (-S) command is opaque', '--split-string': 'split-string command is opaque' }, assignments: true, dashOption: true }),
   timeout: optionGrammar({ shortArg: 'ks', longArg: ['--kill-after', '--signal'], positional: 1 }),
   nice: optionGrammar({ shortArg: 'n', longArg: ['--adjustment'], numericOpt: true }),
   nohup: optionGrammar({}),
@@ -90,7 +91,7 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   exec: optionGrammar({ shortArg: 'a' }),
   builtin: optionGrammar({}),
   sudo: optionGrammar({
-    shortArg: 'CDghprtTUu', longArg: ['--close-from', '--chdir', '--group', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--user'],
+    shortArg: 'CDghprRtTUu', longArg: ['--close-from', '--chdir', '--chroot', '--group', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--user'],
     opaqueOpts: { '-s': 'runs a shell (-s)', '--shell': 'runs a shell', '-i': 'runs a login shell (-i)', '--login': 'runs a login shell', '-e': 'edits files (sudoedit)', '--edit': 'edits files (sudoedit)' },
     noRun: '-l --list -v --validate -k -K --reset-timestamp --remove-timestamp -V --version -h --help',
     assignments: true,
