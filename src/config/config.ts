@@ -18,7 +18,8 @@ export interface GateConfig {
   git_read_only: boolean;
   /** audit log path; undefined = the default ($GATE_HOME/audit.jsonl) */
   audit_log?: string;
-  risk_assessor?: string;
+  /** advisory risk assessor run for each prompt: argv, or a string run by /bin/sh -c (src/integrations/risk-assessor.ts) */
+  risk_assessor?: string | string[];
 }
 
 export const DEFAULT_CONFIG: GateConfig = {
@@ -76,8 +77,11 @@ export function configFromTable(t: Record<string, unknown>, where: string, base:
     out.audit_log = t.audit_log;
   }
   if (t.risk_assessor !== undefined) {
-    if (typeof t.risk_assessor !== 'string') throw new ConfigError(`${where}: 'risk_assessor' must be a string`);
-    out.risk_assessor = t.risk_assessor;
+    const r = t.risk_assessor;
+    const argv = Array.isArray(r) && r.length > 0 && r.every((w) => typeof w === 'string') && r[0] !== '';
+    if (!(typeof r === 'string' && r.trim() !== '') && !argv)
+      throw new ConfigError(`${where}: 'risk_assessor' must be a command string or a non-empty list of strings (argv)`);
+    out.risk_assessor = r as string | string[];
   }
   return out;
 }

@@ -1,7 +1,11 @@
 /**
  * The approval channel: `approval.sock`, a Unix stream socket speaking JSON lines, in a folder that is never
  * mounted into sandboxes. Requests (`{op, re?}`; `re` is echoed so a client can match answers):
- *   attach {name}                 → attached; then prompt / resolved events as they happen
+ *   attach {name, kind?, descendants_of?}
+ *                                 → attached; then prompt / resolved events as they happen. `kind`
+ *                                   (console, host, mcp-elicitation) lets the session filter approvers
+ *                                   (reject.mcp_elicitations); `descendants_of: pid` shows only prompts of
+ *                                   runs whose outermost gate-sh descends from that pid (an MCP server's own)
  *   answer {approval_id, decision} → answer {ok, error?}   (first answer wins)
  *   status                        → status {status}
  *   config-get                    → config {config}
@@ -13,7 +17,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { configView } from '../config/config.js';
 import { checkSocketPath } from '../protocol/paths.js';
 import type { ReviewDecision } from '../protocol/action.js';
-import type { Approver, PromptEvent, ResolvedEvent } from './approver.js';
+import type { Approver, ApproverKind, PromptEvent, ResolvedEvent } from './approver.js';
+import { isDescendant } from './proc-tree.js';
 import type { Daemon } from './daemon.js';
 
 const MAX_LINE = 1 << 20;
@@ -63,6 +68,7 @@ export class ApprovalServer {
     this.conns.add(c);
     let buf = '';
     let detach: (() => void) | undefined;
+    let approver: Approver | undefined;
     let name = 'console';
     const send = (o: Record<string, unknown>): void => {
       if (c.writable) c.write(JSON.stringify(o) + '\n');
@@ -100,17 +106,22 @@ export class ApprovalServer {
           if (req.op === 'attach') {
             if (detach) throw new Error('already attached');
             name = typeof req.name === 'string' && req.name ? req.name.slice(0, 64) : `console-${c.remotePort ?? this.conns.size}`;
-            const approver: Approver = {
+            const kind = parseKind(req.kind);
+            const root = req.descendants_of;
+            if (root !== undefined && (!Number.isInteger(root) || (root as number) <= 1)) throw new Error('"descendants_of" must be a process id');
+            approver = {
               name,
+              kind,
+              ...(root !== undefined ? { accepts: (p: PromptEvent) => p.client_pid !== undefined && isDescendant(p.client_pid, root as number) } : {}),
               prompt: (p: PromptEvent) => send({ type: 'prompt', ...p }),
               resolved: (r: ResolvedEvent) => send({ type: 'resolved', ...r }),
             };
-            reply({ type: 'attached', name });
+            reply({ type: 'attached', name, kind });
             detach = this.daemon.broker.attach(approver);
             this.log(`approver '${name}' attached`);
           } else if (req.op === 'answer' || (req.op === undefined && typeof req.approval_id === 'string')) {
             const id = String(req.approval_id ?? '');
-            const r = this.daemon.broker.answer(id, parseDecision(req.decision), name);
+            const r = this.daemon.broker.answer(id, parseDecision(req.decision), name, approver);
             reply({ type: 'answer', approval_id: id, ...r });
           } else if (req.op === 'status') reply({ type: 'status', status: this.daemon.status() });
           else if (req.op === 'config-get') reply({ type: 'config', config: configView(this.daemon.config) });
@@ -128,6 +139,12 @@ export class ApprovalServer {
       }
     });
   }
+}
+
+function parseKind(v: unknown): ApproverKind {
+  if (v === undefined) return 'console';
+  if (v === 'console' || v === 'host' || v === 'mcp-elicitation') return v;
+  throw new Error(`invalid approver kind ${JSON.stringify(v)}: expected console, host or mcp-elicitation`);
 }
 
 /** Wire form of a ReviewDecision: a string kind, or Codex's `{approved_execpolicy_amendment: {...}}`. */

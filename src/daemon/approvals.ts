@@ -30,12 +30,27 @@ export class ApprovalBroker {
   private readonly pending = new Map<string, Pending>();
   private readonly answered = new Map<string, string>(); // approval_id → approver (recent)
 
-  constructor(private readonly timeoutMs: () => number) {}
+  /** `eligible`: a session-wide filter on top of each approver's own `accepts` (e.g. reject.mcp_elicitations) */
+  constructor(
+    private readonly timeoutMs: () => number,
+    private readonly eligible: (a: Approver, p: PromptEvent) => boolean = () => true,
+  ) {}
 
   attach(a: Approver): () => void {
     this.approvers.add(a);
-    for (const p of this.pending.values()) a.prompt(p.event);
+    for (const p of this.pending.values()) if (this.shows(a, p.event)) a.prompt(p.event);
     return () => this.approvers.delete(a);
+  }
+
+  /** Whether a prompt goes to this approver. */
+  shows(a: Approver, p: PromptEvent): boolean {
+    return this.eligible(a, p) && (a.accepts?.(p) ?? true);
+  }
+
+  /** Whether anyone would be shown a prompt like this (fields the filters read: client_pid, run_id, ...). */
+  hasApproverFor(p: PromptEvent): boolean {
+    for (const a of this.approvers) if (this.shows(a, p)) return true;
+    return false;
   }
 
   approverNames(): string[] {
@@ -47,18 +62,18 @@ export class ApprovalBroker {
   }
 
   /** Ask. `done` resolves with the answer, or a denial when nobody can answer; it never rejects. */
-  ask(req: PromptRequest): { approval_id: string; done: Promise<ApprovalOutcome> } {
-    const approval_id = randomUUID();
-    if (this.approvers.size === 0) return { approval_id, done: Promise.resolve({ approval_id, decision: 'denied', approver: 'daemon', auto: 'no-approver' }) };
+  ask(req: PromptRequest, approval_id: string = randomUUID()): { approval_id: string; done: Promise<ApprovalOutcome> } {
     const ms = this.timeoutMs();
     const now = Date.now();
     const event: PromptEvent = { ...req, approval_id, created_at: new Date(now).toISOString(), expires_at: new Date(now + ms).toISOString() };
+    const to = [...this.approvers].filter((a) => this.shows(a, event));
+    if (to.length === 0) return { approval_id, done: Promise.resolve({ approval_id, decision: 'denied', approver: 'daemon', auto: 'no-approver' }) };
     const done = new Promise<ApprovalOutcome>((resolve) => {
       const p: Pending = { event, resolve };
       p.timer = setTimeout(() => this.finish(approval_id, { approval_id, decision: 'denied', approver: 'daemon', auto: 'timeout' }, 'timed out'), ms);
       this.pending.set(approval_id, p);
     });
-    for (const a of this.approvers) safe(() => a.prompt(event));
+    for (const a of to) safe(() => a.prompt(event));
     return { approval_id, done };
   }
 
@@ -67,12 +82,14 @@ export class ApprovalBroker {
     for (const id of ids) this.finish(id, { approval_id: id, decision: 'abort', approver: 'daemon', auto: 'cancelled' }, note);
   }
 
-  answer(approval_id: string, decision: ReviewDecision, approver: string): AnswerResult {
+  /** `from`: the attached approver answering, held to the prompts it is shown (an MCP server answers only its own runs). */
+  answer(approval_id: string, decision: ReviewDecision, approver: string, from?: Approver): AnswerResult {
     const p = this.pending.get(approval_id);
     if (!p) {
       const by = this.answered.get(approval_id);
       return { ok: false, error: by ? `already answered (by ${by})` : `no pending prompt ${approval_id}` };
     }
+    if (from && !this.shows(from, p.event)) return { ok: false, error: `prompt ${approval_id} is not shown to '${from.name}'` };
     const offered = p.event.available_decisions.find((d) => reviewDecisionKind(d) === reviewDecisionKind(decision));
     if (!offered) return { ok: false, error: `'${reviewDecisionKind(decision)}' is not offered for ${approval_id} (offered: ${p.event.available_decisions.map(reviewDecisionKind).join(', ')})` };
     // An amendment answer always appends the proposed rule, never a prefix the approver typed.

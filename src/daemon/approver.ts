@@ -27,7 +27,19 @@ export interface PromptEvent {
   sandbox_permissions?: string;
   created_at: string;
   expires_at?: string;
+  /** pid of the outermost gate-sh of the run (nested runs inherit it), for approvers that answer only their own runs */
+  client_pid?: number;
+  /** the configured risk assessor's view, when it answered in time (it never changes a decision) */
+  risk_assessment?: RiskAssessment;
 }
+
+export interface RiskAssessment {
+  summary: string;
+  risk_level: 'low' | 'medium' | 'high';
+}
+
+/** What kind of frontend an approver is; `mcp-elicitation` approvers follow `reject.mcp_elicitations`. */
+export type ApproverKind = 'console' | 'terminal' | 'host' | 'mcp-elicitation';
 
 export interface ResolvedEvent {
   approval_id: string;
@@ -39,6 +51,9 @@ export interface ResolvedEvent {
 
 export interface Approver {
   readonly name: string;
+  readonly kind?: ApproverKind;
+  /** only these prompts are shown to (and may be answered by) this approver; default: every prompt */
+  accepts?(p: PromptEvent): boolean;
   prompt(p: PromptEvent): void;
   resolved(r: ResolvedEvent): void;
 }

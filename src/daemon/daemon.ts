@@ -3,6 +3,7 @@
  * policy, the approval broker, the session cache and the run table, and writes the audit log. Transport
  * lives in protocol/server.ts, the approval channel in approval-server.ts, process lifecycle in main.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { ProtocolError, type Envelope } from '../protocol/codec.js';
 import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type PreflightReply, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
 import { deny, formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
@@ -20,6 +21,8 @@ import { newEscalationToken, type EscalationRunner } from './escalation.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { RunTable, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
+import type { Approver, PromptEvent, RiskAssessment } from './approver.js';
+import { assessRisk } from '../integrations/risk-assessor.js';
 
 export interface DaemonDeps<P> {
   paths: GatePaths;
@@ -49,7 +52,7 @@ export class Daemon<P> {
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
-    this.broker = new ApprovalBroker(() => this.config.approval_timeout_ms);
+    this.broker = new ApprovalBroker(() => this.config.approval_timeout_ms, (a) => this.mayAsk(a));
     this.deciderPolicy = deps.policy.current;
     this.decider = deps.deciderFor(this.deciderPolicy);
   }
@@ -75,6 +78,12 @@ export class Daemon<P> {
     }
   }
 
+  /** Decide one throw-away script so the parsers are loaded and compiled before the first real client. */
+  warmUp(): void {
+    const req = { v: PROTOCOL_VERSION, id: 'warm-up', type: 'preflight' as const, shell: 'bash', flag: '-c' as const, script: 'cd /tmp && ls -la | grep x; echo "$(date)" > /dev/null', cwd: '/', pid: process.pid, sandbox_permissions: 'use_default' as const };
+    for (let i = 0; i < 3; i++) this.currentDecider().preflight(req, this.decideContext());
+  }
+
   info(): Record<string, unknown> {
     return { pid: process.pid, session: this.deps.paths.session, protocol: PROTOCOL_VERSION, started_at: this.startedAt.toISOString(), decider: this.decider.name };
   }
@@ -96,7 +105,8 @@ export class Daemon<P> {
     const req = validatePreflight(msg);
     this.counters.preflight++;
     const check = this.currentDecider().preflight(req, this.decideContext());
-    const run = this.runs.create({ cwd: req.cwd, pid: req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions });
+    const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
+    const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions });
     // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
     const asked: string[] = [];
@@ -176,7 +186,7 @@ export class Daemon<P> {
         extraSource = { kind: 'session', approval_id: cached };
       } else {
         this.counters.prompts++;
-        const ask = this.broker.ask({
+        const prompt = {
           run_id: runId,
           origin,
           command: s.argv,
@@ -189,8 +199,12 @@ export class Daemon<P> {
           available_decisions: s.available_decisions,
           requested_permissions: run?.additional_permissions,
           sandbox_permissions: run?.sandbox_permissions,
-        });
-        onAsk(ask.approval_id);
+          client_pid: run?.root_pid,
+        };
+        const approvalId = randomUUID();
+        onAsk(approvalId);
+        const risk = await this.assess(prompt, approvalId);
+        const ask = this.broker.ask(risk ? { ...prompt, risk_assessment: risk } : prompt, approvalId);
         outcome = await ask.done;
         action = await this.applyAnswer(s, outcome, cmd);
         extraSource = { kind: 'approval', approval_id: outcome.approval_id, answer: reviewDecisionKind(outcome.decision), approver: outcome.approver };
@@ -234,6 +248,23 @@ export class Daemon<P> {
       }
     }
     return s.action;
+  }
+
+  /** `reject.mcp_elicitations`: MCP elicitation approvers are never asked; the other approvers still are. */
+  private mayAsk(a: Approver): boolean {
+    const p = this.config.approval_policy;
+    return !(a.kind === 'mcp-elicitation' && typeof p === 'object' && p.reject.mcp_elicitations);
+  }
+
+  /** The optional risk assessor's view of a prompt (only when someone will see it); advisory, never a decision. */
+  private async assess(prompt: Omit<PromptEvent, 'approval_id' | 'created_at'>, approvalId: string): Promise<RiskAssessment | undefined> {
+    const assessor = this.config.risk_assessor;
+    if (assessor === undefined || !this.broker.hasApproverFor({ ...prompt, approval_id: approvalId, created_at: '' })) return undefined;
+    const { command, display, cwd, reason, matched_rule, origin, sandbox_permissions } = prompt;
+    return assessRisk(
+      { command, display, cwd, reason, matched_rule, origin, sandbox_permissions },
+      { assessor, onFailure: (why) => this.deps.log(`${approvalId}: ${why}`) },
+    );
   }
 
   /** Run-time configuration change from the approval channel. */

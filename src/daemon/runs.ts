@@ -10,6 +10,8 @@ export interface RunRecord {
   run_id: string;
   cwd: string;
   pid: number;
+  /** pid of the outermost gate-sh: this run's own pid, or its parent run's root_pid for a nested run */
+  root_pid: number;
   started: number;
   finished?: number;
   sandbox_permissions: SandboxPermissions;
