@@ -56,6 +56,9 @@ interface NativeDgram {
   socket(domain: number, type: number, proto: number, onRecv: (status: number, buf: Buffer | null) => void, onWritable: () => void): number;
   bind(fd: number, path: string): number;
   sendto(fd: number, buf: Buffer, off: number, len: number, path: string): number;
+  connect(fd: number, path: string): number;
+  /** connected send: 0 sent, 1 the peer's queue is full (the writable callback fires when it drains), <0 errno */
+  send(fd: number, buf: Buffer): number;
   close(fd: number): number;
 }
 
@@ -102,13 +105,21 @@ export class RequestClient {
   private readonly waiters = new Map<string, (m: Envelope) => void>();
   private closed = false;
   private lastError: RequestError | undefined;
+  /** senders waiting for the daemon's queue to drain */
+  private readonly writable: (() => void)[] = [];
 
   private constructor(
     readonly paths: GatePaths,
     readonly replyPath: string,
   ) {
     const n = this.native;
-    const fd = n.socket(n.AF_UNIX, n.SOCK_DGRAM, 0, (status, buf) => this.onDatagram(status, buf), () => undefined);
+    const fd = n.socket(
+      n.AF_UNIX,
+      n.SOCK_DGRAM,
+      0,
+      (status, buf) => this.onDatagram(status, buf),
+      () => this.writable.splice(0).forEach((f) => f()),
+    );
     if (fd < 0) throw new RequestError('protocol', `cannot create a datagram socket (${ERRNO[fd] ?? fd})`);
     this.fd = fd;
   }
@@ -139,30 +150,52 @@ export class RequestClient {
       if (err === -2) throw notRunning(paths.requestSock, `no folder ${paths.clientDir}`);
       throw new RequestError('not-running', `cannot bind a reply socket at ${replyPath} (${ERRNO[err] ?? err}); check 'gate status'`);
     }
+    // Connected, so a full daemon queue wakes us when it drains (the kernel only does that for connected
+    // senders) and only the daemon's socket can send us replies.
+    err = c.native.connect(c.fd, checkSocketPath(paths.requestSock));
+    if (err < 0) {
+      c.close();
+      throw notRunning(paths.requestSock, err === -111 ? 'stale socket' : err === -2 ? 'no socket' : `connect: ${ERRNO[err] ?? err}`);
+    }
     return c;
   }
 
+  /** 0 sent, -11 the daemon's queue is full, else a negative errno */
   private sendOnce(buf: Buffer): number {
-    return this.closed ? -9 : this.native.sendto(this.fd, buf, 0, buf.length, this.paths.requestSock);
+    if (this.closed) return -9;
+    const r = this.native.send(this.fd, buf);
+    return r === 1 ? -11 : r;
   }
 
-  /** Send one datagram; resolves when the kernel took it. EAGAIN (daemon busy) retries with backoff. */
-  private sendRaw(buf: Buffer): Promise<void> {
+  /**
+   * Send one datagram; resolves when the kernel took it. A full daemon queue (EAGAIN: max_dgram_qlen is
+   * small) is retried when the socket reports writable (or after a short timer, whichever comes first)
+   * until `budgetMs` is spent.
+   */
+  private sendRaw(buf: Buffer, budgetMs = 1000): Promise<void> {
+    const deadline = Date.now() + budgetMs;
     return new Promise((resolve, reject) => {
-      let delay = 1;
+      let delay = 2;
       const attempt = (): void => {
         if (this.closed) return reject(new RequestError('protocol', 'request client closed'));
         const code = this.sendOnce(buf);
         if (code === 0) return resolve();
-        // unconnected datagram sockets get no 'writable' event: back off on a timer, bounded (~0.5 s)
-        if (code === -11 && delay <= 256) {
-          setTimeout(attempt, delay);
-          delay *= 2;
+        if (code === -11 && Date.now() < deadline) {
+          let fired = false;
+          const again = (): void => {
+            if (fired) return;
+            fired = true;
+            clearTimeout(t);
+            attempt();
+          };
+          const t = setTimeout(again, delay);
+          delay = Math.min(delay * 2, 100);
+          this.writable.push(again);
           return;
         }
         if (code === -2) return reject(notRunning(this.paths.requestSock, 'no socket'));
         if (code === -111) return reject(notRunning(this.paths.requestSock, 'stale socket'));
-        if (code === -11) return reject(new RequestError('not-answering', `the gate daemon is overloaded (its queue stayed full); retry, or check 'gate status'`));
+        if (code === -11) return reject(new RequestError('not-answering', `the gate daemon is overloaded (its queue stayed full for ${(budgetMs / 1000).toFixed(1)} s); retry, or check 'gate status'`));
         reject(new RequestError('protocol', `send to ${this.paths.requestSock} failed (${ERRNO[code] ?? code})`));
       };
       attempt();
@@ -201,7 +234,7 @@ export class RequestClient {
       };
       let sent = false; // once the daemon took the request, its socket vanishing means it died meanwhile
       const send = (b: Buffer): void =>
-        void this.sendRaw(b).then(
+        void this.sendRaw(b, timeoutMs * (retries + 1)).then(
           () => (sent = true),
           (e: RequestError) => done(sent && e.kind === 'not-running' ? died(pending) : e),
         );
