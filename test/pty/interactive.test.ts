@@ -16,8 +16,8 @@ const PROMPT = /gate-sh:[^\r\n]*\$ /g;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A daemon (with rule lines, approval policy) and gate-sh on a terminal in its temp home. */
-async function shell(o: { rules?: string; policy?: string; rows?: number } = {}): Promise<{ d: DaemonProc; t: Term; line(s: string | Buffer, ms?: number): Promise<string>; done(): Promise<void> }> {
-  const d = await startDaemon({ env: FULL, args: o.policy ? ['--approval-policy', o.policy] : [] });
+async function shell(o: { rules?: string; policy?: string; rows?: number; sandbox?: string } = {}): Promise<{ d: DaemonProc; t: Term; line(s: string | Buffer, ms?: number): Promise<string>; done(): Promise<void> }> {
+  const d = await startDaemon({ env: { ...FULL, ...(o.sandbox ? { GATE_SANDBOX_MODE: o.sandbox } : {}) }, args: o.policy ? ['--approval-policy', o.policy] : [] });
   if (o.rules) {
     mkdirSync(join(d.te.env.GATE_HOME, 'rules'), { recursive: true });
     writeFileSync(join(d.te.env.GATE_HOME, 'rules', 'default.rules'), o.rules);
@@ -55,6 +55,17 @@ test('state is kept across lines: cd, exports, functions, aliases; read with a p
     assert.equal(await s.line('echo "$n"'), 'bob\r\n', 'read set the variable in the session');
     s.t.write('exit 3\r');
     assert.equal((await s.t.exit()).exitCode, 3);
+  } finally {
+    await s.done();
+  }
+});
+
+test('the session bash runs in the turn sandbox (workspace-write): the workspace is writable, / is not', { timeout: 60_000 }, async () => {
+  const s = await shell({ sandbox: 'workspace-write' });
+  try {
+    assert.equal(await s.line('echo hi > inside.txt && cat inside.txt && export A=1'), 'hi\r\n');
+    assert.match(await s.line('touch /etc/gate-sh-nope; echo "$? $A"'), /Read-only file system\r\n1 1\r\n$/);
+    assert.equal(existsSync('/etc/gate-sh-nope'), false);
   } finally {
     await s.done();
   }

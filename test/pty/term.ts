@@ -64,6 +64,11 @@ export class Term {
     return this.chunks[0] ?? Buffer.alloc(0);
   }
 
+  /** Forgets the output so far (long runs): offsets start again at 0. */
+  discard(): void {
+    this.chunks = [];
+  }
+
   text(): string {
     return this.output().toString('latin1');
   }
@@ -80,11 +85,18 @@ export class Term {
   /** Resolves when the output (from `from` on) contains `what`; rejects with the output so far on timeout. */
   async waitFor(what: string | RegExp | Buffer, timeoutMs = 10_000, from = 0): Promise<number> {
     const deadline = Date.now() + timeoutMs;
+    const needle = what instanceof RegExp ? undefined : typeof what === 'string' ? Buffer.from(what) : what;
+    let scan = from; // byte patterns: only look at what arrived since the last look
     for (;;) {
-      const out = this.output().subarray(from);
-      const at =
-        what instanceof RegExp ? out.toString('latin1').search(what) : out.indexOf(typeof what === 'string' ? Buffer.from(what) : what);
-      if (at >= 0) return from + at;
+      const all = this.output();
+      if (needle) {
+        const at = all.indexOf(needle, scan);
+        if (at >= 0) return at;
+        scan = Math.max(from, all.length - needle.length + 1);
+      } else {
+        const at = all.subarray(from).toString('latin1').search(what as RegExp);
+        if (at >= 0) return from + at;
+      }
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out waiting for ${String(what)}; output so far: ${JSON.stringify(this.text().slice(-2000))}`);
       await new Promise<void>((r) => {
