@@ -45,6 +45,8 @@ function callWords(c: MvNode): string[] | null {
   if (c.Assigns.$length > 0 || args.length === 0) return null;
   const name = list(args[0].Parts);
   if (name.length !== 1 || nodeType(name[0]) !== 'Lit') return null; // quoted name gives up
+  // tree-sitter-bash has its own nodes for these (test_command, unset_command): not whitelisted.
+  if (TREE_SITTER_SPECIAL.has(str(name[0].Value))) return null;
   const words: string[] = [];
   for (const w of args) {
     const v = rawWord(w);
@@ -53,6 +55,8 @@ function callWords(c: MvNode): string[] | null {
   }
   return words;
 }
+
+const TREE_SITTER_SPECIAL = new Set(['[', 'unset', 'unsetenv']);
 
 /** word / number / "..." of string_content only / '...' / a concatenation of those; raw text. */
 function rawWord(w: MvNode): string | null {

@@ -33,6 +33,12 @@ test('observed_parse_gaps: the raw-word port reproduces Codex (gaps included)', 
   for (const v of vectors.observed_parse_gaps) assert.deepEqual(parseShellLcPlainCommands(['bash', '-lc', v.script]), v.plain, v.script);
 });
 
+test('tree-sitter nodes outside the whitelist give up as in Codex', () => {
+  for (const s of ['[ -f x ]', 'unset FOO', 'ls && [ -d y ]', 'export A=1', 'local x', 'let x=1', '[[ -f x ]]', 'time -p ls'])
+    assert.equal(parseShellLcPlainCommands(['bash', '-lc', s]), null, s);
+  assert.deepEqual(parseShellLcPlainCommands(['bash', '-lc', 'test -f x && echo [']), [['test', '-f', 'x'], ['echo', '[']]);
+});
+
 test('heredoc_prefix_cases: parseShellLcSingleCommandPrefix equals Codex', () => {
   for (const v of vectors.heredoc_prefix_cases) assert.deepEqual(parseShellLcSingleCommandPrefix(v.argv), v.prefix, v.argv[2]);
 });
