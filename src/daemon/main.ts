@@ -83,6 +83,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       log,
       requestStop: () => stop(),
     });
+    daemon.warmUp();
     const requests = new RequestServer({ requestSock: paths.requestSock, streamSock: paths.streamSock, handle: (m, c) => daemon.handle(m, c), log });
     await requests.start();
     cleanups.push(() => requests.close());
