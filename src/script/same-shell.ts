@@ -34,6 +34,7 @@ export function sameShellEffect(words: string[]): string | null {
   if (RESOLUTION_CHANGERS.has(name)) return `${name} changes what later command names run`;
   if (name === 'eval' || name === 'source' || name === '.') return `${name} runs commands in this shell`;
   if (name === 'compgen' || name === 'fc') return `${name} can run command strings`;
+  if (name === 'jobs' && words.slice(i + 1).some((a) => /^-[a-z]*x/.test(a))) return 'jobs -x runs a command';
   const args = words.slice(i + 1);
   if ((name === 'mapfile' || name === 'readarray') && args.some((a) => /^-[^-]*C/.test(a))) return `${name} -C runs a callback string`;
   // A literal variable name with a subscript (`unset 'a[$(rm x)]'`, `test -v`, `printf -v`, `read`) is

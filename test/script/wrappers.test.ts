@@ -104,7 +104,7 @@ test('eval, source, . and trap strings run commands in this shell: complex, comm
 test('builtins that expand a subscript or run a callback from literal words: complex', () => {
   // each of these runs `rm x` in bash 5.2, although every word is quoted
   for (const s of ["unset 'a[$(rm x)]'", "test -v 'a[$(rm x)]'", "[ -v 'a[`rm x`]' ]", "printf -v 'a[$(rm x)]' y", "printf -v'a[$(rm x)]' y", "read 'a[$(rm x)]'",
-    "mapfile -C 'rm x' -c 1 a", "readarray -tC 'rm x' a", "compgen -C 'rm x' w", "command unset 'a[$(rm x)]'"])
+    "mapfile -C 'rm x' -c 1 a", "readarray -tC 'rm x' a", "compgen -C 'rm x' w", 'jobs -x rm x', "command unset 'a[$(rm x)]'"])
     assert.equal(analyzeScript(s).kind, 'complex', s);
   for (const s of ["printf '%s' 'a[$(x)]'", "echo 'a[$(x)]'", 'test -f a[1]'.replace('a[1]', "'a[1]'"), 'unset a', 'read -r line'])
     assert.equal(analyzeScript(s).kind, 'plain', s);
