@@ -7,7 +7,7 @@ import { codexHome, defaultRulesFile, gateHome, loadPolicy } from '../policy/loa
 import { appendAllowPrefixRule, formatAllowPrefixRule } from '../policy/amend.js';
 import type { Policy } from '../policy/policy.js';
 import type { Env } from '../protocol/paths.js';
-import { assessScript } from '../policy/assess.js';
+import { assessScript, type Assessment } from '../policy/assess.js';
 import { toWireSource, type VerdictSource } from '../policy/assess-types.js';
 import { decideIntercepted } from '../policy/intercepted.js';
 import { approvalKey } from '../policy/approval-key.js';
@@ -49,22 +49,40 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
   };
 }
 
+const CACHE_ENTRIES = 2048;
+const MAX_CACHED_KEY = 16 * 1024;
+
+/** A Decider for one loaded Policy (a reload makes a new one, and with it an empty assessment cache). */
 function policyDecider(policy: Policy, trusted: Env): Decider {
+  const cache = new Map<string, Assessment>();
   return {
     name: `per-subcommand assessment, ${policy.ruleCount} rules`,
     preflight(req, ctx) {
-      const a = assessScript(req.shell, req.flag, req.script, {
-        policy,
-        approvalPolicy: ctx.approvalPolicy,
-        sandboxPolicy: ctx.sandboxPolicy,
-        sandboxPermissions: req.sandbox_permissions,
-        additionalPermissions: req.additional_permissions,
-        prefixRule: req.prefix_rule ?? null,
-        gitReadOnly: ctx.gitReadOnly,
-      });
+      // The assessment is pure in these inputs (not the cwd), so repeated scripts skip the parsers.
+      const key = JSON.stringify([req.shell, req.flag, req.script, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null, ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]);
+      let a = cache.get(key);
+      if (a) {
+        cache.delete(key); // LRU: move to the back
+        cache.set(key, a);
+      } else {
+        a = assessScript(req.shell, req.flag, req.script, {
+          policy,
+          approvalPolicy: ctx.approvalPolicy,
+          sandboxPolicy: ctx.sandboxPolicy,
+          sandboxPermissions: req.sandbox_permissions,
+          additionalPermissions: req.additional_permissions,
+          prefixRule: req.prefix_rule ?? null,
+          gitReadOnly: ctx.gitReadOnly,
+        });
+        if (key.length <= MAX_CACHED_KEY) {
+          cache.set(key, a);
+          if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+        }
+      }
+      const assessment = a;
       return {
-        complex: a.complex,
-        subcommands: a.subcommands.map((s) =>
+        complex: assessment.complex,
+        subcommands: assessment.subcommands.map((s) =>
           toCheck(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined })),
         ),
       };

@@ -1,0 +1,80 @@
+/**
+ * Decision latency (repeated script: the daemon's assessment cache answers) of a warm daemon: a 10-subcommand script against a 1,000-rule policy, 8 concurrent
+ * clients over the real request socket (targets p50 ≤ 1 ms, p99 ≤ 5 ms). Also: exec-gate decisions and ping
+ * round trips, to separate transport from decision cost. Prints one JSON object on its last line.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempEnv } from '../helpers/env.js';
+import { RequestClient } from '../../src/protocol/client.js';
+import { startDaemon, killAll } from '../daemon/helpers.js';
+
+const SCRIPT = 'git status && ls -la src && cat README.md | grep -n gate; npm test && make build; tool17 sub x && echo done && pwd && wc -l notes.txt && tool999 sub y';
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return Number(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))].toFixed(3));
+}
+
+async function measure(clients: RequestClient[], perClient: number, msg: (ci: number, i: number) => Record<string, unknown>): Promise<number[]> {
+  const all: number[][] = await Promise.all(
+    clients.map(async (c, ci) => {
+      const ts: number[] = [];
+      for (let i = 0; i < perClient; i++) {
+        const t = performance.now();
+        const r = await c.request(msg(ci, i) as any, { timeoutMs: 10_000 });
+        ts.push(performance.now() - t);
+        if (r.type === 'error') throw new Error(JSON.stringify(r));
+      }
+      return ts;
+    }),
+  );
+  return all.flat();
+}
+
+async function main(): Promise<void> {
+  const te = tempEnv();
+  mkdirSync(join(te.env.GATE_HOME, 'rules'), { recursive: true });
+  const rules = Array.from({ length: 1000 }, (_, i) => `prefix_rule(pattern=["tool${i}", "sub"], decision="${i % 10 === 0 ? 'prompt' : 'allow'}")`);
+  rules.push('prefix_rule(pattern=["npm", "test"], decision="allow")', 'prefix_rule(pattern=["make"], decision="allow")');
+  writeFileSync(join(te.env.GATE_HOME, 'rules', 'bench.rules'), rules.join('\n') + '\n');
+  const d = await startDaemon({ te, args: ['--approval-policy', 'never', '--sandbox', 'workspace-write'] });
+  try {
+    const clients = Array.from({ length: 8 }, () => RequestClient.open(d.paths));
+    const preflight = (ci: number) => ({ type: 'preflight', shell: 'bash', flag: '-lc', script: SCRIPT, cwd: '/tmp', pid: ci, sandbox_permissions: 'use_default' });
+    await measure(clients, 10, preflight); // warm-up
+    const pf = await measure(clients, 100, preflight);
+    // a different script every time (no assessment cache hits): the parsers' cost shows
+    const unique = await measure(clients, 25, (ci, i) => ({ ...preflight(ci), script: SCRIPT.replace('echo done', `echo done-${ci}-${i}`) }));
+    const exec = await measure(clients, 200, (ci, i) => ({ type: 'exec', run_id: 'bench', program: `/usr/local/bin/tool${i % 1000}`, argv: [`tool${i % 1000}`, 'sub', String(ci)], cwd: '/tmp', pid: ci }));
+    const ping = await measure(clients, 200, () => ({ type: 'ping' }));
+    clients.forEach((c) => c.close());
+    console.log(
+      JSON.stringify({
+        preflight_10_subcommands_p50_ms: pct(pf, 50),
+        preflight_10_subcommands_p99_ms: pct(pf, 99),
+        target_p50_ms: 1,
+        target_p99_ms: 5,
+        preflight_uncached_p50_ms: pct(unique, 50),
+        preflight_uncached_p99_ms: pct(unique, 99),
+        exec_p50_ms: pct(exec, 50),
+        exec_p99_ms: pct(exec, 99),
+        ping_p50_ms: pct(ping, 50),
+        ping_p99_ms: pct(ping, 99),
+        clients: 8,
+        rules: 1002,
+        requests: pf.length + unique.length + exec.length + ping.length,
+      }),
+    );
+  } finally {
+    await d.stop();
+    await killAll();
+    te.cleanup();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  console.log(JSON.stringify({ error: String(e) }));
+  process.exitCode = 1;
+});
