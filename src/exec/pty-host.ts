@@ -22,8 +22,10 @@ export interface PtyHostOptions {
   cwd: string;
   /** the real terminal; defaults to process.stdin/stdout */
   io?: TerminalIO;
-  /** bytes the command reads on descriptor 3 (plan.ts: scripts too large for argv) */
-  fd3?: Buffer;
+  /** variables for the command only, not the wrapper around it (the exec gate's LD_PRELOAD, marks) */
+  lateEnv?: Record<string, string>;
+  /** a script the command reads on descriptor `fd` (plan.ts: scripts too large for argv) */
+  scriptFd?: { fd: number; data: Buffer };
   /** bash used for the wrapper (default /bin/bash) */
   bash?: string;
 }
@@ -34,18 +36,18 @@ const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGQUIT', 'SIGUSR1', 
 export function hostInPty(opts: PtyHostOptions): Promise<number> {
   const io = opts.io ?? processTerminal();
   const nonce = newNonce();
-  const fd3 = opts.fd3 === undefined ? undefined : privateFile(opts.fd3);
-  const [file, ...argv] = wrapperArgv(opts.bash ?? '/bin/bash', nonce, [opts.program, ...opts.args], fd3?.path);
+  const script = opts.scriptFd === undefined ? undefined : privateFile(opts.scriptFd.data);
+  const late = Object.entries(opts.lateEnv ?? {}).map(([k, v]) => `${k}=${v}`);
+  const [file, ...argv] = wrapperArgv(opts.bash ?? '/bin/bash', nonce, [opts.program, ...opts.args], { scriptFile: script?.path, scriptFd: opts.scriptFd?.fd, late });
   const env = { ...opts.env } as Record<string, string>;
   const size = terminalSize(io);
-  const pty: IPty = ptySpawn(file, argv, {
-    name: env.TERM || 'xterm-256color',
-    cols: size.cols,
-    rows: size.rows,
-    cwd: opts.cwd,
-    env,
-    encoding: null,
-  });
+  let pty: IPty;
+  try {
+    pty = ptySpawn(file, argv, { name: env.TERM || 'xterm-256color', cols: size.cols, rows: size.rows, cwd: opts.cwd, env, encoding: null });
+  } catch (e) {
+    script?.remove();
+    return Promise.reject(new Error(`gate-sh: cannot start ${opts.program} in a pseudo-terminal: ${(e as Error).message}`));
+  }
   return new Promise<number>((resolve) => {
     const scanner = new MarkerScanner(nonce);
     let restore = enterRaw(io);
@@ -55,7 +57,7 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
       if (finished) return;
       finished = true;
       cleanup();
-      fd3?.remove();
+      script?.remove();
       const done = () => resolve(status);
       if (hangUp) void hangUpSession(pty.pid).then(done);
       else {
@@ -135,6 +137,30 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
       restore();
     }
   });
+}
+
+/** Variables that must reach the command but not the wrapper bash: the exec gate's library and marks. */
+const LATE_KEYS = ['LD_PRELOAD', 'GATE_CHECKED', 'GATE_THEN', 'GATE_ESCALATE'];
+
+/**
+ * gate-sh's single-command PTY path (`--pty`, or a terminal where the command must not hold the real one):
+ * runs a RunPlan (plan.ts) in a PTY on the user's terminal. Inherited descriptors above 2 cannot cross a
+ * PTY spawn; the large-script descriptor is recreated by the wrapper.
+ */
+export function runPlanInPty(
+  plan: { program: string; args: string[]; env: Record<string, string>; cwd: string; scriptFd?: { fd: number; data: Buffer } },
+  callerEnv: Record<string, string | undefined>,
+  io?: TerminalIO,
+): Promise<number> {
+  const env: Record<string, string> = { ...plan.env };
+  const lateEnv: Record<string, string> = {};
+  for (const k of LATE_KEYS) {
+    if (env[k] === undefined || env[k] === callerEnv[k]) continue;
+    lateEnv[k] = env[k];
+    if (callerEnv[k] === undefined) delete env[k];
+    else env[k] = callerEnv[k]!;
+  }
+  return hostInPty({ program: plan.program, args: plan.args, env, lateEnv, cwd: plan.cwd, scriptFd: plan.scriptFd, io });
 }
 
 /** A 0600 file in a fresh 0700 folder (node-pty cannot pass extra descriptors; the wrapper opens it as fd 3). */

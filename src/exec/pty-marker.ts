@@ -49,16 +49,19 @@ export const STOPPED_PAYLOAD = 'T';
  * stops, the wrapper prints a STOPPED marker and stops itself; the host suspends gate-sh and, once
  * continued, continues the wrapper, which brings the job back with `fg`. Posix mode only silences bash's
  * "[1]+ Stopped" notice (the user's own shell prints one for gate-sh); it is not exported to the command.
- * `fd3File`: a file the command gets on descriptor 3 (a large script, see plan.ts).
+ * `extra.scriptFile`: a file the command gets on descriptor `extra.scriptFd` (a large script, see plan.ts);
+ * `extra.late`: K=V settings for the command only (the exec gate's LD_PRELOAD must not load into the wrapper).
  */
-export function wrapperArgv(bash: string, nonce: string, argv: readonly string[], fd3File?: string): string[] {
-  const open3 = fd3File === undefined ? '' : 'exec 3<"$1" || exit 126; shift; ';
+export function wrapperArgv(bash: string, nonce: string, argv: readonly string[], extra: { scriptFile?: string; scriptFd?: number; late?: readonly string[] } = {}): string[] {
+  const file = extra.scriptFile;
+  const open = file === undefined ? '' : `exec ${extra.scriptFd ?? 3}<"$1" || exit 126; shift; `;
   const stopped = `printf '\\033]7770;%s;%d;1;${STOPPED_PAYLOAD}\\007' "$0" "$__gate_s"`;
   const script =
-    `set -m -o posix; ${open3}"$@"; __gate_s=$?; ` +
+    `set -m -o posix; ${open}"$@"; __gate_s=$?; ` +
     `while [ -n "$(jobs -ps)" ]; do ${stopped}; kill -STOP $$; fg >/dev/null; __gate_s=$?; done; ` +
     `${markerPrintf('$0', '$__gate_s')}; kill -STOP $$; exit "$__gate_s"`;
-  return [bash, '--noprofile', '--norc', '-c', script, nonce, ...(fd3File === undefined ? [] : [fd3File]), ...argv];
+  const late = extra.late?.length ? ['/usr/bin/env', ...extra.late] : [];
+  return [bash, '--noprofile', '--norc', '-c', script, nonce, ...(file === undefined ? [] : [file]), ...late, ...argv];
 }
 
 const DIGITS = /^[0-9]{1,10}$/;

@@ -1,0 +1,50 @@
+/**
+ * The single-command PTY path with the real plan: pre-flight through a real daemon, the turn sandbox
+ * (bubblewrap) and the exec gate around bash, hosted in a PTY on a node-pty "terminal".
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
+import { approveConsole, startDaemon } from '../daemon/helpers.js';
+import { Term } from './term.js';
+
+const CLI = join(ROOT, 'dist', 'test', 'pty', 'fixtures', 'gate-pty-cli.js');
+
+test('gated PTY run: sandboxed, exec-gated, exit status and large scripts preserved', { timeout: 120_000 }, async () => {
+  const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'workspace-write', GATE_NO_AUTOSTART: '1' } });
+  try {
+    mkdirSync(join(d.te.env.GATE_HOME, 'rules'), { recursive: true });
+    writeFileSync(join(d.te.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["rm"], decision="forbidden", justification="no deleting")\n');
+    await new Promise((r) => setTimeout(r, 400));
+    writeFileSync(join(d.te.dir, 'keep'), 'x');
+    const run = async (script: string) => {
+      const file = join(d.te.dir, 'script.sh');
+      writeFileSync(file, script);
+      const t = new Term(process.execPath, [CLI, '--script-file', file], { env: d.te.env, cwd: d.te.dir });
+      const e = await t.exit(30_000);
+      return { status: e.exitCode, out: t.text() };
+    };
+    const a = await run('tty >/dev/null && echo "on a tty"; echo hi > w.txt; cat w.txt; exit 4');
+    assert.deepEqual(a, { status: 4, out: 'on a tty\r\nhi\r\n' });
+    const b = await run('touch /etc/gate-sh-nope');
+    assert.equal(b.status, 1);
+    assert.match(b.out, /Read-only file system/);
+    // pre-flight cannot see through $f: a human approves the opaque script; the exec gate still stops rm
+    const human = await approveConsole(d.te.env, 'human');
+    const pending = run('echo start; f=rm; $f -f keep; echo "after $?"');
+    const p = await human.next('prompt');
+    human.answer(p.approval_id, 'approved');
+    const c = await pending;
+    await human.close();
+    assert.match(c.out, /^start\r\n.*gate-sh: denied: .*rm.*\r\nafter 126\r\n$/s, 'the exec gate inside the PTY denies what pre-flight could not see');
+    assert.ok(existsSync(join(d.te.dir, 'keep')));
+    const big = `x='${'y'.repeat(200_000)}'; echo "\${#x} $0"`;
+    const e = await run(big);
+    assert.deepEqual(e, { status: 0, out: '200000 gate-sh\r\n' });
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
