@@ -9,6 +9,7 @@ import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunPlan } from './plan.js';
 import { exitStatus, forwardSignals } from './signals.js';
+import { sandboxSignalTarget } from './sandbox-signals.js';
 
 export interface RunResult {
   status: number;
@@ -77,8 +78,11 @@ export function runPlan(plan: RunPlan): Promise<RunResult> {
     }
     for (let fd = 3; fd <= top; fd++) stdio.push(plan.fds.includes(fd) ? fd : fd === plan.scriptFd?.fd ? (scriptFd as number) : 'ignore');
     const forwarder = forwardSignals();
-    const child = spawn(plan.program, plan.args, { stdio: stdio as StdioOptions, env: plan.env, cwd: plan.cwd, argv0: plan.program });
-    forwarder.attach(child);
+    // Under bubblewrap, bwrap gets its own session so a terminal's signals do not kill it (that would
+    // SIGKILL the script through --die-with-parent); the forwarder signals the script itself.
+    const sandboxed = plan.sandboxed === true;
+    const child = spawn(plan.program, plan.args, { stdio: stdio as StdioOptions, env: plan.env, cwd: plan.cwd, argv0: plan.program, detached: sandboxed });
+    forwarder.attach(sandboxed ? sandboxSignalTarget(child) : child);
     if (scriptFd !== undefined) closeSync(scriptFd); // the child holds its own copy
     child.on('error', (e) => {
       forwarder.dispose();

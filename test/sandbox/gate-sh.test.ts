@@ -1,0 +1,69 @@
+// gate-sh end to end under the turn sandbox: real daemon (workspace-write), real gate-sh, bash, bubblewrap,
+// exec gate and escalation runner.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { GATE_SH } from '../helpers/env.js';
+import { gateSh, run, startRig, waitFor, type Rig } from '../exec-gate/helpers.js';
+
+// Temp folders live under /tmp, which workspace-write makes writable: "outside" is under /var/tmp.
+let outside: string;
+let rig: Rig;
+before(async () => {
+  outside = mkdtempSync('/var/tmp/gate-out-');
+  rig = await startRig({ rules: ['prefix_rule(pattern=["cp"], decision="allow")'], env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+  mkdirSync(join(rig.work, '.git'));
+  writeFileSync(join(rig.work, '.git', 'config'), '[core]\n');
+});
+after(async () => {
+  await rig.stop();
+  rmSync(outside, { recursive: true, force: true });
+});
+
+test('a gated script runs in the turn sandbox: the workspace is writable, .git and the rest are not', async () => {
+  const r = await gateSh(rig, `echo in > f && echo ok; echo out > ${outside}/f; echo evil >> .git/config; exit 3`);
+  assert.equal(r.stdout, 'ok\n', r.stderr);
+  assert.equal(r.code, 3);
+  assert.equal(r.stderr.match(/Read-only file system/g)?.length, 2, r.stderr);
+  assert.equal(readFileSync(join(rig.work, 'f'), 'utf8'), 'in\n');
+  assert.ok(!existsSync(join(outside, 'f')));
+  assert.equal(readFileSync(join(rig.work, '.git', 'config'), 'utf8'), '[core]\n');
+});
+
+test('the approval socket is invisible to a gated script (a socket on a read-only mount could still be connected to)', async () => {
+  // `cat` on a socket: ENXIO when it is there, ENOENT when hidden (turn.test.ts connects for real)
+  const probe = `cat ${rig.paths.approvalSock}; ls ${rig.paths.sessionDir}`;
+  const outsideRun = await run('/bin/bash', ['-c', probe], { env: rig.env, cwd: rig.work });
+  assert.match(outsideRun.stderr, /No such device or address/);
+  const r = await gateSh(rig, probe);
+  assert.match(r.stderr, /approval\.sock: No such file or directory/);
+  assert.equal(r.stdout, 'req\n', 'only the request folder is visible in the session folder');
+});
+
+test('escalation: a script whose every command is explicitly allowed runs outside the sandbox; a mixed one stays inside', async () => {
+  const r = await gateSh(rig, `cp /etc/hostname ${outside}/esc`);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(readFileSync(join(outside, 'esc'), 'utf8'), readFileSync('/etc/hostname', 'utf8'));
+  const m = await gateSh(rig, `echo start; cp /etc/hostname ${outside}/mixed`);
+  assert.equal(m.stdout, 'start\n');
+  assert.match(m.stderr, /mixed': Read-only file system/);
+  assert.ok(!existsSync(join(outside, 'mixed')));
+});
+
+test('signals sent to gate-sh reach the sandboxed script: traps run, untrapped SIGTERM is 143', { timeout: 60_000 }, async () => {
+  for (const [script, want, status] of [
+    [`trap 'echo got-TERM; exit 42' TERM; echo ready; while :; do sleep 0.05; done`, 'ready\ngot-TERM\n', 42],
+    [`echo ready; while :; do sleep 0.05; done; echo after`, 'ready\n', 143],
+  ] as const) {
+    const c = spawn(GATE_SH, ['-c', script], { env: rig.env, cwd: rig.work, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    await waitFor(() => out.includes('ready'), 'the script to start');
+    c.kill('SIGTERM');
+    const [code, signal] = await new Promise<[number | null, string | null]>((res) => c.on('exit', (a, b) => res([a, b])));
+    assert.equal(out, want);
+    assert.equal(code ?? (signal === 'SIGTERM' ? 143 : -1), status);
+  }
+});
