@@ -1,0 +1,89 @@
+/**
+ * The MCP server's seat on the daemon's approval channel: attached as an `mcp-elicitation` approver that is
+ * shown only prompts of runs descending from this process (the gate-sh processes its `shell` calls start,
+ * and their nested runs). Each prompt becomes one elicitation; its answer goes back as a ReviewDecision. A
+ * prompt answered elsewhere first (another approver, the timeout) withdraws the elicitation. While a run's
+ * prompt is open its timeout clock is paused.
+ */
+import { ApprovalClient, type Line } from '../daemon/approval-client.js';
+import type { PromptEvent } from '../daemon/approver.js';
+import type { GatePaths } from '../protocol/paths.js';
+import { decisionForElicitation, elicitationFor, type ElicitationAnswer, type ElicitationParams } from './elicitation.js';
+
+export interface ElicitationApproverOptions {
+  paths: GatePaths;
+  /** ask the MCP client; rejects when the client fails or the signal aborts */
+  elicit(params: ElicitationParams, signal: AbortSignal): Promise<ElicitationAnswer>;
+  /** a prompt of the run started as this pid opened (true) or closed (false) */
+  onPromptOpen?(clientPid: number | undefined, open: boolean): void;
+  log(line: string): void;
+}
+
+export class ElicitationApprover {
+  private client?: ApprovalClient;
+  private connecting?: Promise<void>;
+  private readonly open = new Map<string, { abort: AbortController; pid?: number }>();
+
+  constructor(private readonly opts: ElicitationApproverOptions) {}
+
+  /** Attach unless attached (the daemon may have restarted since). */
+  ensure(): Promise<void> {
+    if (this.client) return Promise.resolve();
+    this.connecting ??= this.attach().finally(() => (this.connecting = undefined));
+    return this.connecting;
+  }
+
+  close(): void {
+    for (const o of this.open.values()) o.abort.abort();
+    this.client?.close();
+    this.client = undefined;
+  }
+
+  private async attach(): Promise<void> {
+    const c = await ApprovalClient.connect(this.opts.paths);
+    c.onEvent = (e) => this.onEvent(c, e);
+    c.onClose = () => {
+      if (this.client === c) this.client = undefined;
+      for (const [id, o] of this.open) this.settle(id, o);
+    };
+    await c.call('attach', { name: `mcp-${process.pid}`, kind: 'mcp-elicitation', descendants_of: process.pid });
+    this.client = c;
+  }
+
+  private onEvent(c: ApprovalClient, e: Line): void {
+    if (e.type === 'prompt') void this.ask(c, e as unknown as PromptEvent);
+    else if (e.type === 'resolved') {
+      const o = this.open.get(String(e.approval_id));
+      if (o) this.settle(String(e.approval_id), o);
+    }
+  }
+
+  private settle(id: string, o: { abort: AbortController; pid?: number }): void {
+    if (!this.open.delete(id)) return;
+    o.abort.abort();
+    this.opts.onPromptOpen?.(o.pid, false);
+  }
+
+  private async ask(c: ApprovalClient, p: PromptEvent): Promise<void> {
+    if (this.open.has(p.approval_id)) return;
+    const o = { abort: new AbortController(), pid: p.client_pid };
+    this.open.set(p.approval_id, o);
+    this.opts.onPromptOpen?.(p.client_pid, true);
+    let answer: ElicitationAnswer;
+    try {
+      answer = await this.opts.elicit(elicitationFor(p), o.abort.signal);
+    } catch (e) {
+      if (o.abort.signal.aborted) return; // answered elsewhere
+      // The client could not ask: fail closed now rather than at the approval timeout.
+      this.opts.log(`elicitation for ${p.approval_id} failed, answering abort: ${(e as Error).message}`);
+      answer = { action: 'cancel' };
+    }
+    const decision = decisionForElicitation(p, answer);
+    try {
+      const r = await c.call('answer', { approval_id: p.approval_id, decision });
+      if (!r.ok) this.opts.log(`answer for ${p.approval_id} not taken: ${String(r.error)}`);
+    } catch (e) {
+      this.opts.log(`answer for ${p.approval_id} failed: ${(e as Error).message}`);
+    }
+  }
+}

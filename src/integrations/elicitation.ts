@@ -1,0 +1,61 @@
+/**
+ * A prompt as an MCP elicitation, and an elicitation result as a ReviewDecision. Pure.
+ *
+ * The message starts with Codex's exact sentence (`Allow agent to run \`<cmd>\` in \`<cwd>\`?`); the reason,
+ * the matched rule and the risk assessment follow on their own lines. The schema is Codex's ("Execution
+ * Permission Request" with an optional `reason`) plus an optional `decision` enum of the approvals offered
+ * for this prompt, which a client may ignore: plain accept means `approved`.
+ *   accept  → the chosen approval (approved_for_session, approved_execpolicy_amendment) or approved
+ *   decline → denied (abort when denied is not offered)
+ *   cancel  → abort
+ */
+import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
+import type { PromptEvent } from '../daemon/approver.js';
+
+export interface ElicitationParams {
+  message: string;
+  requestedSchema: {
+    type: 'object';
+    title: string;
+    properties: Record<string, { type: 'string'; title?: string; description?: string; enum?: string[] }>;
+  };
+}
+
+export interface ElicitationAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  content?: Record<string, unknown>;
+}
+
+const APPROVALS: ReviewDecisionKind[] = ['approved', 'approved_for_session', 'approved_execpolicy_amendment'];
+
+export function elicitationFor(p: PromptEvent): ElicitationParams {
+  const lines = [`Allow agent to run \`${p.display}\` in \`${p.cwd}\`?`];
+  if (p.reason) lines.push(`Reason: ${p.reason}`);
+  if (p.matched_rule) lines.push(`Rule: ${p.matched_rule}`);
+  if (p.risk_assessment) lines.push(`Risk: ${p.risk_assessment.risk_level}: ${p.risk_assessment.summary}`);
+  if (p.amendment_rule) lines.push(`"approved_execpolicy_amendment" saves: ${p.amendment_rule}`);
+  const offered = p.available_decisions.map(reviewDecisionKind).filter((k) => APPROVALS.includes(k));
+  return {
+    message: lines.join('\n'),
+    requestedSchema: {
+      type: 'object',
+      title: 'Execution Permission Request',
+      properties: {
+        reason: { type: 'string', description: 'Optional reason for allowing or denying execution' },
+        ...(offered.length > 1 ? { decision: { type: 'string', description: 'How to approve (when accepting); default: approved', enum: offered } } : {}),
+      },
+    },
+  };
+}
+
+/** The ReviewDecision an elicitation answer stands for, always one the prompt offers (or abort). */
+export function decisionForElicitation(p: PromptEvent, a: ElicitationAnswer): ReviewDecision {
+  const offered = (k: ReviewDecisionKind): ReviewDecision | undefined => p.available_decisions.find((d) => reviewDecisionKind(d) === k);
+  if (a.action === 'accept') {
+    const chosen = a.content?.decision;
+    const k = APPROVALS.find((x) => x === chosen);
+    return (k && offered(k)) || offered('approved') || 'abort';
+  }
+  if (a.action === 'decline') return offered('denied') ?? 'abort';
+  return 'abort';
+}

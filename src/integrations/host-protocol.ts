@@ -1,0 +1,74 @@
+/**
+ * The JSON-RPC host API's shapes, after Codex's app-server (`item/commandExecution/requestApproval`,
+ * camelCase params, v2 decision names). Pure.
+ *
+ * Decisions (either spelling is accepted in answers; availableDecisions uses Codex's):
+ *   accept                                   ↔ approved
+ *   acceptForSession                         ↔ approved_for_session
+ *   {acceptWithExecpolicyAmendment: {execpolicy_amendment: [...]}}
+ *                                            ↔ approved_execpolicy_amendment (always the proposed rule)
+ *   decline                                  ↔ denied
+ *   cancel                                   ↔ abort
+ */
+import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
+import type { PromptEvent } from '../daemon/approver.js';
+
+export const REQUEST_APPROVAL = 'item/commandExecution/requestApproval';
+export const APPROVAL_RESOLVED = 'item/commandExecution/approvalResolved';
+export const ANSWER_REJECTED = 'item/commandExecution/answerRejected';
+
+export type HostDecision = 'accept' | 'acceptForSession' | { acceptWithExecpolicyAmendment: { execpolicy_amendment: string[] } } | 'decline' | 'cancel';
+
+const TO_HOST: Record<ReviewDecisionKind, string> = {
+  approved: 'accept',
+  approved_for_session: 'acceptForSession',
+  approved_execpolicy_amendment: 'acceptWithExecpolicyAmendment',
+  denied: 'decline',
+  abort: 'cancel',
+};
+const FROM_HOST: Record<string, ReviewDecisionKind> = Object.fromEntries(Object.entries(TO_HOST).map(([k, v]) => [v, k as ReviewDecisionKind]));
+
+export function hostDecision(d: ReviewDecision): HostDecision {
+  if (typeof d === 'object') return { acceptWithExecpolicyAmendment: { execpolicy_amendment: d.approved_execpolicy_amendment.proposed_execpolicy_amendment } };
+  return TO_HOST[d] as HostDecision;
+}
+
+/** The request a host receives for one prompt. */
+export function approvalRequestParams(p: PromptEvent): Record<string, unknown> {
+  return {
+    approvalId: p.approval_id,
+    runId: p.run_id,
+    origin: p.origin,
+    command: p.display,
+    commandArgv: p.command,
+    cwd: p.cwd,
+    reason: p.reason ?? null,
+    matchedRule: p.matched_rule ?? null,
+    proposedExecpolicyAmendment: p.proposed_execpolicy_amendment ?? null,
+    amendmentRule: p.amendment_rule ?? null,
+    availableDecisions: p.available_decisions.map(hostDecision),
+    ...(p.sandbox_permissions && p.sandbox_permissions !== 'use_default' ? { sandboxPermissions: p.sandbox_permissions, additionalPermissions: p.requested_permissions ?? null } : {}),
+    ...(p.risk_assessment ? { riskAssessment: { summary: p.risk_assessment.summary, riskLevel: p.risk_assessment.risk_level } } : {}),
+    ...(p.expires_at ? { expiresAt: p.expires_at } : {}),
+  };
+}
+
+/** A host's `{decision}` → the ReviewDecision to answer with, or an error message. */
+export function reviewDecisionFromHost(result: unknown): ReviewDecision | string {
+  const v = result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>).decision : undefined;
+  if (typeof v === 'string') {
+    const kind = FROM_HOST[v] ?? (Object.hasOwn(TO_HOST, v) ? (v as ReviewDecisionKind) : undefined);
+    if (kind === 'approved_execpolicy_amendment') return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
+    if (kind) return kind;
+  } else if (v && typeof v === 'object' && !Array.isArray(v)) {
+    // the proposed rule is always the one appended; a prefix the host sends is not used
+    if ('acceptWithExecpolicyAmendment' in v || 'approved_execpolicy_amendment' in v) return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
+  }
+  return `invalid decision ${JSON.stringify(v)}: expected {"decision": accept | acceptForSession | acceptWithExecpolicyAmendment | decline | cancel} (or approved, approved_for_session, approved_execpolicy_amendment, denied, abort)`;
+}
+
+export function resolvedParams(r: { approval_id: string; decision: ReviewDecision; approver: string; note?: string }): Record<string, unknown> {
+  return { approvalId: r.approval_id, decision: hostDecision(r.decision), reviewDecision: reviewDecisionKind(r.decision), approver: r.approver, ...(r.note ? { note: r.note } : {}) };
+}
+
+export { reviewDecisionKind };

@@ -1,0 +1,141 @@
+/**
+ * `gate mcp`: an MCP server (stdio) with Codex's shell-tool interface. The `shell` tool runs
+ * `gate-sh -c|-lc <command>` in `workdir` through the full gate and returns Codex's ExecResult as JSON text.
+ * Prompts of its own runs become elicitations when the client declared elicitation support (unless
+ * `reject.mcp_elicitations`); otherwise they go to the other approvers. `codex/sandbox-state/update`
+ * (request or notification) switches the session's turn sandbox policy on the daemon.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { approvalCall } from '../daemon/approval-client.js';
+import { ensureDaemon } from '../daemon/autostart.js';
+import { gatePaths } from '../protocol/paths.js';
+import { ElicitationApprover } from './elicitation-approver.js';
+import type { ElicitationAnswer } from './elicitation.js';
+import { SANDBOX_STATE_CAPABILITY, SANDBOX_STATE_METHOD, SANDBOX_STATE_VERSION, sandboxPolicyFromState, SandboxStateError } from './sandbox-state.js';
+import { startShell, ShellParamsError, type RunningShell, type ShellParams } from './shell-run.js';
+
+export interface McpServerOptions {
+  env: NodeJS.ProcessEnv;
+  /** gate-sh launcher (default: this installation's bin/gate-sh) */
+  gateSh?: string;
+  log?: (line: string) => void;
+}
+
+export interface GateMcp {
+  server: McpServer;
+  close(): Promise<void>;
+}
+
+const INSTRUCTIONS =
+  'This server provides a tool to execute shell commands and return their output. Every command goes through gate-sh: rules, approvals and the sandbox decide what runs.';
+
+export function createGateMcp(opts: McpServerOptions): GateMcp {
+  const log = opts.log ?? ((l: string) => void process.stderr.write(`gate mcp: ${l}\n`));
+  const paths = gatePaths(opts.env);
+  const server = new McpServer(
+    { name: 'gate-sh', version: '0.1.0' },
+    { capabilities: { tools: {}, experimental: { [SANDBOX_STATE_CAPABILITY]: { version: SANDBOX_STATE_VERSION } } }, instructions: INSTRUCTIONS },
+  );
+  const running = new Map<number, RunningShell>();
+  const approver = new ElicitationApprover({
+    paths,
+    elicit: async (params, signal): Promise<ElicitationAnswer> => {
+      const r = await server.server.elicitInput({ mode: 'form', ...params }, { signal, timeout: 24 * 3600_000 });
+      return { action: r.action, content: r.content as Record<string, unknown> | undefined };
+    },
+    onPromptOpen: (pid, open) => {
+      const s = pid === undefined ? undefined : running.get(pid);
+      if (open) s?.pause();
+      else s?.resume();
+    },
+    log,
+  });
+  const elicits = (): boolean => server.server.getClientCapabilities()?.elicitation?.form !== undefined;
+
+  /** The daemon answers (autostart as gate-sh would), and our approver is attached when the client can be asked. */
+  const ready = async (): Promise<void> => {
+    await ensureDaemon(opts.env);
+    if (elicits()) await approver.ensure();
+  };
+
+  server.registerTool(
+    'shell',
+    {
+      description: 'Runs a shell command and returns its output. You MUST provide the workdir as an absolute path.',
+      inputSchema: {
+        command: z.string().describe('The bash string to execute.'),
+        workdir: z.string().describe('The working directory to execute the command in. Must be an absolute path.'),
+        timeout_ms: z.number().int().min(0).optional().describe('The timeout for the command in milliseconds.'),
+        login: z.boolean().optional().describe('Launch Bash with -lc instead of -c: defaults to true.'),
+      },
+    },
+    async (params: ShellParams) => {
+      try {
+        await ready();
+      } catch (e) {
+        // gate-sh itself reports an unreachable daemon and runs nothing; keep going so the reason reaches the agent.
+        log(`approval channel: ${(e as Error).message}`);
+      }
+      let shell: RunningShell;
+      try {
+        shell = startShell(params, { env: opts.env, gateSh: opts.gateSh });
+      } catch (e) {
+        if (e instanceof ShellParamsError) throw new McpError(ErrorCode.InvalidParams, e.message);
+        throw e;
+      }
+      running.set(shell.pid, shell);
+      try {
+        const result = await shell.result;
+        return { content: [{ type: 'text' as const, text: JSON.stringify(result) }] };
+      } finally {
+        running.delete(shell.pid);
+      }
+    },
+  );
+
+  const applySandboxState = async (params: unknown): Promise<void> => {
+    let policy;
+    try {
+      policy = sandboxPolicyFromState(params);
+    } catch (e) {
+      if (e instanceof SandboxStateError) throw new McpError(ErrorCode.InvalidParams, e.message, params);
+      throw e;
+    }
+    try {
+      await ensureDaemon(opts.env);
+      await approvalCall(paths, 'config-set', { key: 'sandbox_mode', value: JSON.stringify(policy) });
+    } catch (e) {
+      throw new McpError(ErrorCode.InternalError, `cannot set the session sandbox policy: ${(e as Error).message}`);
+    }
+    log(`sandbox policy set to ${JSON.stringify(policy)}`);
+  };
+  const stateSchema = z.object({ method: z.literal(SANDBOX_STATE_METHOD), params: z.unknown().optional() });
+  server.server.setRequestHandler(stateSchema, async (req) => {
+    await applySandboxState(req.params);
+    return {};
+  });
+  server.server.setNotificationHandler(stateSchema, async (n) => {
+    await applySandboxState(n.params).catch((e: Error) => log(`sandbox state notification ignored: ${e.message}`));
+  });
+
+  return {
+    server,
+    async close() {
+      for (const s of running.values()) s.kill();
+      approver.close();
+      await server.close();
+    },
+  };
+}
+
+/** Serve on a transport until it closes or `until` resolves (stdin ended); then stop running calls. */
+export async function serveMcp(transport: Transport, opts: McpServerOptions, until?: Promise<void>): Promise<void> {
+  const gate = createGateMcp(opts);
+  const closed = new Promise<void>((resolve) => (gate.server.server.onclose = resolve));
+  await gate.server.connect(transport);
+  await Promise.race(until ? [closed, until] : [closed]);
+  await gate.close();
+}

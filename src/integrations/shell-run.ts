@@ -1,0 +1,171 @@
+/**
+ * One `shell` tool call: `gate-sh -c|-lc <command>` in `workdir`, through the full gate (pre-flight, daemon,
+ * sandbox, exec gate). stdout and stderr are captured together in arrival order; the timeout kills the whole
+ * process group. The clock can be paused while a human is being asked (Codex pauses its stopwatch for an
+ * elicitation), so a slow answer is not a timeout.
+ */
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** bin/gate-sh of this installation (dist/src/integrations/ → ../../..). */
+export const GATE_SH_BIN = join(resolve(fileURLToPath(import.meta.url), '../../../..'), 'bin', 'gate-sh');
+/** Codex's default exec timeout. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+/** Output kept per call: the first and last halves of this many bytes. */
+export const MAX_OUTPUT_BYTES = 1 << 20;
+
+export interface ShellParams {
+  command: string;
+  workdir: string;
+  timeout_ms?: number;
+  /** -lc instead of -c (default true) */
+  login?: boolean;
+}
+
+/** Codex's ExecResult (`duration` as serde serialises a Rust Duration). */
+export interface ShellResult {
+  exit_code: number;
+  output: string;
+  duration: { secs: number; nanos: number };
+  timed_out: boolean;
+}
+
+export interface RunningShell {
+  pid: number;
+  /** stop counting time towards the timeout (nested calls are counted) */
+  pause(): void;
+  resume(): void;
+  /** kill the process group now (the server is going away) */
+  kill(): void;
+  result: Promise<ShellResult>;
+}
+
+export interface ShellRunOptions {
+  env: NodeJS.ProcessEnv;
+  gateSh?: string;
+}
+
+export class ShellParamsError extends Error {}
+
+export function checkShellParams(p: ShellParams): void {
+  if (typeof p.command !== 'string') throw new ShellParamsError('command must be a string');
+  if (typeof p.workdir !== 'string' || !p.workdir.startsWith('/')) throw new ShellParamsError(`workdir must be an absolute path, not ${JSON.stringify(p.workdir)}`);
+  if (p.timeout_ms !== undefined && (!Number.isInteger(p.timeout_ms) || p.timeout_ms < 0)) throw new ShellParamsError('timeout_ms must be a non-negative integer');
+}
+
+export function startShell(p: ShellParams, opts: ShellRunOptions): RunningShell {
+  checkShellParams(p);
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [opts.gateSh ?? GATE_SH_BIN, p.login === false ? '-c' : '-lc', p.command], {
+    cwd: p.workdir,
+    env: opts.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true, // its own process group: the timeout kills everything it started
+  });
+  const out = new OutputBuffer(MAX_OUTPUT_BYTES);
+  child.stdout.on('data', (d: Buffer) => out.push(d));
+  child.stderr.on('data', (d: Buffer) => out.push(d));
+
+  let timedOut = false;
+  let remaining = p.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  let armedAt = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let pauses = 0;
+  const killGroup = (): void => {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+  };
+  const arm = (): void => {
+    armedAt = Date.now();
+    timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, remaining);
+  };
+  arm();
+
+  const result = new Promise<ShellResult>((resolveResult, reject) => {
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot start gate-sh (${opts.gateSh ?? GATE_SH_BIN}) in ${p.workdir}: ${e.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (!timedOut) killGroup(); // background jobs the script left behind
+      const ns = process.hrtime.bigint() - started;
+      resolveResult({
+        exit_code: code ?? 128 + signalNumber(signal),
+        output: out.text(),
+        duration: { secs: Number(ns / 1_000_000_000n), nanos: Number(ns % 1_000_000_000n) },
+        timed_out: timedOut,
+      });
+    });
+  });
+  return {
+    pid: child.pid ?? -1,
+    pause() {
+      if (pauses++ > 0 || timedOut) return;
+      clearTimeout(timer);
+      remaining = Math.max(0, remaining - (Date.now() - armedAt));
+    },
+    resume() {
+      if (pauses === 0 || --pauses > 0 || timedOut || child.exitCode !== null) return;
+      arm();
+    },
+    kill: killGroup,
+    result,
+  };
+}
+
+/** A signalled exit reads as bash would report it: 128 + the signal number. */
+function signalNumber(sig: NodeJS.Signals | null): number {
+  return sig ? (constants.signals as Record<string, number>)[sig] ?? 0 : 0;
+}
+
+/** Keeps the first and last halves of a bounded byte budget; decodes as UTF-8 once at the end. */
+class OutputBuffer {
+  private head: Buffer[] = [];
+  private headLen = 0;
+  private tail: Buffer[] = [];
+  private tailLen = 0;
+  private dropped = 0;
+
+  constructor(private readonly max: number) {}
+
+  push(b: Buffer): void {
+    const half = this.max >> 1;
+    if (this.headLen < half) {
+      const take = b.subarray(0, half - this.headLen);
+      this.head.push(take);
+      this.headLen += take.length;
+      b = b.subarray(take.length);
+    }
+    if (!b.length) return;
+    this.tail.push(b);
+    this.tailLen += b.length;
+    while (this.tailLen > half) {
+      const first = this.tail[0];
+      const excess = this.tailLen - half;
+      if (first.length <= excess) {
+        this.tail.shift();
+        this.tailLen -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.tail[0] = first.subarray(excess);
+        this.tailLen -= excess;
+        this.dropped += excess;
+      }
+    }
+  }
+
+  text(): string {
+    const head = Buffer.concat(this.head).toString('utf8');
+    const tail = Buffer.concat(this.tail).toString('utf8');
+    return this.dropped ? `${head}\n[... ${this.dropped} bytes of output omitted ...]\n${tail}` : head + tail;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * `gate mcp` driven by the SDK's own Client over real stdio, against a real daemon, real gate-sh, real
+ * bubblewrap: allow, forbidden, prompts accepted and declined via elicitation (also from a nested shell),
+ * timeouts, the sandbox-state update, clients without elicitation support, reject.mcp_elicitations.
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { approvalCall } from '../../src/daemon/approval-client.js';
+import { approveConsole, killAll, startDaemon, waitFor } from '../daemon/helpers.js';
+import { envWithRules, mcpSession } from './helpers.js';
+
+after(killAll);
+
+const RULES = `prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash")
+prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")
+prefix_rule(pattern=["echo"], decision="allow")
+`;
+
+test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell, timeout, sandbox state, no-elicitation clients', { timeout: 180_000 }, async () => {
+  const te = envWithRules(RULES);
+  const w = join(te.dir, 'w');
+  mkdirSync(w);
+  const d = await startDaemon({ te, args: ['--approval-policy', 'on-request'] });
+  const a = await mcpSession(te.env, { elicitation: true });
+  const b = await mcpSession(te.env, { elicitation: false });
+  try {
+    const tools = await a.client.listTools();
+    assert.deepEqual(tools.tools.map((t) => t.name), ['shell']);
+    assert.deepEqual(Object.keys(tools.tools[0].inputSchema.properties ?? {}).sort(), ['command', 'login', 'timeout_ms', 'workdir']);
+    assert.deepEqual(tools.tools[0].inputSchema.required, ['command', 'workdir']);
+    assert.deepEqual(a.client.getServerCapabilities()?.experimental, { 'codex/sandbox-state': { version: '1.0.0' } });
+
+    // allow: runs, output and status come back
+    let r = await a.shell({ command: 'echo hello; echo err >&2; exit 3', workdir: w });
+    assert.equal(r.exit_code, 3);
+    assert.equal(r.output, 'hello\nerr\n');
+    assert.equal(r.timed_out, false);
+    assert.ok(Number.isInteger(r.duration.secs) && Number.isInteger(r.duration.nanos));
+
+    // forbidden: nothing runs, nobody is asked
+    r = await a.shell({ command: `echo x > ${w}/kept && rm -f ${w}/kept`, workdir: w });
+    assert.equal(r.exit_code, 126);
+    assert.match(r.output, /use trash/);
+    assert.equal(existsSync(join(w, 'kept')), false);
+    assert.equal(a.elicitations.length, 0);
+
+    // prompt, accepted via elicitation (Codex's message and schema)
+    a.answers.push({ action: 'accept', content: { reason: 'fine' } });
+    r = await a.shell({ command: 'touch made', workdir: w, login: false });
+    assert.equal(r.exit_code, 0, r.output);
+    assert.ok(existsSync(join(w, 'made')));
+    assert.equal(a.elicitations.length, 1);
+    const e = a.elicitations[0] as unknown as { message: string; requestedSchema: { properties: Record<string, unknown> } };
+    assert.equal(e.message.split('\n')[0], `Allow agent to run \`touch made\` in \`${w}\`?`);
+    assert.match(e.message, /Reason: .*creates files/);
+    // (the SDK client strips the schema's "title"; elicitation.test.ts pins it on the server side)
+    assert.ok('reason' in e.requestedSchema.properties);
+
+    // prompt, declined: nothing runs
+    a.answers.push({ action: 'decline' });
+    r = await a.shell({ command: 'touch never', workdir: w });
+    assert.equal(r.exit_code, 126);
+    assert.match(r.output, /gate-sh: denied: touch never: User denied execution/);
+    assert.equal(existsSync(join(w, 'never')), false);
+
+    // cancel → abort
+    a.answers.push({ action: 'cancel' });
+    r = await a.shell({ command: 'touch never', workdir: w });
+    assert.equal(r.exit_code, 126);
+    assert.match(r.output, /User cancelled execution/);
+
+    // a nested shell's prompts belong to this client's run too: the outer pre-flight asks about the
+    // `bash -c`, and the exec gate inside the sandbox (nested run) asks about /usr/bin/touch itself
+    const n0 = a.elicitations.length;
+    a.answers.push({ action: 'accept', content: { decision: 'approved_for_session' } }, { action: 'accept' });
+    r = await a.shell({ command: `bash -c 'touch nested'`, workdir: w });
+    assert.equal(r.exit_code, 0, r.output);
+    assert.ok(existsSync(join(w, 'nested')));
+    assert.ok(a.elicitations.length > n0);
+    assert.match((a.elicitations.at(-1) as { message: string }).message, /^Allow agent to run `(\/usr\/bin\/)?touch nested`/);
+    a.answers.length = 0;
+
+    // timeout: the process group is killed; time spent in an elicitation does not count (paused)
+    r = await a.shell({ command: 'echo started; sleep 60', workdir: w, timeout_ms: 5000 });
+    assert.equal(r.timed_out, true);
+    assert.match(r.output, /started/);
+    assert.ok(r.duration.secs < 30);
+
+    // a client without elicitation support: its prompt goes to the other approvers — none → denied at once
+    const before = a.elicitations.length;
+    r = await b.shell({ command: 'touch by-b', workdir: w });
+    assert.equal(r.exit_code, 126);
+    assert.match(r.output, /no approver is attached/);
+    // ... and with a console attached, the console answers it; client a is never asked about b's run
+    const c = await approveConsole(te.env, 'human');
+    try {
+      const pending = b.shell({ command: 'touch by-b', workdir: w });
+      const p = await c.next('prompt');
+      assert.equal(p.display, 'touch by-b');
+      c.answer(p.approval_id, 'approved');
+      r = await pending;
+      assert.equal(r.exit_code, 0, r.output);
+      assert.equal(a.elicitations.length, before);
+
+      // reject.mcp_elicitations: client a's prompts go to the console instead of an elicitation
+      await approvalCall(d.paths, 'config-set', { key: 'approval_policy', value: '{"reject":{"sandbox_approval":false,"rules":false,"mcp_elicitations":true}}' });
+      const pa = a.shell({ command: 'touch by-a', workdir: w });
+      const q = await c.next('prompt');
+      assert.equal(q.display, 'touch by-a');
+      c.answer(q.approval_id, 'denied');
+      r = await pa;
+      assert.equal(r.exit_code, 126);
+      assert.equal(a.elicitations.length, before);
+      await approvalCall(d.paths, 'config-set', { key: 'approval_policy', value: 'on-request' });
+    } finally {
+      await c.close();
+    }
+
+    // sandbox-state update: Codex's request switches the session sandbox policy; bad params → invalid params
+    await a.client.request(
+      { method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'workspace-write', writable_roots: ['/srv/x'], network_access: false }, sandboxCwd: w, codexLinuxSandboxExe: null } } as never,
+      EmptyResultSchema,
+    );
+    let cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
+    assert.equal(cfg.sandbox_mode, 'workspace-write');
+    assert.deepEqual(cfg.sandbox_workspace_write.writable_roots, ['/srv/x', w]);
+    await a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'read-only' } } } as never, EmptyResultSchema);
+    cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
+    assert.equal(cfg.sandbox_mode, 'read-only');
+    r = await a.shell({ command: `echo no > ${w}/ro`, workdir: w });
+    assert.notEqual(r.exit_code, 0);
+    assert.equal(existsSync(join(w, 'ro')), false);
+    await assert.rejects(
+      a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'bogus' } } } as never, EmptyResultSchema),
+      (err: unknown) => err instanceof McpError && err.code === ErrorCode.InvalidParams,
+    );
+    // also honoured as a notification
+    await a.client.notification({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'danger-full-access' } } } as never);
+    await waitFor(async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'danger-full-access' || undefined, 'the notification to apply');
+
+    // bad tool params → a tool error, nothing runs
+    const bad = await a.client.callTool({ name: 'shell', arguments: { command: 'echo x', workdir: 'relative' } });
+    assert.equal(bad.isError, true);
+  } catch (err) {
+    process.stderr.write(`--- elicitations:\n${a.elicitations.map((x) => JSON.stringify(x)).join("\n")}\n--- gate mcp (a) stderr:\n${a.stderr()}\n--- daemon:\n${d.output()}\n`);
+    throw err;
+  } finally {
+    await a.close();
+    await b.close();
+    await d.stop();
+    te.cleanup();
+  }
+});
