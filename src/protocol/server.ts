@@ -46,6 +46,8 @@ interface Entry {
   expires: number;
 }
 
+const MAX_ENTRIES = 100_000;
+
 export function errorReply(id: string, code: ErrorCode, message: string): ErrorReply {
   return { v: PROTOCOL_VERSION, id, type: 'error', code, message };
 }
@@ -146,6 +148,11 @@ export class RequestServer {
       return;
     }
     if (!target) return;
+    // Bounded memory under a flood of distinct valid requests: shed load, the client retries.
+    if (this.entries.size >= MAX_ENTRIES) {
+      this.sweep();
+      if (this.entries.size >= MAX_ENTRIES) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
+    }
     const entry: Entry = { target, expires: Number.POSITIVE_INFINITY };
     this.entries.set(msg.id, entry);
     const ctx: HandlerContext = {
