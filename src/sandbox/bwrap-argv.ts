@@ -110,6 +110,7 @@ function existingRoot(p: string, what: string, fs: FsView): string {
   if (!p.startsWith('/')) throw new SandboxError(`${what} '${p}' is not an absolute path`);
   const real = fs.realpath(p);
   if (real === null || fs.kind(real) !== 'dir') throw new SandboxError(`${what} '${p}' does not exist or is not a folder`);
+  if (real === '/') throw new SandboxError(`${what} '${p}' would make the whole filesystem writable; say danger-full-access if that is meant`);
   return real;
 }
 

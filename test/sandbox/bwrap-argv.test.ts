@@ -105,6 +105,9 @@ test('bad input: missing or relative writable roots and cwd', () => {
   assert.throws(() => turnSandboxArgv(workspaceWrite({ writable_roots: ['/missing'] }), ctx()), (e: Error) => e instanceof SandboxError && /writable root '\/missing' does not exist/.test(e.message));
   assert.throws(() => turnSandboxArgv(workspaceWrite({ writable_roots: ['rel'] }), ctx()), /not an absolute path/);
   assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({}, { cwd: '/gone' })), /working folder/);
+  assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({}, { cwd: '/' })), /the working folder '\/' would make the whole filesystem writable/);
+  assert.throws(() => turnSandboxArgv(workspaceWrite({ writable_roots: ['/ws/up'] }), ctx({ '/ws/up': '->/' })), /whole filesystem writable/);
+  assert.ok(turnSandboxArgv({ type: 'read-only' }, ctx({}, { cwd: '/' })), 'read-only from / is fine');
 });
 
 test('profile: exactly the write paths, resolved; reads restricted to platform folders plus the list', () => {
