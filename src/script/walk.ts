@@ -5,7 +5,7 @@
  * - collects every command with a literal name anywhere (substitutions, loops, functions, ...).
  * Unknown node types are a reason too: fail closed.
  */
-import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, validPos, type MvNode } from './mvdan.js';
+import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, str, validPos, type MvNode } from './mvdan.js';
 import { wordValue, type WordValue } from './word.js';
 import type { ListOp, Subcommand } from './types.js';
 import { sameShellEffect } from './same-shell.js';
@@ -26,7 +26,7 @@ export interface WalkResult {
   literal: Subcommand[];
   /** Byte offsets of `#` characters the parser took for a comment inside a word (see hashAfter). */
   hashes: number[];
-  /** Byte spans [start, end) of every `$'..'` string (bash-parser cannot parse them; see analyze.ts). */
+  /** Byte spans [start, end) of every `$'..'` string (bash-parser cannot parse them; see agreement.ts). */
   ansiC: [number, number][];
 }
 
@@ -166,10 +166,9 @@ class Walker {
     // bash <<'EOF' ... EOF, bash <<< 'cmd': a literal script fed to a shell on stdin.
     if (SHELLS.has(name)) {
       for (const r of list(s.Redirs)) {
-        const body = REDIR_HEREDOC.has(r.Op) ? r.Hdoc : r.Op === REDIR_HERESTRING ? r.Word : null;
-        if (!body || nil(body)) continue;
-        const v = wordValue(body);
-        if (v.literal) opaque = this.nested(v.value, inner, `${name} script on stdin`) ?? opaque;
+        const text = REDIR_HEREDOC.has(r.Op) ? heredocText(r) : r.Op === REDIR_HERESTRING ? wordText(r.Word) : undefined;
+        if (text === undefined) continue;
+        if (text !== null) opaque = this.nested(text, inner, `${name} script on stdin`) ?? opaque;
         else opaque = `${name} reads a script with expansions from stdin`;
       }
     }
@@ -250,6 +249,25 @@ class Walker {
     const [a, b] = span(n);
     return this.src.subarray(a, b).toString('utf8');
   }
+}
+
+function wordText(w: MvNode): string | null {
+  const v = wordValue(w);
+  return v.literal ? v.value : null;
+}
+
+/**
+ * The text a here-document feeds, or null when it has expansions. With a quoted delimiter (<<'EOF')
+ * the body is verbatim; otherwise only \\ \$ \` and \newline are escapes, as in bash.
+ */
+function heredocText(r: MvNode): string | null {
+  if (nil(r.Hdoc)) return '';
+  const parts = list(r.Hdoc.Parts);
+  if (!parts.every((p: MvNode) => nodeType(p) === 'Lit')) return null;
+  const raw = parts.map((p: MvNode) => str(p.Value)).join('');
+  const delim = list(r.Word.Parts);
+  const quoted = delim.some((p: MvNode) => nodeType(p) !== 'Lit' || str(p.Value).includes('\\'));
+  return quoted ? raw : raw.replace(/\\([\\$`\n])/g, (_, c: string) => (c === '\n' ? '' : c));
 }
 
 export const HASH_IN_WORD = "'#' inside a word (the parsers read a comment)";

@@ -59,6 +59,8 @@ test('literal commands hidden in every construct are found', () => {
     ["xargs zz < f", 'zz'],
     ["bash <<'EOF'\nzz c\nEOF", 'zz c'],
     ['sh <<< "zz d"', 'zz d'],
+    ["bash <<'EOF'\nzz a\\\\b\nEOF", 'zz a\\b'], // quoted delimiter: the body is verbatim, bash then reads a\\b as a\b
+    ['sh <<EOF\nzz \\$HOME \\\\y\nEOF', 'zz \\y'], // unquoted: \\ \$ are escapes first
     ["env -i zz e > f", 'zz e'],
     ['yy $(bash -c "zz f")', 'zz f'],
     ['echo $x; zz -rf $dir', 'zz -rf'],
