@@ -4,8 +4,8 @@
  * - A missing program makes bwrap exit 1 (`bwrap: execvp ...`), indistinguishable from the program's own
  *   exit 1 without reading stderr (which must reach the caller untouched). So the program is resolved
  *   first, as bash would (PATH search), and a missing one is reported like bash: status 127.
- * - Signals: bwrap forwards none. We signal bwrap; `--die-with-parent` makes the kernel kill the
- *   sandboxed command when bwrap dies. Without `--new-session` the caller may signal the process group.
+ * - Signals: bwrap forwards none, so forwarded signals go to the sandboxed command itself; if the caller
+ *   dies, `--die-with-parent` takes the sandbox down.
  */
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { spawn } from 'node:child_process';
@@ -14,6 +14,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { BWRAP_MISSING, SandboxError } from '../sandbox/errors.js';
 import { gatePaths, type Env } from '../protocol/paths.js';
 import type { CommandLine } from '../sandbox/wrap.js';
+import { sandboxSignalTarget } from './sandbox-signals.js';
 
 function executable(p: string): boolean {
   try {
@@ -84,7 +85,9 @@ export async function runCommandLine(line: CommandLine, o: RunOptions): Promise<
     process.stderr.write(b);
     tail = (tail + b.toString('utf8')).slice(-STDERR_TAIL);
   });
-  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+  // bwrap forwards no signals: signal the sandboxed command itself (sandbox-signals.ts)
+  const target = line.sandboxed ? sandboxSignalTarget(child) : child;
+  const forward = (sig: NodeJS.Signals) => () => target.kill(sig);
   const sigs: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'];
   const handlers = sigs.map((s) => [s, forward(s)] as const);
   for (const [s, h] of handlers) process.on(s, h);
