@@ -53,8 +53,13 @@ export function approvalRequestParams(p: PromptEvent): Record<string, unknown> {
   };
 }
 
-/** A host's `{decision}` → the ReviewDecision to answer with, or an error message. */
-export function reviewDecisionFromHost(result: unknown): ReviewDecision | string {
+/** A host's `{decision}` → the ReviewDecision to answer with, or why it is not one. */
+export function reviewDecisionFromHost(result: unknown): { decision: ReviewDecision } | { error: string } {
+  const d = decisionOf(result);
+  return typeof d === 'object' && 'error' in d ? d : { decision: d };
+}
+
+function decisionOf(result: unknown): ReviewDecision | { error: string } {
   const v = result && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>).decision : undefined;
   if (typeof v === 'string') {
     const kind = FROM_HOST[v] ?? (Object.hasOwn(TO_HOST, v) ? (v as ReviewDecisionKind) : undefined);
@@ -64,7 +69,7 @@ export function reviewDecisionFromHost(result: unknown): ReviewDecision | string
     // the proposed rule is always the one appended; a prefix the host sends is not used
     if ('acceptWithExecpolicyAmendment' in v || 'approved_execpolicy_amendment' in v) return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
   }
-  return `invalid decision ${JSON.stringify(v)}: expected {"decision": accept | acceptForSession | acceptWithExecpolicyAmendment | decline | cancel} (or approved, approved_for_session, approved_execpolicy_amendment, denied, abort)`;
+  return { error: `invalid decision ${JSON.stringify(v)}: expected {"decision": accept | acceptForSession | acceptWithExecpolicyAmendment | decline | cancel} (or approved, approved_for_session, approved_execpolicy_amendment, denied, abort)` };
 }
 
 export function resolvedParams(r: { approval_id: string; decision: ReviewDecision; approver: string; note?: string }): Record<string, unknown> {

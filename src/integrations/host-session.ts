@@ -10,6 +10,7 @@ import { ApprovalClient, type Line } from '../daemon/approval-client.js';
 import type { PromptEvent, ResolvedEvent } from '../daemon/approver.js';
 import { parseApprovalPolicy } from '../policy/approval-policy.js';
 import type { GatePaths } from '../protocol/paths.js';
+import type { ReviewDecision } from '../protocol/action.js';
 import { ANSWER_REJECTED, APPROVAL_RESOLVED, approvalRequestParams, REQUEST_APPROVAL, resolvedParams, reviewDecisionFromHost } from './host-protocol.js';
 import { DAEMON_ERROR, INVALID_PARAMS, JsonRpcPeer, RpcError } from './jsonrpc.js';
 import { sandboxPolicyFromState, SandboxStateError } from './sandbox-state.js';
@@ -66,13 +67,13 @@ export async function runHostSession(opts: HostSessionOptions): Promise<{ daemon
 
   const ask = async (p: PromptEvent): Promise<void> => {
     shown.add(p.approval_id);
-    let decision;
+    let decision: ReviewDecision;
     try {
       const r = reviewDecisionFromHost(await peer.request(REQUEST_APPROVAL, approvalRequestParams(p)).result);
-      if (typeof r === 'string') {
-        peer.notify(ANSWER_REJECTED, { approvalId: p.approval_id, message: `${r}; the prompt is aborted` });
+      if ('error' in r) {
+        peer.notify(ANSWER_REJECTED, { approvalId: p.approval_id, message: `${r.error}; the prompt is aborted` });
         decision = 'abort';
-      } else decision = r;
+      } else decision = r.decision;
     } catch (e) {
       if (!shown.has(p.approval_id)) return; // resolved elsewhere meanwhile
       opts.log(`host answered ${p.approval_id} with an error, aborting it: ${(e as Error).message}`);

@@ -1,10 +1,13 @@
 /** MCP clients (the SDK's own Client over real stdio spawning `gate mcp`) and rule-file environments. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { GATE, tempEnv, type TempEnv } from '../helpers/env.js';
+import { waitFor } from '../daemon/helpers.js';
 
 export function envWithRules(rules: string, extra: Record<string, string> = {}): TempEnv {
   const te = tempEnv(extra);
@@ -49,4 +52,53 @@ export async function mcpSession(env: Record<string, string>, opts: { elicitatio
     },
     close: () => client.close(),
   };
+}
+
+/** A real `gate host` process (or a host-socket connection) driven line by line as a JSON-RPC host would. */
+export interface RpcDriver {
+  /** every message received, in order */
+  received: Record<string, any>[];
+  send(o: Record<string, unknown>): void;
+  call(method: string, params?: unknown): Promise<Record<string, any>>;
+  /** the next unseen message matching */
+  next(pred: (m: Record<string, any>) => boolean, what: string): Promise<Record<string, any>>;
+  close(): Promise<void>;
+}
+
+export function rpcDriver(input: NodeJS.ReadableStream, output: NodeJS.WritableStream, close: () => Promise<void>, stderr = () => ''): RpcDriver {
+  const received: Record<string, any>[] = [];
+  const used = new Set<number>();
+  createInterface({ input }).on('line', (l) => received.push(JSON.parse(l)));
+  let seq = 1000;
+  const d: RpcDriver = {
+    received,
+    send: (o) => void output.write(JSON.stringify(o) + '\n'),
+    async call(method, params) {
+      const id = ++seq;
+      d.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
+      return d.next((m) => m.id === id && !m.method, `the reply to ${method}`);
+    },
+    next: (pred, what) =>
+      waitFor(() => {
+        for (let i = 0; i < received.length; i++)
+          if (!used.has(i) && pred(received[i])) {
+            used.add(i);
+            return received[i];
+          }
+        return undefined;
+      }, `${what} (stderr: ${stderr()})`, 30_000),
+    close,
+  };
+  return d;
+}
+
+export function hostProcess(env: Record<string, string>, args: string[] = []): RpcDriver & { child: ChildProcess } {
+  const child = spawn(process.execPath, [GATE, 'host', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (x) => (err += x));
+  const d = rpcDriver(child.stdout!, child.stdin!, async () => {
+    child.stdin!.end();
+    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+  }, () => err);
+  return Object.assign(d, { child });
 }

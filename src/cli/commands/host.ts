@@ -1,0 +1,71 @@
+/**
+ * `gate host`: the JSON-RPC 2.0 host API (newline-delimited JSON) on stdio, or with --socket on a Unix
+ * socket in the approval folder (never visible inside sandboxes), one session per connection. Protocol:
+ * docs/integrations.md; implementation: src/integrations/host-session.ts.
+ */
+import { chmodSync, unlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureDaemon } from '../../daemon/autostart.js';
+import { checkSocketPath, gatePaths } from '../../protocol/paths.js';
+import { runHostSession } from '../../integrations/host-session.js';
+
+const USAGE = `usage: gate host [--name NAME] [--socket [--path PATH]]
+  JSON-RPC 2.0 over newline-delimited JSON. The host receives item/commandExecution/requestApproval
+  requests and answers {"decision": ...}; it may call approvalPolicy/set, sandboxPolicy/set, config/read,
+  status/read. --socket serves the same protocol on a Unix socket, one session per connection, at PATH
+  (default: <approval folder>/host.sock, never visible inside sandboxes).
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { name: { type: 'string' }, socket: { type: 'boolean' }, path: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const paths = gatePaths(process.env);
+  await ensureDaemon(process.env);
+  const log = (l: string): void => void process.stderr.write(`gate host: ${l}\n`);
+  const name = values.name ?? `host-${process.pid}`;
+  if (!values.socket) {
+    const r = await runHostSession({ paths, input: process.stdin, output: process.stdout, name, log });
+    if (r.daemonClosed) {
+      process.stderr.write('gate-sh: the gate daemon closed the approval channel\n');
+      return 1;
+    }
+    return 0;
+  }
+  const path = checkSocketPath(values.path ?? join(paths.approvalDir, 'host.sock'));
+  try {
+    unlinkSync(path);
+  } catch {
+    /* none */
+  }
+  let n = 0;
+  const server = createServer((c) => {
+    c.on('error', () => c.destroy());
+    runHostSession({ paths, input: c, output: c, name: `${name}-${++n}`, log }).then(
+      () => c.end(),
+      (e: Error) => (log(e.message), c.destroy()),
+    );
+  });
+  const old = process.umask(0o177);
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
+  process.umask(old);
+  chmodSync(path, 0o600);
+  process.stderr.write(`gate host: listening on ${path}\n`);
+  await new Promise<void>((resolve) => {
+    for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, resolve);
+  });
+  server.close();
+  try {
+    unlinkSync(path);
+  } catch {
+    /* gone */
+  }
+  return 0;
+}
