@@ -19,7 +19,10 @@ import { findBash } from '../exec/bash.js';
 
 export const EXIT_DENIED = 126;
 
-/** Resend every second (same id: idempotent), which also notices a dead daemon within a second; 10 s in all. */
+/**
+ * First resend after a second (same id: idempotent), which also notices a dead daemon; later waits double
+ * up to 4 s; about 30 s in all before 'not answering'.
+ */
 const PREFLIGHT_OPTS = (onPending: () => void) => ({ timeoutMs: 1000, retries: 9, onPending });
 
 function say(line: string): void {

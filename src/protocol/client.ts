@@ -28,7 +28,7 @@ export class RequestError extends Error {
 }
 
 export interface RequestOptions {
-  /** wait for an answer per attempt before resending (default 2000 ms) */
+  /** wait for an answer before the first resend (default 2000 ms); each later wait doubles, up to 4 s */
   timeoutMs?: number;
   /** resends after a timeout or a `busy` reply, same id (default 2) */
   retries?: number;
@@ -216,6 +216,9 @@ export class RequestClient {
     if (needsStream(buf)) return streamRequest<R>(this.paths, env, buf, opts);
     const timeoutMs = opts.timeoutMs ?? 2000;
     const retries = opts.retries ?? 2;
+    // a busy daemon answers late rather than never: back off, so resends do not add to its backlog
+    const waitFor = (attempt: number): number => Math.max(timeoutMs, Math.min(timeoutMs * 2 ** attempt, 4000));
+    const budgetMs = Array.from({ length: retries + 1 }, (_, i) => waitFor(i)).reduce((a, b) => a + b, 0);
     const heartbeatMs = opts.heartbeatMs ?? 500;
     const silenceMs = opts.pendingSilenceMs ?? 5000;
 
@@ -234,13 +237,13 @@ export class RequestClient {
       };
       let sent = false; // once the daemon took the request, its socket vanishing means it died meanwhile
       const send = (b: Buffer): void =>
-        void this.sendRaw(b, timeoutMs * (retries + 1)).then(
+        void this.sendRaw(b, budgetMs).then(
           () => (sent = true),
           (e: RequestError) => done(sent && e.kind === 'not-running' ? died(pending) : e),
         );
       const arm = (): void => {
         clearTimeout(timer);
-        timer = setTimeout(onTimer, pending ? heartbeatMs : timeoutMs);
+        timer = setTimeout(onTimer, pending ? heartbeatMs : waitFor(attempts));
       };
       const onTimer = (): void => {
         if (pending) {
@@ -253,7 +256,7 @@ export class RequestClient {
           return arm();
         }
         if (attempts >= retries) {
-          const seconds = ((timeoutMs * (retries + 1)) / 1000).toFixed(1);
+          const seconds = (budgetMs / 1000).toFixed(1);
           const hint = this.lastError ? ` (last error: ${this.lastError.message})` : '';
           return done(new RequestError('not-answering', `the gate daemon did not answer within ${seconds} s${hint}; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'`));
         }

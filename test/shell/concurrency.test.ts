@@ -1,13 +1,9 @@
 /** Many clients at once: no lost and no crossed replies. Real daemon, real sockets, real processes. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
 import { gateSh, pool } from './helpers.js';
-
-const BURST = join(fileURLToPath(import.meta.url), '..', 'fixtures', 'burst.js');
+import { bursts } from './bursts.js';
 
 let d: DaemonProc;
 before(async () => {
@@ -17,35 +13,6 @@ after(async () => {
   await d.stop();
   d.te.cleanup();
 });
-
-export interface BurstResult {
-  tag: string;
-  count: number;
-  ok: number;
-  lost: number;
-  crossed: number;
-  errors: string[];
-  ms: number;
-  p50: number | null;
-  p99: number | null;
-}
-
-/** `clients` processes × `count` preflights each, all at once. */
-export function bursts(env: Record<string, string>, clients: number, count: number, inflight: number): Promise<BurstResult[]> {
-  return Promise.all(
-    Array.from(
-      { length: clients },
-      (_, c) =>
-        new Promise<BurstResult>((resolve, reject) => {
-          const p = spawn(process.execPath, [BURST, `c${c}`, String(count), String(inflight)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-          let out = '';
-          p.stdout.on('data', (b) => (out += b));
-          p.on('error', reject);
-          p.on('close', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`burst c${c} exited ${code}: ${out}`))));
-        }),
-    ),
-  );
-}
 
 test('50 concurrent client processes × 20 scripts (4 in flight each): every reply arrives, none crossed', { timeout: 300_000 }, async () => {
   const res = await bursts(d.te.env, 50, 20, 4);
