@@ -7,13 +7,13 @@ import { codexHome, defaultRulesFile, gateHome, loadPolicy } from '../policy/loa
 import { appendAllowPrefixRule, formatAllowPrefixRule } from '../policy/amend.js';
 import type { Policy } from '../policy/policy.js';
 import type { Env } from '../protocol/paths.js';
-import { assessScript, type Assessment } from '../policy/assess.js';
+import { assessScript } from '../policy/assess.js';
 import { toWireSource, type VerdictSource } from '../policy/assess-types.js';
 import { decideIntercepted } from '../policy/intercepted.js';
 import { approvalKey } from '../policy/approval-key.js';
 import type { ExecApprovalRequirement } from '../policy/requirement.js';
 import type { Action, ReviewDecision } from '../protocol/action.js';
-import type { Decider, SubcommandCheck } from './decide.js';
+import type { Decider, ScriptCheck, SubcommandCheck } from './decide.js';
 import type { PolicyLoader } from './policy-watch.js';
 
 export interface BindingOptions {
@@ -54,38 +54,39 @@ const MAX_CACHED_KEY = 16 * 1024;
 
 /** A Decider for one loaded Policy (a reload makes a new one, and with it an empty assessment cache). */
 function policyDecider(policy: Policy, trusted: Env): Decider {
-  const cache = new Map<string, Assessment>();
+  const cache = new Map<string, ScriptCheck>();
   return {
     name: `per-subcommand assessment, ${policy.ruleCount} rules`,
     preflight(req, ctx) {
-      // The assessment is pure in these inputs (not the cwd), so repeated scripts skip the parsers.
-      const key = JSON.stringify([req.shell, req.flag, req.script, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null, ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]);
-      let a = cache.get(key);
-      if (a) {
+      // Pure in these inputs (the cwd only enters the session-cache keys), so repeated scripts skip the
+      // parsers and the key building.
+      const key = JSON.stringify([req.cwd, req.shell, req.flag, req.script, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null, ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]);
+      const hit = cache.get(key);
+      if (hit) {
         cache.delete(key); // LRU: move to the back
-        cache.set(key, a);
-      } else {
-        a = assessScript(req.shell, req.flag, req.script, {
-          policy,
-          approvalPolicy: ctx.approvalPolicy,
-          sandboxPolicy: ctx.sandboxPolicy,
-          sandboxPermissions: req.sandbox_permissions,
-          additionalPermissions: req.additional_permissions,
-          prefixRule: req.prefix_rule ?? null,
-          gitReadOnly: ctx.gitReadOnly,
-        });
-        if (key.length <= MAX_CACHED_KEY) {
-          cache.set(key, a);
-          if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-        }
+        cache.set(key, hit);
+        return hit;
       }
-      const assessment = a;
-      return {
-        complex: assessment.complex,
-        subcommands: assessment.subcommands.map((s) =>
+      const a = assessScript(req.shell, req.flag, req.script, {
+        policy,
+        approvalPolicy: ctx.approvalPolicy,
+        sandboxPolicy: ctx.sandboxPolicy,
+        sandboxPermissions: req.sandbox_permissions,
+        additionalPermissions: req.additional_permissions,
+        prefixRule: req.prefix_rule ?? null,
+        gitReadOnly: ctx.gitReadOnly,
+      });
+      const check: ScriptCheck = {
+        complex: a.complex,
+        subcommands: a.subcommands.map((s) =>
           toCheck(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined })),
         ),
       };
+      if (key.length <= MAX_CACHED_KEY) {
+        cache.set(key, check);
+        if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+      }
+      return check;
     },
     exec(req, ctx): SubcommandCheck {
       const d = decideIntercepted(req.program, req.argv, req.cwd, {
