@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -579,7 +580,18 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
 
 /* ---------- escalation ---------- */
 
+/* Signals an escalated command should see as if it were the caller (the caller only waits for it). */
+static const int FORWARDED[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
+static volatile int sig_w = -1;
+static void on_signal(int sig) {
+  int e = errno;
+  unsigned char b = (unsigned char)sig;
+  if (sig_w >= 0) { ssize_t w = write(sig_w, &b, 1); (void)w; }
+  errno = e;
+}
+
 int gate_escalate(const struct gate_conf *c, const char *token, char *const envp[], char *err, size_t errlen) {
+  int sp[2] = { -1, -1 }; /* self-pipe for forwarded signals */
   struct sockaddr_un a;
   if (set_addr(&a, c->escalate_sock, err, errlen)) return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -632,10 +644,34 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
     if (k <= 0) { snprintf(err, errlen, "escalation: connection lost while sending (%s)", strerror(errno)); goto out; }
     off += (size_t)k;
   }
-  /* The answer: one frame {"exit_status":N} or {"error":"..."}; the wait lasts as long as the command. */
+  /* The answer: one frame {"exit_status":N} or {"error":"..."}; the wait lasts as long as the command.
+   * Meanwhile signals for us (Ctrl-C, kill, a terminal resize) are passed on as {"signal":N}. */
+  if (pipe2(sp, O_CLOEXEC | O_NONBLOCK) == 0) {
+    sig_w = sp[1];
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    for (int i = 0; FORWARDED[i]; i++) sigaction(FORWARDED[i], &sa, NULL);
+  }
   char in[8192];
   size_t got = 0;
   for (;;) {
+    struct pollfd pf[2] = { { fd, POLLIN, 0 }, { sp[0], POLLIN, 0 } };
+    if (poll(pf, sp[0] >= 0 ? 2 : 1, -1) < 0) { if (errno == EINTR) continue; snprintf(err, errlen, "escalation: poll: %s", strerror(errno)); goto out; }
+    if (sp[0] >= 0 && (pf[1].revents & POLLIN)) {
+      unsigned char sigs[16];
+      ssize_t ns = read(sp[0], sigs, sizeof sigs);
+      for (ssize_t i = 0; i < ns; i++) {
+        char body[32], frame[40];
+        int bl = snprintf(body, sizeof body, "{\"signal\":%d}", sigs[i]);
+        frame[0] = (char)bl; frame[1] = frame[2] = frame[3] = 0;
+        memcpy(frame + 4, body, (size_t)bl);
+        if (send(fd, frame, (size_t)bl + 4, MSG_NOSIGNAL) < 0) break;
+      }
+    }
+    if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t k = recv(fd, in + got, sizeof in - 1 - got, 0);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) { snprintf(err, errlen, "escalation: the daemon closed the connection without an exit status"); goto out; }
@@ -664,6 +700,14 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
     if (got >= sizeof in - 1) { snprintf(err, errlen, "escalation: malformed answer from the daemon"); goto out; }
   }
 out:
+  if (sp[0] >= 0) {
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int i = 0; FORWARDED[i]; i++) sigaction(FORWARDED[i], &dfl, NULL);
+    close(sp[0]); close(sp[1]);
+    sig_w = -1;
+  }
   gb_free(&m);
   close(fd);
   return rc;

@@ -8,12 +8,13 @@
  *   - corrects the environment to the code-loading variables that were decided (escalation-env.ts);
  *   - spawns the command wrapped per EscalationExecution with the received descriptors as 0/1/2 (a
  *     terminal stays a terminal), in its own process group, still behind the exec gate;
- *   - kills that process group when the caller's connection drops, and replies the exit status
- *     (128+n for signal n).
+ *   - passes on the signals the caller receives (`{signal}` frames), kills the process group when the
+ *     caller's connection drops, and replies the exit status (128+n for signal n).
  * Descriptors are received with a small N-API addon (native.ts): Node's net module drops SCM_RIGHTS.
  */
 import { chmodSync, closeSync, readlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { Deframer } from '../protocol/codec.js';
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { EscalationGrant, EscalationRunner } from '../daemon/escalation.js';
@@ -188,7 +189,19 @@ export class EscalationServer implements EscalationRunner {
     });
     child.on('exit', (code, signal) => finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
     if (pgid) this.live.add(pgid);
-    // The caller's connection is its life: when it goes, the escalated command goes too.
+    // The caller's connection is its life: when it goes, the escalated command goes too. While it
+    // lives, the signals it receives (Ctrl-C, kill, SIGWINCH) reach the command's process group.
+    const deframer = new Deframer();
+    s.on('data', (chunk: Buffer) => {
+      try {
+        for (const f of deframer.push(chunk)) {
+          const sig = (JSON.parse(f.toString('utf8')) as { signal?: unknown }).signal;
+          if (!done && pgid && typeof sig === 'number' && FORWARDED.has(sig)) signalGroup(pgid, sig);
+        }
+      } catch {
+        s.destroy(); // a malformed frame: treat as the caller gone
+      }
+    });
     s.on('error', () => {});
     s.on('close', () => {
       if (!done && pgid) killGroup(pgid);
@@ -210,6 +223,17 @@ function closeQuiet(fd: number): void {
     closeSync(fd);
   } catch {
     /* already closed */
+  }
+}
+
+/** Signals the caller may pass on: SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM, SIGWINCH. */
+const FORWARDED = new Set([constants.signals.SIGHUP, constants.signals.SIGINT, constants.signals.SIGQUIT, constants.signals.SIGUSR1, constants.signals.SIGUSR2, constants.signals.SIGTERM, constants.signals.SIGWINCH]);
+
+function signalGroup(pgid: number, sig: number): void {
+  try {
+    process.kill(-pgid, sig);
+  } catch {
+    /* gone */
   }
 }
 

@@ -61,7 +61,7 @@ test('an escalated command writes to a terminal as a terminal (PTY)', async (t) 
   assert.match(out, /stdout-tty/);
 });
 
-test('killing the caller kills the escalated command', async (t) => {
+test('killing the caller kills the escalated command; its signals reach it', async (t) => {
   const { rig, esc } = await escRig();
   t.after(async () => (killAll(), rig.stop()));
   const pidFile = join(rig.work, 'esc.pid');
@@ -74,6 +74,15 @@ test('killing the caller kills the escalated command', async (t) => {
   await waitFor(() => !alive(Number(escPid)) || undefined, 'the escalated command to die', 5000);
   const r = await run;
   assert.equal(r.code, 137);
+
+  // a catchable signal for the caller reaches the escalated command instead: it ends with 128+15
+  const pidFile2 = join(rig.work, 'esc2.pid');
+  const callerFile2 = join(rig.work, 'caller2.pid');
+  const run2 = inFile(rig, `${esc} sleep ${pidFile2} & echo $! > ${callerFile2}; wait $!; echo status=$?`);
+  const escPid2 = Number(await waitFor(() => (existsSync(pidFile2) && readFileSync(pidFile2, 'utf8').trim()) || undefined, 'the second escalated command'));
+  process.kill(Number(readFileSync(callerFile2, 'utf8').trim()), 'SIGTERM');
+  await waitFor(() => !alive(escPid2) || undefined, 'the escalated command to end on SIGTERM', 5000);
+  assert.match((await run2).stdout, /status=143/);
 });
 
 test('code-loading variables turn an escalation into a prompt (no approver: denied); forged cwd and environment are refused or reset', async (t) => {
