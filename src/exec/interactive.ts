@@ -10,6 +10,7 @@
  * as a -c script would.
  */
 import { createInterface, type Interface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import { homedir } from 'node:os';
 import type { ShellInvocation } from '../cli/gate-sh-args.js';
 import type { PreflightReply } from '../protocol/messages.js';
@@ -18,6 +19,7 @@ import { findBash } from './bash.js';
 import { withExecGate } from './exec-gate.js';
 import { findBwrap } from './sandbox-run.js';
 import { withSandbox } from './sandbox-step.js';
+import { ByteEscaper, lineBytes } from './line-editor-bytes.js';
 import { InlineApprover } from './pty-approver.js';
 import { LineGate } from './pty-gate.js';
 import { PtySession, type SessionEvent } from './pty-session.js';
@@ -138,14 +140,23 @@ class InteractiveShell {
     this.state = 'prompt';
     const home = this.opts.env.HOME || homedir();
     const where = this.cwd === home ? '~' : this.cwd.startsWith(home + '/') ? '~' + this.cwd.slice(home.length) : this.cwd;
-    const rl = createInterface({ input: this.io.input, output: this.io.output, terminal: true, history: this.history, historySize: 1000, prompt: `gate-sh:${where}$ ` });
+    // readline decodes UTF-8; keys go through ByteEscaper so invalid bytes typed here survive (lineBytes)
+    const keys = new PassThrough({ encoding: 'utf8' });
+    const escaper = new ByteEscaper();
+    const onRaw = (d: Buffer | string) => keys.write(escaper.push(Buffer.isBuffer(d) ? d : Buffer.from(d, 'latin1')));
+    const input = this.io.input;
+    const wasRaw = input.isRaw ?? false;
+    input.setRawMode?.(true);
+    input.on('data', onRaw);
+    input.resume();
+    const rl = createInterface({ input: keys, output: this.io.output, terminal: true, history: this.history, historySize: 1000, prompt: `gate-sh:${where}$ ` });
     this.rl = rl;
     let answered = false;
     rl.on('line', (line) => {
       answered = true;
       this.history = (rl as unknown as { history: string[] }).history ?? this.history;
       rl.close();
-      void this.onLine(line);
+      void this.onLine(lineBytes(line));
     });
     rl.on('SIGINT', () => {
       answered = true;
@@ -154,13 +165,22 @@ class InteractiveShell {
       this.prompt();
     });
     rl.on('close', () => {
+      input.off('data', onRaw);
+      input.pause();
+      try {
+        input.setRawMode?.(wasRaw);
+      } catch {
+        /* the terminal is gone */
+      }
       if (this.rl === rl) this.rl = undefined;
       if (!answered) void this.endOfInput(); // Ctrl-D on an empty line
     });
     rl.prompt();
   }
 
-  private async onLine(line: string): Promise<void> {
+  private async onLine(bytes: Buffer): Promise<void> {
+    // the daemon checks the line as UTF-8 text (an invalid byte reads as U+FFFD); bash gets the exact bytes
+    const line = bytes.toString('utf8');
     if (line.trim() === '') return this.prompt();
     this.state = 'gating';
     this.listenRaw();
@@ -194,7 +214,7 @@ class InteractiveShell {
       return this.prompt();
     }
     this.state = 'running';
-    this.session!.run(line, this.status);
+    this.session!.run(bytes, this.status);
     for (const d of this.typeahead.splice(0)) this.session!.write(d); // keys typed while the line was checked
   }
 

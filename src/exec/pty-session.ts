@@ -125,7 +125,7 @@ export class PtySession {
    * Sends one checked line: bash runs it with the terminal as stdin; a marker follows when it is done.
    * `lastStatus` becomes `$?` for the line (a denied line leaves 126, as `gate-sh -c` would).
    */
-  run(line: string, lastStatus: number): void {
+  run(line: string | Buffer, lastStatus: number): void {
     writeSync(this.fifo, `__gate_l=${ansiC(line)}; __gate_status ${lastStatus & 255}; eval "$__gate_l" <&4 4<&-\n`);
   }
 

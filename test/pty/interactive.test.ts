@@ -155,6 +155,9 @@ test('resize is seen by stty size; less with a keypress; invalid UTF-8 printed s
     await s.t.waitFor(PROMPT, 10_000, from + 5);
     const out = await s.line(`printf 'A\\xff\\xfe\\x80Z\\n'`);
     assert.deepEqual(Buffer.from(out, 'latin1'), Buffer.from([0x41, 0xff, 0xfe, 0x80, 0x5a, 0x0d, 0x0a]));
+    // invalid UTF-8 typed at the prompt reaches bash unchanged
+    const typed = await s.line(Buffer.concat([Buffer.from("printf %s '<"), Buffer.from([0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from(">' | od -An -tx1")]));
+    assert.match(typed, /3c ff c3 28 ed a0 80 3e/);
   } finally {
     await s.done();
   }
