@@ -45,7 +45,8 @@ export class InlineApprover {
     for (const ch of data.toString('latin1')) {
       const p = this.current;
       if (!p) return;
-      const decision = decisionForKey(p, ch);
+      // Ctrl-C on a prompt refuses: abort if offered, else deny
+      const decision = ch === '\x03' ? (decisionForKey(p, 'x') ?? decisionForKey(p, 'd')) : decisionForKey(p, ch);
       if (!decision) {
         this.hooks.show('\x07');
         continue;
