@@ -14,6 +14,7 @@ import { shlexJoin } from '../policy/shlex.js';
 import { formatAllowPrefixRule } from '../policy/amend.js';
 import { configView, setConfigValue, type GateConfig } from '../config/config.js';
 import type { GatePaths } from '../protocol/paths.js';
+import { outcomeAction, overall, shortCommand } from './answer.js';
 import { ApprovalBroker, type ApprovalOutcome } from './approvals.js';
 import type { AuditLog } from './audit.js';
 import type { Decider, DecideContext, SubcommandCheck } from './decide.js';
@@ -112,10 +113,19 @@ export class Daemon<P> {
     const asked: string[] = [];
     const verdicts = await Promise.all(
       check.subcommands.map((s) =>
-        this.settle(s, run, 'preflight', req.cwd, anyForbidden, (id) => {
-          asked.push(id);
-          ctx.setPending([...asked]);
-        }).then((v) => {
+        this.settle(
+          s,
+          run,
+          'preflight',
+          req.cwd,
+          anyForbidden,
+          (id) => {
+            asked.push(id);
+            ctx.setPending([...asked]);
+          },
+          run.run_id,
+          req.justification,
+        ).then((v) => {
           // One denial decides the script: withdraw the questions still open.
           if (v.action.type === 'Deny' && asked.length) this.broker.cancel(asked, 'another subcommand of the script was denied');
           return v;
@@ -170,6 +180,8 @@ export class Daemon<P> {
     skipPrompt: boolean,
     onAsk: (approvalId: string) => void,
     runId = run?.run_id ?? '-',
+    /** the caller's own words (preflight `justification`), shown when no rule gave a reason */
+    justification?: string,
   ): Promise<SubcommandVerdict> {
     const cmd = shortCommand(s.argv);
     const source = s.source;
@@ -192,7 +204,7 @@ export class Daemon<P> {
           command: s.argv,
           display: cmd,
           cwd,
-          reason: s.reason,
+          reason: s.reason ?? justification,
           matched_rule: s.matched_rule,
           proposed_execpolicy_amendment: s.proposed_amendment,
           amendment_rule: s.proposed_amendment ? formatAllowPrefixRule(s.proposed_amendment) : undefined,
@@ -228,16 +240,11 @@ export class Daemon<P> {
     return { argv: s.argv, decision: s.decision, action, source: extraSource ? [...source, extraSource] : source, ...(outcome ? { approval_id: outcome.approval_id } : {}) };
   }
 
+  /** Side effects of an approval (session cache, amendment), then the Action the client gets. */
   private async applyAnswer(s: SubcommandCheck, o: ApprovalOutcome, cmd: string): Promise<Action> {
-    if (o.auto === 'no-approver') return deny(`approval needed for '${cmd}' but no approver is attached (run 'gate approve')`);
-    if (o.auto === 'timeout') return deny(`approval for '${cmd}' timed out after ${seconds(this.config.approval_timeout_ms)} s`);
-    if (o.auto === 'shutdown') return deny('the gate daemon stopped before the approval was answered');
-    if (o.auto === 'cancelled') return deny('not run: another subcommand of the script was denied');
     const d = o.decision;
-    if (d === 'denied') return deny('User denied execution');
-    if (d === 'abort') return deny('User cancelled execution');
-    if (d === 'approved_for_session') this.cache.add(s.cache_key, o.approval_id);
-    if (typeof d === 'object') {
+    if (!o.auto && d === 'approved_for_session') this.cache.add(s.cache_key, o.approval_id);
+    if (!o.auto && typeof d === 'object') {
       const prefix = d.approved_execpolicy_amendment.proposed_execpolicy_amendment;
       try {
         const line = await this.deps.amend(prefix);
@@ -247,7 +254,7 @@ export class Daemon<P> {
         this.deps.log(`amendment for ${shlexJoin(prefix)} could not be saved: ${(e as Error).message}`);
       }
     }
-    return s.action;
+    return outcomeAction(o, s.action, cmd, this.config.approval_timeout_ms);
   }
 
   /** `reject.mcp_elicitations`: MCP elicitation approvers are never asked; the other approvers still are. */
@@ -300,23 +307,4 @@ export class Daemon<P> {
   stop(): void {
     this.deps.requestStop();
   }
-}
-
-/** Overall pre-flight answer: any Deny wins; a shared Escalate stays; otherwise Run (per-exec escalation is the exec gate's). */
-export function overall(actions: Action[]): Action {
-  const denied = actions.find((a) => a.type === 'Deny');
-  if (denied) return denied;
-  const first = actions[0];
-  if (first && first.type === 'Escalate' && actions.every((a) => JSON.stringify(a) === JSON.stringify(first))) return first;
-  return { type: 'Run' };
-}
-
-/** A command for messages: shell-quoted, cut at 200 characters (a 1 MiB script must not become a 1 MiB reason). */
-export function shortCommand(argv: string[]): string {
-  const s = shlexJoin(argv);
-  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
-}
-
-function seconds(ms: number): string {
-  return (ms / 1000).toFixed(ms < 10_000 ? 1 : 0);
 }
