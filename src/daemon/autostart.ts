@@ -18,7 +18,7 @@ export const GATE_BIN = join(ROOT, 'bin', 'gate');
 export class AutostartError extends Error {}
 
 export interface StartOptions {
-  /** wait this long for the new daemon to answer (default 15 s) */
+  /** wait this long for the new daemon to answer (default 30 s: a loaded machine) */
   timeoutMs?: number;
   /** extra `gate daemon run` arguments (flags) */
   args?: string[];
@@ -50,7 +50,7 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
   let exited: number | null | undefined;
   child.on('exit', (code) => (exited = code));
   child.unref();
-  const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
+  const deadline = Date.now() + (opts.timeoutMs ?? 30_000);
   let delay = 10;
   while (Date.now() < deadline) {
     const info = await pingDaemon(paths, 500);
@@ -62,7 +62,7 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 200);
   }
-  throw new AutostartError(`the gate daemon did not answer within ${Math.round((opts.timeoutMs ?? 15_000) / 1000)} s; see ${logFile}`);
+  throw new AutostartError(`the gate daemon did not answer within ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s; see ${logFile}`);
 }
 
 function tail(file: string): string {

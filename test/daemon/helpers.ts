@@ -27,7 +27,7 @@ export interface DaemonProc {
   stop(): Promise<void>;
 }
 
-export async function waitFor<T>(f: () => Promise<T | undefined> | T | undefined, what: string, ms = 10_000): Promise<T> {
+export async function waitFor<T>(f: () => Promise<T | undefined> | T | undefined, what: string, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await f();
@@ -48,7 +48,7 @@ export async function startDaemon(opts: { te?: TempEnv; args?: string[]; env?: R
   child.stderr!.on('data', (d) => (out += d));
   let exited = false;
   child.on('exit', () => (exited = true));
-  await waitFor(async () => (exited ? Promise.reject(new Error(`daemon exited: ${out}`)) : pingDaemon(paths, 300)), 'the daemon to answer');
+  await waitFor(async () => (exited ? Promise.reject(new Error(`daemon exited: ${out}`)) : pingDaemon(paths, 300)), 'the daemon to answer', 30_000);
   return {
     te,
     paths,
