@@ -8,8 +8,19 @@ import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, list, nil, nodeType, parseBash
 
 /** §2.2: [shell, -c|-lc, script] whose script is only simple commands of literal words joined by && || ; |. */
 export function parseShellLcPlainCommands(argv: string[]): string[][] | null {
+  try {
+    return plainCommands(argv);
+  } catch {
+    return null; // e.g. RangeError on 40,000 chained `&&`: give up, as on any parse problem
+  }
+}
+
+/** Larger scripts give up at once (Codex has no cap; parsing megabytes would stall the gate). */
+const MAX_BYTES = 256 * 1024;
+
+function plainCommands(argv: string[]): string[][] | null {
   const inv = extractShellInvocation(argv);
-  if (!inv) return null;
+  if (!inv || Buffer.byteLength(inv.script) > MAX_BYTES) return null;
   const p = parseBash(inv.script);
   if (!p.ok || p.file.Last.$length > 0) return null;
   const out: string[][] = [];
@@ -76,8 +87,16 @@ function rawWord(w: MvNode): string | null {
 
 /** §2.3: exactly one command, fed by a heredoc, no file redirects, all-literal plain words → its words. */
 export function parseShellLcSingleCommandPrefix(argv: string[]): string[] | null {
+  try {
+    return heredocPrefix(argv);
+  } catch {
+    return null;
+  }
+}
+
+function heredocPrefix(argv: string[]): string[] | null {
   const inv = extractShellInvocation(argv);
-  if (!inv) return null;
+  if (!inv || Buffer.byteLength(inv.script) > MAX_BYTES) return null;
   const p = parseBash(inv.script);
   const stmts = list(p.ok ? p.file.Stmts : null);
   if (stmts.length !== 1) return null;

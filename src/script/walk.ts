@@ -55,15 +55,33 @@ class Walker {
     if (this.reasons.length < 50) this.reasons.push(`${why} at ${at(n)}`);
   }
 
-  stmt(s: MvNode, top: boolean): void {
-    if (top) {
-      if (s.Negated) this.complex('negation (!)', s);
-      if (s.Background) this.complex('background job (&)', s);
-      if (s.Coprocess) this.complex('coprocess', s);
-      if (s.Redirs.$length > 0) this.complex('redirection', list(s.Redirs)[0]);
+  /** A statement; chains of && || | are walked with a stack, not recursion (`a && a && ...` × 40,000). */
+  stmt(first: MvNode, top: boolean): void {
+    const todo: (MvNode | ListOp)[] = [first];
+    while (todo.length > 0) {
+      const s = todo.pop();
+      if (typeof s === 'string') {
+        if (top) this.ops.push(s as ListOp);
+        continue;
+      }
+      if (top) {
+        if (s.Negated) this.complex('negation (!)', s);
+        if (s.Background) this.complex('background job (&)', s);
+        if (s.Coprocess) this.complex('coprocess', s);
+        if (s.Redirs.$length > 0) this.complex('redirection', list(s.Redirs)[0]);
+      }
+      for (const r of list(s.Redirs)) this.redirect(r);
+      const c = s.Cmd;
+      if (!nil(c) && nodeType(c) === 'BinaryCmd') {
+        const op = BIN_OP[c.Op];
+        if (!op) this.complex(`operator ${c.Op}`, c);
+        todo.push(c.Y);
+        if (op) todo.push(op);
+        todo.push(c.X); // X first: X's commands and operators, then op, then Y's
+        continue;
+      }
+      this.command(c, top, s);
     }
-    for (const r of list(s.Redirs)) this.redirect(r);
-    this.command(s.Cmd, top, s);
   }
 
   private redirect(r: MvNode): void {
@@ -77,14 +95,6 @@ class Walker {
     switch (t) {
       case 'CallExpr':
         return this.call(c, top, s);
-      case 'BinaryCmd': {
-        const op = BIN_OP[c.Op];
-        if (!op) this.complex(`operator ${c.Op}`, c);
-        this.stmt(c.X, top);
-        if (top && op) this.ops.push(op);
-        this.stmt(c.Y, top);
-        return;
-      }
     }
     if (top) this.complex(CONSTRUCT[t] ?? `unsupported construct ${t}`, c);
     switch (t) {

@@ -2,6 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { analyzeScript } from '../../src/script/analyze.js';
+import { parseShellLcPlainCommands, parseShellLcSingleCommandPrefix } from '../../src/script/codex-compat.js';
 
 function mustBeComplex(script: string, reason: RegExp): void {
   const a = analyzeScript(script);
@@ -47,6 +48,17 @@ test('1,000 levels of nesting: complex, no crash', () => {
   mustBeComplex('if true; then '.repeat(1000) + 'ls; ' + 'fi; '.repeat(1000), /.+/);
   mustBeComplex('echo "' + '$(echo "'.repeat(1000) + 'x' + '")'.repeat(1000) + '"', /.+/);
   mustBeComplex('a | '.repeat(1000) + 'b >/dev/null', /.+/);
+});
+
+test('12,000 chained && and pipes: walked without recursion, every command still extracted', () => {
+  for (const op of [' && ', ' | ']) {
+    const s = `a${op}`.repeat(12_000) + 'a';
+    const a = analyzeScript(s);
+    assert.equal(a.kind, 'complex');
+    if (a.kind === 'complex') assert.equal(a.literalCommands.length, 12_001, a.reasons.join('; '));
+    assert.doesNotThrow(() => parseShellLcPlainCommands(['bash', '-c', s]));
+    assert.doesNotThrow(() => parseShellLcSingleCommandPrefix(['bash', '-c', s]));
+  }
 });
 
 test('not a string: complex, not a throw', () => {
