@@ -15,7 +15,10 @@ import { decode, encode, frame, needsStream, newId, Deframer, ProtocolError, typ
 import { PROTOCOL_VERSION, type Pending, type Reply } from './messages.js';
 import { checkSocketPath, type GatePaths } from './paths.js';
 
-export type RequestErrorKind = 'not-running' | 'not-answering' | 'protocol' | 'version';
+export type RequestErrorKind = 'not-running' | 'not-answering' | 'overloaded' | 'protocol' | 'version';
+
+/** How long a datagram may wait for room in the daemon's queue before the request moves to the stream socket. */
+const CONGESTION_MS = 300;
 
 /** Why a request failed; `message` says what happened and what to do. */
 export class RequestError extends Error {
@@ -195,7 +198,7 @@ export class RequestClient {
         }
         if (code === -2) return reject(notRunning(this.paths.requestSock, 'no socket'));
         if (code === -111) return reject(notRunning(this.paths.requestSock, 'stale socket'));
-        if (code === -11) return reject(new RequestError('not-answering', `the gate daemon is overloaded (its queue stayed full for ${(budgetMs / 1000).toFixed(1)} s); retry, or check 'gate status'`));
+        if (code === -11) return reject(new RequestError('overloaded', `the gate daemon is overloaded (its queue stayed full for ${(budgetMs / 1000).toFixed(1)} s); retry, or check 'gate status'`));
         reject(new RequestError('protocol', `send to ${this.paths.requestSock} failed (${ERRNO[code] ?? code})`));
       };
       attempt();
@@ -236,10 +239,19 @@ export class RequestClient {
         else resolve(reply as R);
       };
       let sent = false; // once the daemon took the request, its socket vanishing means it died meanwhile
+      let streaming = false;
       const send = (b: Buffer): void =>
-        void this.sendRaw(b, budgetMs).then(
+        void this.sendRaw(b, CONGESTION_MS).then(
           () => (sent = true),
-          (e: RequestError) => done(sent && e.kind === 'not-running' ? died(pending) : e),
+          (e: RequestError) => {
+            if (e.kind !== 'overloaded') return done(sent && e.kind === 'not-running' ? died(pending) : e);
+            if (b !== buf || streaming) return; // a ping or a resend: the request itself is queued already
+            // the datagram queue stays full (many clients at once): the stream socket queues instead of refusing
+            streaming = true;
+            clearTimeout(timer);
+            this.waiters.delete(env.id);
+            void streamRequest<R>(this.paths, env, buf, { ...opts, timeoutMs: budgetMs, retries: 0 }).then(resolve, reject);
+          },
         );
       const arm = (): void => {
         clearTimeout(timer);
