@@ -38,6 +38,7 @@ export class AuditLog {
   }
 
   write(rec: Omit<AuditRecord, 'time' | 'session'>): void {
+    if (this.fd < 0) return; // closed at shutdown: a late decision is not worth a crash
     const line = JSON.stringify({ time: new Date().toISOString(), session: this.session, ...rec }) + '\n';
     writeSync(this.fd, line);
   }

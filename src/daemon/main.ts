@@ -112,6 +112,10 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     log(`gate daemon ${process.pid} ready: session '${paths.session}', ${watcher.files.length} rule file(s), approval_policy ${JSON.stringify(config.approval_policy)}, sandbox ${config.sandbox_policy.type}`);
     opts.onReady?.(paths);
     await stopped;
+    // Open prompts are answered (denied: the daemon is stopping) and their replies and audit records go
+    // out before the sockets close.
+    daemon.broker.shutdown();
+    await new Promise((r) => setTimeout(r, 100));
   } finally {
     cleanup();
   }

@@ -136,13 +136,13 @@ test('a forbidden or denied subcommand withdraws the other prompts; the daemon s
     const p = await c.next('prompt');
     c.answer(p.approval_id, 'abort');
     assert.deepEqual((await reply).action, { type: 'Deny', reason: 'User cancelled execution' });
-    // stop while a prompt is open: the client gets a denial or a clear failure, the audit log stays whole
+    // stop while a prompt is open: the client gets a denial before the sockets close, the audit log stays whole
     const open = preflight(d.paths, 'make deploy').catch((e: Error) => e);
     await c.next('prompt');
     await d.stop();
     const r = await open;
-    if (r instanceof Error) assert.match(r.message, /gate daemon/);
-    else assert.equal((r as any).action.type, 'Deny');
+    assert.ok(!(r instanceof Error), String(r));
+    assert.deepEqual((r as any).action, { type: 'Deny', reason: 'the gate daemon stopped before the approval was answered' });
     for (const line of readFileSync(d.te.env.GATE_HOME + '/audit.jsonl', 'utf8').trim().split('\n')) JSON.parse(line);
   } finally {
     await c.close();
