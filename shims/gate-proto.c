@@ -324,7 +324,7 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
   if (!(c->client_dir = need(vars, n, "GATE_CLIENT_DIR", err, errlen))) return -1;
   if (!(c->run_id = need(vars, n, "GATE_RUN", err, errlen))) return -1;
   const char *t = lookup(vars, n, "GATE_EXEC_TIMEOUT_MS");
-  c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 1000;
+  c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 2000;
   c->attempts = 5;
   return 0;
 }
