@@ -22,6 +22,8 @@ export interface McpSession {
   elicitations: ElicitRequest['params'][];
   /** answer the next elicitation with this (default: decline) */
   answers: ElicitResult[];
+  /** wait this long before answering (a human reading the prompt) */
+  answerDelayMs: number;
   stderr(): string;
   shell(args: { command: string; workdir: string; timeout_ms?: number; login?: boolean }): Promise<{ exit_code: number; output: string; timed_out: boolean; duration: { secs: number; nanos: number } }>;
   close(): Promise<void>;
@@ -34,9 +36,11 @@ export async function mcpSession(env: Record<string, string>, opts: { elicitatio
   const client = new Client({ name: 'gate-sh-test', version: '1.0.0' }, { capabilities: opts.elicitation ? { elicitation: {} } : {} });
   const elicitations: ElicitRequest['params'][] = [];
   const answers: ElicitResult[] = [];
+  const delay = { ms: 0 };
   if (opts.elicitation)
     client.setRequestHandler(ElicitRequestSchema, async (req) => {
       elicitations.push(req.params);
+      if (delay.ms) await new Promise((r) => setTimeout(r, delay.ms));
       return answers.shift() ?? { action: 'decline' };
     });
   await client.connect(transport);
@@ -44,6 +48,12 @@ export async function mcpSession(env: Record<string, string>, opts: { elicitatio
     client,
     elicitations,
     answers,
+    get answerDelayMs() {
+      return delay.ms;
+    },
+    set answerDelayMs(ms: number) {
+      delay.ms = ms;
+    },
     stderr: () => err,
     async shell(args) {
       const r = await client.callTool({ name: 'shell', arguments: args }, undefined, { timeout: 60_000 });

@@ -88,6 +88,14 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     assert.equal(r.timed_out, true);
     assert.match(r.output, /started/);
     assert.ok(r.duration.secs < 30);
+    // ... while a human takes longer than the whole timeout to answer, the clock is paused
+    a.answers.push({ action: 'accept' });
+    a.answerDelayMs = 7000;
+    r = await a.shell({ command: 'touch slowly', workdir: w, timeout_ms: 6000 });
+    a.answerDelayMs = 0;
+    assert.equal(r.timed_out, false, r.output);
+    assert.equal(r.exit_code, 0, r.output);
+    assert.ok(existsSync(join(w, 'slowly')));
 
     // a client without elicitation support: its prompt goes to the other approvers — none → denied at once
     const before = a.elicitations.length;
