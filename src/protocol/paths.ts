@@ -9,6 +9,7 @@
  *   <runtime>/<session>/approval/   NEVER visible inside a sandbox
  *       approval.sock               approval channel (humans, hosts)
  *   <runtime>/<session>/daemon.lock, daemon.pid
+ * Amendments go to Codex's default rules file ($CODEX_HOME/rules/default.rules, see policy/load.ts).
  * runtime = $XDG_RUNTIME_DIR/gate-sh, else $GATE_HOME/run (GATE_HOME defaults to ~/.gate-sh)
  */
 import { join } from 'node:path';
@@ -20,7 +21,6 @@ export const MAX_SOCKET_PATH = 107;
 export interface GatePaths {
   home: string; // $GATE_HOME
   rulesDir: string; // $GATE_HOME/rules
-  defaultRulesFile: string; // amendments go here
   configFile: string;
   auditLog: string;
   runtime: string;
@@ -64,7 +64,6 @@ export function gatePaths(env: Env = process.env): GatePaths {
   return {
     home,
     rulesDir: join(home, 'rules'),
-    defaultRulesFile: join(home, 'rules', 'default.rules'),
     configFile: join(home, 'config.toml'),
     auditLog: join(home, 'audit.jsonl'),
     runtime,
