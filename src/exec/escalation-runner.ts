@@ -52,6 +52,7 @@ export class EscalationServer implements EscalationRunner {
   private server?: Server;
   private readonly native: GateNative;
   private readonly live = new Set<number>();
+  private readonly conns = new Set<Socket>();
 
   constructor(private readonly o: EscalationServerOptions) {
     this.native = gateNative();
@@ -79,10 +80,13 @@ export class EscalationServer implements EscalationRunner {
 
   async close(): Promise<void> {
     for (const pgid of this.live) killGroup(pgid);
+    for (const s of this.conns) s.destroy();
     await new Promise<void>((res) => (this.server ? this.server.close(() => res()) : res()));
   }
 
   private accept(s: Socket): void {
+    this.conns.add(s);
+    s.on('close', () => this.conns.delete(s));
     const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
     if (typeof fd !== 'number' || fd < 0) {
       s.destroy();
@@ -216,6 +220,7 @@ function reply(s: Socket, msg: Record<string, unknown>): void {
   const head = Buffer.allocUnsafe(4);
   head.writeUInt32LE(body.length, 0);
   s.end(Buffer.concat([head, body]));
+  s.resume(); // read the caller's end of the connection so the socket closes (it may still be paused)
 }
 
 function closeQuiet(fd: number): void {
