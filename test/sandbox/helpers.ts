@@ -27,7 +27,7 @@ export function box(extraEnv: Record<string, string> = {}): Box {
   writeFileSync(join(ws, '.git', 'config'), '[core]\n');
   const paths = gatePaths(t.env);
   mkdirSync(paths.rulesDir, { recursive: true });
-  writeFileSync(paths.defaultRulesFile, '');
+  writeFileSync(join(paths.rulesDir, 'default.rules'), '');
   mkdirSync(paths.clientDir, { recursive: true });
   mkdirSync(paths.approvalDir, { recursive: true });
   prepareGateDirs(t.env);
