@@ -2,7 +2,7 @@
  * PTY figures: throughput of the PTY paths next to pipes, and keystroke-to-echo latency through the
  * interactive gated shell. Prints one JSON object on its last line (test/bench/run.mjs).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { spawn as ptySpawn } from 'node-pty';
 import { GATE_SH, ROOT } from '../helpers/env.js';
@@ -79,6 +79,18 @@ async function echoLatency(): Promise<{ p50_ms: number; p99_ms: number; samples:
   }
 }
 
+/** `seq 1 200000` through the host 100 times: how many arrive complete (every byte). */
+async function hostCompleteness(): Promise<number> {
+  const want = Buffer.from(spawnSync('seq', ['1', '200000'], { maxBuffer: 1 << 26 }).stdout.toString().replace(/\n/g, '\r\n'));
+  let complete = 0;
+  for (let i = 0; i < 100; i++) {
+    const t = new Term(process.execPath, [HOST, 'seq', '1', '200000']);
+    await t.exit(60_000);
+    if (t.output().equals(want)) complete++;
+  }
+  return complete;
+}
+
 const median = async (f: () => Promise<number>) => {
   const r = [await f(), await f(), await f()].sort((a, b) => a - b);
   return r[1];
@@ -88,6 +100,7 @@ const pipe = await median(pipes);
 const raw = await median(rawPty);
 const host = await median(hostPath);
 const echo = await echoLatency();
+const complete = await hostCompleteness();
 console.log(
   JSON.stringify({
     payload_mib: SIZE / MIB,
@@ -96,7 +109,8 @@ console.log(
     pty_host_on_terminal_mib_s: host,
     pty_vs_pipes: Math.round((host / pipe) * 1000) / 1000,
     keystroke_echo: echo,
-    targets: { keystroke_echo_p99_ms: 10, note: 'PTY throughput is bounded by the kernel ONLCR pass (deps.md §4); used for interactive sessions only' },
+    host_seq_200000_complete: `${complete}/100`,
+    targets: { keystroke_echo_p99_ms: 10, host_seq_200000_complete: '100/100', note: 'PTY throughput is bounded by the kernel ONLCR pass (deps.md §4); used for interactive sessions only' },
   }),
 );
 process.exit(0);

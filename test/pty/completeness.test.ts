@@ -13,7 +13,7 @@ import { Term } from './term.js';
 
 const RUNS = 100;
 /** the single-command host starts a process per run (node + wrapper): fewer runs keep the suite short */
-const HOST_RUNS = 40;
+const HOST_RUNS = 20;
 const EXPECTED = Buffer.from(spawnSync('seq', ['1', '200000'], { maxBuffer: 1 << 26 }).stdout.toString().replace(/\n/g, '\r\n'));
 const HOST = join(ROOT, 'dist', 'test', 'pty', 'fixtures', 'host-cli.js');
 
