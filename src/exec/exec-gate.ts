@@ -67,7 +67,14 @@ export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T
   env.LD_PRELOAD = withPreload(env.LD_PRELOAD, join(shims, 'libgate.so'));
   env.PATH = withShimPath(env.PATH, join(shims, 'bin'));
   env.GATE_CHECKED = `${o.parentPid}:${plan.program}`;
-  const inner = o.inner ?? (basename(plan.program) === 'bwrap' ? plan.args[plan.args.indexOf('--') + 1] : undefined);
+  let args = plan.args;
+  const sep = basename(plan.program) === 'bwrap' ? args.indexOf('--') : -1;
+  if (sep >= 0) {
+    // inside the sandbox the library and shims must stay readable, whatever the profile lets the
+    // command read: without them the loader skips LD_PRELOAD and the run would go ungated
+    args = [...args.slice(0, sep), '--ro-bind', shims, shims, ...args.slice(sep)];
+  }
+  const inner = o.inner ?? (sep >= 0 ? args[sep + 4] : undefined);
   if (inner) env.GATE_THEN = inner;
-  return { ...plan, env };
+  return { ...plan, args, env };
 }

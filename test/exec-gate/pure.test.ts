@@ -1,7 +1,7 @@
 /** The pure parts: the exec-gate plan step, the escalated run's environment, the wire decoding. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LIBGATE, SHIM_BIN, withExecGate, withPreload, withShimPath } from '../../src/exec/exec-gate.js';
+import { LIBGATE, SHIM_BIN, SHIMS_DIR, withExecGate, withPreload, withShimPath } from '../../src/exec/exec-gate.js';
 import { escalationEnv } from '../../src/exec/escalation-env.js';
 import { decodeWire, isLossy } from '../../src/exec/exec-gate-wire.js';
 import { gatePaths } from '../../src/protocol/paths.js';
@@ -31,6 +31,8 @@ test('withExecGate through bubblewrap: the wrapper is marked, the program after 
   const p = withExecGate({ program: '/usr/bin/bwrap', args: ['--ro-bind', '/', '/', '--', '/bin/bash', '-c', 'x'], env: {} }, { paths, runId: 'r', parentPid: 0 });
   assert.equal(p.env.GATE_CHECKED, '0:/usr/bin/bwrap');
   assert.equal(p.env.GATE_THEN, '/bin/bash');
+  // the shims stay readable inside, whatever the profile reads
+  assert.deepEqual(p.args, ['--ro-bind', '/', '/', '--ro-bind', SHIMS_DIR, SHIMS_DIR, '--', '/bin/bash', '-c', 'x']);
 });
 
 test('escalationEnv: code-loading variables are what the decision saw, or dropped; the gate\'s own are removed', () => {

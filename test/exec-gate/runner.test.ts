@@ -68,6 +68,13 @@ test('grants run as decided: Unsandboxed as is, TurnDefault and Permissions insi
   assert.match(perms.stdout, /work=[12]\n/, perms.stderr);
   assert.ok(existsSync(join(outside, 'perm')));
 
+  // a profile that reads almost nothing still loads the gate: the exec inside meets it (and, with no
+  // daemon here, fails closed) instead of running ungated
+  const narrow = await escalate({ type: 'Permissions', profile: { file_system: { read: [work], write: [outside] } } }, `touch ${outside}/narrow; echo touch=$?`);
+  assert.match(narrow.stdout, /touch=126/, narrow.stderr);
+  assert.match(narrow.stderr, /gate-sh: exec gate: touch .*narrow: the gate-sh daemon is not reachable/);
+  assert.ok(!existsSync(join(outside, 'narrow')));
+
   // refusals: one-time tokens, descriptor count, cwd
   const again = await run('/usr/bin/python3', [client, free.token, '3'], { env: { ...te.env, ESC_SOCK: paths.escalateSock }, cwd: work });
   assert.match(again.stdout, /unknown, used or expired escalation token/);
