@@ -4,7 +4,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
 import { bash, gateSh, pool, status, type Ran, type RunOpts } from './helpers.js';
@@ -100,4 +100,19 @@ test('a 1 MiB script (file with args, and on stdin) reaches bash whole; $0 and $
   const traced: Case = { name: '1 MiB script file, -x', args: ['-x', file, 'one'] };
   const [b, g] = await both(traced);
   same(traced, b, g);
+});
+
+test('descriptors beyond 0-2 that gate-sh inherits reach the script at the same numbers, as under bash', { timeout: 60_000 }, async () => {
+  for (const [who, f] of [['bash', bash], ['gate-sh', gateSh]] as const) {
+    const path = join(d.te.dir, `fd5-${who}`);
+    const fd = openSync(path, 'w');
+    try {
+      const r = await f(['-c', 'echo "to five" >&5; echo out'], { env: { ...d.te.env, GATE_NO_AUTOSTART: '1' }, stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'ignore', fd] });
+      assert.equal(r.code, 0, `${who}: ${r.stderr}`);
+      assert.equal(r.stdout.toString(), 'out\n');
+    } finally {
+      closeSync(fd);
+    }
+    assert.equal(readFileSync(path, 'utf8'), 'to five\n', who);
+  }
 });
