@@ -26,6 +26,10 @@ export class ElicitationApprover {
 
   constructor(private readonly opts: ElicitationApproverOptions) {}
 
+  get attached(): boolean {
+    return this.client !== undefined;
+  }
+
   /** Attach unless attached (the daemon may have restarted since). */
   ensure(): Promise<void> {
     if (this.client) return Promise.resolve();

@@ -55,10 +55,12 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
   });
   const elicits = (): boolean => server.server.getClientCapabilities()?.elicitation?.form !== undefined;
 
-  /** The daemon answers (autostart as gate-sh would), and our approver is attached when the client can be asked. */
+  /** Our approver is attached when the client can be asked (starting the daemon as gate-sh would). Once
+   * attached, nothing to do per call: gate-sh itself reports a daemon that went away. */
   const ready = async (): Promise<void> => {
+    if (!elicits() || approver.attached) return;
     await ensureDaemon(opts.env);
-    if (elicits()) await approver.ensure();
+    await approver.ensure();
   };
 
   server.registerTool(
