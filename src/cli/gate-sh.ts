@@ -172,6 +172,10 @@ function reportDenials(reply: PreflightReply, script: string): void {
 
 /** Start the daemon in the background unless turned off (ensureDaemon says so); true when it now answers. */
 async function autostart(env: Record<string, string | undefined>): Promise<boolean> {
+  // Inside a gated run the caller's environment is the script's to choose: a daemon started from it
+  // could carry a weaker approval or sandbox policy (GATE_APPROVAL_POLICY, GATE_SANDBOX_MODE, ...).
+  if (env.GATE_RUN)
+    throw new RequestError('not-running', `the gate daemon for this session is not running, and gate-sh does not start one from inside a gated run (GATE_RUN=${env.GATE_RUN}); start it with 'gate daemon start'`);
   try {
     const { ensureDaemon } = await import('../daemon/autostart.js');
     await ensureDaemon(env);

@@ -22,6 +22,20 @@ test('no daemon and autostart off: exit 126, nothing ran, the message says what 
   }
 });
 
+test('inside a gated run (GATE_RUN set) gate-sh never starts a daemon from the environment it was given', { timeout: 60_000 }, async () => {
+  const te = tempEnv({ ...FULL, GATE_APPROVAL_POLICY: 'never', GATE_RUN: 'r-outer' });
+  try {
+    const marker = join(te.dir, 'ran');
+    const r = await gateSh(['-c', `touch ${marker}`], { env: te.env });
+    assert.equal(r.code, 126);
+    assert.match(r.stderr.toString(), /does not start one from inside a gated run.*nothing ran\n$/);
+    assert.equal(existsSync(marker), false);
+    assert.equal(existsSync(join(te.env.XDG_RUNTIME_DIR, 'gate-sh', 'default', 'daemon.pid')), false, 'no daemon was started');
+  } finally {
+    te.cleanup();
+  }
+});
+
 test('no daemon: gate-sh starts one in the background and runs the script; the run is audited', { timeout: 60_000 }, async () => {
   const te = tempEnv(FULL);
   try {
