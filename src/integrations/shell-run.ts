@@ -15,6 +15,7 @@ export const GATE_SH_BIN = join(resolve(fileURLToPath(import.meta.url), '../../.
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Output kept per call: the first and last halves of this many bytes. */
 export const MAX_OUTPUT_BYTES = 1 << 20;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface ShellParams {
   command: string;
@@ -82,6 +83,8 @@ export function startShell(p: ShellParams, opts: ShellRunOptions): RunningShell 
   };
   const arm = (): void => {
     armedAt = Date.now();
+    // setTimeout fires at once above 2^31-1 ms; a longer timeout is as good as none
+    if (remaining > MAX_TIMER_MS) return;
     timer = setTimeout(() => {
       timedOut = true;
       killGroup();

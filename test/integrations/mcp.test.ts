@@ -40,6 +40,14 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     assert.equal(r.timed_out, false);
     assert.ok(Number.isInteger(r.duration.secs) && Number.isInteger(r.duration.nanos));
 
+    // output over 1 MiB keeps its head and tail; a timeout beyond setTimeout's range is no timeout
+    r = await a.shell({ command: 'yes abcdefghi | head -c 3000000; echo END', workdir: w, timeout_ms: 2 ** 40 });
+    assert.equal(r.exit_code, 0);
+    assert.equal(r.timed_out, false);
+    assert.ok(r.output.startsWith('abcdefghi\n'));
+    assert.ok(r.output.endsWith('i\nEND\n'));
+    assert.match(r.output, /\n\[\.\.\. 1951428 bytes of output omitted \.\.\.\]\n/);
+
     // forbidden: nothing runs, nobody is asked
     r = await a.shell({ command: `echo x > ${w}/kept && rm -f ${w}/kept`, workdir: w });
     assert.equal(r.exit_code, 126);
