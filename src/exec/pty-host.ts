@@ -119,6 +119,7 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
     io.input.on('data', onInput);
     io.input.on('end', onInputEnd);
     io.input.on('error', onHangUp);
+    io.output.on?.('error', onHangUp); // EIO: the terminal is gone
     io.input.resume();
     io.output.on?.('resize', onResize);
     process.on('SIGHUP', onHangUp);
@@ -130,6 +131,7 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
       io.input.off('data', onInput);
       io.input.off('end', onInputEnd);
       io.input.off('error', onHangUp);
+      io.output.off?.('error', onHangUp);
       io.input.pause();
       io.output.off?.('resize', onResize);
       process.off('SIGHUP', onHangUp);
