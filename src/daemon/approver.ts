@@ -39,7 +39,7 @@ export interface RiskAssessment {
 }
 
 /** What kind of frontend an approver is; `mcp-elicitation` approvers follow `reject.mcp_elicitations`. */
-export type ApproverKind = 'console' | 'terminal' | 'host' | 'mcp-elicitation';
+export type ApproverKind = 'console' | 'host' | 'mcp-elicitation';
 
 export interface ResolvedEvent {
   approval_id: string;

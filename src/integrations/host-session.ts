@@ -14,6 +14,7 @@ import type { ReviewDecision } from '../protocol/action.js';
 import { ANSWER_REJECTED, APPROVAL_RESOLVED, approvalRequestParams, REQUEST_APPROVAL, resolvedParams, reviewDecisionFromHost } from './host-protocol.js';
 import { DAEMON_ERROR, INVALID_PARAMS, JsonRpcPeer, RpcError } from './jsonrpc.js';
 import { sandboxPolicyFromState, SandboxStateError } from './sandbox-state.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 
 export interface HostSessionOptions {
   paths: GatePaths;
@@ -52,7 +53,7 @@ export async function runHostSession(opts: HostSessionOptions): Promise<{ daemon
       return setConfig('approval_policy', typeof v === 'string' ? v : JSON.stringify(v));
     },
     'sandboxPolicy/set': (p) => {
-      let policy;
+      let policy: SandboxPolicy;
       try {
         policy = sandboxPolicyFromState(object(p));
       } catch (e) {

@@ -16,6 +16,7 @@ import { ElicitationApprover } from './elicitation-approver.js';
 import type { ElicitationAnswer } from './elicitation.js';
 import { SANDBOX_STATE_CAPABILITY, SANDBOX_STATE_METHOD, SANDBOX_STATE_VERSION, sandboxPolicyFromState, SandboxStateError } from './sandbox-state.js';
 import { startShell, ShellParamsError, type RunningShell, type ShellParams } from './shell-run.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 
 export interface McpServerOptions {
   env: NodeJS.ProcessEnv;
@@ -74,7 +75,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
         login: z.boolean().optional().describe('Launch Bash with -lc instead of -c: defaults to true.'),
       },
     },
-    async (params: ShellParams) => {
+    async (params: ShellParams, extra: { signal: AbortSignal }) => {
       try {
         await ready();
       } catch (e) {
@@ -89,17 +90,21 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
         throw e;
       }
       running.set(shell.pid, shell);
+      // the client cancelled the call (notifications/cancelled): stop the run
+      const cancel = (): void => shell.kill();
+      extra.signal.addEventListener('abort', cancel, { once: true });
       try {
         const result = await shell.result;
         return { content: [{ type: 'text' as const, text: JSON.stringify(result) }] };
       } finally {
+        extra.signal.removeEventListener('abort', cancel);
         running.delete(shell.pid);
       }
     },
   );
 
   const applySandboxState = async (params: unknown): Promise<void> => {
-    let policy;
+    let policy: SandboxPolicy;
     try {
       policy = sandboxPolicyFromState(params);
     } catch (e) {

@@ -5,6 +5,7 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -104,6 +105,15 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     assert.equal(r.timed_out, false, r.output);
     assert.equal(r.exit_code, 0, r.output);
     assert.ok(existsSync(join(w, 'slowly')));
+
+    // the client cancels the call: the run's process group is killed
+    const ac = new AbortController();
+    const cancelled = a.client.callTool({ name: 'shell', arguments: { command: 'sleep 61.2345', workdir: w, timeout_ms: 60_000 } }, undefined, { signal: ac.signal });
+    const running = () => spawnSync('pgrep', ['-f', 'sleep 61.2345']).status === 0;
+    await waitFor(() => running() || undefined, 'the sleep to start');
+    ac.abort();
+    await assert.rejects(cancelled);
+    await waitFor(() => !running() || undefined, 'the sleep to be killed', 5_000);
 
     // a client without elicitation support: its prompt goes to the other approvers — none → denied at once
     const before = a.elicitations.length;
