@@ -32,6 +32,8 @@ export function elicitationFor(p: PromptEvent): ElicitationParams {
   const lines = [`Allow agent to run \`${p.display}\` in \`${p.cwd}\`?`];
   if (p.reason) lines.push(`Reason: ${p.reason}`);
   if (p.matched_rule) lines.push(`Rule: ${p.matched_rule}`);
+  if (p.sandbox_permissions === 'require_escalated') lines.push('Asks: to run outside the sandbox');
+  else if (p.sandbox_permissions === 'with_additional_permissions') lines.push(`Asks: additional permissions ${JSON.stringify(p.requested_permissions ?? {})}`);
   if (p.risk_assessment) lines.push(`Risk: ${p.risk_assessment.risk_level}: ${p.risk_assessment.summary}`);
   if (p.amendment_rule) lines.push(`"approved_execpolicy_amendment" saves: ${p.amendment_rule}`);
   const offered = p.available_decisions.map(reviewDecisionKind).filter((k) => APPROVALS.includes(k));

@@ -29,6 +29,12 @@ test('elicitation: Codex message and schema, extra lines, decisions offered as a
   assert.deepEqual(e.requestedSchema.properties.decision.enum, ['approved', 'approved_for_session', 'approved_execpolicy_amendment']);
   assert.equal(elicitationFor(prompt({ available_decisions: ['approved', 'abort'] })).requestedSchema.properties.decision, undefined);
   assert.equal(elicitationFor(prompt()).message, 'Allow agent to run `cargo build` in `/w`?');
+  assert.equal(elicitationFor(prompt({ sandbox_permissions: 'require_escalated' })).message.split('\n')[1], 'Asks: to run outside the sandbox');
+  assert.equal(
+    elicitationFor(prompt({ sandbox_permissions: 'with_additional_permissions', requested_permissions: { network: true } })).message.split('\n')[1],
+    'Asks: additional permissions {"network":true}',
+  );
+  assert.equal(elicitationFor(prompt({ sandbox_permissions: 'use_default' })).message, 'Allow agent to run `cargo build` in `/w`?');
 });
 
 test('elicitation answers: accept/decline/cancel, chosen approvals only when offered', () => {
