@@ -10,7 +10,7 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { BWRAP_MISSING, SandboxError } from '../sandbox/errors.js';
 import { gatePaths, type Env } from '../protocol/paths.js';
 import type { CommandLine } from '../sandbox/wrap.js';
@@ -26,8 +26,10 @@ function executable(p: string): boolean {
 }
 
 /** The bubblewrap binary on PATH (or /usr/bin/bwrap), else a SandboxError saying what to install. */
-export function findBwrap(env: Env, fallback: readonly string[] = ['/usr/bin', '/bin']): string {
-  const dirs = [...(env.PATH ?? '').split(delimiter).filter((d) => isAbsolute(d)), ...fallback];
+/** Only system folders: a caller who controls PATH must not be able to supply its own "bwrap". */
+export const TRUSTED_BWRAP_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin'];
+
+export function findBwrap(_env: Env, dirs: readonly string[] = TRUSTED_BWRAP_DIRS): string {
   for (const d of dirs) if (executable(join(d, 'bwrap'))) return join(d, 'bwrap');
   throw new SandboxError(BWRAP_MISSING);
 }

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { box, BWRAP } from './helpers.js';
 import { findBwrap, runCommandLine } from '../../src/exec/sandbox-run.js';
 import { sandboxDenial, denialReason } from '../../src/exec/sandbox-denial.js';
@@ -17,6 +18,16 @@ test('bubblewrap missing: a clear error naming the package', () => {
   assert.throws(() => findBwrap({ PATH: '/nonexistent' }, []), (e: Error) => e instanceof SandboxError && e.message === BWRAP_MISSING);
   assert.match(BWRAP_MISSING, /apt-get install -y bubblewrap/);
   assert.equal(findBwrap({ PATH: '/nonexistent' }), BWRAP);
+});
+
+test('a "bwrap" earlier on the caller\'s PATH is never used', (t) => {
+  const b = box();
+  t.after(b.cleanup);
+  const fake = join(b.dir, 'fakebin');
+  mkdirSync(fake);
+  writeFileSync(join(fake, 'bwrap'), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 });
+  assert.equal(findBwrap({ PATH: `${fake}:/usr/bin:/bin` }), BWRAP);
+  assert.ok(!BWRAP.startsWith(fake));
 });
 
 test('exit statuses through bwrap; a missing program is 127 like bash, not bwrap\'s 1', async (t) => {
