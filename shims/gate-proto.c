@@ -451,7 +451,6 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   if (set_addr(&me, path, err, errlen)) return -1;
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
-  unlink(path);
   mode_t old = umask(077);
   int b = bind(fd, (struct sockaddr *)&me, sizeof me);
   umask(old);

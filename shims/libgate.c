@@ -26,6 +26,9 @@
 
 extern char **environ;
 
+/* Only the hooks are visible to the programs the library is loaded into (built -fvisibility=hidden). */
+#define EXPORT __attribute__((visibility("default")))
+
 #define MAX_SAVED 16
 static struct {
   char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
@@ -243,15 +246,15 @@ static int do_execve(const char *path, char *const argv[], char *const env[], vo
   return f(path, argv, env);
 }
 
-int execve(const char *path, char *const argv[], char *const envp[]) {
+EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
   char program[PATH_MAX];
   absolute(program, sizeof program, path);
   return gated_execve(path, program, argv, envp, do_execve, NULL);
 }
 
-int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
+EXPORT int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
 
-int execvpe(const char *file, char *const argv[], char *const envp[]) {
+EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
   char found[PATH_MAX];
   if (search_path(file, found, sizeof found)) return -1;
   int rc = execve(found, argv, envp);
@@ -272,7 +275,7 @@ int execvpe(const char *file, char *const argv[], char *const envp[]) {
   return rc;
 }
 
-int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
+EXPORT int execvp(const char *file, char *const argv[]) { return execvpe(file, argv, environ); }
 
 static char **collect(const char *arg0, va_list ap, char ***envp) {
   size_t n = 1, cap = 16;
@@ -289,7 +292,7 @@ static char **collect(const char *arg0, va_list ap, char ***envp) {
   return v;
 }
 
-int execl(const char *path, const char *arg, ...) {
+EXPORT int execl(const char *path, const char *arg, ...) {
   va_list ap; va_start(ap, arg);
   const char *volatile a0 = arg; /* glibc declares arg nonnull, callers may still pass NULL */
   char **v = a0 ? collect(a0, ap, NULL) : NULL;
@@ -301,7 +304,7 @@ int execl(const char *path, const char *arg, ...) {
   return rc;
 }
 
-int execlp(const char *file, const char *arg, ...) {
+EXPORT int execlp(const char *file, const char *arg, ...) {
   va_list ap; va_start(ap, arg);
   const char *volatile a0 = arg; /* glibc declares arg nonnull, callers may still pass NULL */
   char **v = a0 ? collect(a0, ap, NULL) : NULL;
@@ -313,7 +316,7 @@ int execlp(const char *file, const char *arg, ...) {
   return rc;
 }
 
-int execle(const char *path, const char *arg, ...) {
+EXPORT int execle(const char *path, const char *arg, ...) {
   va_list ap; va_start(ap, arg);
   char **envp = NULL;
   char **v = collect(arg, ap, &envp);
@@ -332,7 +335,7 @@ static int do_fexecve(const char *path, char *const argv[], char *const env[], v
   return f(((struct fd_ctx *)ctx)->fd, argv, env);
 }
 
-int fexecve(int fd, char *const argv[], char *const envp[]) {
+EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
   char link[64], program[PATH_MAX];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(link, program, sizeof program - 1);
@@ -350,7 +353,7 @@ static int do_execveat(const char *path, char *const argv[], char *const env[], 
   return f(c->dirfd, path, argv, env, c->flags);
 }
 
-int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
+EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
   char program[PATH_MAX], base[PATH_MAX] = "";
   if (path[0] != '/') {
     if (dirfd == AT_FDCWD) { if (!getcwd(base, sizeof base)) base[0] = 0; }
@@ -386,7 +389,7 @@ static int gated_spawn(spawn_fn f, pid_t *pid, const char *path, const char *pro
   return f(pid, path, fa, at, argv, env);
 }
 
-int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
+EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
                 char *const argv[], char *const envp[]) {
   static spawn_fn f;
   if (!f) f = (spawn_fn)real("posix_spawn");
@@ -395,7 +398,7 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
   return gated_spawn(f, pid, path, program, fa, at, argv, envp);
 }
 
-int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
+EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
                  char *const argv[], char *const envp[]) {
   static spawn_fn f;
   if (!f) f = (spawn_fn)real("posix_spawn");
@@ -421,7 +424,7 @@ static void set_marks(const char *token) {
 
 static void clear_marks(void) { unsetenv("GATE_ESCALATE"); unsetenv("GATE_CHECKED"); }
 
-int system(const char *command) {
+EXPORT int system(const char *command) {
   static int (*f)(const char *);
   if (!f) f = real("system");
   if (!command) return f(command);
@@ -436,7 +439,7 @@ int system(const char *command) {
   return rc;
 }
 
-FILE *popen(const char *command, const char *type) {
+EXPORT FILE *popen(const char *command, const char *type) {
   static FILE *(*f)(const char *, const char *);
   if (!f) f = real("popen");
   char token[256] = "";
