@@ -140,21 +140,17 @@ export class Daemon<P> {
     const req = validateExec(msg);
     this.counters.exec++;
     const run = this.runs.get(req.run_id);
-    const settled = run?.settled.get(settleKey(req.argv, req.cwd));
-    let action: Action;
-    if (settled) {
-      action = settled;
-      this.deps.audit.write({ kind: 'exec', run_id: req.run_id, cwd: req.cwd, argv: [req.program, ...req.argv.slice(1)], source: 'preflight', action: formatAction(action) });
-    } else {
-      const check = this.currentDecider().exec(req, {
-        ...this.decideContext(),
-        sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
-        additionalPermissions: run?.additional_permissions,
-      });
-      const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
-      ctx.setPending(null);
-      action = v.action;
-    }
+    // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
+    // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
+    const check = this.currentDecider().exec(req, {
+      ...this.decideContext(),
+      sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
+      additionalPermissions: run?.additional_permissions,
+      settled: run?.settled.get(settleKey(req.argv, req.cwd)),
+    });
+    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
+    ctx.setPending(null);
+    const action: Action = v.action;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     if (action.type === 'Escalate') {
       const token = newEscalationToken();

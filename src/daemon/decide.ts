@@ -40,6 +40,9 @@ export interface DecideContext {
 export interface ExecContext extends DecideContext {
   sandboxPermissions: SandboxPermissions;
   additionalPermissions?: PermissionProfile;
+  /** what pre-flight (or an earlier exec prompt) of the same run settled for this argv + cwd: reused
+   * only when the exec-time checks (code loading, writable program, skill permissions) add nothing */
+  settled?: Action;
 }
 
 export interface Decider {

@@ -9,7 +9,8 @@ import type { Policy } from '../policy/policy.js';
 import type { Env } from '../protocol/paths.js';
 import { assessScript } from '../policy/assess.js';
 import { toWireSource, type VerdictSource } from '../policy/assess-types.js';
-import { decideIntercepted } from '../policy/intercepted.js';
+import { decideIntercepted, reuseSettled } from '../policy/intercepted.js';
+import { lookupSkill, skillsFor, type SkillLookup } from '../skills/lookup.js';
 import { approvalKey } from '../policy/approval-key.js';
 import type { ExecApprovalRequirement } from '../policy/requirement.js';
 import type { Action, ReviewDecision } from '../protocol/action.js';
@@ -89,6 +90,14 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
       return check;
     },
     exec(req, ctx): SubcommandCheck {
+      // Skill scripts live under <skill>/scripts/: only then is discovery (file system reads) worth it.
+      const found: SkillLookup = req.program.includes('/scripts/') ? lookupSkill(req.program, skillsFor(trusted, req.cwd)) : { kind: 'none' };
+      if (found.kind === 'unusable') {
+        const argv = [req.program, ...req.argv.slice(1)];
+        const key = approvalKey({ command: argv, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions });
+        const by: VerdictSource = { type: 'heuristic', decision: 'forbidden', name: 'invalid', command: argv };
+        return toCheck({ argv, decision: 'forbidden', decided_by: by, action: { type: 'Deny', reason: found.reason } }, key);
+      }
       const d = decideIntercepted(req.program, req.argv, req.cwd, {
         policy,
         approvalPolicy: ctx.approvalPolicy,
@@ -99,9 +108,12 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         env: req.env,
         // the daemon's own environment is trusted (same user, started from the agent's environment)
         codeLoading: { trusted },
+        ...(found.kind === 'skill' ? { skill: found.exec } : {}),
       });
       const key = approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution });
-      return toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action: d.action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);
+      // One decision per command: a pre-flight answer stands unless an exec-time check adds a question.
+      const action = ctx.settled ? reuseSettled(d, ctx.settled) : d.action;
+      return toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);
     },
   };
 }
