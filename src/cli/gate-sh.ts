@@ -7,10 +7,10 @@
  * Hot path: no yargs, no parser, no schema library. Never touch process.stdout/stderr/stdin here: creating
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
-import { readFileSync, writeSync } from 'node:fs';
+import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from './gate-sh-args.js';
-import { RequestClient, RequestError } from '../protocol/client.js';
+import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
 import { gatePaths, type GatePaths } from '../protocol/paths.js';
 import type { PreflightReply, SubcommandVerdict } from '../protocol/messages.js';
 import { planRun } from '../exec/plan.js';
@@ -115,9 +115,11 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       return EXIT_DENIED;
     }
     const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds });
-    const result = await runPlan(plan);
+    const relay = plan.sandboxed === true && stderrRelayable();
+    const result = await runPlan(plan, relay ? { stderrTail: 4096 } : {});
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
-    return result.status;
+    if (!relay) return result.status;
+    return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds });
   } catch (e) {
     if (e instanceof RequestError) say(`${e.message}; nothing ran`);
     else say(`${(e as Error).message}; nothing ran`);
@@ -125,6 +127,60 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   } finally {
     client?.close();
   }
+}
+
+/**
+ * Relaying stderr (to see a sandbox denial) must not change what the caller gets: not for a terminal
+ * (programs check isatty), nor when stderr is the same file as stdout (the interleaving could change).
+ */
+function stderrRelayable(): boolean {
+  if (isatty(2)) return false;
+  try {
+    const out = fstatSync(1);
+    const err = fstatSync(2);
+    return !(out.dev === err.dev && out.ino === err.ino);
+  } catch {
+    return false;
+  }
+}
+
+interface RerunContext {
+  client: RequestClient;
+  preflight: Outgoing;
+  inv: ShellInvocation;
+  script: string;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  fds: number[];
+}
+
+/** The on-failure rerun (src/exec/sandbox-rerun.ts): a sandbox denial is asked about as an escalation. */
+async function rerunIfDenied(first: { status: number; stderrTail?: string }, c: RerunContext): Promise<number> {
+  const { rerunOnDenial } = await import('../exec/sandbox-rerun.js');
+  let second: PreflightReply | undefined;
+  const attempt = await rerunOnDenial({
+    first: { status: first.status, stderr: first.stderrTail ?? '' },
+    sandboxed: true,
+    ask: async (justification) => {
+      const notice = pendingNotice();
+      try {
+        second = await c.client.request<PreflightReply>({ ...c.preflight, sandbox_permissions: 'require_escalated', justification }, PREFLIGHT_OPTS(notice.onPending));
+      } finally {
+        notice.stop();
+      }
+      if (second.type !== 'preflight' || !second.action) throw new Error(`unexpected reply '${String(second.type)}'`);
+      return second.action;
+    },
+    rerun: async () => {
+      const reply = second as PreflightReply;
+      const plan = planRun({ reply, invocation: c.inv, script: c.script, env: c.env, cwd: c.cwd, bash: findBash(), inheritedFds: c.fds });
+      const r = await runPlan(plan);
+      c.client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: r.status, duration_ms: Math.round(r.durationMs) });
+      return { status: r.status, stderr: '' };
+    },
+    notice: say,
+  });
+  return attempt.status;
 }
 
 function readScript(inv: ShellInvocation): string {

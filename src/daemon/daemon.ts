@@ -133,7 +133,7 @@ export class Daemon<P> {
       ),
     );
     ctx.setPending(null);
-    return { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+    return { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
   }
 
   private async exec(msg: Envelope, ctx: HandlerContext): Promise<ExecReply> {

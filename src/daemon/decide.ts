@@ -24,6 +24,9 @@ export interface SubcommandCheck {
   matched_rule?: string;
   /** session approval cache key (shell + canonical command + cwd + requested permissions) */
   cache_key: string;
+  /** a literal command found inside a complex script: it can deny or ask, but how the script runs is
+   * the whole script's entry's business (it is checked, not executed as its own step) */
+  literal?: boolean;
 }
 
 export interface ScriptCheck {

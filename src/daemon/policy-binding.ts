@@ -9,7 +9,7 @@ import type { Policy } from '../policy/policy.js';
 import type { Env } from '../protocol/paths.js';
 import { assessScript } from '../policy/assess.js';
 import { toWireSource, type VerdictSource } from '../policy/assess-types.js';
-import { decideIntercepted, reuseSettled } from '../policy/intercepted.js';
+import { decideIntercepted } from '../policy/intercepted.js';
 import { lookupSkill, skillsFor, type SkillLookup } from '../skills/lookup.js';
 import { approvalKey } from '../policy/approval-key.js';
 import type { ExecApprovalRequirement } from '../policy/requirement.js';
@@ -80,7 +80,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
       const check: ScriptCheck = {
         complex: a.complex,
         subcommands: a.subcommands.map((s) =>
-          toCheck(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined })),
+          toCheck(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined }), s.kind === 'literal'),
         ),
       };
       if (key.length <= MAX_CACHED_KEY) {
@@ -111,8 +111,10 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         ...(found.kind === 'skill' ? { skill: found.exec } : {}),
       });
       const key = approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution });
-      // One decision per command: a pre-flight answer stands unless an exec-time check adds a question.
-      const action = ctx.settled ? reuseSettled(d, ctx.settled) : d.action;
+      // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
+      // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,
+      // skill permissions) says otherwise.
+      const action = ctx.settled && !d.hardening && !(d.action !== 'prompt' && d.action.type === 'Deny') ? ctx.settled : d.action;
       return toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);
     },
   };
@@ -131,7 +133,7 @@ interface Judged {
 }
 
 /** An assessment entry (pre-flight) or an intercepted-exec decision, as the daemon acts on it. */
-export function toCheck(s: Judged, cacheKey: string): SubcommandCheck {
+export function toCheck(s: Judged, cacheKey: string, literal = false): SubcommandCheck {
   const by = s.decided_by;
   const base = {
     argv: s.argv,
@@ -141,6 +143,7 @@ export function toCheck(s: Judged, cacheKey: string): SubcommandCheck {
     available_decisions: s.available_decisions ?? [],
     ...(s.proposed_execpolicy_amendment ? { proposed_amendment: s.proposed_execpolicy_amendment } : {}),
     cache_key: cacheKey,
+    ...(literal ? { literal: true } : {}),
   };
   const req = s.requirement;
   const reason = s.reason ?? (req && req.type !== 'skip' ? req.reason ?? undefined : undefined);

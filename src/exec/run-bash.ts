@@ -14,6 +14,28 @@ import { sandboxSignalTarget } from './sandbox-signals.js';
 export interface RunResult {
   status: number;
   durationMs: number;
+  /** the last bytes of stderr, when the run relayed it (RunOptions.stderrTail) */
+  stderrTail?: string;
+}
+
+export interface RunOptions {
+  /** relay stderr through gate-sh (byte for byte, as it arrives) keeping this many trailing bytes: the
+   * evidence of a sandbox denial for the on-failure rerun. Only for a stderr that is neither a terminal
+   * nor the same file as stdout, where relaying cannot change what the caller sees. */
+  stderrTail?: number;
+}
+
+/** Write all of `buf` to a blocking-or-not descriptor (gate-sh never makes its stdio non-blocking). */
+function writeAll(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) {
+    try {
+      off += writeSync(fd, buf, off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return; // the caller closed its stderr
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+    }
+  }
 }
 
 /**
@@ -65,11 +87,12 @@ function scriptFile(data: Buffer): number {
   return fd;
 }
 
-export function runPlan(plan: RunPlan): Promise<RunResult> {
+export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const top = Math.max(2, ...plan.fds, plan.scriptFd?.fd ?? 0);
-    const stdio: (string | number)[] = ['inherit', 'inherit', 'inherit'];
+    const relay = (opts.stderrTail ?? 0) > 0;
+    const stdio: (string | number)[] = ['inherit', 'inherit', relay ? 'pipe' : 'inherit'];
     let scriptFd: number | undefined;
     try {
       if (plan.scriptFd) scriptFd = scriptFile(plan.scriptFd.data);
@@ -88,9 +111,21 @@ export function runPlan(plan: RunPlan): Promise<RunResult> {
       forwarder.dispose();
       reject(new Error(`cannot start ${plan.program}: ${e.message}`));
     });
-    child.on('exit', (code, signal) => {
+    let tail = Buffer.alloc(0);
+    if (relay && child.stderr) {
+      const keep = opts.stderrTail as number;
+      child.stderr.on('data', (chunk: Buffer) => {
+        writeAll(2, chunk);
+        tail = Buffer.concat([tail, chunk]);
+        if (tail.length > keep) tail = tail.subarray(tail.length - keep);
+      });
+    }
+    // with a relayed stderr, 'close' waits for its last bytes as well as for the exit
+    child.on(relay ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => {
       forwarder.dispose();
-      resolve({ status: exitStatus(code, signal, constants.signals), durationMs: performance.now() - started });
+      const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: performance.now() - started };
+      if (relay) result.stderrTail = tail.toString('utf8');
+      resolve(result);
     });
   });
 }

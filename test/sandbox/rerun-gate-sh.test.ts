@@ -1,0 +1,46 @@
+// The on-failure rerun through gate-sh itself: a script that fails on a sandbox denial is offered to the
+// approver as an escalation and rerun as approved (notice on stderr); denied → the failure stands; stderr
+// reaches the caller byte for byte either way.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempEnv } from '../helpers/env.js';
+import { approveConsole, startDaemon } from '../daemon/helpers.js';
+import { gateSh } from '../shell/helpers.js';
+
+test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved; a refusal keeps the failure', async (t) => {
+  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
+  mkdirSync(te.env.GATE_HOME, { recursive: true });
+  // the temp folders live under /tmp: keep /tmp out of the workspace so `outside` really is outside
+  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n');
+  const d = await startDaemon({ te });
+  const c = await approveConsole(te.env, 'human');
+  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
+  const ws = join(te.dir, 'ws');
+  const outside = join(te.dir, 'outside');
+  mkdirSync(ws);
+  mkdirSync(outside);
+
+  async function attempt(target: string, answer: string) {
+    const script = `echo before >&2; cp /etc/hostname ${target}`;
+    const ran = gateSh(['-c', script], { env: te.env, cwd: ws });
+    // the first attempt runs sandboxed (heuristics allow cp: no prompt); then the rerun question
+    const p = await c.next('prompt');
+    assert.equal(p.sandbox_permissions, 'require_escalated', 'the approver is asked for an escalation');
+    c.answer(p.approval_id, answer);
+    return ran;
+  }
+
+  const ok = await attempt(join(outside, 'f'), 'approved');
+  const okErr = ok.stderr.toString();
+  assert.equal(ok.code, 0, okErr);
+  assert.equal(readFileSync(join(outside, 'f'), 'utf8'), readFileSync('/etc/hostname', 'utf8'));
+  assert.match(okErr, /^before\ncp: .*Read-only file system\n/, 'the first attempt\'s stderr arrives unchanged');
+  assert.match(okErr, /gate-sh: the sandboxed run failed \(.*\); rerunning as approved \(outside the sandbox\)\nbefore\n$/);
+
+  const no = await attempt(join(outside, 'g'), 'denied');
+  assert.notEqual(no.code, 0);
+  assert.ok(!existsSync(join(outside, 'g')));
+  assert.match(no.stderr.toString(), /not rerun/);
+});
