@@ -24,6 +24,8 @@ export interface ShellInvocation {
   shoptOptions: string[];
   /** bash long options passed through (`--norc`, `--noprofile`, `--posix`, `--rcfile F`, ...) */
   longOptions: string[];
+  /** --pty: host the script in a pseudo-terminal; --no-pty: never (default: when stdin and stdout are terminals) */
+  pty?: boolean;
   /** --help / --version asked: print and exit, nothing runs */
   info?: 'help' | 'version';
 }
@@ -68,6 +70,8 @@ export function parseShellArgs(argv: string[], argv0 = 'gate-sh'): ShellInvocati
     if (a === '--' || !a.startsWith('--')) break;
     if (a === '--login') inv.login = true;
     else if (a === '--help') inv.info = 'help';
+    else if (a === '--pty') inv.pty = true;
+    else if (a === '--no-pty') inv.pty = false;
     else if (a === '--version') inv.info = 'version';
     else if (Object.hasOwn(LONG, a)) {
       inv.longOptions.push(a);
@@ -119,4 +123,5 @@ export function parseShellArgs(argv: string[], argv0 = 'gate-sh'): ShellInvocati
 export const USAGE = `usage: gate-sh [bash options] [-c command [name [args...]] | file [args...]]
   a gated bash: every subcommand is checked by the gate daemon before anything runs, then bash runs the script.
   options as bash: -c -l -i -s -e -x -u -o OPTION -O SHOPT --login --norc --noprofile --posix --
+  --pty / --no-pty: host the script in a pseudo-terminal (default: when stdin and stdout are terminals)
   see 'gate --help' for the daemon, approvals, rules and the audit log`;

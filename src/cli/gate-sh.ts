@@ -114,6 +114,16 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       reportDenials(reply, script);
       return EXIT_DENIED;
     }
+    if (inv.pty ?? (isatty(0) && isatty(1))) {
+      // a terminal program (less, vim, password prompts) gets a terminal of its own; the PTY is never used
+      // without a terminal, where it would change bytes (src/exec/pty-host.ts)
+      const ptyPlan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), sandbox: { interactive: true } });
+      const { runPlanInPty } = await import('../exec/pty-host.js');
+      const started = performance.now();
+      const status = await runPlanInPty(ptyPlan, env);
+      client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: status, duration_ms: Math.round(performance.now() - started) });
+      return status;
+    }
     const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds });
     const relay = plan.sandboxed === true && stderrRelayable();
     const result = await runPlan(plan, relay ? { stderrTail: 4096 } : {});

@@ -6,11 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../helpers/env.js';
+import { GATE_SH } from '../helpers/env.js';
 import { approveConsole, startDaemon } from '../daemon/helpers.js';
 import { Term } from './term.js';
 
-const CLI = join(ROOT, 'dist', 'test', 'pty', 'fixtures', 'gate-pty-cli.js');
 
 test('gated PTY run: sandboxed, exec-gated, exit status and large scripts preserved', { timeout: 120_000 }, async () => {
   const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'workspace-write', GATE_NO_AUTOSTART: '1' } });
@@ -19,16 +18,18 @@ test('gated PTY run: sandboxed, exec-gated, exit status and large scripts preser
     writeFileSync(join(d.te.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["rm"], decision="forbidden", justification="no deleting")\n');
     await new Promise((r) => setTimeout(r, 400));
     writeFileSync(join(d.te.dir, 'keep'), 'x');
-    const run = async (script: string) => {
-      const file = join(d.te.dir, 'script.sh');
+    // on a terminal gate-sh hosts the script in a PTY by itself; --pty says so explicitly
+    let n = 0;
+    const run = async (script: string, flags: string[] = []) => {
+      const file = join(d.te.dir, `script${++n}.sh`);
       writeFileSync(file, script);
-      const t = new Term(process.execPath, [CLI, '--script-file', file], { env: d.te.env, cwd: d.te.dir });
+      const t = new Term(GATE_SH, [...flags, file], { env: d.te.env, cwd: d.te.dir });
       const e = await t.exit(30_000);
       return { status: e.exitCode, out: t.text() };
     };
     const a = await run('tty >/dev/null && echo "on a tty"; echo hi > w.txt; cat w.txt; exit 4');
     assert.deepEqual(a, { status: 4, out: 'on a tty\r\nhi\r\n' });
-    const b = await run('touch /etc/gate-sh-nope');
+    const b = await run('touch /etc/gate-sh-nope', ['--pty']);
     assert.equal(b.status, 1);
     assert.match(b.out, /Read-only file system/);
     // pre-flight cannot see through $f: a human approves the opaque script; the exec gate still stops rm
@@ -42,7 +43,7 @@ test('gated PTY run: sandboxed, exec-gated, exit status and large scripts preser
     assert.ok(existsSync(join(d.te.dir, 'keep')));
     const big = `x='${'y'.repeat(200_000)}'; echo "\${#x} $0"`;
     const e = await run(big);
-    assert.deepEqual(e, { status: 0, out: '200000 gate-sh\r\n' });
+    assert.deepEqual(e, { status: 0, out: `200000 ${join(d.te.dir, `script${n}.sh`)}\r\n` });
   } finally {
     await d.stop();
     d.te.cleanup();

@@ -63,3 +63,13 @@ test('bad invocations are errors that name the option (bash exits 2 on them)', (
   assert.throws(() => P('-o'), /-o: option requires an argument/);
   assert.throws(() => P('--rcfile'), /--rcfile: option requires an argument/);
 });
+
+test('--pty and --no-pty choose PTY hosting; absent, gate-sh decides by whether stdin and stdout are terminals', () => {
+  assert.equal(parseShellArgs(['--pty', '-c', 'ls']).pty, true);
+  assert.equal(parseShellArgs(['--no-pty', '-c', 'ls']).pty, false);
+  assert.equal(parseShellArgs(['-c', 'ls']).pty, undefined);
+  // after the command string it is $0, as any word there is for bash
+  const late = parseShellArgs(['-c', 'ls', '--pty']);
+  assert.equal(late.pty, undefined);
+  assert.equal(late.name, '--pty');
+});
