@@ -1,13 +1,9 @@
-// Proposal (needs esbuild as a devDependency, not added yet): bundle gate-sh's hot path into ONE CommonJS
-// file. Node 20 has no compile cache; what costs is loading ~22 ESM modules through the ESM loader.
-// Measured on the shared 2-core machine, interleaved medians of 30 (gate-sh -c true, warm daemon):
-//   node -e 0 147 ms | ESM module graph (today) 246 ms | one ESM bundle 232 ms | one CJS bundle 199 ms
+// Bundles gate-sh's hot path into ONE CommonJS file (run by `npm run build`, after tsc). Node 20 has no
+// compile cache, and loading ~22 ESM modules through the ESM loader costs ~40 ms of every `gate-sh -c`.
 // The bundle sits at dist/cjs-src/cli/ (same depth as dist/src/cli/, so paths computed from
 // import.meta.url, e.g. ../../.. = the package root for shims/, still hold); import.meta.url is defined
-// from __filename. The native addon (unix-dgram) stays external and loads from node_modules.
-// A launcher would then `require('../dist/cjs-src/cli/gate-sh.bundle.cjs').main(argv)`; build it in
-// `npm run build` so it can never be older than dist/.
-// Usage: node scripts/bundle-gate-sh.mjs   (after npm run build)
+// from __filename. Every package stays external (native addons load from node_modules); modules gate-sh
+// imports lazily (PTY host, interactive shell, autostart) stay lazy inside the bundle.
 import { mkdirSync, writeFileSync } from 'node:fs';
 
 let esbuild;
@@ -28,6 +24,6 @@ await esbuild.build({
   target: 'node20',
   define: { 'import.meta.url': '__gateMetaUrl' },
   banner: { js: "const __gateMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  packages: 'external',
   logLevel: 'warning',
 });
-console.log('dist/cjs-src/cli/gate-sh.bundle.cjs');
