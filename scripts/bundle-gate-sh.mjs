@@ -13,17 +13,23 @@ try {
   console.error('gate-sh: esbuild is not installed; add it as a devDependency to build the gate-sh bundle');
   process.exit(1);
 }
-mkdirSync('dist/cjs-src/cli', { recursive: true });
+mkdirSync('dist/cjs-src/cli/commands', { recursive: true });
 writeFileSync('dist/cjs-src/package.json', '{"type":"commonjs"}\n');
-await esbuild.build({
-  entryPoints: ['dist/src/cli/gate-sh.js'],
-  outfile: 'dist/cjs-src/cli/gate-sh.bundle.cjs',
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  define: { 'import.meta.url': '__gateMetaUrl' },
-  banner: { js: "const __gateMetaUrl = require('url').pathToFileURL(__filename).href;" },
-  packages: 'external',
-  logLevel: 'warning',
-});
+// gate-sh, and `gate policy` (its check is measured against node -e 0 too); same folder depths as dist/src/
+const entries = [
+  ['dist/src/cli/gate-sh.js', 'dist/cjs-src/cli/gate-sh.bundle.cjs'],
+  ['dist/src/cli/commands/policy.js', 'dist/cjs-src/cli/commands/policy.bundle.cjs'],
+];
+for (const [entry, outfile] of entries)
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    define: { 'import.meta.url': '__gateMetaUrl' },
+    banner: { js: "const __gateMetaUrl = require('url').pathToFileURL(__filename).href;" },
+    packages: 'external',
+    logLevel: 'warning',
+  });

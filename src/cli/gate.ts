@@ -2,6 +2,7 @@
  * `gate`: the admin CLI. Each subcommand lives in its own module under ./commands and is loaded only when
  * used, so `gate policy check` does not pay for yargs or the daemon.
  */
+import { createRequire } from 'node:module';
 export interface Command {
   /** argv after the subcommand name; resolves to the exit status */
   run(argv: string[]): Promise<number>;
@@ -19,8 +20,19 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   host: { summary: 'JSON-RPC host API on stdio (approvals, policy updates)', load: () => load('host') },
 };
 
+/** Commands bundled into one CommonJS file for start-up speed (scripts/bundle-gate-sh.mjs). */
+const BUNDLED = new Set(['policy']);
+
 /** Dynamic so each command module is only compiled in and loaded when it exists and is used. */
 async function load(name: string): Promise<Command> {
+  if (BUNDLED.has(name)) {
+    try {
+      // required, not imported: one file, no ESM loader per module
+      return createRequire(import.meta.url)(`../../cjs-src/cli/commands/${name}.bundle.cjs`) as Command;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+    }
+  }
   return (await import(`./commands/${name}.js`)) as Command;
 }
 
