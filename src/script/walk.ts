@@ -57,9 +57,9 @@ class Walker {
 
   /** A statement; chains of && || | are walked with a stack, not recursion (`a && a && ...` × 40,000). */
   stmt(first: MvNode, top: boolean): void {
-    const todo: (MvNode | ListOp)[] = [first];
-    while (todo.length > 0) {
-      const s = todo.pop();
+    const pending: (MvNode | ListOp)[] = [first];
+    while (pending.length > 0) {
+      const s = pending.pop();
       if (typeof s === 'string') {
         if (top) this.ops.push(s as ListOp);
         continue;
@@ -75,9 +75,9 @@ class Walker {
       if (!nil(c) && nodeType(c) === 'BinaryCmd') {
         const op = BIN_OP[c.Op];
         if (!op) this.complex(`operator ${c.Op}`, c);
-        todo.push(c.Y);
-        if (op) todo.push(op);
-        todo.push(c.X); // X first: X's commands and operators, then op, then Y's
+        pending.push(c.Y);
+        if (op) pending.push(op);
+        pending.push(c.X); // X first: X's commands and operators, then op, then Y's
         continue;
       }
       this.command(c, top, s);
