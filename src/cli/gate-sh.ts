@@ -251,15 +251,8 @@ async function autostart(env: Record<string, string | undefined>): Promise<boole
   }
 }
 
-/** Interactive use (no script, a terminal) is hosted by src/exec/interactive.ts when present. */
+/** Interactive use (no script, a terminal on stdin): a gated REPL hosted in a PTY (src/exec/interactive.ts). */
 async function interactive(inv: ShellInvocation, env: Record<string, string | undefined>): Promise<number> {
-  const spec = '../exec/interactive.js';
-  let mod: { runInteractive(opts: { invocation: ShellInvocation; env: Record<string, string | undefined> }): Promise<number> };
-  try {
-    mod = await import(spec);
-  } catch {
-    say("interactive use is not available yet; give a script: gate-sh -c '...', gate-sh FILE, or a script on stdin");
-    return 2;
-  }
-  return mod.runInteractive({ invocation: inv, env });
+  const { runInteractive } = await import('../exec/interactive.js');
+  return runInteractive({ invocation: inv, env });
 }
