@@ -1,7 +1,8 @@
 // Runs every compiled test file (dist/test/**/*.test.js) with node:test. Extra args filter by path substring.
+// A watchdog (GATE_TEST_WATCHDOG_S, default 900 s) kills the whole run if it hangs: CI fails, it never stalls.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 
 function walk(dir, out = []) {
   for (const e of readdirSync(dir)) {
@@ -17,5 +18,18 @@ if (files.length === 0) {
   console.error('no test files found under dist/test');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+const limit = Number(process.env.GATE_TEST_WATCHDOG_S || 900);
+// its own process group, so the watchdog can take every test process and daemon down with it
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit', detached: true });
+const watchdog = setTimeout(() => {
+  console.error(`\ntest watchdog: the suite ran longer than ${limit} s; killing it (a test is hanging)`);
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {}
+  process.exit(1);
+}, limit * 1000);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (process.kill(-child.pid, 'SIGKILL'), process.exit(130)));
+child.on('exit', (code, signal) => {
+  clearTimeout(watchdog);
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -2,18 +2,20 @@
  * The interactive gated shell on a real terminal: node-pty plays the user's terminal around `gate-sh` (no
  * script, a TTY), with a real daemon, real sockets and one long-lived bash behind the prompt.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
-import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
+import { killAll, startDaemon, type DaemonProc } from '../daemon/helpers.js';
 import { Term } from './term.js';
 
 const FULL = { GATE_SANDBOX_MODE: 'danger-full-access', GATE_NO_AUTOSTART: '1' };
 const PROMPT = /gate-sh:[^\r\n]*\$ /g;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// whatever a failed test left behind (daemons, consoles) must not keep this file alive
+after(() => killAll());
 
 /** A daemon (with rule lines, approval policy) and gate-sh on a terminal in its temp home. */
 async function shell(o: { rules?: string; policy?: string; rows?: number; sandbox?: string } = {}): Promise<{ d: DaemonProc; t: Term; line(s: string | Buffer, ms?: number): Promise<string>; done(): Promise<void> }> {
@@ -24,7 +26,15 @@ async function shell(o: { rules?: string; policy?: string; rows?: number; sandbo
     await sleep(400); // hot reload
   }
   const t = new Term(GATE_SH, [], { env: d.te.env, cwd: d.te.dir, rows: o.rows });
-  await t.waitFor(PROMPT, 15_000);
+  try {
+    await t.waitFor(PROMPT, 15_000);
+  } catch (e) {
+    // no prompt: fail this test, but leave nothing running that would keep the file (and CI) waiting
+    t.pty.kill('SIGKILL');
+    await d.stop();
+    d.te.cleanup();
+    throw e;
+  }
   /** types a line; resolves with what was printed up to the next prompt */
   const line = async (s: string | Buffer, ms = 15_000) => {
     const from = t.output().length;
