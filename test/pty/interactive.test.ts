@@ -62,6 +62,8 @@ test('state is kept across lines: cd, exports, functions, aliases; read with a p
     await s.t.waitFor('name? ', 10_000, from);
     s.t.write('bob\r');
     await s.t.waitFor('hi [bob]', 10_000, from);
+    // type the next line at the next prompt (typeahead while a command ends is a known limit: docs/interactive.md)
+    await s.t.waitFor(PROMPT, 10_000, from);
     assert.equal(await s.line('echo "$n"'), 'bob\r\n', 'read set the variable in the session');
     s.t.write('exit 3\r');
     assert.equal((await s.t.exit()).exitCode, 3);

@@ -48,7 +48,8 @@ test('scripts: binary output, stderr apart, $0/$1, -e, -x, -o, builtins and pipe
     { name: 'stdout and stderr apart', args: ['-c', 'echo out1; echo err1 >&2; printf no-newline; printf e2 >&2; echo out2'] },
     { name: '$0 and args', args: ['-c', 'echo "[$0][$1][$2][$#]"; shift; echo "$*"', 'my name', 'a b', '', 'c'] },
     { name: '-e stops', args: ['-ec', 'echo a; false; echo b'] },
-    { name: '-x traces', args: ['-xc', 'x=1; echo "$x" | cat'] },
+    // (no pipeline under -x: bash's own trace order of two pipeline stages varies from run to run)
+    { name: '-x traces', args: ['-xc', 'x=1; echo "$x"; cat </dev/null; test -n "$x" && echo set'] },
     { name: '-o pipefail', args: ['-o', 'pipefail', '-c', 'false | true; echo "status $?"'] },
     { name: 'builtins, functions, cd, arithmetic', args: ['-c', 'cd /; pwd; f() { echo "f $1"; return 3; }; f z; echo "$? $((6*7))"; (exit 9); echo $?'] },
     { name: 'login shell', args: ['-lc', 'shopt -q login_shell && echo login'] },
