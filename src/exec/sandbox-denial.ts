@@ -23,6 +23,9 @@ const PATTERNS: ReadonlyArray<readonly [DenialKind, RegExp]> = [
  */
 export function sandboxDenial(status: number, stderrTail: string): Denial | null {
   if (status === 0 || status === 127) return null;
+  // the exec gate said no (its EACCES reads like a permission denial): a policy decision, not the
+  // sandbox's — offering to rerun it outside the sandbox would re-ask a question already answered
+  if (/^gate-sh: denied: /m.test(stderrTail)) return null;
   const lines = stderrTail.split('\n').reverse();
   for (const [kind, re] of PATTERNS) {
     const line = lines.find((l) => re.test(l));

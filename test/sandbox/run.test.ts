@@ -60,6 +60,10 @@ test('denial detection: real sandbox failures are denials; ordinary failures are
   assert.equal(sandboxDenial(plain.status, plain.stderr), null);
   assert.equal(sandboxDenial(0, 'Read-only file system'), null, 'success is never a denial');
   assert.equal(sandboxDenial(127, 'bash: x: Permission denied'), null);
+  // the exec gate's own denial (EACCES) is a policy decision, not the sandbox's: never offered for a rerun
+  const gated = "gate-sh: denied: rm -f x: Execution forbidden by policy\n./f.sh: line 1: /usr/bin/rm: Permission denied\n";
+  assert.equal(sandboxDenial(126, gated), null);
+  assert.equal(sandboxDenial(1, gated), null);
   assert.equal(sandboxDenial(1, 'cp: cannot create regular file: Permission denied')?.kind, 'permission');
   assert.equal(sandboxDenial(6, 'curl: (6) Could not resolve host: example.com')?.kind, 'network');
 });
