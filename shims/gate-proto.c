@@ -152,6 +152,15 @@ static int jstr(struct jp *p, char *out, size_t outlen) {
   return 0;
 }
 
+/* After an element of a list or object: 1 = ',' (another follows), 0 = `close` (done), -1 = malformed. */
+static int jnext(struct jp *p, char close) {
+  ws(p);
+  if (p->s >= p->e) return -1;
+  if (*p->s == ',') { p->s++; return 1; }
+  if (*p->s == close) { p->s++; return 0; }
+  return -1;
+}
+
 static int jskip(struct jp *p);
 
 static int jlit(struct jp *p, const char *lit) {
@@ -174,11 +183,10 @@ static int jskip(struct jp *p) {
     for (;;) {
       if (c == '{') { ws(p); if (jstr(p, NULL, 0)) return -1; ws(p); if (p->s >= p->e || *p->s++ != ':') return -1; }
       if (jskip(p)) return -1;
-      ws(p);
-      if (p->s >= p->e) return -1;
-      if (*p->s == ',') { p->s++; continue; }
-      if (*p->s == close) { p->s++; break; }
-      return -1;
+      int more = jnext(p, close);
+      if (more < 0) return -1;
+      if (more) continue;
+      break;
     }
   } else if (c == 't') rc = jlit(p, "true");
   else if (c == 'f') rc = jlit(p, "false");
@@ -207,11 +215,10 @@ static int jobject(struct jp *p, jfield fn, void *ctx) {
     if (p->s >= p->e || *p->s++ != ':') return -1;
     ws(p);
     if (fn(key, p, ctx)) return -1;
-    ws(p);
-    if (p->s >= p->e) return -1;
-    if (*p->s == ',') { p->s++; continue; }
-    if (*p->s == '}') { p->s++; break; }
-    return -1;
+    int more = jnext(p, '}');
+    if (more < 0) return -1;
+    if (more) continue;
+    break;
   }
   p->depth--;
   return 0;
@@ -254,11 +261,10 @@ static int sub_field(const char *key, struct jp *p, void *ctx) {
       if (o && o + 1 < sizeof s->argv) s->argv[o++] = ' ';
       for (size_t i = 0; i < wl && o + 1 < sizeof s->argv; i++) s->argv[o++] = w[i];
       s->argv[o] = 0;
-      ws(p);
-      if (p->s >= p->e) return -1;
-      if (*p->s == ',') { p->s++; continue; }
-      if (*p->s == ']') { p->s++; return 0; }
-      return -1;
+      int more = jnext(p, ']');
+      if (more < 0) return -1;
+      if (more) continue;
+      return 0;
     }
   }
   return jskip(p);
@@ -281,11 +287,10 @@ static int reply_field(const char *key, struct jp *p, void *ctx) {
       if (s.deny && r->deny_count < 8) {
         snprintf(r->denied[r->deny_count++], sizeof r->denied[0], "%s: %s", s.argv, s.reason[0] ? s.reason : "denied");
       }
-      ws(p);
-      if (p->s >= p->e) return -1;
-      if (*p->s == ',') { p->s++; continue; }
-      if (*p->s == ']') { p->s++; return 0; }
-      return -1;
+      int more = jnext(p, ']');
+      if (more < 0) return -1;
+      if (more) continue;
+      return 0;
     }
   }
   return jskip(p);

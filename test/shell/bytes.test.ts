@@ -2,21 +2,13 @@
  * Invariant 5: for an allowed script, stdout, stderr, stdin and the exit status are bash's, byte for byte.
  * Each script runs under /bin/bash and under gate-sh (real daemon, real sockets) and the results are compared.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
-import { bash, gateSh, pool, status, type Ran, type RunOpts } from './helpers.js';
+import { bash, gateSh, pool, status, type Ran, type RunOpts, fileDaemon } from './helpers.js';
 
-let d: DaemonProc;
-before(async () => {
-  d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request' } });
-});
-after(async () => {
-  await d.stop();
-  d.te.cleanup();
-});
+const daemon = fileDaemon();
 
 interface Case {
   name: string;
@@ -26,7 +18,7 @@ interface Case {
 }
 
 async function both(c: Case): Promise<[Ran, Ran]> {
-  const o: RunOpts = { env: { ...d.te.env, GATE_NO_AUTOSTART: '1' }, input: c.input, hashStdout: c.hash, cwd: d.te.dir };
+  const o: RunOpts = { env: { ...daemon.d.te.env, GATE_NO_AUTOSTART: '1' }, input: c.input, hashStdout: c.hash, cwd: daemon.d.te.dir };
   return [await bash(c.args, o), await gateSh(c.args, o)];
 }
 
@@ -41,7 +33,7 @@ function same(c: Case, b: Ran, g: Ran): void {
 const ALL_BYTES = String.raw`for i in $(seq 0 255); do printf "\\$(printf %03o "$i")"; done`;
 
 test('scripts: binary output, stderr apart, $0/$1, -e, -x, -o, builtins and pipelines, script file and stdin', { timeout: 300_000 }, async () => {
-  const file = join(d.te.dir, 'script.sh');
+  const file = join(daemon.d.te.dir, 'script.sh');
   writeFileSync(file, 'echo "file [$0] [$1] [$#]"; printf "%s\\n" "$@"; exit 4\n');
   const cases: Case[] = [
     { name: 'all 256 byte values', args: ['-c', ALL_BYTES] },
@@ -92,7 +84,7 @@ test('large data: 100 MB of output and 64 MiB of stdin pass through unchanged', 
 
 test('a 1 MiB script (file with args, and on stdin) reaches bash whole; $0 and $1 still behave', { timeout: 120_000 }, async () => {
   const pad = `: '${'x'.repeat(1 << 20)}'\n`;
-  const file = join(d.te.dir, 'big.sh');
+  const file = join(daemon.d.te.dir, 'big.sh');
   writeFileSync(file, `echo "start [$0] [$1] [$#]"\n${pad}echo "end $LINENO"; exit 5\n`);
   const viaFile: Case = { name: '1 MiB script file', args: [file, 'one', 'two'] };
   same(viaFile, ...(await both(viaFile)));
@@ -105,10 +97,10 @@ test('a 1 MiB script (file with args, and on stdin) reaches bash whole; $0 and $
 
 test('descriptors beyond 0-2 that gate-sh inherits reach the script at the same numbers, as under bash', { timeout: 60_000 }, async () => {
   for (const [who, f] of [['bash', bash], ['gate-sh', gateSh]] as const) {
-    const path = join(d.te.dir, `fd5-${who}`);
+    const path = join(daemon.d.te.dir, `fd5-${who}`);
     const fd = openSync(path, 'w');
     try {
-      const r = await f(['-c', 'echo "to five" >&5; echo out'], { env: { ...d.te.env, GATE_NO_AUTOSTART: '1' }, stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'ignore', fd] });
+      const r = await f(['-c', 'echo "to five" >&5; echo out'], { env: { ...daemon.d.te.env, GATE_NO_AUTOSTART: '1' }, stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'ignore', fd] });
       assert.equal(r.code, 0, `${who}: ${r.stderr}`);
       assert.equal(r.stdout.toString(), 'out\n');
     } finally {

@@ -1,21 +1,13 @@
 /** Many clients at once: no lost and no crossed replies. Real daemon, real sockets, real processes. */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
-import { gateSh, pool } from './helpers.js';
+import { gateSh, pool, fileDaemon } from './helpers.js';
 import { bursts } from './bursts.js';
 
-let d: DaemonProc;
-before(async () => {
-  d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request' } });
-});
-after(async () => {
-  await d.stop();
-  d.te.cleanup();
-});
+const daemon = fileDaemon();
 
 test('50 concurrent client processes × 20 scripts (4 in flight each): every reply arrives, none crossed', { timeout: 300_000 }, async () => {
-  const res = await bursts(d.te.env, 50, 20, 4);
+  const res = await bursts(daemon.d.te.env, 50, 20, 4);
   assert.equal(res.length, 50);
   for (const r of res) {
     assert.equal(r.lost, 0, `${r.tag}: ${r.errors.join('; ')}`);
@@ -25,7 +17,7 @@ test('50 concurrent client processes × 20 scripts (4 in flight each): every rep
 });
 
 test('50 gate-sh processes at once: each runs its own script and prints its own output', { timeout: 300_000 }, async () => {
-  const env = { ...d.te.env, GATE_NO_AUTOSTART: '1' };
+  const env = { ...daemon.d.te.env, GATE_NO_AUTOSTART: '1' };
   const runs = await pool(Array.from({ length: 50 }, (_, i) => i), 50, (i) => gateSh(['-c', `echo "run-${i} $1"`, 'n', `arg${i}`], { env }));
   runs.forEach((r, i) => {
     assert.equal(r.code, 0, `run ${i}: ${r.stderr}`);

@@ -1,18 +1,10 @@
 /** Signals sent to gate-sh reach the script as they reach bash; exit statuses match. Real daemon, real bash. */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
-import { bash, gateSh, pool, status, type Ran } from './helpers.js';
+import { bash, gateSh, pool, status, type Ran, fileDaemon } from './helpers.js';
 
-let d: DaemonProc;
-before(async () => {
-  d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request' } });
-});
-after(async () => {
-  await d.stop();
-  d.te.cleanup();
-});
+const daemon = fileDaemon();
 
 /** Send `sig` once the script has printed "ready". */
 function killWhenReady(sig: NodeJS.Signals): (c: ChildProcess) => void {
@@ -30,7 +22,7 @@ const LOOP = 'echo ready; while :; do sleep 0.05; done';
 
 test('SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 sent to gate-sh reach the script (trap runs, status kept)', { timeout: 120_000 }, async () => {
   const sigs: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
-  const env = { ...d.te.env, GATE_NO_AUTOSTART: '1' };
+  const env = { ...daemon.d.te.env, GATE_NO_AUTOSTART: '1' };
   const results = await pool(sigs, 2, async (sig): Promise<[NodeJS.Signals, Ran, Ran]> => {
     const name = sig.slice(3);
     const script = `trap 'echo got-${name}; exit 42' ${name}; ${LOOP}`;
@@ -46,7 +38,7 @@ test('SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 sent to gate-sh reach t
 });
 
 test('an untrapped SIGTERM ends the script: 143 like bash, and nothing after it runs', { timeout: 60_000 }, async () => {
-  const env = { ...d.te.env, GATE_NO_AUTOSTART: '1' };
+  const env = { ...daemon.d.te.env, GATE_NO_AUTOSTART: '1' };
   const script = 'echo ready; sleep 3; echo after';
   const b = await bash(['-c', script], { env, onSpawn: killWhenReady('SIGTERM') });
   const g = await gateSh(['-c', script], { env, onSpawn: killWhenReady('SIGTERM') });
