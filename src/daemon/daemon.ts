@@ -20,7 +20,8 @@ import type { AuditLog } from './audit.js';
 import type { Decider, DecideContext, SubcommandCheck } from './decide.js';
 import { newEscalationToken, type EscalationRunner } from './escalation.js';
 import type { PolicyWatcher } from './policy-watch.js';
-import { RunTable, settleKey, type RunRecord } from './runs.js';
+import { RunTable, scriptKey, settleKey, type RunRecord } from './runs.js';
+import { extractShellInvocation } from '../script/shell-detect.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver, PromptEvent, RiskAssessment } from './approver.js';
 import { assessRisk } from '../integrations/risk-assessor.js';
@@ -110,6 +111,10 @@ export class Daemon<P> {
     const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions });
     // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
+    // A nested `bash -c '<script>'` whose enclosing run settled exactly this script (the person saw it
+    // whole, as one command) is not asked again: one decision per command.
+    const covered = parent?.scripts.get(scriptKey(req.script, req.cwd));
+    const inherited: DecisionSource | undefined = covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
     const asked: string[] = [];
     const verdicts = await Promise.all(
       check.subcommands.map((s) =>
@@ -125,6 +130,7 @@ export class Daemon<P> {
           },
           run.run_id,
           req.justification,
+          inherited,
         ).then((v) => {
           // One denial decides the script: withdraw the questions still open.
           if (v.action.type === 'Deny' && asked.length) this.broker.cancel(asked, 'another subcommand of the script was denied');
@@ -178,6 +184,8 @@ export class Daemon<P> {
     runId = run?.run_id ?? '-',
     /** the caller's own words (preflight `justification`), shown when no rule gave a reason */
     justification?: string,
+    /** the enclosing run already settled this whole script */
+    inherited?: DecisionSource,
   ): Promise<SubcommandVerdict> {
     const cmd = shortCommand(s.argv);
     const source = s.source;
@@ -192,6 +200,9 @@ export class Daemon<P> {
       if (cached) {
         action = s.action;
         extraSource = { kind: 'session', approval_id: cached };
+      } else if (inherited) {
+        action = s.action;
+        extraSource = inherited;
       } else {
         this.counters.prompts++;
         const prompt = {
@@ -219,13 +230,17 @@ export class Daemon<P> {
       }
     }
     if (action.type === 'Deny') this.counters.denied++;
-    else if (run) run.settled.set(settleKey(s.argv, cwd), action);
+    else if (run) {
+      run.settled.set(settleKey(s.argv, cwd), action);
+      const inv = extractShellInvocation(s.argv);
+      if (inv) run.scripts.set(scriptKey(inv.script, cwd), outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''));
+    }
     this.deps.audit.write({
       kind: origin === 'preflight' ? 'decision' : 'exec',
       run_id: runId,
       cwd,
       argv: s.argv,
-      source: extraSource?.kind === 'session' ? 'session' : s.matched_rule,
+      source: extraSource?.kind === 'session' || extraSource?.kind === 'parent-run' ? extraSource.kind : s.matched_rule,
       decision: s.decision,
       action: formatAction(action),
       execution: action.type === 'Escalate' ? action.execution.type : undefined,

@@ -18,10 +18,17 @@ export interface RunRecord {
   additional_permissions?: PermissionProfile;
   /** argv+cwd key → the action pre-flight (or an earlier exec prompt) settled on */
   settled: Map<string, Action>;
+  /** scriptKey → approval id ('' when no one was asked) of each `bash -c '<script>'` settled as allowed:
+   * the nested shell's own pre-flight of that exact script (same cwd) is covered by it */
+  scripts: Map<string, string>;
 }
 
 export function settleKey(argv: string[], cwd: string): string {
   return JSON.stringify([cwd, argv]);
+}
+
+export function scriptKey(script: string, cwd: string): string {
+  return JSON.stringify([cwd, '-c', script]);
 }
 
 export class RunTable {
@@ -29,8 +36,8 @@ export class RunTable {
 
   constructor(private readonly lingerMs = 10 * 60_000) {}
 
-  create(r: Omit<RunRecord, 'run_id' | 'started' | 'settled'>): RunRecord {
-    const rec: RunRecord = { ...r, run_id: `r-${randomBytes(9).toString('base64url')}`, started: Date.now(), settled: new Map() };
+  create(r: Omit<RunRecord, 'run_id' | 'started' | 'settled' | 'scripts'>): RunRecord {
+    const rec: RunRecord = { ...r, run_id: `r-${randomBytes(9).toString('base64url')}`, started: Date.now(), settled: new Map(), scripts: new Map() };
     this.runs.set(rec.run_id, rec);
     this.sweep();
     return rec;

@@ -39,6 +39,8 @@ export type DecisionSource =
   | { kind: 'rule'; file: string; line: number; pattern: string[]; justification?: string }
   | { kind: 'heuristic'; name: string }
   | { kind: 'session'; approval_id: string }
+  /** a nested shell's script that its enclosing run already settled as a whole (`bash -c '<script>'`) */
+  | { kind: 'parent-run'; run_id: string; approval_id?: string }
   | { kind: 'approval'; approval_id: string; answer: string; approver: string };
 
 export interface SubcommandVerdict {

@@ -35,6 +35,13 @@ test('asked once: in pre-flight, at exec time (own approval id), or up front by 
   assert.equal(nested.code, 0, nested.stderr);
   assert.ok(existsSync(join(rig.work, 'three')));
   assert.equal(asked(rig.prompts, 'three').length, 1, JSON.stringify(rig.prompts));
+
+  // pre-flight sees through `bash -c`; the nested shell's own pre-flight reuses that answer (same run tree)
+  const inline = await gateSh(rig, 'bash -c "touch four" && bash -c "bash -c \'touch five\'"');
+  assert.equal(inline.code, 0, inline.stderr);
+  assert.ok(existsSync(join(rig.work, 'four')) && existsSync(join(rig.work, 'five')));
+  assert.equal(asked(rig.prompts, 'four').length, 1, JSON.stringify(rig.prompts));
+  assert.equal(asked(rig.prompts, 'five').length, 1, JSON.stringify(rig.prompts));
 });
 
 test('the nested-shell shim runs the real shell, never itself (no loop, even with shim copies first on PATH)', async () => {
