@@ -26,6 +26,9 @@ export interface ShellInvocation {
   longOptions: string[];
   /** --pty: host the script in a pseudo-terminal; --no-pty: never (default: when stdin and stdout are terminals) */
   pty?: boolean;
+  /** --escalate / --with-permissions JSON / --justification TEXT: what this call asks of the sandbox
+   * (src/cli/escalation-args.ts turns it into the pre-flight's fields) */
+  escalation: { escalate?: boolean; withPermissions?: string; justification?: string };
   /** --help / --version asked: print and exit, nothing runs */
   info?: 'help' | 'version';
 }
@@ -62,6 +65,7 @@ export function parseShellArgs(argv: string[], argv0 = 'gate-sh'): ShellInvocati
     setOptions: [],
     shoptOptions: [],
     longOptions: [],
+    escalation: {},
   };
   let i = 0;
   // long options come first, as in bash
@@ -73,6 +77,12 @@ export function parseShellArgs(argv: string[], argv0 = 'gate-sh'): ShellInvocati
     else if (a === '--pty') inv.pty = true;
     else if (a === '--no-pty') inv.pty = false;
     else if (a === '--version') inv.info = 'version';
+    else if (a === '--escalate') inv.escalation.escalate = true;
+    else if (a === '--with-permissions' || a === '--justification') {
+      if (i + 1 >= argv.length) throw new ArgsError(`${a}: option requires an argument`);
+      if (a === '--justification') inv.escalation.justification = argv[++i];
+      else inv.escalation.withPermissions = argv[++i];
+    }
     else if (Object.hasOwn(LONG, a)) {
       inv.longOptions.push(a);
       if (LONG[a]) {
@@ -124,4 +134,8 @@ export const USAGE = `usage: gate-sh [bash options] [-c command [name [args...]]
   a gated bash: every subcommand is checked by the gate daemon before anything runs, then bash runs the script.
   options as bash: -c -l -i -s -e -x -u -o OPTION -O SHOPT --login --norc --noprofile --posix --
   --pty / --no-pty: host the script in a pseudo-terminal (default: when stdin and stdout are terminals)
+  --escalate: ask to run this script outside the turn sandbox (a person decides; the prompt says so)
+  --with-permissions JSON: ask for exactly these permissions instead, e.g.
+      '{"network":false,"file_system":{"read":["."],"write":["./out"]}}' (paths against the cwd)
+  --justification TEXT: why, shown in the approval prompt
   see 'gate --help' for the daemon, approvals, rules and the audit log`;

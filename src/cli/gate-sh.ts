@@ -16,6 +16,7 @@ import type { PreflightReply, SubcommandVerdict } from '../protocol/messages.js'
 import { planRun } from '../exec/plan.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { findBash } from '../exec/bash.js';
+import { EscalationArgsError, escalationFields, type EscalationFields } from './escalation-args.js';
 
 export const EXIT_DENIED = 126;
 
@@ -81,6 +82,14 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     return EXIT_DENIED;
   }
   const cwd = process.cwd();
+  let asked: EscalationFields;
+  try {
+    asked = escalationFields(inv.escalation, cwd, env.HOME ?? '/');
+  } catch (e) {
+    if (!(e instanceof EscalationArgsError)) throw e;
+    say(`${e.message}; nothing ran`);
+    return 2;
+  }
   let client: RequestClient | undefined;
   try {
     const preflight = {
@@ -90,7 +99,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       script,
       cwd,
       pid: process.pid,
-      sandbox_permissions: 'use_default',
+      ...asked,
     };
     let reply: PreflightReply;
     const notice = pendingNotice();
@@ -125,7 +134,9 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       return status;
     }
     const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds });
-    const relay = plan.sandboxed === true && stderrRelayable();
+    // only a turn-sandbox attempt is offered a rerun: explicit permissions are what the caller asked for
+    const turnDefault = reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault');
+    const relay = plan.sandboxed === true && turnDefault && stderrRelayable();
     const result = await runPlan(plan, relay ? { stderrTail: 4096 } : {});
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
     if (!relay) return result.status;

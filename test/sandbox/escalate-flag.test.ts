@@ -1,0 +1,87 @@
+// A caller asks per call: `gate-sh --escalate --justification W` (outside the turn sandbox) or
+// `--with-permissions JSON` (exactly those permissions). The approver sees what is asked and why; an
+// approval runs it that way, a denial runs nothing; bad asks are refused before anything runs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempEnv } from '../helpers/env.js';
+import { approveConsole, startDaemon } from '../daemon/helpers.js';
+import { gateSh } from '../shell/helpers.js';
+import { escalationFields, EscalationArgsError } from '../../src/cli/escalation-args.js';
+
+test('escalation args: fields, paths against the cwd, and refusals', () => {
+  assert.deepEqual(escalationFields({}, '/w', '/h'), { sandbox_permissions: 'use_default' });
+  assert.deepEqual(escalationFields({ escalate: true, justification: 'needs /var' }, '/w', '/h'), { sandbox_permissions: 'require_escalated', justification: 'needs /var' });
+  assert.deepEqual(escalationFields({ withPermissions: '{"file_system":{"read":[".","~/x"],"write":["out/","../y"]}}' }, '/w/a', '/h'), {
+    sandbox_permissions: 'with_additional_permissions',
+    additional_permissions: { network: false, file_system: { read: ['/w/a', '/h/x'], write: ['/w/a/out', '/w/y'] } },
+  });
+  for (const [a, re] of [
+    [{ withPermissions: '{"file_system":{"write":["/"]}}' }, /write access to '\/'/],
+    [{ withPermissions: '{"file_system":{"write":"/tmp"}}' }, /must be a list of paths/],
+    [{ withPermissions: '{"net":true}' }, /unknown key 'net'/],
+    [{ withPermissions: 'nope' }, /not JSON/],
+    [{ escalate: true, withPermissions: '{}' }, /exclude each other/],
+    [{ justification: 'why' }, /goes with --escalate/],
+  ] as const)
+    assert.throws(() => escalationFields(a, '/w', '/h'), (e: Error) => e instanceof EscalationArgsError && re.test(e.message), JSON.stringify(a));
+});
+
+test('gate-sh --escalate and --with-permissions: the prompt says what is asked and why; run as approved', async (t) => {
+  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
+  mkdirSync(te.env.GATE_HOME, { recursive: true });
+  // temp folders live under /tmp: keep /tmp out of the workspace so `outside` really is outside
+  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'sandbox_mode = "workspace-write"\napproval_timeout_ms = 15000\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n');
+  const d = await startDaemon({ te });
+  const c = await approveConsole(te.env, 'human');
+  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
+  const ws = join(te.dir, 'ws');
+  const outside = join(te.dir, 'outside');
+  const other = join(te.dir, 'other');
+  for (const p of [ws, outside, other]) mkdirSync(p);
+
+  // without asking: the turn sandbox (heuristics allow touch); its denial is offered as a rerun, refused here
+  const plainRun = gateSh(['-c', `touch ${outside}/plain`], { env: te.env, cwd: ws });
+  const p0 = await c.next('prompt');
+  assert.match(p0.reason, /^the sandboxed run failed/);
+  c.answer(p0.approval_id, 'denied');
+  const plain = await plainRun;
+  assert.notEqual(plain.code, 0);
+  assert.ok(!existsSync(join(outside, 'plain')));
+
+  const esc = gateSh(['--escalate', '--justification', 'write the report outside', '-c', `touch ${outside}/esc`], { env: te.env, cwd: ws });
+  const p1 = await c.next('prompt');
+  assert.equal(p1.sandbox_permissions, 'require_escalated');
+  assert.equal(p1.reason, 'write the report outside');
+  c.answer(p1.approval_id, 'approved');
+  const r1 = await esc;
+  assert.equal(r1.code, 0, r1.stderr.toString());
+  assert.ok(existsSync(join(outside, 'esc')), 'approved: ran outside the sandbox');
+
+  const denied = gateSh(['--escalate', '-c', `touch ${outside}/no`], { env: te.env, cwd: ws });
+  const p2 = await c.next('prompt');
+  c.answer(p2.approval_id, 'denied');
+  const r2 = await denied;
+  assert.equal(r2.code, 126);
+  assert.match(r2.stderr.toString(), /^gate-sh: denied: touch .*\/no: /m);
+  assert.ok(!existsSync(join(outside, 'no')));
+
+  const profile = JSON.stringify({ file_system: { write: [outside] } });
+  const perm = gateSh(['--with-permissions', profile, '-c', `touch ${outside}/perm ${other}/perm`], { env: te.env, cwd: ws });
+  const p3 = await c.next('prompt');
+  assert.equal(p3.sandbox_permissions, 'with_additional_permissions');
+  assert.deepEqual(p3.requested_permissions?.file_system?.write, [outside]);
+  c.answer(p3.approval_id, 'approved');
+  const r3 = await perm;
+  assert.equal(r3.code, 1, r3.stderr.toString());
+  assert.match(r3.stderr.toString(), /touch: cannot touch '.*\/other\/perm': Read-only file system/);
+  assert.ok(existsSync(join(outside, 'perm')), 'the declared path is writable');
+  assert.ok(!existsSync(join(other, 'perm')), 'nothing wider than asked');
+  assert.equal(c.events.filter((e) => e.type === 'prompt').length, 4, 'an explicit-permissions run is not offered a rerun outside');
+
+  const bad = await gateSh(['--with-permissions', '{"file_system":{"write":["/"]}}', '-c', `touch ${outside}/bad`], { env: te.env, cwd: ws });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr.toString(), /^gate-sh: --with-permissions: write access to '\/' is not a sandbox.*nothing ran/m);
+  assert.ok(!existsSync(join(outside, 'bad')));
+});
