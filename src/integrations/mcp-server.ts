@@ -73,6 +73,16 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
         workdir: z.string().describe('The working directory to execute the command in. Must be an absolute path.'),
         timeout_ms: z.number().int().min(0).optional().describe('The timeout for the command in milliseconds.'),
         login: z.boolean().optional().describe('Launch Bash with -lc instead of -c: defaults to true.'),
+        sandbox_permissions: z
+          .enum(['use_default', 'require_escalated', 'with_additional_permissions'])
+          .optional()
+          .describe('use_default (the turn sandbox), require_escalated (ask to run outside it) or with_additional_permissions (ask for exactly additional_permissions). A person decides.'),
+        additional_permissions: z
+          .object({ network: z.boolean().optional(), file_system: z.object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional() }).strict().optional() })
+          .strict()
+          .optional()
+          .describe('With with_additional_permissions: the permissions asked for; relative paths are against workdir.'),
+        justification: z.string().optional().describe('Why the command needs what sandbox_permissions asks for; shown in the approval prompt.'),
       },
     },
     async (params: ShellParams, extra: { signal: AbortSignal }) => {

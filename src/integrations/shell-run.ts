@@ -23,6 +23,22 @@ export interface ShellParams {
   timeout_ms?: number;
   /** -lc instead of -c (default true) */
   login?: boolean;
+  /** Codex's shell-tool escalation request: gate-sh's --escalate / --with-permissions / --justification */
+  sandbox_permissions?: 'use_default' | 'require_escalated' | 'with_additional_permissions';
+  additional_permissions?: { network?: boolean; file_system?: { read?: string[]; write?: string[] } };
+  justification?: string;
+}
+
+/** The gate-sh flags for what the call asks of the sandbox (gate-sh validates the profile itself). */
+export function escalationFlags(p: ShellParams): string[] {
+  const why = p.justification !== undefined ? ['--justification', p.justification] : [];
+  if (p.sandbox_permissions === 'require_escalated') return ['--escalate', ...why];
+  if (p.sandbox_permissions === 'with_additional_permissions') {
+    if (!p.additional_permissions) throw new ShellParamsError('with_additional_permissions needs additional_permissions');
+    return ['--with-permissions', JSON.stringify(p.additional_permissions), ...why];
+  }
+  if (p.additional_permissions) throw new ShellParamsError('additional_permissions goes with sandbox_permissions "with_additional_permissions"');
+  return why.length ? ['--justification', p.justification as string] : [];
 }
 
 /** Codex's ExecResult (`duration` as serde serialises a Rust Duration). */
@@ -59,7 +75,8 @@ export function checkShellParams(p: ShellParams): void {
 export function startShell(p: ShellParams, opts: ShellRunOptions): RunningShell {
   checkShellParams(p);
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [opts.gateSh ?? GATE_SH_BIN, p.login === false ? '-c' : '-lc', p.command], {
+  const flags = escalationFlags(p);
+  const child = spawn(process.execPath, [opts.gateSh ?? GATE_SH_BIN, ...flags, p.login === false ? '-c' : '-lc', p.command], {
     cwd: p.workdir,
     env: opts.env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -25,7 +25,7 @@ export interface McpSession {
   /** wait this long before answering (a human reading the prompt) */
   answerDelayMs: number;
   stderr(): string;
-  shell(args: { command: string; workdir: string; timeout_ms?: number; login?: boolean }): Promise<{ exit_code: number; output: string; timed_out: boolean; duration: { secs: number; nanos: number } }>;
+  shell(args: { command: string; workdir: string; timeout_ms?: number; login?: boolean; sandbox_permissions?: string; justification?: string; additional_permissions?: unknown }): Promise<{ exit_code: number; output: string; timed_out: boolean; duration: { secs: number; nanos: number } }>;
   close(): Promise<void>;
 }
 

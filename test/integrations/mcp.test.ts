@@ -6,7 +6,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { approvalCall } from '../../src/daemon/approval-client.js';
@@ -30,7 +30,7 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
   try {
     const tools = await a.client.listTools();
     assert.deepEqual(tools.tools.map((t) => t.name), ['shell']);
-    assert.deepEqual(Object.keys(tools.tools[0].inputSchema.properties ?? {}).sort(), ['command', 'login', 'timeout_ms', 'workdir']);
+    assert.deepEqual(Object.keys(tools.tools[0].inputSchema.properties ?? {}).sort(), ['additional_permissions', 'command', 'justification', 'login', 'sandbox_permissions', 'timeout_ms', 'workdir']);
     assert.deepEqual(tools.tools[0].inputSchema.required, ['command', 'workdir']);
     assert.deepEqual(a.client.getServerCapabilities()?.experimental, { 'codex/sandbox-state': { version: '1.0.0' } });
 
@@ -159,6 +159,17 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     r = await a.shell({ command: `echo no > ${w}/ro`, workdir: w });
     assert.notEqual(r.exit_code, 0);
     assert.equal(existsSync(join(w, 'ro')), false);
+    // the caller asks to leave the sandbox for one call (Codex's shell-tool parameters): the elicitation says
+    // so and why; accepted → it runs outside
+    a.answers.push({ action: 'accept' });
+    const e0 = a.elicitations.length;
+    r = await a.shell({ command: `echo yes > ${w}/esc`, workdir: w, sandbox_permissions: 'require_escalated', justification: 'write the result file' });
+    assert.equal(r.exit_code, 0, r.output);
+    assert.equal(readFileSync(join(w, 'esc'), 'utf8'), 'yes\n');
+    const asked = (a.elicitations[e0] as { message: string }).message;
+    assert.match(asked, /Asks: to run outside the sandbox/);
+    const noProfile = await a.client.callTool({ name: 'shell', arguments: { command: 'true', workdir: w, sandbox_permissions: 'with_additional_permissions' } });
+    assert.equal(noProfile.isError, true);
     await assert.rejects(
       a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'bogus' } } } as never, EmptyResultSchema),
       (err: unknown) => err instanceof McpError && err.code === ErrorCode.InvalidParams,
