@@ -5,10 +5,10 @@
  * no daemon runs); the config parser is loaded only to read `autostart`.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
+import { checkSocketPaths, gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
 import { pingDaemon } from './ping.js';
 
 /** Repository root: dist/src/daemon/autostart.js → ../../.. */
@@ -38,9 +38,11 @@ export async function ensureDaemon(env: Env = process.env): Promise<void> {
 
 /** Spawn a detached `gate daemon run` logging to <sessionDir>/daemon.log; resolves once it answers. */
 export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePaths(env), opts: StartOptions = {}): Promise<Record<string, unknown>> {
+  checkSocketPaths(paths); // before creating anything: a clear error, not a daemon that cannot bind
   mkdirSync(paths.sessionDir, { recursive: true, mode: 0o700 });
   const logFile = join(paths.sessionDir, 'daemon.log');
   const fd = openSync(logFile, 'a', 0o600);
+  const from = fstatSync(fd).size; // report this start's own output, not an earlier one's
   const child = spawn(process.execPath, [GATE_BIN, 'daemon', 'run', ...(opts.args ?? [])], {
     detached: true,
     stdio: ['ignore', fd, fd],
@@ -57,7 +59,7 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
     if (info) return info;
     // Our child failed, and nobody else's daemon answers either: report why.
     if (exited !== undefined && exited !== 0 && !(await pingDaemon(paths, 300))) {
-      if (!/already running/.test(tail(logFile))) throw new AutostartError(`the gate daemon failed to start: ${tail(logFile)}`);
+      if (!/already running/.test(tail(logFile, from))) throw new AutostartError(`the gate daemon failed to start: ${tail(logFile, from)}`);
     }
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 200);
@@ -65,10 +67,10 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
   throw new AutostartError(`the gate daemon did not answer within ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s; see ${logFile}`);
 }
 
-function tail(file: string): string {
+function tail(file: string, from: number): string {
   try {
-    const lines = readFileSync(file, 'utf8').trim().split('\n');
-    return lines.slice(-3).join(' | ');
+    const lines = readFileSync(file).subarray(from).toString('utf8').trim().split('\n');
+    return lines.slice(-3).map((l) => l.replace(/^gate-sh: /, '')).join(' | ');
   } catch {
     return '(no log)';
   }

@@ -4,7 +4,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
-import { gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
+import { checkSocketPaths, gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
 import { RequestServer } from '../protocol/server.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
@@ -40,6 +40,11 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`));
   const paths = gatePaths(opts.env);
   const config = loadConfig({ file: paths.configFile, env: opts.env, flags: opts.flags });
+  try {
+    checkSocketPaths(paths);
+  } catch (e) {
+    throw new DaemonStartError((e as Error).message);
+  }
   ensureDirs(paths);
   const lock = acquireLock(paths.lockFile);
   if (!lock.ok) throw new DaemonStartError(`a gate daemon is already running for session '${paths.session}' (pid ${lock.owner})`);

@@ -50,7 +50,7 @@ export function codexHome(env: Env = process.env): string {
 export function sessionName(env: Env = process.env): string {
   const s = env.GATE_SESSION || 'default';
   if (!/^[A-Za-z0-9._-]{1,32}$/.test(s) || s === '.' || s === '..')
-    throw new Error(`gate-sh: invalid GATE_SESSION '${s}': use 1-32 letters, digits, '.', '_' or '-'`);
+    throw new Error(`invalid GATE_SESSION '${s}': use 1-32 letters, digits, '.', '_' or '-'`);
   return s;
 }
 
@@ -84,6 +84,17 @@ export function gatePaths(env: Env = process.env): GatePaths {
 /** Throws when a socket path would be cut by sun_path's limit. */
 export function checkSocketPath(p: string): string {
   if (Buffer.byteLength(p) > MAX_SOCKET_PATH)
-    throw new Error(`gate-sh: socket path too long (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH} bytes): ${p}; set XDG_RUNTIME_DIR or GATE_HOME to a shorter folder`);
+    throw new Error(`socket path too long (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH} bytes): ${p}; set XDG_RUNTIME_DIR or GATE_HOME to a shorter folder`);
   return p;
+}
+
+/** The longest reply-socket name a client binds under clientDir (pid in base 36, 10 hex digits). */
+const LONGEST_REPLY_NAME = 'zzzzzzz-0123456789.sock';
+
+/**
+ * Every socket the daemon binds, and the longest a client binds, fits sun_path: checked before anything is
+ * created, so a long runtime folder is a clear error and never a socket bound at a cut-off path elsewhere.
+ */
+export function checkSocketPaths(paths: GatePaths): void {
+  for (const p of [paths.requestSock, paths.streamSock, paths.escalateSock, paths.approvalSock, join(paths.approvalDir, 'host.sock'), join(paths.clientDir, LONGEST_REPLY_NAME)]) checkSocketPath(p);
 }
