@@ -10,7 +10,7 @@
  * (Unsandboxed, Permissions) into a prompt.
  */
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { Decision } from './decision.js';
+import { stricter, type Decision } from './decision.js';
 import type { Evaluation, MatchOptions, Policy } from './policy.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
@@ -51,6 +51,10 @@ export interface InterceptedContext {
    * defaults to the folders the turn's sandbox lets the caller write (exec-writable.ts). */
   env?: Readonly<Record<string, string | undefined>>;
   codeLoading?: CodeLoadingOptions;
+  /** The program's real path when it is a symlink (`ln -s /bin/rm ./x`): a rule about the real program
+   * (forbidden, prompt) applies too — the stricter of the two decides. Rules only: heuristics keep judging
+   * the name called (multi-call binaries such as busybox would otherwise all look unknown). */
+  realProgram?: string;
 }
 
 export interface SkillExec {
@@ -123,7 +127,11 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   };
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
   const commands = ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command];
-  const { evaluation, decision, byPolicy, decidedBy } = evaluateExec(ctx.policy, commands, options, unmatched);
+  let { evaluation, decision, byPolicy, decidedBy } = evaluateExec(ctx.policy, commands, options, unmatched);
+  if (ctx.realProgram && ctx.realProgram !== program) {
+    const real = evaluateExec(ctx.policy, [joinProgram(ctx.realProgram, argv)], options, unmatched);
+    if (real.byPolicy && stricter(real.decision, decision) !== decision) ({ evaluation, decision, byPolicy, decidedBy } = real);
+  }
   const skill = ctx.skill;
   const execution = skill ? skillExecution(skill) : executionFor(byPolicy, ctx);
   // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest

@@ -85,6 +85,19 @@ test('hardened by default: a forbidden basename rule catches any path spelling',
   assert.equal(decideIntercepted('/opt/evil/rm', ['rm', 'x'], '/w', base(rules, { hardened: false })).decision, 'allow');
 });
 
+test('a symlink to a forbidden or prompted program: a rule about the real program decides too (rules only)', () => {
+  const ctx = { ...vectorContext({ sandbox: 'workspace-write', approval_policy: 'on-request', policy: '' }), policy: policyOf('prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["curl"], decision="prompt")\nprefix_rule(pattern=["ls"], decision="allow")'), hardened: true };
+  const rm = decideIntercepted('/tmp/x', ['x', '-f', 'y'], '/work', { ...ctx, realProgram: '/usr/bin/rm' });
+  assert.equal(rm.decision, 'forbidden');
+  assert.deepEqual(rm.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
+  assert.deepEqual(rm.command, ['/tmp/x', '-f', 'y'], 'the prompt and the log show what was called');
+  assert.equal(decideIntercepted('/tmp/x', ['x', 'https://e.x'], '/work', { ...ctx, realProgram: '/usr/bin/curl' }).action, 'prompt');
+  // not stricter: the called name's own decision stands; no real path, or the same path: unchanged
+  assert.equal(decideIntercepted('/usr/bin/ls', ['ls'], '/work', { ...ctx, realProgram: '/usr/bin/busybox' }).decision, 'allow');
+  assert.equal(decideIntercepted('/tmp/x', ['x'], '/work', { ...ctx, realProgram: '/tmp/x' }).decision, decideIntercepted('/tmp/x', ['x'], '/work', ctx).decision);
+  assert.notEqual(decideIntercepted('/tmp/x', ['x', '-f', 'y'], '/work', ctx).decision, 'forbidden', 'without the real path the name alone cannot tell');
+});
+
 test('prompts: as the request asked once approved; Denied/Abort texts; rejected by never', () => {
   const rules = 'prefix_rule(pattern=["npm", "publish"], decision="prompt")';
   const p = decideIntercepted('/usr/bin/npm', ['npm', 'publish'], '/w', base(rules));
