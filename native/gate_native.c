@@ -1,12 +1,14 @@
 /*
- * gate_native — the two socket calls Node cannot make: receive descriptors (SCM_RIGHTS) on a Unix stream
- * socket, and read the peer's credentials (SO_PEERCRED). Used by the escalation runner on escalate.sock.
+ * gate_native — the calls Node cannot make: receive descriptors (SCM_RIGHTS) on a Unix stream socket and
+ * read the peer's credentials (SO_PEERCRED), for the escalation runner on escalate.sock; and a plain pipe,
+ * so a child's stdout and stderr can share one (gate-sh's merged relay keeps their interleaving exact).
  * N-API, no state; the socket stays owned by Node's net.Socket (paused while we read from it).
  */
 #define _GNU_SOURCE
 #include <node_api.h>
 #include <errno.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -89,12 +91,28 @@ static napi_value peer_cred(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* pipe() → [readFd, writeFd], both close-on-exec (a child gets the write end only where spawn puts it). */
+static napi_value make_pipe(napi_env env, napi_callback_info info) {
+  (void)info;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC)) return throw_errno(env, "pipe2", errno);
+  napi_value out, v;
+  napi_create_array_with_length(env, 2, &out);
+  for (uint32_t i = 0; i < 2; i++) {
+    napi_create_int32(env, fds[i], &v);
+    napi_set_element(env, out, i, v);
+  }
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value f;
   napi_create_function(env, "recvFds", NAPI_AUTO_LENGTH, recv_fds, NULL, &f);
   napi_set_named_property(env, exports, "recvFds", f);
   napi_create_function(env, "peerCred", NAPI_AUTO_LENGTH, peer_cred, NULL, &f);
   napi_set_named_property(env, exports, "peerCred", f);
+  napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, make_pipe, NULL, &f);
+  napi_set_named_property(env, exports, "pipe", f);
   return exports;
 }
 

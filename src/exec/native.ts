@@ -1,7 +1,7 @@
 /**
  * The native addon (native/gate_native.c, built by node-gyp at install): descriptor passing and peer
- * credentials on Unix sockets, which Node's net module cannot do. Loaded lazily: only the daemon's
- * escalation runner needs it.
+ * credentials on Unix sockets, which Node's net module cannot do, and a plain pipe. Loaded lazily: only the
+ * daemon's escalation runner and gate-sh's merged stdout+stderr relay need it.
  */
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -22,6 +22,8 @@ export interface GateNative {
   /** One recvmsg (non-blocking): null when nothing is ready; empty data = the peer closed. */
   recvFds(fd: number, maxBytes: number): Received | null;
   peerCred(fd: number): PeerCred;
+  /** A pipe: [readFd, writeFd], both close-on-exec. */
+  pipe(): [number, number];
 }
 
 export const NATIVE_PATH = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'build', 'Release', 'gate_native.node');
