@@ -136,8 +136,8 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds });
     // only a turn-sandbox attempt is offered a rerun: explicit permissions are what the caller asked for
     const turnDefault = reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault');
-    const relay = plan.sandboxed === true && turnDefault && stderrRelayable();
-    const result = await runPlan(plan, relay ? { stderrTail: 4096 } : {});
+    const relay = plan.sandboxed === true && turnDefault ? stderrRelay() : null;
+    const result = await runPlan(plan, relay ? { stderrTail: 4096, merged: relay === 'merged' } : {});
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
     if (!relay) return result.status;
     return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds });
@@ -151,17 +151,21 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
 }
 
 /**
- * Relaying stderr (to see a sandbox denial) must not change what the caller gets: not for a terminal
- * (programs check isatty), nor when stderr is the same file as stdout (the interleaving could change).
+ * How to see a sandbox denial (for the on-failure rerun) without changing what the caller gets: a stderr
+ * of its own is relayed as it comes; a stderr that is stdout (`2>&1`) into a pipe or socket is relayed
+ * through one shared pipe (the interleaving stays as written, and the caller's reader waits for every
+ * writer anyway); never a terminal (programs check isatty), nor `2>&1` into a file (a background job could
+ * outlive gate-sh there, and a relay would hold it).
  */
-function stderrRelayable(): boolean {
-  if (isatty(2)) return false;
+function stderrRelay(): 'separate' | 'merged' | null {
+  if (isatty(2)) return null;
   try {
     const out = fstatSync(1);
     const err = fstatSync(2);
-    return !(out.dev === err.dev && out.ino === err.ino);
+    if (!(out.dev === err.dev && out.ino === err.ino)) return 'separate';
+    return out.isFIFO() || out.isSocket() ? 'merged' : null;
   } catch {
-    return false;
+    return null;
   }
 }
 

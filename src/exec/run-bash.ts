@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { RunPlan } from './plan.js';
 import { exitStatus, forwardSignals } from './signals.js';
 import { sandboxSignalTarget } from './sandbox-signals.js';
+import { Socket } from 'node:net';
+import { gateNative } from './native.js';
 
 export interface RunResult {
   status: number;
@@ -23,19 +25,24 @@ export interface RunOptions {
    * evidence of a sandbox denial for the on-failure rerun. Only for a stderr that is neither a terminal
    * nor the same file as stdout, where relaying cannot change what the caller sees. */
   stderrTail?: number;
+  /** with stderrTail, for a stderr that IS stdout (`2>&1`, not a terminal): the child's stdout and stderr
+   * share one pipe (their interleaving stays exactly as written), relayed to stdout; the tail is of both */
+  merged?: boolean;
 }
 
-/** Write all of `buf` to a blocking-or-not descriptor (gate-sh never makes its stdio non-blocking). */
-function writeAll(fd: number, buf: Buffer): void {
+/** Write all of `buf` to a blocking-or-not descriptor (gate-sh never makes its stdio non-blocking); false
+ * when the reader has gone (EPIPE and the like). */
+function writeAll(fd: number, buf: Buffer): boolean {
   let off = 0;
   while (off < buf.length) {
     try {
       off += writeSync(fd, buf, off);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return; // the caller closed its stderr
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return false;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
   }
+  return true;
 }
 
 /**
@@ -92,7 +99,13 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
   return new Promise((resolve, reject) => {
     const top = Math.max(2, ...plan.fds, plan.scriptFd?.fd ?? 0);
     const relay = (opts.stderrTail ?? 0) > 0;
-    const stdio: (string | number)[] = ['inherit', 'inherit', relay ? 'pipe' : 'inherit'];
+    let shared: [number, number] | undefined;
+    try {
+      if (relay && opts.merged) shared = gateNative().pipe();
+    } catch (e) {
+      return reject(e);
+    }
+    const stdio: (string | number)[] = shared ? ['inherit', shared[1], shared[1]] : ['inherit', 'inherit', relay ? 'pipe' : 'inherit'];
     let scriptFd: number | undefined;
     try {
       if (plan.scriptFd) scriptFd = scriptFile(plan.scriptFd.data);
@@ -107,25 +120,33 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
     const child = spawn(plan.program, plan.args, { stdio: stdio as StdioOptions, env: plan.env, cwd: plan.cwd, argv0: plan.program, detached: sandboxed });
     forwarder.attach(sandboxed ? sandboxSignalTarget(child) : child);
     if (scriptFd !== undefined) closeSync(scriptFd); // the child holds its own copy
+    if (shared) closeSync(shared[1]); // the child holds the write end: our read ends when the child's writers are gone
     child.on('error', (e) => {
       forwarder.dispose();
       reject(new Error(`cannot start ${plan.program}: ${e.message}`));
     });
     let tail = Buffer.alloc(0);
-    if (relay && child.stderr) {
+    const source = shared ? new Socket({ fd: shared[0], readable: true, writable: false }) : relay ? child.stderr : null;
+    let drained: Promise<void> = Promise.resolve();
+    if (source) {
       const keep = opts.stderrTail as number;
-      child.stderr.on('data', (chunk: Buffer) => {
-        writeAll(2, chunk);
+      const to = shared ? 1 : 2;
+      source.on('data', (chunk: Buffer) => {
+        // the caller stopped reading (`| head`): close our end too, so the script meets the same EPIPE/SIGPIPE
+        if (!writeAll(to, chunk) && shared) return void (source as Socket).destroy();
         tail = Buffer.concat([tail, chunk]);
         if (tail.length > keep) tail = tail.subarray(tail.length - keep);
       });
+      if (shared) drained = new Promise((done) => source.once('close', () => done()));
     }
     // with a relayed stderr, 'close' waits for its last bytes as well as for the exit
-    child.on(relay ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => {
+    child.on(relay && !shared ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => {
       forwarder.dispose();
-      const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: performance.now() - started };
-      if (relay) result.stderrTail = tail.toString('utf8');
-      resolve(result);
+      void drained.then(() => {
+        const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: performance.now() - started };
+        if (relay) result.stderrTail = tail.toString('utf8');
+        resolve(result);
+      });
     });
   });
 }

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { approveConsole, startDaemon } from '../daemon/helpers.js';
-import { gateSh } from '../shell/helpers.js';
+import { gateSh, run } from '../shell/helpers.js';
+import { GATE_SH } from '../helpers/env.js';
 
 test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved; a refusal keeps the failure', async (t) => {
   const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
@@ -43,4 +44,20 @@ test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved;
   assert.notEqual(no.code, 0);
   assert.ok(!existsSync(join(outside, 'g')));
   assert.match(no.stderr.toString(), /not rerun/);
+
+  // stderr is stdout (`2>&1 | reader`, the usual agent setup): offered as well, and what the reader gets is
+  // exactly bash's interleaving of both
+  const merged = (script: string) => run('/bin/sh', ['-c', 'exec "$@" 2>&1', 'sh', process.execPath, GATE_SH, '-c', script], { env: te.env, cwd: ws });
+  const m = merged(`echo one; echo two >&2; echo three; cp /etc/hostname ${join(outside, 'm')}`);
+  const pm = await c.next('prompt');
+  assert.equal(pm.sandbox_permissions, 'require_escalated');
+  c.answer(pm.approval_id, 'approved');
+  const mr = await m;
+  assert.equal(mr.code, 0, mr.stdout.toString());
+  assert.match(mr.stdout.toString(), /^one\ntwo\nthree\ncp: .*Read-only file system\ngate-sh: the sandboxed run failed .*rerunning as approved \(outside the sandbox\)\none\ntwo\nthree\n$/);
+  assert.ok(existsSync(join(outside, 'm')));
+  // the reader goes away (`| head -1`): the script meets EPIPE/SIGPIPE as under bash, and ends
+  const yes = await run('/bin/sh', ['-c', '"$@" 2>&1 | head -n 1', 'sh', process.execPath, GATE_SH, '-c', 'yes'], { env: te.env, cwd: ws });
+  assert.equal(yes.code, 0);
+  assert.equal(yes.stdout.toString(), 'y\n');
 });
