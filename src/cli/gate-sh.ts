@@ -28,7 +28,7 @@ const PREFLIGHT_OPTS = (onPending: () => void) => ({ timeoutMs: 1000, retries: 9
 
 function say(line: string): void {
   try {
-    writeSync(2, `gate-sh: ${line}\n`);
+    writeSync(2, `gate-sh: ${line.replace(/^gate-sh: /, '')}\n`);
   } catch {
     // stderr closed: the exit status still says it
   }
@@ -242,9 +242,15 @@ function display(argv: string[]): string {
   return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
 }
 
+const NO_APPROVER = /^approval needed for '.*' but no approver is attached/s;
+
 function reportDenials(reply: PreflightReply, script: string): void {
   const denied = (reply.subcommands ?? []).filter((s: SubcommandVerdict) => s.action?.type === 'Deny');
-  for (const s of denied) say(`denied: ${display(s.argv)}: ${(s.action as { reason: string }).reason}`);
+  for (const s of denied) {
+    const reason = (s.action as { reason: string }).reason;
+    // the no-approver denial already names the command, in the words DESIGN.md and the issue give it
+    say(NO_APPROVER.test(reason) ? reason : `denied: ${display(s.argv)}: ${reason}`);
+  }
   if (denied.length === 0) {
     const first = script.split('\n', 1)[0];
     say(`denied: ${first.length > 80 ? first.slice(0, 77) + '...' : first}: ${(reply.action as { reason: string }).reason}`);

@@ -64,7 +64,7 @@ test('untrusted with no approver: denied at once with the "no approver is attach
     const r = await gateSh(['-c', `touch ${marker}`], { env: d.te.env });
     assert.equal(r.code, 126);
     const err = r.stderr.toString();
-    assert.match(err, /^gate-sh: denied: .*touch .*: approval needed for .* but no approver is attached \(run 'gate approve'\)\n$/);
+    assert.equal(err, `gate-sh: approval needed for 'touch ${marker}' but no approver is attached (run 'gate approve')\n`);
     assert.equal(existsSync(marker), false);
   } finally {
     await d.stop();
