@@ -66,7 +66,8 @@ test('Codex approval_cases through gate-sh (forbidden, needs approval with no ap
         const err = r.stderr.toString();
         const label = `${JSON.stringify(c.command)} [${c.note}] → ${c.expect.type}: got ${r.code} ${JSON.stringify(err)}`;
         const ok = (() => {
-          if (stricter(c)) return r.code === 126 && err.startsWith('gate-sh: denied: ');
+          const noApprover = /^gate-sh: approval needed for '.*' but no approver is attached \(run 'gate approve'\)\n$/s.test(err);
+          if (stricter(c)) return r.code === 126 && (err.startsWith('gate-sh: denied: ') || noApprover);
           if (c.expect.type === 'forbidden') {
             if (r.code !== 126 || !err.startsWith('gate-sh: denied: ')) return false;
             const reason: string = c.expect.reason;
@@ -75,7 +76,7 @@ test('Codex approval_cases through gate-sh (forbidden, needs approval with no ap
             const tail = reason.startsWith('`') ? reason.slice(reason.indexOf('` ') + 2) : reason;
             return err.includes(tail);
           }
-          if (c.expect.type === 'needs_approval') return r.code === 126 && /but no approver is attached \(run 'gate approve'\)/.test(err);
+          if (c.expect.type === 'needs_approval') return r.code === 126 && noApprover;
           return r.code !== 126 && !err.includes('gate-sh: denied');
         })();
         if (!ok) failures.push(label);
