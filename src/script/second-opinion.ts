@@ -4,16 +4,8 @@
  * disagreement. Its own quote removal is broken (unescape-js), so each word is taken as raw source
  * (its `loc`) and unquoted by `unquoteRaw`, a string-level implementation independent of word.ts.
  */
-import { createRequire } from 'node:module';
 import { decodeAnsiC } from './ansi-c.js';
-
-type BpNode = { type: string; [k: string]: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
-type BashParser = (src: string, opts: { insertLOC: boolean }) => BpNode;
-let parserCache: BashParser | undefined;
-function bashParser(): BashParser {
-  if (!parserCache) parserCache = createRequire(import.meta.url)('bash-parser') as BashParser;
-  return parserCache;
-}
+import { bashParse, type BpNode } from './bash-parser-call.js';
 
 export interface OpinionCommand {
   /** Leading NAME=VALUE words, raw. */
@@ -27,7 +19,7 @@ export type Opinion = { ok: true; commands: OpinionCommand[] } | { ok: false; er
 export function secondOpinion(parsed: string, src: string = parsed): Opinion {
   let ast: BpNode;
   try {
-    ast = bashParser()(parsed, { insertLOC: true });
+    ast = bashParse(parsed);
   } catch (e) {
     return { ok: false, error: `bash-parser failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}` };
   }
