@@ -85,7 +85,7 @@ void gb_json_str(struct gbuf *b, const char *s, size_t n, int b64) {
       else if (c == '\\') gb_put(b, "\\\\", 2);
       else if (c == '\n') gb_put(b, "\\n", 2);
       else if (c == '\t') gb_put(b, "\\t", 2);
-      else { snprintf(e, sizeof e, "\\u%04x", c); gb_put(b, e, 6); }
+      else { memcpy(e, "\\u00", 4); e[4] = "0123456789abcdef"[c >> 4]; e[5] = "0123456789abcdef"[c & 15]; gb_put(b, e, 6); }
       start = i + 1;
     }
     gb_put(b, s + start, n - start);
@@ -284,8 +284,9 @@ static int reply_field(const char *key, struct jp *p, void *ctx) {
     for (;;) {
       struct subctx s = { r, "", "", 0 };
       if (jobject(p, sub_field, &s)) return -1;
-      if (s.deny && r->deny_count < 8) {
-        snprintf(r->denied[r->deny_count++], sizeof r->denied[0], "%s: %s", s.argv, s.reason[0] ? s.reason : "denied");
+      if (s.deny && r->deny_count < GATE_MAX_DENIED) {
+        if (r->denied) gate_join(r->denied[r->deny_count], sizeof r->denied[0], s.argv, ": ", s.reason[0] ? s.reason : "denied", NULL);
+        r->deny_count++;
       }
       int more = jnext(p, ']');
       if (more < 0) return -1;
@@ -297,7 +298,10 @@ static int reply_field(const char *key, struct jp *p, void *ctx) {
 }
 
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen) {
-  memset(r, 0, sizeof *r);
+  /* field by field, not memset: the struct stays mostly untouched (see gate-proto.h) */
+  r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = 0;
+  r->action = GA_NONE;
+  r->deny_count = 0;
   struct jp p = { json, json + n, 0 };
   if (jobject(&p, reply_field, r)) { snprintf(err, errlen, "malformed reply from the daemon (not a JSON object)"); return -1; }
   ws(&p);
@@ -336,13 +340,37 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
 
 int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen) { return gate_conf_from_list(c, NULL, 0, err, errlen); }
 
+/* Unique per daemon lifetime (the daemon caches replies by id): pid, time, a counter and random bits
+ * (pids repeat across pid namespaces). Also the reply socket's file name. */
 void gate_new_id(char *out, size_t n) {
   static unsigned counter;
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   unsigned r = 0;
   if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r) r = (unsigned)ts.tv_nsec;
-  snprintf(out, n, "g%x-%lx%lx-%x-%x", (unsigned)getpid(), (long)ts.tv_sec, (long)ts.tv_nsec, ++counter, r);
+  char pid[24], sec[24], ns[24], cnt[24], rnd[24], a[80], b[80];
+  gate_join(a, sizeof a, "g", gate_num(pid, (unsigned long)getpid(), 16), "-", gate_num(sec, (unsigned long)ts.tv_sec, 16));
+  gate_join(b, sizeof b, gate_num(ns, (unsigned long)ts.tv_nsec, 16), "-", gate_num(cnt, ++counter, 16), "-");
+  gate_join(out, n, a, b, gate_num(rnd, r, 16), NULL);
+}
+
+size_t gate_join(char *out, size_t n, const char *a, const char *b, const char *c, const char *d) {
+  const char *parts[4] = { a, b, c, d };
+  size_t o = 0;
+  if (!n) return 0;
+  for (int i = 0; i < 4; i++)
+    for (const char *s = parts[i]; s && *s && o + 1 < n; s++) out[o++] = *s;
+  out[o] = 0;
+  return o;
+}
+
+char *gate_num(char *out, unsigned long v, int base) {
+  char tmp[24];
+  int i = 0;
+  do { tmp[i++] = "0123456789abcdef"[v % (unsigned)base]; v /= (unsigned)base; } while (v);
+  for (int j = 0; j < i; j++) out[j] = tmp[i - 1 - j];
+  out[i] = 0;
+  return out;
 }
 
 void gate_msg(const char *a, const char *b, const char *c, const char *d) {
@@ -452,7 +480,7 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   struct sockaddr_un to, me;
   if (set_addr(&to, c->request_sock, err, errlen)) return -1;
   char path[256];
-  snprintf(path, sizeof path, "%s/%s.sock", c->client_dir, id);
+  gate_join(path, sizeof path, c->client_dir, "/", id, ".sock");
   if (set_addr(&me, path, err, errlen)) return -1;
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
@@ -462,9 +490,9 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   if (b) { snprintf(err, errlen, "cannot bind the reply socket %s (%s); nothing was run", path, strerror(errno)); close(fd); return -1; }
   struct timeval tv = { 1, 0 };
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  int rc = -1;
-  char *buf = malloc(GATE_MAX_DATAGRAM + 4096);
-  if (!buf) { snprintf(err, errlen, "out of memory"); goto out; }
+  int rc = -1, by_stream = 0;
+  /* On the stack, not a 64 KiB heap block: exec answers are a few hundred bytes (see GATE_REPLY_ROOM). */
+  char buf[GATE_REPLY_ROOM];
   for (int attempt = 0; attempt < c->attempts; attempt++) {
     ssize_t s;
     do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to);
@@ -478,9 +506,9 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
       int pr = poll(&pf, 1, (int)left);
       if (pr < 0 && errno == EINTR) continue;
       if (pr <= 0) break;
-      ssize_t n = recv(fd, buf, GATE_MAX_DATAGRAM + 4096, MSG_TRUNC);
+      ssize_t n = recv(fd, buf, sizeof buf, MSG_TRUNC);
       if (n < 0) { if (errno == EINTR) continue; break; }
-      if (n > GATE_MAX_DATAGRAM + 4096) { snprintf(err, errlen, "malformed reply from the daemon (oversized datagram)"); goto out; }
+      if ((size_t)n > sizeof buf) { by_stream = 1; goto out; }
       int t = take(buf, (size_t)n, id, r, err, errlen);
       if (t < 0) goto out;
       if (t > 0) { rc = 0; goto out; }
@@ -489,25 +517,32 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   }
   snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);
 out:
-  free(buf);
   close(fd);
   unlink(path);
+  /* A reply too large for buf: the daemon keeps every reply by request id and answers a repeated id from
+   * that cache (never deciding twice), so the same request on the stream socket fetches it whole. */
+  if (by_stream) return request_stream(c, id, msg, r, err, errlen);
   return rc;
 }
 
 /* ---------- requests ---------- */
 
+/* Lengths computed at compile time: this runs for every variable of every exec's environment. */
+#define W(s) { s, sizeof s - 1 }
+static const struct word { const char *s; size_t n; } LOADING_NAMES[] = {
+  W("PATH"), W("ENV"), W("BASH_ENV"), W("PROMPT_COMMAND"), W("PS4"), W("SHELLOPTS"), W("BASHOPTS"), W("ZDOTDIR"),
+  W("INPUTRC"), W("GCONV_PATH"), W("LOCPATH"), W("HOSTALIASES"), W("CLASSPATH"), W("PAGER"), W("MANPAGER"),
+  W("SYSTEMD_PAGER"), W("LESSOPEN"), W("LESSCLOSE"), W("EDITOR"), W("VISUAL"), W("BROWSER"), W("SSH_ASKPASS"),
+  W("SUDO_ASKPASS"), W("MAKEFLAGS"), W("MFLAGS"), W("GEM_PATH"), W("GEM_HOME"), W("CARGO_HOME"),
+  W("RUSTC_WRAPPER"), W("PERLLIB"), { NULL, 0 } };
+static const struct word LOADING_PREFIXES[] = {
+  W("LD_"), W("DYLD_"), W("GIT_"), W("BASH_FUNC_"), W("PYTHON"), W("NODE_"), W("PERL5"), W("RUBY"), W("JAVA_"),
+  W("_JAVA_"), W("JDK_"), W("NPM_CONFIG_"), W("npm_config_"), W("PIP_"), { NULL, 0 } };
+#undef W
+
 int gate_code_loading_name(const char *name, size_t n) {
-  static const char *const names[] = {
-    "PATH", "ENV", "BASH_ENV", "PROMPT_COMMAND", "PS4", "SHELLOPTS", "BASHOPTS", "ZDOTDIR", "INPUTRC",
-    "GCONV_PATH", "LOCPATH", "HOSTALIASES", "CLASSPATH", "PAGER", "MANPAGER", "SYSTEMD_PAGER", "LESSOPEN",
-    "LESSCLOSE", "EDITOR", "VISUAL", "BROWSER", "SSH_ASKPASS", "SUDO_ASKPASS", "MAKEFLAGS", "MFLAGS",
-    "GEM_PATH", "GEM_HOME", "CARGO_HOME", "RUSTC_WRAPPER", "PERLLIB", NULL };
-  static const char *const prefixes[] = {
-    "LD_", "DYLD_", "GIT_", "BASH_FUNC_", "PYTHON", "NODE_", "PERL5", "RUBY", "JAVA_", "_JAVA_", "JDK_",
-    "NPM_CONFIG_", "npm_config_", "PIP_", NULL };
-  for (int i = 0; names[i]; i++) if (strlen(names[i]) == n && !memcmp(names[i], name, n)) return 1;
-  for (int i = 0; prefixes[i]; i++) { size_t l = strlen(prefixes[i]); if (n >= l && !memcmp(prefixes[i], name, l)) return 1; }
+  for (const struct word *w = LOADING_NAMES; w->s; w++) if (w->n == n && !memcmp(w->s, name, n)) return 1;
+  for (const struct word *w = LOADING_PREFIXES; w->s; w++) if (n >= w->n && !memcmp(w->s, name, w->n)) return 1;
   return 0;
 }
 
@@ -561,8 +596,8 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
   }
   gb_puts(b, "],\"cwd\":");
   gb_json_str(b, cwd, strlen(cwd), b64);
-  snprintf(num, sizeof num, ",\"pid\":%d", (int)getpid());
-  gb_puts(b, num);
+  gb_puts(b, ",\"pid\":");
+  gb_puts(b, gate_num(num, (unsigned long)getpid(), 10));
   int any = 0;
   for (int i = 0; envp && envp[i]; i++) {
     const char *e = envp[i], *eq = strchr(e, '=');

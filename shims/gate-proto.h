@@ -12,6 +12,8 @@
 #define GATE_PROTOCOL_VERSION 1
 #define GATE_MAX_DATAGRAM (60 * 1024)
 #define GATE_MAX_FRAME (64 * 1024 * 1024)
+/* Room for a datagram reply; a larger one is fetched again over the stream socket. */
+#define GATE_REPLY_ROOM 8192
 
 /* A growable byte buffer. */
 struct gbuf {
@@ -27,8 +29,12 @@ void gb_puts(struct gbuf *b, const char *s);
 void gb_json_str(struct gbuf *b, const char *s, size_t n, int b64);
 int gate_utf8_valid(const char *s, size_t n);
 
-/* The parsed parts of a reply that the gate acts on. Strings are NUL-terminated copies. */
+/* The parsed parts of a reply that the gate acts on. Strings are NUL-terminated copies. Kept small (an
+ * exec check holds one on its stack in a freshly forked child, where every page touched is a fault);
+ * only the nested-shell shim, which reads a preflight's denials, supplies room for them. */
 enum gate_action { GA_NONE, GA_RUN, GA_ESCALATE, GA_DENY };
+#define GATE_MAX_DENIED 8
+typedef char gate_denial[1024]; /* "<cmd>: <reason>" */
 struct gate_reply {
   char type[24];          /* exec | preflight | pending | error | ... */
   char id[130];
@@ -36,8 +42,8 @@ struct gate_reply {
   char reason[1024];      /* Deny reason, or error message */
   char token[256];        /* escalation_token */
   char run_id[130];       /* preflight run_id */
-  int deny_count;         /* preflight: denied subcommands listed in denied[] */
-  char denied[8][1024];   /* "<cmd>: <reason>" */
+  int deny_count;         /* preflight: denied subcommands, listed in denied[] when the caller gave room */
+  gate_denial *denied;    /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
 };
 /* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);
@@ -73,6 +79,13 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
 
 /* True for a variable name that can make a program load other code (reported to the daemon). */
 int gate_code_loading_name(const char *name, size_t n);
+
+/* String building without stdio: the exec path runs in forked children and new processes, where
+ * printf's code and first-use symbol binding cost page faults on every exec. */
+/* out = a + b + c + d (NULL parts skipped), truncated to n - 1 bytes; returns the length written. */
+size_t gate_join(char *out, size_t n, const char *a, const char *b, const char *c, const char *d);
+/* v in base 10 or 16 into out (room for 24 bytes); returns out. */
+char *gate_num(char *out, unsigned long v, int base);
 
 /* stderr line without stdio (safe after fork, works when stdout is redirected). */
 void gate_msg(const char *a, const char *b, const char *c, const char *d);

@@ -124,7 +124,9 @@ int main(int argc, char **argv) {
     gb_json_str(&m, c.run_id, strlen(c.run_id), 0);
     gb_puts(&m, "}");
     struct gate_reply *r = malloc(sizeof *r);
+    static gate_denial denied[GATE_MAX_DENIED];
     if (!r) return 126;
+    r->denied = denied;
     if (gate_request(&c, id, &m, r, err, sizeof err)) { gate_msg("nested ", name, " -c: ", err); return 126; }
     if (strcmp(r->type, "preflight") || !r->run_id[0] || r->action == GA_NONE) {
       gate_msg("nested ", name, " -c: not run: malformed pre-flight reply from the daemon", NULL);

@@ -30,12 +30,15 @@ extern char **environ;
 #define EXPORT __attribute__((visibility("default")))
 
 #define MAX_SAVED 16
+/* Ordered so that what the constructor writes in every process shares as few pages as possible (each
+ * page first written is a page fault, in every process). */
 static struct {
-  char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
-  char shims[PATH_MAX];    /* <dir of lib>/bin/: the nested-shell shims, trusted */
-  char shimpath[PATH_MAX]; /* the same without the slash, as it appears in PATH */
-  char *saved[MAX_SAVED];  /* "GATE_X=value" captured at start, put back into every exec */
   int nsaved;
+  char *saved[MAX_SAVED];  /* "GATE_X=value" captured at start, put back into every exec */
+  size_t dirlen;           /* length of lib's folder with its slash: <dir>/bin/ holds the shims */
+  size_t arena_used;
+  char arena[2048];        /* the saved strings (strdup beyond it): no malloc in the constructor */
+  char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
   char then[PATH_MAX];     /* one exec allowed without asking (the sandbox wrapper's inner program) */
 } G;
 
@@ -61,31 +64,32 @@ static void describe(char *out, size_t n, char *const argv[], const char *progra
     for (const char *s = argv[i]; *s && o + 1 < n; s++) out[o++] = *s;
     out[o] = 0;
   }
-  if (!out[0]) snprintf(out, n, "%s", program);
+  if (!out[0]) gate_join(out, n, program, NULL, NULL, NULL);
 }
 
 static void absolute(char *out, size_t n, const char *path) {
-  if (path[0] == '/') { snprintf(out, n, "%s", path); return; }
+  if (path[0] == '/') { gate_join(out, n, path, NULL, NULL, NULL); return; }
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
-  snprintf(out, n, "%s/%s", strcmp(cwd, "/") ? cwd : "", path);
+  gate_join(out, n, strcmp(cwd, "/") ? cwd : "", "/", path, NULL);
 }
 
 /* PATH search the way execvp does it (the caller's PATH, default /bin:/usr/bin). 0 or -1 with errno. */
 static int search_path(const char *file, char *out, size_t n) {
   if (!*file) { errno = ENOENT; return -1; }
-  if (strchr(file, '/')) { snprintf(out, n, "%s", file); return 0; }
+  if (strchr(file, '/')) { gate_join(out, n, file, NULL, NULL, NULL); return 0; }
   const char *path = getenv("PATH");
   if (!path) path = "/bin:/usr/bin";
   int saw_eacces = 0;
   for (const char *s = path;; ) {
     size_t l = strcspn(s, ":");
     char cand[PATH_MAX];
-    if (l == 0) snprintf(cand, sizeof cand, "%s", file);
-    else snprintf(cand, sizeof cand, "%.*s/%s", (int)l, s, file);
+    size_t dl = l < sizeof cand - 1 ? l : sizeof cand - 1;
+    memcpy(cand, s, dl);
+    gate_join(cand + dl, sizeof cand - dl, l ? "/" : "", file, NULL, NULL);
     struct stat st;
     if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-      if (access(cand, X_OK) == 0) { snprintf(out, n, "%s", cand); return 0; }
+      if (access(cand, X_OK) == 0) { gate_join(out, n, cand, NULL, NULL, NULL); return 0; }
       saw_eacces = 1;
     }
     if (!s[l]) break;
@@ -126,13 +130,17 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   }
   if (pre.oom) { free(out); return NULL; }
   out[o++] = pre.p;
+  char pid[24];
+  gate_num(pid, (unsigned long)getpid(), 10);
   if (checked) {
-    char *m = malloc(strlen(checked) + 64);
-    if (m) { sprintf(m, "GATE_CHECKED=%d:%s", (int)getpid(), checked); out[o++] = m; }
+    size_t n = strlen(checked) + 64;
+    char *m = malloc(n);
+    if (m) { gate_join(m, n, "GATE_CHECKED=", pid, ":", checked); out[o++] = m; }
   }
   if (escalate_token) {
-    char *m = malloc(strlen(escalate_token) + 64);
-    if (m) { sprintf(m, "GATE_ESCALATE=%d:%s", (int)getpid(), escalate_token); out[o++] = m; }
+    size_t n = strlen(escalate_token) + 64;
+    char *m = malloc(n);
+    if (m) { gate_join(m, n, "GATE_ESCALATE=", pid, ":", escalate_token); out[o++] = m; }
   }
   out[o] = NULL;
   return out;
@@ -165,39 +173,47 @@ enum verdict { V_RUN, V_DENY, V_ESCALATE, V_ERROR };
 /* The gate's own nested-shell shims (bin/ and gate-shell beside this library) run without asking: they
  * send the script to the daemon's pre-flight themselves. */
 static int is_shim(const char *program) {
-  size_t l = strlen(G.shims);
-  if (!l || strncmp(program, G.shims, l - 4)) return 0;
-  return !strncmp(program + l - 4, "bin/", 4) || !strcmp(program + l - 4, "gate-shell");
+  size_t l = G.dirlen;
+  if (!l || strncmp(program, G.lib, l)) return 0;
+  return !strncmp(program + l, "bin/", 4) || !strcmp(program + l, "gate-shell");
+}
+
+/* A message about one exec, "<a><cmd><b><c>": the command is described only when there is something to say. */
+static void say(char *const argv[], const char *program, const char *a, const char *b, const char *c) {
+  char cmd[512];
+  describe(cmd, sizeof cmd, argv, program);
+  gate_msg(a, cmd, b, c);
 }
 
 /* Ask the daemon about one exec. On V_ESCALATE, token holds the one-time escalation token. */
 static enum verdict check(const char *program, char *const argv[], char *const envp[], char *token, size_t tlen) {
-  char err[1200], cmd[512], cwd[PATH_MAX];
-  describe(cmd, sizeof cmd, argv, program);
+  char err[1200], cwd[PATH_MAX], shimpath[PATH_MAX], id[96];
   struct gate_conf c;
-  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); return V_ERROR; }
-  if (!getcwd(cwd, sizeof cwd)) { gate_msg("exec gate: ", cmd, ": not run: the current directory is gone", NULL); return V_ERROR; }
-  char id[96];
+  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { say(argv, program, "exec gate: ", ": not run: ", err); return V_ERROR; }
+  if (!getcwd(cwd, sizeof cwd)) { say(argv, program, "exec gate: ", ": not run: the current directory is gone", NULL); return V_ERROR; }
   gate_new_id(id, sizeof id);
+  /* the shims' folder as it appears in PATH: <dir>/bin */
+  size_t dl = G.dirlen < sizeof shimpath - 4 ? G.dirlen : 0;
+  memcpy(shimpath, G.lib, dl);
+  memcpy(shimpath + dl, "bin", 4);
   struct gbuf msg; gb_init(&msg);
-  gate_exec_request(&msg, &c, id, program, argv, cwd, envp, G.lib, G.shimpath);
-  struct gate_reply *r = malloc(sizeof *r);
+  gate_exec_request(&msg, &c, id, program, argv, cwd, envp, G.lib, dl ? shimpath : NULL);
+  struct gate_reply r; /* small: see gate-proto.h */
+  r.denied = NULL;
   enum verdict v = V_ERROR;
-  if (!r) { gate_msg("exec gate: ", cmd, ": not run: out of memory", NULL); goto out; }
-  if (gate_request(&c, id, &msg, r, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": ", err); goto out; }
-  if (strcmp(r->type, "exec")) { gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r->type); goto out; }
-  switch (r->action) {
+  if (gate_request(&c, id, &msg, &r, err, sizeof err)) { say(argv, program, "exec gate: ", ": ", err); goto out; }
+  if (strcmp(r.type, "exec")) { say(argv, program, "exec gate: ", ": not run: unexpected reply type ", r.type); goto out; }
+  switch (r.action) {
     case GA_RUN: v = V_RUN; break;
-    case GA_DENY: gate_msg("denied: ", cmd, ": ", r->reason[0] ? r->reason : "denied by policy"); v = V_DENY; break;
+    case GA_DENY: say(argv, program, "denied: ", ": ", r.reason[0] ? r.reason : "denied by policy"); v = V_DENY; break;
     case GA_ESCALATE:
-      if (!r->token[0]) { gate_msg("exec gate: ", cmd, ": not run: Escalate without an escalation token", NULL); break; }
-      snprintf(token, tlen, "%s", r->token);
+      if (!r.token[0]) { say(argv, program, "exec gate: ", ": not run: Escalate without an escalation token", NULL); break; }
+      gate_join(token, tlen, r.token, NULL, NULL, NULL);
       v = V_ESCALATE;
       break;
-    default: gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
+    default: say(argv, program, "exec gate: ", ": not run: malformed reply from the daemon (no action)", NULL);
   }
 out:
-  free(r);
   gb_free(&msg);
   return v;
 }
@@ -239,11 +255,15 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   return rc;
 }
 
+/* The next execve in the chain (libc's, or another preloaded library's), looked up by the constructor:
+ * a shell forks a fresh child for every command, and a lookup there would be paid (with the loader's
+ * page faults) once per exec instead of once per process. */
+static execve_fn real_execve;
+
 static int do_execve(const char *path, char *const argv[], char *const env[], void *ctx) {
   (void)ctx;
-  static execve_fn f;
-  if (!f) f = (execve_fn)real("execve");
-  return f(path, argv, env);
+  if (!real_execve) real_execve = (execve_fn)real("execve");
+  return real_execve(path, argv, env);
 }
 
 EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
@@ -455,67 +475,111 @@ EXPORT FILE *popen(const char *command, const char *type) {
 
 /* ---------- the constructor: every new process ---------- */
 
+/* "<decimal pid>:<rest>": the pid, and rest in *after; -1 when malformed. */
+static long mark_pid(const char *mark, const char **after) {
+  long pid = 0;
+  const char *s = mark;
+  for (; *s >= '0' && *s <= '9' && s - mark < 12; s++) pid = pid * 10 + (*s - '0');
+  if (s == mark || *s != ':') return -1;
+  *after = s + 1;
+  return pid;
+}
+
 /* GATE_CHECKED=<pid>:<program> is ours when pid is this process (exec), its parent (spawn) or 0 (the run's
  * first process, started by gate-sh or the daemon), and the program is what runs now: the executable, the
  * script an interpreter was started for, or bubblewrap wrapping it (then its one exec of the program is
- * let through: it was decided already). */
+ * let through: it was decided already).
+ *
+ * Why honouring the mark is sound (one round trip per exec, not two): the mark only ever saves a check
+ * that the parent's hook has just made for this very pid and program, and it cannot reach any other
+ * process by accident — the constructor takes it out of the environment before main runs, so nothing
+ * this process later execs, by any route, inherits it; the hooks add a fresh one only to an exec they
+ * allowed. The constructor check exists for benign routes around the hooks (glibc-internal spawns, a
+ * raw execve syscall in a runtime or library, a static parent): none of them writes GATE_CHECKED, so
+ * each arrives unmarked and is checked. A process that deliberately forges a mark could as well drop
+ * LD_PRELOAD, use a static binary or a raw syscall with a clean environment: the exec gate does not
+ * stand against hostile code in the process (no check inside that process could; only the daemon and
+ * the kernel are outside it) — the turn's sandbox does (docs/exec-gate.md, "What is covered"). */
 static int marked(const char *mark, char **argv) {
-  char *colon;
-  long pid = strtol(mark, &colon, 10);
-  if (*colon != ':' || (pid != 0 && pid != getpid() && pid != getppid())) return 0;
-  const char *program = colon + 1;
+  const char *program;
+  long pid = mark_pid(mark, &program);
+  if (pid < 0 || (pid != 0 && pid != getpid() && pid != getppid())) return 0;
   if (same_file(program, "/proc/self/exe")) return 1;
   for (int i = 1; argv && i < 3 && argv[i - 1]; i++) if (argv[i] && !strcmp(argv[i], program)) return 1;
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 6 && (exe[n] = 0, !strcmp(exe + n - 6, "/bwrap")) && !G.then[0]) {
-    snprintf(G.then, sizeof G.then, "%s", program);
+    gate_join(G.then, sizeof G.then, program, NULL, NULL, NULL);
     return 1;
   }
   return 0;
 }
 
+/* A copy that outlives any change to the environment (some programs overwrite their environment block
+ * to set their process title): in G.arena while it lasts, so the constructor does not start malloc. */
+static char *keep(const char *e) {
+  size_t n = strlen(e) + 1;
+  if (n > sizeof G.arena - G.arena_used) return strdup(e);
+  char *p = G.arena + G.arena_used;
+  memcpy(p, e, n);
+  G.arena_used += n;
+  return p;
+}
+
+/* This library's path, as the loader was given it (gate-sh gives LD_PRELOAD an absolute path, and the
+ * shims' PATH entry is built from the same folder, so the two compare equal as strings). */
+static void find_self(void) {
+  Dl_info info;
+  if (!dladdr((void *)find_self, &info) || !info.dli_fname) return;
+  if (info.dli_fname[0] == '/') gate_join(G.lib, sizeof G.lib, info.dli_fname, NULL, NULL, NULL);
+  else if (!realpath(info.dli_fname, G.lib)) absolute(G.lib, sizeof G.lib, info.dli_fname);
+  char *slash = strrchr(G.lib, '/');
+  G.dirlen = slash ? (size_t)(slash - G.lib) + 1 : 0;
+}
+
+/* Work done in every process that loads the library: keep it to a few syscalls (getpid, two stats) and
+ * no malloc, stdio or environment functions, whose first use costs symbol binding and page faults. */
 __attribute__((constructor)) static void gate_init(int argc, char **argv, char **envp) {
   (void)argc; (void)envp;
-  Dl_info info;
-  if (dladdr((void *)gate_init, &info) && info.dli_fname) {
-    if (!realpath(info.dli_fname, G.lib)) snprintf(G.lib, sizeof G.lib, "%s", info.dli_fname);
-  }
-  char *slash = strrchr(G.lib, '/');
-  if (slash) snprintf(G.shims, sizeof G.shims, "%.*s/bin/", (int)(slash - G.lib), G.lib);
-  if (slash) snprintf(G.shimpath, sizeof G.shimpath, "%.*s/bin", (int)(slash - G.lib), G.lib);
-  char *checked = NULL, *escalate = NULL, *then = NULL;
+  find_self();
+  real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+  const char *checked = NULL, *escalate = NULL, *then = NULL;
+  char **w = environ;
   for (char **e = environ; e && *e; e++) {
-    if (!strncmp(*e, "GATE_CHECKED=", 13)) checked = strdup(*e + 13);
-    else if (!strncmp(*e, "GATE_ESCALATE=", 14)) escalate = strdup(*e + 14);
-    else if (!strncmp(*e, "GATE_THEN=", 10)) then = strdup(*e + 10);
-    else if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) G.saved[G.nsaved++] = strdup(*e);
+    /* the marks are for this process only: taken out, so descendants never inherit them */
+    if (!strncmp(*e, "GATE_CHECKED=", 13)) { checked = *e + 13; continue; }
+    if (!strncmp(*e, "GATE_ESCALATE=", 14)) { escalate = *e + 14; continue; }
+    if (!strncmp(*e, "GATE_THEN=", 10)) { then = *e + 10; continue; }
+    if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) G.saved[G.nsaved++] = keep(*e);
+    *w++ = *e;
   }
-  /* the marks are for this process only: descendants never inherit them */
-  unsetenv("GATE_CHECKED"); unsetenv("GATE_ESCALATE"); unsetenv("GATE_THEN");
-  char cmd[512];
-  describe(cmd, sizeof cmd, argv, "?");
+  if (w) *w = NULL;
+  /* (the marks' strings stay where they are: only their environ slots were reused) */
   if (escalate) {
-    char *colon;
-    long pid = strtol(escalate, &colon, 10);
-    if (*colon == ':' && pid == getppid()) escalate_and_exit(colon + 1, environ, cmd);
+    const char *token;
+    if (mark_pid(escalate, &token) == getppid()) {
+      char cmd[512];
+      describe(cmd, sizeof cmd, argv, "?");
+      escalate_and_exit(token, environ, cmd);
+    }
   }
-  if (then) snprintf(G.then, sizeof G.then, "%s", then);
-  if (checked && marked(checked, argv)) {
-    free(checked); free(then); free(escalate);
-    return;
-  }
-  free(checked); free(then); free(escalate);
+  if (then) gate_join(G.then, sizeof G.then, then, NULL, NULL, NULL);
+  if (checked && marked(checked, argv)) return;
   G.then[0] = 0;
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n < 0) { gate_msg("exec gate: ", cmd, ": not run: cannot read /proc/self/exe", NULL); _exit(126); }
+  if (n < 0) { say(argv, "?", "exec gate: ", ": not run: cannot read /proc/self/exe", NULL); _exit(126); }
   exe[n] = 0;
   if (is_shim(exe)) return;
   char token[256] = "";
   char *none[] = { exe, NULL };
-  enum verdict v = check(exe, argv && argv[0] ? argv : none, environ, token, sizeof token);
+  char **args = argv && argv[0] ? argv : none;
+  enum verdict v = check(exe, args, environ, token, sizeof token);
   if (v == V_RUN) return;
-  if (v == V_ESCALATE) escalate_and_exit(token, environ, cmd);
+  if (v == V_ESCALATE) {
+    char cmd[512];
+    describe(cmd, sizeof cmd, args, exe);
+    escalate_and_exit(token, environ, cmd);
+  }
   _exit(126);
 }
