@@ -1,8 +1,8 @@
 /**
  * bash-parser 0.5.0 (unmaintained, pinned) called the way its own `parse` does, without its per-call
  * overheads, which were two thirds of a typical analysis:
- * - the posix mode, the AST builder and the lexer phases are built once, not per call (each is a
- *   stateless function of the options; the per-input state lives in the iterators they return);
+ * - the posix mode, the AST builder, the lexer pipeline and the parser are built once, not per call
+ *   (each is a stateless function of the options; per-input state lives in the iterators they return);
  * - its tokenizer deep-copies the location with JSON.parse(JSON.stringify()) for every character;
  *   the same copy is made field by field (same fields, same fresh objects, so the same aliasing).
  * Same grammar, same reducers, same AST, same errors: test/script/bash-parser-call.test.ts compares it
@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export type BpNode = { type: string; [k: string]: any };
 type Parse = (src: string) => BpNode;
+type Reducer = (state: any, source: unknown, reducers: unknown) => unknown;
 
 const OPTIONS = { insertLOC: true, mode: 'posix' } as const;
 
@@ -33,18 +34,25 @@ function load(): Parse {
   const req = createRequire(createRequire(import.meta.url).resolve('bash-parser'));
   const utils = req('./utils');
   const shellLexer = req('./shell-lexer');
+  const compose = req('compose-function');
   const reducers = req('./modes/posix/tokenizer/reducers');
   const mode = req('./modes/posix').init(null, utils);
   const options = { ...OPTIONS };
-  const tokenizer = mode.tokenizer;
   const fast = { ...reducers, start: fastStart(reducers.start) };
-  mode.tokenizer = (opts: unknown) => tokenizer(opts, fast);
-  mode.lexerPhases = mode.lexerPhases.map(once);
-  const yy = mode.astBuilder(options);
+  // shell-lexer's setInput composes the tokenizer and the phases per input; compose them once instead
+  // (the tokenizer is a generator function: every input gets its own state).
+  const phases = [mode.tokenizer(options, fast)];
+  for (const phase of mode.lexerPhases) phases.push(phase(options, mode, [...phases]));
+  const tokenize = compose(...phases.reverse());
+  const lexer = shellLexer(mode, options);
+  lexer.setInput = function (this: { tokenizer: unknown }, source: string) {
+    this.tokenizer = tokenize(source);
+  };
+  // jison's parse works on its own copies of the lexer and of yy: one parser serves every call.
+  const parser = new mode.grammar.Parser();
+  parser.lexer = lexer;
+  parser.yy = mode.astBuilder(options);
   return (src) => {
-    const parser = new mode.grammar.Parser();
-    parser.lexer = shellLexer(mode, options);
-    parser.yy = yy;
     try {
       return parser.parse(src);
     } catch (err) {
@@ -56,24 +64,20 @@ function load(): Parse {
   };
 }
 
-/** A lexer phase built on first use, then reused (the options never change). */
-function once(phase: (...a: unknown[]) => unknown): (...a: unknown[]) => unknown {
-  let built: unknown;
-  let done = false;
-  return (...a) => {
-    if (!done) (built = phase(...a)), (done = true);
-    return built;
-  };
-}
-
 const PATCHED = Symbol('gate-sh fast advanceLoc');
 
-/** The tokenizer always starts with `start`: give the state class of this run the fast advanceLoc. */
-function fastStart(start: (...a: any[]) => any): (...a: any[]) => any {
-  return (...a) => {
-    const proto = a[0] && Object.getPrototypeOf(a[0]);
-    if (proto && !proto[PATCHED]) (proto.advanceLoc = advanceLoc), (proto[PATCHED] = true);
-    return start(...a);
+/**
+ * The tokenizer always starts with `start`: give the state class of this run the fast advanceLoc.
+ * (`start` runs once per character: this wrapper must stay cheap.)
+ */
+function fastStart(start: Reducer): Reducer {
+  return function (state, source, reducers) {
+    if (state[PATCHED] !== true) {
+      const proto = Object.getPrototypeOf(state);
+      proto.advanceLoc = advanceLoc;
+      proto[PATCHED] = true;
+    }
+    return start(state, source, reducers);
   };
 }
 
