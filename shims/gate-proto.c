@@ -473,23 +473,93 @@ out:
   return rc;
 }
 
+/* ---------- the reply socket ---------- */
+
+/* A process that asks more than once (make, xargs-like spawners, system() in a loop: their checks run in
+ * the spawning process) keeps one bound reply socket instead of creating and deleting a socket file per
+ * request, which is most of a request's kernel time on a disk filesystem. It belongs to the pid that
+ * bound it: a child never reads its parent's replies — it leaves the inherited one alone (not even
+ * closing it: the number may be the program's by now, and a vfork child shares this memory with its
+ * parent, so it must not change anything here either) and uses one-off sockets. One request at a time uses it
+ * (busy); a concurrent one from another thread gets a one-off socket. Before the descriptor is used it is
+ * checked to still be the same socket (the program may have closed it and reused the number). A
+ * one-request process — the usual forked child that asks and then execs — binds a one-off socket as
+ * before, so nothing outlives it; gate_reply_release() removes a kept one before exec and at exit. */
+static struct {
+  int busy, fd, uses;
+  pid_t pid;
+  dev_t dev;
+  ino_t ino;
+  char path[sizeof ((struct sockaddr_un *)0)->sun_path];
+} RS = { 0, -1, 0, 0, 0, 0, "" };
+
+static int kept_usable(void) {
+  struct stat st;
+  return fstat(RS.fd, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == RS.dev && st.st_ino == RS.ino;
+}
+
+/* A bound reply socket: the kept one (*kept = 1, path filled) or a new one bound at path. -1 with err. */
+static int reply_open(const char *path, int *kept, char *err, size_t errlen) {
+  struct sockaddr_un me;
+  *kept = 0;
+  if (!__atomic_exchange_n(&RS.busy, 1, __ATOMIC_ACQUIRE)) {
+    pid_t pid = getpid();
+    if (RS.pid == pid && RS.fd >= 0 && kept_usable()) { *kept = 1; return RS.fd; }
+    if (RS.pid == pid && RS.fd >= 0) { unlink(RS.path); RS.fd = -1; } /* the program closed it */
+    if (RS.pid != pid && RS.fd < 0) { RS.pid = pid; RS.uses = 0; }     /* counting starts for this pid */
+    if (RS.pid == pid && RS.uses++ >= 1) *kept = 1;                  /* asked before: keep this one */
+    else __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE);
+  }
+  int fd = -1;
+  if (set_addr(&me, path, err, errlen)) goto fail;
+  fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); goto fail; }
+  mode_t old = umask(077);
+  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
+  umask(old);
+  if (b) { snprintf(err, errlen, "cannot bind the reply socket %s (%s); nothing was run", path, strerror(errno)); goto fail; }
+  struct timeval tv = { 1, 0 };
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  struct stat st;
+  if (*kept && fstat(fd, &st) == 0) {
+    RS.fd = fd; RS.dev = st.st_dev; RS.ino = st.st_ino;
+    memcpy(RS.path, me.sun_path, sizeof RS.path);
+  } else if (*kept) { *kept = 0; __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE); }
+  return fd;
+fail:
+  if (fd >= 0) close(fd);
+  if (*kept) { *kept = 0; __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE); }
+  return -1;
+}
+
+static void reply_done(int fd, const char *path, int kept) {
+  if (kept) { __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE); return; }
+  close(fd);
+  unlink(path);
+}
+
+void gate_reply_release(void) {
+  if (__atomic_load_n(&RS.fd, __ATOMIC_RELAXED) < 0) return; /* the usual case: nothing kept */
+  if (__atomic_exchange_n(&RS.busy, 1, __ATOMIC_ACQUIRE)) return; /* in use by another thread: it stays */
+  if (RS.pid == getpid() && RS.fd >= 0) {
+    if (kept_usable()) close(RS.fd);
+    unlink(RS.path);
+    RS.fd = -1;
+    RS.uses = 0;
+  }
+  __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE);
+}
+
 int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
                  char *err, size_t errlen) {
   if (msg->oom) { snprintf(err, errlen, "out of memory building the request"); return -1; }
   if (msg->len > GATE_MAX_DATAGRAM) return request_stream(c, id, msg, r, err, errlen);
-  struct sockaddr_un to, me;
+  struct sockaddr_un to;
   if (set_addr(&to, c->request_sock, err, errlen)) return -1;
   char path[256];
   gate_join(path, sizeof path, c->client_dir, "/", id, ".sock");
-  if (set_addr(&me, path, err, errlen)) return -1;
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
-  mode_t old = umask(077);
-  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
-  umask(old);
-  if (b) { snprintf(err, errlen, "cannot bind the reply socket %s (%s); nothing was run", path, strerror(errno)); close(fd); return -1; }
-  struct timeval tv = { 1, 0 };
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  int kept, fd = reply_open(path, &kept, err, errlen);
+  if (fd < 0) return -1;
   int rc = -1, by_stream = 0;
   /* On the stack, not a 64 KiB heap block: exec answers are a few hundred bytes (see GATE_REPLY_ROOM). */
   char buf[GATE_REPLY_ROOM];
@@ -517,8 +587,7 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   }
   snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);
 out:
-  close(fd);
-  unlink(path);
+  reply_done(fd, path, kept);
   /* A reply too large for buf: the daemon keeps every reply by request id and answers a repeated id from
    * that cache (never deciding twice), so the same request on the stream socket fetches it whole. */
   if (by_stream) return request_stream(c, id, msg, r, err, errlen);

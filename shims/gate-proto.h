@@ -67,6 +67,10 @@ void gate_new_id(char *out, size_t n);
 int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
                  char *err, size_t errlen);
 
+/* Close and remove this process's kept reply socket, if any (before an exec or exit: the socket file
+ * would outlive it). */
+void gate_reply_release(void);
+
 /* Escalate: present the token with fds 0/1/2 and the exec's environment on escalate.sock, wait for the
  * exit status. Returns the status to exit with (0..255), or -1 with err. */
 int gate_escalate(const struct gate_conf *c, const char *token, char *const envp[], char *err, size_t errlen);

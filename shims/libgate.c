@@ -223,6 +223,7 @@ static void escalate_and_exit(const char *token, char *const envp[], const char 
   struct gate_conf c;
   char err[1200];
   if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); _exit(126); }
+  gate_reply_release();
   int st = gate_escalate(&c, token, envp, err, sizeof err);
   if (st < 0) { gate_msg("exec gate: ", cmd, ": ", err); _exit(126); }
   _exit(st);
@@ -249,6 +250,7 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   }
   char **env = gated_env(envp, program, NULL);
   if (!env) { errno = ENOMEM; return -1; }
+  gate_reply_release(); /* a kept reply socket would outlive the exec as a file */
   int rc = doit(path, argv, env, ctx);
   int e = errno;
   errno = e;
@@ -583,3 +585,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   }
   _exit(126);
 }
+
+/* exit() and returning from main: a kept reply socket is removed (after _exit or a kill it stays behind
+ * as a dead file in the client folder). */
+__attribute__((destructor)) static void gate_fini(void) { gate_reply_release(); }

@@ -1,0 +1,58 @@
+/**
+ * The exec gate's reply socket (shims/gate-proto.c): a process that asks many times (here python's
+ * os.system, checked in python itself) keeps one bound socket instead of a socket file per request; a
+ * forked child never uses its parent's, and a vfork child (subprocess) leaves it alone; nothing is left
+ * in the client folder after a normal exit. Every exec is still decided: the last one is denied.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gateSh, killAll, startRig } from './helpers.js';
+
+const SCRIPT = `
+import os, subprocess, json
+d = os.environ['GATE_CLIENT_DIR']
+mine = lambda pid: sorted(f for f in os.listdir(d) if f.startswith('g%x-' % pid))
+out = {'pid': os.getpid()}
+out['system'] = [os.system('/bin/true') for i in range(5)]
+out['kept'] = mine(os.getpid())
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    codes = [os.system('/bin/true') for i in range(3)]
+    os.write(w, json.dumps([codes, mine(os.getpid()), mine(os.getppid())]).encode())
+    os._exit(0)
+os.waitpid(pid, 0)
+out['child'] = json.loads(os.read(r, 65536))
+out['vfork'] = subprocess.run(['/bin/true']).returncode
+out['after_vfork'] = mine(os.getpid())
+out['system2'] = [os.system('/bin/true') for i in range(3)]
+out['denied'] = os.system('rm -f nothing-here 2>/dev/null')
+out['still'] = mine(os.getpid())
+print(json.dumps(out))
+`;
+
+test('one reply socket per asking process, never a parent\'s, none left after exit', async (t) => {
+  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")', 'prefix_rule(pattern=["bash"], decision="allow")'] });
+  t.after(async () => (killAll(), rig.stop()));
+  writeFileSync(join(rig.work, 'asks.py'), SCRIPT);
+  writeFileSync(join(rig.work, 'asks.sh'), 'python3 ./asks.py\n');
+  const r = await gateSh(rig, 'bash ./asks.sh');
+  assert.equal(r.code, 0, r.stderr);
+  const o = JSON.parse(r.stdout.trim().split('\n').pop()!);
+  assert.deepEqual(o.system, [0, 0, 0, 0, 0]);
+  assert.equal(o.kept.length, 1, 'python keeps one reply socket after asking twice');
+  const [childCodes, childOwn, parentSeenByChild] = o.child;
+  assert.deepEqual(childCodes, [0, 0, 0]);
+  assert.deepEqual(childOwn, [], 'a forked child asks through one-off sockets, never keeping one');
+  assert.deepEqual(parentSeenByChild, o.kept, "the child left its parent's socket alone");
+  assert.equal(o.vfork, 0);
+  assert.deepEqual(o.after_vfork, o.kept, 'a vfork child (subprocess) did not disturb it');
+  assert.deepEqual(o.system2, [0, 0, 0]);
+  assert.notEqual(o.denied, 0, 'the forbidden rm was still asked about and denied');
+  assert.match(r.stderr, /denied: .*rm/);
+  assert.deepEqual(o.still, o.kept, 'the same socket served every later request');
+  const left = readdirSync(rig.paths.clientDir).filter((f) => f.startsWith(`g${Number(o.pid).toString(16)}-`));
+  assert.deepEqual(left, [], 'removed at exit');
+});
