@@ -59,7 +59,7 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
       cleanup();
       script?.remove();
       const done = () => resolve(status);
-      if (hangUp) void hangUpSession(pty.pid).then(done);
+      if (hangUp) void reapShielded(pty.pid, io).then(done);
       else {
         // the marker was read: everything before it is drained; end the stopped wrapper
         signalPid(pty.pid, 'SIGKILL');
@@ -139,6 +139,26 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
       restore();
     }
   });
+}
+
+/**
+ * Hangs up the session while shielding gate-sh from the hang-up's own echoes: a closing terminal often
+ * signals twice (EIO on stdin, then SIGHUP when the user's shell exits; or the emulator's SIGHUP and the
+ * kernel's), and with the host's listeners already gone, a second SIGHUP or an unheard 'error' would kill
+ * gate-sh inside the grace period, before it SIGKILLs what ignored the first SIGHUP.
+ */
+async function reapShielded(sid: number, io: TerminalIO): Promise<void> {
+  const ignore = () => undefined;
+  process.on('SIGHUP', ignore);
+  io.input.on('error', ignore);
+  io.output.on?.('error', ignore);
+  try {
+    await hangUpSession(sid);
+  } finally {
+    process.off('SIGHUP', ignore);
+    io.input.off('error', ignore);
+    io.output.off?.('error', ignore);
+  }
 }
 
 /** Variables that must reach the command but not the wrapper bash: the exec gate's library and marks. */

@@ -137,3 +137,23 @@ test('terminal closed under a running command: everything gets SIGHUP and is rea
   for (let i = 0; processesWith(tag).length > 0 && i < 500; i++) await sleep(20);
   assert.deepEqual(processesWith(tag), [], 'nothing lingers, not even a process ignoring SIGHUP');
 });
+
+test('a second hang-up while the host reaps does not cut the reaping short', async () => {
+  // closing terminals often signal twice (EIO then SIGHUP, or the emulator's SIGHUP and the kernel's)
+  const tag = `gate-pty-hup2-${process.pid}`;
+  const t = host(['bash', '-c', `(trap '' HUP; exec -a ${tag} sleep 1000) & exec -a ${tag} sleep 1001`]);
+  try {
+    for (let i = 0; processesWith(tag).length < 2 && i < 200; i++) await sleep(20);
+    assert.equal(processesWith(tag).length, 2);
+    const hostPid = processesWith(HOST).find((p) => p !== t.pid && procStat(p)?.sid === t.pid);
+    assert.ok(hostPid, 'the host process');
+    process.kill(hostPid, 'SIGHUP');
+    await sleep(50); // inside the host's grace period
+    process.kill(hostPid, 'SIGHUP');
+    for (let i = 0; processesWith(tag).length > 0 && i < 500; i++) await sleep(20);
+    assert.deepEqual(processesWith(tag), [], 'the process ignoring SIGHUP is SIGKILLed all the same');
+  } finally {
+    for (const p of processesWith(tag)) process.kill(p, 'SIGKILL');
+    t.pty.kill('SIGKILL');
+  }
+});
