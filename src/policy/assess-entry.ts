@@ -4,7 +4,7 @@
  */
 import { strictest, type Decision } from './decision.js';
 import type { EvaluatedCommand, SubcommandAssessment } from './assess-types.js';
-import type { Subcommand } from '../script/analyze.js';
+import type { ComplexScript, OpaqueKind, Subcommand } from '../script/analyze.js';
 import { dangerousCommand, type DangerKind } from '../heuristics/dangerous.js';
 import { evaluateAssignments, evaluateCommand, type EvalContext, type EvaluatedWithMatches } from './assess-subcommand.js';
 import { wrapperAssignments } from './assess-env.js';
@@ -17,7 +17,9 @@ export interface Entry {
   extra: EvaluatedCommand[];
   /** gate-sh's own prompt reason (code-loading, opaque, complex), shown when no rule prompted. */
   ownReason?: string;
+  /** What the command hides: the text for display, the kind to decide on. */
   opaque?: string;
+  opaqueKind?: OpaqueKind;
   assignments?: string[];
   danger?: DangerKind;
   /** A plain, inspectable subcommand: Codex's amendment logic applies to it. */
@@ -26,7 +28,8 @@ export interface Entry {
 
 /** A subcommand of a plain script, a bare argv, or (`literal`) a command found inside a complex script. */
 export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'literal'): Entry {
-  const mode = s.opaque ? 'opaque' : literal;
+  const hidden = opaqueKindOf(s);
+  const mode = hidden ? 'opaque' : literal;
   const evaluated = [
     evaluateCommand({ argv: [...s.argv], role: literal ? 'literal' : 'command', mode }, ec),
     ...s.inner.map((inner) => evaluateCommand({ argv: [...inner], role: 'inner', mode: literal }, ec)),
@@ -41,24 +44,30 @@ export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'liter
   if (s.argv.length === 0 || s.argv[0] === '')
     extra.push({ argv: [...s.argv], role: 'command', decision: 'forbidden', sources: [{ type: 'heuristic', decision: 'forbidden', name: 'invalid', command: [...s.argv] }] });
   if (assign) extra.push(assign.entry);
-  const entry: Entry = { argv: [...s.argv], kind: literal ? 'literal' : 'plain', evaluated, extra, amendable: !literal && !s.opaque && !assign };
+  const entry: Entry = { argv: [...s.argv], kind: literal ? 'literal' : 'plain', evaluated, extra, amendable: !literal && !hidden && !assign };
   const reasons: string[] = [];
-  if (s.opaque) reasons.push(`${s.opaque}: what it runs cannot be inspected`);
+  if (hidden) reasons.push(`${s.opaque ?? hidden}: what it runs cannot be inspected`);
   if (assign) reasons.push(`sets code-loading variables: ${assign.vars.map((v) => v.name).join(', ')}`);
   if (reasons.length) entry.ownReason = reasons.join('; ');
-  if (s.opaque) entry.opaque = s.opaque;
+  if (hidden) (entry.opaque = s.opaque ?? hidden), (entry.opaqueKind = hidden);
   if (s.assignments.length) entry.assignments = [...s.assignments];
   if (danger) entry.danger = danger;
   return entry;
 }
 
-/** The analyzer's reason for a dynamic command name (src/script/analyze.ts). */
-const NON_LITERAL_NAME = /non-literal command name/;
+/**
+ * What a subcommand hides, as its kind; the analysis sets the kind with the text, and a text without
+ * a kind (a hand-built Subcommand) still counts: never weaker than the text.
+ */
+function opaqueKindOf(s: Subcommand): OpaqueKind | undefined {
+  return s.opaqueKind ?? (s.opaque ? 'command-string' : undefined);
+}
 
 /** The whole invocation of a complex script: judged by rules and the heuristic, never proven safe. */
-export function wholeScriptEntry(command: string[], reasons: string[], ec: EvalContext): Entry {
+export function wholeScriptEntry(command: string[], a: ComplexScript, ec: EvalContext): Entry {
+  const { reasons } = a;
   // A command whose name is only known at run time (`$x -rf y`) is never allowed by a heuristic.
-  const mode = reasons.some((r) => NON_LITERAL_NAME.test(r)) ? ('opaque' as const) : undefined;
+  const mode = a.opaqueKinds.includes('dynamic-name') ? ('opaque' as const) : undefined;
   return {
     argv: command,
     kind: 'script',
@@ -80,5 +89,5 @@ export function entryDecision(e: Entry): Decision {
 
 /** May this entry run unsandboxed when every command is explicitly allowed? */
 export function mayLeaveSandbox(e: Entry): boolean {
-  return e.kind !== 'script' && !e.opaque && e.extra.length === 0;
+  return e.kind !== 'script' && !e.opaqueKind && e.extra.length === 0;
 }

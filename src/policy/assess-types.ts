@@ -13,6 +13,7 @@ import type { ExecApprovalRequirement } from './requirement.js';
 import type { UnmatchedReason } from './unmatched.js';
 import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
 import type { DangerKind } from '../heuristics/dangerous.js';
+import type { OpaqueKind } from '../script/types.js';
 
 export interface AssessContext {
   policy: Policy;
@@ -91,8 +92,10 @@ export interface SubcommandAssessment {
   available_decisions?: ReviewDecision[];
   proposed_execpolicy_amendment: string[] | null;
   danger?: DangerKind;
-  /** Why the command cannot be inspected (eval, source, non-literal name). */
+  /** Why the command cannot be inspected (eval, source, su -c, ...), for display. */
   opaque?: string;
+  /** The same as data (src/script/types.ts OpaqueKind); present exactly when `opaque` is. */
+  opaque_kind?: OpaqueKind;
   assignments?: string[];
 }
 

@@ -90,11 +90,11 @@ export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandA
       additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions',
       skillScript: ctx.skillScript,
       dangerous: e.danger !== undefined,
-      opaque: e.opaque !== undefined || e.kind !== 'plain',
+      opaque: e.opaqueKind !== undefined || e.kind !== 'plain',
     });
   }
   if (e.danger) out.danger = e.danger;
-  if (e.opaque) out.opaque = e.opaque;
+  if (e.opaqueKind) (out.opaque = e.opaque ?? e.opaqueKind), (out.opaque_kind = e.opaqueKind);
   if (e.assignments) out.assignments = e.assignments;
   return out;
 }

@@ -28,8 +28,7 @@ export function assessCommand(argv: readonly string[], ctx: AssessContext): Asse
   const inv = extractShellInvocation([...argv]);
   if (inv) return assessInvocation([...argv], inv.script, ctx);
   const words = [...argv];
-  const { inner, opaque } = unwrapCommand(words);
-  const entry = subcommandEntry({ argv: words, assignments: [], inner, redirects: false, ...(opaque ? { opaque } : {}) }, evalContext(ctx, false));
+  const entry = subcommandEntry({ ...unwrapCommand(words), argv: words, assignments: [], redirects: false }, evalContext(ctx, false));
   return finish(words, false, [], [entry], ctx);
 }
 
@@ -64,7 +63,7 @@ function assessInvocation(command: string[], script: string, ctx: AssessContext)
     return finish(command, false, [], subs.map((s) => subcommandEntry(s, ec)), ctx);
   }
   const ec = evalContext(ctx, true);
-  const head = a.heredocPrefix ? heredocEntry(a.heredocPrefix, ec) : wholeScriptEntry(command, a.reasons, ec);
+  const head = a.heredocPrefix ? heredocEntry(a.heredocPrefix, ec) : wholeScriptEntry(command, a, ec);
   const literals = a.literalCommands.map((s) => subcommandEntry(s, ec, 'literal'));
   return finish(command, true, a.reasons, [head, ...literals], ctx);
 }

@@ -9,11 +9,11 @@
 import { parseShellLcSingleCommandPrefix } from './codex-compat.js';
 import { disagreementWithSecondParser } from './agreement.js';
 import { errorText, parseBash } from './mvdan.js';
-import type { AnalyzeOptions, ComplexScript, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
+import type { AnalyzeOptions, ComplexScript, OpaqueKind, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
 import { HASH_IN_WORD, walkFile, type WalkHooks } from './walk.js';
-import { unwrapWith } from './wrappers.js';
+import { unwrapped, unwrapWith } from './wrappers.js';
 
-export type { AnalyzeOptions, ComplexScript, ListOp, PlainScript, ScriptAnalysis, Subcommand } from './types.js';
+export type { AnalyzeOptions, ComplexScript, ListOp, OpaqueKind, PlainScript, ScriptAnalysis, Subcommand } from './types.js';
 
 /** Above this a script is complex without being parsed (mvdan costs ~50 ms per 32 KiB). */
 export const DEFAULT_MAX_BYTES = 256 * 1024;
@@ -35,7 +35,7 @@ export function unwrapCommand(argv: string[]): Unwrapped {
   try {
     return unwrapWith(argv, (s) => analyze(s, {}, 1));
   } catch (e) {
-    return { inner: [], opaque: `analysis failed: ${errorText(e)}` };
+    return unwrapped([], { kind: 'analysis-failed', text: `analysis failed: ${errorText(e)}` });
   }
 }
 
@@ -63,10 +63,12 @@ function analyze(script: string, opts: AnalyzeOptions, depth: number, retries = 
     // escaped, so the literal commands behind it are found too. Still complex: both parsers were wrong.
     const again = analyze(escapeAt(src, w.hashes), opts, depth, retries + 1);
     const reasons = [...w.reasons.filter((r) => r.startsWith(HASH_IN_WORD)), ...(again.kind === 'complex' ? again.reasons : [])];
-    return complex(reasons, again.kind === 'complex' ? again.literalCommands : flatten(again.commands));
+    // (escaping a `#` only joins text into a word: the second reading sees every dynamic name)
+    const dynamic = again.kind === 'complex' && again.opaqueKinds.includes('dynamic-name');
+    return complex(reasons, again.kind === 'complex' ? again.literalCommands : flatten(again.commands), dynamic);
   }
   if (w.reasons.length > 0) {
-    const c = complex(w.reasons, flatten(w.literal));
+    const c = complex(w.reasons, flatten(w.literal), w.dynamicName);
     const prefix = parseShellLcSingleCommandPrefix(['bash', '-c', script]);
     if (prefix) c.heredocPrefix = prefix;
     return c;
@@ -111,6 +113,9 @@ function flatten(found: Subcommand[]): Subcommand[] {
   return out;
 }
 
-function complex(reasons: string[], literalCommands: Subcommand[]): ComplexScript {
-  return { kind: 'complex', reasons, literalCommands };
+/** `dynamicName`: the walk found a command whose name is only known at run time. */
+function complex(reasons: string[], literalCommands: Subcommand[], dynamicName = false): ComplexScript {
+  const kinds = new Set<OpaqueKind>(dynamicName ? ['dynamic-name'] : []);
+  for (const c of literalCommands) if (c.opaqueKind) kinds.add(c.opaqueKind);
+  return { kind: 'complex', reasons, literalCommands, opaqueKinds: [...kinds] };
 }

@@ -1,5 +1,25 @@
 /** The result types of script analysis (re-exported by analyze.ts, which is the public entry point). */
 
+/**
+ * What kind of execution a command hides, as data: consumers decide on this, the `opaque` texts say the
+ * same for people. dynamic-name: a program only known at run time (`$x -rf y`); eval / source: a string
+ * or file run in this shell; command-string: a command string another program runs (`su -c`, `watch`,
+ * `env -S`, a complex `bash -c` or trap string); shell: an interactive or login shell (`sudo -s`, `fish`);
+ * remote: a command run elsewhere (`ssh`); wrapper: a command run through a program whose options we do
+ * not parse (`chroot`, `strace`); script-file / stdin-script: a shell reading a file or stdin;
+ * inline-code: interpreter code on the command line (`python3 -c`); edits-files: sudoedit; too-deep:
+ * nesting past the limits; analysis-failed: the analysis itself failed.
+ */
+export type OpaqueKind =
+  | 'dynamic-name' | 'eval' | 'source' | 'command-string' | 'shell' | 'remote' | 'wrapper'
+  | 'script-file' | 'stdin-script' | 'inline-code' | 'edits-files' | 'too-deep' | 'analysis-failed';
+
+/** A hidden execution: its kind and the text shown for it. */
+export interface Hidden {
+  kind: OpaqueKind;
+  text: string;
+}
+
 export interface Subcommand {
   /** Words after quote removal, as bash will exec them (assignments stripped). */
   argv: string[];
@@ -7,8 +27,10 @@ export interface Subcommand {
   assignments: string[];
   /** Commands that wrappers in argv will run, outermost first (env rm -f x → [['rm','-f','x']]). */
   inner: string[][];
-  /** Why this command hides execution we cannot see (eval, source, su -c, ...). */
+  /** Why this command hides execution we cannot see (eval, source, su -c, ...), for display. */
   opaque?: string;
+  /** The same as data; present exactly when `opaque` is. */
+  opaqueKind?: OpaqueKind;
   /** Has file redirections (writes/reads outside argv). */
   redirects: boolean;
 }
@@ -28,6 +50,12 @@ export interface ComplexScript {
   reasons: string[];
   /** Every literal command found anywhere, for forbidden/prompt/danger checks only. */
   literalCommands: Subcommand[];
+  /**
+   * Every kind of hidden execution found anywhere, in order of first appearance: the literal commands'
+   * `opaqueKind`s, and 'dynamic-name' for a command whose name is only known at run time (it has no
+   * literal command; the reasons say where).
+   */
+  opaqueKinds: OpaqueKind[];
   /** Codex §2.3 single-command heredoc prefix when it applies. */
   heredocPrefix?: string[];
 }
@@ -41,5 +69,7 @@ export interface AnalyzeOptions {
 
 export interface Unwrapped {
   inner: string[][];
+  /** As in Subcommand: the text, and the kind (present exactly when the text is). */
   opaque?: string;
+  opaqueKind?: OpaqueKind;
 }

@@ -7,12 +7,13 @@
  */
 import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, str, validPos, type MvNode } from './mvdan.js';
 import { wordValue, type WordValue } from './word.js';
-import type { ListOp, Subcommand } from './types.js';
+import type { Hidden, ListOp, Subcommand, Unwrapped } from './types.js';
+import { hiddenOf } from './wrappers.js';
 import { sameShellEffect } from './same-shell.js';
 
 export interface WalkHooks {
   /** Wrappers and nested shells for an argv. */
-  unwrap(argv: string[]): { inner: string[][]; opaque?: string };
+  unwrap(argv: string[]): Unwrapped;
   /** Literal commands of a script string found in the text (trap strings, heredoc-fed shells). */
   scriptCommands(script: string): { commands: Subcommand[]; complex: boolean };
 }
@@ -28,6 +29,8 @@ export interface WalkResult {
   hashes: number[];
   /** Byte spans [start, end) of every `$'..'` string (bash-parser cannot parse them; see agreement.ts). */
   ansiC: [number, number][];
+  /** A command whose name is only known at run time was found (it has no literal command). */
+  dynamicName: boolean;
 }
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
@@ -39,7 +42,7 @@ export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResul
     w.stmt(stmts[i], true);
     if (i + 1 < stmts.length) w.ops.push(stmts[i].Background ? '&' : validPos(stmts[i].Semicolon) ? ';' : '\n');
   }
-  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes, ansiC: w.ansiC };
+  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes, ansiC: w.ansiC, dynamicName: w.dynamicName };
 }
 
 class Walker {
@@ -49,6 +52,7 @@ class Walker {
   literal: Subcommand[] = [];
   hashes: number[] = [];
   ansiC: [number, number][] = [];
+  dynamicName = false;
   constructor(private src: Buffer, private hooks: WalkHooks) {}
 
   private complex(why: string, n: MvNode): void {
@@ -146,6 +150,7 @@ class Walker {
     const name = values[0];
     if (!name.literal) {
       this.complex(`non-literal command name (${name.reason})`, c);
+      this.dynamicName = true; // even past the cap on reasons
       return;
     }
     if (top) {
@@ -167,31 +172,31 @@ class Walker {
   private subcommand(argv: string[], assignments: string[], s: MvNode): Subcommand {
     const u = this.hooks.unwrap(argv);
     const inner = [...u.inner];
-    let opaque = u.opaque;
+    let hidden = hiddenOf(u);
     const name = argv[0].split('/').pop() ?? '';
     // trap 'string' SIG...: the string is a script bash runs later.
     if (name === 'trap') {
-      for (const a of argv.slice(1, 2)) if (!a.startsWith('-')) opaque ??= this.nested(a, inner, 'trap command string');
+      for (const a of argv.slice(1, 2)) if (!a.startsWith('-')) hidden ??= this.nested(a, inner, 'command-string', 'trap command string');
     }
     // bash <<'EOF' ... EOF, bash <<< 'cmd': a literal script fed to a shell on stdin.
     if (SHELLS.has(name)) {
       for (const r of list(s.Redirs)) {
         const text = REDIR_HEREDOC.has(r.Op) ? heredocText(r) : r.Op === REDIR_HERESTRING ? wordText(r.Word) : undefined;
         if (text === undefined) continue;
-        if (text !== null) opaque = this.nested(text, inner, `${name} script on stdin`) ?? opaque;
-        else opaque = `${name} reads a script with expansions from stdin`;
+        if (text !== null) hidden = this.nested(text, inner, 'stdin-script', `${name} script on stdin`) ?? hidden;
+        else hidden = { kind: 'stdin-script', text: `${name} reads a script with expansions from stdin` };
       }
     }
     const sub: Subcommand = { argv, assignments, inner, redirects: s.Redirs.$length > 0 };
-    if (opaque !== undefined) sub.opaque = opaque;
+    if (hidden !== undefined) (sub.opaque = hidden.text), (sub.opaqueKind = hidden.kind);
     return sub;
   }
 
-  /** Add a script string's literal commands to `inner`; returns an opaque reason when it is complex. */
-  private nested(script: string, inner: string[][], what: string): string | undefined {
+  /** Add a script string's literal commands to `inner`; what it hides when it is complex. */
+  private nested(script: string, inner: string[][], kind: Hidden['kind'], what: string): Hidden | undefined {
     const r = this.hooks.scriptCommands(script);
     for (const c of r.commands) { inner.push(c.argv); inner.push(...c.inner); }
-    return r.complex ? `${what} is complex` : undefined;
+    return r.complex ? { kind, text: `${what} is complex` } : undefined;
   }
 
   /**

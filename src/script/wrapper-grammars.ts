@@ -3,16 +3,18 @@
  * `start: null` means the wrapper runs nothing we can see (or nothing at all, like `command -v`).
  */
 
+import type { Hidden, OpaqueKind } from './types.js';
+
 /** Where the inner command starts, or why it cannot be seen; `more`: further commands (find -exec). */
-export type Step = { start: number | null; opaque?: string; more?: string[][] };
+export type Step = { start: number | null; opaque?: Hidden; more?: string[][] };
 
 interface Grammar {
   /** Short options that take a value (`-u NAME` or `-uNAME`). */
   shortArg?: string;
   /** Long options that take a value (`--user NAME` or `--user=NAME`). */
   longArg?: string[];
-  /** Options after which nothing we can see runs, with the reason (`-S` for env). */
-  opaqueOpts?: Record<string, string>;
+  /** Options after which nothing we can see runs, with the kind and reason (`-S` for env). */
+  opaqueOpts?: Record<string, [OpaqueKind, string]>;
   /** Options after which the wrapper runs nothing (`command -v`). */
   noRun?: string;
   /** Skip NAME=VALUE words before the command. */
@@ -34,7 +36,7 @@ function optionGrammar(g: Grammar): (argv: string[]) => Step {
       if (a === '-' && g.dashOption) continue;
       if (a.startsWith('--') && a.length > 2) {
         const [name] = a.split('=', 1);
-        if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, name)) return { start: null, opaque: g.opaqueOpts[name] };
+        if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, name)) return { start: null, opaque: hidden(g.opaqueOpts[name]) };
         if (g.noRun && g.noRun.split(' ').includes(name)) return { start: null };
         if (g.longArg?.includes(name) && !a.includes('=')) i++;
         continue;
@@ -43,7 +45,7 @@ function optionGrammar(g: Grammar): (argv: string[]) => Step {
         if (g.numericOpt && /^-\d+$/.test(a)) continue;
         for (let k = 1; k < a.length; k++) {
           const ch = '-' + a[k];
-          if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, ch)) return { start: null, opaque: g.opaqueOpts[ch] };
+          if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, ch)) return { start: null, opaque: hidden(g.opaqueOpts[ch]) };
           if (g.noRun && g.noRun.split(' ').includes(ch)) return { start: null };
           if (g.shortArg?.includes(a[k])) {
             if (k === a.length - 1) i++;
@@ -59,6 +61,8 @@ function optionGrammar(g: Grammar): (argv: string[]) => Step {
     return { start: i < argv.length ? i : null };
   };
 }
+
+const hidden = ([kind, text]: [OpaqueKind, string]): Hidden => ({ kind, text });
 
 function findExec(argv: string[]): Step {
   const more: string[][] = [];
@@ -81,7 +85,7 @@ function xargsStep(argv: string[]): Step {
 }
 
 export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
-  env: optionGrammar({ shortArg: 'uCa', longArg: ['--unset', '--chdir', '--argv0'], opaqueOpts: { '-S': 'split-string (-S) command is opaque', '--split-string': 'split-string command is opaque' }, assignments: true, dashOption: true }),
+  env: optionGrammar({ shortArg: 'uCa', longArg: ['--unset', '--chdir', '--argv0'], opaqueOpts: { '-S': ['command-string', 'split-string (-S) command is opaque'], '--split-string': ['command-string', 'split-string command is opaque'] }, assignments: true, dashOption: true }),
   timeout: optionGrammar({ shortArg: 'ks', longArg: ['--kill-after', '--signal'], positional: 1 }),
   nice: optionGrammar({ shortArg: 'n', longArg: ['--adjustment'], numericOpt: true }),
   nohup: optionGrammar({}),
@@ -92,11 +96,14 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   builtin: optionGrammar({}),
   sudo: optionGrammar({
     shortArg: 'CDghprRtTUu', longArg: ['--close-from', '--chdir', '--chroot', '--group', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--user'],
-    opaqueOpts: { '-s': 'runs a shell (-s)', '--shell': 'runs a shell', '-i': 'runs a login shell (-i)', '--login': 'runs a login shell', '-e': 'edits files (sudoedit)', '--edit': 'edits files (sudoedit)' },
+    opaqueOpts: {
+      '-s': ['shell', 'runs a shell (-s)'], '--shell': ['shell', 'runs a shell'], '-i': ['shell', 'runs a login shell (-i)'], '--login': ['shell', 'runs a login shell'],
+      '-e': ['edits-files', 'edits files (sudoedit)'], '--edit': ['edits-files', 'edits files (sudoedit)'],
+    },
     noRun: '-l --list -v --validate -k -K --reset-timestamp --remove-timestamp -V --version -h --help',
     assignments: true,
   }),
-  doas: optionGrammar({ shortArg: 'uC', opaqueOpts: { '-s': 'runs a shell (-s)' }, noRun: '-L' }),
+  doas: optionGrammar({ shortArg: 'uC', opaqueOpts: { '-s': ['shell', 'runs a shell (-s)'] }, noRun: '-L' }),
   xargs: xargsStep,
   find: findExec,
 };

@@ -5,9 +5,9 @@
  * Pure: a bash -c script is analysed by the `analyze` callback the caller passes in.
  */
 import { basename } from 'node:path';
-import type { ScriptAnalysis, Unwrapped } from './types.js';
+import type { Hidden, OpaqueKind, ScriptAnalysis, Unwrapped } from './types.js';
 import { GRAMMARS } from './wrapper-grammars.js';
-import { opaqueReason } from './opaque.js';
+import { opaqueProgram } from './opaque.js';
 
 export type ScriptAnalyzer = (script: string) => ScriptAnalysis;
 
@@ -15,38 +15,48 @@ const MAX_DEPTH = 8;
 
 export function unwrapWith(argv: string[], analyze: ScriptAnalyzer, depth = 0): Unwrapped {
   const inner: string[][] = [];
-  let opaque: string | undefined;
+  let hidden: Hidden | undefined;
   let cur = argv;
   for (let guard = 0; cur.length > 0 && guard < 64; guard++) {
-    if (depth > MAX_DEPTH) return { inner, opaque: 'wrappers nested too deeply' };
+    if (depth > MAX_DEPTH) return unwrapped(inner, { kind: 'too-deep', text: 'wrappers nested too deeply' });
     const name = basename(cur[0]);
     const shell = SHELL_NAMES.has(name) ? shellStep(cur, analyze, depth) : null;
     if (shell) {
       inner.push(...shell.inner);
-      return { inner, opaque: opaque ?? shell.opaque };
+      return unwrapped(inner, hidden ?? shell.hidden);
     }
     const grammar = Object.hasOwn(GRAMMARS, name) ? GRAMMARS[name] : undefined;
     if (grammar) {
       const step = grammar(cur);
-      if (step.more) for (const m of step.more) pushUnwrapped(inner, m, analyze, depth, (o) => (opaque ??= o));
-      if (step.opaque) opaque ??= `${name}: ${step.opaque}`;
+      if (step.more) for (const m of step.more) pushUnwrapped(inner, m, analyze, depth, (h) => (hidden ??= h));
+      if (step.opaque) hidden ??= { kind: step.opaque.kind, text: `${name}: ${step.opaque.text}` };
       if (step.start === null || step.start >= cur.length) break;
       cur = cur.slice(step.start);
       inner.push(cur);
       continue;
     }
-    const why = opaqueReason(name, cur);
-    if (why) opaque ??= why;
+    hidden ??= opaqueProgram(name, cur);
     break;
   }
-  return opaque === undefined ? { inner } : { inner, opaque };
+  return unwrapped(inner, hidden);
 }
 
-function pushUnwrapped(inner: string[][], argv: string[], analyze: ScriptAnalyzer, depth: number, setOpaque: (o: string) => void): void {
+/** An Unwrapped with `opaque` and `opaqueKind` set together, or neither. */
+export function unwrapped(inner: string[][], hidden: Hidden | undefined): Unwrapped {
+  return hidden === undefined ? { inner } : { inner, opaque: hidden.text, opaqueKind: hidden.kind };
+}
+
+/** The hidden execution of an Unwrapped or Subcommand (the text decides presence: never weaker). */
+export function hiddenOf(x: { opaque?: string; opaqueKind?: OpaqueKind }): Hidden | undefined {
+  return x.opaque ? { kind: x.opaqueKind ?? 'command-string', text: x.opaque } : undefined;
+}
+
+function pushUnwrapped(inner: string[][], argv: string[], analyze: ScriptAnalyzer, depth: number, setHidden: (h: Hidden) => void): void {
   inner.push(argv);
   const u = unwrapWith(argv, analyze, depth + 1);
   inner.push(...u.inner);
-  if (u.opaque) setOpaque(u.opaque);
+  const h = hiddenOf(u);
+  if (h) setHidden(h);
 }
 
 // ---- shells: bash|sh|zsh|dash|ksh [options] -c 'script' [$0 args...] ----
@@ -54,7 +64,12 @@ function pushUnwrapped(inner: string[][], argv: string[], analyze: ScriptAnalyze
 const SHELL_NAMES = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 const SHELL_OPT_ARG = new Set(['-o', '+o', '-O', '+O', '--rcfile', '--init-file']);
 
-function shellStep(argv: string[], analyze: ScriptAnalyzer, depth: number): Unwrapped {
+interface ShellStep {
+  inner: string[][];
+  hidden?: Hidden;
+}
+
+function shellStep(argv: string[], analyze: ScriptAnalyzer, depth: number): ShellStep {
   let c = false;
   let stdin = false;
   let i = 1;
@@ -72,20 +87,20 @@ function shellStep(argv: string[], analyze: ScriptAnalyzer, depth: number): Unwr
   }
   const name = basename(argv[0]);
   if (!c) {
-    if (stdin || i >= argv.length) return { inner: [], opaque: `${name} reads commands from stdin` };
-    return { inner: [], opaque: `${name} runs script file ${argv[i]}` };
+    if (stdin || i >= argv.length) return { inner: [], hidden: { kind: 'stdin-script', text: `${name} reads commands from stdin` } };
+    return { inner: [], hidden: { kind: 'script-file', text: `${name} runs script file ${argv[i]}` } };
   }
-  if (i >= argv.length) return { inner: [], opaque: `${name} -c without a script` };
-  if (depth > MAX_DEPTH) return { inner: [], opaque: 'shells nested too deeply' };
+  if (i >= argv.length) return { inner: [], hidden: { kind: 'command-string', text: `${name} -c without a script` } };
+  if (depth > MAX_DEPTH) return { inner: [], hidden: { kind: 'too-deep', text: 'shells nested too deeply' } };
   const a = analyze(argv[i]);
   const inner: string[][] = [];
-  let opaque: string | undefined;
+  let hidden: Hidden | undefined;
   const cmds = a.kind === 'plain' ? a.commands : a.literalCommands;
   for (const sc of cmds) {
     if (sc.argv.length > 0) inner.push(sc.argv);
     inner.push(...sc.inner);
-    if (sc.opaque) opaque ??= sc.opaque;
+    hidden ??= hiddenOf(sc);
   }
-  if (a.kind === 'complex') opaque = `${name} -c script is complex: ${a.reasons.join('; ')}`;
-  return opaque === undefined ? { inner } : { inner, opaque };
+  if (a.kind === 'complex') hidden = { kind: 'command-string', text: `${name} -c script is complex: ${a.reasons.join('; ')}` };
+  return hidden === undefined ? { inner } : { inner, hidden };
 }
