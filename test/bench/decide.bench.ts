@@ -2,6 +2,8 @@
  * Decision speed: parse + evaluate scripts against a 1,000-rule policy, warm, in-process.
  * Targets: a typical 5-subcommand script ≤ 2 ms (p50), a 10,000-subcommand script ≤ 500 ms.
  * Also the exec-gate decision per intercepted exec. Prints one JSON object on its last line.
+ * Wall-clock figures, plus CPU time (user+system) for the two targets: on a busy machine the wall clock
+ * also counts time spent waiting for a core.
  */
 import { performance } from 'node:perf_hooks';
 import { parsePolicy } from '../../src/policy/parser.js';
@@ -43,14 +45,24 @@ function time(fn: () => unknown, runs: number, warm: number): number[] {
 }
 
 const typical = "git status && npm test -- --watch=false | tee out.log; timeout 60 cargo build --release || echo 'build failed'";
+/** CPU time (user+system) of one call: on a busy machine wall time also counts waiting for a core. */
+function cpu(fn: () => unknown): number {
+  const u = process.cpuUsage();
+  fn();
+  const d = process.cpuUsage(u);
+  return (d.user + d.system) / 1000;
+}
+
 let n = 0;
 // Interleaved, so that load on the machine hits both the same way.
 const small: number[] = [];
 const smallParse: number[] = [];
+const smallCpu: number[] = [];
 for (let i = 0; i < 350; i++) {
   const [a] = time(() => assessCommand(['bash', '-lc', typical + ' #' + n++], ctx), 1, 0);
   const [b] = time(() => analyzeScript(typical + ' #' + n++), 1, 0);
-  if (i >= 50) small.push(a), smallParse.push(b);
+  const c = cpu(() => assessCommand(['bash', '-lc', typical + ' #' + n++], ctx));
+  if (i >= 50) small.push(a), smallParse.push(b), smallCpu.push(c);
 }
 const first = assessCommand(['bash', '-lc', typical], ctx);
 // The decision layer alone: the same five subcommands as bare argvs (no script parsing).
@@ -61,6 +73,7 @@ const decideOnly = time(() => subs.forEach((argv) => assessCommand(argv, ctx)), 
 // 10,000 subcommands; the script analysis dominates, so it is timed on its own too (1 warm-up, 2 runs).
 const big = Array.from({ length: 10_000 }, (_, i) => `echo a${i}`).join('; ');
 const bigRuns = time(() => assessCommand(['bash', '-lc', big], ctx), 2, 1);
+const bigCpu = [cpu(() => assessCommand(['bash', '-lc', big], ctx)), cpu(() => assessCommand(['bash', '-lc', big], ctx))];
 const bigParse = time(() => analyzeScript(big), 2, 0);
 const bigResult = assessCommand(['bash', '-lc', big], ctx);
 
@@ -69,12 +82,14 @@ const exec = time(() => decideIntercepted('/usr/bin/git', ['git', 'status'], '/w
 console.log(
   JSON.stringify({
     typical_5_subcommands_ms_p50: +p50(small).toFixed(3),
+    typical_5_subcommands_cpu_ms_p50: +p50(smallCpu).toFixed(3),
     typical_target_ms: 2,
     typical_analyze_only_ms_p50: +p50(smallParse).toFixed(3),
     typical_decide_only_ms_p50: +p50(decideOnly).toFixed(3),
     typical_subcommands: first.subcommands.length,
     typical_complex: first.complex,
     big_10000_subcommands_ms_p50: +p50(bigRuns).toFixed(1),
+    big_10000_subcommands_cpu_ms_p50: +p50(bigCpu).toFixed(1),
     big_target_ms: 500,
     big_analyze_only_ms_p50: +p50(bigParse).toFixed(1),
     big_subcommands: bigResult.subcommands.length,
