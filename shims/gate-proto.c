@@ -278,6 +278,7 @@ static int reply_field(const char *key, struct jp *p, void *ctx) {
   if (!strcmp(key, "escalation_token") && *p->s == '"') return jstr(p, r->token, sizeof r->token);
   if (!strcmp(key, "run_id")) return jstr(p, r->run_id, sizeof r->run_id);
   if (!strcmp(key, "message") && *p->s == '"') return jstr(p, r->reason, sizeof r->reason);
+  if (!strcmp(key, "code") && *p->s == '"') return jstr(p, r->code, sizeof r->code);
   if (!strcmp(key, "subcommands") && *p->s == '[') {
     p->s++; ws(p);
     if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
@@ -299,7 +300,7 @@ static int reply_field(const char *key, struct jp *p, void *ctx) {
 
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen) {
   /* field by field, not memset: the struct stays mostly untouched (see gate-proto.h) */
-  r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = 0;
+  r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = r->code[0] = 0;
   r->action = GA_NONE;
   r->deny_count = 0;
   struct jp p = { json, json + n, 0 };
@@ -407,11 +408,13 @@ static int unreachable(const char *path, int e, char *err, size_t errlen) {
   return -1;
 }
 
-/* A reply for our id: 1 = final (r filled), 0 = pending/other id (keep waiting), -1 = error. */
-static int take(const char *buf, size_t n, const char *id, struct gate_reply *r, char *err, size_t errlen) {
+/* A reply for our id: 1 = final (r filled), 0 = pending/other id (keep waiting), -1 = error, 2 = the
+ * answer is too large for a datagram (fetch it over the stream socket; only when dgram is set). */
+static int take(const char *buf, size_t n, const char *id, struct gate_reply *r, char *err, size_t errlen, int dgram) {
   if (gate_parse_reply(buf, n, r, err, errlen)) return -1;
   if (strcmp(r->id, id)) return 0; /* a late reply to an earlier request: not ours */
   if (!strcmp(r->type, "pending")) return 0;
+  if (dgram && !strcmp(r->type, "error") && !strcmp(r->code, "too-large")) return 2;
   if (!strcmp(r->type, "error")) {
     snprintf(err, errlen, "the daemon refused the request: %s", r->reason[0] ? r->reason : "protocol error");
     return -1;
@@ -448,7 +451,7 @@ static int request_stream(const struct gate_conf *c, const char *id, const struc
       uint32_t n = u[0] | u[1] << 8 | u[2] << 16 | (uint32_t)u[3] << 24;
       if (n > GATE_MAX_FRAME) { snprintf(err, errlen, "malformed reply from the daemon (frame too large)"); goto out; }
       if (in.len < 4 + n) break;
-      int t = take(in.p + 4, n, id, r, err, errlen);
+      int t = take(in.p + 4, n, id, r, err, errlen, 0);
       if (t) { rc = t > 0 ? 0 : -1; goto out; }
       memmove(in.p, in.p + 4 + n, in.len - 4 - n);
       in.len -= 4 + n;
@@ -579,8 +582,9 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
       ssize_t n = recv(fd, buf, sizeof buf, MSG_TRUNC);
       if (n < 0) { if (errno == EINTR) continue; break; }
       if ((size_t)n > sizeof buf) { by_stream = 1; goto out; }
-      int t = take(buf, (size_t)n, id, r, err, errlen);
+      int t = take(buf, (size_t)n, id, r, err, errlen, 1);
       if (t < 0) goto out;
+      if (t == 2) { by_stream = 1; goto out; }
       if (t > 0) { rc = 0; goto out; }
       if (!strcmp(r->type, "pending") && !strcmp(r->id, id)) { deadline = now_ms() + c->timeout_ms * 3L; attempt = 0; }
     }
@@ -588,8 +592,9 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);
 out:
   reply_done(fd, path, kept);
-  /* A reply too large for buf: the daemon keeps every reply by request id and answers a repeated id from
-   * that cache (never deciding twice), so the same request on the stream socket fetches it whole. */
+  /* A reply too large for buf, or for a datagram: the daemon keeps every reply by request id and answers
+   * a repeated id from that cache (never deciding twice), so the same request on the stream socket
+   * fetches it whole. */
   if (by_stream) return request_stream(c, id, msg, r, err, errlen);
   return rc;
 }

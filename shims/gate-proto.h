@@ -42,6 +42,7 @@ struct gate_reply {
   char reason[1024];      /* Deny reason, or error message */
   char token[256];        /* escalation_token */
   char run_id[130];       /* preflight run_id */
+  char code[24];          /* error code (too-large, busy, ...) */
   int deny_count;         /* preflight: denied subcommands, listed in denied[] when the caller gave room */
   gate_denial *denied;    /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
 };

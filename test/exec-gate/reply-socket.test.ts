@@ -56,3 +56,14 @@ test('one reply socket per asking process, never a parent\'s, none left after ex
   const left = readdirSync(rig.paths.clientDir).filter((f) => f.startsWith(`g${Number(o.pid).toString(16)}-`));
   assert.deepEqual(left, [], 'removed at exit');
 });
+
+test('an answer too large for the reply buffer or for a datagram is fetched again over the stream socket', async (t) => {
+  // a nested shell's pre-flight answer lists every subcommand: ~0.1 KB each
+  const rig = await startRig({ rules: ['prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["true"], decision="allow")'] });
+  t.after(async () => (killAll(), rig.stop()));
+  const script = (n: number) => Array.from({ length: n }, (_, i) => `true ${i}`).join('; ') + `; echo done${n}`;
+  writeFileSync(join(rig.work, 'nested.sh'), `bash -c '${script(150)}'\nbash -c '${script(1500)}'\n`);
+  const r = await gateSh(rig, 'bash ./nested.sh', { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr.slice(0, 2000));
+  assert.equal(r.stdout, 'done150\ndone1500\n');
+});
