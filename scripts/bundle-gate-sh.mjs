@@ -4,7 +4,14 @@
 // import.meta.url, e.g. ../../.. = the package root for shims/, still hold); import.meta.url is defined
 // from __filename. Every package stays external (native addons load from node_modules); modules gate-sh
 // imports lazily (PTY host, interactive shell, autostart) stay lazy inside the bundle.
-import { mkdirSync, writeFileSync } from 'node:fs';
+//
+// gate-sh's bundle also gets a V8 code cache (gate-sh.bundle.v8cache, read by bin/gate-sh): its first line
+// is the bundle's build id (a hash of the bundle, also on the bundle's first line), so a cache left from
+// another build is never used. The cache holds every function compiled eagerly: the hot path then
+// compiles nothing at run time. Built here only, never written at run time.
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 
 let esbuild;
 try {
@@ -15,21 +22,45 @@ try {
 }
 mkdirSync('dist/cjs-src/cli/commands', { recursive: true });
 writeFileSync('dist/cjs-src/package.json', '{"type":"commonjs"}\n');
-// gate-sh, and `gate policy` (its check is measured against node -e 0 too); same folder depths as dist/src/
-const entries = [
-  ['dist/src/cli/gate-sh.js', 'dist/cjs-src/cli/gate-sh.bundle.cjs'],
-  ['dist/src/cli/commands/policy.js', 'dist/cjs-src/cli/commands/policy.bundle.cjs'],
-];
-for (const [entry, outfile] of entries)
-  await esbuild.build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    define: { 'import.meta.url': '__gateMetaUrl' },
-    banner: { js: "const __gateMetaUrl = require('url').pathToFileURL(__filename).href;" },
-    packages: 'external',
-    logLevel: 'warning',
-  });
+
+const options = (entry) => ({
+  entryPoints: [entry],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  define: { 'import.meta.url': '__gateMetaUrl' },
+  banner: { js: "const __gateMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  // import() of a package becomes require(): bin/gate-sh compiles the bundle with vm.Script, which has no
+  // loader for a dynamic import
+  supported: { 'dynamic-import': false },
+  packages: 'external',
+  logLevel: 'warning',
+});
+
+// `gate policy` (its check is measured against node -e 0 too): required as is by the dispatcher
+await esbuild.build({ ...options('dist/src/cli/commands/policy.js'), outfile: 'dist/cjs-src/cli/commands/policy.bundle.cjs' });
+
+const BUNDLE = 'dist/cjs-src/cli/gate-sh.bundle.cjs';
+const CACHE = 'dist/cjs-src/cli/gate-sh.bundle.v8cache';
+rmSync(CACHE, { force: true }); // never a cache next to a bundle it was not made from
+const out = await esbuild.build({ ...options('dist/src/cli/gate-sh.js'), write: false });
+const code = out.outputFiles[0].text;
+const id = createHash('sha256').update(code).digest('hex').slice(0, 32);
+writeFileSync(BUNDLE, `// gate-sh-build ${id}\n${code}`);
+
+// The cache is made in a child node (V8's --no-lazy changed only there, and back before serialising: the
+// cache records the flags it was made with and must match a plain `node`); a failure costs speed only.
+const MAKE_CACHE = `
+const fs = require('node:fs'), vm = require('node:vm'), Module = require('node:module'), v8 = require('node:v8');
+const [bundle, cache, id] = process.argv.slice(1);
+v8.setFlagsFromString('--no-lazy');
+const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), { filename: require('node:path').resolve(bundle) });
+v8.setFlagsFromString('--lazy');
+fs.writeFileSync(cache, Buffer.concat([Buffer.from(id + '\\n', 'latin1'), script.createCachedData()]));
+`;
+const r = spawnSync(process.execPath, ['-e', MAKE_CACHE, BUNDLE, CACHE, id], { stdio: ['ignore', 'inherit', 'inherit'] });
+if (r.status !== 0) {
+  rmSync(CACHE, { force: true });
+  console.error(`gate-sh: warning: no code cache for the gate-sh bundle (exit ${r.status}); gate-sh starts a little slower`);
+}

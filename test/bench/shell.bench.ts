@@ -1,6 +1,7 @@
 /**
  * gate-sh's own costs, against a warm daemon (real sockets, real bash). Prints one JSON object last.
- * - startup: `gate-sh -c true` next to `node -e 0`, interleaved in the same run (target ratio ≤ 1.3)
+ * - startup: `gate-sh -c true` next to `node -e 0`, interleaved in the same run (target ratio ≤ 1.3), with a
+ *   danger-full-access daemon (no sandbox) and with a workspace-write one (the default: bubblewrap)
  * - throughput: `cat` of 1 GiB through gate-sh vs bash, stdout read by this process, first byte to last
  *   (target ≥ 0.95); start-up is the figure above
  * - concurrency: 50 client processes × 100 preflights each, no lost or crossed replies
@@ -39,15 +40,19 @@ function readAll(cmd: string, args: string[], env: Record<string, string>, expec
 
 const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request' } });
 const env = { ...d.te.env, GATE_NO_AUTOSTART: '1' };
+const dws = await startDaemon({ env: { GATE_SANDBOX_MODE: 'workspace-write', GATE_APPROVAL_POLICY: 'on-request' } });
+const envWs = { ...dws.te.env, GATE_NO_AUTOSTART: '1' };
 try {
   // startup
-  for (let i = 0; i < 3; i++) timeRun(GATE_SH, ['-c', 'true'], env); // warm the page cache and the daemon
+  for (let i = 0; i < 3; i++) timeRun(GATE_SH, ['-c', 'true'], env), timeRun(GATE_SH, ['-c', 'true'], envWs); // warm the page cache and the daemons
   const node: number[] = [];
   const gate: number[] = [];
+  const gateWs: number[] = [];
   const gateVersion: number[] = [];
   for (let i = 0; i < 30; i++) {
     node.push(timeRun(process.execPath, ['-e', '0'], env));
     gate.push(timeRun(GATE_SH, ['-c', 'true'], env));
+    gateWs.push(timeRun(GATE_SH, ['-c', 'true'], envWs));
     gateVersion.push(timeRun(GATE_SH, ['--version'], env));
   }
   // throughput: a sparse 1 GiB file, so the disk is not what is measured
@@ -75,6 +80,9 @@ try {
       startup_gate_sh_version_ms: +median(gateVersion).toFixed(1),
       startup_ratio: +(median(gate) / median(node)).toFixed(2),
       startup_ratio_target: 1.3,
+      startup_gate_sh_c_true_workspace_write_ms: +median(gateWs).toFixed(1),
+      startup_ratio_workspace_write: +(median(gateWs) / median(node)).toFixed(2),
+      startup_ratio_workspace_write_target: 1.3,
       cat_1gib_bash_mib_s: mib(median(viaBash)),
       cat_1gib_gate_sh_mib_s: mib(median(viaGate)),
       throughput_ratio: +(median(viaBash) / median(viaGate)).toFixed(3),
@@ -90,5 +98,7 @@ try {
   );
 } finally {
   await d.stop();
+  await dws.stop();
   d.te.cleanup();
+  dws.te.cleanup();
 }
