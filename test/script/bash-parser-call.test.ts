@@ -23,7 +23,8 @@ const LONG = Array.from({ length: 200 }, (_, i) => `echo line${i} "arg ${i}" && 
 
 test('bash-parser called once-built and with the fast location copy: same ASTs and errors as stock', () => {
   const r = rng(7);
-  const scripts = [...CORPUS.map(([, s]) => s), ...Array.from({ length: 2000 }, () => randomScript(r)), ...FAILING, LONG, 'éé 😀 "x y"\n\tz', ''];
+  // failing scripts first, in the middle and last: a failed parse must leave nothing behind for the next one
+  const scripts = [...FAILING, ...CORPUS.map(([, s]) => s), ...FAILING, ...Array.from({ length: 2000 }, () => randomScript(r)), ...FAILING, LONG, 'éé 😀 "x y"\n\tz', ''];
   const diffs: string[] = [];
   let errors = 0;
   for (const s of scripts) {
@@ -33,5 +34,5 @@ test('bash-parser called once-built and with the fast location copy: same ASTs a
     if (got !== want) diffs.push(`${JSON.stringify(s)}:\n  stock ${want.slice(0, 300)}\n  fast  ${got.slice(0, 300)}`);
   }
   assert.deepEqual(diffs.slice(0, 10), []);
-  assert.ok(errors >= FAILING.length && errors < scripts.length / 2, `${errors} errors of ${scripts.length}`);
+  assert.ok(errors >= 3 * FAILING.length && errors < scripts.length / 2, `${errors} errors of ${scripts.length}`);
 });
