@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, type Envelope } from '../protocol/codec.js';
-import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type PreflightReply, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
+import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type PreflightReply, type PreflightRequest, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
 import { deny, formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
 import { errorReply, type HandlerContext } from '../protocol/server.js';
 import { validateExec, validatePreflight, validateRunFinished } from '../protocol/validate.js';
@@ -16,8 +16,8 @@ import { configView, setConfigValue, type GateConfig } from '../config/config.js
 import type { GatePaths } from '../protocol/paths.js';
 import { outcomeAction, overall, shortCommand } from './answer.js';
 import { ApprovalBroker, type ApprovalOutcome } from './approvals.js';
-import type { AuditLog } from './audit.js';
-import type { Decider, DecideContext, SubcommandCheck } from './decide.js';
+import type { AuditLog, AuditRecord } from './audit.js';
+import type { Decider, DecideContext, ScriptCheck, SubcommandCheck } from './decide.js';
 import { newEscalationToken, type EscalationRunner } from './escalation.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { RunTable, scriptKey, settleKey, type RunRecord } from './runs.js';
@@ -42,6 +42,38 @@ export interface DaemonDeps<P> {
 
 const GRANT_TTL_MS = 30_000;
 
+/** How one subcommand was settled: its Action, and who besides the policy had a say. */
+interface Settled {
+  action: Action;
+  outcome?: ApprovalOutcome;
+  extraSource?: DecisionSource;
+}
+
+interface CheckKeys {
+  cwd: string;
+  settle: string;
+  /** set for a `bash -c '<script>'` subcommand */
+  script?: string;
+  /** the audit fields after kind and run_id when the policy's answer stands (see auditFields) */
+  audit?: string;
+}
+
+/** A decision's audit record from `cwd` on, JSON without braces (AuditLog.writeEncoded). */
+function auditFields(s: SubcommandCheck, { action, outcome, extraSource }: Settled, cwd: string): string {
+  const rec: Omit<AuditRecord, 'time' | 'session' | 'kind' | 'run_id'> = {
+    cwd,
+    argv: s.argv,
+    source: extraSource?.kind === 'session' || extraSource?.kind === 'parent-run' ? extraSource.kind : s.matched_rule,
+    decision: s.decision,
+    action: formatAction(action),
+    execution: action.type === 'Escalate' ? action.execution.type : undefined,
+    approval_id: outcome?.approval_id,
+    approver: outcome?.approver,
+    answer: outcome ? reviewDecisionKind(outcome.decision) : undefined,
+  };
+  return JSON.stringify(rec).slice(1, -1);
+}
+
 export class Daemon<P> {
   config: GateConfig;
   readonly broker: ApprovalBroker;
@@ -51,6 +83,7 @@ export class Daemon<P> {
   private decider: Decider;
   private deciderPolicy: P;
   readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0 };
+  private readonly checkKeys = new WeakMap<SubcommandCheck, CheckKeys>();
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -77,6 +110,9 @@ export class Daemon<P> {
       if (!(e instanceof ProtocolError)) throw e;
       this.deps.log(`request ${msg.id} rejected (${e.code}): ${e.message}`);
       return errorReply(msg.id, e.code, e.message);
+    } finally {
+      // the records of this request's decisions are in the log before its reply leaves (one write for all)
+      this.deps.audit.flush();
     }
   }
 
@@ -115,6 +151,15 @@ export class Daemon<P> {
     // whole, as one command) is not asked again: one decision per command.
     const covered = parent?.scripts.get(scriptKey(req.script, req.cwd));
     const inherited: DecisionSource | undefined = covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
+    const quick = check.subcommands.map((s) => this.answerWithoutAsking(s, anyForbidden, inherited));
+    const verdicts = quick.every((q) => q !== undefined)
+      ? check.subcommands.map((s, i) => this.record(s, quick[i]!, run, 'preflight', req.cwd, run.run_id)) // nobody to ask: no promises
+      : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
+    return { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+  }
+
+  /** Settle every subcommand of a script, asking the questions it raises all at once. */
+  private async settleAll(check: ScriptCheck, run: RunRecord, req: PreflightRequest, ctx: HandlerContext, anyForbidden: boolean, inherited?: DecisionSource): Promise<SubcommandVerdict[]> {
     const asked: string[] = [];
     const verdicts = await Promise.all(
       check.subcommands.map((s) =>
@@ -139,7 +184,7 @@ export class Daemon<P> {
       ),
     );
     ctx.setPending(null);
-    return { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+    return verdicts;
   }
 
   private async exec(msg: Envelope, ctx: HandlerContext): Promise<ExecReply> {
@@ -149,7 +194,9 @@ export class Daemon<P> {
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
     const check = this.currentDecider().exec(req, {
-      ...this.decideContext(),
+      approvalPolicy: this.config.approval_policy,
+      sandboxPolicy: this.config.sandbox_policy,
+      gitReadOnly: this.config.git_read_only,
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
       settled: run?.settled.get(settleKey(req.argv, req.cwd)),
@@ -173,6 +220,19 @@ export class Daemon<P> {
     return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
   }
 
+  /**
+   * The answer that needs nobody asked: forbidden, no approval needed, not asked because another subcommand
+   * is forbidden, approved earlier this session, or covered by the enclosing run. Undefined: ask a human.
+   */
+  private answerWithoutAsking(s: SubcommandCheck, skipPrompt: boolean, inherited?: DecisionSource): Settled | undefined {
+    if (s.requirement === 'forbidden' || s.requirement === 'skip') return { action: s.action };
+    if (skipPrompt) return { action: deny('not asked: another subcommand of the script is forbidden') };
+    const cached = this.cache.has(s.cache_key);
+    if (cached) return { action: s.action, extraSource: { kind: 'session', approval_id: cached } };
+    if (inherited) return { action: s.action, extraSource: inherited };
+    return undefined;
+  }
+
   /** From a check to an Action: cache, prompt, amendment; records the run's settled decision and audits. */
   private async settle(
     s: SubcommandCheck,
@@ -187,68 +247,61 @@ export class Daemon<P> {
     /** the enclosing run already settled this whole script */
     inherited?: DecisionSource,
   ): Promise<SubcommandVerdict> {
-    const cmd = shortCommand(s.argv);
-    const source = s.source;
-    let action: Action;
-    let outcome: ApprovalOutcome | undefined;
-    let extraSource: DecisionSource | undefined;
-    if (s.requirement === 'forbidden') action = s.action;
-    else if (s.requirement === 'skip') action = s.action;
-    else if (skipPrompt) action = deny('not asked: another subcommand of the script is forbidden');
-    else {
-      const cached = this.cache.has(s.cache_key);
-      if (cached) {
-        action = s.action;
-        extraSource = { kind: 'session', approval_id: cached };
-      } else if (inherited) {
-        action = s.action;
-        extraSource = inherited;
-      } else {
-        this.counters.prompts++;
-        const prompt = {
-          run_id: runId,
-          origin,
-          command: s.argv,
-          display: cmd,
-          cwd,
-          reason: s.reason ?? justification,
-          matched_rule: s.matched_rule,
-          proposed_execpolicy_amendment: s.proposed_amendment,
-          amendment_rule: s.proposed_amendment ? formatAllowPrefixRule(s.proposed_amendment) : undefined,
-          available_decisions: s.available_decisions,
-          requested_permissions: run?.additional_permissions,
-          sandbox_permissions: run?.sandbox_permissions,
-          client_pid: run?.root_pid,
-        };
-        const approvalId = randomUUID();
-        onAsk(approvalId);
-        const risk = await this.assess(prompt, approvalId);
-        const ask = this.broker.ask(risk ? { ...prompt, risk_assessment: risk } : prompt, approvalId);
-        outcome = await ask.done;
-        action = await this.applyAnswer(s, outcome, cmd);
-        extraSource = { kind: 'approval', approval_id: outcome.approval_id, answer: reviewDecisionKind(outcome.decision), approver: outcome.approver };
-      }
-    }
+    const quick = this.answerWithoutAsking(s, skipPrompt, inherited);
+    if (quick) return this.record(s, quick, run, origin, cwd, runId);
+    this.counters.prompts++;
+    const cmd = shortCommand(s.argv); // only a prompt shows it (shell-quoting costs on the hot path)
+    const prompt = {
+      run_id: runId,
+      origin,
+      command: s.argv,
+      display: cmd,
+      cwd,
+      reason: s.reason ?? justification,
+      matched_rule: s.matched_rule,
+      proposed_execpolicy_amendment: s.proposed_amendment,
+      amendment_rule: s.proposed_amendment ? formatAllowPrefixRule(s.proposed_amendment) : undefined,
+      available_decisions: s.available_decisions,
+      requested_permissions: run?.additional_permissions,
+      sandbox_permissions: run?.sandbox_permissions,
+      client_pid: run?.root_pid,
+    };
+    const approvalId = randomUUID();
+    onAsk(approvalId);
+    const risk = await this.assess(prompt, approvalId);
+    const ask = this.broker.ask(risk ? { ...prompt, risk_assessment: risk } : prompt, approvalId);
+    const outcome = await ask.done;
+    const action = await this.applyAnswer(s, outcome, cmd);
+    return this.record(s, { action, outcome, extraSource: { kind: 'approval', approval_id: outcome.approval_id, answer: reviewDecisionKind(outcome.decision), approver: outcome.approver } }, run, origin, cwd, runId);
+  }
+
+  /** A settled subcommand: remembered in its run (for the exec gate and nested shells), audited, answered. */
+  private record(s: SubcommandCheck, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandVerdict {
+    const { action, outcome, extraSource } = settled;
     if (action.type === 'Deny') this.counters.denied++;
     else if (run) {
-      run.settled.set(settleKey(s.argv, cwd), action);
-      const inv = extractShellInvocation(s.argv);
-      if (inv) run.scripts.set(scriptKey(inv.script, cwd), outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''));
+      const keys = this.keysOf(s, cwd);
+      run.settled.set(keys.settle, action);
+      if (keys.script !== undefined) run.scripts.set(keys.script, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''));
     }
-    this.deps.audit.write({
-      kind: origin === 'preflight' ? 'decision' : 'exec',
-      run_id: runId,
-      cwd,
-      argv: s.argv,
-      source: extraSource?.kind === 'session' || extraSource?.kind === 'parent-run' ? extraSource.kind : s.matched_rule,
-      decision: s.decision,
-      action: formatAction(action),
-      execution: action.type === 'Escalate' ? action.execution.type : undefined,
-      approval_id: outcome?.approval_id,
-      approver: outcome?.approver,
-      answer: outcome ? reviewDecisionKind(outcome.decision) : undefined,
-    });
-    return { argv: s.argv, decision: s.decision, action, source: extraSource ? [...source, extraSource] : source, ...(outcome ? { approval_id: outcome.approval_id } : {}) };
+    // The policy's own answer (the common case) has the same audit fields every time: encoded once per check.
+    const plain = action === s.action && !outcome && !extraSource;
+    const fields = plain ? (this.keysOf(s, cwd).audit ??= auditFields(s, settled, cwd)) : auditFields(s, settled, cwd);
+    this.deps.audit.writeEncoded(`"kind":"${origin === 'preflight' ? 'decision' : 'exec'}","run_id":${JSON.stringify(runId)},${fields}`);
+    const verdict: SubcommandVerdict = { argv: s.argv, decision: s.decision, action, source: extraSource ? [...s.source, extraSource] : s.source };
+    if (outcome) verdict.approval_id = outcome.approval_id;
+    return verdict;
+  }
+
+  /** The run-table keys of a check in a cwd, computed once per cached check (repeated scripts reuse it). */
+  private keysOf(s: SubcommandCheck, cwd: string): CheckKeys {
+    let k = this.checkKeys.get(s);
+    if (k?.cwd !== cwd) {
+      const inv = extractShellInvocation(s.argv);
+      k = { cwd, settle: settleKey(s.argv, cwd), script: inv ? scriptKey(inv.script, cwd) : undefined };
+      this.checkKeys.set(s, k);
+    }
+    return k;
   }
 
   /** Side effects of an approval (session cache, amendment), then the Action the client gets. */

@@ -23,7 +23,12 @@ export interface Envelope {
 }
 
 export function encode(msg: Envelope): Buffer {
-  return Buffer.from(JSON.stringify(msg), 'utf8');
+  return Buffer.from(encodeText(msg), 'utf8');
+}
+
+/** The JSON text of a message (what encode() turns into bytes). */
+export function encodeText(msg: Envelope): string {
+  return JSON.stringify(msg);
 }
 
 /** True when the message must take the stream fallback instead of a datagram. */

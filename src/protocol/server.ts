@@ -7,7 +7,7 @@
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { decode, Deframer, encode, frame, needsStream, ProtocolError, type Envelope } from './codec.js';
+import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from './codec.js';
 import { MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
 import { checkSocketPath } from './paths.js';
 import { EAGAIN, unixDgram, type DgramSocket } from './dgram.js';
@@ -21,7 +21,12 @@ export interface HandlerContext {
   setPending(approvalIds: string[] | null): void;
 }
 
-export type RequestHandler = (msg: Envelope, ctx: HandlerContext) => Promise<Reply>;
+/** A reply its handler has already put in wire form (JSON text), e.g. from parts it encoded once and reuses. */
+export class EncodedReply {
+  constructor(readonly json: string) {}
+}
+
+export type RequestHandler = (msg: Envelope, ctx: HandlerContext) => Promise<Reply | EncodedReply>;
 
 export interface RequestServerOptions {
   requestSock: string;
@@ -34,13 +39,15 @@ export interface RequestServerOptions {
 }
 
 interface Target {
-  send(buf: Buffer): void;
+  /** one message, as JSON text (no larger than MAX_DATAGRAM bytes on a datagram target: see deliver) */
+  send(json: string): void;
   transport: 'dgram' | 'stream';
 }
 
 interface Entry {
   target: Target;
-  reply?: Buffer;
+  /** the finished reply's JSON, kept for retries of the same id */
+  reply?: string;
   pending?: string[];
   timer?: NodeJS.Timeout;
   expires: number;
@@ -58,6 +65,9 @@ export class RequestServer {
   private readonly entries = new Map<string, Entry>();
   private sweeper?: NodeJS.Timeout;
   private logBudget = { until: 0, left: 0, dropped: 0 };
+  /** Datagram replies are encoded here and sent at once (unix-dgram's send copies synchronously): no Buffer
+   * allocation per reply. */
+  private readonly scratch = Buffer.allocUnsafe(MAX_DATAGRAM);
   readonly counters = { requests: 0, errors: 0, replyDrops: 0 };
 
   constructor(private readonly opts: RequestServerOptions) {}
@@ -102,7 +112,7 @@ export class RequestServer {
   }
 
   private onDatagram(buf: Buffer, peer: string | undefined): void {
-    const target: Target | undefined = peer ? { transport: 'dgram', send: (b) => this.sendDatagram(b, peer) } : undefined;
+    const target: Target | undefined = peer ? { transport: 'dgram', send: (json) => this.sendDatagram(json, peer) } : undefined;
     if (!peer) this.logLimited(`request.sock: datagram of ${buf.length} bytes from a sender without a bound path: no reply possible`);
     // unix-dgram reads into a 64 KiB buffer and drops MSG_TRUNC: a full buffer means the message was cut.
     if (buf.length >= 65_536) {
@@ -114,7 +124,7 @@ export class RequestServer {
 
   private onConnection(c: Socket): void {
     const deframer = new Deframer();
-    const target: Target = { transport: 'stream', send: (b) => c.writable && c.write(frame(b)) };
+    const target: Target = { transport: 'stream', send: (json) => c.writable && c.write(frame(Buffer.from(json, 'utf8'))) };
     c.on('error', () => c.destroy());
     c.on('data', (chunk: Buffer) => {
       let frames: Buffer[];
@@ -160,7 +170,7 @@ export class RequestServer {
       peer,
       setPending: (ids) => this.setPending(entry, msg.id, ids),
     };
-    let p: Promise<Reply>;
+    let p: Promise<Reply | EncodedReply>;
     try {
       p = this.opts.handle(msg, ctx);
     } catch (e) {
@@ -171,16 +181,18 @@ export class RequestServer {
       return errorReply(msg.id, 'internal', `daemon error: ${e instanceof Error ? e.message : String(e)}; see the daemon log`);
     }).then((reply) => {
       this.setPending(entry, msg.id, null);
-      entry.reply = encode(reply as unknown as Envelope);
+      entry.reply = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
       entry.expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
       this.deliver(entry, entry.reply, msg.id);
     });
   }
 
-  private deliver(entry: Entry, buf: Buffer, id: string): void {
-    if (entry.target.transport === 'dgram' && needsStream(buf))
-      entry.target.send(encode(errorReply(id, 'too-large', `reply of ${buf.length} bytes is over ${MAX_DATAGRAM}; resend the same request on stream.sock`) as unknown as Envelope));
-    else entry.target.send(buf);
+  private deliver(entry: Entry, json: string, id: string): void {
+    // a UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting
+    const bytes = json.length * 3 <= MAX_DATAGRAM ? 0 : Buffer.byteLength(json, 'utf8');
+    if (entry.target.transport === 'dgram' && bytes > MAX_DATAGRAM)
+      entry.target.send(encodeText(errorReply(id, 'too-large', `reply of ${bytes} bytes is over ${MAX_DATAGRAM}; resend the same request on stream.sock`) as unknown as Envelope));
+    else entry.target.send(json);
   }
 
   private setPending(entry: Entry, id: string, ids: string[] | null): void {
@@ -193,22 +205,35 @@ export class RequestServer {
   }
 
   private sendPending(entry: Entry, id: string): void {
-    if (entry.pending) entry.target.send(encode({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
+    if (entry.pending) entry.target.send(encodeText({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
   }
 
   private reject(target: Target | undefined, err: ErrorReply): void {
     this.counters.errors++;
     this.logLimited(`request rejected (${err.code}): ${err.message}`);
-    target?.send(encode(err as unknown as Envelope));
+    target?.send(encodeText(err as unknown as Envelope));
   }
 
   /** Datagram replies: EAGAIN (receiver's queue full) gets a bounded, backed-off retry. */
-  private sendDatagram(buf: Buffer, path: string, attempt = 0): void {
+  private sendDatagram(json: string, path: string): void {
+    // deliver() answers an oversized reply with an error; anything else that large is dropped, never cut short
+    if (json.length * 3 > MAX_DATAGRAM && Buffer.byteLength(json, 'utf8') > MAX_DATAGRAM) {
+      this.counters.replyDrops++;
+      this.logLimited(`reply to ${path} dropped: over ${MAX_DATAGRAM} bytes`);
+      return;
+    }
+    const n = this.scratch.write(json, 0, 'utf8');
+    this.sendBytes(this.scratch, n, path, 0);
+  }
+
+  private sendBytes(buf: Buffer, n: number, path: string, attempt: number): void {
     if (!this.dgram) return;
-    this.dgram.send(buf, 0, buf.length, path, (err) => {
+    this.dgram.send(buf, 0, n, path, (err) => {
       if (!err) return;
       if ((err.code === EAGAIN || err.message === 'congestion') && attempt < 8) {
-        setTimeout(() => this.sendDatagram(buf, path, attempt + 1), 2 ** attempt);
+        // the callback runs inside send(), so `buf` still holds this message: keep a copy for the retry
+        const copy = Buffer.from(buf.subarray(0, n));
+        setTimeout(() => this.sendBytes(copy, n, path, attempt + 1), 2 ** attempt);
         return;
       }
       this.counters.replyDrops++;
