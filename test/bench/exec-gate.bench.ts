@@ -13,10 +13,10 @@
  */
 import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../helpers/env.js';
-import { gateSh, run, startRig, killAll, type Rig } from '../exec-gate/helpers.js';
+import { escFixture, gateSh, run, startRig, killAll, type Rig } from '../exec-gate/helpers.js';
 
-const ESC = join(ROOT, 'test', 'exec-gate', 'esc.sh');
+// outside world-writable folders even in a CI clone under /tmp: else every escalation is a denied prompt
+const ESC = escFixture();
 const RULES = ['prefix_rule(pattern=["bash"], decision="allow")', `prefix_rule(pattern=["${ESC}"], decision="allow")`];
 const ROUNDS = 5;
 const PER_ROUND = 200;
@@ -24,7 +24,8 @@ const TMPFS_MAGIC = 0x01021994;
 
 function timingScript(cmd: string, n: number): string {
   // `times`: the CPU the loop's children used (user, system), less sensitive to a busy machine than wall time
-  return `for i in $(seq ${n}); do s=$EPOCHREALTIME; ${cmd}; e=$EPOCHREALTIME; echo "$s $e"; done; times\n`;
+  // every iteration must succeed: a denial is fast and would pass for a cheap exec
+  return `for i in $(seq ${n}); do s=$EPOCHREALTIME; ${cmd} || { echo "iteration $i failed: $?" >&2; exit 1; }; e=$EPOCHREALTIME; echo "$s $e"; done; times\n`;
 }
 
 /** Children's CPU seconds from bash's `times` (its last line: "XmY.YYYs XmY.YYYs"). */

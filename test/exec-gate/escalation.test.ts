@@ -4,11 +4,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { GATE_SH, ROOT } from '../helpers/env.js';
-import { gateSh, killAll, startRig, waitFor, type Rig } from './helpers.js';
+import { GATE_SH } from '../helpers/env.js';
+import { escFixture, gateSh, killAll, startRig, waitFor, type Rig } from './helpers.js';
 
 let files = 0;
 /** Run `script` from a file (`bash ./f.sh`): pre-flight sees only `bash`, every exec in it meets the gate. */
@@ -19,19 +19,7 @@ function inFile(rig: Rig, script: string, o: { input?: string } = {}) {
 }
 
 
-/** test/exec-gate/esc.sh, outside any writable folder (a program the caller could have written is never
- * escalated without a prompt): the checkout itself, unless it lies under a world-writable temporary
- * folder (a CI clone in /tmp), then a root-owned copy under /var/lib. */
-const ESC = (() => {
-  const src = join(ROOT, 'test', 'exec-gate', 'esc.sh');
-  if (!/^\/(tmp|var\/tmp|dev\/shm)(\/|$)/.test(ROOT)) return src;
-  const dir = mkdtempSync('/var/lib/gate-sh-test-');
-  const dst = join(dir, 'esc.sh');
-  copyFileSync(src, dst);
-  chmodSync(dst, 0o755);
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dst;
-})();
+const ESC = escFixture();
 
 async function escRig(approve = false): Promise<{ rig: Rig; esc: string; daemonPid: number }> {
   const esc = ESC;

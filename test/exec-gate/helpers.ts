@@ -3,10 +3,10 @@
  * console (it approves every prompt and records them), and gate-sh runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { GATE, GATE_SH, tempEnv, type TempEnv } from '../helpers/env.js';
+import { GATE, GATE_SH, ROOT, tempEnv, type TempEnv } from '../helpers/env.js';
 import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
 
 export interface Rig {
@@ -126,4 +126,21 @@ export function gateSh(rig: Rig, script: string, o: { input?: string | Buffer; e
 
 export function killAll(): void {
   for (const c of children) c.kill('SIGKILL');
+}
+
+let escPath: string | undefined;
+
+/** test/exec-gate/esc.sh, outside any writable folder (a program the caller could have written is never
+ * escalated without a prompt): the checkout itself, unless it lies under a world-writable temporary
+ * folder (a CI clone in /tmp), then a root-owned copy under /var/lib, removed at exit. */
+export function escFixture(): string {
+  if (escPath) return escPath;
+  const src = join(ROOT, 'test', 'exec-gate', 'esc.sh');
+  if (!/^\/(tmp|var\/tmp|dev\/shm)(\/|$)/.test(ROOT)) return (escPath = src);
+  const dir = mkdtempSync('/var/lib/gate-sh-test-');
+  escPath = join(dir, 'esc.sh');
+  copyFileSync(src, escPath);
+  chmodSync(escPath, 0o755);
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return escPath;
 }
