@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -652,7 +653,11 @@ static int is_gate_var(const char *e) { return !strncmp(e, "GATE_", 5); }
 void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
                        char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
                        const char *own_path) {
-  int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd));
+  /* the program's real path when it differs (a symlink, /proc/self/fd/N of fexecve): a rule about the
+   * real program applies too (src/policy/intercepted.ts) */
+  char real[PATH_MAX];
+  int has_real = realpath(program, real) != NULL && strcmp(real, program) != 0;
+  int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd)) || (has_real && !gate_utf8_valid(real, strlen(real)));
   for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
   for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
   char num[32];
@@ -663,6 +668,10 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
   if (b64) gb_puts(b, ",\"encoding\":\"base64\"");
   gb_puts(b, ",\"program\":");
   gb_json_str(b, program, strlen(program), b64);
+  if (has_real) {
+    gb_puts(b, ",\"real_program\":");
+    gb_json_str(b, real, strlen(real), b64);
+  }
   gb_puts(b, ",\"argv\":[");
   for (int i = 0; argv && argv[i]; i++) {
     if (i) gb_put(b, ",", 1);

@@ -17,7 +17,7 @@ function b64(v: unknown): unknown {
 export function decodeWire(m: Envelope): Envelope {
   if (m.encoding === undefined) return m;
   if (m.encoding !== 'base64') return m; // the validator reports the unknown encoding
-  for (const k of ['program', 'cwd', 'script']) if (k in m) m[k] = b64(m[k]);
+  for (const k of ['program', 'real_program', 'cwd', 'script']) if (k in m) m[k] = b64(m[k]);
   if (Array.isArray(m.argv)) m.argv = m.argv.map(b64);
   if (m.env && typeof m.env === 'object' && !Array.isArray(m.env)) {
     const env = m.env as Record<string, unknown>;

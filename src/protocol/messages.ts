@@ -69,6 +69,8 @@ export interface ExecRequest {
   type: 'exec';
   run_id: string;
   program: string; // resolved absolute path
+  /** the program's real path when it differs (a symlink; fexecve's /proc/self/fd/N): its rules apply too */
+  real_program?: string;
   argv: string[];
   cwd: string;
   pid: number;
