@@ -20,6 +20,7 @@ import { withExecGate } from './exec-gate.js';
 import { findBwrap } from './sandbox-run.js';
 import { withSandbox } from './sandbox-step.js';
 import { ByteEscaper, lineBytes } from './line-editor-bytes.js';
+import { PromptKeys, Typeahead } from './interactive-typeahead.js';
 import { InlineApprover } from './pty-approver.js';
 import { LineGate } from './pty-gate.js';
 import { PtySession, type SessionEvent } from './pty-session.js';
@@ -31,7 +32,8 @@ export interface InteractiveOptions {
   io?: TerminalIO;
 }
 
-type State = 'prompt' | 'gating' | 'running' | 'done';
+/** 'reclaiming': the line ended; the keys typed into it that no command read are being fetched back */
+type State = 'prompt' | 'gating' | 'running' | 'reclaiming' | 'done';
 
 export async function runInteractive(opts: InteractiveOptions): Promise<number> {
   const io = opts.io ?? processTerminal();
@@ -75,7 +77,9 @@ class InteractiveShell {
   private status = 0;
   private restoreRaw: () => void = () => undefined;
   private held: Buffer[] = [];
-  private typeahead: Buffer[] = [];
+  private readonly typeahead = new Typeahead();
+  /** keys went into the session during the current line: some may be left unread at its end */
+  private keysSent = false;
   private hangingUp = false;
   private finished = false;
   private cancelled = false; // session output held back while an approval prompt is on screen
@@ -143,7 +147,8 @@ class InteractiveShell {
     // readline decodes UTF-8; keys go through ByteEscaper so invalid bytes typed here survive (lineBytes)
     const keys = new PassThrough({ encoding: 'utf8' });
     const escaper = new ByteEscaper();
-    const onRaw = (d: Buffer | string) => keys.write(escaper.push(Buffer.isBuffer(d) ? d : Buffer.from(d, 'latin1')));
+    const split = new PromptKeys((d) => keys.write(escaper.push(d)), (d) => this.typeahead.typed(d));
+    const onRaw = (d: Buffer | string) => split.push(Buffer.isBuffer(d) ? d : Buffer.from(d, 'latin1'));
     const input = this.io.input;
     const wasRaw = input.isRaw ?? false;
     input.setRawMode?.(true);
@@ -160,6 +165,7 @@ class InteractiveShell {
     });
     rl.on('SIGINT', () => {
       answered = true;
+      this.typeahead.flush(); // as a terminal flushes its input on an interrupt
       this.io.output.write('^C\n');
       rl.close();
       this.prompt();
@@ -176,6 +182,8 @@ class InteractiveShell {
       if (!answered) void this.endOfInput(); // Ctrl-D on an empty line
     });
     rl.prompt();
+    const early = this.typeahead.forPrompt();
+    if (early.length) split.push(early); // typed ahead, read by no command: as if typed here
   }
 
   private async onLine(bytes: Buffer): Promise<void> {
@@ -186,13 +194,13 @@ class InteractiveShell {
     this.listenRaw();
     this.preflightInFlight = true;
     this.cancelled = false;
-    this.typeahead = [];
     const verdict = await this.gate.check(line, this.cwd, this.opts.invocation.login);
     this.preflightInFlight = false;
     if (!verdict.ok) {
       this.stopRaw();
       this.io.output.write(verdict.messages.join('\n') + '\n');
       this.status = 126;
+      this.typeahead.notRun();
       return this.prompt();
     }
     try {
@@ -201,13 +209,14 @@ class InteractiveShell {
       this.stopRaw();
       this.io.output.write(`gate-sh: ${(e as Error).message.replace(/^gate-sh: /, '')}; nothing ran\n`);
       this.status = 126;
+      this.typeahead.notRun();
       return this.prompt();
     }
     this.runs.add(verdict.reply.run_id);
     this.current = { runId: verdict.reply.run_id, started: Date.now() };
     if (this.cancelled) {
       this.cancelled = false;
-      this.typeahead = [];
+      this.typeahead.flush();
       this.stopRaw();
       this.io.output.write('^C\n');
       this.status = 130;
@@ -215,7 +224,8 @@ class InteractiveShell {
     }
     this.state = 'running';
     this.session!.run(bytes, this.status);
-    for (const d of this.typeahead.splice(0)) this.session!.write(d); // keys typed while the line was checked
+    this.keysSent = false;
+    for (const d of this.typeahead.forCommand()) this.toSession(d); // typed after the Enter: the command's first
   }
 
   /** The long-lived bash, started on the first allowed line in that line's turn sandbox with the exec gate. */
@@ -246,10 +256,20 @@ class InteractiveShell {
       this.cwd = e.cwd || this.cwd;
       if (this.current) this.gate.finished(this.current.runId, e.status, Date.now() - this.current.started);
       this.current = undefined;
-      if (this.state === 'running') {
+      if (this.state !== 'running') return;
+      if (this.keysSent) {
+        // keys typed as the line ended may sit unread in the session's terminal: fetch them for the prompt
+        this.state = 'reclaiming';
+        this.session!.reclaimInput();
+      } else {
         this.stopRaw();
         this.prompt();
       }
+    } else if (e.kind === 'unread') {
+      if (this.state !== 'reclaiming') return;
+      this.stopRaw();
+      this.typeahead.lineEnded(e.data);
+      this.prompt();
     } else if (!this.hangingUp) this.finish(e.status);
   }
 
@@ -274,12 +294,17 @@ class InteractiveShell {
 
   private onKey(d: Buffer): void {
     if (this.approver?.active) return this.approver.key(d);
-    if (this.state === 'running') this.session?.write(d);
+    if (this.state === 'running') this.toSession(d);
     else if (this.state === 'gating') {
       // Ctrl-C before the line started: it does not run; other keys wait for the command
       if (d.includes(0x03)) this.cancelled = true;
-      else this.typeahead.push(d);
-    }
+      else this.typeahead.typed(d);
+    } else if (this.state === 'reclaiming') this.typeahead.typed(d);
+  }
+
+  private toSession(d: Buffer): void {
+    this.keysSent = true;
+    this.session?.write(d);
   }
 
   private listenRaw(): void {

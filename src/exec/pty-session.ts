@@ -5,7 +5,8 @@
  *   node-pty ── wrapper (pty-marker.ts: lossless exit, job control) ── bash -i (the session)
  *     fd 0  the command FIFO (only gate-sh holds its write end; unlinked once both ends are open)
  *     fd 4  the terminal; each line runs with it as stdin (`eval "$line" <&4`), so `read` and `less` work
- *     PROMPT_COMMAND prints the end marker after every line (status + $PWD), also after Ctrl-C aborts one
+ *     PROMPT_COMMAND prints the end marker after every line (status + $PWD), also after Ctrl-C aborts one,
+ *     or, when asked (reclaimInput), the keys left unread on the terminal
  * Interactive bash gives real-shell semantics: Ctrl-C aborts the whole line (loops too), Ctrl-Z stops the
  * job and returns to the prompt (`fg`, `jobs` work), `exit N` ends the session with N.
  */
@@ -36,6 +37,8 @@ export interface SessionSpawn {
 export type SessionEvent =
   | { kind: 'output'; data: Buffer }
   | { kind: 'line-done'; status: number; cwd: string }
+  /** the answer to reclaimInput(): keys on the terminal that no command read, in the order typed */
+  | { kind: 'unread'; data: Buffer }
   | { kind: 'exit'; status: number };
 
 /** Quote bytes for bash's $'...': every byte survives, including invalid UTF-8. */
@@ -63,7 +66,11 @@ function rcScript(nonce: string, rc: SessionSpawn['rc']): string {
     user,
     'set +o history; unset HISTFILE; PS1=; PS2=; PS4=${PS4:-+ }',
     // byte length of $PWD (LC_ALL=C) so the marker is parsed by length, whatever the path holds
-    `__gate_mark() { local s=$? LC_ALL=C; printf '\\033]7770;%s;%d;%d;P%s\\007' '${nonce}' "$s" "$((\${#PWD}+1))" "$PWD"; }`,
+    `__gate_mark() { local s=$? LC_ALL=C; if [ -n "$__gate_u" ]; then __gate_u=; __gate_unread; return; fi; printf '\\033]7770;%s;%d;%d;P%s\\007' '${nonce}' "$s" "$((\${#PWD}+1))" "$PWD"; }`,
+    // keys typed on the terminal that no command read (reclaimInput): every byte, non-canonical for a moment
+    // so a partial line is readable too, in hex without od's newlines (the terminal would make them \r\n);
+    // `command -p`: no user function, alias or PATH in the way
+    `__gate_unread() { local t h=; t=$(command -p stty -g <&4 2>/dev/null) && command -p stty -icanon min 0 time 0 <&4 2>/dev/null && h=$(command -p od -An -v -tx1 <&4 2>/dev/null); [ -n "$t" ] && command -p stty "$t" <&4 2>/dev/null; h=\${h//[^0-9a-f]/}; printf '\\033]7770;%s;0;%d;U%s\\007' '${nonce}' "$((\${#h}+1))" "$h"; }`,
     'PROMPT_COMMAND=__gate_mark',
     '__gate_status() { return "$1"; }', // $? as gate-sh saw it (126 after a denied line)
     '',
@@ -151,6 +158,15 @@ export class PtySession {
     await hangUpSession(this.pty.pid);
   }
 
+  /**
+   * After a line: asks bash for the keys still unread on the terminal (typed while the line ran, or as it
+   * ended, but read by no command); they come back as an 'unread' event, for the next prompt, as bash's own
+   * readline would have read them. Costs a few processes (stty, od), so only call it when keys were sent.
+   */
+  reclaimInput(): void {
+    if (this.fifo >= 0) writeSync(this.fifo, '__gate_u=1\n');
+  }
+
   /** Asks bash to exit (end of input, as Ctrl-D at bash's prompt). */
   close(): void {
     this.closeFifo();
@@ -175,6 +191,7 @@ export class PtySession {
   private onMarker(m: Marker): void {
     const p = m.payload.toString('latin1');
     if (p.startsWith('P')) this.emit({ kind: 'line-done', status: m.status, cwd: Buffer.from(m.payload.subarray(1)).toString('utf8') });
+    else if (p.startsWith('U')) this.emit({ kind: 'unread', data: Buffer.from(p.slice(1).replace(/[^0-9a-f]/g, ''), 'hex') });
     else if (p === STOPPED_PAYLOAD) process.kill(this.pty.pid, 'SIGCONT'); // bash itself stopped: carry on
     else {
       // the wrapper's final marker: bash exited and everything it printed has been read

@@ -62,11 +62,34 @@ test('state is kept across lines: cd, exports, functions, aliases; read with a p
     await s.t.waitFor('name? ', 10_000, from);
     s.t.write('bob\r');
     await s.t.waitFor('hi [bob]', 10_000, from);
-    // type the next line at the next prompt (typeahead while a command ends is a known limit: docs/interactive.md)
-    await s.t.waitFor(PROMPT, 10_000, from);
-    assert.equal(await s.line('echo "$n"'), 'bob\r\n', 'read set the variable in the session');
+    // typed as the command ends, before the next prompt: the prompt gets it, as bash's readline would
+    assert.match(await s.line('echo "$n"'), /bob\r\n$/, 'read set the variable in the session');
     s.t.write('exit 3\r');
     assert.equal((await s.t.exit()).exitCode, 3);
+  } finally {
+    await s.done();
+  }
+});
+
+test('typeahead: keys no command read reach the next prompts, in order; a command that reads takes its share', { timeout: 60_000 }, async () => {
+  const s = await shell();
+  try {
+    let from = s.t.output().length;
+    // two lines and half a third typed while a sleep runs: both lines run, the half line waits at the prompt
+    s.t.write('sleep 0.4\recho "one $((1+1))"\recho "two $((1+1))"\recho "th');
+    await s.t.waitFor('two 2\r\n', 10_000, from);
+    await s.t.waitFor(/gate-sh:[^\r\n]*\$ (\x1b\[\d+G)?echo "th$/, 10_000, from);
+    s.t.write('ree $((1+2))"\r');
+    await s.t.waitFor('three 3\r\n', 10_000, from);
+    const out = s.t.output().subarray(from).toString('latin1');
+    assert.ok(out.indexOf('one 2\r\n') < out.indexOf('two 2\r\n'), 'in the order typed');
+    assert.equal(out.split('two $((1+1))').length - 1, 2, 'each typed-ahead line shown twice at most: echoed as typed, then at its prompt');
+    // a reading command takes the first line typed ahead; the rest is the next prompt's
+    from = s.t.output().length;
+    s.t.write('sleep 0.3; read -r x; echo "got [$x]"\rfirst\recho "after [$x]"\r');
+    await s.t.waitFor('after [first]', 10_000, from);
+    assert.match(s.t.output().subarray(from).toString('latin1'), /got \[first\][^]*after \[first\]/);
+    assert.equal(await s.line('echo "$?"'), '0\r\n');
   } finally {
     await s.done();
   }
