@@ -189,7 +189,10 @@ class InteractiveShell {
   private async onLine(bytes: Buffer): Promise<void> {
     // the daemon checks the line as UTF-8 text (an invalid byte reads as U+FFFD); bash gets the exact bytes
     const line = bytes.toString('utf8');
-    if (line.trim() === '') return this.prompt();
+    if (line.trim() === '') {
+      this.typeahead.notRun(); // what followed the empty line is the next prompt's
+      return this.prompt();
+    }
     this.state = 'gating';
     this.listenRaw();
     this.preflightInFlight = true;

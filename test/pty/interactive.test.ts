@@ -90,6 +90,11 @@ test('typeahead: keys no command read reach the next prompts, in order; a comman
     await s.t.waitFor('after [first]', 10_000, from);
     assert.match(s.t.output().subarray(from).toString('latin1'), /got \[first\][^]*after \[first\]/);
     assert.equal(await s.line('echo "$?"'), '0\r\n');
+    // a pasted block (an empty line in it) runs line by line, each line once
+    from = s.t.output().length;
+    s.t.write('\recho "a $((1))"\recho "b $((2))"\r');
+    await s.t.waitFor('b 2\r\n', 10_000, from);
+    assert.match(s.t.output().subarray(from).toString('latin1'), /a 1\r\n[^]*b 2\r\n/);
   } finally {
     await s.done();
   }
