@@ -7,8 +7,8 @@
 //
 // gate-sh's bundle also gets a V8 code cache (gate-sh.bundle.v8cache, read by bin/gate-sh): its first line
 // is the bundle's build id (a hash of the bundle, also on the bundle's first line), so a cache left from
-// another build is never used. The cache holds every function compiled eagerly: the hot path then
-// compiles nothing at run time. Built here only, never written at run time.
+// another build is never used. It holds the functions of gate-sh's hot path, compiled by training runs
+// (scripts/gate-sh-code-cache.cjs). Built here only, never written at run time.
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -49,18 +49,15 @@ const code = out.outputFiles[0].text;
 const id = createHash('sha256').update(code).digest('hex').slice(0, 32);
 writeFileSync(BUNDLE, `// gate-sh-build ${id}\n${code}`);
 
-// The cache is made in a child node (V8's --no-lazy changed only there, and back before serialising: the
-// cache records the flags it was made with and must match a plain `node`); a failure costs speed only.
-const MAKE_CACHE = `
-const fs = require('node:fs'), vm = require('node:vm'), Module = require('node:module'), v8 = require('node:v8');
-const [bundle, cache, id] = process.argv.slice(1);
-v8.setFlagsFromString('--no-lazy');
-const script = new vm.Script(Module.wrap(fs.readFileSync(bundle, 'utf8')), { filename: require('node:path').resolve(bundle) });
-v8.setFlagsFromString('--lazy');
-fs.writeFileSync(cache, Buffer.concat([Buffer.from(id + '\\n', 'latin1'), script.createCachedData()]));
-`;
-const r = spawnSync(process.execPath, ['-e', MAKE_CACHE, BUNDLE, CACHE, id], { stdio: ['ignore', 'inherit', 'inherit'] });
+// The cache is trained on real runs (scripts/gate-sh-code-cache.cjs); where no daemon can run here, every
+// function compiled eagerly instead; a failure of both costs speed only.
+const cache = (kind) => spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, BUNDLE, CACHE, id], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+let r = cache('trained');
+if (r.status !== 0) {
+  console.error(`gate-sh: note: the code cache is not trained (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); caching every function instead`);
+  r = cache('eager');
+}
 if (r.status !== 0) {
   rmSync(CACHE, { force: true });
-  console.error(`gate-sh: warning: no code cache for the gate-sh bundle (exit ${r.status}); gate-sh starts a little slower`);
+  console.error(`gate-sh: warning: no code cache for the gate-sh bundle (${(r.stderr || '').trim().split('\n').pop()}); gate-sh starts a little slower`);
 }

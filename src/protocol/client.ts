@@ -8,8 +8,7 @@
  * at once). Without any answer the same message (same id: idempotent) is resent, a bounded number of times.
  */
 import { createRequire } from 'node:module';
-import { randomBytes } from 'node:crypto';
-import { unlinkSync } from 'node:fs';
+import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { decode, encode, frame, needsStream, newId, Deframer, ProtocolError, type Envelope } from './codec.js';
 import { PROTOCOL_VERSION, type Pending, type Reply } from './messages.js';
@@ -63,6 +62,18 @@ interface NativeDgram {
   /** connected send: 0 sent, 1 the peer's queue is full (the writable callback fires when it drains), <0 errno */
   send(fd: number, buf: Buffer): number;
   close(fd: number): number;
+}
+
+/** n random bytes as hex, from the kernel: node:crypto costs gate-sh's start-up ~3-5 ms just to load. */
+function urandomHex(n: number): string {
+  const buf = Buffer.alloc(n);
+  const fd = openSync('/dev/urandom', 'r');
+  try {
+    if (readSync(fd, buf, 0, n, null) !== n) throw new RequestError('not-running', 'cannot read /dev/urandom for a reply socket name');
+  } finally {
+    closeSync(fd);
+  }
+  return buf.toString('hex');
 }
 
 let native: NativeDgram | undefined; // a cache of a loaded library, not configuration
@@ -137,9 +148,9 @@ export class RequestClient {
     this.waiters.get(m.id)?.(m);
   }
 
-  /** Bind a 0600 reply socket in the daemon's client folder. */
+  /** Bind a 0600 reply socket in the daemon's client folder (pid and random bytes: pids repeat across sandboxes). */
   static open(paths: GatePaths): RequestClient {
-    const replyPath = checkSocketPath(join(paths.clientDir, `${process.pid.toString(36)}-${randomBytes(5).toString('hex')}.sock`));
+    const replyPath = checkSocketPath(join(paths.clientDir, `${process.pid.toString(36)}-${urandomHex(5)}.sock`));
     const c = new RequestClient(paths, replyPath);
     const old = process.umask(0o177);
     let err: number;

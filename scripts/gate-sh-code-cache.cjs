@@ -1,0 +1,85 @@
+// node scripts/gate-sh-code-cache.cjs trained|eager BUNDLE CACHE ID — run by scripts/bundle-gate-sh.mjs at
+// build time (each kind in its own process: V8 would reuse a script it has already compiled).
+// Writes the V8 code cache bin/gate-sh compiles gate-sh's bundle with: `ID\n` then V8's data.
+// The cache is trained: the bundle is compiled exactly as bin/gate-sh compiles it, its gateSh() runs
+// `-c true` against real daemons in throwaway homes (danger-full-access, and workspace-write where
+// bubblewrap works), and the cache then holds the functions those runs compiled — the hot path, and not
+// the PTY host or the REPL. Measured: CPU over `node -e 0` +21 ms trained, +31 ms with every function
+// compiled eagerly (a 2.7x larger cache), +36 ms without a cache. `eager` is the fallback when no daemon
+// can run at build time. Exit status 0 when the cache is written.
+'use strict';
+const { spawn } = require('node:child_process');
+const { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const Module = require('node:module');
+const { tmpdir } = require('node:os');
+const { join, resolve } = require('node:path');
+const v8 = require('node:v8');
+const vm = require('node:vm');
+
+const [kind, bundleArg, cacheArg, id] = process.argv.slice(2);
+const BUNDLE = resolve(bundleArg);
+const GATE = resolve(__dirname, '..', 'bin', 'gate');
+const source = readFileSync(BUNDLE, 'utf8');
+const daemons = [];
+process.on('exit', () => daemons.forEach((d) => d.kill('SIGKILL')));
+
+/** A daemon in a throwaway home (short paths: sun_path); resolves its environment once it listens. */
+async function daemon(root, mode) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GATE_')) env[k] = v;
+  Object.assign(env, {
+    HOME: join(root, mode, 'h'),
+    GATE_HOME: join(root, mode, 'g'),
+    CODEX_HOME: join(root, mode, 'c'),
+    XDG_RUNTIME_DIR: join(root, mode, 'r'),
+    GATE_SANDBOX_MODE: mode,
+    GATE_APPROVAL_POLICY: 'never',
+    GATE_NO_AUTOSTART: '1',
+  });
+  for (const d of [env.HOME, env.XDG_RUNTIME_DIR]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  const child = spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal'], { env, stdio: 'ignore' });
+  daemons.push(child);
+  const sock = join(env.XDG_RUNTIME_DIR, 'gate-sh', 'default', 'req', 'request.sock');
+  for (let i = 0; i < 200 && !existsSync(sock) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
+  if (!existsSync(sock)) throw new Error(`the ${mode} daemon did not start`);
+  return env;
+}
+
+async function trained() {
+  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, join(BUNDLE, '..'));
+  const root = mkdtempSync(join(tmpdir(), 'gsc-'));
+  try {
+    const [full, ws] = await Promise.allSettled([daemon(root, 'danger-full-access'), daemon(root, 'workspace-write')]);
+    if (full.status !== 'fulfilled') throw full.reason;
+    const { gateSh } = mod.exports;
+    await gateSh(['--version'], full.value, 'gate-sh');
+    // twice each: a run whose daemon is still warming up is not what gate-sh's hot path looks like
+    for (let i = 0; i < 2; i++) if ((await gateSh(['-c', 'true'], full.value, 'gate-sh')) !== 0) throw new Error('the training run failed');
+    if (ws.status === 'fulfilled') for (let i = 0; i < 2; i++) await gateSh(['-c', 'true'], ws.value, 'gate-sh');
+    return script.createCachedData();
+  } finally {
+    daemons.forEach((d) => d.kill('SIGTERM'));
+    await Promise.all(daemons.map((d) => (d.exitCode === null ? new Promise((r) => d.once('exit', r)) : null)));
+    daemons.length = 0;
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Every function compiled eagerly; V8's flag put back before serialising (the cache records the flags). */
+function eager() {
+  v8.setFlagsFromString('--no-lazy');
+  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
+  v8.setFlagsFromString('--lazy');
+  return script.createCachedData();
+}
+
+(async () => {
+  const data = kind === 'trained' ? await trained() : eager();
+  writeFileSync(cacheArg, Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), data]));
+  process.exit(0);
+})().catch((e) => {
+  process.stderr.write(`gate-sh: ${e.message}\n`);
+  process.exit(1);
+});
