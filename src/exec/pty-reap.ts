@@ -47,6 +47,11 @@ export async function hangUpSession(sid: number, graceMs = 500): Promise<void> {
   }
   const deadline = Date.now() + graceMs;
   while (sessionMembers(sid).length > 0 && Date.now() < deadline) await sleep(20);
-  for (const pid of sessionMembers(sid)) signal(pid, 'SIGKILL');
-  for (let i = 0; i < 50 && sessionMembers(sid).length > 0; i++) await sleep(20);
+  // SIGKILL again on every look: a process that forked while we looked would otherwise be left behind
+  for (let i = 0; i < 50; i++) {
+    const left = sessionMembers(sid);
+    if (left.length === 0) return;
+    for (const pid of left) signal(pid, 'SIGKILL');
+    await sleep(20);
+  }
 }

@@ -157,3 +157,18 @@ test('a second hang-up while the host reaps does not cut the reaping short', asy
     t.pty.kill('SIGKILL');
   }
 });
+
+test('hang-up reaps a session that keeps forking: whatever was born during the SIGKILL sweep goes too', async () => {
+  const tag = `gate-pty-fork-${process.pid}`;
+  const t = host(['bash', '-c', `trap '' HUP; while :; do (trap '' HUP; exec -a ${tag} sleep 1000) & done`]);
+  try {
+    for (let i = 0; processesWith(tag).length < 5 && i < 200; i++) await sleep(20);
+    (t.pty as unknown as { destroy(): void }).destroy();
+    let left = processesWith(tag);
+    for (let i = 0; left.length > 0 && i < 500; i++, left = processesWith(tag)) await sleep(20);
+    assert.deepEqual(left, [], 'nothing of the session lingers');
+  } finally {
+    for (const p of processesWith(tag)) process.kill(p, 'SIGKILL');
+    t.pty.kill('SIGKILL');
+  }
+});
