@@ -94,8 +94,13 @@ function scriptFile(data: Buffer): number {
   return fd;
 }
 
+/** Monotonic ms. Not `performance.now()`: the first use of that global loads perf_hooks, ~1 ms of start-up. */
+function nowMs(): number {
+  return Number(process.hrtime.bigint()) / 1e6;
+}
+
 export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult> {
-  const started = performance.now();
+  const started = nowMs();
   return new Promise((resolve, reject) => {
     const top = Math.max(2, ...plan.fds, plan.scriptFd?.fd ?? 0);
     const relay = (opts.stderrTail ?? 0) > 0;
@@ -143,7 +148,7 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
     child.on(relay && !shared ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => {
       forwarder.dispose();
       void drained.then(() => {
-        const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: performance.now() - started };
+        const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: nowMs() - started };
         if (relay) result.stderrTail = tail.toString('utf8');
         resolve(result);
       });
