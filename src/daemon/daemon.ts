@@ -4,10 +4,10 @@
  * lives in protocol/server.ts, the approval channel in approval-server.ts, process lifecycle in main.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, type Envelope } from '../protocol/codec.js';
+import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type PreflightReply, type PreflightRequest, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
 import { deny, formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
-import { errorReply, type HandlerContext } from '../protocol/server.js';
+import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
 import { validateExec, validatePreflight, validateRunFinished } from '../protocol/validate.js';
 import { formatApprovalPolicy } from '../policy/approval-policy.js';
 import { shlexJoin } from '../policy/shlex.js';
@@ -18,7 +18,8 @@ import { outcomeAction, overall, shortCommand } from './answer.js';
 import { ApprovalBroker, type ApprovalOutcome } from './approvals.js';
 import type { AuditLog, AuditRecord } from './audit.js';
 import type { Decider, DecideContext, ScriptCheck, SubcommandCheck } from './decide.js';
-import { newEscalationToken, type EscalationRunner } from './escalation.js';
+import type { EscalationRunner } from './escalation.js';
+import { RandomIds } from './random-ids.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { RunTable, scriptKey, settleKey, type RunRecord } from './runs.js';
 import { extractShellInvocation } from '../script/shell-detect.js';
@@ -84,6 +85,9 @@ export class Daemon<P> {
   private deciderPolicy: P;
   readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0 };
   private readonly checkKeys = new WeakMap<SubcommandCheck, CheckKeys>();
+  private readonly verdictsJson = new WeakMap<ScriptCheck, string>();
+  /** escalation tokens: 192 random bits, as escalation.ts's newEscalationToken, from a pool */
+  private readonly tokens = new RandomIds(24);
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -93,7 +97,7 @@ export class Daemon<P> {
   }
 
   /** The request-channel handler. */
-  async handle(msg: Envelope, ctx: HandlerContext): Promise<Reply> {
+  async handle(msg: Envelope, ctx: HandlerContext): Promise<Reply | EncodedReply> {
     try {
       switch (msg.type) {
         case 'ping':
@@ -139,7 +143,7 @@ export class Daemon<P> {
     return { approvalPolicy: this.config.approval_policy, sandboxPolicy: this.config.sandbox_policy, gitReadOnly: this.config.git_read_only };
   }
 
-  private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply> {
+  private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply | EncodedReply> {
     const req = validatePreflight(msg);
     this.counters.preflight++;
     const check = this.currentDecider().preflight(req, this.decideContext());
@@ -152,10 +156,16 @@ export class Daemon<P> {
     const covered = parent?.scripts.get(scriptKey(req.script, req.cwd));
     const inherited: DecisionSource | undefined = covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
     const quick = check.subcommands.map((s) => this.answerWithoutAsking(s, anyForbidden, inherited));
-    const verdicts = quick.every((q) => q !== undefined)
-      ? check.subcommands.map((s, i) => this.record(s, quick[i]!, run, 'preflight', req.cwd, run.run_id)) // nobody to ask: no promises
+    const nobodyAsked = quick.every((q) => q !== undefined);
+    const verdicts = nobodyAsked
+      ? check.subcommands.map((s, i) => this.record(s, quick[i]!, run, 'preflight', req.cwd, run.run_id)) // no promises
       : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
-    return { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+    const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+    // The policy's own answers for a cached script encode to the same verdict text every time: once.
+    if (!nobodyAsked || !quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource)) return reply;
+    let json = this.verdictsJson.get(check);
+    if (json === undefined) this.verdictsJson.set(check, (json = JSON.stringify(verdicts)));
+    return new EncodedReply(encodePreflightReply(reply, json));
   }
 
   /** Settle every subcommand of a script, asking the questions it raises all at once. */
@@ -206,7 +216,7 @@ export class Daemon<P> {
     const action: Action = v.action;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     if (action.type === 'Escalate') {
-      const token = newEscalationToken();
+      const token = this.tokens.next();
       this.deps.escalation.grant({ token, run_id: req.run_id, program: req.program, argv: req.argv, cwd: req.cwd, execution: action.execution, env: req.env, expires_at: Date.now() + GRANT_TTL_MS });
       reply.escalation_token = token;
     }
@@ -284,9 +294,10 @@ export class Daemon<P> {
       run.settled.set(keys.settle, action);
       if (keys.script !== undefined) run.scripts.set(keys.script, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''));
     }
-    // The policy's own answer (the common case) has the same audit fields every time: encoded once per check.
-    const plain = action === s.action && !outcome && !extraSource;
-    const fields = plain ? (this.keysOf(s, cwd).audit ??= auditFields(s, settled, cwd)) : auditFields(s, settled, cwd);
+    // A pre-flight check comes from the decider's cache, and when the policy's own answer stands (the common
+    // case) its audit fields are the same every time: encoded once. Exec-gate checks are new each time.
+    const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;
+    const fields = reused ? (this.keysOf(s, cwd).audit ??= auditFields(s, settled, cwd)) : auditFields(s, settled, cwd);
     this.deps.audit.writeEncoded(`"kind":"${origin === 'preflight' ? 'decision' : 'exec'}","run_id":${JSON.stringify(runId)},${fields}`);
     const verdict: SubcommandVerdict = { argv: s.argv, decision: s.decision, action, source: extraSource ? [...s.source, extraSource] : s.source };
     if (outcome) verdict.approval_id = outcome.approval_id;

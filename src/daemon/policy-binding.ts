@@ -56,12 +56,17 @@ const MAX_CACHED_KEY = 16 * 1024;
 /** A Decider for one loaded Policy (a reload makes a new one, and with it an empty assessment cache). */
 function policyDecider(policy: Policy, trusted: Env): Decider {
   const cache = new Map<string, ScriptCheck>();
+  let ctxJson: { approval?: unknown; sandbox?: unknown; git?: boolean; json: string } = { json: '' };
   return {
     name: `per-subcommand assessment, ${policy.ruleCount} rules`,
     preflight(req, ctx) {
       // Pure in these inputs (the cwd only enters the session-cache keys), so repeated scripts skip the
       // parsers and the key building.
-      const key = JSON.stringify([req.cwd, req.shell, req.flag, req.script, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null, ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]);
+      // The session's policies change rarely: encoded once per change. Each part is self-delimiting JSON and
+      // the script comes last, so the key is unambiguous without escaping the script.
+      if (ctx.approvalPolicy !== ctxJson.approval || ctx.sandboxPolicy !== ctxJson.sandbox || ctx.gitReadOnly !== ctxJson.git)
+        ctxJson = { approval: ctx.approvalPolicy, sandbox: ctx.sandboxPolicy, git: ctx.gitReadOnly, json: JSON.stringify([ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]) };
+      const key = JSON.stringify([req.cwd, req.shell, req.flag, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null]) + ctxJson.json + req.script;
       const hit = cache.get(key);
       if (hit) {
         cache.delete(key); // LRU: move to the back
@@ -135,19 +140,27 @@ interface Judged {
 /** An assessment entry (pre-flight) or an intercepted-exec decision, as the daemon acts on it. */
 export function toCheck(s: Judged, cacheKey: string, literal = false): SubcommandCheck {
   const by = s.decided_by;
-  const base = {
+  const req = s.requirement;
+  const given = s.reason ?? (req && req.type !== 'skip' ? req.reason ?? undefined : undefined);
+  const [requirement, action, reason]: [SubcommandCheck['requirement'], Action, string | undefined] =
+    s.action === 'prompt'
+      ? ['needs_approval', s.on_approval ?? { type: 'Deny', reason: 'approval gives no action' }, given]
+      : s.action.type === 'Deny'
+        ? ['forbidden', s.action, s.action.reason]
+        : ['skip', s.action, given];
+  // one object literal (no spreads of a built object: on the exec-gate path each costs microseconds)
+  const check: SubcommandCheck = {
     argv: s.argv,
     decision: s.decision,
     source: [toWireSource(by)],
+    requirement,
+    reason,
+    action,
     matched_rule: by.type === 'rule' ? `${by.file}:${by.line}` : `heuristic:${by.name}`,
     available_decisions: s.available_decisions ?? [],
-    ...(s.proposed_execpolicy_amendment ? { proposed_amendment: s.proposed_execpolicy_amendment } : {}),
     cache_key: cacheKey,
-    ...(literal ? { literal: true } : {}),
   };
-  const req = s.requirement;
-  const reason = s.reason ?? (req && req.type !== 'skip' ? req.reason ?? undefined : undefined);
-  if (s.action === 'prompt') return { ...base, requirement: 'needs_approval', reason, action: s.on_approval ?? { type: 'Deny', reason: 'approval gives no action' } };
-  if (s.action.type === 'Deny') return { ...base, requirement: 'forbidden', reason: s.action.reason, action: s.action };
-  return { ...base, requirement: 'skip', reason, action: s.action };
+  if (s.proposed_execpolicy_amendment) check.proposed_amendment = s.proposed_execpolicy_amendment;
+  if (literal) check.literal = true;
+  return check;
 }

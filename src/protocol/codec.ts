@@ -3,7 +3,7 @@
  * Stream fallback: frames of u32 little-endian length + JSON. Decoding validates the envelope only
  * (v, id, type); each handler validates its own fields. No dependencies: this is on the client hot path.
  */
-import { MAX_DATAGRAM, MAX_STREAM_FRAME, PROTOCOL_VERSION, type ErrorCode } from './messages.js';
+import { MAX_DATAGRAM, MAX_STREAM_FRAME, PROTOCOL_VERSION, type ErrorCode, type PreflightReply } from './messages.js';
 
 export class ProtocolError extends Error {
   constructor(
@@ -29,6 +29,15 @@ export function encode(msg: Envelope): Buffer {
 /** The JSON text of a message (what encode() turns into bytes). */
 export function encodeText(msg: Envelope): string {
   return JSON.stringify(msg);
+}
+
+/**
+ * A pre-flight reply's JSON text from its verdicts' JSON, encoded earlier (the daemon encodes a cached
+ * script's verdicts once): the same text as encodeText(reply), field for field, without re-encoding them.
+ */
+export function encodePreflightReply(r: Omit<PreflightReply, 'subcommands'>, subcommandsJson: string): string {
+  const j = JSON.stringify;
+  return `{"v":${j(r.v)},"id":${j(r.id)},"type":"preflight","run_id":${j(r.run_id)},"action":${j(r.action)},"complex":${j(r.complex)},"subcommands":${subcommandsJson},"sandbox":${j(r.sandbox)}}`;
 }
 
 /** True when the message must take the stream fallback instead of a datagram. */
