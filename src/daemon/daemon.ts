@@ -42,6 +42,7 @@ export interface DaemonDeps<P> {
 }
 
 const GRANT_TTL_MS = 30_000;
+const WARM_UP_IDLE_MS = 100;
 
 /** How one subcommand was settled: its Action, and who besides the policy had a say. */
 interface Settled {
@@ -75,6 +76,22 @@ function auditFields(s: SubcommandCheck, { action, outcome, extraSource }: Settl
   return JSON.stringify(rec).slice(1, -1);
 }
 
+/** The i-th warm-up pre-flight: the shapes real scripts have (lists, pipes, redirections, substitutions,
+ * quoting, loops, nested shells), each made unique by i. */
+function warmUpRequest(i: number): PreflightRequest {
+  const shapes = [
+    `cd /tmp && ls -la | grep x${i}; echo "$(date)" > /dev/null`,
+    `git status && git diff --stat HEAD~${i} | tail -n 3`,
+    `npm test -- --grep 'case ${i}' 2>&1 | tee /tmp/out${i}.log`,
+    `for f in *.ts; do wc -l "$f"; done > /dev/null; echo ${i}`,
+    `x=${i}; if [ "$x" -gt 1 ]; then echo "big \${x}"; else printf '%s\\n' small; fi`,
+    `bash -c 'echo nested ${i}' && cat <<'EOF'\nbody ${i}\nEOF`,
+    `find . -name '*.md' -newer a${i} -exec head -1 {} \\; | sort -u | head`,
+    `python3 -c "print(${i})" || make -j2 build-${i} && sed -i 's/a/b/' f${i}.txt`,
+  ];
+  return { v: PROTOCOL_VERSION, id: `warm-up-${i}`, type: 'preflight', shell: 'bash', flag: i % 2 ? '-lc' : '-c', script: shapes[i % shapes.length], cwd: '/', pid: process.pid, sandbox_permissions: 'use_default' };
+}
+
 export class Daemon<P> {
   config: GateConfig;
   readonly broker: ApprovalBroker;
@@ -86,6 +103,9 @@ export class Daemon<P> {
   readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0 };
   private readonly checkKeys = new WeakMap<SubcommandCheck, CheckKeys>();
   private readonly verdictsJson = new WeakMap<ScriptCheck, string>();
+  private lastRequestAt = 0;
+  /** warm-up scripts decided so far, of how many (ping's info shows it) */
+  private readonly warmUpState = { done: 0, of: 0 };
   /** escalation tokens: 192 random bits, as escalation.ts's newEscalationToken, from a pool */
   private readonly tokens = new RandomIds(24);
 
@@ -98,6 +118,7 @@ export class Daemon<P> {
 
   /** The request-channel handler. */
   async handle(msg: Envelope, ctx: HandlerContext): Promise<Reply | EncodedReply> {
+    this.lastRequestAt = Date.now();
     try {
       switch (msg.type) {
         case 'ping':
@@ -120,14 +141,40 @@ export class Daemon<P> {
     }
   }
 
-  /** Decide one throw-away script so the parsers are loaded and compiled before the first real client. */
-  warmUp(): void {
-    const req = { v: PROTOCOL_VERSION, id: 'warm-up', type: 'preflight' as const, shell: 'bash', flag: '-c' as const, script: 'cd /tmp && ls -la | grep x; echo "$(date)" > /dev/null', cwd: '/', pid: process.pid, sandbox_permissions: 'use_default' as const };
-    for (let i = 0; i < 3; i++) this.currentDecider().preflight(req, this.decideContext());
+  /**
+   * Decide throw-away scripts so the parsers are loaded and compiled before real clients: a few now, then
+   * more up to `background`, one per timer turn while no client has asked anything for WARM_UP_IDLE_MS. A
+   * script the daemon has not seen costs ~10 ms with cold parsers, ~6 ms after 150 and ~2.5 ms after 400
+   * (measured); each must be new (a repeat is an assessment-cache hit and compiles nothing). About a
+   * second of idle CPU, once per daemon.
+   */
+  warmUp(background = 400): void {
+    this.warmUpState.of = background;
+    const decide = (i: number): void => {
+      try {
+        this.currentDecider().preflight(warmUpRequest(i), this.decideContext());
+      } catch (e) {
+        this.deps.log(`warm-up script ${i}: ${(e as Error).message}`); // a cold parser is slow, not wrong
+      }
+    };
+    let next = 0;
+    while (next < 3) decide(next++);
+    this.warmUpState.done = next;
+    // only in idle time: a step blocks for a few ms, so it waits while clients are being answered
+    const step = (): void => {
+      if (next >= background) return;
+      const busy = Date.now() - this.lastRequestAt < WARM_UP_IDLE_MS;
+      if (!busy) {
+        decide(next++);
+        this.warmUpState.done = next;
+      }
+      setTimeout(step, busy ? WARM_UP_IDLE_MS : 0).unref(); // never what keeps a stopping daemon alive
+    };
+    setTimeout(step, 0).unref();
   }
 
   info(): Record<string, unknown> {
-    return { pid: process.pid, session: this.deps.paths.session, protocol: PROTOCOL_VERSION, started_at: this.startedAt.toISOString(), decider: this.decider.name };
+    return { pid: process.pid, session: this.deps.paths.session, protocol: PROTOCOL_VERSION, started_at: this.startedAt.toISOString(), decider: this.decider.name, warm_up: { ...this.warmUpState } };
   }
 
   private currentDecider(): Decider {
