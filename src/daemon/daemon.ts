@@ -42,7 +42,6 @@ export interface DaemonDeps<P> {
 }
 
 const GRANT_TTL_MS = 30_000;
-const WARM_UP_IDLE_MS = 100;
 
 /** How one subcommand was settled: its Action, and who besides the policy had a say. */
 interface Settled {
@@ -143,13 +142,14 @@ export class Daemon<P> {
 
   /**
    * Decide throw-away scripts so the parsers are loaded and compiled before real clients: a few now, then
-   * more up to `background`, one per timer turn while no client has asked anything for WARM_UP_IDLE_MS. A
-   * script the daemon has not seen costs ~10 ms with cold parsers, ~6 ms after 150 and ~2.5 ms after 400
-   * (measured); each must be new (a repeat is an assessment-cache hit and compiles nothing). About a
-   * second of idle CPU, once per daemon.
+   * more up to `scripts`, one per timer turn, once the daemon is `afterMs` old and only while no client has
+   * asked anything for `idleMs`. A script the daemon has not seen costs ~10 ms with cold parsers, ~6 ms
+   * after 150 and ~2.5 ms after 400 (measured); each must be new (a repeat is an assessment-cache hit and
+   * compiles nothing). About a second of idle CPU, once, for a daemon that lives long enough to gain from
+   * it (a short-lived one, as in tests, never pays).
    */
-  warmUp(background = 400): void {
-    this.warmUpState.of = background;
+  warmUp({ scripts = 400, afterMs = 10_000, idleMs = 100 }: { scripts?: number; afterMs?: number; idleMs?: number } = {}): void {
+    this.warmUpState.of = scripts;
     const decide = (i: number): void => {
       try {
         this.currentDecider().preflight(warmUpRequest(i), this.decideContext());
@@ -158,19 +158,19 @@ export class Daemon<P> {
       }
     };
     let next = 0;
-    while (next < 3) decide(next++);
+    while (next < Math.min(3, scripts)) decide(next++);
     this.warmUpState.done = next;
-    // only in idle time: a step blocks for a few ms, so it waits while clients are being answered
+    // a step blocks for a few ms, so it waits while clients are being answered
     const step = (): void => {
-      if (next >= background) return;
-      const busy = Date.now() - this.lastRequestAt < WARM_UP_IDLE_MS;
+      if (next >= scripts) return;
+      const busy = Date.now() - this.lastRequestAt < idleMs;
       if (!busy) {
         decide(next++);
         this.warmUpState.done = next;
       }
-      setTimeout(step, busy ? WARM_UP_IDLE_MS : 0).unref(); // never what keeps a stopping daemon alive
+      setTimeout(step, busy ? idleMs : 0).unref(); // never what keeps a stopping daemon alive
     };
-    setTimeout(step, 0).unref();
+    setTimeout(step, afterMs).unref();
   }
 
   info(): Record<string, unknown> {
