@@ -141,7 +141,7 @@ export class Daemon<P> {
   }
 
   /**
-   * Decide throw-away scripts so the parsers are loaded and compiled before real clients: a few now, then
+   * Decide throw-away scripts so the parsers are loaded and compiled before real clients: one now, then
    * more up to `scripts`, one per timer turn, once the daemon is `afterMs` old and only while no client has
    * asked anything for `idleMs`. A script the daemon has not seen costs ~10 ms with cold parsers, ~6 ms
    * after 150 and ~2.5 ms after 400 (measured); each must be new (a repeat is an assessment-cache hit and
@@ -158,7 +158,9 @@ export class Daemon<P> {
       }
     };
     let next = 0;
-    while (next < Math.min(3, scripts)) decide(next++);
+    // one now (loads and compiles the parsers for the first client); each further cold one would add ~40 ms
+    // to the daemon's start, which an autostarting gate-sh waits for
+    if (scripts > 0) decide(next++);
     this.warmUpState.done = next;
     // a step blocks for a few ms, so it waits while clients are being answered
     const step = (): void => {
