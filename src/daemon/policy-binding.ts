@@ -114,6 +114,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         // the daemon's own environment is trusted (same user, started from the agent's environment)
         codeLoading: { trusted },
         ...(found.kind === 'skill' ? { skill: found.exec } : {}),
+        ...(req.real_program ? { realProgram: req.real_program } : {}),
       });
       const key = approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode

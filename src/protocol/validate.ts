@@ -52,6 +52,7 @@ export function validateExec(m: Envelope): ExecRequest {
   decodeWire(m);
   str(m, 'run_id');
   absolute(m, 'program');
+  if (m.real_program !== undefined) absolute(m, 'real_program');
   strArray(m, 'argv', false, true);
   absolute(m, 'cwd');
   int(m, 'pid');

@@ -32,6 +32,8 @@ export const CONSTRUCTOR_ATTEMPTS: [string, string][] = [
   ['raw execve syscall', `python3 -c 'import ctypes,os,sys; l=ctypes.CDLL(None); a=(ctypes.c_char_p*3)(b"/bin/rm", sys.argv[1].encode(), None); e=(ctypes.c_char_p*(len(os.environ)+1))(*[("%s=%s"%kv).encode() for kv in os.environ.items()], None); l.syscall(59, b"/bin/rm", a, e); print("execve failed")' "$T"`],
   ['posix_spawn from python', `python3 -c 'import os,sys; pid=os.posix_spawn("/bin/rm", ["rm", sys.argv[1]], os.environ); os.waitpid(pid, 0)' "$T"`],
   ['popen from python', `python3 -c 'import os,sys; print(os.popen("rm " + sys.argv[1]).read())' "$T"`],
+  // the program under another name: a symlink is resolved (a copy or hard link is not covered: README)
+  ['symlink to rm', `ln -sf /bin/rm "./alias-$T" && "./alias-$T" "$T"`],
   // exec by descriptor: python's os.execve(fd, ...) is fexecve; execveat through libc (dirfd + name)
   ['fexecve from python', `python3 -c 'import os,sys; fd=os.open("/bin/rm", os.O_RDONLY); os.execve(fd, ["rm", sys.argv[1]], dict(os.environ))' "$T"`],
   ['execveat from libc', `python3 -c 'import ctypes,os,sys; l=ctypes.CDLL(None); d=os.open("/bin", os.O_RDONLY|os.O_DIRECTORY); a=(ctypes.c_char_p*3)(b"rm", sys.argv[1].encode(), None); e=(ctypes.c_char_p*(len(os.environ)+1))(*[("%s=%s"%kv).encode() for kv in os.environ.items()], None); l.execveat(d, b"rm", a, e, 0); print("execveat failed")' "$T"`],
@@ -69,14 +71,14 @@ async function runAll(rig: Rig) {
   return out;
 }
 
-test('a forbidden rm rule holds at every depth: none of the 13 spellings (nor a raw syscall, posix_spawn, popen, fexecve, execveat) removes its target', async (t) => {
+test('a forbidden rm rule holds at every depth: none of the 13 spellings (nor a raw syscall, posix_spawn, popen, fexecve, execveat, a symlink) removes its target', async (t) => {
   const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], approve: true });
   t.after(async () => (killAll(), rig.stop()));
   const results = await runAll(rig);
   results.forEach((r, k) => {
     const name = `${ALL[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
     assert.equal(r.removed, false, `${name} removed its target (exit ${r.code}): ${r.stderr}`);
-    assert.match(r.stderr, /gate-sh: denied: .*rm/, `${name}: no denial message: ${r.stderr}`);
+    assert.match(r.stderr, /gate-sh: denied: .*(rm|alias-target)/, `${name}: no denial message: ${r.stderr}`);
     // hidden from pre-flight: the exec gate (or the nested shell's own pre-flight) said no
     if (k & 1) assert.match(r.stderr, /Execution forbidden by policy|policy forbids/, `${name}: not denied at exec time: ${r.stderr}`);
   });
