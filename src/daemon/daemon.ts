@@ -316,7 +316,8 @@ export class Daemon<P> {
       command: s.argv,
       display: cmd,
       cwd,
-      reason: s.reason ?? justification,
+      // the caller's own words first when it gave any (Codex shows the justification); the gate's reason too
+      reason: justification ? (s.reason && s.reason !== justification ? `${justification} (gate: ${s.reason})` : justification) : s.reason,
       matched_rule: s.matched_rule,
       proposed_execpolicy_amendment: s.proposed_amendment,
       amendment_rule: s.proposed_amendment ? formatAllowPrefixRule(s.proposed_amendment) : undefined,

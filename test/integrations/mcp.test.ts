@@ -167,6 +167,7 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     assert.equal(r.exit_code, 0, r.output);
     assert.equal(readFileSync(join(w, 'esc'), 'utf8'), 'yes\n');
     const asked = (a.elicitations[e0] as { message: string }).message;
+    assert.match(asked, /Reason: write the result file \(gate: /);
     assert.match(asked, /Asks: to run outside the sandbox/);
     const noProfile = await a.client.callTool({ name: 'shell', arguments: { command: 'true', workdir: w, sandbox_permissions: 'with_additional_permissions' } });
     assert.equal(noProfile.isError, true);
