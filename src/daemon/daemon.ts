@@ -198,6 +198,9 @@ export class Daemon<P> {
     const check = this.currentDecider().preflight(req, this.decideContext());
     const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
     const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions });
+    // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
+    const session = req.session_run ? this.runs.get(req.session_run) : undefined;
+    if (session) session.current = run.run_id;
     // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
     // A nested `bash -c '<script>'` whose enclosing run settled exactly this script (the person saw it
@@ -258,7 +261,7 @@ export class Daemon<P> {
       gitReadOnly: this.config.git_read_only,
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
-      settled: run?.settled.get(settleKey(req.argv, req.cwd)),
+      settled: this.settledFor(run, settleKey(req.argv, req.cwd)),
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
     ctx.setPending(null);
@@ -270,6 +273,12 @@ export class Daemon<P> {
       reply.escalation_token = token;
     }
     return reply;
+  }
+
+  /** What this run settled for an argv+cwd, or (an interactive session's run) what its current line did. */
+  private settledFor(run: RunRecord | undefined, key: string): Action | undefined {
+    if (!run) return undefined;
+    return run.settled.get(key) ?? (run.current !== undefined ? this.runs.get(run.current)?.settled.get(key) : undefined);
   }
 
   private runFinished(msg: Envelope): Reply {

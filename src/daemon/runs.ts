@@ -26,6 +26,8 @@ export interface RunRecord {
   /** scriptKey → approval id ('' when no one was asked) of each `bash -c '<script>'` settled as allowed:
    * the nested shell's own pre-flight of that exact script (same cwd) is covered by it */
   scripts: Map<string, string>;
+  /** an interactive session's run: the run of the line its bash is running now (PreflightRequest.session_run) */
+  current?: string;
 }
 
 export function settleKey(argv: string[], cwd: string): string {

@@ -69,6 +69,8 @@ class InteractiveShell {
   private rl: Interface | undefined;
   private history: string[] = [];
   private session: PtySession | undefined;
+  /** the run id the session's bash (and the exec gate inside it) was started with */
+  private sessionRun: string | undefined;
   private approver: InlineApprover | undefined;
   private readonly gate: LineGate;
   private readonly runs = new Set<string>();
@@ -197,7 +199,7 @@ class InteractiveShell {
     this.listenRaw();
     this.preflightInFlight = true;
     this.cancelled = false;
-    const verdict = await this.gate.check(line, this.cwd, this.opts.invocation.login);
+    const verdict = await this.gate.check(line, this.cwd, this.opts.invocation.login, this.sessionRun);
     this.preflightInFlight = false;
     if (!verdict.ok) {
       this.stopRaw();
@@ -247,6 +249,7 @@ class InteractiveShell {
       (e) => this.onSession(e),
     );
     this.session = session;
+    this.sessionRun = reply.run_id;
     this.cwd = cwd;
   }
 

@@ -32,6 +32,9 @@ export interface PreflightRequest {
   encoding?: 'base64';
   /** the run this script was started from (a nested `bash -c` inside a gated run) */
   parent_run?: string;
+  /** a line of an interactive session: the run of the session's long-lived bash, whose execs then carry
+   * that run id; what this line's pre-flight settled is reused for them while the line runs */
+  session_run?: string;
 }
 
 /** Where a decision came from: a rule (file:line) or a heuristic. */

@@ -44,6 +44,7 @@ export function validatePreflight(m: Envelope): PreflightRequest {
   const ap = m.additional_permissions;
   if (ap !== undefined && (typeof ap !== 'object' || ap === null || Array.isArray(ap))) fail(m, '"additional_permissions" must be an object');
   str(m, 'justification', true);
+  str(m, 'session_run', true);
   strArray(m, 'prefix_rule', true, true);
   return m as unknown as PreflightRequest;
 }

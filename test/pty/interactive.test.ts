@@ -146,6 +146,16 @@ test('an inline approval on the terminal, answered with a key: a runs it, d deni
     await s.t.waitFor(/gate-sh: denied: .*touch denied-file/, 10_000, from2);
     await s.t.waitFor(PROMPT, 10_000, from2);
     assert.equal(existsSync(join(s.d.te.dir, 'denied-file')), false);
+
+    // a later line (the session's bash runs under the first line's run): asked once, not again at exec
+    const from3 = s.t.output().length;
+    s.t.write('touch later-file\r');
+    await s.t.waitFor('answer: ', 10_000, from3);
+    s.t.write('a');
+    await s.t.waitFor(PROMPT, 10_000, from3);
+    for (let i = 0; i < 50 && !existsSync(join(s.d.te.dir, 'later-file')); i++) await sleep(20);
+    assert.ok(existsSync(join(s.d.te.dir, 'later-file')));
+    assert.equal(s.t.output().subarray(from3).toString().split('answer: ').length - 1, 1, 'one question for the line');
   } finally {
     await s.done();
   }
