@@ -59,6 +59,19 @@ interface CheckKeys {
   audit?: string;
 }
 
+/** A run record names its script; a long one is cut (each subcommand's own record has its words). */
+function clip(script: string): string {
+  return script.length > 4096 ? `${script.slice(0, 4096)}… (${script.length} characters)` : script;
+}
+
+/** The execution mode an allowed Action runs with: Run runs in place, in the caller's (turn) sandbox. */
+function executionMode(action: Action): string | undefined {
+  if (action.type === 'Run') return 'TurnDefault';
+  if (action.type !== 'Escalate') return undefined;
+  const e = action.execution;
+  return e.type === 'Permissions' ? `Permissions ${JSON.stringify(e.profile)}` : e.type;
+}
+
 /** A decision's audit record from `cwd` on, JSON without braces (AuditLog.writeEncoded). */
 function auditFields(s: SubcommandCheck, { action, outcome, extraSource }: Settled, cwd: string): string {
   const rec: Omit<AuditRecord, 'time' | 'session' | 'kind' | 'run_id'> = {
@@ -67,7 +80,7 @@ function auditFields(s: SubcommandCheck, { action, outcome, extraSource }: Settl
     source: extraSource?.kind === 'session' || extraSource?.kind === 'parent-run' ? extraSource.kind : s.matched_rule,
     decision: s.decision,
     action: formatAction(action),
-    execution: action.type === 'Escalate' ? action.execution.type : undefined,
+    execution: executionMode(action),
     approval_id: outcome?.approval_id,
     approver: outcome?.approver,
     answer: outcome ? reviewDecisionKind(outcome.decision) : undefined,
@@ -197,7 +210,7 @@ export class Daemon<P> {
     this.counters.preflight++;
     const check = this.currentDecider().preflight(req, this.decideContext());
     const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
-    const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions });
+    const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions, command: [req.shell, req.flag, clip(req.script)] });
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
     const session = req.session_run ? this.runs.get(req.session_run) : undefined;
     if (session) session.current = run.run_id;
@@ -284,7 +297,7 @@ export class Daemon<P> {
   private runFinished(msg: Envelope): Reply {
     const req = validateRunFinished(msg);
     const run = this.runs.finish(req.run_id);
-    this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, exit_status: req.exit_status, duration_ms: req.duration_ms, ...(run ? {} : { detail: 'unknown run' }) });
+    this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, argv: run?.command, exit_status: req.exit_status, duration_ms: req.duration_ms, ...(run ? {} : { detail: 'unknown run' }) });
     return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
   }
 

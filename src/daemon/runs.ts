@@ -26,6 +26,8 @@ export interface RunRecord {
   /** scriptKey → approval id ('' when no one was asked) of each `bash -c '<script>'` settled as allowed:
    * the nested shell's own pre-flight of that exact script (same cwd) is covered by it */
   scripts: Map<string, string>;
+  /** [shell, flag, script] as pre-flight saw it (the run's audit record) */
+  command?: string[];
   /** an interactive session's run: the run of the line its bash is running now (PreflightRequest.session_run) */
   current?: string;
 }
@@ -100,6 +102,7 @@ export class RunTable {
       used: now,
       sandbox_permissions: r.sandbox_permissions,
       additional_permissions: r.additional_permissions,
+      command: r.command,
       settled: new Map(),
       scripts: new Map(),
     };

@@ -29,8 +29,14 @@ test('gate log: table, --json, --run, --decision, -n, --follow', async () => {
       [a.run_id, 'rm -rf x', 'forbidden'],
       [b.run_id, 'echo hi', 'allow'],
     ]);
+    // every record carries its execution mode: Run runs in the turn sandbox; a denial has none
+    assert.deepEqual(recs.filter((r) => r.kind === 'decision').map((r) => [r.action, r.execution ?? null, r.source]), [
+      ['Run', 'TurnDefault', 'heuristic:approval-policy'],
+      [recs.find((r) => r.decision === 'forbidden').action, null, `${join(te.env.GATE_HOME, 'rules', 'r.rules')}:1`],
+      ['Run', 'TurnDefault', 'heuristic:approval-policy'],
+    ]);
     const run = recs.find((r) => r.kind === 'run');
-    assert.deepEqual([run.run_id, run.exit_status, run.duration_ms], [b.run_id, 3, 12]);
+    assert.deepEqual([run.run_id, run.argv, run.cwd, run.exit_status, run.duration_ms], [b.run_id, ['bash', '-c', 'echo hi'], '/tmp', 3, 12]);
     const forb = await runGate(te.env, ['log', '--json', '--decision', 'forbidden']);
     assert.equal(forb.stdout.trim().split('\n').length, 1);
     assert.match(forb.stdout, /r\.rules:1/);
