@@ -3,11 +3,10 @@
 // approval runs it that way, a denial runs nothing; bad asks are refused before anything runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempEnv } from '../helpers/env.js';
-import { approveConsole, startDaemon } from '../daemon/helpers.js';
 import { gateSh } from '../shell/helpers.js';
+import { consoleRig } from './helpers.js';
 import { escalationFields, EscalationArgsError } from '../../src/cli/escalation-args.js';
 
 test('escalation args: fields, paths against the cwd, and refusals', () => {
@@ -29,17 +28,9 @@ test('escalation args: fields, paths against the cwd, and refusals', () => {
 });
 
 test('gate-sh --escalate and --with-permissions: the prompt says what is asked and why; run as approved', async (t) => {
-  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
-  mkdirSync(te.env.GATE_HOME, { recursive: true });
-  // temp folders live under /tmp: keep /tmp out of the workspace so `outside` really is outside
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'sandbox_mode = "workspace-write"\napproval_timeout_ms = 15000\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n');
-  const d = await startDaemon({ te });
-  const c = await approveConsole(te.env, 'human');
-  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  const outside = join(te.dir, 'outside');
+  const { te, c, ws, outside } = await consoleRig(t, 'approval_timeout_ms = 15000\n');
   const other = join(te.dir, 'other');
-  for (const p of [ws, outside, other]) mkdirSync(p);
+  mkdirSync(other);
 
   // without asking: the turn sandbox (heuristics allow touch); its denial is offered as a rerun, refused here
   const plainRun = gateSh(['-c', `touch ${outside}/plain`], { env: te.env, cwd: ws });

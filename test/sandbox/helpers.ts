@@ -7,6 +7,8 @@ import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
 import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
 import type { SandboxContext } from '../../src/sandbox/bwrap-argv.js';
 import { findBwrap, prepareGateDirs } from '../../src/exec/sandbox-run.js';
+import type { TestContext } from 'node:test';
+import { approveConsole, startDaemon, type Console, type DaemonProc } from '../daemon/helpers.js';
 
 export interface Box extends TempEnv {
   ws: string;
@@ -51,4 +53,33 @@ export function box(extraEnv: Record<string, string> = {}): Box {
       return new Promise((res) => p.on('close', (code) => res({ out, err, status: code ?? 128 })));
     },
   };
+}
+
+export interface ConsoleRig {
+  te: TempEnv;
+  d: DaemonProc;
+  /** a `gate approve --json` console named "human" */
+  c: Console;
+  ws: string;
+  /** a folder outside the workspace (and outside the sandbox's writable roots) */
+  outside: string;
+}
+
+/**
+ * A real daemon with a workspace-write turn sandbox that leaves /tmp and $TMPDIR out (the temp folders
+ * live under /tmp: so `outside` really is outside), a console to answer prompts, a workspace and a folder
+ * outside it. `config`: more top-level config.toml lines. Stopped and removed after the test.
+ */
+export async function consoleRig(t: TestContext, config = ''): Promise<ConsoleRig> {
+  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
+  mkdirSync(te.env.GATE_HOME, { recursive: true });
+  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), `sandbox_mode = "workspace-write"\n${config}[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n`);
+  const d = await startDaemon({ te });
+  const c = await approveConsole(te.env, 'human');
+  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
+  const ws = join(te.dir, 'ws');
+  const outside = join(te.dir, 'outside');
+  mkdirSync(ws);
+  mkdirSync(outside);
+  return { te, d, c, ws, outside };
 }

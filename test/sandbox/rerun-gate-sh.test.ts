@@ -3,25 +3,14 @@
 // reaches the caller byte for byte either way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempEnv } from '../helpers/env.js';
-import { approveConsole, startDaemon } from '../daemon/helpers.js';
 import { gateSh, run } from '../shell/helpers.js';
+import { consoleRig } from './helpers.js';
 import { GATE_SH } from '../helpers/env.js';
 
 test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved; a refusal keeps the failure', async (t) => {
-  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
-  mkdirSync(te.env.GATE_HOME, { recursive: true });
-  // the temp folders live under /tmp: keep /tmp out of the workspace so `outside` really is outside
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n');
-  const d = await startDaemon({ te });
-  const c = await approveConsole(te.env, 'human');
-  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  const outside = join(te.dir, 'outside');
-  mkdirSync(ws);
-  mkdirSync(outside);
+  const { te, c, ws, outside } = await consoleRig(t);
 
   async function attempt(target: string, answer: string) {
     const script = `echo before >&2; cp /etc/hostname ${target}`;

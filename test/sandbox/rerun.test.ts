@@ -2,30 +2,19 @@
 // approval console, real bubblewrap. A denial is asked about as an escalation and rerun as approved.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempEnv } from '../helpers/env.js';
-import { approveConsole, preflight, startDaemon } from '../daemon/helpers.js';
+import { preflight } from '../daemon/helpers.js';
 import { rerunOnDenial } from '../../src/exec/sandbox-rerun.js';
 import { runCommandLine } from '../../src/exec/sandbox-run.js';
 import { sandboxArgvFor, wrapCommand } from '../../src/sandbox/wrap.js';
 import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
 import type { Action } from '../../src/protocol/action.js';
 import type { SandboxPolicy } from '../../src/sandbox/policy.js';
-import { BWRAP } from './helpers.js';
+import { BWRAP, consoleRig } from './helpers.js';
 
 test('a sandbox denial is offered as an escalation and rerun as approved; a refusal keeps the failure', async (t) => {
-  const te = tempEnv();
-  mkdirSync(te.env.GATE_HOME, { recursive: true });
-  // the temp folders are under /tmp: keep /tmp out of the workspace so that `outside` really is outside
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), '[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n');
-  const d = await startDaemon({ te });
-  const c = await approveConsole(te.env, 'human');
-  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  const outside = join(te.dir, 'outside');
-  mkdirSync(ws);
-  mkdirSync(outside);
+  const { te, d, c, ws, outside } = await consoleRig(t);
   const ctx = gateSandboxContext({ cwd: ws, env: te.env });
 
   async function attempt(script: string, answer: string) {
