@@ -62,8 +62,9 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
     preflight(req, ctx) {
       // Pure in these inputs (the cwd only enters the session-cache keys), so repeated scripts skip the
       // parsers and the key building.
-      // The session's policies change rarely: encoded once per change. Each part is self-delimiting JSON and
-      // the script comes last, so the key is unambiguous without escaping the script.
+      // The session's policies change rarely: encoded once per change (compared by identity: a config change
+      // replaces the value, never mutates it: setConfigValue). Each part is self-delimiting JSON and the
+      // script comes last, so the key is unambiguous without escaping the script.
       if (ctx.approvalPolicy !== ctxJson.approval || ctx.sandboxPolicy !== ctxJson.sandbox || ctx.gitReadOnly !== ctxJson.git)
         ctxJson = { approval: ctx.approvalPolicy, sandbox: ctx.sandboxPolicy, git: ctx.gitReadOnly, json: JSON.stringify([ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]) };
       const key = JSON.stringify([req.cwd, req.shell, req.flag, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null]) + ctxJson.json + req.script;
