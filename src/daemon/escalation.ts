@@ -31,7 +31,10 @@ export function newEscalationToken(): string {
 export class GrantTable implements EscalationRunner {
   private readonly grants = new Map<string, EscalationGrant>();
 
+  constructor(private readonly now: () => number = Date.now) {}
+
   grant(g: EscalationGrant): void {
+    this.expire();
     this.grants.set(g.token, g);
   }
 
@@ -39,7 +42,21 @@ export class GrantTable implements EscalationRunner {
   redeem(token: string): EscalationGrant | undefined {
     const g = this.grants.get(token);
     this.grants.delete(token);
-    for (const [t, x] of this.grants) if (x.expires_at < Date.now()) this.grants.delete(t);
-    return g && g.expires_at >= Date.now() ? g : undefined;
+    this.expire();
+    return g && g.expires_at >= this.now() ? g : undefined;
+  }
+
+  get size(): number {
+    return this.grants.size;
+  }
+
+  /** Grants whose shim never came: dropped from the oldest on, stopping at the first live one (grants
+   * get the same lifetime, so insertion order is expiry order); never a walk over every grant. */
+  private expire(): void {
+    const now = this.now();
+    for (const [t, x] of this.grants) {
+      if (x.expires_at >= now) break;
+      this.grants.delete(t);
+    }
   }
 }
