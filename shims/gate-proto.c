@@ -653,10 +653,13 @@ static int is_gate_var(const char *e) { return !strncmp(e, "GATE_", 5); }
 void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
                        char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
                        const char *own_path) {
-  /* the program's real path when it differs (a symlink, /proc/self/fd/N of fexecve): a rule about the
+  /* the program's real path when it is a symlink (also /proc/self/fd/N of fexecve): a rule about the
    * real program applies too (src/policy/intercepted.ts) */
   char real[PATH_MAX];
-  int has_real = realpath(program, real) != NULL && strcmp(real, program) != 0;
+  struct stat st;
+  /* only a program that is itself a symlink can have another name's rules (a folder symlink such as
+   * /bin -> usr/bin keeps the name): one lstat per exec, the rest only for symlinks */
+  int has_real = lstat(program, &st) == 0 && S_ISLNK(st.st_mode) && realpath(program, real) != NULL && strcmp(real, program) != 0;
   int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd)) || (has_real && !gate_utf8_valid(real, strlen(real)));
   for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
   for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
