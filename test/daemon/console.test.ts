@@ -1,20 +1,11 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE } from '../helpers/env.js';
-import { killAll, preflight, startDaemon, waitFor } from './helpers.js';
+import { killAll, preflight, pty, startDaemon, waitFor } from './helpers.js';
 
 after(killAll);
-
-interface Pty {
-  onData(cb: (d: string) => void): void;
-  write(d: string): void;
-  kill(sig?: string): void;
-  onExit(cb: (e: { exitCode: number }) => void): void;
-}
-const pty = createRequire(import.meta.url)('node-pty') as { spawn(file: string, args: string[], o: Record<string, unknown>): Pty };
 
 test('gate approve (interactive): shows command, cwd, reason, rule and the exact amendment line; p saves it', async () => {
   const d = await startDaemon({ args: ['--approval-policy', 'untrusted'] });

@@ -1,5 +1,6 @@
 /** Real daemon processes, real approval consoles and real request clients for the daemon tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { GATE, tempEnv, type TempEnv } from '../helpers/env.js';
 import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
@@ -119,3 +120,12 @@ export function runGate(env: Record<string, string>, args: string[], input?: str
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** node-pty, for the tests that need a real terminal (the console and the foreground daemon). */
+export interface Pty {
+  onData(cb: (d: string) => void): void;
+  write(d: string): void;
+  kill(sig?: string): void;
+  onExit(cb: (e: { exitCode: number }) => void): void;
+}
+export const pty = createRequire(import.meta.url)('node-pty') as { spawn(file: string, args: string[], o: Record<string, unknown>): Pty };

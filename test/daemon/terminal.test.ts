@@ -1,18 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { GATE, tempEnv } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/daemon/ping.js';
-import { preflight, waitFor } from './helpers.js';
-
-interface Pty {
-  onData(cb: (d: string) => void): void;
-  write(d: string): void;
-  kill(sig?: string): void;
-  onExit(cb: (e: { exitCode: number }) => void): void;
-}
-const pty = createRequire(import.meta.url)('node-pty') as { spawn(file: string, args: string[], o: Record<string, unknown>): Pty };
+import { preflight, pty, waitFor } from './helpers.js';
 
 test('gate daemon run in a terminal: prompts show there and one key answers them', async () => {
   const te = tempEnv();
