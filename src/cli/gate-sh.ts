@@ -28,7 +28,7 @@ const PREFLIGHT_OPTS = (onPending: () => void) => ({ timeoutMs: 1000, retries: 9
 
 function say(line: string): void {
   try {
-    writeSync(2, `gate-sh: ${line.replace(/^gate-sh: /, '')}\n`);
+    writeSync(2, `gate-sh: ${line}\n`);
   } catch {
     // stderr closed: the exit status still says it
   }
@@ -78,7 +78,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   try {
     paths = gatePaths(env);
   } catch (e) {
-    say((e as Error).message.replace(/^gate-sh: /, ''));
+    say((e as Error).message);
     return EXIT_DENIED;
   }
   const cwd = process.cwd();
@@ -268,7 +268,7 @@ async function autostart(env: Record<string, string | undefined>): Promise<boole
     await ensureDaemon(env);
     return true;
   } catch (e) {
-    throw new RequestError('not-running', (e as Error).message.replace(/^gate-sh: /, ''));
+    throw new RequestError('not-running', (e as Error).message);
   }
 }
 

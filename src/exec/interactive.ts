@@ -47,13 +47,13 @@ export async function runInteractive(opts: InteractiveOptions): Promise<number> 
   try {
     await shell.attachApprover();
   } catch (e) {
-    return fail(io, `${(e as Error).message.replace(/^gate-sh: /, '')}; the interactive shell needs the daemon`);
+    return fail(io, `${(e as Error).message}; the interactive shell needs the daemon`);
   }
   return shell.run();
 }
 
 function fail(io: TerminalIO, message: string): number {
-  io.output.write(`gate-sh: ${message.replace(/^gate-sh: /, '')}\n`);
+  io.output.write(`gate-sh: ${message}\n`);
   return 126;
 }
 
@@ -212,7 +212,7 @@ class InteractiveShell {
       await this.ensureSession(verdict.reply);
     } catch (e) {
       this.stopRaw();
-      this.io.output.write(`gate-sh: ${(e as Error).message.replace(/^gate-sh: /, '')}; nothing ran\n`);
+      this.io.output.write(`gate-sh: ${(e as Error).message}; nothing ran\n`);
       this.status = 126;
       this.typeahead.notRun();
       return this.prompt();

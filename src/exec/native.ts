@@ -36,6 +36,6 @@ export function gateNative(): GateNative {
     loaded = createRequire(import.meta.url)(NATIVE_PATH) as GateNative;
     return loaded;
   } catch (e) {
-    throw new Error(`gate-sh: the native addon is missing or broken (${NATIVE_PATH}): run 'npm run build' (${(e as Error).message})`);
+    throw new Error(`the native addon is missing or broken (${NATIVE_PATH}): run 'npm run build' (${(e as Error).message})`);
   }
 }

@@ -40,7 +40,7 @@ export class LineGate {
       this.client?.close();
       this.client = undefined;
       const msg = e instanceof RequestError ? e.message : (e as Error).message;
-      return { ok: false, messages: [`gate-sh: ${msg.replace(/^gate-sh: /, '')}; nothing ran`] };
+      return { ok: false, messages: [`gate-sh: ${msg}; nothing ran`] };
     }
   }
 

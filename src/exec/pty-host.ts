@@ -46,7 +46,7 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
     pty = ptySpawn(file, argv, { name: env.TERM || 'xterm-256color', cols: size.cols, rows: size.rows, cwd: opts.cwd, env, encoding: null });
   } catch (e) {
     script?.remove();
-    return Promise.reject(new Error(`gate-sh: cannot start ${opts.program} in a pseudo-terminal: ${(e as Error).message}`));
+    return Promise.reject(new Error(`cannot start ${opts.program} in a pseudo-terminal: ${(e as Error).message}`));
   }
   return new Promise<number>((resolve) => {
     const scanner = new MarkerScanner(nonce);

@@ -114,7 +114,7 @@ export class PtySession {
     let started = false;
     const s = new PtySession(o, (e) => {
       if (!started && e.kind === 'line-done') return (started = true), ready(e.cwd);
-      if (!started && e.kind === 'exit') return failed(new Error(`gate-sh: the session shell exited at start (status ${e.status})`));
+      if (!started && e.kind === 'exit') return failed(new Error(`the session shell exited at start (status ${e.status})`));
       emit(e);
     });
     const handle = await open(join(s.dir, 'cmd'), 'w'); // blocks until the wrapper opened the read end

@@ -32,7 +32,7 @@ export async function runHostSession(opts: HostSessionOptions): Promise<{ daemon
     try {
       return await client.call(op, fields);
     } catch (e) {
-      throw new RpcError(DAEMON_ERROR, (e as Error).message.replace(/^gate-sh: /, ''));
+      throw new RpcError(DAEMON_ERROR, (e as Error).message);
     }
   };
   const setConfig = async (key: string, value: string): Promise<unknown> => ({ config: (await daemon('config-set', { key, value })).config });

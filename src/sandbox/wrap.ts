@@ -28,7 +28,7 @@ export function sandboxArgvFor(execution: EscalationExecution, turn: SandboxPoli
 }
 
 export function wrapCommand(command: readonly string[], bwrapArgs: string[] | null, bwrap: string): CommandLine {
-  if (command.length === 0) throw new Error('gate-sh: empty command');
+  if (command.length === 0) throw new Error('empty command');
   if (bwrapArgs === null) return { program: command[0], args: command.slice(1), sandboxed: false };
   return { program: bwrap, args: [...bwrapArgs, ...command], sandboxed: true };
 }
