@@ -593,9 +593,9 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);
 out:
   reply_done(fd, path, kept);
-  /* A reply too large for buf, or for a datagram: the daemon keeps every reply by request id and answers
-   * a repeated id from that cache (never deciding twice), so the same request on the stream socket
-   * fetches it whole. */
+  /* A reply too large for buf, or for a datagram: the daemon keeps every reply longer than
+   * GATE_REPLY_ROOM by request id and answers a repeated id from that cache (never deciding twice), so
+   * the same request on the stream socket fetches it whole. */
   if (by_stream) return request_stream(c, id, msg, r, err, errlen);
   return rc;
 }

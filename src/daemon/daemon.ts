@@ -21,7 +21,7 @@ import type { Decider, DecideContext, ScriptCheck, SubcommandCheck } from './dec
 import type { EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import type { PolicyWatcher } from './policy-watch.js';
-import { RunTable, scriptKey, settleKey, type RunRecord } from './runs.js';
+import { newSettlement, RunTable, scriptKey, settledAction, settledScript, settleKey, type RunRecord, type Settlement } from './runs.js';
 import { extractShellInvocation } from '../script/shell-detect.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver, PromptEvent, RiskAssessment } from './approver.js';
@@ -115,6 +115,7 @@ export class Daemon<P> {
   readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0 };
   private readonly checkKeys = new WeakMap<SubcommandCheck, CheckKeys>();
   private readonly verdictsJson = new WeakMap<ScriptCheck, string>();
+  private readonly settlements = new WeakMap<ScriptCheck, Map<string, Settlement>>();
   private lastRequestAt = 0;
   /** warm-up scripts decided so far, of how many (ping's info shows it) */
   private readonly warmUpState = { done: 0, of: 0 };
@@ -218,16 +219,19 @@ export class Daemon<P> {
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
     // A nested `bash -c '<script>'` whose enclosing run settled exactly this script (the person saw it
     // whole, as one command) is not asked again: one decision per command.
-    const covered = parent?.scripts.get(scriptKey(req.script, req.cwd));
+    const covered = parent ? settledScript(parent, scriptKey(req.script, req.cwd)) : undefined;
     const inherited: DecisionSource | undefined = covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
     const quick = check.subcommands.map((s) => this.answerWithoutAsking(s, anyForbidden, inherited));
     const nobodyAsked = quick.every((q) => q !== undefined);
+    // the policy's own answers stand (the common case): what they settle is the same for every such run
+    const policyOwn = nobodyAsked && quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource);
+    if (policyOwn) run.shared = this.sharedSettlement(check, req.cwd);
     const verdicts = nobodyAsked
-      ? check.subcommands.map((s, i) => this.record(s, quick[i]!, run, 'preflight', req.cwd, run.run_id)) // no promises
+      ? check.subcommands.map((s, i) => this.record(s, quick[i]!, policyOwn ? undefined : run, 'preflight', req.cwd, run.run_id)) // no promises
       : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
     const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
     // The policy's own answers for a cached script encode to the same verdict text every time: once.
-    if (!nobodyAsked || !quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource)) return reply;
+    if (!policyOwn) return reply;
     let json = this.verdictsJson.get(check);
     if (json === undefined) this.verdictsJson.set(check, (json = JSON.stringify(verdicts)));
     return new EncodedReply(encodePreflightReply(reply, json));
@@ -291,7 +295,29 @@ export class Daemon<P> {
   /** What this run settled for an argv+cwd, or (an interactive session's run) what its current line did. */
   private settledFor(run: RunRecord | undefined, key: string): Action | undefined {
     if (!run) return undefined;
-    return run.settled.get(key) ?? (run.current !== undefined ? this.runs.get(run.current)?.settled.get(key) : undefined);
+    const current = run.current !== undefined ? this.runs.get(run.current) : undefined;
+    return settledAction(run, key) ?? (current ? settledAction(current, key) : undefined);
+  }
+
+  /** What a cached script's own policy answers settle in a cwd: made once, shared by every run of it there. */
+  private sharedSettlement(check: ScriptCheck, cwd: string): Settlement {
+    let byCwd = this.settlements.get(check);
+    if (!byCwd) this.settlements.set(check, (byCwd = new Map()));
+    let st = byCwd.get(cwd);
+    if (!st) {
+      st = newSettlement();
+      for (const s of check.subcommands) if (s.action.type !== 'Deny') this.settleInto(st, s, s.action, '', cwd);
+      // a script run from many folders would grow this without bound: keep the latest few
+      if (byCwd.size >= 16) byCwd.delete(byCwd.keys().next().value!);
+      byCwd.set(cwd, st);
+    }
+    return st;
+  }
+
+  private settleInto(st: Settlement, s: SubcommandCheck, action: Action, approvalId: string, cwd: string): void {
+    const keys = this.keysOf(s, cwd);
+    st.settled.set(keys.settle, action);
+    if (keys.script !== undefined) st.scripts.set(keys.script, approvalId);
   }
 
   private runFinished(msg: Envelope): Reply {
@@ -361,11 +387,7 @@ export class Daemon<P> {
   private record(s: SubcommandCheck, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandVerdict {
     const { action, outcome, extraSource } = settled;
     if (action.type === 'Deny') this.counters.denied++;
-    else if (run) {
-      const keys = this.keysOf(s, cwd);
-      run.settled.set(keys.settle, action);
-      if (keys.script !== undefined) run.scripts.set(keys.script, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''));
-    }
+    else if (run) this.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
     // A pre-flight check comes from the decider's cache, and when the policy's own answer stands (the common
     // case) its audit fields are the same every time: encoded once. Exec-gate checks are new each time.
     const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;

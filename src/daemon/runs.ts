@@ -21,15 +21,37 @@ export interface RunRecord {
   finished?: number;
   sandbox_permissions: SandboxPermissions;
   additional_permissions?: PermissionProfile;
+  /** what this run alone settled (a prompt's answer, an exec-time decision); made on first use */
+  own?: Settlement;
+  /** what pre-flight settled when the policy's own answers stood: one Settlement shared by every run of
+   * the same cached script in the same cwd (a run then costs a few fields, not two maps of its own) */
+  shared?: Settlement;
+  /** [shell, flag, script] as pre-flight saw it (the run's audit record) */
+  command?: string[];
+  /** an interactive session's run: the run of the line its bash is running now (PreflightRequest.session_run) */
+  current?: string;
+}
+
+export interface Settlement {
   /** argv+cwd key → the action pre-flight (or an earlier exec prompt) settled on */
   settled: Map<string, Action>;
   /** scriptKey → approval id ('' when no one was asked) of each `bash -c '<script>'` settled as allowed:
    * the nested shell's own pre-flight of that exact script (same cwd) is covered by it */
   scripts: Map<string, string>;
-  /** [shell, flag, script] as pre-flight saw it (the run's audit record) */
-  command?: string[];
-  /** an interactive session's run: the run of the line its bash is running now (PreflightRequest.session_run) */
-  current?: string;
+}
+
+export function newSettlement(): Settlement {
+  return { settled: new Map(), scripts: new Map() };
+}
+
+/** The action this run settled for an argv+cwd key, if any. */
+export function settledAction(r: RunRecord, key: string): Action | undefined {
+  return r.own?.settled.get(key) ?? r.shared?.settled.get(key);
+}
+
+/** The approval id ('' when nobody was asked) that settled a nested script for this run, if any. */
+export function settledScript(r: RunRecord, key: string): string | undefined {
+  return r.own?.scripts.get(key) ?? r.shared?.scripts.get(key);
 }
 
 export function settleKey(argv: string[], cwd: string): string {
@@ -90,7 +112,7 @@ export class RunTable {
     };
   }
 
-  create(r: Omit<RunRecord, 'run_id' | 'started' | 'used' | 'settled' | 'scripts'>): RunRecord {
+  create(r: Omit<RunRecord, 'run_id' | 'started' | 'used' | 'own' | 'shared'>): RunRecord {
     const now = this.o.now();
     // spelled out: an object spread costs ~10 µs here, a third of a cached pre-flight
     const rec: RunRecord = {
@@ -103,8 +125,6 @@ export class RunTable {
       sandbox_permissions: r.sandbox_permissions,
       additional_permissions: r.additional_permissions,
       command: r.command,
-      settled: new Map(),
-      scripts: new Map(),
     };
     this.runs.set(rec.run_id, rec);
     if (this.runs.size > this.o.maxRuns) this.evictLeastRecentlyUsed(Math.ceil(this.o.maxRuns / 10));

@@ -242,7 +242,9 @@ export class RequestClient {
       let lastLife = Date.now();
       let timer: NodeJS.Timeout | undefined;
       const pingIds = new Set<string>();
+      let finished = false;
       const done = (err: RequestError | undefined, reply?: R): void => {
+        finished = true;
         clearTimeout(timer);
         this.waiters.delete(env.id);
         for (const p of pingIds) this.waiters.delete(p);
@@ -256,12 +258,24 @@ export class RequestClient {
           () => (sent = true),
           (e: RequestError) => {
             if (e.kind !== 'overloaded') return done(sent && e.kind === 'not-running' ? died(pending) : e);
-            if (b !== buf || streaming) return; // a ping or a resend: the request itself is queued already
-            // the datagram queue stays full (many clients at once): the stream socket queues instead of refusing
+            // answered meanwhile (a resend can wait for room after the first copy's answer came), or a ping
+            if (finished || b !== buf || streaming) return;
+            // the datagram queue stays full (many clients at once): the stream socket queues instead of refusing.
+            // A resend's first copy may have been answered already, into our datagram socket (the daemon does
+            // not answer an id twice): the first answer from either socket wins and closes the other.
             streaming = true;
             clearTimeout(timer);
-            this.waiters.delete(env.id);
-            void streamRequest<R>(this.paths, env, buf, { ...opts, timeoutMs: budgetMs, retries: 0 }).then(resolve, reject);
+            const viaStream = new AbortController();
+            this.waiters.set(env.id, (m) => {
+              if (m.type === 'pending') return;
+              viaStream.abort();
+              if (m.type === 'error') done(fromErrorReply(m as unknown as { code: string; message: string }));
+              else done(undefined, m as unknown as R);
+            });
+            void streamRequest<R>(this.paths, env, buf, { ...opts, timeoutMs: budgetMs, retries: 0 }, viaStream.signal).then(
+              (r) => done(undefined, r),
+              (e: RequestError) => (viaStream.signal.aborted ? undefined : done(e)),
+            );
           },
         );
       const arm = (): void => {
@@ -326,9 +340,10 @@ export class RequestClient {
 }
 
 /** Large messages: one stream connection carries the request and its replies; its close means the daemon is gone. */
-async function streamRequest<R extends Reply>(paths: GatePaths, env: Envelope, buf: Buffer, opts: RequestOptions): Promise<R> {
+async function streamRequest<R extends Reply>(paths: GatePaths, env: Envelope, buf: Buffer, opts: RequestOptions, signal?: AbortSignal): Promise<R> {
   const net = await import('node:net');
   const timeoutMs = opts.timeoutMs ?? 2000;
+  if (signal?.aborted) throw new RequestError('not-answering', 'answered on the datagram socket');
   return new Promise<R>((resolve, reject) => {
     const conn = net.createConnection(checkSocketPath(paths.streamSock));
     const deframer = new Deframer();
@@ -342,6 +357,7 @@ async function streamRequest<R extends Reply>(paths: GatePaths, env: Envelope, b
       if (err) reject(err);
       else resolve(reply as R);
     };
+    signal?.addEventListener('abort', () => done(new RequestError('not-answering', 'answered on the datagram socket')), { once: true });
     const arm = (ms: number): void => {
       clearTimeout(timer);
       timer = setTimeout(

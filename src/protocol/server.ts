@@ -1,14 +1,14 @@
 /**
  * The request channel, server side: `request.sock` (unix datagrams, one JSON message each) and `stream.sock`
- * (u32 LE length + JSON frames) for anything over MAX_DATAGRAM. Transport only: idempotent retries (a reply
- * is cached by request id, an in-flight request is never handled twice), `pending` keepalives while a
- * handler waits for a human, error replies for bad input, bounded retry when a reply hits EAGAIN. What a
- * message means is the handler's business.
+ * (u32 LE length + JSON frames) for anything over MAX_DATAGRAM. Transport only: idempotent retries (a request
+ * id is handled once: a retry follows the request in flight, or gets its answer again), `pending` keepalives
+ * while a handler waits for a human, error replies for bad input, bounded retry when a reply hits EAGAIN.
+ * What a message means is the handler's business.
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from './codec.js';
-import { MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
+import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
 import { checkSocketPath } from './paths.js';
 import { EAGAIN, unixDgram, type DgramSocket } from './dgram.js';
 
@@ -39,18 +39,29 @@ export interface RequestServerOptions {
 }
 
 interface Target {
-  /** one message, as JSON text (no larger than MAX_DATAGRAM bytes on a datagram target: see deliver) */
-  send(json: string): void;
+  /** one message, as JSON text (no larger than MAX_DATAGRAM bytes on a datagram target: see deliver); true
+   * when it surely reached the client (a datagram the kernel queued on the client's own socket) */
+  send(json: string): boolean;
   transport: 'dgram' | 'stream';
 }
 
+/** A request being handled. */
 interface Entry {
   target: Target;
-  /** the finished reply's JSON, kept for retries of the same id */
-  reply?: string;
   pending?: string[];
   timer?: NodeJS.Timeout;
+}
+
+/**
+ * A request answered. Its reply text is kept only when it may not have reached the client whole (a stream
+ * connection, an error in its place, a datagram still being retried, one longer than CLIENT_REPLY_ROOM): a
+ * datagram the kernel queued on the client's socket is read before any retry's answer could be, so a retry
+ * of it is dropped (the id is never handled twice). Keeping every reply for a minute made each one survive the young generation: at
+ * thousands of requests a second, tens of MB copied by every scavenge, and a tail of multi-ms pauses.
+ */
+interface Done {
   expires: number;
+  reply?: string;
 }
 
 const MAX_ENTRIES = 100_000;
@@ -62,7 +73,9 @@ export function errorReply(id: string, code: ErrorCode, message: string): ErrorR
 export class RequestServer {
   private dgram?: DgramSocket;
   private stream?: Server;
-  private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Entry>();
+  /** in the order answered, so expiry order too (one TTL): swept from the front */
+  private readonly done = new Map<string, Done>();
   private sweeper?: NodeJS.Timeout;
   private logBudget = { until: 0, left: 0, dropped: 0 };
   /** Datagram replies are encoded here and sent at once (unix-dgram's send copies synchronously): no Buffer
@@ -99,8 +112,9 @@ export class RequestServer {
 
   close(): void {
     clearInterval(this.sweeper);
-    for (const e of this.entries.values()) clearInterval(e.timer);
-    this.entries.clear();
+    for (const e of this.inFlight.values()) clearInterval(e.timer);
+    this.inFlight.clear();
+    this.done.clear();
     try {
       this.dgram?.close();
     } catch {
@@ -124,7 +138,13 @@ export class RequestServer {
 
   private onConnection(c: Socket): void {
     const deframer = new Deframer();
-    const target: Target = { transport: 'stream', send: (json) => c.writable && c.write(frame(Buffer.from(json, 'utf8'))) };
+    const target: Target = {
+      transport: 'stream',
+      send: (json) => {
+        if (c.writable) c.write(frame(Buffer.from(json, 'utf8')));
+        return false; // a connection may die with the reply unread: keep it
+      },
+    };
     c.on('error', () => c.destroy());
     c.on('data', (chunk: Buffer) => {
       let frames: Buffer[];
@@ -149,22 +169,26 @@ export class RequestServer {
       this.reject(target, errorReply(pe.id ?? readIdLoosely(buf), pe.code, pe.message));
       return;
     }
-    const existing = this.entries.get(msg.id);
-    if (existing) {
-      // A retry: never handle twice. Answer from the cache, or follow the in-flight request.
-      if (target) existing.target = target;
-      if (existing.reply) this.deliver(existing, existing.reply, msg.id);
-      else if (existing.pending) this.sendPending(existing, msg.id);
+    // A retry: never handle twice. Follow the request in flight, or answer from what is kept.
+    const inFlight = this.inFlight.get(msg.id);
+    if (inFlight) {
+      if (target) inFlight.target = target;
+      if (inFlight.pending) this.sendPending(inFlight, msg.id);
+      return;
+    }
+    const done = this.done.get(msg.id);
+    if (done) {
+      if (done.reply !== undefined && target && this.deliver(target, done.reply, msg.id)) done.reply = undefined;
       return;
     }
     if (!target) return;
     // Bounded memory under a flood of distinct valid requests: shed load, the client retries.
-    if (this.entries.size >= MAX_ENTRIES) {
+    if (this.inFlight.size + this.done.size >= MAX_ENTRIES) {
       this.sweep();
-      if (this.entries.size >= MAX_ENTRIES) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
+      if (this.inFlight.size + this.done.size >= MAX_ENTRIES) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
     }
-    const entry: Entry = { target, expires: Number.POSITIVE_INFINITY };
-    this.entries.set(msg.id, entry);
+    const entry: Entry = { target };
+    this.inFlight.set(msg.id, entry);
     const ctx: HandlerContext = {
       transport: target.transport,
       peer,
@@ -181,18 +205,23 @@ export class RequestServer {
       return errorReply(msg.id, 'internal', `daemon error: ${e instanceof Error ? e.message : String(e)}; see the daemon log`);
     }).then((reply) => {
       this.setPending(entry, msg.id, null);
-      entry.reply = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
-      entry.expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
-      this.deliver(entry, entry.reply, msg.id);
+      this.inFlight.delete(msg.id);
+      const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
+      const reached = this.deliver(entry.target, json, msg.id);
+      this.done.set(msg.id, reached ? { expires: Date.now() + (this.opts.replyCacheMs ?? 60_000) } : { expires: Date.now() + (this.opts.replyCacheMs ?? 60_000), reply: json });
     });
   }
 
-  private deliver(entry: Entry, json: string, id: string): void {
+  /** Whether the reply surely reached the client (see Done). */
+  private deliver(target: Target, json: string, id: string): boolean {
     // a UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting
     const bytes = json.length * 3 <= MAX_DATAGRAM ? 0 : Buffer.byteLength(json, 'utf8');
-    if (entry.target.transport === 'dgram' && bytes > MAX_DATAGRAM)
-      entry.target.send(encodeText(errorReply(id, 'too-large', `reply of ${bytes} bytes is over ${MAX_DATAGRAM}; resend the same request on stream.sock`) as unknown as Envelope));
-    else entry.target.send(json);
+    if (target.transport === 'dgram' && bytes > MAX_DATAGRAM) {
+      target.send(encodeText(errorReply(id, 'too-large', `reply of ${bytes} bytes is over ${MAX_DATAGRAM}; resend the same request on stream.sock`) as unknown as Envelope));
+      return false; // kept for the stream resend
+    }
+    const whole = json.length * 3 <= CLIENT_REPLY_ROOM || (bytes || Buffer.byteLength(json, 'utf8')) <= CLIENT_REPLY_ROOM;
+    return target.send(json) && target.transport === 'dgram' && whole;
   }
 
   private setPending(entry: Entry, id: string, ids: string[] | null): void {
@@ -205,31 +234,32 @@ export class RequestServer {
   }
 
   private sendPending(entry: Entry, id: string): void {
-    if (entry.pending) entry.target.send(encodeText({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
+    if (entry.pending) void entry.target.send(encodeText({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
   }
 
   private reject(target: Target | undefined, err: ErrorReply): void {
     this.counters.errors++;
     this.logLimited(`request rejected (${err.code}): ${err.message}`);
-    target?.send(encodeText(err as unknown as Envelope));
+    void target?.send(encodeText(err as unknown as Envelope));
   }
 
-  /** Datagram replies: EAGAIN (receiver's queue full) gets a bounded, backed-off retry. */
-  private sendDatagram(json: string, path: string): void {
+  /** Datagram replies: EAGAIN (receiver's queue full) gets a bounded, backed-off retry. True: queued at once. */
+  private sendDatagram(json: string, path: string): boolean {
     // deliver() answers an oversized reply with an error; anything else that large is dropped, never cut short
     if (json.length * 3 > MAX_DATAGRAM && Buffer.byteLength(json, 'utf8') > MAX_DATAGRAM) {
       this.counters.replyDrops++;
       this.logLimited(`reply to ${path} dropped: over ${MAX_DATAGRAM} bytes`);
-      return;
+      return false;
     }
     const n = this.scratch.write(json, 0, 'utf8');
-    this.sendBytes(this.scratch, n, path, 0);
+    return this.sendBytes(this.scratch, n, path, 0);
   }
 
-  private sendBytes(buf: Buffer, n: number, path: string, attempt: number): void {
-    if (!this.dgram) return;
+  private sendBytes(buf: Buffer, n: number, path: string, attempt: number): boolean {
+    if (!this.dgram) return false;
+    let queued = false;
     this.dgram.send(buf, 0, n, path, (err) => {
-      if (!err) return;
+      if (!err) return void (queued = true);
       if ((err.code === EAGAIN || err.message === 'congestion') && attempt < 8) {
         // the callback runs inside send(), so `buf` still holds this message: keep a copy for the retry
         const copy = Buffer.from(buf.subarray(0, n));
@@ -239,11 +269,16 @@ export class RequestServer {
       this.counters.replyDrops++;
       this.logLimited(`reply to ${path} dropped: ${err.message}`);
     });
+    return queued; // unix-dgram calls back inside send()
   }
 
+  /** Forget answered requests past their time: from the oldest on, so O(expired), not O(kept). */
   private sweep(): void {
     const now = Date.now();
-    for (const [id, e] of this.entries) if (e.expires < now) this.entries.delete(id);
+    for (const [id, d] of this.done) {
+      if (d.expires >= now) break;
+      this.done.delete(id);
+    }
   }
 
   /** Logs at most 20 lines per 10 s so a flood of garbage cannot fill the disk. */

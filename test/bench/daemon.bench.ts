@@ -4,9 +4,12 @@
  * p99 ≤ 5 ms). Also: new scripts (the parsers' cost; 8 clients in a closed loop wait for each other, so p50 ≈
  * 8 × the service time), both while the daemon has been busy since it started (its parsers' JIT still cold)
  * and after its idle-time warm-up; exec-gate decisions and ping round trips, to separate transport from
- * decision cost. Prints one JSON object on its last line.
+ * decision cost. 8,000 timed pre-flights (1,000 per client): in a closed loop every client waits on the same
+ * daemon, so one pause of it delays 8 requests at once, and with only 800 samples a single pause would be
+ * the p99. The share of CPU time the VM's host took (steal) during the timed part is printed beside the
+ * figures: it is time no process here ran. Prints one JSON object on its last line.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { RequestClient } from '../../src/protocol/client.js';
@@ -18,6 +21,12 @@ const SCRIPT = 'git status && ls -la src && cat README.md | grep -n gate; npm te
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return Number(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))].toFixed(3));
+}
+
+/** [steal, total] jiffies from /proc/stat's cpu line */
+function cpuTimes(): [number, number] {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return [f[7] ?? 0, f.reduce((a, b) => a + b, 0)];
 }
 
 async function measure(clients: RequestClient[], perClient: number, msg: (ci: number, i: number) => Record<string, unknown>): Promise<number[]> {
@@ -46,8 +55,10 @@ async function main(): Promise<void> {
   try {
     const clients = Array.from({ length: 8 }, () => RequestClient.open(d.paths));
     const preflight = (ci: number) => ({ type: 'preflight', shell: 'bash', flag: '-lc', script: SCRIPT, cwd: '/tmp', pid: ci, sandbox_permissions: 'use_default' });
-    await measure(clients, 10, preflight); // warm-up
-    const pf = await measure(clients, 100, preflight);
+    await measure(clients, 200, preflight); // warm-up (the daemon's JIT)
+    const t0 = cpuTimes();
+    const pf = await measure(clients, 1000, preflight);
+    const t1 = cpuTimes();
     const single = await measure(clients.slice(0, 1), 200, preflight); // service time without queueing
     // a different script every time (no assessment cache hits): the parsers' cost shows
     const unique = await measure(clients, 25, (ci, i) => ({ ...preflight(ci), script: SCRIPT.replace('echo done', `echo done-${ci}-${i}`) }));
@@ -71,6 +82,9 @@ async function main(): Promise<void> {
         preflight_10_subcommands_p99_ms: pct(pf, 99),
         target_p50_ms: 1,
         target_p99_ms: 5,
+        preflight_timed: pf.length,
+        steal_pct_during_preflight: Number(((100 * (t1[0] - t0[0])) / Math.max(1, t1[1] - t0[1])).toFixed(1)),
+        loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
         preflight_1_client_p50_ms: pct(single, 50),
         preflight_1_client_p99_ms: pct(single, 99),
         preflight_uncached_p50_ms: pct(unique, 50),

@@ -76,7 +76,7 @@ test('10,000 malformed datagrams (garbage, bad version, huge, truncated, unbound
   }
 });
 
-test('50 concurrent clients x 100 requests: no lost or crossed replies; a retried id is answered from the cache', async () => {
+test('50 concurrent clients x 100 requests: no lost or crossed replies; a retried id is handled once', async () => {
   const te = tempEnv();
   mkdirSync(join(te.env.GATE_HOME, 'rules'), { recursive: true });
   writeFileSync(join(te.env.GATE_HOME, 'rules', 'r.rules'), 'prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["make"], decision="allow")\n');
@@ -112,17 +112,21 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
     assert.equal(counts.reduce((a, b) => a + b, 0), 5000);
     process.stderr.write(`# 5000 requests from 50 clients in ${ms} ms\n`);
 
-    // the same id twice (a client retry): one decision, one run, the same reply
+    // the same id twice (a client's retry racing its answer): one decision, one run, one answer; a retry of
+    // an id answered into the client's socket is not handled again, nor answered twice
     const c = RequestClient.open(d.paths);
+    let runId: string;
     try {
       const msg = { type: 'preflight', id: 'retry-1', shell: 'bash', flag: '-c', script: 'true', cwd: '/tmp', pid: 1, sandbox_permissions: 'use_default' };
+      assert.ok(c.notify(msg));
       const a: any = await c.request(msg);
-      const b: any = await c.request(msg);
-      assert.equal(a.run_id, b.run_id);
+      runId = a.run_id;
+      await assert.rejects(c.request(msg, { timeoutMs: 300, retries: 0 }), /did not answer/);
     } finally {
       c.close();
     }
     const audit = readFileSync(join(te.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(audit.filter((r) => r.kind === 'decision' && r.run_id === runId).length, 1);
     assert.equal(audit.filter((r) => r.kind === 'decision').length, 51);
     assert.equal(audit.filter((r) => r.kind === 'exec').length, 4950);
   } finally {
@@ -131,13 +135,21 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
   }
 });
 
-test('a 1 MiB script goes over stream.sock and is decided', async () => {
+test('a 1 MiB script goes over stream.sock and is decided; an answer too large for a datagram is kept for the stream resend', async () => {
   const d = await startDaemon({ args: ['--approval-policy', 'never', '--sandbox', 'danger-full-access'] });
   try {
     const script = 'echo ' + 'a'.repeat(1 << 20);
     const r = await preflight(d.paths, script);
     assert.equal(r.type, 'preflight');
     assert.ok(r.subcommands[0].argv.join(' ').length > 1 << 20);
+    // a request that fits a datagram whose answer does not: the client resends it on stream.sock and gets the
+    // answer the daemon kept for that id (decided once)
+    const many = Array.from({ length: 3000 }, (_, i) => `echo w${i}`).join('; ');
+    assert.ok(many.length < 60_000);
+    const big = await preflight(d.paths, many);
+    assert.ok(big.subcommands.length >= 3000);
+    const audit = readFileSync(join(d.te.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(audit.filter((a) => a.kind === 'decision' && a.run_id === big.run_id).length, big.subcommands.length);
   } finally {
     await d.stop();
     d.te.cleanup();
