@@ -22,7 +22,8 @@ export interface SubcommandCheck {
   available_decisions: ReviewDecision[];
   /** "file:line" of the deciding rule, or "heuristic:<name>" */
   matched_rule?: string;
-  /** session approval cache key (shell + canonical command + cwd + requested permissions) */
+  /** the session-approval cache key (shell + canonical command + cwd + requested permissions); empty for an
+   * exec-time check that asks nobody (never looked up) */
   cache_key: string;
   /** a literal command found inside a complex script: it can deny or ask, but how the script runs is
    * the whole script's entry's business (it is checked, not executed as its own step) */

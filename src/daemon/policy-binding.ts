@@ -117,11 +117,12 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         ...(found.kind === 'skill' ? { skill: found.exec } : {}),
         ...(req.real_program ? { realProgram: req.real_program } : {}),
       });
-      const key = approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,
       // skill permissions) says otherwise.
       const action = ctx.settled && !d.hardening && !(d.action !== 'prompt' && d.action.type === 'Deny') ? ctx.settled : d.action;
+      // the session-approval key is only looked up for a prompt: not built for every exec that runs
+      const key = action === 'prompt' ? approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution }) : '';
       return toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);
     },
   };

@@ -152,8 +152,9 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // A widening escalation must not carry code-loading variables silently, nor run a program the
   // sandboxed caller could have written (a rule approved `git`, not `./bin/git` in the workspace).
   const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
-  const codeLoading = { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd) };
-  const loading = widens && ctx.env ? codeLoadingVariables(ctx.env, codeLoading) : [];
+  // (only a widening run needs the writable roots: not worked out for every exec that runs in place)
+  const codeLoading = widens ? { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd) } : undefined;
+  const loading = codeLoading && ctx.env ? codeLoadingVariables(ctx.env, codeLoading) : [];
   const vars = loading.map((v) => v.name).join(', ');
   if (decision === 'prompt') {
     const why = byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks';
@@ -162,7 +163,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // A skill script with declared permissions runs with them only after a human said so.
   if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading, hardening: 'skill-permissions' });
   if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
-  if (widens && isInsideAny(program, codeLoading.writableRoots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
+  if (codeLoading && isInsideAny(program, codeLoading.writableRoots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
   return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
 }
 
