@@ -13,8 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { RequestClient } from '../../src/protocol/client.js';
-import { startDaemon, killAll, waitFor } from '../daemon/helpers.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { startDaemon, killAll, warmedUp } from '../daemon/helpers.js';
 
 const SCRIPT = 'git status && ls -la src && cat README.md | grep -n gate; npm test && make build; tool17 sub x && echo done && pwd && wc -l notes.txt && tool999 sub y';
 
@@ -65,15 +64,7 @@ async function main(): Promise<void> {
     const exec = await measure(clients, 200, (ci, i) => ({ type: 'exec', run_id: 'bench', program: `/usr/local/bin/tool${i % 1000}`, argv: [`tool${i % 1000}`, 'sub', String(ci)], cwd: '/tmp', pid: ci }));
     const ping = await measure(clients, 200, () => ({ type: 'ping' }));
     // the same uncached load once the daemon has had idle time to compile its parsers (its warm-up)
-    const warm = await waitFor(
-      async () => {
-        await new Promise((r) => setTimeout(r, 500)); // a ping is a request too: poll slowly
-        const w = ((await pingDaemon(d.paths)) as { warm_up: { done: number; of: number } }).warm_up;
-        return w.done === w.of ? w : undefined;
-      },
-      'the daemon warm-up',
-      120_000,
-    );
+    const warm = await warmedUp(d.paths);
     const uniqueWarm = await measure(clients, 25, (ci, i) => ({ ...preflight(ci), script: SCRIPT.replace('echo done', `echo warm-${ci}-${i}`) }));
     clients.forEach((c) => c.close());
     console.log(

@@ -13,17 +13,12 @@
  */
 import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { escFixture, gateSh, run, startRig, killAll, waitFor, type Rig } from '../exec-gate/helpers.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { escFixture, gateSh, run, startRig, killAll, type Rig } from '../exec-gate/helpers.js';
+import { warmedUp } from '../daemon/helpers.js';
 
-/** A steady daemon: its idle-time warm-up (parsers compiled on 400 scripts, from 10 s after start) done,
- * so that its CPU is not counted as the exec gate's, nor competes with the timed runs. */
+/** A steady daemon (warmedUp): its idle-time warm-up neither counted as the exec gate's CPU nor competing. */
 async function warmed(rig: Rig): Promise<Rig> {
-  await waitFor(async () => {
-    await new Promise((r) => setTimeout(r, 500)); // a ping is a request too: poll slowly
-    const w = ((await pingDaemon(rig.paths)) as { warm_up?: { done: number; of: number } } | undefined)?.warm_up;
-    return w && w.done === w.of ? true : undefined;
-  }, 'the daemon warm-up', 120_000);
+  await warmedUp(rig.paths);
   return rig;
 }
 

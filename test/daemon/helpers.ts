@@ -64,6 +64,22 @@ export async function startDaemon(opts: { te?: TempEnv; args?: string[]; env?: R
   };
 }
 
+/**
+ * Once the daemon's idle-time warm-up (its parsers compiled on throw-away scripts, from 10 s after start)
+ * is done: benchmarks measure a steady daemon, whose warm-up CPU is neither counted nor competing.
+ */
+export async function warmedUp(paths: GatePaths): Promise<{ done: number; of: number }> {
+  return waitFor(
+    async () => {
+      await new Promise((r) => setTimeout(r, 500)); // a ping is a request too (it defers the warm-up): poll slowly
+      const w = ((await pingDaemon(paths)) as { warm_up?: { done: number; of: number } } | undefined)?.warm_up;
+      return w && w.done === w.of ? w : undefined;
+    },
+    'the daemon warm-up',
+    120_000,
+  );
+}
+
 export function preflight(paths: GatePaths, script: string, extra: Partial<Outgoing> = {}): Promise<Reply & Record<string, any>> {
   return request(paths, { type: 'preflight', shell: 'bash', flag: '-c', script, cwd: '/tmp', pid: process.pid, sandbox_permissions: 'use_default', ...extra }, { timeoutMs: 5000 }) as Promise<Reply & Record<string, any>>;
 }
