@@ -11,6 +11,8 @@ export interface BurstResult {
   ok: number;
   lost: number;
   crossed: number;
+  /** handles still open once every request was answered and the client closed */
+  open: number;
   errors: string[];
   ms: number;
   p50: number | null;

@@ -6,12 +6,13 @@ import { bursts } from './bursts.js';
 
 const daemon = fileDaemon();
 
-test('50 concurrent client processes × 20 scripts (4 in flight each): every reply arrives, none crossed', { timeout: 300_000 }, async () => {
+test('50 concurrent client processes × 20 scripts (4 in flight each): every reply arrives, none crossed, nothing left open', { timeout: 300_000 }, async () => {
   const res = await bursts(daemon.d.te.env, 50, 20, 4);
   assert.equal(res.length, 50);
   for (const r of res) {
     assert.equal(r.lost, 0, `${r.tag}: ${r.errors.join('; ')}`);
     assert.equal(r.crossed, 0, r.tag);
+    assert.equal(r.open, 0, `${r.tag}: handles left open after the last answer`);
     assert.equal(r.ok, 20, r.tag);
   }
 });
