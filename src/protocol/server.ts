@@ -10,7 +10,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from './codec.js';
 import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
 import { checkSocketPath } from './paths.js';
-import { EAGAIN, unixDgram, type DgramSocket } from './dgram.js';
+import { EAGAIN, ECONNREFUSED, ENOENT, unixDgram, type DgramSocket } from './dgram.js';
 
 export interface HandlerContext {
   /** 'dgram' or 'stream': where the request came from */
@@ -267,6 +267,9 @@ export class RequestServer {
         return;
       }
       this.counters.replyDrops++;
+      // a client gone before its answer (gate-sh sends run-finished and exits without waiting for the ack)
+      // is not worth a log line per run
+      if (err.code === ENOENT || err.code === ECONNREFUSED) return;
       this.logLimited(`reply to ${path} dropped: ${err.message}`);
     });
     return queued; // unix-dgram calls back inside send()
