@@ -56,8 +56,9 @@ interface Entry {
  * A request answered. Its reply text is kept only when it may not have reached the client whole (a stream
  * connection, an error in its place, a datagram still being retried, one longer than CLIENT_REPLY_ROOM): a
  * datagram the kernel queued on the client's socket is read before any retry's answer could be, so a retry
- * of it is dropped (the id is never handled twice). Keeping every reply for a minute made each one survive the young generation: at
- * thousands of requests a second, tens of MB copied by every scavenge, and a tail of multi-ms pauses.
+ * of it is dropped (the id is never handled twice). Keeping every reply for a minute made each one survive
+ * the young generation: at thousands of requests a second, tens of MB copied by every scavenge, and a tail
+ * of multi-ms pauses.
  */
 interface Done {
   expires: number;
@@ -207,8 +208,8 @@ export class RequestServer {
       this.setPending(entry, msg.id, null);
       this.inFlight.delete(msg.id);
       const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
-      const reached = this.deliver(entry.target, json, msg.id);
-      this.done.set(msg.id, reached ? { expires: Date.now() + (this.opts.replyCacheMs ?? 60_000) } : { expires: Date.now() + (this.opts.replyCacheMs ?? 60_000), reply: json });
+      const expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
+      this.done.set(msg.id, this.deliver(entry.target, json, msg.id) ? { expires } : { expires, reply: json });
     });
   }
 
@@ -234,13 +235,13 @@ export class RequestServer {
   }
 
   private sendPending(entry: Entry, id: string): void {
-    if (entry.pending) void entry.target.send(encodeText({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
+    if (entry.pending) entry.target.send(encodeText({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
   }
 
   private reject(target: Target | undefined, err: ErrorReply): void {
     this.counters.errors++;
     this.logLimited(`request rejected (${err.code}): ${err.message}`);
-    void target?.send(encodeText(err as unknown as Envelope));
+    target?.send(encodeText(err as unknown as Envelope));
   }
 
   /** Datagram replies: EAGAIN (receiver's queue full) gets a bounded, backed-off retry. True: queued at once. */
