@@ -4,7 +4,9 @@
  * p99 ≤ 5 ms). Also: new scripts (the parsers' cost; 8 clients in a closed loop wait for each other, so p50 ≈
  * 8 × the service time), both while the daemon has been busy since it started (its parsers' JIT still cold)
  * and after its idle-time warm-up; exec-gate decisions and ping round trips, to separate transport from
- * decision cost. 8,000 timed pre-flights (1,000 per client): in a closed loop every client waits on the same
+ * decision cost. 8,000 timed pre-flights (1,000 per client), after as many untimed ones (a daemon serving
+ * agents all day is warm: its JIT has tiered up, its heap has grown to its working size; 1,600 were not
+ * enough, the first 8,000 after them had a p99 ~1.5 ms higher). In a closed loop every client waits on the same
  * daemon, so one pause of it delays 8 requests at once, and with only 800 samples a single pause would be
  * the p99. The share of CPU time the VM's host took (steal) during the timed part is printed beside the
  * figures: it is time no process here ran. Prints one JSON object on its last line.
@@ -54,7 +56,7 @@ async function main(): Promise<void> {
   try {
     const clients = Array.from({ length: 8 }, () => RequestClient.open(d.paths));
     const preflight = (ci: number) => ({ type: 'preflight', shell: 'bash', flag: '-lc', script: SCRIPT, cwd: '/tmp', pid: ci, sandbox_permissions: 'use_default' });
-    await measure(clients, 200, preflight); // warm-up (the daemon's JIT)
+    await measure(clients, 1000, preflight); // warm-up: a daemon serving agents all day is warm (its JIT tiers, its heap sizes)
     const t0 = cpuTimes();
     const pf = await measure(clients, 1000, preflight);
     const t1 = cpuTimes();
