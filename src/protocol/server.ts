@@ -36,6 +36,8 @@ export interface RequestServerOptions {
   /** how long a finished reply stays cached for retries */
   replyCacheMs?: number;
   keepaliveMs?: number;
+  /** answered ids remembered at most (the oldest are forgotten first; default 100,000) */
+  maxAnswered?: number;
 }
 
 interface Target {
@@ -65,7 +67,12 @@ interface Done {
   reply?: string;
 }
 
-const MAX_ENTRIES = 100_000;
+/** Requests being handled at most: beyond it a new one is answered `busy` (a flood, not a load). */
+const MAX_IN_FLIGHT = 100_000;
+/** Answered ids remembered at most, the oldest forgotten first: a retry comes seconds after its request,
+ * not 100,000 answers later. (Counting them against the in-flight bound made a sustained ~1,700 requests
+ * a second, e.g. `find -exec` over many files, turn `busy` after a minute.) */
+const MAX_ANSWERED = 100_000;
 
 export function errorReply(id: string, code: ErrorCode, message: string): ErrorReply {
   return { v: PROTOCOL_VERSION, id, type: 'error', code, message };
@@ -184,10 +191,7 @@ export class RequestServer {
     }
     if (!target) return;
     // Bounded memory under a flood of distinct valid requests: shed load, the client retries.
-    if (this.inFlight.size + this.done.size >= MAX_ENTRIES) {
-      this.sweep();
-      if (this.inFlight.size + this.done.size >= MAX_ENTRIES) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
-    }
+    if (this.inFlight.size >= MAX_IN_FLIGHT) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
     const entry: Entry = { target };
     this.inFlight.set(msg.id, entry);
     const ctx: HandlerContext = {
@@ -210,6 +214,7 @@ export class RequestServer {
       const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
       const expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
       this.done.set(msg.id, this.deliver(entry.target, json, msg.id) ? { expires } : { expires, reply: json });
+      if (this.done.size > (this.opts.maxAnswered ?? MAX_ANSWERED)) this.done.delete(this.done.keys().next().value!);
     });
   }
 

@@ -135,6 +135,28 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
   }
 });
 
+test('past 100,000 answered requests the daemon still answers: remembered ids are forgotten oldest first, never busy', async () => {
+  // a sustained ~1,700 requests a second (a `find -exec` over many files) used to turn 'busy' after a minute
+  const d = await startDaemon({ args: ['--approval-policy', 'never', '--sandbox', 'danger-full-access'] });
+  const clients = Array.from({ length: 8 }, () => RequestClient.open(d.paths));
+  try {
+    const types = new Map<string, number>();
+    await Promise.all(
+      clients.map(async (c) => {
+        for (let i = 0; i < 13_000; i++) {
+          const r = await c.request({ type: 'ping' }, { retries: 0 });
+          types.set(r.type, (types.get(r.type) ?? 0) + 1);
+        }
+      }),
+    );
+    assert.deepEqual([...types], [['ack', 104_000]]);
+  } finally {
+    clients.forEach((c) => c.close());
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
 test('a 1 MiB script goes over stream.sock and is decided; an answer too large for a datagram is kept for the stream resend', async () => {
   const d = await startDaemon({ args: ['--approval-policy', 'never', '--sandbox', 'danger-full-access'] });
   try {
