@@ -4,20 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { GATE_SH, tempEnv } from '../helpers/env.js';
-import { runGate, startDaemon } from '../daemon/helpers.js';
+import { GATE_SH } from '../helpers/env.js';
+import { runGate } from '../daemon/helpers.js';
+import { configuredDaemon } from './helpers.js';
 import { TRUSTED_BWRAP_DIRS } from '../../src/exec/sandbox-run.js';
 
 test('bubblewrap missing: gate-sh names the package, exits 126, nothing ran; danger-full-access still runs', async (t) => {
-  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
-  mkdirSync(te.env.GATE_HOME, { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'sandbox_mode = "workspace-write"\n');
-  const d = await startDaemon({ te });
-  t.after(async () => (await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  mkdirSync(ws);
+  const { te, ws } = await configuredDaemon(t, 'sandbox_mode = "workspace-write"\n');
   // cover every bwrap gate-sh would trust, in a namespace of gate-sh's own
   const hide = TRUSTED_BWRAP_DIRS.map((dir) => join(dir, 'bwrap')).filter((p) => existsSync(p));
   assert.ok(hide.length > 0, 'bubblewrap is installed on this machine (.ci/run installs it)');

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
-import { GATE_SH, tempEnv } from '../helpers/env.js';
-import { startDaemon } from '../daemon/helpers.js';
+import { GATE_SH } from '../helpers/env.js';
 import { gateSh, run, startRig, waitFor, type Rig } from '../exec-gate/helpers.js';
+import { configuredDaemon } from './helpers.js';
 
 // Temp folders live under /tmp, which workspace-write makes writable: "outside" is under /var/tmp.
 let outside: string;
@@ -72,13 +72,7 @@ test('signals sent to gate-sh reach the sandboxed script: traps run, untrapped S
 });
 
 test('bad input: a configured writable root that does not exist → a clear error, exit 126, nothing ran', async (t) => {
-  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
-  mkdirSync(te.env.GATE_HOME, { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nwritable_roots = ["/nonexistent/gate-root"]\n');
-  const d = await startDaemon({ te });
-  t.after(async () => (await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  mkdirSync(ws);
+  const { te, ws } = await configuredDaemon(t, 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nwritable_roots = ["/nonexistent/gate-root"]\n');
   const r = await run(GATE_SH, ['-c', 'touch ran'], { env: te.env, cwd: ws });
   assert.equal(r.code, 126);
   assert.match(r.stderr, /^gate-sh: writable root '\/nonexistent\/gate-root' does not exist or is not a folder; nothing ran\n$/);

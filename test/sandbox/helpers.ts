@@ -55,6 +55,19 @@ export function box(extraEnv: Record<string, string> = {}): Box {
   };
 }
 
+/** A real daemon whose config.toml is `config` (no autostart), and an empty workspace folder; stopped and
+ * removed after the test. */
+export async function configuredDaemon(t: TestContext, config: string): Promise<{ te: TempEnv; d: DaemonProc; ws: string }> {
+  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
+  mkdirSync(te.env.GATE_HOME, { recursive: true });
+  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), config);
+  const d = await startDaemon({ te });
+  t.after(async () => (await d.stop(), te.cleanup()));
+  const ws = join(te.dir, 'ws');
+  mkdirSync(ws);
+  return { te, d, ws };
+}
+
 export interface ConsoleRig {
   te: TempEnv;
   d: DaemonProc;
