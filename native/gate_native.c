@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/socket.h>

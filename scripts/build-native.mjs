@@ -1,0 +1,46 @@
+// Builds gate-sh's native parts: the exec-time shims (shims/: libgate.so, gate-shell, bin/*) with make,
+// and the N-API addon (build/Release/gate_native.node) with node-gyp. Run by `npm install` (the package's
+// `install` script, in a clone and in an installed tarball) and by `npm run build`.
+// All or nothing: when a step fails, the compiler's own message has already gone to stderr; this adds what
+// to install, removes what the failed build left (so no half-built tree looks usable) and exits 1, which
+// stops `npm install`. GATE_WERROR=1 (set by .ci/run) turns compiler warnings into errors in both builds.
+// Trust: runs at install time with the installing user's rights; runs only make, the C compiler and
+// node-gyp on the package's own sources.
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ADDON = join(ROOT, 'build', 'Release', 'gate_native.node');
+const HINT = 'the native parts need make, gcc and python3 (Debian/Ubuntu: apt-get install -y make gcc python3); fix the cause, then run npm install again';
+
+function fail(what) {
+  process.stderr.write(`\ngate-sh: ${what}; nothing of gate-sh's native parts is left half-built.\ngate-sh: ${HINT}\n`);
+  spawnSync('make', ['-s', '-C', join(ROOT, 'shims'), 'clean'], { stdio: 'ignore' });
+  rmSync(join(ROOT, 'build'), { recursive: true, force: true });
+  process.exit(1);
+}
+
+/** The first of `names` found on PATH, or undefined. */
+function onPath(...names) {
+  for (const n of names) if (spawnSync('sh', ['-c', `command -v ${n}`], { stdio: 'ignore' }).status === 0) return n;
+  return undefined;
+}
+
+const missing = [['make'], ['gcc', 'cc'], ['python3']].filter((alts) => !onPath(...alts)).map((alts) => alts[0]);
+if (missing.length) fail(`cannot build the native parts: ${missing.join(', ')} not found on PATH`);
+
+const werror = process.env.GATE_WERROR === '1';
+const make = spawnSync('make', ['-s', '-C', join(ROOT, 'shims'), ...(werror ? ['-B', 'GATE_WERROR=1'] : [])], { stdio: 'inherit' });
+if (make.status !== 0) fail(`building the exec-time shims failed (make -C shims, status ${make.status ?? make.signal}: the compiler's message is above)`);
+
+// node-gyp only when the addon is missing or older than its source or build file (a rebuild costs ~10 s)
+const mtime = (p) => statSync(join(ROOT, p)).mtimeMs;
+const fresh = existsSync(ADDON) && !werror && statSync(ADDON).mtimeMs > Math.max(mtime('native/gate_native.c'), mtime('binding.gyp'));
+if (!fresh) {
+  // npm puts its own node-gyp on PATH for lifecycle scripts; `npm run build` too
+  const gyp = spawnSync('node-gyp', ['rebuild', '--silent'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, GATE_WERROR: werror ? '1' : '' } });
+  if (gyp.error) fail(`cannot run node-gyp (${gyp.error.message}); run this through npm (npm install or npm run build)`);
+  if (gyp.status !== 0 || !existsSync(ADDON)) fail(`building the native addon failed (node-gyp rebuild, status ${gyp.status ?? gyp.signal}: the compiler's message is above)`);
+}
