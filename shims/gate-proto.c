@@ -606,7 +606,7 @@ out:
 #define W(s) { s, sizeof s - 1 }
 static const struct word { const char *s; size_t n; } LOADING_NAMES[] = {
   W("PATH"), W("ENV"), W("BASH_ENV"), W("PROMPT_COMMAND"), W("PS4"), W("SHELLOPTS"), W("BASHOPTS"), W("ZDOTDIR"),
-  W("INPUTRC"), W("GCONV_PATH"), W("LOCPATH"), W("HOSTALIASES"), W("CLASSPATH"), W("PAGER"), W("MANPAGER"),
+  W("INPUTRC"), W("GCONV_PATH"), W("LOCPATH"), W("HOSTALIASES"), W("CLASSPATH"), W("PAGER"), W("GH_PAGER"), W("MANPAGER"),
   W("SYSTEMD_PAGER"), W("LESSOPEN"), W("LESSCLOSE"), W("EDITOR"), W("VISUAL"), W("BROWSER"), W("SSH_ASKPASS"),
   W("SUDO_ASKPASS"), W("MAKEFLAGS"), W("MFLAGS"), W("GEM_PATH"), W("GEM_HOME"), W("CARGO_HOME"),
   W("RUSTC_WRAPPER"), W("PERLLIB"), { NULL, 0 } };

@@ -3,11 +3,14 @@ import { deny, type Action } from '../protocol/action.js';
 import { shlexJoin } from '../policy/shlex.js';
 import type { ApprovalOutcome } from './approvals.js';
 
-/** The Action for an outcome; `approved` is what an approval turns the command into. */
-export function outcomeAction(o: ApprovalOutcome, approved: Action, cmd: string, timeoutMs: number): Action {
+/**
+ * The Action for an outcome; `approved` is what an approval turns the command into. `why` is the prompt's
+ * own reason (a rule's justification, the code-loading variables it names): a headless denial says it too.
+ */
+export function outcomeAction(o: ApprovalOutcome, approved: Action, cmd: string, timeoutMs: number, why?: string): Action {
   switch (o.auto) {
     case 'no-approver':
-      return deny(`approval needed for '${cmd}' but no approver is attached (run 'gate approve')`);
+      return deny(`approval needed for '${cmd}' but no approver is attached (run 'gate approve')${why ? `: ${why}` : ''}`);
     case 'timeout':
       return deny(`approval for '${cmd}' timed out after ${seconds(timeoutMs)} s`);
     case 'shutdown':

@@ -423,7 +423,7 @@ export class Daemon<P> {
         this.deps.log(`amendment for ${shlexJoin(prefix)} could not be saved: ${(e as Error).message}`);
       }
     }
-    return outcomeAction(o, s.action, cmd, this.config.approval_timeout_ms);
+    return outcomeAction(o, s.action, cmd, this.config.approval_timeout_ms, s.reason);
   }
 
   /** `reject.mcp_elicitations`: MCP elicitation approvers are never asked; the other approvers still are. */

@@ -13,7 +13,7 @@ import { decideIntercepted } from '../policy/intercepted.js';
 import { lookupSkill, skillsFor, type SkillLookup } from '../skills/lookup.js';
 import { approvalKey } from '../policy/approval-key.js';
 import type { ExecApprovalRequirement } from '../policy/requirement.js';
-import type { Action, ReviewDecision } from '../protocol/action.js';
+import { deny, type Action, type ReviewDecision } from '../protocol/action.js';
 import type { Decider, ScriptCheck, SubcommandCheck } from './decide.js';
 import type { PolicyLoader } from './policy-watch.js';
 
@@ -141,6 +141,17 @@ interface Judged {
 }
 
 /** An assessment entry (pre-flight) or an intercepted-exec decision, as the daemon acts on it. */
+/**
+ * A denial by a forbidden rule with a justification says the justification and where the rule is, at
+ * pre-flight and at exec time alike (the exec gate's own text is Codex's bare `Execution forbidden by
+ * policy`): the model reads it ("use trash instead") wherever the denial happens.
+ */
+function citeRule(reason: string, by: VerdictSource): [Action, string] {
+  if (by.type !== 'rule' || by.decision !== 'forbidden' || by.justification === undefined) return [deny(reason), reason];
+  const cited = `${reason.includes(by.justification) ? reason : `${reason}: ${by.justification}`} (rule ${by.file}:${by.line})`;
+  return [deny(cited), cited];
+}
+
 export function toCheck(s: Judged, cacheKey: string, literal = false): SubcommandCheck {
   const by = s.decided_by;
   const req = s.requirement;
@@ -149,7 +160,7 @@ export function toCheck(s: Judged, cacheKey: string, literal = false): Subcomman
     s.action === 'prompt'
       ? ['needs_approval', s.on_approval ?? { type: 'Deny', reason: 'approval gives no action' }, given]
       : s.action.type === 'Deny'
-        ? ['forbidden', s.action, s.action.reason]
+        ? ['forbidden', ...citeRule(s.action.reason, by)]
         : ['skip', s.action, given];
   // one object literal (no spreads of a built object: on the exec-gate path each costs microseconds)
   const check: SubcommandCheck = {

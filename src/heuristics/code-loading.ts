@@ -16,12 +16,32 @@ const NAMES = new Set([
   'NODE_OPTIONS', 'NODE_PATH', 'NODE_REPL_EXTERNAL_MODULE',
   'PERL5LIB', 'PERLLIB', 'PERL5OPT', 'PERL5DB', 'RUBYOPT', 'RUBYLIB', 'GEM_PATH', 'GEM_HOME',
   'JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS', 'CLASSPATH',
-  'PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'LESSOPEN', 'LESSCLOSE', 'EDITOR', 'VISUAL', 'BROWSER',
+  'PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GH_PAGER', 'LESSOPEN', 'LESSCLOSE', 'EDITOR', 'VISUAL', 'BROWSER',
   'SSH_ASKPASS', 'SUDO_ASKPASS', 'LD_BIND_NOT', 'MAKEFLAGS', 'MFLAGS', 'CARGO_HOME', 'RUSTC_WRAPPER',
   'NPM_CONFIG_USERCONFIG', 'npm_config_userconfig', 'NPM_CONFIG_PREFIX', 'PIP_CONFIG_FILE',
 ]);
 /** Families: any variable with one of these prefixes (git config overrides, exported bash functions, DYLD). */
 const PREFIXES = ['GIT_CONFIG', 'BASH_FUNC_', 'LD_', 'DYLD_'];
+/**
+ * Pager and editor variables: each names a program that git, man, gh... run. A value naming a program
+ * that runs nothing else is no code loading (agents export `PAGER=cat GIT_PAGER=cat`, `GIT_EDITOR=true`
+ * to every command); any other value (`sh -c ...`, `/tmp/evil`, `less` with an option list) is judged as
+ * today. Bare names only: a path could be a copy, and PATH is judged on its own.
+ */
+const PAGERS = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GH_PAGER']);
+const EDITORS = new Set(['EDITOR', 'VISUAL', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR']);
+/** `cat` copies; `less` with only flag clusters pages (its LESSOPEN is judged on its own); an empty pager is git's "no pager". */
+const SAFE_PAGER = /^(|cat|less( -[A-Za-z]+)*)$/;
+/** `true` and `:` leave the file as it is (git then uses it unchanged). */
+const SAFE_EDITOR = /^(true|:)$/;
+
+/** Does this variable's value name a program that loads or runs nothing else? */
+export function isSafeValue(name: string, value: string): boolean {
+  if (PAGERS.has(name)) return SAFE_PAGER.test(value);
+  if (EDITORS.has(name)) return SAFE_EDITOR.test(value);
+  return false;
+}
+
 /** Directories a PATH may always contain (root-owned system folders). */
 const SYSTEM_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']);
 
@@ -63,7 +83,7 @@ export function codeLoadingVariables(env: Readonly<Record<string, string | undef
       if (bad.length) out.push({ name, value, reason: `PATH entries that can shadow programs: ${bad.map((e) => e || '(empty = cwd)').join(', ')}` });
       continue;
     }
-    if (!isCodeLoadingName(name)) continue;
+    if (!isCodeLoadingName(name) || isSafeValue(name, value)) continue;
     const own = opts.own?.[name];
     if (own && value.split(/[: ]/).every((e) => e === '' || own.includes(e))) continue;
     out.push({ name, value, reason: `${name} can make the program load or run other code` });

@@ -162,7 +162,8 @@ test('exec requests reuse what pre-flight settled for the run; escalations carry
     const allowed = await exec(['make', 'all']);
     assert.deepEqual(allowed.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
     assert.equal(typeof allowed.escalation_token, 'string');
-    assert.deepEqual((await exec(['rm', '-f', 'x'])).action, { type: 'Deny', reason: 'Execution forbidden by policy' });
+    // the exec-time denial carries the rule's justification and where the rule is, as pre-flight does
+    assert.deepEqual((await exec(['rm', '-f', 'x'])).action, { type: 'Deny', reason: `Execution forbidden by policy: use trash (rule ${join(te.env.GATE_HOME, 'rules', 'team.rules')}:1)` });
     assert.equal(c.events.filter((e) => e.type === 'prompt').length, 1, 'pre-flight answer reused');
   } finally {
     await c.close();
