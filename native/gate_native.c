@@ -1,7 +1,8 @@
 /*
  * gate_native — the calls Node cannot make: receive descriptors (SCM_RIGHTS) on a Unix stream socket and
- * read the peer's credentials (SO_PEERCRED), for the escalation runner on escalate.sock; and a plain pipe,
- * so a child's stdout and stderr can share one (gate-sh's merged relay keeps their interleaving exact).
+ * read the peer's credentials (SO_PEERCRED), for the escalation runner on escalate.sock; a plain pipe,
+ * so a child's stdout and stderr can share one (gate-sh's merged relay keeps their interleaving exact); and
+ * the session lock, an open-file-description lock the kernel holds (src/daemon/lock.ts).
  * N-API, no state; the socket stays owned by Node's net.Socket (paused while we read from it).
  */
 #define _GNU_SOURCE
@@ -106,6 +107,38 @@ static napi_value make_pipe(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* One write lock on the whole file, owned by the open file description (F_OFD_*): released when the last
+ * descriptor closes or the process dies, whatever PID namespace looked at it. */
+static struct flock whole_file(void) {
+  struct flock fl;
+  memset(&fl, 0, sizeof fl);
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  return fl;
+}
+
+/* tryLock(fd): true when taken, false when another open file description holds it (never waits). */
+static napi_value try_lock(napi_env env, napi_callback_info info) {
+  int32_t fd;
+  if (arg_int(env, info, &fd, 1)) { napi_throw_type_error(env, NULL, "tryLock(fd)"); return NULL; }
+  struct flock fl = whole_file();
+  napi_value out;
+  if (fcntl(fd, F_OFD_SETLK, &fl) == 0) { napi_get_boolean(env, true, &out); return out; }
+  if (errno == EAGAIN || errno == EACCES) { napi_get_boolean(env, false, &out); return out; }
+  return throw_errno(env, "fcntl(F_OFD_SETLK)", errno);
+}
+
+/* isLocked(fd): does another open file description hold the lock? Asks without taking it (F_OFD_GETLK). */
+static napi_value is_locked(napi_env env, napi_callback_info info) {
+  int32_t fd;
+  if (arg_int(env, info, &fd, 1)) { napi_throw_type_error(env, NULL, "isLocked(fd)"); return NULL; }
+  struct flock fl = whole_file();
+  if (fcntl(fd, F_OFD_GETLK, &fl)) return throw_errno(env, "fcntl(F_OFD_GETLK)", errno);
+  napi_value out;
+  napi_get_boolean(env, fl.l_type != F_UNLCK, &out);
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value f;
   napi_create_function(env, "recvFds", NAPI_AUTO_LENGTH, recv_fds, NULL, &f);
@@ -114,6 +147,10 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "peerCred", f);
   napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, make_pipe, NULL, &f);
   napi_set_named_property(env, exports, "pipe", f);
+  napi_create_function(env, "tryLock", NAPI_AUTO_LENGTH, try_lock, NULL, &f);
+  napi_set_named_property(env, exports, "tryLock", f);
+  napi_create_function(env, "isLocked", NAPI_AUTO_LENGTH, is_locked, NULL, &f);
+  napi_set_named_property(env, exports, "isLocked", f);
   return exports;
 }
 

@@ -9,7 +9,8 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkSocketPaths, gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
-import { pingDaemon } from './ping.js';
+import { pingDaemon, probeDaemon } from './ping.js';
+import { diagnoseAbsent, reachDaemon, unreachableMessage } from './reach.js';
 
 /** Repository root: dist/src/daemon/autostart.js → ../../.. */
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -26,7 +27,18 @@ export interface StartOptions {
 
 export async function ensureDaemon(env: Env = process.env): Promise<void> {
   const paths = gatePaths(env);
-  if (await pingDaemon(paths, 1000)) return;
+  // A daemon starting or stopping (lock held, sockets not bound) or accepting without answering yet is
+  // waited for; one that runs where this process cannot talk to it (another sandbox around us) is said at
+  // once: starting one would only be refused by the lock and leave us waiting.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const reach = await reachDaemon(paths, env, 1000);
+    if (reach.state === 'up') return;
+    if (reach.state === 'unreachable') throw new AutostartError(unreachableMessage(reach.why));
+    if (reach.state === 'down') break;
+    if (Date.now() > deadline) throw new AutostartError(`the gate daemon did not answer within 30 s (${reach.why}); check 'gate status'`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   if (env.GATE_NO_AUTOSTART === '1')
     throw new AutostartError(`the gate daemon is not running and GATE_NO_AUTOSTART=1; start it with 'gate daemon start' (or 'gate daemon run' in a terminal)`);
   const { loadConfig } = await import('../config/load.js');
@@ -58,8 +70,15 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
     const info = await pingDaemon(paths, 500);
     if (info) return info;
     // Our child failed, and nobody else's daemon answers either: report why.
-    if (exited !== undefined && exited !== 0 && !(await pingDaemon(paths, 300))) {
+    if (exited !== undefined && exited !== 0) {
+      const again = await probeDaemon(paths, 300);
+      if (again.ok) return again.info;
       if (!/already running/.test(tail(logFile, from))) throw new AutostartError(`the gate daemon failed to start: ${tail(logFile, from)}`);
+      // another starter's daemon holds the lock: wait for it, unless its socket is unreachable from here
+      if (again.code !== 'timeout') {
+        const why = diagnoseAbsent(paths, env, again.code);
+        if (why.state === 'unreachable') throw new AutostartError(unreachableMessage(why.why));
+      }
     }
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 200);

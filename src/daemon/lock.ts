@@ -1,96 +1,102 @@
 /**
- * One daemon per session: an O_CREAT|O_EXCL lock file holding the owner's pid.
+ * One daemon per session: a write lock the kernel holds on <session>/daemon.lock (an open-file-description
+ * lock, fcntl F_OFD_SETLK, through the native addon).
  *
- * Why this scheme: Node has no flock, and O_EXCL creation is atomic on local filesystems. A lock whose pid
- * is dead (or reused by a process that is not a gate daemon) is stale; breaking it is itself guarded by a
- * short-lived O_EXCL "break" file so that two starters that both saw the same stale lock cannot both win:
- * the second re-reads the lock under the break file, finds a live owner and backs off.
+ * Why this scheme: the kernel drops the lock when its holder dies and judges holders by open file, not by
+ * pid. A pid written in a file (the scheme before) let a starter in another PID namespace (a sandbox's) see
+ * a live daemon's pid as dead, break its lock and delete its sockets. The lock file is never removed:
+ * removing it would let a second starter lock a new file while the first still holds the old one. Its
+ * content (pid and PID namespace of the holder) is for people and `gate daemon stop`, never the lock.
+ * Not pure (files, fcntl). Trust: the file lives in the owner-only session folder.
  */
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { gateNative } from '../exec/native.js';
 
 export interface LockHandle {
   path: string;
+  /** Write down whether the daemon answers on its sockets (while not, a missing socket means "starting" or
+   * "stopping", not "removed"). */
+  markReady(ready: boolean): void;
   release(): void;
 }
 
-export type LockResult = { ok: true; lock: LockHandle } | { ok: false; owner: number };
-
-/** Try to take the lock; never waits for a live owner. */
-export function acquireLock(path: string, pid = process.pid): LockResult {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    try {
-      const fd = openSync(path, 'wx', 0o600);
-      writeSync(fd, `${pid}\n`);
-      closeSync(fd);
-      return { ok: true, lock: { path, release: () => releaseLock(path, pid) } };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    const owner = readOwner(path);
-    if (owner !== undefined && isGateProcess(owner)) return { ok: false, owner };
-    breakStale(path, owner);
-  }
-  return { ok: false, owner: readOwner(path) ?? -1 };
+/** Who holds the lock, as it wrote itself down: its pid as seen from its own PID namespace. */
+export interface LockOwner {
+  pid: number;
+  /** `pid:[inode]` of the holder's PID namespace, when it could read it */
+  pidNamespace?: string;
+  /** its sockets are bound (missing sockets then mean they were removed, or are hidden from the reader) */
+  ready?: boolean;
 }
 
-export function readOwner(path: string): number | undefined {
+export type LockResult = { ok: true; lock: LockHandle } | { ok: false; owner: LockOwner | undefined };
+
+/** This process's PID namespace (`pid:[4026531836]`), or undefined without /proc. */
+export function pidNamespace(): string | undefined {
   try {
-    const n = Number.parseInt(readFileSync(path, 'utf8'), 10);
-    return Number.isInteger(n) && n > 0 ? n : undefined;
+    return readlinkSync('/proc/self/ns/pid');
   } catch {
     return undefined;
   }
 }
 
-/** Alive, and (where /proc tells us) a node process running gate: guards against pid reuse. */
-export function isGateProcess(pid: number): boolean {
+/** Try to take the lock; never waits for a holder. The descriptor stays open (close-on-exec) until release. */
+export function acquireLock(path: string): LockResult {
+  const fd = openSync(path, constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  let taken = false;
   try {
-    process.kill(pid, 0);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+    taken = gateNative().tryLock(fd);
+  } finally {
+    if (!taken) closeSync(fd);
   }
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('gate');
-  } catch {
-    return true;
-  }
+  if (!taken) return { ok: false, owner: readOwner(path) };
+  const ns = pidNamespace();
+  const write = (ready: boolean): void => {
+    ftruncateSync(fd, 0);
+    writeSync(fd, `${process.pid}${ns ? ` ${ns}` : ''}${ready ? ' ready' : ''}\n`, 0);
+  };
+  write(false);
+  let released = false;
+  const release = (): void => {
+    if (released) return;
+    released = true;
+    try {
+      ftruncateSync(fd, 0); // no owner written down once it is gone
+    } finally {
+      closeSync(fd); // drops the lock
+    }
+  };
+  return { ok: true, lock: { path, release, markReady: (ready) => released || write(ready) } };
 }
 
-function breakStale(path: string, sawOwner: number | undefined): void {
-  const guard = `${path}.break`;
-  try {
-    // A break file older than 10 s belongs to a starter that died mid-break.
-    if (Date.now() - statSync(guard).mtimeMs > 10_000) unlinkSync(guard);
-  } catch {
-    /* no guard file */
-  }
+/**
+ * Is the lock held by someone (another open file)? Asked without taking it, so a daemon starting at the same
+ * moment is never refused because of the question. undefined when there is no lock file to ask about.
+ */
+export function lockHeld(path: string): boolean | undefined {
   let fd: number;
   try {
-    fd = openSync(guard, 'wx', 0o600);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
   } catch {
-    return; // someone else is breaking it; the caller retries
+    return undefined;
   }
   try {
-    const now = readOwner(path);
-    if (now === sawOwner && (now === undefined || !isGateProcess(now))) {
-      try {
-        unlinkSync(path);
-      } catch {
-        /* already gone */
-      }
-    }
+    return gateNative().isLocked(fd);
   } finally {
     closeSync(fd);
-    unlinkSync(guard);
   }
 }
 
-function releaseLock(path: string, pid: number): void {
-  if (readOwner(path) === pid) {
-    try {
-      unlinkSync(path);
-    } catch {
-      /* already gone */
-    }
+/** The holder as written in the lock file ("<pid> [pid:[ns]] [ready]"); undefined when empty or unreadable. */
+export function readOwner(path: string): LockOwner | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
   }
+  const m = /^(\d+)(?: (pid:\[\d+\]))?( ready)?\s*$/.exec(text);
+  if (!m) return undefined;
+  const pid = Number(m[1]);
+  return pid > 0 ? { pid, ...(m[2] ? { pidNamespace: m[2] } : {}), ...(m[3] ? { ready: true } : {}) } : undefined;
 }

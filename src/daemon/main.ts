@@ -10,7 +10,8 @@ import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
 import { startEscalationRunner } from '../exec/escalation-start.js';
-import { acquireLock } from './lock.js';
+import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
+import { pingDaemon } from './ping.js';
 import { PolicyWatcher } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
 import type { Approver } from './approver.js';
@@ -36,6 +37,23 @@ export function ensureDirs(paths: GatePaths): void {
   }
 }
 
+function runCleanups(cleanups: (() => void)[]): void {
+  for (const f of cleanups.splice(0).reverse()) {
+    try {
+      f();
+    } catch {
+      /* keep cleaning */
+    }
+  }
+}
+
+/** "pid 123" or "pid 123 in PID namespace pid:[...], not this one" */
+export function ownerText(owner: LockOwner | undefined): string {
+  if (!owner) return 'its pid not written yet';
+  const ns = pidNamespace();
+  return owner.pidNamespace && ns && owner.pidNamespace !== ns ? `pid ${owner.pid} in another PID namespace, ${owner.pidNamespace}` : `pid ${owner.pid}`;
+}
+
 export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`));
   const paths = gatePaths(opts.env);
@@ -47,17 +65,16 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
   }
   ensureDirs(paths);
   const lock = acquireLock(paths.lockFile);
-  if (!lock.ok) throw new DaemonStartError(`a gate daemon is already running for session '${paths.session}' (pid ${lock.owner})`);
+  if (!lock.ok) throw new DaemonStartError(`a gate daemon is already running for session '${paths.session}' (${ownerText(lock.owner)})`);
   const cleanups: (() => void)[] = [() => lock.lock.release()];
-  const cleanup = (): void => {
-    for (const f of cleanups.reverse()) {
-      try {
-        f();
-      } catch {
-        /* keep cleaning */
-      }
-    }
-  };
+  // The lock is ours, yet a daemon that does not take it (an older gate-sh) may still answer there: its
+  // sockets are never removed from under it.
+  const other = await pingDaemon(paths, 500);
+  if (other) {
+    runCleanups(cleanups);
+    throw new DaemonStartError(`a gate daemon is already running for session '${paths.session}' (pid ${String(other.pid)}) without holding ${paths.lockFile}; stop it with 'gate daemon stop'`);
+  }
+  const cleanup = (): void => runCleanups(cleanups);
   try {
     const audit = new AuditLog(config.audit_log ?? paths.auditLog, paths.session);
     cleanups.push(() => audit.close());
@@ -95,6 +112,8 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     const approvals = new ApprovalServer(paths.approvalSock, daemon, log);
     await approvals.start();
     cleanups.push(() => approvals.close());
+    lock.lock.markReady(true);
+    cleanups.push(() => lock.lock.markReady(false)); // before the sockets go
     writeFileSync(paths.pidFile, `${process.pid}\n`, { mode: 0o600 });
     cleanups.push(() => unlinkSync(paths.pidFile));
     watcher.start();

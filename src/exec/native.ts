@@ -1,7 +1,8 @@
 /**
  * The native addon (native/gate_native.c, built by node-gyp at install): descriptor passing and peer
- * credentials on Unix sockets, which Node's net module cannot do, and a plain pipe. Loaded lazily: only the
- * daemon's escalation runner and gate-sh's merged stdout+stderr relay need it.
+ * credentials on Unix sockets, which Node's net module cannot do, a plain pipe, and the session lock. Loaded
+ * lazily: only the daemon (escalation runner, lock), gate-sh's merged stdout+stderr relay and the diagnosis
+ * of an unreachable daemon need it.
  */
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -24,6 +25,11 @@ export interface GateNative {
   peerCred(fd: number): PeerCred;
   /** A pipe: [readFd, writeFd], both close-on-exec. */
   pipe(): [number, number];
+  /** The session lock (src/daemon/lock.ts): an open-file-description write lock on the whole file.
+   * true when taken; false when another open file description holds it. Never waits. */
+  tryLock(fd: number): boolean;
+  /** Whether another open file description holds that lock, asked without taking it. */
+  isLocked(fd: number): boolean;
 }
 
 export const NATIVE_PATH = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'build', 'Release', 'gate_native.node');

@@ -8,13 +8,14 @@
  * at once). Without any answer the same message (same id: idempotent) is resent, a bounded number of times.
  */
 import { createRequire } from 'node:module';
-import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { decode, encode, frame, needsStream, newId, Deframer, ProtocolError, type Envelope } from './codec.js';
 import { PROTOCOL_VERSION, type Pending, type Reply } from './messages.js';
 import { checkSocketPath, type GatePaths } from './paths.js';
 
-export type RequestErrorKind = 'not-running' | 'not-answering' | 'overloaded' | 'protocol' | 'version';
+/** `unreachable`: a daemon may run, but a sandbox around this process hides or forbids its sockets. */
+export type RequestErrorKind = 'not-running' | 'unreachable' | 'not-answering' | 'overloaded' | 'protocol' | 'version';
 
 /** How long a datagram may wait for room in the daemon's queue before the request moves to the stream socket. */
 const CONGESTION_MS = 300;
@@ -45,7 +46,33 @@ export interface RequestOptions {
 /** Messages as the client sends them: the envelope fields are filled in here. */
 export type Outgoing = { type: string; id?: string; v?: number } & Record<string, unknown>;
 
-const ERRNO: Record<number, string> = { [-2]: 'ENOENT', [-111]: 'ECONNREFUSED', [-11]: 'EAGAIN', [-13]: 'EACCES', [-30]: 'EROFS' };
+const ERRNO: Record<number, string> = { [-1]: 'EPERM', [-2]: 'ENOENT', [-111]: 'ECONNREFUSED', [-11]: 'EAGAIN', [-13]: 'EACCES', [-30]: 'EROFS' };
+
+/** Errors a sandbox gives for a socket it forbids (seccomp: EPERM; Landlock, modes: EACCES; read-only: EROFS). */
+export const DENIED_ERRNOS = new Set([-1, -13, -30]);
+
+/** What to do about it, said the same for every route that ends here (gate-sh, gate mcp, gate approve, hooks). */
+export function unreachableMessage(why: string): string {
+  return (
+    `cannot reach the gate daemon from here: ${why}${seccompNote()}. ` +
+    `This process seems to run inside another sandbox (the agent's own, a container, bubblewrap) that hides or forbids the daemon's socket. ` +
+    `Turn the agent's own sandbox off and let gate-sh sandbox the commands (Codex: sandbox_mode = "danger-full-access"), ` +
+    `or route the agent through 'gate mcp' or its hook (see 'gate setup')`
+  );
+}
+
+/** " (this process runs under a seccomp filter)" when /proc says so: supporting detail, never the verdict. */
+function seccompNote(): string {
+  try {
+    return /^Seccomp:\s*2$/m.test(readFileSync('/proc/self/status', 'utf8')) ? ' (this process runs under a seccomp filter)' : '';
+  } catch {
+    return '';
+  }
+}
+
+function unreachable(why: string): RequestError {
+  return new RequestError('unreachable', unreachableMessage(why));
+}
 
 /**
  * unix-dgram's native binding, loaded directly: its JS wrapper pulls in `bindings` (a path search), `dgram`
@@ -162,6 +189,7 @@ export class RequestClient {
     if (err < 0) {
       c.close();
       if (err === -2) throw notRunning(paths.requestSock, `no folder ${paths.clientDir}`);
+      if (DENIED_ERRNOS.has(err)) throw unreachable(`binding a reply socket in ${paths.clientDir} is refused with ${ERRNO[err]}`);
       throw new RequestError('not-running', `cannot bind a reply socket at ${replyPath} (${ERRNO[err] ?? err}); check 'gate status'`);
     }
     // Connected, so a full daemon queue wakes us when it drains (the kernel only does that for connected
@@ -169,6 +197,7 @@ export class RequestClient {
     err = c.native.connect(c.fd, checkSocketPath(paths.requestSock));
     if (err < 0) {
       c.close();
+      if (DENIED_ERRNOS.has(err)) throw unreachable(`connecting to ${paths.requestSock} is refused with ${ERRNO[err]}`);
       throw notRunning(paths.requestSock, err === -111 ? 'stale socket' : err === -2 ? 'no socket' : `connect: ${ERRNO[err] ?? err}`);
     }
     return c;
@@ -209,6 +238,7 @@ export class RequestClient {
         }
         if (code === -2) return reject(notRunning(this.paths.requestSock, 'no socket'));
         if (code === -111) return reject(notRunning(this.paths.requestSock, 'stale socket'));
+        if (DENIED_ERRNOS.has(code)) return reject(unreachable(`sending to ${this.paths.requestSock} is refused with ${ERRNO[code]}`));
         if (code === -11) return reject(new RequestError('overloaded', `the gate daemon is overloaded (its queue stayed full for ${(budgetMs / 1000).toFixed(1)} s); retry, or check 'gate status'`));
         reject(new RequestError('protocol', `send to ${this.paths.requestSock} failed (${ERRNO[code] ?? code})`));
       };
@@ -372,6 +402,7 @@ async function streamRequest<R extends Reply>(paths: GatePaths, env: Envelope, b
     conn.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return done(notRunning(paths.streamSock, 'no socket'));
       if (e.code === 'ECONNREFUSED') return done(notRunning(paths.streamSock, 'stale socket'));
+      if (e.code === 'EPERM' || e.code === 'EACCES' || e.code === 'EROFS') return done(unreachable(`connecting to ${paths.streamSock} is refused with ${e.code}`));
       done(new RequestError('protocol', `stream connection to the gate daemon failed: ${e.message}`));
     });
     conn.on('close', () => done(new RequestError('not-answering', `the gate daemon closed the connection before answering; check 'gate status'`)));

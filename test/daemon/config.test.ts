@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFromEnv, configFromTable, configView, ConfigError, DEFAULT_CONFIG, setConfigValue } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/load.js';
 import { tempEnv } from '../helpers/env.js';
 import { parseSince, matches, formatRecord } from '../../src/daemon/audit-query.js';
-import { acquireLock } from '../../src/daemon/lock.js';
+import { acquireLock, lockHeld, readOwner } from '../../src/daemon/lock.js';
 
 test('defaults with no config: on-request, workspace-write, autostart, 120 s', () => {
   const te = tempEnv();
@@ -87,14 +87,20 @@ test('audit filters and rows; the session lock: exclusive, a dead owner is stale
     const path = join(te.dir, 'lock');
     const a = acquireLock(path);
     assert.ok(a.ok);
-    // The owner pid is alive but not a gate process (pid reuse after a crash): stale. A live gate daemon's
-    // lock is refused: lifecycle.test.ts starts a second real daemon.
-    const b = acquireLock(path, 999_999);
-    assert.ok(b.ok);
-    writeFileSync(path, '2147483646\n'); // a pid that does not exist
+    assert.equal(lockHeld(path), true);
+    assert.deepEqual(readOwner(path), { pid: process.pid, pidNamespace: readlinkSync('/proc/self/ns/pid') });
+    // The kernel holds it per open file, so even this same process cannot take it twice. A live daemon's
+    // lock across PID namespaces: lifecycle.test.ts.
+    const b = acquireLock(path);
+    assert.deepEqual(b, { ok: false, owner: { pid: process.pid, pidNamespace: readlinkSync('/proc/self/ns/pid') } });
+    if (a.ok) a.lock.release();
+    assert.equal(lockHeld(path), false);
+    assert.equal(readOwner(path), undefined, 'no owner written down once released');
+    writeFileSync(path, '2147483646\n'); // what a crashed daemon leaves: a pid, no lock
     const c = acquireLock(path);
-    assert.ok(c.ok, 'stale lock broken');
+    assert.ok(c.ok, 'a file without a holder is no lock');
     if (c.ok) c.lock.release();
+    assert.equal(lockHeld(join(te.dir, 'none')), undefined);
   } finally {
     te.cleanup();
   }

@@ -125,9 +125,11 @@ export async function approveConsole(env: Record<string, string>, name: string):
   return c;
 }
 
-export function runGate(env: Record<string, string>, args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `gate <args>`; `wrap` runs it under another program (e.g. `unshare --pid --fork --mount-proc`, bwrap). */
+export function runGate(env: Record<string, string>, args: string[], input?: string, wrap: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = track(spawn(process.execPath, [GATE, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] })) as ReturnType<typeof spawn> & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream; stdin: NodeJS.WritableStream };
+    const argv = [...wrap, process.execPath, GATE, ...args];
+    const child = track(spawn(argv[0], argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] })) as ReturnType<typeof spawn> & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream; stdin: NodeJS.WritableStream };
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

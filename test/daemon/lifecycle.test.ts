@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { tempEnv, ROOT } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/daemon/ping.js';
+import { lockHeld, readOwner } from '../../src/daemon/lock.js';
 import { runGate, startDaemon, waitFor } from './helpers.js';
 import { killAll } from './helpers.js';
 
@@ -42,7 +43,7 @@ test('start, status, stop; folders 0700, sockets 0600; a second daemon is refuse
     assert.equal(stop.code, 0, stop.stderr);
     assert.equal(await pingDaemon(p, 300), undefined);
     assert.equal(existsSync(p.requestSock), false);
-    assert.equal(existsSync(p.lockFile), false);
+    assert.equal(lockHeld(p.lockFile), false, 'the lock file stays (removing it would race), unlocked');
     const down = await runGate(te.env, ['status']);
     assert.equal(down.code, 3);
     assert.match(down.stderr, /not running.*gate daemon start/);
@@ -63,7 +64,7 @@ test('a killed daemon leaves a stale lock and sockets; the next one replaces the
     try {
       const info = await pingDaemon(d2.paths, 1000);
       assert.equal(info?.pid, d2.child.pid);
-      assert.equal(readFileSync(d2.paths.lockFile, 'utf8').trim(), String(d2.child.pid));
+      assert.equal(readOwner(d2.paths.lockFile)?.pid, d2.child.pid);
     } finally {
       await d2.stop();
     }
@@ -95,7 +96,7 @@ test('ensureDaemon: autostart, races of many clients end with one daemon; GATE_N
     assert.deepEqual(outs, Array(6).fill('ok'));
     const info = await pingDaemon(p, 1000);
     assert.ok(info);
-    assert.equal(readFileSync(p.lockFile, 'utf8').trim(), String(info.pid));
+    assert.equal(readOwner(p.lockFile)?.pid, info.pid);
     // losers of the race said so in the log, and exactly one daemon announced itself ready
     const log = readFileSync(join(p.sessionDir, 'daemon.log'), 'utf8');
     assert.equal(log.match(/ready: session/g)?.length, 1, log);

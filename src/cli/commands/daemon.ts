@@ -1,6 +1,8 @@
 /** `gate daemon run|start|stop|status`: the escalation daemon's lifecycle. */
 import { parseArgs } from 'node:util';
-import { gatePaths } from '../../protocol/paths.js';
+import { gatePaths, type GatePaths } from '../../protocol/paths.js';
+import { lockHeld, pidNamespace, readOwner } from '../../daemon/lock.js';
+import { reachDaemon, unreachableMessage, type Reach } from '../../daemon/reach.js';
 import { pingDaemon } from '../../daemon/ping.js';
 import { approvalCall } from '../../daemon/approval-client.js';
 import { run as status } from './status.js';
@@ -62,11 +64,9 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     case 'stop': {
-      const info = await pingDaemon(paths, 1000);
-      if (!info) {
-        process.stdout.write(`gate daemon is not running (session '${paths.session}')\n`);
-        return 0;
-      }
+      const reach = await reachDaemon(paths, process.env, 1000);
+      if (reach.state !== 'up') return stopUnanswering(paths, reach);
+      const info = reach.info;
       await approvalCall(paths, 'stop');
       for (let i = 0; i < 100; i++) {
         if (!(await pingDaemon(paths, 200))) {
@@ -83,4 +83,31 @@ export async function run(argv: string[]): Promise<number> {
   }
   process.stderr.write(`gate-sh: unknown daemon command '${sub}'\n${USAGE}`);
   return 2;
+}
+
+/**
+ * A daemon that does not answer on its socket may still run (it holds the session lock): when it wrote
+ * down a pid in this PID namespace, SIGTERM it; otherwise say who holds the lock and why it is out of reach.
+ */
+async function stopUnanswering(paths: GatePaths, reach: Exclude<Reach, { state: 'up' }>): Promise<number> {
+  if (reach.state === 'down' || lockHeld(paths.lockFile) !== true) {
+    process.stdout.write(`gate daemon is not running (session '${paths.session}')\n`);
+    return 0;
+  }
+  const owner = readOwner(paths.lockFile);
+  const ns = pidNamespace();
+  if (!owner || !owner.pidNamespace || owner.pidNamespace !== ns) {
+    process.stderr.write(`gate-sh: ${unreachableMessage(reach.why)}; it cannot be stopped from here\n`);
+    return 1;
+  }
+  process.kill(owner.pid, 'SIGTERM');
+  for (let i = 0; i < 100; i++) {
+    if (lockHeld(paths.lockFile) !== true) {
+      process.stdout.write(`gate daemon stopped (pid ${owner.pid}; it held the session lock without answering: ${reach.why})\n`);
+      return 0;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.stderr.write(`gate-sh: the gate daemon (pid ${owner.pid}) did not stop within 5 s of SIGTERM\n`);
+  return 1;
 }

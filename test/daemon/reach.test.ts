@@ -1,0 +1,143 @@
+/**
+ * One daemon whatever namespace, sandbox or environment the caller runs in: the session lock is held by the
+ * kernel (never judged stale from another PID namespace), `gate daemon stop` finds a running daemon, and a
+ * caller that cannot reach the daemon's socket is told so at once (exit 126, nothing runs).
+ * Real daemons, real sockets, real unshare (root here).
+ */
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { closeSync, existsSync, openSync, readlinkSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GATE_SH } from '../helpers/env.js';
+import { pingDaemon } from '../../src/daemon/ping.js';
+import { lockHeld, readOwner } from '../../src/daemon/lock.js';
+import { killAll, runGate, startDaemon } from './helpers.js';
+import { run } from '../shell/helpers.js';
+
+after(killAll);
+
+const PIDNS = ['unshare', '--pid', '--fork', '--mount-proc'];
+
+test('a daemon started in a private PID namespace next to a live one leaves it alone; gate daemon stop finds it from there', async () => {
+  const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
+  try {
+    const before = [d.paths.requestSock, d.paths.streamSock, d.paths.approvalSock].map((p) => statSync(p).ino);
+    // From inside its own PID namespace the live daemon's pid names nothing (or someone else): the lock
+    // must still be seen as held.
+    const second = await runGate(d.te.env, ['daemon', 'run', '--no-terminal'], '', PIDNS);
+    assert.equal(second.code, 1, second.stderr);
+    assert.match(second.stderr, new RegExp(`already running for session 'default' \\(pid ${d.child.pid} in another PID namespace, ${escape(readlinkSync('/proc/self/ns/pid'))}\\)`));
+    assert.deepEqual([d.paths.requestSock, d.paths.streamSock, d.paths.approvalSock].map((p) => statSync(p).ino), before, 'sockets untouched');
+    assert.equal((await pingDaemon(d.paths, 2000))?.pid, d.child.pid, 'the live daemon still answers');
+    assert.equal(readOwner(d.paths.lockFile)?.pid, d.child.pid);
+
+    // gate-sh from that namespace uses the live daemon (its ping reports the same pid), and runs
+    const sh = await run(PIDNS[0], [...PIDNS.slice(1), GATE_SH, '-c', 'echo through'], { env: d.te.env });
+    assert.equal(sh.code, 0, sh.stderr.toString());
+    assert.equal(sh.stdout.toString(), 'through\n');
+
+    const stop = await runGate(d.te.env, ['daemon', 'stop'], '', PIDNS);
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.match(stop.stdout, new RegExp(`gate daemon stopped \\(pid ${d.child.pid}\\)`));
+    await new Promise((r) => (d.child.exitCode !== null ? r(null) : d.child.once('exit', r)));
+    assert.equal(lockHeld(d.paths.lockFile), false);
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
+test('a daemon whose sockets were removed is still found by gate daemon stop: by pid in its PID namespace, explained from another', async () => {
+  const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
+  try {
+    unlinkSync(d.paths.streamSock);
+    unlinkSync(d.paths.requestSock);
+    const status = await runGate(d.te.env, ['daemon', 'stop'], '', PIDNS);
+    assert.equal(status.code, 1);
+    assert.match(status.stderr, new RegExp(`holds the session lock .* \\(pid ${d.child.pid} in PID namespace pid:\\[\\d+\\], this process is in pid:\\[\\d+\\]\\).*cannot be stopped from here`));
+    assert.equal(d.child.exitCode, null, 'still running');
+    // gate-sh meanwhile fails at once rather than starting a second daemon next to it
+    const sh = await run(GATE_SH, ['-c', 'echo never'], { env: d.te.env });
+    assert.equal(sh.code, 126);
+    assert.equal(sh.stdout.toString(), '');
+    assert.match(sh.stderr.toString(), /cannot reach the gate daemon from here: a gate daemon holds the session lock .* gives ENOENT.*nothing ran/s);
+    const stop = await runGate(d.te.env, ['daemon', 'stop']);
+    assert.equal(stop.code, 0, stop.stderr);
+    assert.match(stop.stdout, new RegExp(`gate daemon stopped \\(pid ${d.child.pid}; it held the session lock without answering`));
+    await new Promise((r) => (d.child.exitCode !== null ? r(null) : d.child.once('exit', r)));
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
+/**
+ * A seccomp program for bwrap --seccomp: connect, bind, listen, sendto, sendmsg fail with EPERM, as under
+ * Codex's own Linux sandbox (its filter denies these for every socket, unix ones included).
+ */
+function denySocketsFilter(): Buffer {
+  const arch = process.arch === 'arm64' ? { audit: 0xc00000b7, nrs: [203, 200, 201, 206, 211] } : { audit: 0xc000003e, nrs: [42, 49, 50, 44, 46] };
+  const k = arch.nrs.length;
+  const ins: [number, number, number, number][] = [
+    [0x20, 0, 0, 4], // ld arch
+    [0x15, 0, k + 1, arch.audit], // another arch: allow (the test then fails: the command ran)
+    [0x20, 0, 0, 0], // ld nr
+    ...arch.nrs.map((nr, i): [number, number, number, number] => [0x15, k - i, 0, nr]),
+    [0x06, 0, 0, 0x7fff0000], // allow
+    [0x06, 0, 0, 0x00050000 | 1], // errno EPERM
+  ];
+  const b = Buffer.alloc(ins.length * 8);
+  ins.forEach(([code, jt, jf, v], i) => {
+    b.writeUInt16LE(code, i * 8);
+    b.writeUInt8(jt, i * 8 + 2);
+    b.writeUInt8(jf, i * 8 + 3);
+    b.writeUInt32LE(v >>> 0, i * 8 + 4);
+  });
+  return b;
+}
+
+test('gate-sh inside a sandbox that forbids or hides the socket fails at once, says why, exit 126, nothing runs; the same command runs where it can reach the daemon', async () => {
+  const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
+  try {
+    const marker = join(d.te.dir, 'ran');
+    const script = `touch ${marker}; echo ran`;
+    const BWRAP = ['bwrap', '--bind', '/', '/', '--dev-bind', '/dev', '/dev'];
+    const filterFile = join(d.te.dir, 'deny-sockets.bpf');
+    writeFileSync(filterFile, denySocketsFilter());
+
+    // seccomp (as Codex's sandbox): the reply socket's bind is refused with EPERM
+    const fd = openSync(filterFile, 'r');
+    const denied = await run(BWRAP[0], [...BWRAP.slice(1), '--seccomp', '3', GATE_SH, '-c', script], { env: d.te.env, stdio: ['pipe', 'pipe', 'pipe', fd] });
+    closeSync(fd);
+    assert.equal(denied.code, 126, denied.stderr.toString());
+    assert.equal(denied.stdout.toString(), '');
+    assert.match(denied.stderr.toString(), /^gate-sh: cannot reach the gate daemon from here: binding a reply socket in .* is refused with EPERM \(this process runs under a seccomp filter\)\. .*another sandbox.*Turn the agent's own sandbox off.*'gate mcp'.*; nothing ran\n$/s);
+    assert.equal(existsSync(marker), false);
+
+    // bubblewrap without the runtime folder (a tmpfs over it): the folder does not exist in there
+    const hidden = await run(BWRAP[0], [...BWRAP.slice(1), '--tmpfs', d.te.dir, GATE_SH, '-c', script], { env: d.te.env });
+    assert.equal(hidden.code, 126, hidden.stderr.toString());
+    assert.match(hidden.stderr.toString(), new RegExp(`cannot reach the gate daemon from here: the runtime folder ${d.te.env.XDG_RUNTIME_DIR} \\(XDG_RUNTIME_DIR\\) does not exist here\\..*nothing ran`, 's'));
+    assert.equal(existsSync(marker), false);
+
+    assert.equal((await pingDaemon(d.paths, 2000))?.pid, d.child.pid, 'the daemon was left alone');
+    assert.equal(existsSync(join(d.paths.sessionDir, 'daemon.log')), false, 'no daemon was started in their place');
+
+    // A private network namespace does not separate unix sockets bound at a path: gate-sh reaches the daemon.
+    const net = await run('unshare', ['--net', GATE_SH, '-c', 'echo net'], { env: d.te.env });
+    assert.equal(net.code, 0, net.stderr.toString());
+    assert.equal(net.stdout.toString(), 'net\n');
+    // The same bubblewrap with the socket reachable runs the command.
+    const allowed = await run(BWRAP[0], [...BWRAP.slice(1), GATE_SH, '-c', script], { env: d.te.env });
+    assert.equal(allowed.code, 0, allowed.stderr.toString());
+    assert.equal(allowed.stdout.toString(), 'ran\n');
+    assert.equal(existsSync(marker), true);
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
+function escape(s: string): string {
+  return s.replace(/[[\]()]/g, '\\$&');
+}
