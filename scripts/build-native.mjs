@@ -39,8 +39,13 @@ if (make.status !== 0) fail(`building the exec-time shims failed (make -C shims,
 const mtime = (p) => statSync(join(ROOT, p)).mtimeMs;
 const fresh = existsSync(ADDON) && !werror && statSync(ADDON).mtimeMs > Math.max(mtime('native/gate_native.c'), mtime('binding.gyp'));
 if (!fresh) {
-  // npm puts its own node-gyp on PATH for lifecycle scripts; `npm run build` too
-  const gyp = spawnSync('node-gyp', ['rebuild', '--silent'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, GATE_WERROR: werror ? '1' : '' } });
+  // npm's own node-gyp: npm names it in npm_config_node_gyp for lifecycle scripts (`npm install`, `npm run`)
+  const gypJs = process.env.npm_config_node_gyp;
+  const [cmd, ...pre] = gypJs ? [process.execPath, gypJs] : ['node-gyp'];
+  // Node's own headers when it has them (a distribution's node, or `nodedir` in npmrc): no header download
+  const prefix = join(dirname(process.execPath), '..');
+  const nodedir = !process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node_api.h')) ? [`--nodedir=${prefix}`] : [];
+  const gyp = spawnSync(cmd, [...pre, 'rebuild', '--loglevel=error', ...nodedir], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, GATE_WERROR: werror ? '1' : '' } });
   if (gyp.error) fail(`cannot run node-gyp (${gyp.error.message}); run this through npm (npm install or npm run build)`);
   if (gyp.status !== 0 || !existsSync(ADDON)) fail(`building the native addon failed (node-gyp rebuild, status ${gyp.status ?? gyp.signal}: the compiler's message is above)`);
 }
