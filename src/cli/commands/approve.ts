@@ -8,6 +8,7 @@
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { gatePaths } from '../../protocol/paths.js';
+import { needsDaemon } from '../needs-daemon.js';
 import { ApprovalClient, type Line } from '../../daemon/approval-client.js';
 import { decisionForKey, renderPrompt } from '../../daemon/prompt-view.js';
 import { parseDecision } from '../../daemon/approval-server.js';
@@ -30,6 +31,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   }
   const paths = gatePaths(process.env);
+  await needsDaemon(process.env);
   const client = await ApprovalClient.connect(paths);
   if (values.answer !== undefined) {
     try {

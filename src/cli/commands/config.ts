@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
+import { needsDaemon } from '../needs-daemon.js';
 import { approvalCall } from '../../daemon/approval-client.js';
 import { configView, SETTABLE_KEYS } from '../../config/config.js';
 import { loadConfig } from '../../config/load.js';
@@ -25,6 +26,7 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`gate-sh: config set needs KEY and VALUE\n${USAGE}`);
       return 2;
     }
+    await needsDaemon(process.env);
     const r = await approvalCall(paths, 'config-set', { key, value });
     print(r.config as Record<string, unknown>, key, values.json);
     return 0;
