@@ -18,6 +18,9 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   log: { summary: 'read the audit log', load: () => load('log') },
   mcp: { summary: 'MCP server on stdio with a gated shell tool', load: () => load('mcp') },
   host: { summary: 'JSON-RPC host API on stdio (approvals, policy updates)', load: () => load('host') },
+  setup: { summary: 'wire gate-sh into an agent (claude-code, codex, gemini; shell: any other); --undo reverses it', load: () => load('setup') },
+  doctor: { summary: 'per agent on this machine: is gate-sh wired in, would the agent really use it', load: () => load('doctor') },
+  hook: { summary: "answer an agent's permission hook (claude-code, gemini) from gate-sh's rules", load: () => load('hook') },
 };
 
 /** Commands bundled into one CommonJS file for start-up speed (scripts/bundle-gate-sh.mjs). */

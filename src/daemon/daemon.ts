@@ -226,9 +226,13 @@ export class Daemon<P> {
     // the policy's own answers stand (the common case): what they settle is the same for every such run
     const policyOwn = nobodyAsked && quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource);
     if (policyOwn) run.shared = this.sharedSettlement(check, req.cwd);
+    // ask: false (an agent's hook): what needs a person is answered, not asked; the hook's agent asks its user
+    const unasked = (s: SubcommandCheck): Settled => ({ action: deny(s.reason ?? `approval needed for '${shortCommand(s.argv)}'`) });
     const verdicts = nobodyAsked
       ? check.subcommands.map((s, i) => this.record(s, quick[i]!, policyOwn ? undefined : run, 'preflight', req.cwd, run.run_id)) // no promises
-      : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
+      : req.ask === false
+        ? check.subcommands.map((s, i) => this.record(s, quick[i] ?? unasked(s), run, 'preflight', req.cwd, run.run_id))
+        : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
     const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
     // The policy's own answers for a cached script encode to the same verdict text every time: once.
     if (!policyOwn) return reply;

@@ -38,6 +38,9 @@ export interface PreflightRequest {
   /** a line of an interactive session: the run of the session's long-lived bash, whose execs then carry
    * that run id; what this line's pre-flight settled is reused for them while the line runs */
   session_run?: string;
+  /** false: ask nobody (an agent's permission hook asks its own user); a subcommand that needs a person is
+   * answered Deny with its decision left 'prompt', so the caller can tell "ask" from "forbidden" */
+  ask?: boolean;
 }
 
 /** Where a decision came from: a rule (file:line) or a heuristic. */

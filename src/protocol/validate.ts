@@ -46,6 +46,7 @@ export function validatePreflight(m: Envelope): PreflightRequest {
   str(m, 'justification', true);
   str(m, 'session_run', true);
   strArray(m, 'prefix_rule', true, true);
+  if (m.ask !== undefined && typeof m.ask !== 'boolean') fail(m, '"ask" must be a boolean');
   return m as unknown as PreflightRequest;
 }
 

@@ -1,0 +1,71 @@
+/**
+ * `gate hook claude-code|gemini`: an agent's permission hook (Claude Code PreToolUse for Bash, gemini-cli
+ * BeforeTool for run_shell_command). Reads the agent's JSON on stdin, asks the daemon for a pre-flight of
+ * the command with `ask: false` (the same rules, heuristics and session cache as gate-sh; a command that
+ * needs a person is answered "ask" so the agent asks its own user), prints the agent's JSON answer.
+ * Fail closed: unreadable input, no daemon, a protocol error → "deny" with the reason, never "allow".
+ */
+import { readFileSync } from 'node:fs';
+import { gatePaths } from '../../protocol/paths.js';
+import { RequestClient, RequestError } from '../../protocol/client.js';
+import type { PreflightReply } from '../../protocol/messages.js';
+import { HookInputError, hookOutput, hookVerdict, parseHookInput, type HookAgent, type HookVerdict } from '../../integrations/hooks/verdict.js';
+
+const USAGE = `usage: gate hook claude-code|gemini
+  Answers an agent's permission hook for its shell tool from gate-sh's rules, heuristics and session
+  cache (through the daemon): JSON on stdin, JSON on stdout. Installed by 'gate setup <agent> --route hook'.
+`;
+
+const AGENTS: readonly HookAgent[] = ['claude-code', 'gemini'];
+
+export async function run(argv: string[]): Promise<number> {
+  const agent = argv[0] as HookAgent;
+  if (argv.length !== 1 || !AGENTS.includes(agent)) {
+    process.stderr.write(argv[0] === '--help' || argv[0] === '-h' ? USAGE : `gate-sh: hook: expected one of ${AGENTS.join(', ')}\n${USAGE}`);
+    return argv[0] === '--help' || argv[0] === '-h' ? 0 : 2;
+  }
+  const verdict = await decide(agent);
+  if (verdict) process.stdout.write(JSON.stringify(hookOutput(agent, verdict)) + '\n');
+  else process.stdout.write('{}\n'); // not the shell tool: no opinion
+  return 0;
+}
+
+async function decide(agent: HookAgent): Promise<HookVerdict | null> {
+  let call;
+  try {
+    call = parseHookInput(agent, readFileSync(0, 'utf8'), process.cwd());
+  } catch (e) {
+    if (!(e instanceof HookInputError) && (e as NodeJS.ErrnoException).code === undefined) throw e;
+    return { decision: 'deny', reason: `gate-sh: ${(e as Error).message}; nothing runs` };
+  }
+  if (!call) return null;
+  try {
+    const reply = await preflight(call.command, call.cwd);
+    if (reply.type !== 'preflight' || !reply.action) return { decision: 'deny', reason: `gate-sh: protocol error: unexpected reply '${String(reply.type)}'; nothing runs` };
+    return hookVerdict(reply);
+  } catch (e) {
+    return { decision: 'deny', reason: `gate-sh: ${(e as Error).message}; nothing runs` };
+  }
+}
+
+async function preflight(script: string, cwd: string): Promise<PreflightReply> {
+  const paths = gatePaths(process.env);
+  const msg = { type: 'preflight', shell: 'bash', flag: '-c', script, cwd, pid: process.pid, sandbox_permissions: 'use_default', ask: false };
+  const opts = { timeoutMs: 1000, retries: 4 };
+  const once = async (): Promise<PreflightReply> => {
+    const client = RequestClient.open(paths);
+    try {
+      return await client.request<PreflightReply>(msg, opts);
+    } finally {
+      client.close();
+    }
+  };
+  try {
+    return await once();
+  } catch (e) {
+    if (!(e instanceof RequestError) || e.kind !== 'not-running') throw e;
+    const { ensureDaemon } = await import('../../daemon/autostart.js');
+    await ensureDaemon(process.env);
+    return await once();
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * `gate setup <agent>` / `gate setup --undo <agent>` on disk: writes the bash-named entry point, edits the
+ * agent's settings file, and keeps a record ($GATE_HOME/setup/<agent>.json, plus a copy of each file as it
+ * was) so undo puts back exactly what was there: the original bytes when nobody touched the file since,
+ * otherwise only gate-sh's own edits are taken out. Idempotent: running it again changes nothing.
+ * Trust boundary: the settings files are the user's; they are parsed, never executed, and a file gate-sh
+ * cannot parse is left untouched with a clear error.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { homedir } from 'node:os';
+import { parse as parseToml } from 'smol-toml';
+import { gateHome, type Env } from '../../protocol/paths.js';
+import { AGENTS, codexSettings, jsonEdits, settingsFile, type AgentId, type Install, type Route } from './agents.js';
+import { applyEdits, isObject, undoEdits, type AppliedEdit, type JsonObject } from './json-edit.js';
+import { removeTomlEdits, setTomlKey } from './toml-edit.js';
+import { ENTRY_MARK, entryScript, isGateShEntry } from './entry.js';
+
+/** Repository root: dist/src/integrations/agents/setup.js → ../../../.. */
+const ROOT = resolve(fileURLToPath(import.meta.url), '../../../../..');
+
+export class SetupError extends Error {}
+
+export function install(env: Env): Install {
+  return { entry: join(gateHome(env), 'bin', 'bash'), node: process.execPath, gate: join(ROOT, 'bin', 'gate'), gateSh: join(ROOT, 'bin', 'gate-sh') };
+}
+
+export function homeOf(env: Env): string {
+  return env.HOME || homedir();
+}
+
+interface FileRecord {
+  file: string;
+  existed: boolean;
+  /** copy of the file as it was before the first set-up */
+  backup?: string;
+  /** sha256 of what set-up wrote: undo restores the backup byte for byte when the file still has it */
+  written: string;
+  edits?: AppliedEdit[];
+}
+
+interface SetupRecord {
+  agent: AgentId;
+  routes: Route[];
+  /** the entry point, when this set-up needed it */
+  entry?: string;
+  entryCreated?: boolean;
+  settings?: FileRecord;
+}
+
+function recordPath(env: Env, id: AgentId): string {
+  return join(gateHome(env), 'setup', `${id}.json`);
+}
+
+export function readRecord(env: Env, id: AgentId): SetupRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(recordPath(env, id), 'utf8')) as SetupRecord;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SetupError(`cannot read the set-up record ${recordPath(env, id)}: ${(e as Error).message}`);
+  }
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+/** Write a file atomically (temporary file + rename), keeping the mode of the file it replaces. */
+function writeAtomic(file: string, text: string, mode?: number): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.gate-setup-${process.pid}`;
+  writeFileSync(tmp, text, { mode: mode ?? 0o644 });
+  if (mode !== undefined) chmodSync(tmp, mode);
+  renameSync(tmp, file);
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new SetupError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+function parseJsonSettings(file: string, text: string | undefined): JsonObject {
+  if (text === undefined || text.trim() === '') return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new SetupError(`${file} is not plain JSON (${(e as Error).message}); nothing changed. Fix it, or make the change by hand (see 'gate setup --help')`);
+  }
+  if (!isObject(v)) throw new SetupError(`${file} does not hold a JSON object; nothing changed`);
+  return v;
+}
+
+export interface SetupResult {
+  /** what changed, one line each ("nothing to change" when already set up) */
+  changes: string[];
+  /** what the user still has to know or do */
+  notes: string[];
+}
+
+/** Wire gate-sh into an agent by the given routes. */
+export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult {
+  const agent = AGENTS[id];
+  for (const r of routes) if (!agent.routes.includes(r)) throw new SetupError(`${agent.title} has no '${r}' route (it has: ${agent.routes.join(', ')})`);
+  const inst = install(env);
+  const prev = readRecord(env, id);
+  if (prev && prev.routes.join(',') !== routes.join(','))
+    throw new SetupError(`${agent.title} is already set up with route ${prev.routes.join('+')}; run 'gate setup --undo ${id}' first`);
+  const changes: string[] = [];
+  const notes: string[] = [];
+  const record: SetupRecord = { agent: id, routes };
+
+  if (routes.includes('shell')) {
+    const created = ensureEntry(inst);
+    record.entry = inst.entry;
+    record.entryCreated = created || prev?.entryCreated === true;
+    if (created) changes.push(`created ${inst.entry}: gate-sh under the name bash (agents accept only a shell named bash or zsh)`);
+  }
+
+  const file = settingsFile(id, env, homeOf(env));
+  const before = readText(file);
+  let after: string;
+  let edits: AppliedEdit[] | undefined;
+  if (id === 'codex') {
+    after = before ?? '';
+    for (const [table, key, value] of codexSettings(inst)) after = setTomlKey(after, table, key, value);
+    try {
+      parseToml(after);
+    } catch (e) {
+      throw new SetupError(`${file}: the edited file would not parse (${(e as Error).message.split('\n')[0]}); nothing changed. Add the lines from 'gate setup --help' by hand`);
+    }
+  } else {
+    const wanted = routes.flatMap((r) => jsonEdits(id, r, inst));
+    const cur = parseJsonSettings(file, before);
+    const res = applyEdits(cur, wanted, prev?.settings?.edits ?? []);
+    edits = res.applied;
+    after = res.changed || before === undefined ? JSON.stringify(res.root, null, 2) + '\n' : before;
+    if (wanted.length === 0) after = before ?? '';
+  }
+  const touched = after !== (before ?? '') && !(before === undefined && after === '');
+  if (touched) {
+    const mode = before !== undefined ? statSync(file).mode & 0o777 : undefined;
+    let backup = prev?.settings?.backup;
+    if (!prev?.settings && before !== undefined) {
+      backup = join(gateHome(env), 'setup', `${id}.${basename(file)}.orig`);
+      writeAtomic(backup, before, 0o600);
+    }
+    writeAtomic(file, after, mode);
+    changes.push(`${before === undefined ? 'created' : 'edited'} ${file}: ${describe(id, routes, inst)}`);
+    record.settings = { file, existed: prev?.settings ? prev.settings.existed : before !== undefined, ...(backup ? { backup } : {}), written: sha(after), ...(edits ? { edits } : {}) };
+  } else if (prev?.settings) record.settings = { ...prev.settings, written: sha(after), ...(edits ? { edits } : {}) };
+
+  writeAtomic(recordPath(env, id), JSON.stringify(record, null, 2) + '\n', 0o600);
+  if (changes.length === 0) changes.push('nothing to change: already set up');
+  notes.push(...routeNotes(id, routes, inst));
+  return { changes, notes };
+}
+
+function describe(id: AgentId, routes: Route[], inst: Install): string {
+  const parts: string[] = [];
+  if (id === 'claude-code' && routes.includes('shell')) parts.push(`env.CLAUDE_CODE_SHELL = ${inst.entry}`);
+  if (id === 'claude-code' && routes.includes('hook')) parts.push(`hooks.PreToolUse (matcher Bash) runs 'gate hook claude-code'`);
+  if (id === 'gemini' && routes.includes('hook')) parts.push(`hooks.BeforeTool (matcher run_shell_command) runs 'gate hook gemini'`);
+  if (id === 'codex') parts.push('[mcp_servers.gate] runs gate mcp; [features] shell_tool = false, unified_exec = false (Codex runs commands through gate-sh\'s shell tool only)');
+  return parts.join('; ');
+}
+
+function routeNotes(id: AgentId, routes: Route[], inst: Install): string[] {
+  const n: string[] = [];
+  if (id === 'claude-code' && routes.includes('shell'))
+    n.push(`Claude Code still asks its own permission for Bash commands; to leave every Bash command to gate-sh, start it with --allowedTools Bash (or add "Bash" to permissions.allow).`);
+  if (id === 'claude-code' && routes.includes('hook')) n.push(`Commands gate-sh would ask about are answered "ask": Claude Code asks you. Allowed commands run in Claude Code's own shell (gate-sh judges them; only the shell route also sandboxes them).`);
+  if (id === 'gemini' && routes.includes('shell'))
+    n.push(`gemini-cli runs the 'bash' it finds on PATH, and nothing in its settings changes that: start it as  PATH=${dirname(inst.entry)}:$PATH gemini  (for example an alias in your shell's start-up file) to use the shell route too.`);
+  if (id === 'codex')
+    n.push(`Codex runs its built-in shell with your login shell (changing that needs root); this set-up turns the built-in shell off and gives Codex gate-sh's 'shell' tool over MCP instead. Prompts reach you as MCP elicitations.`);
+  n.push(`Check with: gate doctor`);
+  return n;
+}
+
+/** Write the entry point; true when it was created now. */
+function ensureEntry(inst: Install): boolean {
+  const want = entryScript(inst);
+  const cur = readText(inst.entry);
+  if (cur === want) return false;
+  if (cur !== undefined && !cur.includes(ENTRY_MARK) && !isGateShEntry(inst.entry, inst))
+    throw new SetupError(`${inst.entry} exists and is not gate-sh's entry point; nothing changed. Move it away first`);
+  writeAtomic(inst.entry, want, 0o755);
+  return cur === undefined;
+}
+
+/** Reverse a set-up. */
+export function undoAgent(id: AgentId, env: Env): SetupResult {
+  const rec = readRecord(env, id);
+  const agent = AGENTS[id];
+  if (!rec) return { changes: [`${agent.title} was not set up by gate setup (no record in ${dirname(recordPath(env, id))}); nothing changed`], notes: [] };
+  const changes: string[] = [];
+  const notes: string[] = [];
+  const s = rec.settings;
+  if (s) {
+    const cur = readText(s.file);
+    if (cur !== undefined && sha(cur) === s.written) {
+      // nobody touched it since: the original, byte for byte
+      if (s.existed && s.backup) writeAtomic(s.file, readFileSync(s.backup, 'utf8'), statSync(s.file).mode & 0o777);
+      else rmSync(s.file, { force: true });
+      changes.push(s.existed ? `restored ${s.file} as it was before set-up` : `removed ${s.file} (set-up had created it)`);
+    } else if (cur !== undefined) {
+      let text: string;
+      if (id === 'codex') text = removeTomlEdits(cur);
+      else {
+        const res = undoEdits(parseJsonSettings(s.file, cur), s.edits ?? []);
+        notes.push(...res.kept.map((k) => `${s.file}: ${k}`));
+        text = Object.keys(res.root).length === 0 && !s.existed ? '' : JSON.stringify(res.root, null, 2) + '\n';
+      }
+      if (text === '' && !s.existed) rmSync(s.file, { force: true });
+      else writeAtomic(s.file, text, statSync(s.file).mode & 0o777);
+      changes.push(`took gate-sh's settings out of ${s.file} (the file had changed since set-up: the rest is kept as it is now)`);
+    }
+    if (s.backup) rmSync(s.backup, { force: true });
+  }
+  rmSync(recordPath(env, id), { force: true });
+  if (rec.entry && rec.entryCreated) {
+    const others = (Object.keys(AGENTS) as AgentId[]).filter((o) => o !== id && readRecord(env, o)?.entry === rec.entry);
+    if (others.length) {
+      // the other agent's record now owns the entry point
+      for (const o of others) {
+        const r = readRecord(env, o)!;
+        writeAtomic(recordPath(env, o), JSON.stringify({ ...r, entryCreated: true }, null, 2) + '\n', 0o600);
+      }
+      notes.push(`kept ${rec.entry}: ${others.join(', ')} still use it`);
+    } else if (existsSync(rec.entry) && readText(rec.entry)?.includes(ENTRY_MARK)) {
+      rmSync(rec.entry);
+      changes.push(`removed ${rec.entry}`);
+    }
+  }
+  return { changes, notes };
+}

@@ -1,0 +1,85 @@
+/**
+ * Claude Code 2.1.197 end to end (`claude -p`), driven by a scripted Anthropic Messages server on loopback,
+ * after `gate setup claude-code` in a scratch HOME with gate-sh's default config and the team rules of
+ * helpers.ts (`rm` forbidden, `git status` allowed). Run by `npm run test:agents`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gate, runAgent, scratch } from './helpers.js';
+
+const A = 'claude-code';
+
+test('claude-code, hook route: an allowed command runs and its output reaches the model; rm is denied by its rule', async () => {
+  const s = scratch(A);
+  try {
+    const set = gate(s, ['setup', 'claude-code', '--route', 'hook']);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /hooks\.PreToolUse/);
+    const doc = gate(s, ['doctor', '--json']);
+    const claude = JSON.parse(doc.stdout).find((r: { agent: string }) => r.agent === 'claude-code');
+    assert.equal(claude.routes.find((r: { route: string }) => r.route === 'hook').state, 'wired');
+    // no --allowedTools: the hook's "allow" is what lets Claude Code run it
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.results.length, 2, JSON.stringify(run.results));
+    assert.match(run.results[0].output, /On branch/);
+    assert.match(run.results[0].output, /\nok$/);
+    assert.equal(run.results[0].isError, false);
+    assert.match(run.results[1].output, /use trash instead/);
+    assert.equal(run.results[1].isError, true);
+    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('claude-code: setup is idempotent and --undo gives back the settings file byte for byte', () => {
+  const s = scratch(A);
+  try {
+    const dir = join(s.home, '.claude');
+    mkdirSync(dir);
+    const original = '{\n    "model": "opus",\n    "env": {"FOO": "1"}, "hooks": {"Stop": []}\n}\n';
+    writeFileSync(join(dir, 'settings.json'), original);
+    assert.equal(gate(s, ['setup', 'claude-code', '--route', 'shell', '--route', 'hook']).code, 0);
+    const once = readFileSync(join(dir, 'settings.json'), 'utf8');
+    const again = gate(s, ['setup', 'claude-code', '--route', 'shell', '--route', 'hook']);
+    assert.match(again.stdout, /nothing to change/);
+    assert.equal(readFileSync(join(dir, 'settings.json'), 'utf8'), once);
+    const j = JSON.parse(once);
+    assert.equal(j.env.FOO, '1');
+    assert.equal(j.env.CLAUDE_CODE_SHELL, join(s.home, '.gate-sh', 'bin', 'bash'));
+    assert.equal(j.hooks.PreToolUse[0].matcher, 'Bash');
+    const undo = gate(s, ['setup', '--undo', 'claude-code']);
+    assert.equal(undo.code, 0, undo.stderr);
+    assert.equal(readFileSync(join(dir, 'settings.json'), 'utf8'), original);
+    assert.equal(existsSync(join(s.home, '.gate-sh', 'bin', 'bash')), false);
+    // changed since set-up: only gate-sh's own keys go
+    assert.equal(gate(s, ['setup', 'claude-code']).code, 0);
+    const edited = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'));
+    edited.model = 'sonnet';
+    writeFileSync(join(dir, 'settings.json'), JSON.stringify(edited));
+    assert.equal(gate(s, ['setup', '--undo', 'claude-code']).code, 0);
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8')), { model: 'sonnet', env: { FOO: '1' }, hooks: { Stop: [] } });
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('claude-code: doctor warns loudly when Claude Code would silently ignore gate-sh', () => {
+  const s = scratch(A);
+  try {
+    assert.equal(gate(s, ['setup', 'claude-code']).code, 0);
+    // what the README used to say: a path without 'bash' in it, which Claude Code drops without a word
+    const file = join(s.home, '.claude', 'settings.json');
+    const j = JSON.parse(readFileSync(file, 'utf8'));
+    j.env.CLAUDE_CODE_SHELL = join(s.home, '.gate-sh', 'bin', 'gate-sh');
+    writeFileSync(file, JSON.stringify(j));
+    const doc = gate(s, ['doctor']);
+    assert.equal(doc.code, 1);
+    assert.match(doc.stdout, /WARNING: Claude Code IGNORES gate-sh: CLAUDE_CODE_SHELL=.* is ignored: .*contains 'bash' or 'zsh'.* NOT gated/);
+  } finally {
+    s.cleanup();
+  }
+});

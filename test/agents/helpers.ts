@@ -1,0 +1,120 @@
+/**
+ * End-to-end rig for a real agent CLI: a scratch HOME (gate-sh's default config there, team rules `rm`
+ * forbidden and `git status` allowed), a git workspace holding `somefile`, the pinned agent on PATH, and a
+ * scripted fake model on loopback (fake-model.ts). Test code only.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GATE } from '../helpers/env.js';
+import { startFakeModel, type ToolResult } from './fake-model.js';
+import { agentBinDir, type PinnedAgent } from './install.js';
+
+export const RULES = `prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")
+prefix_rule(pattern=["git", "status"], decision="allow")
+`;
+
+export interface Scratch {
+  dir: string;
+  home: string;
+  work: string;
+  env: Record<string, string>;
+  cleanup(): void;
+}
+
+export function scratch(agent: PinnedAgent): Scratch {
+  const dir = mkdtempSync(join(tmpdir(), 'ga-'));
+  const home = join(dir, 'h');
+  const work = join(dir, 'w');
+  mkdirSync(join(home, '.gate-sh', 'rules'), { recursive: true });
+  writeFileSync(join(home, '.gate-sh', 'rules', 'team.rules'), RULES);
+  mkdirSync(work);
+  mkdirSync(join(dir, 'r'), { mode: 0o700 });
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_)/.test(k)) env[k] = v;
+  Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: join(dir, 'r'), PATH: `${agentBinDir(agent)}:${process.env.PATH}`, SHELL: '/bin/bash' });
+  spawnSync('git', ['init', '-q', '.'], { cwd: work, env });
+  writeFileSync(join(work, 'somefile'), 'keep me\n');
+  return {
+    dir,
+    home,
+    work,
+    env,
+    cleanup() {
+      spawnSync(process.execPath, [GATE, 'daemon', 'stop'], { env, stdio: 'ignore' });
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function gate(s: Scratch, args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [GATE, ...args], { env: s.env, cwd: s.work, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+export interface AgentRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  results: ToolResult[];
+  ms: number;
+}
+
+const API = { 'claude-code': 'anthropic', gemini: 'gemini', codex: 'openai' } as const;
+
+/** The agent's non-interactive command line and environment for one prompt against the fake model. */
+function agentCommand(agent: PinnedAgent, url: string, extra: string[]): { argv: string[]; env: Record<string, string> } {
+  if (agent === 'claude-code')
+    return {
+      argv: ['claude', '-p', 'run the scripted commands', ...extra],
+      env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
+    };
+  if (agent === 'gemini')
+    return { argv: ['gemini', '-p', 'run the scripted commands', ...extra], env: { GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: url, GEMINI_CLI_NO_RELAUNCH: 'true' } };
+  return {
+    argv: ['codex', 'exec', '--skip-git-repo-check', '-c', 'model_provider="fake"', '-c', `model_providers.fake={name="fake",base_url="${url}/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`, ...extra, 'run the scripted commands'],
+    env: { OPENAI_API_KEY: 'sk-fake' },
+  };
+}
+
+/** One non-interactive agent run: the fake model asks for `commands` one tool call each. */
+export async function runAgent(agent: PinnedAgent, s: Scratch, commands: string[], extra: string[] = [], timeoutMs = 120_000): Promise<AgentRun> {
+  const model = await startFakeModel({ api: API[agent], commands });
+  const cmd = agentCommand(agent, model.url, extra);
+  const started = performance.now();
+  try {
+    const child = spawn(cmd.argv[0], cmd.argv.slice(1), { cwd: s.work, env: { ...s.env, ...cmd.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    clearTimeout(timer);
+    return { code, stdout, stderr, results: model.results, ms: performance.now() - started };
+  } finally {
+    await model.close();
+  }
+}
+
+/** The daemon's audit records (default GATE_HOME under the scratch HOME). */
+export function audit(s: Scratch): Record<string, any>[] {
+  try {
+    return readFileSync(join(s.home, '.gate-sh', 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+/** A script with pipes, redirections, a heredoc and a command substitution (test c). */
+export const PLUMBING = `printf 'b\\na\\nc\\n' | sort | tr a-z A-Z > out.txt
+cat <<'EOF' | wc -l
+one
+two
+EOF
+echo "lines=$(wc -l < out.txt)"; cat out.txt; ls nothing-here 2>&1 | sed 's/^ls: //'`;
