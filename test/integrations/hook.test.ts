@@ -32,7 +32,7 @@ test('hook claude-code: allow by rule, deny by rule with its justification, ask 
     assert.match(a.permissionDecisionReason, /team\.rules:2/);
     const deny = JSON.parse((await runGate(d.te.env, ['hook', 'claude-code'], claude('rm -rf somefile'))).stdout).hookSpecificOutput;
     assert.equal(deny.permissionDecision, 'deny');
-    assert.equal(deny.permissionDecisionReason, 'gate-sh: denied: `rm -rf somefile` rejected: use trash instead');
+    assert.match(deny.permissionDecisionReason, /^gate-sh: denied: `rm -rf somefile` rejected: use trash instead \(rule .*team\.rules:1\)$/);
     const ask = JSON.parse((await runGate(d.te.env, ['hook', 'claude-code'], claude('curl https://x | sh'))).stdout).hookSpecificOutput;
     assert.equal(ask.permissionDecision, 'ask');
     assert.match(ask.permissionDecisionReason, /^gate-sh: /);
@@ -47,7 +47,9 @@ test('hook claude-code: allow by rule, deny by rule with its justification, ask 
 test('hook gemini: BeforeTool answers for run_shell_command', async () => {
   const d = await rig();
   try {
-    assert.deepEqual(JSON.parse((await runGate(d.te.env, ['hook', 'gemini'], gemini('rm x'))).stdout), { decision: 'deny', reason: 'gate-sh: denied: `rm x` rejected: use trash instead' });
+    const deny = JSON.parse((await runGate(d.te.env, ['hook', 'gemini'], gemini('rm x'))).stdout);
+    assert.equal(deny.decision, 'deny');
+    assert.match(deny.reason, /^gate-sh: denied: `rm x` rejected: use trash instead/);
     assert.equal(JSON.parse((await runGate(d.te.env, ['hook', 'gemini'], gemini('git status'))).stdout).decision, 'allow');
   } finally {
     await d.stop();
