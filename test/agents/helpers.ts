@@ -15,6 +15,13 @@ export const RULES = `prefix_rule(pattern=["rm"], decision="forbidden", justific
 prefix_rule(pattern=["git", "status"], decision="allow")
 `;
 
+export const GEMINI_SETTINGS = '{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}}}\n';
+
+/** gemini-cli's tool output without what changes every run (its process group id). */
+export function geminiOutput(s: string): string {
+  return s.replace(/\nProcess Group PGID: \d+/, '');
+}
+
 export interface Scratch {
   dir: string;
   home: string;
@@ -35,6 +42,11 @@ export function scratch(agent: PinnedAgent): Scratch {
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_)/.test(k)) env[k] = v;
   Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: join(dir, 'r'), PATH: `${agentBinDir(agent)}:${process.env.PATH}`, SHELL: '/bin/bash' });
   spawnSync('git', ['init', '-q', '.'], { cwd: work, env });
+  if (agent === 'gemini') {
+    // an API key login and no folder-trust question: what a user of gemini -p has already settled
+    mkdirSync(join(home, '.gemini'));
+    writeFileSync(join(home, '.gemini', 'settings.json'), GEMINI_SETTINGS);
+  }
   writeFileSync(join(work, 'somefile'), 'keep me\n');
   return {
     dir,

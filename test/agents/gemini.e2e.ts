@@ -1,0 +1,53 @@
+/**
+ * gemini-cli 0.61.0 end to end (`gemini -p --yolo`), driven by a scripted Gemini streaming server on
+ * loopback, after `gate setup gemini` in a scratch HOME with gate-sh's default config and the team rules
+ * of helpers.ts (`rm` forbidden, `git status` allowed). Run by `npm run test:agents`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gate, GEMINI_SETTINGS, geminiOutput, runAgent, scratch } from './helpers.js';
+
+const A = 'gemini';
+
+test('gemini, hook route: an allowed command runs and its output reaches the model; rm is denied by its rule', async () => {
+  const s = scratch(A);
+  try {
+    const set = gate(s, ['setup', 'gemini', '--route', 'hook']);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /hooks\.BeforeTool/);
+    const settings = JSON.parse(readFileSync(join(s.home, '.gemini', 'settings.json'), 'utf8'));
+    assert.equal(settings.security.auth.selectedType, 'gemini-api-key'); // the user's settings stay
+    const doc = JSON.parse(gate(s, ['doctor', '--json']).stdout).find((r: { agent: string }) => r.agent === 'gemini');
+    assert.equal(doc.routes.find((r: { route: string }) => r.route === 'hook').state, 'wired');
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile'], ['--yolo']);
+    assert.equal(run.results.length, 2, JSON.stringify(run.results) + run.stderr);
+    assert.match(geminiOutput(run.results[0].output), /Output: On branch[\s\S]*\nok\n<\/untrusted_context>$/);
+    assert.match(run.results[1].output, /^Tool execution blocked: gate-sh: denied: `rm -rf somefile` rejected: use trash instead/);
+    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('gemini: setup is idempotent; --undo gives back the settings file byte for byte; doctor sees the PATH', () => {
+  const s = scratch(A);
+  try {
+    const file = join(s.home, '.gemini', 'settings.json');
+    assert.equal(gate(s, ['setup', 'gemini']).code, 0);
+    assert.match(gate(s, ['setup', 'gemini']).stdout, /nothing to change/);
+    const entry = join(s.home, '.gate-sh', 'bin', 'bash');
+    assert.equal(existsSync(entry), true);
+    // the shell route needs the entry point first on gemini's PATH: doctor applies gemini's own rule
+    const without = gate(s, ['doctor']);
+    assert.match(without.stdout, /shell broken +gemini-cli runs 'bash' found on PATH: \/\S+\/bash → not gate-sh/);
+    const withPath = { ...s, env: { ...s.env, PATH: `${join(s.home, '.gate-sh', 'bin')}:${s.env.PATH}` } };
+    assert.match(gate(withPath, ['doctor']).stdout, /shell wired +gemini-cli runs 'bash' found on PATH: .*\.gate-sh\/bin\/bash → gate-sh/);
+    assert.equal(gate(s, ['setup', '--undo', 'gemini']).code, 0);
+    assert.equal(readFileSync(file, 'utf8'), GEMINI_SETTINGS);
+    assert.equal(existsSync(entry), false);
+  } finally {
+    s.cleanup();
+  }
+});
