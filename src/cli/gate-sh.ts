@@ -17,6 +17,7 @@ import { planRun } from '../exec/plan.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { findBash } from '../exec/bash.js';
 import { EscalationArgsError, escalationFields, type EscalationFields } from './escalation-args.js';
+import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
 
 export const EXIT_DENIED = 126;
 
@@ -92,6 +93,9 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   }
   let client: RequestClient | undefined;
   try {
+    // bash will read start-up files (a login profile, BASH_ENV): ask for a start-up phase (issue 17)
+    const wantsStartUp = !(inv.pty ?? (isatty(0) && isatty(1))) && readsStartUpFiles(inv, env);
+    const startUp = wantsStartUp ? startUpRequest(paths.approvalDir, env) : undefined;
     const preflight = {
       type: 'preflight',
       shell: 'bash',
@@ -100,6 +104,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       cwd,
       pid: process.pid,
       ...asked,
+      ...(startUp ? { start_up: startUp } : {}),
     };
     let reply: PreflightReply;
     const notice = pendingNotice();
@@ -111,6 +116,8 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       await autostart(env);
       client?.close();
       client = RequestClient.open(paths);
+      // the new daemon wrote a new start-up key
+      if (wantsStartUp) Object.assign(preflight, { start_up: startUpRequest(paths.approvalDir, env) });
       reply = await client.request<PreflightReply>(preflight, PREFLIGHT_OPTS(notice.onPending));
     } finally {
       notice.stop();
@@ -133,11 +140,18 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: status, duration_ms: Math.round(performance.now() - started) });
       return status;
     }
-    const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds });
+    const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds, startUp: reply.start_up === true });
     // only a turn-sandbox attempt is offered a rerun: explicit permissions are what the caller asked for
     const turnDefault = reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault');
     const relay = plan.sandboxed === true && turnDefault ? stderrRelay() : null;
-    const result = await runPlan(plan, relay ? { stderrTail: 4096, merged: relay === 'merged' } : {});
+    const opened = client;
+    const endStartUp = reply.start_up
+      ? {
+          end: async () => void (await opened.request({ type: 'start-up-end', run_id: reply.run_id }, { timeoutMs: 1000, retries: 9 })),
+          onError: (e: Error) => say(`the start-up phase could not be ended (${e.message}); the script did not run`),
+        }
+      : undefined;
+    const result = await runPlan(plan, { ...(relay ? { stderrTail: 4096, merged: relay === 'merged' } : {}), ...(endStartUp ? { startUp: endStartUp } : {}) });
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
     if (!relay) return result.status;
     return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds });
@@ -189,7 +203,8 @@ async function rerunIfDenied(first: { status: number; stderrTail?: string }, c: 
     ask: async (justification) => {
       const notice = pendingNotice();
       try {
-        second = await c.client.request<PreflightReply>({ ...c.preflight, sandbox_permissions: 'require_escalated', justification }, PREFLIGHT_OPTS(notice.onPending));
+        // no start-up phase for the rerun: its plan has no hand-over that would end one
+        second = await c.client.request<PreflightReply>({ ...c.preflight, start_up: undefined, sandbox_permissions: 'require_escalated', justification }, PREFLIGHT_OPTS(notice.onPending));
       } finally {
         notice.stop();
       }

@@ -26,6 +26,8 @@ export interface AuditRecord {
   exit_status?: number;
   duration_ms?: number;
   detail?: string;
+  /** 'start-up': an exec of the login profile or rc files, before the script's first command */
+  phase?: string;
 }
 
 export class AuditLog {

@@ -5,10 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
-import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type PreflightReply, type PreflightRequest, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
-import { deny, formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
+import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
+import { deny, formatAction, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
+import { isRestricted } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
-import { validateExec, validatePreflight, validateRunFinished } from '../protocol/validate.js';
+import { validateExec, validatePreflight, validateRunFinished, validateStartUpEnd } from '../protocol/validate.js';
+import { keyMatches, startUpRefusal } from './start-up.js';
 import { formatApprovalPolicy } from '../policy/approval-policy.js';
 import { shlexJoin } from '../policy/shlex.js';
 import { formatAllowPrefixRule } from '../policy/amend.js';
@@ -39,6 +41,9 @@ export interface DaemonDeps<P> {
   log(line: string): void;
   /** ask the process to shut down (approval channel `stop`) */
   requestStop(): void;
+  /** the key a client outside the sandbox shows to ask for a start-up phase (src/daemon/start-up.ts);
+   * none: no run gets one */
+  startUpKey?: string;
 }
 
 const GRANT_TTL_MS = 30_000;
@@ -81,6 +86,7 @@ function auditFields(s: SubcommandCheck, { action, outcome, extraSource }: Settl
     decision: s.decision,
     action: formatAction(action),
     execution: executionMode(action),
+    phase: s.phase,
     approval_id: outcome?.approval_id,
     approver: outcome?.approver,
     answer: outcome ? reviewDecisionKind(outcome.decision) : undefined,
@@ -142,8 +148,10 @@ export class Daemon<P> {
           return await this.exec(msg, ctx);
         case 'run-finished':
           return this.runFinished(msg);
+        case 'start-up-end':
+          return this.startUpEnd(msg);
       }
-      throw new ProtocolError('unknown-type', `unknown message type '${msg.type}' (expected ping, preflight, exec or run-finished)`, msg.id);
+      throw new ProtocolError('unknown-type', `unknown message type '${msg.type}' (expected ping, preflight, exec, start-up-end or run-finished)`, msg.id);
     } catch (e) {
       if (!(e instanceof ProtocolError)) throw e;
       this.deps.log(`request ${msg.id} rejected (${e.code}): ${e.message}`);
@@ -234,6 +242,16 @@ export class Daemon<P> {
         ? check.subcommands.map((s, i) => this.record(s, quick[i] ?? unasked(s), run, 'preflight', req.cwd, run.run_id))
         : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
     const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+    if (req.start_up && reply.action.type !== 'Deny' && this.grantStartUp(req, check, run)) {
+      reply.start_up = true;
+      // A script whose every command an allow rule lets out runs in the turn sandbox instead, with those
+      // commands escalated at their execs (as settled): the start-up files then run sandboxed in place,
+      // not each sent out and back in. A Permissions run keeps its profile; its start-up execs go into the
+      // turn sandbox one by one.
+      if (reply.action.type === 'Escalate' && reply.action.execution.type === 'Unsandboxed' && isRestricted(this.config.sandbox_policy)) reply.action = RUN;
+      const a = reply.action;
+      run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
+    }
     // The policy's own answers for a cached script encode to the same verdict text every time: once.
     if (!policyOwn) return reply;
     let json = this.verdictsJson.get(check);
@@ -274,6 +292,11 @@ export class Daemon<P> {
     const req = validateExec(msg);
     this.counters.exec++;
     const run = this.runs.get(req.run_id);
+    if (run?.startUp) {
+      // never settled into the run: the script's own `id -u` is not covered by the profile's
+      const s = this.currentDecider().startUp(req, run.startUp.sandboxed);
+      return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, req.run_id).action);
+    }
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
     const check = this.currentDecider().exec(req, {
@@ -286,7 +309,10 @@ export class Daemon<P> {
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
     ctx.setPending(null);
-    const action: Action = v.action;
+    return this.execReply(req, v.action);
+  }
+
+  private execReply(req: ExecRequest, action: Action): ExecReply {
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     if (action.type === 'Escalate') {
       const token = this.tokens.next();
@@ -322,6 +348,27 @@ export class Daemon<P> {
     const keys = this.keysOf(s, cwd);
     st.settled.set(keys.settle, action);
     if (keys.script !== undefined) st.scripts.set(keys.script, approvalId);
+  }
+
+  /** A start-up phase for this run, when the client outside the sandbox asked with the key and nothing the
+   * agent could have written takes part in start-up (src/daemon/start-up.ts). */
+  private grantStartUp(req: PreflightRequest, check: ScriptCheck, run: RunRecord): boolean {
+    const key = this.deps.startUpKey;
+    if (!key || !req.start_up || !keyMatches(key, req.start_up.key) || !check.parses) return false;
+    const refused = startUpRefusal({ req: req.start_up, policy: this.config.sandbox_policy, cwd: req.cwd, since: this.startedAt });
+    if (refused) {
+      this.deps.audit.write({ kind: 'run', run_id: run.run_id, cwd: req.cwd, detail: `no start-up phase: ${refused}` });
+      return false;
+    }
+    return true;
+  }
+
+  /** The client says bash has read its start-up files: every later exec of the run is the script's. */
+  private startUpEnd(msg: Envelope): Reply {
+    const req = validateStartUpEnd(msg);
+    const run = this.runs.get(req.run_id);
+    if (run) run.startUp = undefined;
+    return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
   }
 
   private runFinished(msg: Envelope): Reply {

@@ -28,10 +28,17 @@ export interface SubcommandCheck {
   /** a literal command found inside a complex script: it can deny or ask, but how the script runs is
    * the whole script's entry's business (it is checked, not executed as its own step) */
   literal?: boolean;
+  /** an exec of the run's start-up phase (the login profile, rc files): the audit log says so */
+  phase?: 'start-up';
 }
 
 export interface ScriptCheck {
   complex: boolean;
+  /** bash can parse the script (a start-up phase needs this: src/exec/start-up-gate.ts) */
+  parses: boolean;
+  /** the script is decided per exec (issue 17): run it in the read-only sandbox, or in the turn sandbox
+   * once a person agreed to its asked writes */
+  perExec?: boolean;
   subcommands: SubcommandCheck[];
 }
 
@@ -54,6 +61,8 @@ export interface Decider {
   readonly name: string;
   preflight(req: PreflightRequest, ctx: DecideContext): ScriptCheck;
   exec(req: ExecRequest, ctx: ExecContext): SubcommandCheck;
+  /** an exec of a run's start-up phase: forbidden rules only, never a prompt (src/policy/start-up.ts) */
+  startUp(req: ExecRequest, sandboxed: boolean): SubcommandCheck;
 }
 
 export function sourceLabel(s: DecisionSource[]): string | undefined {

@@ -12,6 +12,7 @@ import { Daemon } from './daemon.js';
 import { startEscalationRunner } from '../exec/escalation-start.js';
 import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
 import { pingDaemon } from './ping.js';
+import { startUpKeyPath, writeStartUpKey } from './start-up.js';
 import { PolicyWatcher } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
 import type { Approver } from './approver.js';
@@ -104,7 +105,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       escalation,
       log,
       requestStop: () => stop(),
+      startUpKey: writeStartUpKey(paths),
     });
+    cleanups.push(() => unlinkSync(startUpKeyPath(paths)));
     daemon.warmUp();
     const requests = new RequestServer({ requestSock: paths.requestSock, streamSock: paths.streamSock, handle: (m, c) => daemon.handle(m, c), log });
     await requests.start();

@@ -10,6 +10,7 @@ import type { Env } from '../protocol/paths.js';
 import { assessScript } from '../policy/assess.js';
 import { toWireSource, type VerdictSource } from '../policy/assess-types.js';
 import { decideIntercepted } from '../policy/intercepted.js';
+import { decideStartUpExec } from '../policy/start-up.js';
 import { lookupSkill, skillsFor, type SkillLookup } from '../skills/lookup.js';
 import { approvalKey } from '../policy/approval-key.js';
 import type { ExecApprovalRequirement } from '../policy/requirement.js';
@@ -51,6 +52,8 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
 }
 
 const CACHE_ENTRIES = 2048;
+/** complex reasons that say the script was not (or could not be) parsed (src/script/analyze.ts) */
+const UNPARSED = /^(parse error|analysis failed|script is not a string|script larger than \d+ bytes$|scripts nested too deeply|NUL byte|invalid UTF|carriage return)/;
 const MAX_CACHED_KEY = 16 * 1024;
 
 /** A Decider for one loaded Policy (a reload makes a new one, and with it an empty assessment cache). */
@@ -85,6 +88,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
       });
       const check: ScriptCheck = {
         complex: a.complex,
+        parses: !a.complex_reasons.some((r) => UNPARSED.test(r)),
         subcommands: a.subcommands.map((s) =>
           toCheck(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined }), s.kind === 'literal'),
         ),
@@ -124,6 +128,12 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
       // the session-approval key is only looked up for a prompt: not built for every exec that runs
       const key = action === 'prompt' ? approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution }) : '';
       return toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);
+    },
+    startUp(req, sandboxed): SubcommandCheck {
+      const d = decideStartUpExec(policy, { program: req.program, argv: req.argv, realProgram: req.real_program, sandboxed }, { resolveHostExecutables: true, hardened: true });
+      const check = toCheck({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action: d.action }, '');
+      check.phase = 'start-up';
+      return check;
     },
   };
 }

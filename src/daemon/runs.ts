@@ -30,6 +30,9 @@ export interface RunRecord {
   command?: string[];
   /** an interactive session's run: the run of the line its bash is running now (PreflightRequest.session_run) */
   current?: string;
+  /** set while bash reads its start-up files (src/daemon/start-up.ts); cleared for good by start-up-end.
+   * sandboxed: bash runs in the turn sandbox (else a start-up exec is sent into it) */
+  startUp?: { sandboxed: boolean };
 }
 
 export interface Settlement {

@@ -18,6 +18,7 @@ import { withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
 import type { FsView } from '../sandbox/fs-view.js';
+import { startUpPrefix, type StartUpFds } from './start-up-gate.js';
 
 /** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
 export const MAX_ARG_SCRIPT = 128 * 1024 - 1;
@@ -33,6 +34,8 @@ export interface RunPlan {
   scriptFd?: { fd: number; data: Buffer };
   /** program is bubblewrap around bash (signals go to bash, not to bwrap: src/exec/sandbox-signals.ts) */
   sandboxed?: boolean;
+  /** the run has a start-up phase: bash's ends of the two pipes (src/exec/start-up-gate.ts) */
+  startUp?: StartUpFds;
 }
 
 export interface PlanInput {
@@ -48,6 +51,8 @@ export interface PlanInput {
   bash: string;
   /** descriptors above 2 gate-sh inherited from its caller (e.g. make's jobserver) */
   inheritedFds?: number[];
+  /** the daemon granted a start-up phase: prefix the script with the hand-over (src/exec/start-up-gate.ts) */
+  startUp?: boolean;
   /** the sandbox step's lookups (default: bwrap on PATH, the real filesystem); interactive keeps the terminal */
   sandbox?: { bwrap?: () => string; fs?: FsView; interactive?: boolean };
 }
@@ -96,9 +101,12 @@ function basePlan(p: PlanInput): RunPlan {
   opts.push(...inv.shoptOptions);
 
   const fds = p.inheritedFds ?? [];
-  if (!big) return { program: p.bash, args: [...opts, '-c', p.script, inv.name, ...inv.args], env, cwd: p.cwd, fds };
   const fd = Math.max(2, ...fds) + 1; // a free number: inherited descriptors keep theirs
-  const prelude = `exec ${fd}<&-; BASH_ARGV0=${quote(inv.name)};${inner.length ? ` set ${inner.map(quote).join(' ')};` : ''} `;
+  // the start-up pipes after the script's descriptor (free numbers too)
+  const startUp: StartUpFds | undefined = p.startUp ? { ready: fd + 1, go: fd + 2 } : undefined;
+  const prefix = startUp ? startUpPrefix(startUp) : '';
+  if (!big) return { program: p.bash, args: [...opts, '-c', prefix + p.script, inv.name, ...inv.args], env, cwd: p.cwd, fds, startUp };
+  const prelude = `exec ${fd}<&-; BASH_ARGV0=${quote(inv.name)};${inner.length ? ` set ${inner.map(quote).join(' ')};` : ''} ${prefix}`;
   return {
     program: p.bash,
     args: [...opts, `/dev/fd/${fd}`, ...inv.args],
@@ -106,6 +114,7 @@ function basePlan(p: PlanInput): RunPlan {
     cwd: p.cwd,
     fds,
     scriptFd: { fd, data: Buffer.from(prelude + p.script, 'utf8') },
+    startUp,
   };
 }
 

@@ -12,6 +12,7 @@ import { exitStatus, forwardSignals } from './signals.js';
 import { sandboxSignalTarget } from './sandbox-signals.js';
 import { Socket } from 'node:net';
 import { gateNative } from './native.js';
+import { watchStartUp } from './start-up-gate.js';
 
 export interface RunResult {
   status: number;
@@ -28,6 +29,9 @@ export interface RunOptions {
   /** with stderrTail, for a stderr that IS stdout (`2>&1`, not a terminal): the child's stdout and stderr
    * share one pipe (their interleaving stays exactly as written), relayed to stdout; the tail is of both */
   merged?: boolean;
+  /** the plan has a start-up phase: end it at the daemon when bash says its start-up files are read
+   * (src/exec/start-up-gate.ts); onError when that failed (bash then exits 126 before the script) */
+  startUp?: { end: () => Promise<void>; onError: (e: Error) => void };
 }
 
 /** Write all of `buf` to a blocking-or-not descriptor (gate-sh never makes its stdio non-blocking); false
@@ -102,11 +106,15 @@ function nowMs(): number {
 export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult> {
   const started = nowMs();
   return new Promise((resolve, reject) => {
-    const top = Math.max(2, ...plan.fds, plan.scriptFd?.fd ?? 0);
+    const su = plan.startUp && opts.startUp ? plan.startUp : undefined;
+    const top = Math.max(2, ...plan.fds, plan.scriptFd?.fd ?? 0, su?.go ?? 0);
     const relay = (opts.stderrTail ?? 0) > 0;
     let shared: [number, number] | undefined;
+    let readyPipe: [number, number] | undefined;
+    let goPipe: [number, number] | undefined;
     try {
       if (relay && opts.merged) shared = gateNative().pipe();
+      if (su) (readyPipe = gateNative().pipe()), (goPipe = gateNative().pipe());
     } catch (e) {
       return reject(e);
     }
@@ -117,7 +125,9 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
     } catch (e) {
       return reject(new Error(`cannot write the script to a temporary file: ${(e as Error).message}`));
     }
-    for (let fd = 3; fd <= top; fd++) stdio.push(plan.fds.includes(fd) ? fd : fd === plan.scriptFd?.fd ? (scriptFd as number) : 'ignore');
+    const childEnd = (fd: number): number | 'ignore' =>
+      plan.fds.includes(fd) ? fd : fd === plan.scriptFd?.fd ? (scriptFd as number) : fd === su?.ready ? readyPipe![1] : fd === su?.go ? goPipe![0] : 'ignore';
+    for (let fd = 3; fd <= top; fd++) stdio.push(childEnd(fd));
     const forwarder = forwardSignals();
     // Under bubblewrap, bwrap gets its own session so a terminal's signals do not kill it (that would
     // SIGKILL the script through --die-with-parent); the forwarder signals the script itself.
@@ -126,6 +136,11 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
     forwarder.attach(sandboxed ? sandboxSignalTarget(child) : child);
     if (scriptFd !== undefined) closeSync(scriptFd); // the child holds its own copy
     if (shared) closeSync(shared[1]); // the child holds the write end: our read ends when the child's writers are gone
+    if (su && readyPipe && goPipe) {
+      closeSync(readyPipe[1]);
+      closeSync(goPipe[0]);
+      watchStartUp(readyPipe[0], goPipe[1], opts.startUp!.end, opts.startUp!.onError);
+    }
     child.on('error', (e) => {
       forwarder.dispose();
       reject(new Error(`cannot start ${plan.program}: ${e.message}`));

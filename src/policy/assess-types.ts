@@ -58,9 +58,12 @@ export type VerdictSource =
  * fallback (§4.3); opaque: eval, source, a non-literal command name (never auto-allowed); code-loading:
  * an assignment or environment variable that loads code; literal: a literal command of a complex script
  * that no rule matched and that is not dangerous (no objection: it allows nothing by itself); invalid: an
- * empty command (nothing to judge: forbidden).
+ * empty command (nothing to judge: forbidden); start-up: an exec of the login profile or rc files before
+ * the script's first command (forbidden rules only); per-exec: a complex script run with every exec
+ * decided when it happens; wrapper: a known-grammar wrapper (timeout, nice, env...) judged as the command
+ * it runs.
  */
-export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid';
+export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid' | 'start-up' | 'per-exec' | 'wrapper';
 
 /** One evaluated command (the subcommand itself, a wrapper's inner command, or a literal command). */
 export interface EvaluatedCommand {

@@ -41,6 +41,19 @@ export interface PreflightRequest {
   /** false: ask nobody (an agent's permission hook asks its own user); a subcommand that needs a person is
    * answered Deny with its decision left 'prompt', so the caller can tell "ask" from "forbidden" */
   ask?: boolean;
+  /** the client will run bash's start-up files (a login shell, BASH_ENV) before the script and asks for a
+   * start-up phase (src/daemon/start-up.ts); only a client outside every sandbox can read the key */
+  start_up?: StartUpRequest;
+}
+
+/** What the daemon needs to know about a run's start-up files, from the caller's environment. */
+export interface StartUpRequest {
+  key: string;
+  home?: string;
+  bash_env?: string;
+  tmpdir?: string;
+  /** names of exported shell functions (BASH_FUNC_*) in the caller's environment */
+  functions: string[];
 }
 
 /** Where a decision came from: a rule (file:line) or a heuristic. */
@@ -69,6 +82,11 @@ export interface PreflightReply {
   complex: boolean;
   subcommands: SubcommandVerdict[];
   sandbox: SandboxPolicy; // the turn sandbox the script runs in
+  /** the run is in its start-up phase: the client ends it (start-up-end) before the script's first command */
+  start_up?: boolean;
+  /** the script is decided per exec (issue 17): it runs in `sandbox`, which is then read-only unless a
+   * person agreed to the writes it asked up front */
+  per_exec?: boolean;
 }
 
 /** shim → daemon: one exec about to happen inside a gated run. */
@@ -109,6 +127,15 @@ export interface RunFinished {
   duration_ms: number;
 }
 
+/** gate-sh → daemon: bash has read its start-up files; from now on every exec of the run is the script's.
+ * One-way: nothing turns a run's start-up phase back on. */
+export interface StartUpEnd {
+  v: number;
+  id: string;
+  type: 'start-up-end';
+  run_id: string;
+}
+
 export interface Ping {
   v: number;
   id: string;
@@ -140,7 +167,7 @@ export interface ErrorReply {
   message: string;
 }
 
-export type Request = PreflightRequest | ExecRequest | RunFinished | Ping;
+export type Request = PreflightRequest | ExecRequest | RunFinished | StartUpEnd | Ping;
 export type Reply = PreflightReply | ExecReply | Pending | Ack | ErrorReply;
 
 export type { Action, EscalationExecution };

@@ -3,7 +3,7 @@
  * validator returns the typed message or throws ProtocolError('malformed') naming the bad field.
  */
 import { ProtocolError, type Envelope } from './codec.js';
-import type { ExecRequest, PreflightRequest, RunFinished } from './messages.js';
+import type { ExecRequest, PreflightRequest, RunFinished, StartUpEnd } from './messages.js';
 import { decodeWire } from '../exec/exec-gate-wire.js';
 
 function fail(m: Envelope, what: string): never {
@@ -47,6 +47,16 @@ export function validatePreflight(m: Envelope): PreflightRequest {
   str(m, 'session_run', true);
   strArray(m, 'prefix_rule', true, true);
   if (m.ask !== undefined && typeof m.ask !== 'boolean') fail(m, '"ask" must be a boolean');
+  const su = m.start_up as Record<string, unknown> | undefined;
+  if (su !== undefined) {
+    const sub = { ...su, type: m.type, id: m.id } as Envelope;
+    if (typeof su !== 'object' || su === null || Array.isArray(su)) fail(m, '"start_up" must be an object');
+    str(sub, 'key');
+    str(sub, 'home', true);
+    str(sub, 'bash_env', true);
+    str(sub, 'tmpdir', true);
+    strArray(sub, 'functions');
+  }
   return m as unknown as PreflightRequest;
 }
 
@@ -62,6 +72,11 @@ export function validateExec(m: Envelope): ExecRequest {
   if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string')))
     fail(m, '"env" must be an object of strings');
   return m as unknown as ExecRequest;
+}
+
+export function validateStartUpEnd(m: Envelope): StartUpEnd {
+  str(m, 'run_id');
+  return m as unknown as StartUpEnd;
 }
 
 export function validateRunFinished(m: Envelope): RunFinished {
