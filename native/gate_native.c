@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 #define MAX_FDS 8
@@ -139,6 +141,38 @@ static napi_value is_locked(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* takeLineInput(fd, eofByte) → Buffer | null. What a terminal in canonical mode holds for its reader (whole
+ * lines, and the EOF marks a Ctrl-D left), read before gate-sh switches that terminal to raw mode: the
+ * kernel keeps an EOF mark in the queue as a NUL byte and, once the terminal is raw, hands that NUL out as
+ * input (the `^@` a PTY-hosted script echoed with stdin at end of file). Each EOF mark becomes eofByte in
+ * the result. null when fd is no terminal or not in canonical mode (then nothing is read). poll() first, so
+ * no read can block and the descriptor's flags stay as they are (they are shared with the caller). */
+static napi_value take_line_input(napi_env env, napi_callback_info info) {
+  int32_t a[2];
+  if (arg_int(env, info, a, 2) || a[1] < 0 || a[1] > 255) { napi_throw_type_error(env, NULL, "takeLineInput(fd, eofByte)"); return NULL; }
+  napi_value out;
+  struct termios t;
+  if (tcgetattr(a[0], &t) != 0 || !(t.c_lflag & ICANON)) { napi_get_null(env, &out); return out; }
+  /* the line discipline holds at most 4096 bytes; a bound here all the same (a writer keeps typing) */
+  char buf[16384];
+  size_t n = 0;
+  int marks = 0;
+  while (n + 4096 <= sizeof buf && marks < 64) {
+    struct pollfd p = { .fd = a[0], .events = POLLIN, .revents = 0 };
+    int r = poll(&p, 1, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0 || (p.revents & (POLLHUP | POLLERR | POLLNVAL)) || !(p.revents & POLLIN)) break;
+    ssize_t k = read(a[0], buf + n, 4096);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) break;
+    if (k == 0) { buf[n++] = (char)a[1]; marks++; }
+    else n += (size_t)k;
+  }
+  void *data;
+  napi_create_buffer_copy(env, n, buf, &data, &out);
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   napi_value f;
   napi_create_function(env, "recvFds", NAPI_AUTO_LENGTH, recv_fds, NULL, &f);
@@ -151,6 +185,8 @@ static napi_value init(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "tryLock", f);
   napi_create_function(env, "isLocked", NAPI_AUTO_LENGTH, is_locked, NULL, &f);
   napi_set_named_property(env, exports, "isLocked", f);
+  napi_create_function(env, "takeLineInput", NAPI_AUTO_LENGTH, take_line_input, NULL, &f);
+  napi_set_named_property(env, exports, "takeLineInput", f);
   return exports;
 }
 

@@ -1,8 +1,8 @@
 /**
  * The native addon (native/gate_native.c, built by node-gyp at install): descriptor passing and peer
- * credentials on Unix sockets, which Node's net module cannot do, a plain pipe, and the session lock. Loaded
- * lazily: only the daemon (escalation runner, lock), gate-sh's merged stdout+stderr relay and the diagnosis
- * of an unreachable daemon need it.
+ * credentials on Unix sockets, which Node's net module cannot do, a plain pipe, the session lock, and a
+ * terminal's pending line input. Loaded lazily: only the daemon (escalation runner, lock), gate-sh's merged
+ * stdout+stderr relay, the PTY host and the diagnosis of an unreachable daemon need it.
  */
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -30,6 +30,9 @@ export interface GateNative {
   tryLock(fd: number): boolean;
   /** Whether another open file description holds that lock, asked without taking it. */
   isLocked(fd: number): boolean;
+  /** What a terminal in canonical mode holds for its reader (lines; each Ctrl-D's EOF mark as eofByte),
+   * read without blocking; null when fd is no terminal in canonical mode. */
+  takeLineInput(fd: number, eofByte: number): Buffer | null;
 }
 
 export const NATIVE_PATH = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'build', 'Release', 'gate_native.node');

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
 import { MarkerScanner, newNonce, STOPPED_PAYLOAD, wrapperArgv } from './pty-marker.js';
 import { hangUpSession, procStat, sessionMembers } from './pty-reap.js';
-import { enterRaw, processTerminal, terminalSize, type TerminalIO } from './pty-terminal.js';
+import { enterRaw, processTerminal, takeLineInput, terminalSize, type TerminalIO } from './pty-terminal.js';
 
 export interface PtyHostOptions {
   program: string;
@@ -50,7 +50,9 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
   }
   return new Promise<number>((resolve) => {
     const scanner = new MarkerScanner(nonce);
+    const typedAhead = takeLineInput(io); // before raw mode turns a pending end of file into a NUL byte
     let restore = enterRaw(io);
+    if (typedAhead.length) pty.write(typedAhead);
     let finished = false;
 
     const finish = (status: number, hangUp: boolean) => {

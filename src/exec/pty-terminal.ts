@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { ReadStream, WriteStream } from 'node:tty';
+import { gateNative } from './native.js';
 
 export interface TerminalIO {
   input: NodeJS.ReadableStream & Partial<Pick<ReadStream, 'isTTY' | 'setRawMode' | 'isRaw'>>;
@@ -26,6 +27,25 @@ export function terminalSize(io: TerminalIO): Size {
   const o = io.output;
   if (o.isTTY && o.columns && o.rows) return { cols: o.columns, rows: o.rows };
   return DEFAULT_SIZE;
+}
+
+/** The hosted PTY's end-of-file key: node-pty's terminals start with the default c_cc (VEOF = Ctrl-D). */
+export const PTY_EOF = 0x04;
+
+/**
+ * What the real terminal already holds for its reader, taken while it is still in canonical mode, for the
+ * hosted PTY: lines as typed, and each end of file (a Ctrl-D typed ahead, or `script` on a stdin at EOF) as
+ * the PTY's own EOF key. Left in the queue, the raw mode would hand an end of file out as a NUL byte, which
+ * the hosted terminal echoes as `^@` (docs/shell.md). Empty when there is nothing, when the terminal is not in
+ * canonical mode (then raw mode changes nothing) or when the input is not the process's own stdin.
+ */
+export function takeLineInput(io: TerminalIO): Buffer {
+  if (io.input !== process.stdin || !io.input.isTTY) return Buffer.alloc(0);
+  try {
+    return gateNative().takeLineInput(0, PTY_EOF) ?? Buffer.alloc(0);
+  } catch {
+    return Buffer.alloc(0); // no addon: the terminal is used as before
+  }
 }
 
 /**

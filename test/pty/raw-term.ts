@@ -9,10 +9,18 @@ import { ROOT } from '../helpers/env.js';
 
 const DRIVER = join(ROOT, 'test', 'pty', 'fixtures', 'raw-term.py');
 
+export interface RawTerminalOptions {
+  /** the program's environment (default: this process's) */
+  env?: Record<string, string>;
+  /** bytes typed on the terminal as the program starts (Buffer.from([4]): an end of file left queued) */
+  typed?: Buffer;
+}
+
 /** Runs argv on a fresh raw terminal; resolves with every byte it wrote there and its exit status. */
-export function runOnRawTerminal(argv: readonly string[], timeoutMs = 60_000): Promise<{ output: Buffer; status: number }> {
+export function runOnRawTerminal(argv: readonly string[], timeoutMs = 60_000, opts: RawTerminalOptions = {}): Promise<{ output: Buffer; status: number }> {
   return new Promise((resolve, reject) => {
-    const c = spawn('python3', [DRIVER, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const typed = opts.typed?.length ? ['--type', opts.typed.toString('hex')] : [];
+    const c = spawn('python3', [DRIVER, ...typed, ...argv], { stdio: ['ignore', 'pipe', 'inherit'], env: opts.env ?? process.env });
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => c.kill('SIGKILL'), timeoutMs);
     c.stdout.on('data', (d: Buffer) => chunks.push(d));
