@@ -37,6 +37,8 @@ export interface FakeModelOptions {
   commands: string[];
   /** final text once all commands were answered */
   finalText?: string;
+  /** the folder to run in, for tools that want it named (gate-sh's MCP shell tool: workdir) */
+  workdir?: string;
 }
 
 export async function startFakeModel(o: FakeModelOptions): Promise<FakeModel> {
@@ -136,7 +138,9 @@ function openai(req: IncomingMessage, res: ServerResponse, body: any, o: FakeMod
   if (req.method !== 'POST' || !path.endsWith('/responses')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"fake model: not here"}}');
   const tools: string[] = Array.isArray(body.tools) ? body.tools.map((t: any) => String(t?.name ?? t?.type)) : [];
   st.tools = tools;
-  const tool = tools.includes('shell_command') ? 'shell_command' : tools.includes('exec_command') ? 'exec_command' : 'shell';
+  // an MCP server's tools come as a namespace (Codex: mcp__<server>); gate-sh's is mcp__gate / shell
+  const mcp = Array.isArray(body.tools) && body.tools.some((t: any) => t?.type === 'namespace' && t.name === 'mcp__gate');
+  const tool = mcp ? 'shell' : tools.includes('shell_command') ? 'shell_command' : tools.includes('exec_command') ? 'exec_command' : 'shell';
   const results: { output: string }[] = [];
   for (const item of Array.isArray(body.input) ? body.input : [])
     if (item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output') results.push({ output: outputText(item.output) });
@@ -150,7 +154,16 @@ function openai(req: IncomingMessage, res: ServerResponse, body: any, o: FakeMod
           id: `fc_${st.requests.length}`,
           call_id: `call_${st.requests.length}`,
           name: tool,
-          arguments: JSON.stringify(tool === 'shell' ? { command: ['bash', '-lc', reply.command] } : tool === 'exec_command' ? { cmd: reply.command } : { command: reply.command }),
+          ...(mcp ? { namespace: 'mcp__gate' } : {}),
+          arguments: JSON.stringify(
+            mcp
+              ? { command: reply.command, workdir: o.workdir ?? '/' }
+              : tool === 'shell'
+                ? { command: ['bash', '-lc', reply.command] }
+                : tool === 'exec_command'
+                  ? { cmd: reply.command }
+                  : { command: reply.command },
+          ),
         }
       : { type: 'message', id: `m_${st.requests.length}`, role: 'assistant', content: [{ type: 'output_text', text: reply.text, annotations: [] }] };
   const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };

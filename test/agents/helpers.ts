@@ -22,6 +22,13 @@ export function geminiOutput(s: string): string {
   return s.replace(/\nProcess Group PGID: \d+/, '');
 }
 
+/** What gate-sh's MCP shell tool returned, from Codex's rendering of it ("Wall time: ...\nOutput:{json}"). */
+export function codexMcpResult(s: string): { exit_code: number; output: string } {
+  const i = s.indexOf('Output:');
+  if (i < 0) throw new Error(`not an MCP tool result: ${s}`);
+  return JSON.parse(s.slice(i + 'Output:'.length));
+}
+
 export interface Scratch {
   dir: string;
   home: string;
@@ -85,14 +92,15 @@ function agentCommand(agent: PinnedAgent, url: string, extra: string[]): { argv:
   if (agent === 'gemini')
     return { argv: ['gemini', '-p', 'run the scripted commands', ...extra], env: { GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: url, GEMINI_CLI_NO_RELAUNCH: 'true' } };
   return {
-    argv: ['codex', 'exec', '--skip-git-repo-check', '-c', 'model_provider="fake"', '-c', `model_providers.fake={name="fake",base_url="${url}/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`, ...extra, 'run the scripted commands'],
+    // a model Codex knows (its tool set depends on the model family); the provider is the fake server
+    argv: ['codex', 'exec', '--skip-git-repo-check', '-m', 'gpt-5', '-c', 'model_provider="fake"', '-c', `model_providers.fake={name="fake",base_url="${url}/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`, ...extra, 'run the scripted commands'],
     env: { OPENAI_API_KEY: 'sk-fake' },
   };
 }
 
 /** One non-interactive agent run: the fake model asks for `commands` one tool call each. */
 export async function runAgent(agent: PinnedAgent, s: Scratch, commands: string[], extra: string[] = [], timeoutMs = 120_000): Promise<AgentRun> {
-  const model = await startFakeModel({ api: API[agent], commands });
+  const model = await startFakeModel({ api: API[agent], commands, workdir: s.work });
   const cmd = agentCommand(agent, model.url, extra);
   const started = performance.now();
   try {

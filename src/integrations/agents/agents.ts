@@ -76,7 +76,13 @@ export function jsonEdits(id: 'claude-code' | 'gemini', route: Route, inst: Inst
   return [];
 }
 
-/** The lines `gate setup codex` puts into config.toml (MCP route), as [table, key, TOML value]. */
+/**
+ * The lines `gate setup codex` puts into config.toml (MCP route), as [table, key, TOML value]: gate-sh's
+ * MCP server, waited for before the first turn (`required`: otherwise the first request goes out before
+ * its tool is listed), its tool calls not asked again by Codex (gate-sh asks), the variables that find
+ * the same daemon forwarded (Codex starts MCP servers with a short environment), and the built-in shell
+ * tools off (they would run commands with the login shell, ungated).
+ */
 export function codexSettings(inst: Install): [string, string, string][] {
   const str = (s: string) => JSON.stringify(s);
   return [
@@ -84,6 +90,9 @@ export function codexSettings(inst: Install): [string, string, string][] {
     ['features', 'unified_exec', 'false'],
     ['mcp_servers.gate', 'command', str(inst.node)],
     ['mcp_servers.gate', 'args', `[${str(inst.gate)}, "mcp"]`],
+    ['mcp_servers.gate', 'required', 'true'],
+    ['mcp_servers.gate', 'default_tools_approval_mode', '"approve"'],
+    ['mcp_servers.gate', 'env_vars', '["XDG_RUNTIME_DIR", "GATE_HOME", "GATE_SESSION"]'],
   ];
 }
 

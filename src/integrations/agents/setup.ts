@@ -165,7 +165,8 @@ function describe(id: AgentId, routes: Route[], inst: Install): string {
   if (id === 'claude-code' && routes.includes('shell')) parts.push(`env.CLAUDE_CODE_SHELL = ${inst.entry}`);
   if (id === 'claude-code' && routes.includes('hook')) parts.push(`hooks.PreToolUse (matcher Bash) runs 'gate hook claude-code'`);
   if (id === 'gemini' && routes.includes('hook')) parts.push(`hooks.BeforeTool (matcher run_shell_command) runs 'gate hook gemini'`);
-  if (id === 'codex') parts.push('[mcp_servers.gate] runs gate mcp; [features] shell_tool = false, unified_exec = false (Codex runs commands through gate-sh\'s shell tool only)');
+  if (id === 'codex')
+    parts.push("[mcp_servers.gate] runs gate mcp (required, its calls not asked again by Codex, XDG_RUNTIME_DIR/GATE_HOME/GATE_SESSION forwarded); [features] shell_tool = false, unified_exec = false (Codex runs commands through gate-sh's shell tool only)");
   return parts.join('; ');
 }
 

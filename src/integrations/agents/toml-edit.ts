@@ -17,7 +17,8 @@ export function setTomlKey(text: string, table: string, key: string, value: stri
   const ours = `${key} = ${value} ${MARK}`;
   if (start < 0) {
     const body = text === '' || text.endsWith('\n') ? text : text + '\n';
-    return `${body}${body === '' ? '' : '\n'}[${table}] ${MARK}\n${ours}\n`;
+    // the separating line is gate-sh's too (a comment, not a blank line), so undo leaves no trace
+    return `${body}${body === '' ? '' : `${MARK}\n`}[${table}] ${MARK}\n${ours}\n`;
   }
   let end = lines.findIndex((l, i) => i > start && header(l) !== undefined);
   if (end < 0) end = lines.length;
@@ -40,8 +41,5 @@ export function removeTomlEdits(text: string): string {
     if (l.endsWith(MARK)) continue;
     out.push(l.startsWith(REPLACED) ? l.slice(REPLACED.length) : l);
   }
-  let s = out.join('\n');
-  // a table gate-sh appended leaves the blank line it put before it
-  s = s.replace(/\n\n+$/, '\n');
-  return s === '\n' ? '' : s;
+  return out.join('\n');
 }

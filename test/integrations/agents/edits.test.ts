@@ -35,7 +35,7 @@ test('toml edits keep comments, replace an existing key reversibly, add a missin
   t = setTomlKey(t, 'mcp_servers.gate', 'command', '"node"');
   assert.equal(setTomlKey(t, 'features', 'shell_tool', 'false'), t);
   assert.match(t, /# replaced by gate setup: shell_tool = true # why\nshell_tool = false # added by gate setup/);
-  assert.match(t, /\[mcp_servers\.gate\] # added by gate setup\ncommand = "node" # added by gate setup\n$/);
+  assert.match(t, /\n# added by gate setup\n\[mcp_servers\.gate\] # added by gate setup\ncommand = "node" # added by gate setup\n$/);
   assert.equal(removeTomlEdits(t), orig);
   assert.equal(removeTomlEdits(setTomlKey('', 'features', 'x', '1')), '');
 });

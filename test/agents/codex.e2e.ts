@@ -1,0 +1,64 @@
+/**
+ * Codex CLI 0.169.0 end to end (`codex exec`), driven by a scripted OpenAI Responses streaming server on
+ * loopback, after `gate setup codex` (the MCP route: Codex's login shell cannot change without root) in a
+ * scratch HOME with gate-sh's default config and the team rules of helpers.ts. Run by `npm run test:agents`.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { audit, codexMcpResult, gate, PLUMBING, runAgent, scratch } from './helpers.js';
+
+const A = 'codex';
+
+test('codex, MCP route: allowed runs and reaches the model, rm denied with its reason, plumbing byte-exact, nothing else asked', async () => {
+  const s = scratch(A);
+  try {
+    const set = gate(s, ['setup', 'codex']);
+    assert.equal(set.code, 0, set.stderr);
+    const doc = JSON.parse(gate(s, ['doctor', '--json']).stdout).find((r: { agent: string }) => r.agent === 'codex');
+    assert.equal(doc.routes.find((r: { route: string }) => r.route === 'mcp').state, 'wired', JSON.stringify(doc));
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.results.length, 4, JSON.stringify(run.results) + run.stderr);
+    const [ok, rm, plumbing, where] = run.results.map((r) => codexMcpResult(r.output));
+    assert.equal(ok.exit_code, 0);
+    assert.match(ok.output, /^On branch[\s\S]*\nok\n$/);
+    assert.equal(rm.exit_code, 126);
+    assert.match(rm.output, /use trash instead/);
+    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+    const bash = spawnSync('/bin/bash', ['-c', PLUMBING], { cwd: s.work, encoding: 'utf8' });
+    assert.equal(plumbing.output, bash.stdout + bash.stderr);
+    // gate-sh ran it, and found the same daemon as the user's shell (XDG_RUNTIME_DIR forwarded to gate mcp)
+    assert.equal(where.output, `gated=yes rt=${s.env.XDG_RUNTIME_DIR}\n`);
+    const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
+    assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('codex: setup keeps the user config.toml, is idempotent, and --undo gives it back byte for byte', () => {
+  const s = scratch(A);
+  try {
+    const dir = join(s.home, '.codex');
+    mkdirSync(dir);
+    const original = '# my settings\nmodel = "o3"\n\n[features]\nshell_tool = true # keep\n';
+    writeFileSync(join(dir, 'config.toml'), original);
+    assert.equal(gate(s, ['setup', 'codex']).code, 0);
+    const once = readFileSync(join(dir, 'config.toml'), 'utf8');
+    assert.match(once, /^# my settings\nmodel = "o3"\n/);
+    assert.match(gate(s, ['setup', 'codex']).stdout, /nothing to change/);
+    assert.equal(readFileSync(join(dir, 'config.toml'), 'utf8'), once);
+    assert.equal(gate(s, ['setup', '--undo', 'codex']).code, 0);
+    assert.equal(readFileSync(join(dir, 'config.toml'), 'utf8'), original);
+    // edited since: only gate-sh's lines go
+    assert.equal(gate(s, ['setup', 'codex']).code, 0);
+    writeFileSync(join(dir, 'config.toml'), readFileSync(join(dir, 'config.toml'), 'utf8') + 'approval_policy = "never"\n'.replace(/^/, '\n[x]\n'));
+    assert.equal(gate(s, ['setup', '--undo', 'codex']).code, 0);
+    assert.equal(readFileSync(join(dir, 'config.toml'), 'utf8'), original + '\n[x]\napproval_policy = "never"\n');
+  } finally {
+    s.cleanup();
+  }
+});
