@@ -17,6 +17,7 @@ import type { ExecApprovalRequirement } from '../policy/requirement.js';
 import { deny, type Action, type ReviewDecision } from '../protocol/action.js';
 import type { Decider, ScriptCheck, SubcommandCheck } from './decide.js';
 import type { PolicyLoader } from './policy-watch.js';
+import { sameSourcedFiles, sourceReader, type SourcedFile } from './sourced-files.js';
 
 export interface BindingOptions {
   env: Env;
@@ -58,7 +59,7 @@ const MAX_CACHED_KEY = 16 * 1024;
 
 /** A Decider for one loaded Policy (a reload makes a new one, and with it an empty assessment cache). */
 function policyDecider(policy: Policy, trusted: Env): Decider {
-  const cache = new Map<string, ScriptCheck>();
+  const cache = new Map<string, { check: ScriptCheck; sourced: SourcedFile[] }>();
   let ctxJson: { approval?: unknown; sandbox?: unknown; git?: boolean; json: string } = { json: '' };
   return {
     name: `per-subcommand assessment, ${policy.ruleCount} rules`,
@@ -72,11 +73,13 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         ctxJson = { approval: ctx.approvalPolicy, sandbox: ctx.sandboxPolicy, git: ctx.gitReadOnly, json: JSON.stringify([ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]) };
       const key = JSON.stringify([req.cwd, req.shell, req.flag, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null]) + ctxJson.json + req.script;
       const hit = cache.get(key);
-      if (hit) {
+      // (a script that sources files is answered again from the cache only while they are unchanged)
+      if (hit && (hit.sourced.length === 0 || sameSourcedFiles(hit.sourced))) {
         cache.delete(key); // LRU: move to the back
         cache.set(key, hit);
-        return hit;
+        return hit.check;
       }
+      const reader = sourceReader();
       const a = assessScript(req.shell, req.flag, req.script, {
         policy,
         approvalPolicy: ctx.approvalPolicy,
@@ -85,6 +88,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         additionalPermissions: req.additional_permissions,
         prefixRule: req.prefix_rule ?? null,
         gitReadOnly: ctx.gitReadOnly,
+        readSource: reader.read,
       });
       const check: ScriptCheck = {
         complex: a.complex,
@@ -94,7 +98,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         ),
       };
       if (key.length <= MAX_CACHED_KEY) {
-        cache.set(key, check);
+        cache.set(key, { check, sourced: reader.files });
         if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
       }
       return check;

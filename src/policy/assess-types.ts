@@ -34,6 +34,8 @@ export interface AssessContext {
   cwd?: string;
   /** Trusted environment, writable roots and gate-sh's own entries for the code-loading check. */
   codeLoading?: CodeLoadingOptions;
+  /** Reads a file the script sources (the daemon's reader); absent: every `source` stays opaque. */
+  readSource?: (path: string) => string | null;
 }
 
 /**

@@ -55,7 +55,7 @@ function evalContext(ctx: AssessContext, usedComplexParsing: boolean): EvalConte
 }
 
 function assessInvocation(command: string[], script: string, ctx: AssessContext): Assessment {
-  const a = analyzeScript(script);
+  const a = analyzeScript(script, ctx.readSource ? { readSource: ctx.readSource } : {});
   if (a.kind === 'plain') {
     const ec = evalContext(ctx, false);
     // An empty script: Codex evaluates the whole argv.

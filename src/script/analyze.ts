@@ -10,7 +10,7 @@ import { parseShellLcSingleCommandPrefix } from './codex-compat.js';
 import { disagreementWithSecondParser } from './agreement.js';
 import { errorText, parseBash } from './mvdan.js';
 import type { AnalyzeOptions, ComplexScript, OpaqueKind, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
-import { HASH_IN_WORD, walkFile, type WalkHooks } from './walk.js';
+import { HASH_IN_WORD, walkFile, type WalkHooks, type WalkMode } from './walk.js';
 import { unwrapped, unwrapWith } from './wrappers.js';
 
 export type { AnalyzeOptions, ComplexScript, ListOp, OpaqueKind, PlainScript, ScriptAnalysis, Subcommand } from './types.js';
@@ -39,29 +39,31 @@ export function unwrapCommand(argv: string[]): Unwrapped {
   }
 }
 
-function analyze(script: string, opts: AnalyzeOptions, depth: number, retries = 0): ScriptAnalysis {
-  if (typeof script !== 'string') return complex(['script is not a string'], []);
+function analyze(script: string, opts: AnalyzeOptions, depth: number, retries = 0, mode: WalkMode = {}): ScriptAnalysis {
+  if (typeof script !== 'string') return unread(['script is not a string']);
   const max = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const src = Buffer.from(script, 'utf8');
-  if (src.length > max) return complex([`script larger than ${max} bytes`], []);
-  if (depth > MAX_NESTING) return complex(['scripts nested too deeply'], []);
+  if (src.length > max) return unread([`script larger than ${max} bytes`]);
+  if (depth > MAX_NESTING) return unread(['scripts nested too deeply']);
   const bad = badText(script);
-  if (bad) return complex([bad], []);
+  if (bad) return unread([bad]);
 
   const parsed = parseBash(script);
-  if (!parsed.ok) return complex([`parse error: ${parsed.error}`], []);
+  if (!parsed.ok) return unread([`parse error: ${parsed.error}`]);
   const hooks: WalkHooks = {
     unwrap: (argv) => unwrapWith(argv, (s) => analyze(s, opts, depth + 1)),
     scriptCommands: (s) => {
       const a = analyze(s, opts, depth + 1);
       return a.kind === 'plain' ? { commands: a.commands, complex: false } : { commands: a.literalCommands, complex: true };
     },
+    sameShellScript: (s, sourced) => analyze(s, opts, depth + 1, 0, { sourced }),
+    readSource: (path) => opts.readSource?.(path) ?? null,
   };
-  const w = walkFile(parsed.file, src, hooks);
+  const w = walkFile(parsed.file, src, hooks, mode);
   if (w.hashes.length > 0 && retries < 8) {
     // The parsers cut a word at a `#` that bash keeps (`"x"#$(rm y)`): read it again with that `#`
     // escaped, so the literal commands behind it are found too. Still complex: both parsers were wrong.
-    const again = analyze(escapeAt(src, w.hashes), opts, depth, retries + 1);
+    const again = analyze(escapeAt(src, w.hashes), opts, depth, retries + 1, mode);
     const reasons = [...w.reasons.filter((r) => r.startsWith(HASH_IN_WORD)), ...(again.kind === 'complex' ? again.reasons : [])];
     // (escaping a `#` only joins text into a word: the second reading sees every dynamic name)
     const dynamic = again.kind === 'complex' && again.opaqueKinds.includes('dynamic-name');
@@ -111,6 +113,11 @@ function flatten(found: Subcommand[]): Subcommand[] {
     for (const argv of s.inner) out.push({ argv, assignments: [], inner: [], redirects: false });
   }
   return out;
+}
+
+/** A text that was not walked: complex, nothing known in it. */
+function unread(reasons: string[]): ComplexScript {
+  return { ...complex(reasons, []), unread: true };
 }
 
 /** `dynamicName`: the walk found a command whose name is only known at run time. */

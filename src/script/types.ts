@@ -58,6 +58,8 @@ export interface ComplexScript {
   opaqueKinds: OpaqueKind[];
   /** Codex §2.3 single-command heredoc prefix when it applies. */
   heredocPrefix?: string[];
+  /** The text was never walked (parse error, size, bad bytes, nesting): nothing in it is known. */
+  unread?: true;
 }
 
 export type ScriptAnalysis = PlainScript | ComplexScript;
@@ -65,6 +67,12 @@ export type ScriptAnalysis = PlainScript | ComplexScript;
 export interface AnalyzeOptions {
   /** Scripts larger than this (UTF-8 bytes) are complex without a full analysis. */
   maxBytes?: number;
+  /**
+   * The text of a file `source`/`.` runs, read now (the daemon passes a reader; the analysis stays pure in
+   * what it is given). Only absolute literal paths are asked for; null (unreadable, too large) keeps
+   * `source` opaque. Without a reader every `source` is opaque.
+   */
+  readSource?: (path: string) => string | null;
 }
 
 export interface Unwrapped {

@@ -7,15 +7,25 @@
  */
 import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, str, validPos, type MvNode } from './mvdan.js';
 import { wordValue, type WordValue } from './word.js';
-import type { Hidden, ListOp, Subcommand, Unwrapped } from './types.js';
+import type { Hidden, ListOp, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
 import { hiddenOf } from './wrappers.js';
 import { sameShellEffect } from './same-shell.js';
+import { evalText } from './eval-text.js';
 
 export interface WalkHooks {
   /** Wrappers and nested shells for an argv. */
   unwrap(argv: string[]): Unwrapped;
-  /** Literal commands of a script string found in the text (trap strings, heredoc-fed shells). */
+  /** Literal commands of a script string found in the text (heredoc-fed shells). */
   scriptCommands(script: string): { commands: Subcommand[]; complex: boolean };
+  /** A script this same shell runs (`eval` text, a `trap` string, a sourced file's text), analysed. */
+  sameShellScript(script: string, sourced: boolean): ScriptAnalysis;
+  /** The text of a sourced file (absolute path), or null when it cannot be read now. */
+  readSource(path: string): string | null;
+}
+
+/** How the walk reads the text: a sourced file's function bodies only define (see `Walker.sourced`). */
+export interface WalkMode {
+  sourced?: boolean;
 }
 
 export interface WalkResult {
@@ -35,8 +45,8 @@ export interface WalkResult {
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
 
-export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks): WalkResult {
-  const w = new Walker(src, hooks);
+export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks, mode: WalkMode = {}): WalkResult {
+  const w = new Walker(src, hooks, mode.sourced === true);
   const stmts = list(file.Stmts);
   for (let i = 0; i < stmts.length; i++) {
     w.stmt(stmts[i], true);
@@ -53,7 +63,12 @@ class Walker {
   hashes: number[] = [];
   ansiC: [number, number][] = [];
   dynamicName = false;
-  constructor(private src: Buffer, private hooks: WalkHooks) {}
+  /**
+   * Reading a file `source` runs: a function body there only defines a command (Claude Code's snapshot
+   * carries every function of the user's shell); it is judged when it runs, by the exec gate. `PATH=` in
+   * its declarations is the agent's own PATH, not a reason to ask (the exec gate sees where each program is).
+   */
+  constructor(private src: Buffer, private hooks: WalkHooks, private sourced: boolean) {}
 
   private complex(why: string, n: MvNode): void {
     if (this.reasons.length < 50) this.reasons.push(`${why} at ${at(n)}`);
@@ -117,7 +132,7 @@ class Walker {
         this.word(c.Word);
         for (const item of list(c.Items)) { for (const p of list(item.Patterns)) this.word(p); this.stmts(item.Stmts); }
         return;
-      case 'FuncDecl': return this.stmt(c.Body, false);
+      case 'FuncDecl': if (!this.sourced) this.stmt(c.Body, false); return;
       case 'ArithmCmd': return this.arith(c.X);
       case 'TestClause': return this.test(c.X);
       case 'DeclClause': for (const a of list(c.Args)) this.assign(a); return;
@@ -153,6 +168,9 @@ class Walker {
       this.dynamicName = true; // even past the cap on reasons
       return;
     }
+    // eval/trap/source of a script known now: its commands are this script's literal commands
+    const through = this.seeThrough(name.value, args, values);
+    if (through) this.follow(through);
     if (top) {
       if (!assignsLiteral) this.complex('non-literal assignment', c);
       const effect = sameShellEffect(values.map((v) => (v.literal ? v.value : '')));
@@ -163,9 +181,13 @@ class Walker {
       if (name.value === '') this.complex('empty command name', c);
     }
     // Codex §2.4: non-literal arguments are skipped; the literal ones are kept in order.
-    const argv: string[] = [];
+    let argv: string[] = [];
     for (const v of values) if (v.literal) argv.push(v.value); // (a loop: flatMap cost 2% of a 10,000-command walk)
-    const sub = this.subcommand(argv, assignments, s);
+    if (this.sourced && DECLARATIONS.has(argv[0])) argv = argv.filter((a) => !a.startsWith('PATH='));
+    const sub = through ? { argv, assignments, inner: [], redirects: s.Redirs.$length > 0 } : this.subcommand(argv, assignments, s);
+    // `trap "$x" EXIT`: a command string only known at run time (argv skipped it: its first literal word is a signal)
+    if (name.value === 'trap' && args.length > 2 && !values[1].literal)
+      (sub.opaque = 'trap sets a command string known only at run time'), (sub.opaqueKind = 'command-string');
     this.literal.push(sub);
     if (top) this.commands.push(sub);
   }
@@ -191,6 +213,42 @@ class Walker {
     const sub: Subcommand = { argv, assignments, inner, redirects: s.Redirs.$length > 0 };
     if (hidden !== undefined) (sub.opaque = hidden.text), (sub.opaqueKind = hidden.kind);
     return sub;
+  }
+
+  /**
+   * `eval` of words known now, `trap '<string>' SIG...`, `source /absolute/file` read now: the script this
+   * same shell runs, analysed. Undefined when it is not known now (the command stays opaque, as before).
+   */
+  private seeThrough(name: string, args: MvNode[], values: WordValue[]): Through | undefined {
+    let text: string | null = null;
+    let sourced = this.sourced;
+    if (name === 'eval' && args.length > 1) text = evalText(args.slice(1));
+    else if (name === 'trap' && args.length > 2 && values[1].literal && values[1].value !== '' && values[1].value !== '-' && !values[1].value.startsWith('-')) text = values[1].value;
+    else if ((name === 'source' || name === '.') && args.length > 1 && values[1].literal && values[1].value.startsWith('/')) {
+      text = this.hooks.readSource(values[1].value);
+      sourced = true;
+    }
+    if (text === null) return undefined;
+    const analysis = this.hooks.sameShellScript(text, sourced);
+    // Not walked (a parse error, too large, bad bytes): nothing in it is known.
+    if (analysis.kind === 'complex' && analysis.unread) return undefined;
+    return { what: name === '.' ? 'source' : name, analysis };
+  }
+
+  /**
+   * The commands of a script this shell runs are literal commands of this one (so a script using eval,
+   * trap or source stays complex: plain keeps meaning "exactly these commands, in this list"), with their
+   * own assignments and wrappers; a name only known at run time in it is one here too.
+   */
+  private follow(t: Through): void {
+    const a = t.analysis;
+    if (a.kind === 'plain') {
+      for (const c of a.commands) this.literal.push(c);
+      return;
+    }
+    if (a.opaqueKinds.includes('dynamic-name')) this.dynamicName = true;
+    // (already flattened: their inner commands are entries of their own)
+    for (const l of a.literalCommands) this.literal.push(l.inner.length > 0 ? { ...l, inner: [] } : l);
   }
 
   /** Add a script string's literal commands to `inner`; what it hides when it is complex. */
@@ -285,6 +343,15 @@ function heredocText(r: MvNode): string | null {
   const quoted = delim.some((p: MvNode) => nodeType(p) !== 'Lit' || str(p.Value).includes('\\'));
   return quoted ? raw : raw.replace(/\\([\\$`\n])/g, (_, c: string) => (c === '\n' ? '' : c));
 }
+
+/** A builtin seen through: what it is, and the analysis of the script it runs. */
+interface Through {
+  what: string;
+  analysis: ScriptAnalysis;
+}
+
+/** Declaration builtins (their operands set variables). */
+const DECLARATIONS = new Set(['export', 'declare', 'typeset', 'readonly', 'local']);
 
 export const HASH_IN_WORD = "'#' inside a word (the parsers read a comment)";
 

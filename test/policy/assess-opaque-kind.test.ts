@@ -31,7 +31,8 @@ test('opaque_kind beside opaque, for subcommands, literal commands and bare argv
   const plain = sh("ssh host ls && echo ok");
   assert.deepEqual(plain.subcommands.map((s) => [s.opaque_kind, s.opaque]), [['remote', 'ssh runs a remote command'], [undefined, undefined]]);
   assert.notEqual(plain.subcommands[0].decision, 'allow');
-  const lit = sh("eval 'rm x'; (python3 -c 'import os')");
+  // (an eval of literal words is seen through; one of a variable is not)
+  const lit = sh("eval \"$cmd\"; (python3 -c 'import os')");
   assert.deepEqual(lit.subcommands.filter((s) => s.kind === 'literal').map((s) => s.opaque_kind), ['eval', 'inline-code']);
   const bare = assessCommand(['sudo', '-s'], ctx);
   assert.equal(bare.subcommands[0].opaque_kind, 'shell');

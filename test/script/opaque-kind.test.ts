@@ -42,9 +42,12 @@ test('in scripts: subcommands carry the kind; trap strings and shells fed on std
     assert.equal(a.kind, 'complex', s);
     return a.kind === 'complex' ? a.opaqueKinds : [];
   };
-  assert.deepEqual(kinds("trap 'echo $(date)' EXIT"), ['command-string']);
+  // a literal trap string or eval text is read as the script it is; one known only at run time is not
+  assert.deepEqual(kinds("trap 'echo $(date)' EXIT"), []);
+  assert.deepEqual(kinds('trap "$x" EXIT'), ['command-string']);
   assert.deepEqual(kinds('bash <<EOF\n$x\nEOF'), ['stdin-script']);
-  assert.deepEqual(kinds("eval 'rm x'; source f"), ['eval', 'source']);
+  assert.deepEqual(kinds("eval 'rm x'; source f"), ['source']);
+  assert.deepEqual(kinds('eval "$x"; source f'), ['eval', 'source']);
   assert.deepEqual(kinds('echo $(pwd) > f'), []);
 });
 
@@ -60,8 +63,8 @@ test("a command whose name is only known at run time: 'dynamic-name', wherever i
   }
 });
 
-const HIDING = ['ssh h ls', 'sudo -s', 'eval x', 'bash <<EOF\n$x\nEOF', "trap 'a $(b)' EXIT", 'python3 -c x | node -e y', 'env -S x && chroot / y',
-  'timeout 5 source f', "find . -exec bash -c '$1' ';'", 'bash x.sh; sh -s; bash -c', 'sudo -e f || doas -s', 'echo $(watch x)'];
+const HIDING = ['ssh h ls', 'sudo -s', 'eval "$x"', 'bash <<EOF\n$x\nEOF', 'trap "$x" EXIT', 'python3 -c x | node -e y', 'env -S x && chroot / y',
+  'timeout 5 source f', 'eval "$(curl x)"', "find . -exec bash -c '$1' ';'", 'bash x.sh; sh -s; bash -c', 'sudo -e f || doas -s', 'echo $(watch x)'];
 
 test('opaque text and kind come together, over the corpus and 1,000 generated scripts', () => {
   const r = rng(11);

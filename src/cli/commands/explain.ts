@@ -13,6 +13,7 @@ import { loadConfig } from '../../config/load.js';
 import type { GateConfig } from '../../config/config.js';
 import { gatePaths } from '../../protocol/paths.js';
 import { formatExplanation } from '../../policy/assess-format.js';
+import { sourceReader } from '../../daemon/sourced-files.js';
 
 const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
        gate explain [options] '<script>'          (a bare script: as bash -lc)
@@ -98,7 +99,8 @@ export async function run(argv: string[]): Promise<number> {
   }
   // One argument is a script (as `bash -lc`); several are an argv (a shell invocation or a program).
   const command = words.length === 1 ? ['bash', '-lc', words[0]] : words;
-  const ctx = { policy, approvalPolicy, sandboxPolicy, sandboxPermissions, prefixRule, gitReadOnly: v['git-read-only'] === true || config.git_read_only };
+  // files the script sources are read as the daemon reads them
+  const ctx = { policy, approvalPolicy, sandboxPolicy, sandboxPermissions, prefixRule, gitReadOnly: v['git-read-only'] === true || config.git_read_only, readSource: sourceReader().read };
   // `gate-sh -c '...'` (or a shell at any path) is explained as the script it runs.
   const shellScript = command.length === 3 && (command[1] === '-c' || command[1] === '-lc') && SHELLS.test(command[0]);
   const assessment = shellScript ? assessScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : assessCommand(command, ctx);
