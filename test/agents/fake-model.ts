@@ -28,6 +28,9 @@ export interface FakeModel {
   requests: { path: string; body: any }[];
   /** the tool names the agent offered in its main-loop request */
   tools: string[];
+  /** main-loop requests: when each arrived and when its answer was sent (performance.now() ms); the
+   * agent's wall time for tool call k is turns[k + 1].received - turns[k].answered */
+  turns: { received: number; answered: number }[];
   close(): Promise<void>;
 }
 
@@ -42,7 +45,7 @@ export interface FakeModelOptions {
 }
 
 export async function startFakeModel(o: FakeModelOptions): Promise<FakeModel> {
-  const state: FakeModel = { url: '', results: [], requests: [], tools: [], close: async () => {} };
+  const state: FakeModel = { url: '', results: [], requests: [], tools: [], turns: [], close: async () => {} };
   const handler = o.api === 'anthropic' ? anthropic : o.api === 'openai' ? openai : gemini;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -55,8 +58,14 @@ export async function startFakeModel(o: FakeModelOptions): Promise<FakeModel> {
         body = { unparsed: Buffer.concat(chunks).toString('utf8').slice(0, 2000) };
       }
       state.requests.push({ path: req.url ?? '', body });
+      const received = performance.now();
+      const before = state.tools;
+      state.tools = [];
       try {
         handler(req, res, body, o, state);
+        // the handler sets tools only for a main-loop request
+        if (state.tools.length) state.turns.push({ received, answered: performance.now() });
+        else state.tools = before;
       } catch (e) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(e) } }));
       }

@@ -78,6 +78,8 @@ export interface AgentRun {
   stderr: string;
   results: ToolResult[];
   ms: number;
+  /** the agent's wall time per tool call (ms): from the model's tool call to the request with its result */
+  callMs: number[];
 }
 
 const API = { 'claude-code': 'anthropic', gemini: 'gemini', codex: 'openai' } as const;
@@ -112,7 +114,8 @@ export async function runAgent(agent: PinnedAgent, s: Scratch, commands: string[
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     clearTimeout(timer);
-    return { code, stdout, stderr, results: model.results, ms: performance.now() - started };
+    const callMs = model.turns.slice(1).map((t, i) => t.received - model.turns[i].answered);
+    return { code, stdout, stderr, results: model.results, ms: performance.now() - started, callMs };
   } finally {
     await model.close();
   }

@@ -1,8 +1,9 @@
-/** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy, approvers, pending prompts). */
+/** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy, approvers, pending prompts), and per agent on this machine whether it really uses gate-sh (gate doctor's summary). */
 import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
 import { approvalCall } from '../../daemon/approval-client.js';
 import { formatStatus } from '../../daemon/status-view.js';
+import { diagnose, formatAgentSummary } from '../../integrations/agents/doctor.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
@@ -12,13 +13,14 @@ export async function run(argv: string[]): Promise<number> {
   }
   const paths = gatePaths(process.env);
   let status: Record<string, unknown>;
+  const agents = diagnose(process.env);
   try {
     status = (await approvalCall(paths, 'status')).status as Record<string, unknown>;
   } catch (e) {
-    if (values.json) process.stdout.write(JSON.stringify({ running: false, session: paths.session, error: (e as Error).message }) + '\n');
-    else process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
+    if (values.json) process.stdout.write(JSON.stringify({ running: false, session: paths.session, error: (e as Error).message, agents }) + '\n');
+    else process.stderr.write(`gate-sh: ${(e as Error).message}\n${formatAgentSummary(agents)}`);
     return 3;
   }
-  process.stdout.write(values.json ? JSON.stringify({ running: true, ...status }, null, 2) + '\n' : formatStatus(status));
+  process.stdout.write(values.json ? JSON.stringify({ running: true, ...status, agents }, null, 2) + '\n' : formatStatus(status) + formatAgentSummary(agents));
   return 0;
 }

@@ -144,3 +144,15 @@ export function formatDoctor(reports: AgentReport[]): string {
   }
   return lines.join('\n') + '\n';
 }
+
+/** The few lines `gate status` shows: per agent, gated or not, by which route, and any warning. */
+export function formatAgentSummary(reports: AgentReport[]): string {
+  if (reports.length === 0) return '';
+  const lines = ['agents (details: gate doctor):'];
+  for (const r of reports) {
+    const wired = r.routes.filter((x) => x.state === 'wired').map((x) => x.route);
+    lines.push(`  ${r.title}: ${r.gated ? `gated (${wired.join(', ')})` : 'NOT gated'}`);
+    for (const w of r.warnings) lines.push(`    WARNING: ${w}`);
+  }
+  return lines.join('\n') + '\n';
+}

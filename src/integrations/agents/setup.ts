@@ -107,10 +107,13 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
   const agent = AGENTS[id];
   for (const r of routes) if (!agent.routes.includes(r)) throw new SetupError(`${agent.title} has no '${r}' route (it has: ${agent.routes.join(', ')})`);
   const inst = install(env);
-  const prev = readRecord(env, id);
-  if (prev && prev.routes.join(',') !== routes.join(','))
-    throw new SetupError(`${agent.title} is already set up with route ${prev.routes.join('+')}; run 'gate setup --undo ${id}' first`);
+  let prev = readRecord(env, id);
   const changes: string[] = [];
+  if (prev && prev.routes.join(',') !== routes.join(',')) {
+    // another route: take the old one out first, so the record always describes one set-up
+    changes.push(...undoAgent(id, env).changes.map((c) => `(route ${prev!.routes.join('+')} → ${routes.join('+')}) ${c}`));
+    prev = undefined;
+  }
   const notes: string[] = [];
   const record: SetupRecord = { agent: id, routes };
 
