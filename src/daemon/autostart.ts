@@ -9,8 +9,8 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkSocketPaths, gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
-import { pingDaemon, probeDaemon } from './ping.js';
-import { diagnoseAbsent, reachDaemon, unreachableMessage } from './reach.js';
+import { pingDaemon } from './ping.js';
+import { reachDaemon, unreachableMessage } from './reach.js';
 
 /** Repository root: dist/src/daemon/autostart.js → ../../.. */
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
@@ -71,14 +71,11 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
     if (info) return info;
     // Our child failed, and nobody else's daemon answers either: report why.
     if (exited !== undefined && exited !== 0) {
-      const again = await probeDaemon(paths, 300);
-      if (again.ok) return again.info;
+      const again = await reachDaemon(paths, env, 300);
+      if (again.state === 'up') return again.info;
       if (!/already running/.test(tail(logFile, from))) throw new AutostartError(`the gate daemon failed to start: ${tail(logFile, from)}`);
       // another starter's daemon holds the lock: wait for it, unless its socket is unreachable from here
-      if (again.code !== 'timeout') {
-        const why = diagnoseAbsent(paths, env, again.code);
-        if (why.state === 'unreachable') throw new AutostartError(unreachableMessage(why.why));
-      }
+      if (again.state === 'unreachable') throw new AutostartError(unreachableMessage(again.why));
     }
     await new Promise((r) => setTimeout(r, delay));
     delay = Math.min(delay * 2, 200);

@@ -4,7 +4,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
-import { checkSocketPaths, gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
+import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePaths } from '../protocol/paths.js';
 import { RequestServer } from '../protocol/server.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
@@ -36,6 +36,9 @@ export function ensureDirs(paths: GatePaths): void {
     mkdirSync(d, { recursive: true, mode: 0o700 });
     chmodSync(d, 0o700);
   }
+  // created by someone else first (a shared /tmp): chmod may pass (root) but the folder is not ours
+  const problem = privateDirProblem(paths.runtime);
+  if (problem) throw new DaemonStartError(`refusing the runtime folder: ${problem}`);
 }
 
 function runCleanups(cleanups: (() => void)[]): void {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { PolicyError } from './error.js';
 import { parsePolicy, type PolicySource } from './parser.js';
 import type { Policy } from './policy.js';
+import { codexHome, gateHome } from '../protocol/paths.js';
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -19,12 +20,8 @@ export interface LoadOptions {
 /** Rule files larger than this are refused: no real policy comes close, and parsing must stay bounded. */
 export const MAX_RULES_FILE_BYTES = 4 * 1024 * 1024;
 
-export function gateHome(env: Record<string, string | undefined>): string {
-  return env.GATE_HOME || join(env.HOME || homedir(), '.gate-sh');
-}
-export function codexHome(env: Record<string, string | undefined>): string {
-  return env.CODEX_HOME || join(env.HOME || homedir(), '.codex');
-}
+// computed in one place, with the runtime folder, so every entry point agrees (protocol/paths.ts)
+export { gateHome, codexHome };
 
 /** Where amendments go: $CODEX_HOME/rules/default.rules (Codex's own choice, so both tools see them). */
 export function defaultRulesFile(env: Record<string, string | undefined> = process.env): string {

@@ -10,10 +10,22 @@
  *       approval.sock               approval channel (humans, hosts)
  *   <runtime>/<session>/daemon.lock, daemon.pid
  * Amendments go to Codex's default rules file ($CODEX_HOME/rules/default.rules, see policy/load.ts).
- * runtime = $XDG_RUNTIME_DIR/gate-sh, else $GATE_HOME/run (GATE_HOME defaults to ~/.gate-sh)
+ *
+ * The one place GATE_HOME, CODEX_HOME and the runtime folder are computed, so that every entry point (gate-sh,
+ * gate mcp, hooks, gate approve) finds the same daemon whatever environment the agent started it with:
+ *   home     = realpath($HOME), else the password database's (a symlinked or trailing-slash HOME agrees)
+ *   GATE_HOME = $GATE_HOME, else <home>/.gate-sh;  CODEX_HOME = $CODEX_HOME, else <home>/.codex (canonical)
+ *   runtime  = $XDG_RUNTIME_DIR/gate-sh when set (an explicit choice; systemd sets it to /run/user/<uid>),
+ *              else /run/user/<uid>/gate-sh when that folder is ours and private (so an agent's reduced
+ *              environment without XDG_RUNTIME_DIR agrees with the login session),
+ *              else /tmp/gate-sh-<uid> (fixed /tmp, not $TMPDIR, which agents change), created 0700.
+ * Not pure: reads the file system (realpath, the owner and mode of the runtime folders). Trust boundary: a
+ * runtime folder under /tmp that is not ours, not a folder, or writable by others is refused (another user
+ * could otherwise answer as the daemon).
  */
-import { join } from 'node:path';
+import { join, basename, dirname, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
+import { lstatSync, realpathSync } from 'node:fs';
 
 /** sun_path is 108 bytes including the NUL; unix-dgram truncates silently above that. */
 export const MAX_SOCKET_PATH = 107;
@@ -39,12 +51,73 @@ export interface GatePaths {
 
 export type Env = Record<string, string | undefined>;
 
+/** p with symlinks, `..` and trailing slashes resolved as far as it exists (the rest appended as spelled). */
+export function canonicalPath(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync.native(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(canonicalPath(parent), basename(abs));
+  }
+}
+
+/** The user's home, canonical: realpath($HOME), else the password database's. */
+export function homeDir(env: Env = process.env): string {
+  return canonicalPath(env.HOME || homedir());
+}
+
 export function gateHome(env: Env = process.env): string {
-  return env.GATE_HOME || join(env.HOME || homedir(), '.gate-sh');
+  return env.GATE_HOME ? canonicalPath(env.GATE_HOME) : join(homeDir(env), '.gate-sh');
 }
 
 export function codexHome(env: Env = process.env): string {
-  return env.CODEX_HOME || join(env.HOME || homedir(), '.codex');
+  return env.CODEX_HOME ? canonicalPath(env.CODEX_HOME) : join(homeDir(env), '.codex');
+}
+
+/** Why `dir` cannot be trusted as this user's private folder, or undefined when it can (or does not exist). */
+export function privateDirProblem(dir: string, uid: number = process.getuid?.() ?? 0): string | undefined {
+  let st;
+  try {
+    st = lstatSync(dir);
+  } catch {
+    return undefined;
+  }
+  if (!st.isDirectory()) return `${dir} is not a folder${st.isSymbolicLink() ? ' (a symbolic link)' : ''}`;
+  if (st.uid !== uid) return `${dir} belongs to uid ${st.uid}, not ${uid}`;
+  // others may read (a sandbox's empty tmpfs over it is 0755), never create entries
+  if (st.mode & 0o022) return `${dir} is writable by others (mode ${(st.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/** Where the runtime folder is looked for; tests point these at folders of their own. */
+export interface RuntimeRoots {
+  uid?: number;
+  /** default /run/user */
+  runUser?: string;
+  /** default /tmp */
+  tmp?: string;
+}
+
+/** The runtime folder (see the header): the same for every environment of one user. */
+export function runtimeDir(env: Env = process.env, roots: RuntimeRoots = {}): string {
+  const xdg = env.XDG_RUNTIME_DIR;
+  if (xdg && isAbsolute(xdg)) return join(canonicalPath(xdg), 'gate-sh');
+  const uid = roots.uid ?? process.getuid?.() ?? 0;
+  const session = join(roots.runUser ?? '/run/user', String(uid));
+  if (isDir(session) && privateDirProblem(session, uid) === undefined) return join(canonicalPath(session), 'gate-sh');
+  const tmp = join(roots.tmp ?? '/tmp', `gate-sh-${uid}`);
+  const problem = privateDirProblem(tmp, uid);
+  if (problem) throw new Error(`refusing the runtime folder: ${problem}; remove it, or set XDG_RUNTIME_DIR to a folder of yours`);
+  return tmp;
+}
+
+function isDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export function sessionName(env: Env = process.env): string {
@@ -56,7 +129,7 @@ export function sessionName(env: Env = process.env): string {
 
 export function gatePaths(env: Env = process.env): GatePaths {
   const home = gateHome(env);
-  const runtime = env.XDG_RUNTIME_DIR ? join(env.XDG_RUNTIME_DIR, 'gate-sh') : join(home, 'run');
+  const runtime = runtimeDir(env);
   const session = sessionName(env);
   const sessionDir = join(runtime, session);
   const requestDir = join(sessionDir, 'req');
@@ -84,7 +157,7 @@ export function gatePaths(env: Env = process.env): GatePaths {
 /** Throws when a socket path would be cut by sun_path's limit. */
 export function checkSocketPath(p: string): string {
   if (Buffer.byteLength(p) > MAX_SOCKET_PATH)
-    throw new Error(`socket path too long (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH} bytes): ${p}; set XDG_RUNTIME_DIR or GATE_HOME to a shorter folder`);
+    throw new Error(`socket path too long (${Buffer.byteLength(p)} > ${MAX_SOCKET_PATH} bytes): ${p}; set XDG_RUNTIME_DIR to a shorter folder`);
   return p;
 }
 

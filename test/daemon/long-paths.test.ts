@@ -23,7 +23,7 @@ test('socket paths over 107 bytes: gate-sh, gate daemon start and run refuse cle
       const r = spawnSync(process.execPath, [cmd, ...args], { env, encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, code, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stdout, '', 'nothing ran');
-      assert.match(r.stderr, /^gate-sh: socket path too long \(\d+ > 107 bytes\): .*; set XDG_RUNTIME_DIR or GATE_HOME to a shorter folder/m, args.join(' '));
+      assert.match(r.stderr, /^gate-sh: socket path too long \(\d+ > 107 bytes\): .*; set XDG_RUNTIME_DIR to a shorter folder/m, args.join(' '));
       assert.doesNotMatch(r.stderr, /gate-sh: gate-sh:/);
     }
     // nothing bound anywhere: not in the runtime folder, not at a truncated path beside it

@@ -6,12 +6,15 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, openSync, readlinkSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
 import { pingDaemon } from '../../src/daemon/ping.js';
 import { lockHeld, readOwner } from '../../src/daemon/lock.js';
-import { killAll, runGate, startDaemon } from './helpers.js';
+import { approveConsole, killAll, runGate, startDaemon } from './helpers.js';
+import { mcpSession } from '../integrations/helpers.js';
+import { gatePaths } from '../../src/protocol/paths.js';
 import { run } from '../shell/helpers.js';
 
 after(killAll);
@@ -56,6 +59,12 @@ test('a daemon whose sockets were removed is still found by gate daemon stop: by
     assert.equal(status.code, 1);
     assert.match(status.stderr, new RegExp(`holds the session lock .* \\(pid ${d.child.pid} in PID namespace pid:\\[\\d+\\], this process is in pid:\\[\\d+\\]\\).*cannot be stopped from here`));
     assert.equal(d.child.exitCode, null, 'still running');
+    const viaApproval = await runGate(d.te.env, ['daemon', 'status', '--json']);
+    assert.equal(JSON.parse(viaApproval.stdout).pid, d.child.pid, 'status asks over the approval socket, still there');
+    unlinkSync(d.paths.approvalSock);
+    const st = await runGate(d.te.env, ['daemon', 'status']);
+    assert.equal(st.code, 3);
+    assert.match(st.stderr, new RegExp(`cannot reach the gate daemon from here: a gate daemon holds the session lock .* \\(pid ${d.child.pid}\\) but its socket .* gives ENOENT`));
     // gate-sh meanwhile fails at once rather than starting a second daemon next to it
     const sh = await run(GATE_SH, ['-c', 'echo never'], { env: d.te.env });
     assert.equal(sh.code, 126);
@@ -135,6 +144,54 @@ test('gate-sh inside a sandbox that forbids or hides the socket fails at once, s
   } finally {
     await d.stop();
     d.te.cleanup();
+  }
+});
+
+test('gate-sh, gate approve, gate mcp and gate status started with env -i (no XDG_RUNTIME_DIR) and a differently spelled HOME find the same daemon', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'g-'));
+  const home = join(dir, 'h');
+  mkdirSync(join(home, '.gate-sh'), { recursive: true });
+  writeFileSync(join(home, '.gate-sh', 'config.toml'), 'sandbox_mode = "danger-full-access"\n');
+  symlinkSync(home, join(dir, 'l'));
+  // The runtime folder is derived from the uid here (shared by this user's sessions): a session of our own.
+  const session = `t${process.pid.toString(36)}-${Date.now().toString(36)}`;
+  const full: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, GATE_SESSION: session };
+  for (const k of ['XDG_RUNTIME_DIR', 'GATE_HOME', 'CODEX_HOME', 'GATE_SANDBOX_MODE', 'GATE_APPROVAL_POLICY']) delete full[k];
+  const reduced: Record<string, string> = { HOME: join(dir, 'l') + '/', PATH: process.env.PATH ?? '/usr/bin:/bin', GATE_SESSION: session };
+  const d = await startDaemon({ te: { dir, env: full, cleanup: () => rmSync(dir, { recursive: true, force: true }) } });
+  try {
+    assert.deepEqual(gatePaths(reduced), d.paths);
+    const st = await runGate(reduced, ['status', '--json']);
+    assert.equal(st.code, 0, st.stderr);
+    assert.equal(JSON.parse(st.stdout).pid, d.child.pid);
+
+    const sh = await run(GATE_SH, ['-c', 'echo reduced-env'], { env: reduced, cwd: dir });
+    assert.equal(sh.code, 0, sh.stderr.toString());
+    assert.equal(sh.stdout.toString(), 'reduced-env\n');
+
+    const console = await approveConsole(reduced, 'reduced-console');
+    const mcp = await mcpSession(reduced, { elicitation: true });
+    try {
+      const r = await mcp.shell({ command: 'echo via-mcp', workdir: dir });
+      assert.equal(r.output.trim(), 'via-mcp', mcp.stderr());
+      const status = JSON.parse((await runGate(full, ['status', '--json'])).stdout);
+      const names = [...(status.approvers as string[])].sort();
+      assert.equal(names.length, 2, JSON.stringify(status.approvers));
+      assert.equal(names[1], 'reduced-console');
+      assert.match(names[0], /^mcp-\d+$/);
+    } finally {
+      await mcp.close();
+      await console.close();
+    }
+    const audit = readFileSync(join(home, '.gate-sh', 'audit.jsonl'), 'utf8');
+    assert.match(audit, /echo reduced-env/);
+    assert.match(audit, /echo via-mcp/);
+    assert.equal((await pingDaemon(d.paths, 2000))?.pid, d.child.pid);
+    assert.equal(existsSync(join(d.paths.sessionDir, 'daemon.log')), false, 'nobody started a second daemon');
+  } finally {
+    await d.stop();
+    rmSync(d.paths.sessionDir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

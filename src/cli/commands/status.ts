@@ -4,6 +4,7 @@ import { gatePaths } from '../../protocol/paths.js';
 import { approvalCall } from '../../daemon/approval-client.js';
 import { formatStatus } from '../../daemon/status-view.js';
 import { diagnose, formatAgentSummary } from '../../integrations/agents/doctor.js';
+import { reachDaemon, unreachableMessage } from '../../daemon/reach.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
@@ -17,8 +18,11 @@ export async function run(argv: string[]): Promise<number> {
   try {
     status = (await approvalCall(paths, 'status')).status as Record<string, unknown>;
   } catch (e) {
-    if (values.json) process.stdout.write(JSON.stringify({ running: false, session: paths.session, error: (e as Error).message, agents }) + '\n');
-    else process.stderr.write(`gate-sh: ${(e as Error).message}\n${formatAgentSummary(agents)}`);
+    // a daemon that holds the session lock but cannot be reached from here is running, not absent: say so
+    const reach = await reachDaemon(paths, process.env, 1000);
+    const message = reach.state === 'unreachable' ? unreachableMessage(reach.why) : (e as Error).message;
+    if (values.json) process.stdout.write(JSON.stringify({ running: false, session: paths.session, error: message, agents }) + '\n');
+    else process.stderr.write(`gate-sh: ${message}\n${formatAgentSummary(agents)}`);
     return 3;
   }
   process.stdout.write(values.json ? JSON.stringify({ running: true, ...status, agents }, null, 2) + '\n' : formatStatus(status) + formatAgentSummary(agents));
