@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gate, GEMINI_SETTINGS, geminiOutput, runAgent, scratch } from './helpers.js';
+import { audit, gate, GEMINI_SETTINGS, geminiOutput, PLUMBING, runAgent, scratch } from './helpers.js';
 
 const A = 'gemini';
 
@@ -48,6 +48,31 @@ test('gemini: setup is idempotent; --undo gives back the settings file byte for 
     assert.equal(readFileSync(file, 'utf8'), GEMINI_SETTINGS);
     assert.equal(existsSync(entry), false);
   } finally {
+    s.cleanup();
+  }
+});
+
+test('gemini, shell route (its PATH): allowed runs, rm denied with its reason, start-up never asked, plumbing as bash gives it', async () => {
+  const plain = scratch(A);
+  const s = scratch(A);
+  try {
+    const viaBash = await runAgent(A, plain, [PLUMBING], ['--yolo']);
+    const set = gate(s, ['setup', 'gemini', '--route', 'shell']);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /PATH=.*\.gate-sh\/bin:\$PATH gemini/);
+    s.env.PATH = `${join(s.home, '.gate-sh', 'bin')}:${s.env.PATH}`; // as the note says
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', PLUMBING], ['--yolo']);
+    assert.equal(run.results.length, 4, JSON.stringify(run.results) + run.stderr);
+    const out = run.results.map((r) => geminiOutput(r.output));
+    assert.match(out[0], /Output: On branch[\s\S]*\nok\n<\/untrusted_context>$/);
+    assert.match(out[1], /gate-sh: denied: rm -rf somefile: `rm -rf somefile` rejected: use trash instead[\s\S]*Exit Code: 126/);
+    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+    assert.match(out[2], /Output: gated=yes\n/);
+    assert.equal(out[3], geminiOutput(viaBash.results[0].output));
+    const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
+    assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));
+  } finally {
+    plain.cleanup();
     s.cleanup();
   }
 });
