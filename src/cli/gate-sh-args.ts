@@ -130,12 +130,29 @@ export function parseShellArgs(argv: string[], argv0 = 'gate-sh'): ShellInvocati
   return inv;
 }
 
-export const USAGE = `usage: gate-sh [bash options] [-c command [name [args...]] | file [args...]]
-  a gated bash: every subcommand is checked by the gate daemon before anything runs, then bash runs the script.
-  options as bash: -c -l -i -s -e -x -u -o OPTION -O SHOPT --login --norc --noprofile --posix --
-  --pty / --no-pty: host the script in a pseudo-terminal (default: when stdin and stdout are terminals)
-  --escalate: ask to run this script outside the turn sandbox (a person decides; the prompt says so)
-  --with-permissions JSON: ask for exactly these permissions instead, e.g.
-      '{"network":false,"file_system":{"read":["."],"write":["./out"]}}' (paths against the cwd)
-  --justification TEXT: why, shown in the approval prompt
-  see 'gate --help' for the daemon, approvals, rules and the audit log`;
+/** gate-sh's usage, laid out as `bash --help` lays out bash's, then gate-sh's own flags. */
+export const USAGE = `Usage:	gate-sh [GNU long option] [option] ...
+	gate-sh [GNU long option] [option] script-file ...
+GNU long options (as bash):
+	--help
+	--init-file FILE
+	--login
+	--noediting
+	--noprofile
+	--norc
+	--posix
+	--rcfile FILE
+	--restricted
+	--verbose
+	--version
+Shell options (as bash):
+	-ilrsD or -c command or -O shopt_option		(invocation only)
+	-abefhkmnptuvxBCEHPT or -o option
+gate-sh options (before the shell options):
+	--pty, --no-pty		host the script in a pseudo-terminal, or never (default: when stdin and stdout are terminals)
+	--escalate		ask to run this script outside the turn sandbox (a person decides; the prompt says so)
+	--with-permissions JSON	ask for exactly these permissions instead, e.g.
+				'{"network":false,"file_system":{"read":["."],"write":["./out"]}}' (paths against the cwd)
+	--justification TEXT	why, shown in the approval prompt
+Every subcommand is checked by the gate daemon (started when none runs) before anything runs; then bash
+runs the exact script. Type \`gate --help' for the daemon, approvals, rules and the audit log.`;

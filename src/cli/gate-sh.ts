@@ -57,8 +57,12 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     say(`${e.message}\n${USAGE}`);
     return 2;
   }
-  if (inv.info === 'help') return void writeSync(1, USAGE + '\n'), 0;
-  if (inv.info === 'version') return void writeSync(1, 'gate-sh 0.1.0 (a gated GNU bash)\n'), 0;
+  if (inv.info) {
+    const { version } = await import('./version.js');
+    const line = `gate-sh ${version()} (a gated GNU bash)\n`;
+    writeSync(1, inv.info === 'version' ? line : `${line}${USAGE}\n`);
+    return 0;
+  }
 
   if (inv.source.kind === 'stdin' && (inv.interactive || (isatty(0) && isatty(2)))) return interactive(inv, env);
 

@@ -58,8 +58,9 @@ export async function main(argv: string[]): Promise<void> {
     process.exitCode = name ? 0 : 2;
     return;
   }
-  if (name === '--version') {
-    process.stdout.write('gate-sh 0.1.0\n');
+  if (name === '--version' || name === '-V') {
+    const { version } = await import('./version.js');
+    process.stdout.write(`gate (gate-sh) ${version()}\n`);
     return;
   }
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;

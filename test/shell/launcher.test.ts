@@ -49,8 +49,9 @@ test('a cache from another build is never used: a rebuilt bundle of the same len
     // old cache, it checks only the source's length
     const changed = copyAndLoad(join(te.dir, 'a'), (bundle) => {
       const s = readFileSync(bundle, 'utf8');
-      const i = s.indexOf('gate-sh 0.1.0');
-      const code = s.slice(s.indexOf('\n') + 1, i) + 'gate-sh 0.1.1' + s.slice(i + 13);
+      const i = s.indexOf('(a gated GNU bash)');
+      assert.ok(i > 0);
+      const code = s.slice(s.indexOf('\n') + 1, i) + '(a gated GNU bosh)' + s.slice(i + 18);
       writeFileSync(bundle, `// gate-sh-build ${'f'.repeat(32)}\n` + code);
     });
     assert.equal(changed, 'none function');
