@@ -96,9 +96,8 @@ void gb_json_str(struct gbuf *b, const char *s, size_t n, int b64) {
 
 /* ---------- a small JSON reader (replies only; depth and size bounded) ---------- */
 
-struct jp { const char *s, *e; int depth; };
 
-static void ws(struct jp *p) { while (p->s < p->e && (*p->s == ' ' || *p->s == '\n' || *p->s == '\r' || *p->s == '\t')) p->s++; }
+static void ws(struct gate_jp *p) { while (p->s < p->e && (*p->s == ' ' || *p->s == '\n' || *p->s == '\r' || *p->s == '\t')) p->s++; }
 
 static int hexval(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -108,7 +107,7 @@ static int hexval(char c) {
 }
 
 /* Parse a string; copy (truncated) into out when out != NULL. */
-static int jstr(struct jp *p, char *out, size_t outlen) {
+static int jstr(struct gate_jp *p, char *out, size_t outlen) {
   size_t o = 0;
   if (p->s >= p->e || *p->s != '"') return -1;
   p->s++;
@@ -154,7 +153,7 @@ static int jstr(struct jp *p, char *out, size_t outlen) {
 }
 
 /* After an element of a list or object: 1 = ',' (another follows), 0 = `close` (done), -1 = malformed. */
-static int jnext(struct jp *p, char close) {
+static int jnext(struct gate_jp *p, char close) {
   ws(p);
   if (p->s >= p->e) return -1;
   if (*p->s == ',') { p->s++; return 1; }
@@ -162,16 +161,16 @@ static int jnext(struct jp *p, char close) {
   return -1;
 }
 
-static int jskip(struct jp *p);
+static int jskip(struct gate_jp *p);
 
-static int jlit(struct jp *p, const char *lit) {
+static int jlit(struct gate_jp *p, const char *lit) {
   size_t n = strlen(lit);
   if ((size_t)(p->e - p->s) < n || memcmp(p->s, lit, n)) return -1;
   p->s += n;
   return 0;
 }
 
-static int jskip(struct jp *p) {
+static int jskip(struct gate_jp *p) {
   ws(p);
   if (p->s >= p->e || ++p->depth > 64) return -1;
   int rc = 0;
@@ -201,8 +200,8 @@ static int jskip(struct jp *p) {
 }
 
 /* Iterate an object: calls fn(key, p) positioned at each value; fn must consume the value. */
-typedef int (*jfield)(const char *key, struct jp *p, void *ctx);
-static int jobject(struct jp *p, jfield fn, void *ctx) {
+typedef int (*jfield)(const char *key, struct gate_jp *p, void *ctx);
+static int jobject(struct gate_jp *p, jfield fn, void *ctx) {
   ws(p);
   if (p->s >= p->e || *p->s != '{') return -1;
   if (++p->depth > 64) return -1;
@@ -225,7 +224,46 @@ static int jobject(struct jp *p, jfield fn, void *ctx) {
   return 0;
 }
 
-static int action_field(const char *key, struct jp *p, void *ctx) {
+int gate_jobject(struct gate_jp *p, gate_jfield fn, void *ctx) { return jobject(p, fn, ctx); }
+int gate_jskip(struct gate_jp *p) { return jskip(p); }
+
+int gate_jarray(struct gate_jp *p, gate_jelem fn, void *ctx) {
+  ws(p);
+  if (p->s >= p->e || *p->s != '[' || ++p->depth > 64) return -1;
+  p->s++; ws(p);
+  if (p->s < p->e && *p->s == ']') { p->s++; p->depth--; return 0; }
+  for (int i = 0;; i++) {
+    ws(p);
+    if (fn(i, p, ctx)) return -1;
+    int more = jnext(p, ']');
+    if (more < 0) return -1;
+    if (!more) break;
+  }
+  p->depth--;
+  return 0;
+}
+
+char *gate_jstr_dup(struct gate_jp *p) {
+  ws(p);
+  /* the encoded length bounds the decoded one (an escape never decodes longer than it is written) */
+  const char *q = p->s + 1;
+  while (q < p->e && *q != '"') q += *q == '\\' ? 2 : 1;
+  if (p->s >= p->e || *p->s != '"' || q >= p->e) return NULL;
+  size_t room = (size_t)(q - p->s) + 1;
+  char *out = malloc(room);
+  if (!out) return NULL;
+  if (jstr(p, out, room)) { free(out); return NULL; }
+  return out;
+}
+
+int gate_jbool(struct gate_jp *p) {
+  ws(p);
+  if (!jlit(p, "true")) return 1;
+  if (!jlit(p, "false")) return 0;
+  return -1;
+}
+
+static int action_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
   if (!strcmp(key, "type")) {
     char t[32];
@@ -239,14 +277,14 @@ static int action_field(const char *key, struct jp *p, void *ctx) {
 
 struct subctx { struct gate_reply *r; char argv[512]; char reason[512]; int deny; };
 
-static int sub_action_field(const char *key, struct jp *p, void *ctx) {
+static int sub_action_field(const char *key, struct gate_jp *p, void *ctx) {
   struct subctx *s = ctx;
   if (!strcmp(key, "type")) { char t[32]; if (jstr(p, t, sizeof t)) return -1; s->deny = !strcmp(t, "Deny"); return 0; }
   if (!strcmp(key, "reason") && *p->s == '"') return jstr(p, s->reason, sizeof s->reason);
   return jskip(p);
 }
 
-static int sub_field(const char *key, struct jp *p, void *ctx) {
+static int sub_field(const char *key, struct gate_jp *p, void *ctx) {
   struct subctx *s = ctx;
   if (!strcmp(key, "action")) return jobject(p, sub_action_field, s);
   if (!strcmp(key, "argv") && *p->s == '[') {
@@ -271,7 +309,7 @@ static int sub_field(const char *key, struct jp *p, void *ctx) {
   return jskip(p);
 }
 
-static int reply_field(const char *key, struct jp *p, void *ctx) {
+static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
   if (!strcmp(key, "type")) return jstr(p, r->type, sizeof r->type);
   if (!strcmp(key, "id")) return jstr(p, r->id, sizeof r->id);
@@ -304,7 +342,7 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = r->code[0] = 0;
   r->action = GA_NONE;
   r->deny_count = 0;
-  struct jp p = { json, json + n, 0 };
+  struct gate_jp p = { json, json + n, 0 };
   if (jobject(&p, reply_field, r)) { snprintf(err, errlen, "malformed reply from the daemon (not a JSON object)"); return -1; }
   ws(&p);
   if (p.s != p.e) { snprintf(err, errlen, "malformed reply from the daemon (trailing data)"); return -1; }
@@ -814,7 +852,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
           rc = st;
           goto out;
         }
-        struct jp p = { in + 4, in + 4 + n, 0 };
+        struct gate_jp p = { in + 4, in + 4 + n, 0 };
         char msg[1024] = "";
         char *e = strstr(in + 4, "\"error\":");
         if (e) { p.s = e + 8; while (p.s < p.e && *p.s == ' ') p.s++; if (jstr(&p, msg, sizeof msg)) msg[0] = 0; }

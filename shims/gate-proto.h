@@ -50,6 +50,21 @@ struct gate_reply {
 /* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);
 
+/* The JSON reader, for clients that read more of a reply than struct gate_reply holds (the native
+ * gate-sh's run plan). A value is consumed by each call; depth is bounded. */
+struct gate_jp { const char *s, *e; int depth; };
+typedef int (*gate_jfield)(const char *key, struct gate_jp *p, void *ctx);
+/* Call fn(key, p, ctx) at each member's value; fn must consume it. 0, or -1 when malformed. */
+int gate_jobject(struct gate_jp *p, gate_jfield fn, void *ctx);
+/* Call fn(i, p, ctx) at each element of a list; fn must consume it. */
+typedef int (*gate_jelem)(int i, struct gate_jp *p, void *ctx);
+int gate_jarray(struct gate_jp *p, gate_jelem fn, void *ctx);
+int gate_jskip(struct gate_jp *p);
+/* A string value, decoded into a new NUL-terminated allocation (NULL when malformed or out of memory). */
+char *gate_jstr_dup(struct gate_jp *p);
+/* true/false; -1 when the value is neither. */
+int gate_jbool(struct gate_jp *p);
+
 /* Where to talk. All paths absolute; the client folder exists at the same path for the daemon. */
 struct gate_conf {
   const char *request_sock, *stream_sock, *escalate_sock, *client_dir, *run_id;

@@ -12,7 +12,8 @@ import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from './gate-sh-args.js';
 import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
 import { gatePaths, type GatePaths } from '../protocol/paths.js';
-import type { PreflightReply, SubcommandVerdict } from '../protocol/messages.js';
+import type { PreflightReply } from '../protocol/messages.js';
+import { denialLines } from '../exec/client-plan.js';
 import { planRun } from '../exec/plan.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { findBash } from '../exec/bash.js';
@@ -38,7 +39,10 @@ function say(line: string): void {
 export async function main(argv: string[]): Promise<void> {
   let code: number;
   try {
-    code = await gateSh(argv, process.env, process.argv[1] ?? 'gate-sh');
+    // handed over by the native gate-sh (shims/gate-sh-native.c): $0 is the name it was started as
+    const argv0 = process.env.GATE_SH_ARGV0 ?? process.argv[1] ?? 'gate-sh';
+    delete process.env.GATE_SH_ARGV0;
+    code = await gateSh(argv, process.env, argv0);
   } catch (e) {
     say(`internal error: ${(e as Error).message}; nothing ran`); // fail closed, never a stack trace
     code = EXIT_DENIED;
@@ -257,23 +261,8 @@ function pendingNotice(): { onPending: () => void; stop: () => void } {
   };
 }
 
-function display(argv: string[]): string {
-  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
-
-const NO_APPROVER = /^approval needed for '.*' but no approver is attached/s;
-
 function reportDenials(reply: PreflightReply, script: string): void {
-  const denied = (reply.subcommands ?? []).filter((s: SubcommandVerdict) => s.action?.type === 'Deny');
-  for (const s of denied) {
-    const reason = (s.action as { reason: string }).reason;
-    // the no-approver denial already names the command, in the words DESIGN.md and the issue give it
-    say(NO_APPROVER.test(reason) ? reason : `denied: ${display(s.argv)}: ${reason}`);
-  }
-  if (denied.length === 0) {
-    const first = script.split('\n', 1)[0];
-    say(`denied: ${first.length > 80 ? first.slice(0, 77) + '...' : first}: ${(reply.action as { reason: string }).reason}`);
-  }
+  for (const line of denialLines(reply, script)) say(line);
 }
 
 /** Start the daemon in the background unless turned off (ensureDaemon says so); true when it now answers. */

@@ -28,6 +28,9 @@ import { extractShellInvocation } from '../script/shell-detect.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver, PromptEvent, RiskAssessment } from './approver.js';
 import { assessRisk } from '../integrations/risk-assessor.js';
+import { clientPlan, nativeStartUp, type PlanRequest } from '../exec/client-plan.js';
+import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
+import { rerunJustification } from '../exec/sandbox-rerun.js';
 
 export interface DaemonDeps<P> {
   paths: GatePaths;
@@ -217,6 +220,8 @@ export class Daemon<P> {
   private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply | EncodedReply> {
     const req = validatePreflight(msg);
     this.counters.preflight++;
+    // the native gate-sh's start-up phase is asked for here, with the Node client's rule (src/exec/client-plan.ts)
+    if (req.plan) nativeStartUp(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
     const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
     const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions, command: [req.shell, req.flag, clip(req.script)] });
@@ -252,6 +257,7 @@ export class Daemon<P> {
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
+    if (req.plan) reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply);
     // The policy's own answers for a cached script encode to the same verdict text every time: once.
     if (!policyOwn) return reply;
     let json = this.verdictsJson.get(check);
@@ -375,7 +381,10 @@ export class Daemon<P> {
     const req = validateRunFinished(msg);
     const run = this.runs.finish(req.run_id);
     this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, argv: run?.command, exit_status: req.exit_status, duration_ms: req.duration_ms, ...(run ? {} : { detail: 'unknown run' }) });
-    return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
+    if (req.stderr_tail === undefined) return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
+    // the native gate-sh asks whether its failed sandboxed attempt was a sandbox denial (the on-failure rerun)
+    const denial = sandboxDenial(req.exit_status, req.stderr_tail);
+    return { v: PROTOCOL_VERSION, id: req.id, type: 'ack', info: denial ? { why: denialReason(denial), justification: rerunJustification(denialReason(denial)) } : {} };
   }
 
   /**

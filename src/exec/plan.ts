@@ -55,6 +55,8 @@ export interface PlanInput {
   startUp?: boolean;
   /** the sandbox step's lookups (default: bwrap on PATH, the real filesystem); interactive keeps the terminal */
   sandbox?: { bwrap?: () => string; fs?: FsView; interactive?: boolean };
+  /** the client's shims folder (default: this installation's) */
+  shimsDir?: string;
 }
 
 export function needsDescriptor(script: string): boolean {
@@ -75,7 +77,7 @@ export function planRun(p: PlanInput): RunPlan {
     fs: p.sandbox?.fs,
     interactive: p.sandbox?.interactive,
   });
-  return withExecGate(sandboxed, { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0 });
+  return withExecGate(sandboxed, { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0, shimsDir: p.shimsDir });
 }
 
 function basePlan(p: PlanInput): RunPlan {

@@ -37,19 +37,29 @@ export async function rerunOnDenial(o: RerunOptions): Promise<Attempt> {
   const why = denialReason(denial);
   let action: Action;
   try {
-    action = await o.ask(`the sandboxed run failed (${why}); rerun it outside the sandbox?`);
+    action = await o.ask(rerunJustification(why));
   } catch (e) {
     o.notice(`the sandboxed run failed (${why}); could not ask to rerun it: ${(e as Error).message}`);
     return o.first;
   }
-  if (action.type === 'Deny') {
-    o.notice(`the sandboxed run failed (${why}); not rerun: ${action.reason}`);
-    return o.first;
-  }
-  // Run or Escalate(TurnDefault): the same sandbox again would fail the same way.
-  if (action.type === 'Run' || action.execution.type === 'TurnDefault') return o.first;
-  o.notice(`the sandboxed run failed (${why}); rerunning as approved (${describe(action.execution)})`);
+  const verdict = rerunVerdict(action, why);
+  if (verdict.notice) o.notice(verdict.notice);
+  if (!verdict.rerun || action.type !== 'Escalate') return o.first;
   return o.rerun(action.execution);
+}
+
+/** What the approver's answer to a denial means: rerun or not, and the notice to print (pure; the native
+ * gate-sh gets it from the daemon's plan). */
+export function rerunVerdict(action: Action, why: string): { rerun: boolean; notice?: string } {
+  if (action.type === 'Deny') return { rerun: false, notice: `the sandboxed run failed (${why}); not rerun: ${action.reason}` };
+  // Run or Escalate(TurnDefault): the same sandbox again would fail the same way.
+  if (action.type === 'Run' || action.execution.type === 'TurnDefault') return { rerun: false };
+  return { rerun: true, notice: `the sandboxed run failed (${why}); rerunning as approved (${describe(action.execution)})` };
+}
+
+/** The justification of the rerun's pre-flight for a denial (denialReason). */
+export function rerunJustification(why: string): string {
+  return `the sandboxed run failed (${why}); rerun it outside the sandbox?`;
 }
 
 function describe(e: EscalationExecution): string {

@@ -42,6 +42,11 @@ export function startUpRequest(approvalDir: string, env: Record<string, string |
   } catch {
     return undefined;
   }
+  return startUpFields(key, env);
+}
+
+/** The start-up request for a key the client read (the native gate-sh sends its key with its plan request). */
+export function startUpFields(key: string, env: Record<string, string | undefined>): StartUpRequest {
   const functions = Object.keys(env).filter((k) => k.startsWith('BASH_FUNC_'));
   const r: StartUpRequest = { key, functions };
   if (env.HOME) r.home = env.HOME;

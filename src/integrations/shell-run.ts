@@ -9,7 +9,7 @@ import { constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** bin/gate-sh of this installation (dist/src/integrations/ → ../../..). */
+/** bin/gate-sh of this installation (dist/src/integrations/ → ../../..): the native entry point, no Node start. */
 export const GATE_SH_BIN = join(resolve(fileURLToPath(import.meta.url), '../../../..'), 'bin', 'gate-sh');
 /** Codex's default exec timeout. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -76,7 +76,7 @@ export function startShell(p: ShellParams, opts: ShellRunOptions): RunningShell 
   checkShellParams(p);
   const started = process.hrtime.bigint();
   const flags = escalationFlags(p);
-  const child = spawn(process.execPath, [opts.gateSh ?? GATE_SH_BIN, ...flags, p.login === false ? '-c' : '-lc', p.command], {
+  const child = spawn(opts.gateSh ?? GATE_SH_BIN, [...flags, p.login === false ? '-c' : '-lc', p.command], {
     cwd: p.workdir,
     env: opts.env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,6 +7,7 @@
 import type { Decision } from '../policy/decision.js';
 import type { Action, EscalationExecution } from './action.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { PlanRequest, WirePlan } from '../exec/client-plan.js';
 
 export const PROTOCOL_VERSION = 1;
 /** unix-dgram truncates silently above 64 KiB; stay well under it. */
@@ -44,6 +45,8 @@ export interface PreflightRequest {
   /** the client will run bash's start-up files (a login shell, BASH_ENV) before the script and asks for a
    * start-up phase (src/daemon/start-up.ts); only a client outside every sandbox can read the key */
   start_up?: StartUpRequest;
+  /** the native gate-sh: build its run plan too (src/exec/client-plan.ts) */
+  plan?: PlanRequest;
 }
 
 /** What the daemon needs to know about a run's start-up files, from the caller's environment. */
@@ -87,6 +90,8 @@ export interface PreflightReply {
   /** the script is decided per exec (issue 17): it runs in `sandbox`, which is then read-only unless a
    * person agreed to the writes it asked up front */
   per_exec?: boolean;
+  /** when the request asked for one: what to run, exactly (src/exec/client-plan.ts) */
+  plan?: WirePlan;
 }
 
 /** shim → daemon: one exec about to happen inside a gated run. */
@@ -125,6 +130,9 @@ export interface RunFinished {
   run_id: string;
   exit_status: number;
   duration_ms: number;
+  /** the native gate-sh, after a turn-sandbox attempt failed: the tail of its stderr. The ack's info then
+   * carries `why` when the failure reads as a sandbox denial (src/exec/sandbox-denial.ts) */
+  stderr_tail?: string;
 }
 
 /** gate-sh → daemon: bash has read its start-up files; from now on every exec of the run is the script's.

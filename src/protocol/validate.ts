@@ -57,7 +57,21 @@ export function validatePreflight(m: Envelope): PreflightRequest {
     str(sub, 'tmpdir', true);
     strArray(sub, 'functions');
   }
+  if (m.plan !== undefined) validatePlanRequest(m);
   return m as unknown as PreflightRequest;
+}
+
+function validatePlanRequest(m: Envelope): void {
+  const p = m.plan as Envelope;
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) fail(m, '"plan" must be an object');
+  const bad = (what: string): never => fail(m, `"plan.${what}`);
+  if (!Array.isArray(p.argv) || p.argv.some((x) => typeof x !== 'string')) bad('argv" must be a list of strings');
+  if (typeof p.argv0 !== 'string') bad('argv0" must be a string');
+  if (!Array.isArray(p.env) || p.env.some((x) => typeof x !== 'string')) bad('env" must be a list of strings');
+  if (!Array.isArray(p.fds) || p.fds.some((x) => !Number.isInteger(x) || (x as number) < 3)) bad('fds" must be a list of descriptors above 2');
+  if (typeof p.shims !== 'string' || !p.shims.startsWith('/')) bad('shims" must be an absolute path');
+  if (p.rerun_why !== undefined && typeof p.rerun_why !== 'string') bad('rerun_why" must be a string');
+  if (p.start_up_key !== undefined && typeof p.start_up_key !== 'string') bad('start_up_key" must be a string');
 }
 
 export function validateExec(m: Envelope): ExecRequest {
@@ -83,5 +97,6 @@ export function validateRunFinished(m: Envelope): RunFinished {
   str(m, 'run_id');
   int(m, 'exit_status');
   if (typeof m.duration_ms !== 'number') fail(m, '"duration_ms" must be a number');
+  str(m, 'stderr_tail', true);
   return m as unknown as RunFinished;
 }

@@ -38,7 +38,7 @@ try {
   const inServer: number[] = [];
   for (let i = 0; i < RUNS + 5; i++) {
     let t0 = performance.now();
-    const r = spawnSync(process.execPath, [GATE_SH, '-lc', 'true'], { cwd: ws, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+    const r = spawnSync(GATE_SH, ['-lc', 'true'], { cwd: ws, env, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
     if (i >= 5) direct.push(performance.now() - t0);
     if (r.status !== 0) throw new Error(`gate-sh -lc true exited ${r.status}: ${r.stderr}`);
     t0 = performance.now();

@@ -6,7 +6,11 @@ import { fileURLToPath } from 'node:url';
 
 /** Repository root (tests run from dist/test/...). */
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
-export const GATE_SH = join(ROOT, 'bin', 'gate-sh');
+/** The Node gate-sh (the native entry point hands everything it does not do itself to it). */
+export const GATE_SH_NODE = join(ROOT, 'bin', 'gate-sh-node');
+/** gate-sh as installed: the native entry point (shims/gate-sh-native.c); GATE_SH_ENTRY=node runs the same
+ * tests against the Node gate-sh. */
+export const GATE_SH = process.env.GATE_SH_ENTRY === 'node' ? GATE_SH_NODE : join(ROOT, 'bin', 'gate-sh');
 export const GATE = join(ROOT, 'bin', 'gate');
 export const VECTORS_PATH = join(ROOT, 'test', 'fixtures', 'codex-vectors.json');
 

@@ -36,7 +36,7 @@ test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved;
 
   // stderr is stdout (`2>&1 | reader`, the usual agent setup): offered as well, and what the reader gets is
   // exactly bash's interleaving of both
-  const merged = (script: string) => run('/bin/sh', ['-c', 'exec "$@" 2>&1', 'sh', process.execPath, GATE_SH, '-c', script], { env: te.env, cwd: ws });
+  const merged = (script: string) => run('/bin/sh', ['-c', 'exec "$@" 2>&1', 'sh', GATE_SH, '-c', script], { env: te.env, cwd: ws });
   const m = merged(`echo one; echo two >&2; echo three; cp /etc/hostname ${join(outside, 'm')}`);
   const pm = await c.next('prompt');
   assert.equal(pm.sandbox_permissions, 'require_escalated');
@@ -46,7 +46,7 @@ test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved;
   assert.match(mr.stdout.toString(), /^one\ntwo\nthree\ncp: .*Read-only file system\ngate-sh: the sandboxed run failed .*rerunning as approved \(outside the sandbox\)\none\ntwo\nthree\n$/);
   assert.ok(existsSync(join(outside, 'm')));
   // the reader goes away (`| head -1`): the script meets EPIPE/SIGPIPE as under bash, and ends
-  const yes = await run('/bin/sh', ['-c', '"$@" 2>&1 | head -n 1', 'sh', process.execPath, GATE_SH, '-c', 'yes'], { env: te.env, cwd: ws });
+  const yes = await run('/bin/sh', ['-c', '"$@" 2>&1 | head -n 1', 'sh', GATE_SH, '-c', 'yes'], { env: te.env, cwd: ws });
   assert.equal(yes.code, 0);
   assert.equal(yes.stdout.toString(), 'y\n');
 });

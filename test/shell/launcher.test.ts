@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { GATE_SH, ROOT, tempEnv } from '../helpers/env.js';
+import { GATE_SH_NODE, ROOT, tempEnv } from '../helpers/env.js';
 
 interface Launcher {
   loadBundle(): { exports: { main?: unknown }; cache: 'accepted' | 'rejected' | 'none' };
@@ -17,7 +17,7 @@ const require = createRequire(import.meta.url);
 const BUNDLE_DIR = join(ROOT, 'dist', 'cjs-src', 'cli');
 
 test('the built bundle loads with its code cache accepted by V8', () => {
-  const l = require(GATE_SH) as Launcher;
+  const l = require(GATE_SH_NODE) as Launcher;
   const r = l.loadBundle();
   assert.equal(r.cache, 'accepted');
   assert.equal(typeof r.exports.main, 'function');
@@ -27,7 +27,7 @@ test('the built bundle loads with its code cache accepted by V8', () => {
 function copyAndLoad(dir: string, edit: (bundle: string, cache: string) => void): string {
   mkdirSync(join(dir, 'bin'), { recursive: true });
   mkdirSync(join(dir, 'dist', 'cjs-src', 'cli'), { recursive: true });
-  copyFileSync(GATE_SH, join(dir, 'bin', 'gate-sh'));
+  copyFileSync(GATE_SH_NODE, join(dir, 'bin', 'gate-sh'));
   copyFileSync(join(ROOT, 'bin', 'package.json'), join(dir, 'bin', 'package.json'));
   const bundle = join(dir, 'dist', 'cjs-src', 'cli', 'gate-sh.bundle.cjs');
   const cache = join(dir, 'dist', 'cjs-src', 'cli', 'gate-sh.bundle.v8cache');
@@ -80,7 +80,7 @@ test('a cache V8 rejects (right header, damaged data) falls back to a normal com
 });
 
 test('the launcher runs gate-sh (its own process, not a module load)', () => {
-  const r = spawnSync(process.execPath, [GATE_SH, '--version'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [GATE_SH_NODE, '--version'], { encoding: 'utf8' });
   assert.equal(r.status, 0);
   assert.match(r.stdout, /^gate-sh 0\.1\.0/);
 });

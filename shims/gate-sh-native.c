@@ -1,0 +1,981 @@
+/*
+ * gate-sh-native — gate-sh's entry point (bin/gate-sh links here): the non-interactive forms (`-c`, `-lc`,
+ * a script file, a script on stdin that is not a terminal) without starting Node. One pre-flight round
+ * trip to the warm daemon carries the script, gate-sh's arguments, environment and inherited descriptors;
+ * the daemon decides and builds the run plan with the same TypeScript builders the Node gate-sh uses
+ * (src/exec/client-plan.ts), and this program runs exactly that plan: bash's exit status, forwarded
+ * signals, inherited descriptors and output untouched, stderr relayed only where the on-failure rerun
+ * needs it, the rerun itself as the daemon's plan says.
+ * Everything else — a terminal (interactive use, PTY hosting), --help/--version, escalation flags, no
+ * daemon yet (autostart), bytes that are not UTF-8, large scripts, GATE_SH_NODE=1 — is handed to the
+ * Node gate-sh (bin/gate-sh-node) before anything runs.
+ * Trust: this runs as the caller, outside any sandbox; the daemon's answer is the only thing that makes
+ * anything run. Fail closed: any failure after the hand-over point prints `gate-sh: ...` and exits 126.
+ */
+#define _GNU_SOURCE
+#include "gate-proto.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define EXIT_DENIED 126
+/* Larger scripts (and their requests) go to the Node gate-sh, which has the stream path and the
+ * script-descriptor plan for them. */
+#define NATIVE_MAX_SCRIPT (32 * 1024)
+#define NATIVE_MAX_REQUEST (60 * 1024)
+#define TAIL_BYTES 4096
+
+static char **g_argv;
+static int g_argc;
+static char g_name[PATH_MAX]; /* $0 when none is given: what Node's process.argv[1] would be */
+static char g_root[PATH_MAX]; /* the installation: <root>/shims/gate-sh-native */
+
+static void say(const char *a, const char *b, const char *c, const char *d) { gate_msg(a, b, c, d); }
+
+/* ---------- hand-over to the Node gate-sh ---------- */
+
+/* Exec the Node gate-sh with the same arguments. `script`: a script already read from stdin, put back as
+ * stdin so Node reads the same bytes (an unlinked in-memory file at offset 0). Never returns. */
+static void handover(const char *script, size_t len) {
+  if (script) {
+    int fd = memfd_create("gate-sh-script", 0);
+    size_t off = 0;
+    while (fd >= 0 && off < len) {
+      ssize_t w = write(fd, script + off, len - off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) { close(fd); fd = -1; break; }
+      off += (size_t)w;
+    }
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) || dup2(fd, 0) < 0) {
+      say("cannot hand the script over to the Node gate-sh; nothing ran", NULL, NULL, NULL);
+      _exit(EXIT_DENIED);
+    }
+    if (fd != 0) close(fd);
+  }
+  char launcher[PATH_MAX + 32];
+  gate_join(launcher, sizeof launcher, g_root, "/bin/gate-sh-node", NULL, NULL);
+  char **av = calloc((size_t)g_argc + 2, sizeof *av);
+  if (!av) _exit(EXIT_DENIED);
+  av[0] = "node";
+  av[1] = launcher;
+  for (int i = 1; i < g_argc; i++) av[i + 1] = g_argv[i];
+  setenv("GATE_SH_ARGV0", g_name, 1);
+  execvp("node", av);
+  say("cannot start the Node gate-sh (node: ", strerror(errno), "); nothing ran", NULL);
+  _exit(EXIT_DENIED);
+}
+
+/* ---------- small helpers ---------- */
+
+/* Node's path.resolve(cwd, p): absolute, no '.', '..', empty or trailing components. */
+static void resolve_path(const char *cwd, const char *p, char *out, size_t n) {
+  char tmp[PATH_MAX * 2];
+  if (p[0] == '/') gate_join(tmp, sizeof tmp, p, NULL, NULL, NULL);
+  else gate_join(tmp, sizeof tmp, cwd, "/", p, NULL);
+  size_t o = 0;
+  out[0] = 0;
+  for (char *s = tmp; *s;) {
+    while (*s == '/') s++;
+    size_t l = strcspn(s, "/");
+    if (l == 0) break;
+    if (l == 1 && s[0] == '.') {
+    } else if (l == 2 && s[0] == '.' && s[1] == '.') {
+      while (o > 0 && out[o - 1] != '/') o--;
+      if (o > 0) o--;
+      out[o] = 0;
+    } else if (o + l + 2 < n) {
+      out[o++] = '/';
+      memcpy(out + o, s, l);
+      o += l;
+      out[o] = 0;
+    }
+    s += l;
+  }
+  if (o == 0) { out[0] = '/'; out[1] = 0; }
+}
+
+static const char *env_nonempty(const char *k) {
+  const char *v = getenv(k);
+  return v && *v ? v : NULL;
+}
+
+static long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static double now_msf(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+static int valid_session(const char *s) {
+  size_t l = strlen(s);
+  if (l < 1 || l > 32 || !strcmp(s, ".") || !strcmp(s, "..")) return 0;
+  for (const char *c = s; *c; c++)
+    if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-')) return 0;
+  return 1;
+}
+
+/* ---------- arguments: only what decides native vs Node, and where the script is ---------- */
+
+struct inv {
+  enum { SRC_COMMAND, SRC_FILE, SRC_STDIN } source;
+  const char *script_arg; /* -c's STRING, or the script file */
+  int login;
+};
+
+/* The same reading as src/cli/gate-sh-args.ts (the daemon parses the argv again and refuses to plan when
+ * the two disagree). Returns 0 when the native path can run it, -1 for anything to hand over. */
+static int classify(int argc, char **argv, struct inv *inv) {
+  static const char *const plain_long[] = { "--noprofile", "--norc", "--posix", "--noediting", "--verbose", "--restricted",
+                                            "--debugger", "--dump-strings", "--dump-po-strings", "--wordexp", "--protected", NULL };
+  int i = 1;
+  inv->login = 0;
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--") || strncmp(a, "--", 2)) break;
+    if (!strcmp(a, "--login")) { inv->login = 1; continue; }
+    if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) { if (i + 1 >= argc) return -1; i++; continue; }
+    int known = 0;
+    for (int k = 0; plain_long[k]; k++) known |= !strcmp(a, plain_long[k]);
+    if (!known) return -1; /* --help, --version, --pty, --escalate, ... and errors: Node */
+  }
+  int command = 0, read_stdin = 0;
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--") || !strcmp(a, "-")) { i++; break; }
+    if (strlen(a) < 2 || (a[0] != '-' && a[0] != '+')) break;
+    int on = a[0] == '-';
+    for (const char *c = a + 1; *c; c++) {
+      if (*c == 'c' && on) command = 1;
+      else if (*c == 's' && on) read_stdin = 1;
+      else if (*c == 'i' && on) return -1; /* interactive: Node */
+      else if (*c == 'l' && on) inv->login = 1;
+      else if (*c == 'o' || *c == 'O') { if (i + 1 >= argc) return -1; i++; }
+      else if (!strchr("abefhkmnprtuvxBCDEHPT", *c)) return -1; /* invalid option: Node says so */
+    }
+  }
+  if (command) {
+    if (i >= argc) return -1;
+    inv->source = SRC_COMMAND;
+    inv->script_arg = argv[i];
+  } else if (read_stdin || i >= argc) {
+    inv->source = SRC_STDIN;
+  } else {
+    inv->source = SRC_FILE;
+    inv->script_arg = argv[i];
+  }
+  return 0;
+}
+
+/* ---------- reading the script ---------- */
+
+static int read_all(int fd, struct gbuf *b) {
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN) { struct pollfd pf = { fd, POLLIN, 0 }; poll(&pf, 1, 5); continue; }
+    if (n < 0) return -1;
+    if (n == 0) return b->oom ? -1 : 0;
+    gb_put(b, chunk, (size_t)n);
+  }
+}
+
+/* ---------- the request ---------- */
+
+struct paths { char request_sock[256], stream_sock[256], client_dir[256], start_up_key[256]; };
+
+static int gate_paths(struct paths *p) {
+  char home[PATH_MAX], runtime[PATH_MAX * 2], tmp[PATH_MAX * 2];
+  const char *gh = env_nonempty("GATE_HOME");
+  if (gh) gate_join(home, sizeof home, gh, NULL, NULL, NULL);
+  else {
+    const char *h = env_nonempty("HOME");
+    if (!h) return -1;
+    gate_join(home, sizeof home, h, "/.gate-sh", NULL, NULL);
+  }
+  const char *x = env_nonempty("XDG_RUNTIME_DIR");
+  if (x) gate_join(tmp, sizeof tmp, x, "/gate-sh", NULL, NULL);
+  else gate_join(tmp, sizeof tmp, home, "/run", NULL, NULL);
+  const char *session = env_nonempty("GATE_SESSION");
+  if (!session) session = "default";
+  if (!valid_session(session)) return -1;
+  gate_join(runtime, sizeof runtime, tmp, "/", session, "/req");
+  char norm[PATH_MAX];
+  /* path.join normalises; relative runtime folders are Node's business */
+  if (runtime[0] != '/') return -1;
+  resolve_path("/", runtime, norm, sizeof norm);
+  /* the longest reply socket this client binds must fit sun_path (107 bytes) */
+  if (strlen(norm) + strlen("/c/") + 64 > 107) return -1;
+  gate_join(p->request_sock, sizeof p->request_sock, norm, "/request.sock", NULL, NULL);
+  gate_join(p->stream_sock, sizeof p->stream_sock, norm, "/stream.sock", NULL, NULL);
+  gate_join(p->client_dir, sizeof p->client_dir, norm, "/c", NULL, NULL);
+  /* <session>/approval/start-up.key (src/daemon/start-up.ts): never visible inside a sandbox */
+  size_t l = strlen(norm) - strlen("/req");
+  gate_join(p->start_up_key, sizeof p->start_up_key, "", NULL, NULL, NULL);
+  memcpy(p->start_up_key, norm, l);
+  p->start_up_key[l] = 0;
+  gate_join(p->start_up_key + l, sizeof p->start_up_key - l, "/approval/start-up.key", NULL, NULL, NULL);
+  return 0;
+}
+
+/* Is a daemon bound at the request socket? (connect on a datagram socket: no round trip) */
+static int daemon_bound(const struct paths *p) {
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  strcpy(a.sun_path, p->request_sock);
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  close(fd);
+  return ok;
+}
+
+/* A bubblewrap where gate-sh trusts one (TRUSTED_BWRAP_DIRS in src/exec/sandbox-run.ts), as this process
+ * sees the filesystem: the daemon builds the plan in its own view, which a mount namespace can change. */
+static int bwrap_here(void) {
+  static const char *const dirs[] = { "/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap", "/usr/sbin/bwrap", NULL };
+  struct stat st;
+  for (int i = 0; dirs[i]; i++) if (stat(dirs[i], &st) == 0 && S_ISREG(st.st_mode) && access(dirs[i], X_OK) == 0) return 1;
+  return 0;
+}
+
+static int g_fds[256];
+static int g_nfds;
+
+/* Descriptors above 2 open at start: inherited (this program opens nothing before looking). */
+static void inherited_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  if (!d) return;
+  int own = dirfd(d);
+  struct dirent *e;
+  while ((e = readdir(d)) && g_nfds < 256) {
+    int fd = atoi(e->d_name);
+    if (fd > 2 && fd != own) g_fds[g_nfds++] = fd;
+  }
+  closedir(d);
+  for (int i = 1; i < g_nfds; i++) /* sorted, as the Node client sends them */
+    for (int j = i; j > 0 && g_fds[j - 1] > g_fds[j]; j--) { int t = g_fds[j]; g_fds[j] = g_fds[j - 1]; g_fds[j - 1] = t; }
+}
+
+static void json_str(struct gbuf *b, const char *s) { gb_json_str(b, s, strlen(s), 0); }
+
+/* The daemon's start-up key, trimmed, or "" when it cannot be read (the run then has no start-up phase). */
+static void read_key(const char *path, char *out, size_t n) {
+  out[0] = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t got = read(fd, out, n - 1);
+  close(fd);
+  if (got <= 0) { out[0] = 0; return; }
+  out[got] = 0;
+  char *s = out;
+  while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
+  size_t l = strlen(s);
+  while (l && (s[l - 1] == ' ' || s[l - 1] == '\n' || s[l - 1] == '\t' || s[l - 1] == '\r')) l--;
+  memmove(out, s, l);
+  out[l] = 0;
+}
+
+/* The pre-flight with its plan request. rerun_why/justification: the on-failure rerun's question. */
+static void build_preflight(struct gbuf *m, const char *id, const struct inv *inv, const char *script, const char *cwd,
+                            const char *justification, const char *rerun_why, const char *key) {
+  char num[32];
+  gb_puts(m, "{\"v\":1,\"id\":");
+  json_str(m, id);
+  gb_puts(m, ",\"type\":\"preflight\",\"shell\":\"bash\",\"flag\":");
+  gb_puts(m, inv->login ? "\"-lc\"" : "\"-c\"");
+  gb_puts(m, ",\"script\":");
+  json_str(m, script);
+  gb_puts(m, ",\"cwd\":");
+  json_str(m, cwd);
+  gb_puts(m, ",\"pid\":");
+  gb_puts(m, gate_num(num, (unsigned long)getpid(), 10));
+  gb_puts(m, rerun_why ? ",\"sandbox_permissions\":\"require_escalated\",\"justification\":" : ",\"sandbox_permissions\":\"use_default\"");
+  if (rerun_why) json_str(m, justification);
+  gb_puts(m, ",\"plan\":{\"argv\":[");
+  for (int i = 1; i < g_argc; i++) { if (i > 1) gb_puts(m, ","); json_str(m, g_argv[i]); }
+  gb_puts(m, "],\"argv0\":");
+  json_str(m, g_name);
+  gb_puts(m, ",\"env\":[");
+  for (char **e = environ; *e; e++) { if (e != environ) gb_puts(m, ","); json_str(m, *e); }
+  gb_puts(m, "],\"fds\":[");
+  for (int i = 0; i < g_nfds; i++) { if (i) gb_puts(m, ","); gb_puts(m, gate_num(num, (unsigned long)g_fds[i], 10)); }
+  gb_puts(m, "],\"shims\":");
+  char shims[PATH_MAX + 8];
+  gate_join(shims, sizeof shims, g_root, "/shims", NULL, NULL);
+  json_str(m, shims);
+  if (rerun_why) { gb_puts(m, ",\"rerun_why\":"); json_str(m, rerun_why); }
+  if (key && *key) { gb_puts(m, ",\"start_up_key\":"); json_str(m, key); }
+  gb_puts(m, "}}");
+}
+
+/* "waiting for approval" once, 300 ms after the daemon first said a person is being asked */
+static void on_alarm(int sig) {
+  (void)sig;
+  static const char msg[] = "gate-sh: waiting for approval (answer with 'gate approve')...\n";
+  ssize_t w = write(2, msg, sizeof msg - 1);
+  (void)w;
+}
+
+static void notice_arm(void) {
+  static int armed;
+  if (armed) return;
+  armed = 1;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_alarm;
+  sigaction(SIGALRM, &sa, NULL);
+  struct itimerval it = { { 0, 0 }, { 0, 300000 } };
+  setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void notice_stop(void) {
+  struct itimerval it = { { 0, 0 }, { 0, 0 } };
+  setitimer(ITIMER_REAL, &it, NULL);
+  signal(SIGALRM, SIG_DFL);
+}
+
+/* One request, waited for as the Node client waits (src/protocol/client.ts): resends of the same id after
+ * 1, 2, 4, 4... s (35 s in all), a heartbeat ping every 500 ms while a person is asked, a daemon that
+ * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
+ * by the caller in err; 1 when the daemon is not running at the first send (hand over: autostart). */
+static int request(const struct paths *p, const char *id, const struct gbuf *msg, int notice, struct gbuf *out, char *err, size_t errlen) {
+  struct sockaddr_un to, me;
+  memset(&to, 0, sizeof to);
+  to.sun_family = AF_UNIX;
+  strcpy(to.sun_path, p->request_sock);
+  memset(&me, 0, sizeof me);
+  me.sun_family = AF_UNIX;
+  gate_join(me.sun_path, sizeof me.sun_path, p->client_dir, "/", id, ".sock");
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) { snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno)); return -1; }
+  mode_t old = umask(077);
+  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
+  umask(old);
+  if (b) {
+    snprintf(err, errlen, "cannot bind a reply socket at %s (%s); check 'gate status'", me.sun_path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  int rc = -1, attempts = 0, pending = 0, sent = 0;
+  long last_life = now_ms();
+  char ping_id[96] = "";
+  char *buf = malloc(GATE_MAX_DATAGRAM + 1);
+  if (!buf) { snprintf(err, errlen, "out of memory"); goto out; }
+  for (int first = 1;; first = 0) {
+    /* send: the request (first, or a resend) or a heartbeat ping */
+    struct gbuf ping; gb_init(&ping);
+    const char *data = msg->p;
+    size_t len = msg->len;
+    if (!first && pending) {
+      if (now_ms() - last_life > 5000) { snprintf(err, errlen, "the gate daemon stopped answering while an approval was pending; check 'gate status'"); goto out; }
+      gate_new_id(ping_id, sizeof ping_id);
+      gb_puts(&ping, "{\"v\":1,\"id\":"); json_str(&ping, ping_id); gb_puts(&ping, ",\"type\":\"ping\"}");
+      data = ping.p; len = ping.len;
+    } else if (!first) {
+      if (attempts >= 9) { snprintf(err, errlen, "the gate daemon did not answer within 35.0 s; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'"); goto out; }
+      attempts++;
+    }
+    long congested_until = now_ms() + 1000;
+    for (;;) {
+      ssize_t s = sendto(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to);
+      if (s >= 0) break;
+      if (errno == EINTR) continue;
+      if ((errno == EAGAIN || errno == ENOBUFS) && now_ms() < congested_until) { poll(NULL, 0, 5); continue; }
+      int e = errno;
+      gb_free(&ping);
+      if ((e == ENOENT || e == ECONNREFUSED) && !sent) { rc = 1; goto out; }
+      if (e == ENOENT || e == ECONNREFUSED)
+        snprintf(err, errlen, "the gate daemon stopped %s; start it again with 'gate daemon start' and check 'gate log'", pending ? "while an approval was pending" : "before answering");
+      else if (e == EAGAIN || e == ENOBUFS)
+        snprintf(err, errlen, "the gate daemon is overloaded (its queue stayed full for 1.0 s); retry, or check 'gate status'");
+      else snprintf(err, errlen, "send to %s failed (%s)", p->request_sock, strerror(e));
+      goto out;
+    }
+    gb_free(&ping);
+    sent = 1;
+    long wait = pending ? 500 : (attempts == 0 ? 1000 : attempts == 1 ? 2000 : 4000);
+    long deadline = now_ms() + wait;
+    for (;;) {
+      long left = deadline - now_ms();
+      if (left <= 0) break;
+      struct pollfd pf = { fd, POLLIN, 0 };
+      int pr = poll(&pf, 1, (int)left);
+      if (pr < 0 && errno == EINTR) continue;
+      if (pr <= 0) break;
+      ssize_t n = recv(fd, buf, GATE_MAX_DATAGRAM, MSG_TRUNC);
+      if (n < 0) { if (errno == EINTR) continue; break; }
+      if (n > GATE_MAX_DATAGRAM) { snprintf(err, errlen, "protocol error from the gate daemon: reply too large"); goto out; }
+      struct gate_reply r;
+      r.denied = NULL;
+      char perr[256];
+      if (gate_parse_reply(buf, (size_t)n, &r, perr, sizeof perr)) { snprintf(err, errlen, "protocol error from the gate daemon: %s", perr); goto out; }
+      if (ping_id[0] && !strcmp(r.id, ping_id)) { last_life = now_ms(); continue; }
+      if (strcmp(r.id, id)) continue; /* a late answer to something else */
+      last_life = now_ms();
+      if (!strcmp(r.type, "pending")) {
+        if (!pending && notice) notice_arm();
+        pending = 1;
+        deadline = now_ms() + 500;
+        continue;
+      }
+      if (!strcmp(r.type, "error")) {
+        if (!strcmp(r.code, "too-large")) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
+        if (!strcmp(r.code, "bad-version")) snprintf(err, errlen, "protocol version mismatch with the gate daemon: %s", r.reason);
+        else snprintf(err, errlen, "the gate daemon refused the request (%s): %s", r.code, r.reason);
+        goto out;
+      }
+      gb_put(out, buf, (size_t)n);
+      rc = out->oom ? -1 : 0;
+      if (rc) snprintf(err, errlen, "out of memory");
+      goto out;
+    }
+  }
+out:
+  if (notice) notice_stop();
+  free(buf);
+  close(fd);
+  unlink(me.sun_path);
+  return rc;
+}
+
+/* Fire and forget (run-finished): one datagram from a one-off bound socket (the daemon's ack finds it gone,
+ * which it counts, as for the Node client); never waits. */
+static void notify(const struct paths *p, const struct gbuf *msg) {
+  struct sockaddr_un to, me;
+  memset(&to, 0, sizeof to);
+  to.sun_family = AF_UNIX;
+  strcpy(to.sun_path, p->request_sock);
+  memset(&me, 0, sizeof me);
+  me.sun_family = AF_UNIX;
+  char id[96];
+  gate_new_id(id, sizeof id);
+  gate_join(me.sun_path, sizeof me.sun_path, p->client_dir, "/", id, ".sock");
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  mode_t old = umask(077);
+  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
+  umask(old);
+  if (b == 0) {
+    ssize_t s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to);
+    (void)s;
+    unlink(me.sun_path);
+  }
+  close(fd);
+}
+
+static void run_finished(struct gbuf *m, const char *run_id, int status, double ms, const char *tail) {
+  char id[96], num[32];
+  gate_new_id(id, sizeof id);
+  gb_puts(m, "{\"v\":1,\"id\":");
+  json_str(m, id);
+  gb_puts(m, ",\"type\":\"run-finished\",\"run_id\":");
+  json_str(m, run_id);
+  gb_puts(m, ",\"exit_status\":");
+  gb_puts(m, gate_num(num, (unsigned long)status, 10));
+  gb_puts(m, ",\"duration_ms\":");
+  gb_puts(m, gate_num(num, (unsigned long)(ms + 0.5), 10));
+  if (tail) { gb_puts(m, ",\"stderr_tail\":"); gb_json_str(m, tail, strlen(tail), 0); }
+  gb_puts(m, "}");
+}
+
+/* ---------- the reply ---------- */
+
+struct strs { char **v; int n; };
+
+struct plan {
+  char *program, *cwd, *error, *notice;
+  struct strs args, env_set, env_unset, denials;
+  int sandboxed, rerun, has_plan, script_fd, has_rerun_of, rerun_of_run;
+  int ready_fd, go_fd; /* the start-up phase's descriptors in bash, or 0 */
+};
+
+struct preply {
+  char type[24], run_id[130], why[1024], justification[1200];
+  int has_action;
+  struct plan plan;
+};
+
+static int str_elem(int i, struct gate_jp *p, void *ctx) {
+  (void)i;
+  struct strs *s = ctx;
+  char **v = realloc(s->v, (size_t)(s->n + 2) * sizeof *v);
+  if (!v) return -1;
+  s->v = v;
+  if (!(v[s->n] = gate_jstr_dup(p))) return -1;
+  v[++s->n] = NULL;
+  return 0;
+}
+
+static int strs_field(struct gate_jp *p, struct strs *s) { return gate_jarray(p, str_elem, s); }
+
+static int rerun_of_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct plan *pl = ctx;
+  if (!strcmp(key, "rerun")) return (pl->rerun_of_run = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, "notice")) return (pl->notice = gate_jstr_dup(p)) ? 0 : -1;
+  return gate_jskip(p);
+}
+
+static int int_value(struct gate_jp *p, int *out) {
+  long v = 0;
+  const char *s = p->s;
+  while (s < p->e && *s >= '0' && *s <= '9' && v < 100000) v = v * 10 + (*s++ - '0');
+  if (s == p->s || v >= 100000) return -1;
+  p->s = s;
+  *out = (int)v;
+  return 0;
+}
+
+static int start_up_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct plan *pl = ctx;
+  if (!strcmp(key, "ready")) return int_value(p, &pl->ready_fd);
+  if (!strcmp(key, "go")) return int_value(p, &pl->go_fd);
+  return gate_jskip(p);
+}
+
+static int plan_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct plan *pl = ctx;
+  if (!strcmp(key, "program")) return (pl->program = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, "cwd")) return (pl->cwd = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, "error")) return (pl->error = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, "args")) return strs_field(p, &pl->args);
+  if (!strcmp(key, "env_set")) return strs_field(p, &pl->env_set);
+  if (!strcmp(key, "env_unset")) return strs_field(p, &pl->env_unset);
+  if (!strcmp(key, "denials")) return strs_field(p, &pl->denials);
+  if (!strcmp(key, "sandboxed")) return (pl->sandboxed = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, "rerun")) return (pl->rerun = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, "script_fd")) { pl->script_fd = 1; return gate_jskip(p); }
+  if (!strcmp(key, "rerun_of")) { pl->has_rerun_of = 1; return gate_jobject(p, rerun_of_field, pl); }
+  if (!strcmp(key, "start_up")) return gate_jobject(p, start_up_field, pl);
+  return gate_jskip(p);
+}
+
+static int info_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct preply *r = ctx;
+  char *s;
+  if (!strcmp(key, "why") || !strcmp(key, "justification")) {
+    if (!(s = gate_jstr_dup(p))) return -1;
+    if (key[0] == 'w') gate_join(r->why, sizeof r->why, s, NULL, NULL, NULL);
+    else gate_join(r->justification, sizeof r->justification, s, NULL, NULL, NULL);
+    free(s);
+    return 0;
+  }
+  return gate_jskip(p);
+}
+
+static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct preply *r = ctx;
+  char *s;
+  if (!strcmp(key, "type") || !strcmp(key, "run_id")) {
+    if (!(s = gate_jstr_dup(p))) return -1;
+    if (key[0] == 't') gate_join(r->type, sizeof r->type, s, NULL, NULL, NULL);
+    else gate_join(r->run_id, sizeof r->run_id, s, NULL, NULL, NULL);
+    free(s);
+    return 0;
+  }
+  if (!strcmp(key, "action")) { r->has_action = 1; return gate_jskip(p); }
+  if (!strcmp(key, "plan")) { r->plan.has_plan = 1; return gate_jobject(p, plan_field, &r->plan); }
+  if (!strcmp(key, "info")) return gate_jobject(p, info_field, r);
+  return gate_jskip(p);
+}
+
+static int parse_preply(const struct gbuf *b, struct preply *r) {
+  memset(r, 0, sizeof *r);
+  struct gate_jp p = { b->p, b->p + b->len, 0 };
+  return gate_jobject(&p, reply_field, r);
+}
+
+/* ---------- running the plan ---------- */
+
+/* The environment: the caller's, with env_unset removed, env_set replacing in place or appended in order
+ * (the order a JavaScript object gives the Node client's spawn); a repeated name keeps its first entry. */
+static char **plan_env(const struct plan *pl) {
+  size_t n = 0;
+  for (char **e = environ; *e; e++) n++;
+  char **out = calloc(n + (size_t)pl->env_set.n + 1, sizeof *out);
+  char *used = calloc((size_t)pl->env_set.n + 1, 1);
+  if (!out || !used) return NULL;
+  size_t o = 0;
+  for (char **e = environ; *e; e++) {
+    const char *eq = strchr(*e, '=');
+    if (!eq || eq == *e) continue;
+    size_t kl = (size_t)(eq - *e);
+    int skip = 0;
+    for (size_t j = 0; j < o && !skip; j++) skip = !strncmp(out[j], *e, kl + 1);
+    for (int j = 0; j < pl->env_unset.n && !skip; j++) skip = strlen(pl->env_unset.v[j]) == kl && !strncmp(pl->env_unset.v[j], *e, kl);
+    if (skip) continue;
+    char *entry = *e;
+    for (int j = 0; j < pl->env_set.n; j++)
+      if (!strncmp(pl->env_set.v[j], *e, kl + 1)) { entry = pl->env_set.v[j]; used[j] = 1; break; }
+    out[o++] = entry;
+  }
+  for (int j = 0; j < pl->env_set.n; j++) if (!used[j]) out[o++] = pl->env_set.v[j];
+  out[o] = NULL;
+  free(used);
+  return out;
+}
+
+static const int FORWARDED[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
+static int sig_pipe[2] = { -1, -1 };
+static struct sigaction saved[65];
+
+static void on_signal(int sig) {
+  int e = errno;
+  unsigned char b = (unsigned char)sig;
+  ssize_t w = write(sig_pipe[1], &b, 1);
+  (void)w;
+  errno = e;
+}
+
+/* Forward signals from now on (held in the pipe until the child exists); SIGPIPE ignored here (a relay
+ * write to a reader that is gone must not kill gate-sh), restored in the child. */
+static int signals_install(void) {
+  if (sig_pipe[0] < 0 && pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) return -1;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int i = 0; FORWARDED[i]; i++) sigaction(FORWARDED[i], &sa, &saved[FORWARDED[i]]);
+  sigaction(SIGCHLD, &sa, &saved[SIGCHLD]);
+  struct sigaction ign;
+  memset(&ign, 0, sizeof ign);
+  ign.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ign, &saved[SIGPIPE]);
+  return 0;
+}
+
+static void signals_restore(void) {
+  for (int i = 0; FORWARDED[i]; i++) sigaction(FORWARDED[i], &saved[FORWARDED[i]], NULL);
+  sigaction(SIGCHLD, &saved[SIGCHLD], NULL);
+  sigaction(SIGPIPE, &saved[SIGPIPE], NULL);
+}
+
+/* The command bwrap started (bwrap forwards no signals; src/exec/sandbox-signals.ts), or 0. */
+static pid_t sandboxed_command(pid_t bwrap) {
+  pid_t pid = bwrap;
+  for (int depth = 0; depth < 4; depth++) {
+    char path[64], num[24], buf[256];
+    gate_join(path, sizeof path, "/proc/", gate_num(num, (unsigned long)pid, 10), "/task/", NULL);
+    char full[96];
+    gate_join(full, sizeof full, path, num, "/children", NULL);
+    int fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    pid_t child = (pid_t)atoi(buf);
+    if (child <= 0) return 0;
+    gate_join(full, sizeof full, "/proc/", gate_num(num, (unsigned long)child, 10), "/comm", NULL);
+    fd = open(full, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 0) n = 0;
+    buf[n] = 0;
+    if (strcmp(buf, "bwrap\n") && strcmp(buf, "bwrap")) return child;
+    pid = child;
+  }
+  return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && errno == EAGAIN) { struct pollfd pf = { fd, POLLOUT, 0 }; poll(&pf, 1, 1); continue; }
+    if (w <= 0) return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* How to see a sandbox denial without changing what the caller gets (src/cli/gate-sh.ts stderrRelay):
+ * 0 none (a terminal, or 2>&1 into a file), 1 stderr of its own, 2 stderr is stdout and a pipe/socket. */
+static int stderr_relay(void) {
+  if (isatty(2)) return 0;
+  struct stat out, er;
+  if (fstat(1, &out) || fstat(2, &er)) return 0;
+  if (!(out.st_dev == er.st_dev && out.st_ino == er.st_ino)) return 1;
+  return S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode) ? 2 : 0;
+}
+
+struct result { int status; double ms; char tail[TAIL_BYTES + 1]; };
+
+/* Ends a run's start-up phase at the daemon (start-up-end); 0, or -1 with err. */
+typedef int (*end_phase_fn)(void *ctx, char *err, size_t errlen);
+
+/* Spawn the plan and wait: bash's status (128+n for signal n); with relay, stderr (or both, merged)
+ * passes through this process and its last TAIL_BYTES are kept. -1 with err when it cannot start. */
+static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, void *end_ctx, struct result *res, char *err, size_t errlen) {
+  double started = now_msf();
+  res->tail[0] = 0;
+  char **envp = plan_env(pl);
+  char **av = calloc((size_t)pl->args.n + 2, sizeof *av);
+  if (!envp || !av) { snprintf(err, errlen, "out of memory"); return -1; }
+  av[0] = pl->program; /* argv[0] is the program's path, as the Node client's spawn gives it */
+  memcpy(av + 1, pl->args.v, (size_t)pl->args.n * sizeof *av);
+  int rp[2] = { -1, -1 }, ep[2] = { -1, -1 }, ready[2] = { -1, -1 }, go[2] = { -1, -1 };
+  int phase = pl->ready_fd > 2 && pl->go_fd > 2;
+  if ((relay && pipe2(rp, O_CLOEXEC)) || pipe2(ep, O_CLOEXEC) || (phase && (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))) || signals_install()) {
+    snprintf(err, errlen, "cannot start %s: %s", pl->program, strerror(errno));
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) { snprintf(err, errlen, "cannot start %s: %s", pl->program, strerror(errno)); return -1; }
+  if (pid == 0) {
+    /* bwrap gets its own session so a terminal's signals do not kill it (src/exec/run-bash.ts) */
+    if (pl->sandboxed) setsid();
+    signals_restore();
+    if (relay == 1) dup2(rp[1], 2);
+    if (relay == 2) { dup2(rp[1], 1); dup2(rp[1], 2); }
+    if (phase) {
+      /* above every target first, so placing one never closes another */
+      int r = fcntl(ready[1], F_DUPFD_CLOEXEC, 1000), g = fcntl(go[0], F_DUPFD_CLOEXEC, 1000);
+      if (r < 0 || g < 0 || dup2(r, pl->ready_fd) < 0 || dup2(g, pl->go_fd) < 0) _exit(126);
+    }
+    int e = 0;
+    if (chdir(pl->cwd)) e = errno;
+    else { execve(pl->program, av, envp); e = errno; }
+    ssize_t w = write(ep[1], &e, sizeof e);
+    (void)w;
+    _exit(127);
+  }
+  close(ep[1]);
+  if (relay) close(rp[1]);
+  if (phase) { close(ready[1]); close(go[0]); }
+  int child_err = 0;
+  ssize_t got;
+  do got = read(ep[0], &child_err, sizeof child_err); while (got < 0 && errno == EINTR);
+  close(ep[0]);
+  if (got == (ssize_t)sizeof child_err) {
+    waitpid(pid, NULL, 0);
+    signals_restore();
+    snprintf(err, errlen, "cannot start %s: %s", pl->program, strerror(child_err));
+    return -1;
+  }
+  int to = relay == 2 ? 1 : 2, rfd = relay ? rp[0] : -1, exited = 0, wstatus = 0;
+  int ready_r = phase ? ready[0] : -1;
+  size_t tl = 0;
+  while (!exited || rfd >= 0) {
+    struct pollfd pf[3] = { { sig_pipe[0], POLLIN, 0 }, { rfd, POLLIN, 0 }, { ready_r, POLLIN, 0 } };
+    if (poll(pf, 3, -1) < 0 && errno != EINTR) break;
+    if (ready_r >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR))) {
+      /* bash read its start-up files: end the phase at the daemon, then let the script start. If bash ended
+       * first nothing is sent; if the phase cannot be ended, go is never written and bash exits 126. */
+      char b;
+      ssize_t n = read(ready_r, &b, 1);
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 1) {
+        char perr[1024];
+        if (end_phase(end_ctx, perr, sizeof perr)) say("the start-up phase could not be ended (", perr, "); the script did not run", NULL);
+        else write_all(go[1], ".", 1);
+      }
+      close(ready_r);
+      close(go[1]);
+      ready_r = -1;
+    }
+    if (pf[0].revents & POLLIN) {
+      unsigned char sigs[64];
+      ssize_t ns = read(sig_pipe[0], sigs, sizeof sigs);
+      for (ssize_t i = 0; i < ns; i++) {
+        if (sigs[i] == SIGCHLD) continue;
+        if (exited) continue;
+        pid_t target = pl->sandboxed ? sandboxed_command(pid) : 0;
+        if (!target || kill(target, sigs[i])) kill(pid, sigs[i]);
+      }
+      if (!exited && waitpid(pid, &wstatus, WNOHANG) == pid) exited = 1;
+    }
+    if (rfd >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+      char chunk[65536];
+      ssize_t n = read(rfd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) { close(rfd); rfd = -1; continue; }
+      /* the caller stopped reading (`| head`): close our end too, so the script meets the same EPIPE */
+      if (write_all(to, chunk, (size_t)n) && relay == 2) { close(rfd); rfd = -1; }
+      if ((size_t)n >= TAIL_BYTES) { memcpy(res->tail, chunk + n - TAIL_BYTES, TAIL_BYTES); tl = TAIL_BYTES; }
+      else {
+        if (tl + (size_t)n > TAIL_BYTES) { size_t drop = tl + (size_t)n - TAIL_BYTES; memmove(res->tail, res->tail + drop, tl - drop); tl -= drop; }
+        memcpy(res->tail + tl, chunk, (size_t)n);
+        tl += (size_t)n;
+      }
+      res->tail[tl] = 0;
+    }
+  }
+  if (!exited) waitpid(pid, &wstatus, 0);
+  if (ready_r >= 0) { close(ready_r); close(go[1]); }
+  signals_restore();
+  free(envp);
+  free(av);
+  res->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 126;
+  res->ms = now_msf() - started;
+  /* the tail as UTF-8 text: the daemon reads it as a JSON string */
+  if (tl && !gate_utf8_valid(res->tail, tl)) {
+    size_t k = 0;
+    while (k < tl && !gate_utf8_valid(res->tail + k, tl - k)) k++;
+    memmove(res->tail, res->tail + k, tl - k + 1);
+    tl -= k;
+  }
+  return 0;
+}
+
+struct phase_ctx { const struct paths *paths; const char *run_id; };
+
+static int end_phase(void *ctx, char *err, size_t errlen) {
+  struct phase_ctx *c = ctx;
+  char id[96];
+  gate_new_id(id, sizeof id);
+  struct gbuf m; gb_init(&m);
+  gb_puts(&m, "{\"v\":1,\"id\":");
+  json_str(&m, id);
+  gb_puts(&m, ",\"type\":\"start-up-end\",\"run_id\":");
+  json_str(&m, c->run_id);
+  gb_puts(&m, "}");
+  struct gbuf out; gb_init(&out);
+  int rc = request(c->paths, id, &m, 0, &out, err, errlen);
+  gb_free(&m);
+  gb_free(&out);
+  if (rc > 0) snprintf(err, errlen, "the gate daemon is not running");
+  return rc ? -1 : 0;
+}
+
+/* ---------- main ---------- */
+
+int main(int argc, char **argv) {
+  inherited_fds(); /* before this program opens anything of its own */
+  g_argc = argc;
+  g_argv = argv;
+  char cwd[PATH_MAX];
+  char self[PATH_MAX];
+  if (!realpath("/proc/self/exe", self)) { say("cannot find its own installation; nothing ran", NULL, NULL, NULL); return EXIT_DENIED; }
+  resolve_path("/", self, g_root, sizeof g_root);
+  for (int up = 0; up < 2; up++) { char *s = strrchr(g_root, '/'); if (s && s != g_root) *s = 0; }
+  int have_cwd = getcwd(cwd, sizeof cwd) != NULL;
+  const char *execfn = (const char *)getauxval(AT_EXECFN);
+  resolve_path(have_cwd ? cwd : "/", execfn && *execfn ? execfn : argv[0], g_name, sizeof g_name);
+
+  const char *force = getenv("GATE_SH_NODE");
+  if ((force && *force && strcmp(force, "0")) || getenv("GATE_RUN") || !have_cwd) handover(NULL, 0);
+  struct inv inv;
+  if (classify(argc, argv, &inv)) handover(NULL, 0);
+  if (inv.source == SRC_STDIN && isatty(0) && isatty(2)) handover(NULL, 0); /* interactive */
+  if (isatty(0) && isatty(1)) handover(NULL, 0);                            /* PTY hosting */
+  struct paths paths;
+  if (gate_paths(&paths) || !daemon_bound(&paths)) handover(NULL, 0); /* Node says why, or autostarts */
+  if (!bwrap_here()) handover(NULL, 0); /* Node says what to install, or runs without a sandbox */
+
+  for (int i = 0; i < argc; i++) if (!gate_utf8_valid(argv[i], strlen(argv[i]))) handover(NULL, 0);
+  for (char **e = environ; *e; e++) if (!gate_utf8_valid(*e, strlen(*e))) handover(NULL, 0);
+  if (!gate_utf8_valid(cwd, strlen(cwd)) || !gate_utf8_valid(g_name, strlen(g_name))) handover(NULL, 0);
+
+  struct gbuf script; gb_init(&script);
+  if (inv.source == SRC_COMMAND) gb_puts(&script, inv.script_arg);
+  else if (inv.source == SRC_FILE) {
+    int fd = open(inv.script_arg, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_all(fd, &script)) handover(NULL, 0); /* Node's messages */
+    close(fd);
+  } else if (read_all(0, &script)) {
+    say("cannot read the script from stdin: ", strerror(errno), NULL, NULL);
+    return EXIT_DENIED;
+  }
+  if (!script.p) gb_puts(&script, "");
+  const char *replay = inv.source == SRC_STDIN ? script.p : NULL;
+  if (script.oom || script.len > NATIVE_MAX_SCRIPT || memchr(script.p, 0, script.len) || !gate_utf8_valid(script.p, script.len))
+    handover(replay, script.len);
+
+  char id[96], err[2048], key[200];
+  read_key(paths.start_up_key, key, sizeof key);
+  gate_new_id(id, sizeof id);
+  struct gbuf m; gb_init(&m);
+  build_preflight(&m, id, &inv, script.p, cwd, NULL, NULL, key);
+  if (m.oom || m.len > NATIVE_MAX_REQUEST) handover(replay, script.len);
+  struct gbuf raw; gb_init(&raw);
+  int rc = request(&paths, id, &m, 1, &raw, err, sizeof err);
+  if (rc == 1) handover(replay, script.len); /* the daemon went away since the probe: Node autostarts */
+  if (rc < 0) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
+  struct preply r;
+  if (parse_preply(&raw, &r)) { say("protocol error from the gate daemon: malformed reply; nothing ran", NULL, NULL, NULL); return EXIT_DENIED; }
+  if (strcmp(r.type, "preflight") || !r.has_action || !r.run_id[0]) {
+    say("protocol error: unexpected reply '", r.type[0] ? r.type : "undefined", "' to preflight; nothing ran. Check 'gate status'", NULL);
+    return EXIT_DENIED;
+  }
+  struct plan *pl = &r.plan;
+  if (pl->denials.n) { for (int i = 0; i < pl->denials.n; i++) say(pl->denials.v[i], NULL, NULL, NULL); return EXIT_DENIED; }
+  if (pl->error) { say(pl->error, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
+  if (!pl->has_plan || !pl->program || !pl->cwd || !pl->args.n || pl->script_fd) {
+    say("protocol error from the gate daemon: no run plan in the reply; nothing ran", NULL, NULL, NULL);
+    return EXIT_DENIED;
+  }
+  int relay = pl->rerun ? stderr_relay() : 0;
+  static struct result res;
+  struct phase_ctx pc = { &paths, r.run_id };
+  if (run_plan(pl, relay, end_phase, &pc, &res, err, sizeof err)) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
+  struct gbuf fin; gb_init(&fin);
+  /* a failed turn-sandbox attempt: the daemon reads its stderr for a sandbox denial (the on-failure rerun) */
+  int ask = relay && res.status != 0 && res.status != 127;
+  run_finished(&fin, r.run_id, res.status, res.ms, ask ? res.tail : NULL);
+  if (!ask) { notify(&paths, &fin); return res.status; }
+  char fid[96];
+  { /* the run-finished id, for the ack */
+    const char *q = strstr(fin.p, "\"id\":\"") + 6;
+    size_t l = strcspn(q, "\"");
+    gate_join(fid, sizeof fid, "", NULL, NULL, NULL);
+    if (l < sizeof fid) { memcpy(fid, q, l); fid[l] = 0; }
+  }
+  struct gbuf ack; gb_init(&ack);
+  struct preply a;
+  if (request(&paths, fid, &fin, 0, &ack, err, sizeof err) || parse_preply(&ack, &a) || !a.why[0]) return res.status;
+  /* a sandbox denial: ask to escalate, rerun as the daemon's plan says */
+  char id2[96];
+  gate_new_id(id2, sizeof id2);
+  struct gbuf m2; gb_init(&m2);
+  build_preflight(&m2, id2, &inv, script.p, cwd, a.justification, a.why, NULL);
+  struct gbuf raw2; gb_init(&raw2);
+  struct preply r2;
+  rc = request(&paths, id2, &m2, 1, &raw2, err, sizeof err);
+  if (rc == 0 && parse_preply(&raw2, &r2)) { rc = -1; snprintf(err, sizeof err, "malformed reply"); }
+  if (rc == 0 && (strcmp(r2.type, "preflight") || !r2.has_action)) { rc = -1; snprintf(err, sizeof err, "unexpected reply '%s'", r2.type); }
+  if (rc) { say("the sandboxed run failed (", a.why, "); could not ask to rerun it: ", err); return res.status; }
+  struct plan *p2 = &r2.plan;
+  if (p2->error) { say(p2->error, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
+  if (p2->notice) say(p2->notice, NULL, NULL, NULL);
+  if (!p2->has_rerun_of || !p2->rerun_of_run) return res.status;
+  if (!p2->program || !p2->cwd || !p2->args.n || p2->script_fd) {
+    say("protocol error from the gate daemon: no run plan in the reply; nothing ran", NULL, NULL, NULL);
+    return EXIT_DENIED;
+  }
+  static struct result res2;
+  if (run_plan(p2, 0, end_phase, &pc, &res2, err, sizeof err)) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
+  struct gbuf fin2; gb_init(&fin2);
+  run_finished(&fin2, r2.run_id, res2.status, res2.ms, NULL);
+  notify(&paths, &fin2);
+  return res2.status;
+}

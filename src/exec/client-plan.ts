@@ -1,0 +1,156 @@
+/**
+ * The run plan the daemon builds for the native gate-sh (shims/gate-sh.c): the same pure builders the Node
+ * gate-sh uses (parseShellArgs, planRun), fed with the client's own argv, environment and descriptors, and
+ * returned as the exact program, argv and environment changes to exec, so the two entry points cannot
+ * drift. Pure apart from planRun's lookups (bash, bwrap, the filesystem view of the sandbox step).
+ * Trust: the client is the caller itself (same user, outside any sandbox); the plan follows the reply's
+ * action and sandbox exactly as the Node client's does and never widens them.
+ */
+import { parseShellArgs, ArgsError } from '../cli/gate-sh-args.js';
+import type { PreflightReply, PreflightRequest, SubcommandVerdict } from '../protocol/messages.js';
+import type { Action } from '../protocol/action.js';
+import { findBash } from './bash.js';
+import { planRun, type RunPlan } from './plan.js';
+import { rerunVerdict } from './sandbox-rerun.js';
+import { readsStartUpFiles, startUpFields, type StartUpFds } from './start-up-gate.js';
+
+/** What the native client sends with its pre-flight (PreflightRequest.plan). */
+export interface PlanRequest {
+  /** gate-sh's arguments (after argv[0]) */
+  argv: string[];
+  /** the name bash's $0 defaults to (what Node's process.argv[1] would be) */
+  argv0: string;
+  /** the client's environment, "NAME=value" in order */
+  env: string[];
+  /** descriptors above 2 the client inherited */
+  fds: number[];
+  /** the client's shims folder (libgate.so, bin/) */
+  shims: string;
+  /** set on the on-failure rerun's pre-flight: the denial it asks about (src/exec/sandbox-rerun.ts) */
+  rerun_why?: string;
+  /** the start-up key the client read from the approval folder (src/exec/start-up-gate.ts), if it could */
+  start_up_key?: string;
+}
+
+/** The daemon's answer (PreflightReply.plan). */
+export interface WirePlan {
+  /** nothing runs: print these lines (each prefixed `gate-sh: `) and exit 126 */
+  denials?: string[];
+  /** nothing runs: `gate-sh: <error>; nothing ran`, exit 126 */
+  error?: string;
+  program?: string;
+  args?: string[];
+  cwd?: string;
+  /** "NAME=value": replace in place, or append in this order */
+  env_set?: string[];
+  /** names to remove */
+  env_unset?: string[];
+  /** program is bubblewrap around bash: signals go to bash, bwrap gets its own session */
+  sandboxed?: boolean;
+  /** relay stderr and offer the on-failure rerun after a failure (a turn-sandbox attempt) */
+  rerun?: boolean;
+  /** a large script: bash reads `prelude + script` from this descriptor */
+  script_fd?: { fd: number; prelude: string };
+  /** on a rerun pre-flight: whether to run it, and the notice to print first */
+  rerun_of?: { rerun: boolean; notice?: string };
+  /** the run has a start-up phase: bash writes a byte on `ready` once its start-up files are read; the
+   * client ends the phase (start-up-end) and only then writes a byte on `go` */
+  start_up?: StartUpFds;
+}
+
+/**
+ * The start-up phase for a native client's pre-flight, asked exactly when the Node client would ask it
+ * (bash reads start-up files, the key was readable; never for the rerun, whose plan ends no phase). Sets
+ * req.start_up before the decision.
+ */
+export function nativeStartUp(req: PreflightRequest & { plan: PlanRequest }): void {
+  const p = req.plan;
+  if (p.start_up_key === undefined || p.rerun_why !== undefined) return;
+  try {
+    const env = envRecord(p.env);
+    if (readsStartUpFiles(parseShellArgs(p.argv, p.argv0), env)) req.start_up = startUpFields(p.start_up_key, env);
+  } catch {
+    // arguments it cannot read: clientPlan refuses the plan
+  }
+}
+
+/** The client's environment as an object, first entry of a name winning (as getenv). */
+export function envRecord(list: readonly string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const e of list) {
+    const eq = e.indexOf('=');
+    if (eq <= 0) continue;
+    const k = e.slice(0, eq);
+    if (!Object.hasOwn(env, k)) env[k] = e.slice(eq + 1);
+  }
+  return env;
+}
+
+/** What turns `from` into `to`: changed or new entries in `to`'s order, and removed names. */
+export function envDelta(from: Record<string, string>, to: Record<string, string>): { set: string[]; unset: string[] } {
+  const set: string[] = [];
+  for (const [k, v] of Object.entries(to)) if (from[k] !== v) set.push(`${k}=${v}`);
+  const unset = Object.keys(from).filter((k) => !Object.hasOwn(to, k));
+  return { set, unset };
+}
+
+function display(argv: string[]): string {
+  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+const NO_APPROVER = /^approval needed for '.*' but no approver is attached/s;
+
+/** The lines a denied pre-flight prints (without the `gate-sh: ` prefix). */
+export function denialLines(reply: Pick<PreflightReply, 'subcommands'> & { action: Action }, script: string): string[] {
+  const denied = (reply.subcommands ?? []).filter((s: SubcommandVerdict) => s.action?.type === 'Deny');
+  const lines: string[] = [];
+  for (const s of denied) {
+    const reason = (s.action as { reason: string }).reason;
+    // the no-approver denial already names the command, in the words DESIGN.md and the issue give it
+    lines.push(NO_APPROVER.test(reason) ? reason : `denied: ${display(s.argv)}: ${reason}`);
+  }
+  if (denied.length === 0) {
+    const first = script.split('\n', 1)[0];
+    lines.push(`denied: ${first.length > 80 ? first.slice(0, 77) + '...' : first}: ${(reply.action as { reason: string }).reason}`);
+  }
+  return lines;
+}
+
+/** Whether a plan's attempt is in the turn's sandbox (only those are offered the on-failure rerun). */
+export function turnDefault(action: Action): boolean {
+  return action.type === 'Run' || (action.type === 'Escalate' && action.execution.type === 'TurnDefault');
+}
+
+/** The plan for a native client's pre-flight, or why nothing may run. Never throws. */
+export function clientPlan(req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'> & { plan: PlanRequest }, reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up'> & { action: Action }): WirePlan {
+  const p = req.plan;
+  try {
+    const inv = parseShellArgs(p.argv, p.argv0);
+    // the client read its own arguments to find the script: the daemon's reading must agree
+    const same = (inv.login ? '-lc' : '-c') === req.flag && (inv.source.kind !== 'command' || inv.source.script === req.script);
+    if (!same || inv.info || inv.pty !== undefined || inv.interactive || Object.keys(inv.escalation).length)
+      return { error: 'protocol error: the native gate-sh and the daemon read the arguments differently' };
+    if (p.rerun_why === undefined && reply.action.type === 'Deny') return { denials: denialLines(reply, req.script) };
+    if (p.rerun_why !== undefined) {
+      const verdict = rerunVerdict(reply.action, p.rerun_why);
+      if (!verdict.rerun) return { rerun_of: verdict };
+      return { ...wire(planRun({ reply, invocation: inv, script: req.script, env: envRecord(p.env), cwd: req.cwd, bash: findBash(), inheritedFds: p.fds, shimsDir: p.shims }), p, req.script, false), rerun_of: verdict };
+    }
+    const plan = planRun({ reply, invocation: inv, script: req.script, env: envRecord(p.env), cwd: req.cwd, bash: findBash(), inheritedFds: p.fds, shimsDir: p.shims, startUp: reply.start_up === true });
+    return wire(plan, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
+  } catch (e) {
+    if (e instanceof ArgsError) return { error: `protocol error: the daemon cannot read the arguments (${e.message})` };
+    return { error: (e as Error).message };
+  }
+}
+
+function wire(plan: RunPlan, p: PlanRequest, script: string, rerun: boolean): WirePlan {
+  const { set, unset } = envDelta(envRecord(p.env), plan.env);
+  const out: WirePlan = { program: plan.program, args: plan.args, cwd: plan.cwd, env_set: set, env_unset: unset, sandboxed: plan.sandboxed === true, rerun };
+  if (plan.startUp) out.start_up = plan.startUp;
+  if (plan.scriptFd) {
+    const data = plan.scriptFd.data;
+    out.script_fd = { fd: plan.scriptFd.fd, prelude: data.subarray(0, data.length - Buffer.byteLength(script, 'utf8')).toString('utf8') };
+  }
+  return out;
+}
