@@ -6,11 +6,12 @@ import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, tempEnv, type TempEnv } from '../helpers/env.js';
+import { reachableGate } from '../helpers/reachable.js';
 import { oraclePath, pool, runOracle, type OracleResult } from './oracle.js';
 
-function gate(args: string[], t: TempEnv, wrap: string[] = []): Promise<OracleResult> {
+function gate(args: string[], t: TempEnv, wrap: string[] = [], bin = GATE): Promise<OracleResult> {
   const [cmd, ...pre] = wrap.length ? wrap : [process.execPath];
-  const argv = wrap.length ? [...pre, process.execPath, GATE, 'policy', 'check', ...args] : [GATE, 'policy', 'check', ...args];
+  const argv = wrap.length ? [...pre, process.execPath, bin, 'policy', 'check', ...args] : [bin, 'policy', 'check', ...args];
   return new Promise((resolve) => {
     execFile(cmd, argv, { env: t.env, cwd: t.dir }, (err, stdout, stderr) => {
       resolve({ status: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
@@ -93,6 +94,8 @@ test('bad input: located gate-sh error, non-zero exit, no stack trace — and Co
 
 test('an unreadable rules folder stops `gate policy check` without --rules', async () => {
   const t = tempEnv();
+  // the other user runs a copy it can reach, wherever this checkout lives (test/helpers/reachable.ts)
+  const copy = reachableGate();
   try {
     const rules = join(t.env.CODEX_HOME, 'rules');
     mkdirSync(rules, { recursive: true });
@@ -101,14 +104,15 @@ test('an unreadable rules folder stops `gate policy check` without --rules', asy
     chmodSync(t.dir, 0o755);
     // root reads anything, so drop to an unprivileged user for the run
     const wrap = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
-    const r = await gate(['git', 'status'], t, wrap);
+    const r = await gate(['git', 'status'], t, wrap, copy.gate);
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /^gate-sh: failed to read rules files\n\nCaused by:\n {4}.*ch\/rules: failed to read rules files from .*ch\/rules: Permission denied\n$/);
     // readable again: the same command uses those rules
     chmodSync(rules, 0o755);
-    const ok = await gate(['git', 'status'], t, wrap);
+    const ok = await gate(['git', 'status'], t, wrap, copy.gate);
     assert.equal(ok.stdout, '{"matchedRules":[{"prefixRuleMatch":{"matchedPrefix":["git"],"decision":"allow"}}],"decision":"allow"}\n', ok.stderr);
   } finally {
+    copy.cleanup();
     t.cleanup();
   }
 });
