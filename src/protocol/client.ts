@@ -161,7 +161,11 @@ export class RequestClient {
       (status, buf) => this.onDatagram(status, buf),
       () => this.writable.splice(0).forEach((f) => f()),
     );
-    if (fd < 0) throw new RequestError('protocol', `cannot create a datagram socket (${ERRNO[fd] ?? fd})`);
+    if (fd < 0) {
+      // Codex's proxy-routed sandbox forbids AF_UNIX sockets altogether
+      if (DENIED_ERRNOS.has(fd)) throw unreachable(`creating a unix socket is refused with ${ERRNO[fd]}`);
+      throw new RequestError('protocol', `cannot create a datagram socket (${ERRNO[fd] ?? fd})`);
+    }
     this.fd = fd;
   }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GATE_SH } from '../helpers/env.js';
+import { GATE_SH, ROOT } from '../helpers/env.js';
 import { pingDaemon } from '../../src/daemon/ping.js';
 import { lockHeld, readOwner } from '../../src/daemon/lock.js';
 import { approveConsole, killAll, runGate, startDaemon } from './helpers.js';
@@ -20,6 +20,7 @@ import { run } from '../shell/helpers.js';
 after(killAll);
 
 const PIDNS = ['unshare', '--pid', '--fork', '--mount-proc'];
+const LANDLOCK = join(ROOT, 'test', 'daemon', 'fixtures', 'landlock-exec.py');
 
 test('a daemon started in a private PID namespace next to a live one leaves it alone; gate daemon stop finds it from there', async () => {
   const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
@@ -128,6 +129,18 @@ test('gate-sh inside a sandbox that forbids or hides the socket fails at once, s
     assert.equal(hidden.code, 126, hidden.stderr.toString());
     assert.match(hidden.stderr.toString(), new RegExp(`cannot reach the gate daemon from here: the runtime folder ${d.te.env.XDG_RUNTIME_DIR} \\(XDG_RUNTIME_DIR\\) does not exist here\\..*nothing ran`, 's'));
     assert.equal(existsSync(marker), false);
+
+    // Landlock (Codex's other Linux sandbox): writes only in the workspace, so no reply socket can be made
+    // in the runtime folder; connect by path is not guarded, so the daemon's socket itself answers.
+    const work = join(d.te.dir, 'w');
+    mkdirSync(work);
+    const landlocked = await run('python3', [LANDLOCK, `${work}:/dev`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
+    assert.equal(landlocked.code, 126, landlocked.stderr.toString());
+    assert.match(landlocked.stderr.toString(), /^gate-sh: cannot reach the gate daemon from here: binding a reply socket in .* is refused with EACCES\. .*another sandbox.*; nothing ran\n$/s);
+    assert.equal(existsSync(marker), false);
+    const landlockAllowed = await run('python3', [LANDLOCK, `${work}:/dev:${d.te.env.XDG_RUNTIME_DIR}:${d.te.dir}`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
+    assert.equal(landlockAllowed.code, 0, landlockAllowed.stderr.toString());
+    rmSync(marker);
 
     assert.equal((await pingDaemon(d.paths, 2000))?.pid, d.child.pid, 'the daemon was left alone');
     assert.equal(existsSync(join(d.paths.sessionDir, 'daemon.log')), false, 'no daemon was started in their place');
