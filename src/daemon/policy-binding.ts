@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { codexHome, defaultRulesFile, gateHome, loadPolicy } from '../policy/load.js';
 import { appendAllowPrefixRule, formatAllowPrefixRule } from '../policy/amend.js';
 import type { Policy } from '../policy/policy.js';
-import type { Env } from '../protocol/paths.js';
+import { gatePaths, type Env } from '../protocol/paths.js';
 import { assessScript } from '../policy/assess.js';
 import { toWireSource, type VerdictSource } from '../policy/assess-types.js';
 import { decideIntercepted } from '../policy/intercepted.js';
@@ -59,6 +59,8 @@ const MAX_CACHED_KEY = 16 * 1024;
 
 /** A Decider for one loaded Policy (a reload makes a new one, and with it an empty assessment cache). */
 function policyDecider(policy: Policy, trusted: Env): Decider {
+  // what no sandbox sees is never read for a script's `source` (see sourced-files.ts)
+  const hidden = [gatePaths(trusted).runtime];
   const cache = new Map<string, { check: ScriptCheck; sourced: SourcedFile[] }>();
   let ctxJson: { approval?: unknown; sandbox?: unknown; git?: boolean; json: string } = { json: '' };
   return {
@@ -79,7 +81,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         cache.set(key, hit);
         return hit.check;
       }
-      const reader = sourceReader();
+      const reader = sourceReader({ hidden });
       const a = assessScript(req.shell, req.flag, req.script, {
         policy,
         approvalPolicy: ctx.approvalPolicy,

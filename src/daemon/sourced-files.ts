@@ -9,8 +9,13 @@
  * file execs still meets the exec gate (forbidden is denied there, with the rule's justification), and every
  * write it makes meets the sandbox. Each read is remembered with the file's identity (device, inode, size,
  * mtime), so a cached assessment is used again only while the file is the one that was read.
+ *
+ * The request channel is reachable from inside sandboxes, and a pre-flight reply lists the literal commands
+ * found, so the reader must not read what a sandbox may not: files under the folders hidden from every
+ * sandbox (the runtime folder, with the approval folder and its keys) are refused, judged by where the
+ * opened file really is (its /proc/self/fd link), so no symlink planted in /tmp reaches them.
  */
-import { closeSync, fstatSync, openSync, readSync, statSync, constants, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, constants, type BigIntStats } from 'node:fs';
 import { DEFAULT_MAX_BYTES } from '../script/analyze.js';
 
 /** What identifies the content that was read: a change of any of these means the file may differ. */
@@ -30,11 +35,20 @@ function identityOf(st: BigIntStats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
 }
 
+export interface SourceReaderOptions {
+  /** Folders no sandbox sees: a file inside them is never read (the daemon's runtime folder). */
+  hidden: readonly string[];
+  /** Larger files are not read (default: the analysis' own cap). */
+  maxBytes?: number;
+}
+
 /**
- * Reads regular files up to `maxBytes` (the analysis' own cap), not following a FIFO or a device (a read
- * must never block the daemon). Anything else is null: the `source` stays opaque, as before.
+ * Reads regular files up to `maxBytes`, not following a FIFO or a device (a read must never block the
+ * daemon). Anything else is null: the `source` stays opaque, as before.
  */
-export function sourceReader(maxBytes = DEFAULT_MAX_BYTES): SourceReader {
+export function sourceReader(o: SourceReaderOptions): SourceReader {
+  const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
+  const hidden = o.hidden.map((h) => canonical(h).replace(/\/+$/, ''));
   const files: SourcedFile[] = [];
   return {
     files,
@@ -44,6 +58,8 @@ export function sourceReader(maxBytes = DEFAULT_MAX_BYTES): SourceReader {
         fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
         const st = fstatSync(fd, { bigint: true });
         if (!st.isFile() || st.size > BigInt(maxBytes)) return record(files, path, '');
+        const real = readlinkSync(`/proc/self/fd/${fd}`);
+        if (hidden.some((h) => real === h || real.startsWith(`${h}/`))) return record(files, path, '');
         const buf = Buffer.alloc(Number(st.size));
         let got = 0;
         while (got < buf.length) {
@@ -62,6 +78,15 @@ export function sourceReader(maxBytes = DEFAULT_MAX_BYTES): SourceReader {
       }
     },
   };
+}
+
+/** The path with symlinks resolved (the runtime folder may sit under a symlinked /tmp), or as given. */
+function canonical(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 function record(files: SourcedFile[], path: string, identity: string): null {

@@ -11,11 +11,17 @@ import { wordValue } from './word.js';
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** eval's arguments (the words after `eval`) → the script it runs, or null when it is only known at run time. */
-export function evalText(args: MvNode[]): string | null {
+export function evalText(words: MvNode[]): string | null {
+  // `eval -- text` runs text; any other option is an error in bash, not a script to read
+  const first = wordValue(words[0]);
+  const args = first.literal && first.value === '--' ? words.slice(1) : words;
+  if (args.length === 0) return null;
+  const lead = wordValue(args[0]);
+  if (!lead.literal) return args.length === 1 ? base64Decoded(args[0]) : null;
+  if (lead.value.startsWith('-') && lead.value !== '-') return null;
   const values = args.map((w) => wordValue(w));
   if (values.every((v) => v.literal)) return values.map((v) => (v.literal ? v.value : '')).join(' ');
-  if (args.length !== 1) return null;
-  return base64Decoded(args[0]);
+  return null;
 }
 
 /** `"$(echo 'B64' | base64 -d)"` (also `--decode`, unquoted echo word) → the decoded text. */

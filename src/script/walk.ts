@@ -173,7 +173,7 @@ class Walker {
     if (through) this.follow(through);
     if (top) {
       if (!assignsLiteral) this.complex('non-literal assignment', c);
-      const effect = sameShellEffect(values.map((v) => (v.literal ? v.value : '')));
+      const effect = sameShellEffect(values.map((v) => (v.literal ? v.value : ''))) ?? (through ? `${through.what} runs commands in this shell` : null);
       if (effect) this.complex(effect, c);
       values.forEach((v, i) => {
         if (!v.literal) this.complex(v.reason.replace(/ at .*$/, ''), args[i]);
@@ -186,7 +186,8 @@ class Walker {
     if (this.sourced && DECLARATIONS.has(argv[0])) argv = argv.filter((a) => !a.startsWith('PATH='));
     const sub = through ? { argv, assignments, inner: [], redirects: s.Redirs.$length > 0 } : this.subcommand(argv, assignments, s);
     // `trap "$x" EXIT`: a command string only known at run time (argv skipped it: its first literal word is a signal)
-    if (name.value === 'trap' && args.length > 2 && !values[1].literal)
+    const action = values[1]?.literal && values[1].value === '--' ? 2 : 1;
+    if (name.value === 'trap' && args.length > action + 1 && !values[action].literal)
       (sub.opaque = 'trap sets a command string known only at run time'), (sub.opaqueKind = 'command-string');
     this.literal.push(sub);
     if (top) this.commands.push(sub);
@@ -223,7 +224,7 @@ class Walker {
     let text: string | null = null;
     let sourced = this.sourced;
     if (name === 'eval' && args.length > 1) text = evalText(args.slice(1));
-    else if (name === 'trap' && args.length > 2 && values[1].literal && values[1].value !== '' && values[1].value !== '-' && !values[1].value.startsWith('-')) text = values[1].value;
+    else if (name === 'trap') text = trapString(values);
     else if ((name === 'source' || name === '.') && args.length > 1 && values[1].literal && values[1].value.startsWith('/')) {
       text = this.hooks.readSource(values[1].value);
       sourced = true;
@@ -342,6 +343,14 @@ function heredocText(r: MvNode): string | null {
   const delim = list(r.Word.Parts);
   const quoted = delim.some((p: MvNode) => nodeType(p) !== 'Lit' || str(p.Value).includes('\\'));
   return quoted ? raw : raw.replace(/\\([\\$`\n])/g, (_, c: string) => (c === '\n' ? '' : c));
+}
+
+/** The command string of `trap [--] '<string>' SIG...`, or null (`trap '' INT`, `trap - EXIT`, `trap -p`, one not literal). */
+function trapString(values: WordValue[]): string | null {
+  const at = values[1]?.literal && values[1].value === '--' ? 2 : 1;
+  const v = values[at];
+  if (v === undefined || !v.literal || values.length <= at + 1) return null;
+  return v.value === '' || v.value === '-' || (at === 1 && v.value.startsWith('-')) ? null : v.value;
 }
 
 /** A builtin seen through: what it is, and the analysis of the script it runs. */

@@ -26,6 +26,9 @@ test('eval of literal words: its commands are literal commands, eval itself hide
   assert.ok(v.kind === 'complex' && v.literalCommands[0].assignments.includes('LD_PRELOAD=/tmp/x.so'));
   // an opaque command inside stays opaque
   assert.deepEqual(literal("eval 'python3 -c 1'").kinds, ['inline-code']);
+  // `--` ends eval's options; any other option is no script
+  assert.ok(literal("eval -- 'rm -rf x'").names.includes('rm -rf x'));
+  assert.deepEqual(literal("eval -x 'rm -rf x'").kinds, ['eval']);
 });
 
 test('eval of a complex literal script: the script is complex, its commands are literal commands, nothing opaque', () => {
@@ -62,6 +65,9 @@ test('trap with a literal command string: its commands are judged, complex strin
   assert.equal(g.kind, 'complex');
   assert.ok(g.kind === 'complex' && g.opaqueKinds.length === 0 && g.literalCommands.some((c) => c.argv[0] === 'jobs'));
   for (const s of ["trap '' INT", 'trap - EXIT', 'trap -p']) assert.equal(analyzeScript(s).kind, 'plain', s);
+  // `--` ends trap's options: still a command string (it was neither read nor opaque before)
+  assert.ok(literal("trap -- 'rm -rf x' EXIT").names.includes('rm -rf x'));
+  assert.deepEqual(literal('trap -- "$x" EXIT').kinds, ['command-string']);
 });
 
 test('source of an absolute file read now: what runs is judged, function bodies only define, PATH is the agent’s', () => {

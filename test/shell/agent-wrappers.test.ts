@@ -8,7 +8,8 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { gatePaths } from '../../src/protocol/paths.js';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { startDaemon } from '../daemon/helpers.js';
@@ -170,6 +171,16 @@ test('source: a file that runs rm is denied; an unreadable one is not safe; a sn
   assert.equal(opaque.code, 126, opaque.stderr.toString());
   assert.match(opaque.stderr.toString(), /^gate-sh: denied: source \S+big\.sh: approval required by policy/);
   assert.equal(opaque.stdout.length, 0);
+  // nothing a sandbox may not see is read (the runtime folder holds the approval folder and its keys),
+  // neither directly nor through a symlink: a pre-flight reply lists the literal commands it finds
+  const secret = join(gatePaths(r.env).runtime, 'secret.sh');
+  writeFileSync(secret, 'echo sourced\n');
+  symlinkSync(secret, join(r.ws, 'link.sh'));
+  for (const p of [secret, join(r.ws, 'link.sh')]) {
+    const hidden = await gateSh(['-c', `source ${p} && echo after`], { env: r.env, cwd: r.ws });
+    assert.equal(hidden.code, 126, `${p}: ${hidden.stderr}`);
+    assert.equal(hidden.stdout.length, 0, p);
+  }
   // the snapshot, sourced directly, asks nothing
   const snap = `source ${r.snapshot} && echo after`;
   same(await gateSh(['-c', snap], { env: r.env, cwd: r.ws }), await bash(['-c', snap], { env: r.env, cwd: r.ws }), snap);
