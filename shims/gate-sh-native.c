@@ -360,10 +360,15 @@ static void notice_stop(void) {
   signal(SIGALRM, SIG_DFL);
 }
 
+/* A sandbox around this process forbids the socket (seccomp: EPERM; Landlock: EACCES; a read-only runtime
+ * folder: EROFS): handed to the Node client, which says so and what to do (src/daemon/reach.ts). */
+static int sandbox_denied(int e) { return e == EPERM || e == EACCES || e == EROFS; }
+
 /* One request, waited for as the Node client waits (src/protocol/client.ts): resends of the same id after
  * 1, 2, 4, 4... s (35 s in all), a heartbeat ping every 500 ms while a person is asked, a daemon that
  * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
- * by the caller in err; 1 when the daemon is not running at the first send (hand over: autostart). */
+ * by the caller in err; 1 when the daemon is not running at the first send (hand over: autostart), or a
+ * sandbox forbids its socket (hand over: the Node client explains). */
 static int request(const struct paths *p, const char *id, const struct gbuf *msg, int notice, struct gbuf *out, char *err, size_t errlen) {
   struct sockaddr_un to, me;
   memset(&to, 0, sizeof to);
@@ -373,10 +378,12 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
   me.sun_family = AF_UNIX;
   gate_join(me.sun_path, sizeof me.sun_path, p->client_dir, "/", id, ".sock");
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 && sandbox_denied(errno)) return 1;
   if (fd < 0) { snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno)); return -1; }
   mode_t old = umask(077);
   int b = bind(fd, (struct sockaddr *)&me, sizeof me);
   umask(old);
+  if (b && sandbox_denied(errno)) { close(fd); return 1; }
   if (b) {
     snprintf(err, errlen, "cannot bind a reply socket at %s (%s); check 'gate status'", me.sun_path, strerror(errno));
     close(fd);
@@ -409,7 +416,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
       if ((errno == EAGAIN || errno == ENOBUFS) && now_ms() < congested_until) { poll(NULL, 0, 5); continue; }
       int e = errno;
       gb_free(&ping);
-      if ((e == ENOENT || e == ECONNREFUSED) && !sent) { rc = 1; goto out; }
+      if ((e == ENOENT || e == ECONNREFUSED || sandbox_denied(e)) && !sent) { rc = 1; goto out; }
       if (e == ENOENT || e == ECONNREFUSED)
         snprintf(err, errlen, "the gate daemon stopped %s; start it again with 'gate daemon start' and check 'gate log'", pending ? "while an approval was pending" : "before answering");
       else if (e == EAGAIN || e == ENOBUFS)
