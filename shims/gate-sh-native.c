@@ -38,6 +38,9 @@
 extern char **environ;
 
 #define EXIT_DENIED 126
+#ifndef GATE_NODE
+#define GATE_NODE ""
+#endif
 /* Larger scripts (and their requests) go to the Node gate-sh, which has the stream path and the
  * script-descriptor plan for them. */
 #define NATIVE_MAX_SCRIPT (32 * 1024)
@@ -79,6 +82,8 @@ static void handover(const char *script, size_t len) {
   av[1] = launcher;
   for (int i = 1; i < g_argc; i++) av[i + 1] = g_argv[i];
   setenv("GATE_SH_ARGV0", g_name, 1);
+  /* the node this install was built with (an agent's PATH need not have one), else node on PATH */
+  if (GATE_NODE[0]) execv(GATE_NODE, av);
   execvp("node", av);
   say("cannot start the Node gate-sh (node: ", strerror(errno), "); nothing ran", NULL);
   _exit(EXIT_DENIED);
@@ -208,18 +213,32 @@ static int read_all(int fd, struct gbuf *b) {
 
 struct paths { char request_sock[256], stream_sock[256], client_dir[256], start_up_key[256]; };
 
-static int gate_paths(struct paths *p) {
-  char home[PATH_MAX], runtime[PATH_MAX * 2], tmp[PATH_MAX * 2];
-  const char *gh = env_nonempty("GATE_HOME");
-  if (gh) gate_join(home, sizeof home, gh, NULL, NULL, NULL);
-  else {
-    const char *h = env_nonempty("HOME");
-    if (!h) return -1;
-    gate_join(home, sizeof home, h, "/.gate-sh", NULL, NULL);
-  }
+/* A folder this user alone can create entries in (privateDirProblem in src/protocol/paths.ts). */
+static int private_dir(const char *dir) {
+  struct stat st;
+  return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && !(st.st_mode & 022);
+}
+
+/* The runtime folder as runtimeDir() in src/protocol/paths.ts finds it; -1 for anything unusual (the Node
+ * gate-sh then says what is wrong). The daemon checks the plan's sockets against its own. */
+static int runtime_dir(char *out, size_t n) {
+  char num[24], real[PATH_MAX], cand[64];
   const char *x = env_nonempty("XDG_RUNTIME_DIR");
-  if (x) gate_join(tmp, sizeof tmp, x, "/gate-sh", NULL, NULL);
-  else gate_join(tmp, sizeof tmp, home, "/run", NULL, NULL);
+  if (x) {
+    if (x[0] != '/' || !realpath(x, real)) return -1;
+    gate_join(out, n, real, "/gate-sh", NULL, NULL);
+    return 0;
+  }
+  gate_join(cand, sizeof cand, "/run/user/", gate_num(num, (unsigned long)getuid(), 10), NULL, NULL);
+  if (private_dir(cand) && realpath(cand, real)) { gate_join(out, n, real, "/gate-sh", NULL, NULL); return 0; }
+  gate_join(out, n, "/tmp/gate-sh-", num, NULL, NULL);
+  struct stat st;
+  return lstat(out, &st) == 0 && !private_dir(out) ? -1 : 0;
+}
+
+static int gate_paths(struct paths *p) {
+  char runtime[PATH_MAX * 2], tmp[PATH_MAX * 2];
+  if (runtime_dir(tmp, sizeof tmp)) return -1;
   const char *session = env_nonempty("GATE_SESSION");
   if (!session) session = "default";
   if (!valid_session(session)) return -1;

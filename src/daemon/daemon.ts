@@ -257,7 +257,7 @@ export class Daemon<P> {
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
-    if (req.plan) reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply);
+    if (req.plan) reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply, this.deps.paths.requestSock);
     // The policy's own answers for a cached script encode to the same verdict text every time: once.
     if (!policyOwn) return reply;
     let json = this.verdictsJson.get(check);

@@ -10,6 +10,7 @@ import { parseShellArgs, ArgsError } from '../cli/gate-sh-args.js';
 import type { PreflightReply, PreflightRequest, SubcommandVerdict } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import { findBash } from './bash.js';
+import { gatePaths } from '../protocol/paths.js';
 import { planRun, type RunPlan } from './plan.js';
 import { rerunVerdict } from './sandbox-rerun.js';
 import { readsStartUpFiles, startUpFields, type StartUpFds } from './start-up-gate.js';
@@ -122,9 +123,12 @@ export function turnDefault(action: Action): boolean {
 }
 
 /** The plan for a native client's pre-flight, or why nothing may run. Never throws. */
-export function clientPlan(req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'> & { plan: PlanRequest }, reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up'> & { action: Action }): WirePlan {
+export function clientPlan(req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'> & { plan: PlanRequest }, reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up'> & { action: Action }, requestSock: string): WirePlan {
   const p = req.plan;
   try {
+    // the client found this daemon by its own reading of the paths: the run's exec gate must reach the same one
+    if (gatePaths(envRecord(p.env)).requestSock !== requestSock)
+      return { error: `protocol error: the native gate-sh reached the daemon at ${requestSock}, but its environment names another session's sockets` };
     const inv = parseShellArgs(p.argv, p.argv0);
     // the client read its own arguments to find the script: the daemon's reading must agree
     const same = (inv.login ? '-lc' : '-c') === req.flag && (inv.source.kind !== 'command' || inv.source.script === req.script);
