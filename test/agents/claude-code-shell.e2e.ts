@@ -19,15 +19,18 @@ test('claude-code, shell route: gate-sh is the shell; allowed runs, rm denied wi
     const doc = gate(s, ['doctor']);
     assert.equal(doc.code, 0, doc.stdout);
     assert.match(doc.stdout, /shell wired +CLAUDE_CODE_SHELL=.*\/\.gate-sh\/bin\/bash \(settings\.json env\) → gate-sh/);
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"'], ['--allowedTools', 'Bash']);
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', 'type find | head -1'], ['--allowedTools', 'Bash']);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.results.length, 3, JSON.stringify(run.results));
+    assert.equal(run.results.length, 4, JSON.stringify(run.results));
     assert.match(run.results[0].output, /On branch[\s\S]*\nok$/);
     assert.equal(run.results[0].isError, false, run.results[0].output);
     assert.match(run.results[1].output, /use trash instead/);
     assert.equal(run.results[1].isError, true);
     assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
     assert.equal(run.results[2].output, 'gated=yes'); // really gate-sh (it sets GATE_RUN), not a fallback
+    // Claude Code's start-up snapshot cannot be written from inside the turn sandbox (HOME is read-only
+    // there): it runs each command as a login shell instead, without the snapshot's functions (README)
+    assert.equal(run.results[3].output, 'find is /usr/bin/find');
     // (d) nothing but the scripted rm was denied or asked about, start-up included
     const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
     assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));

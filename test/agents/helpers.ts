@@ -39,7 +39,9 @@ export interface Scratch {
 
 export function scratch(agent: PinnedAgent): Scratch {
   const dir = mkdtempSync(join(tmpdir(), 'ga-'));
-  const home = join(dir, 'h');
+  // HOME outside /tmp, as on a real machine: the turn sandbox leaves it read-only (only the workspace and
+  // /tmp are writable), so whatever an agent writes under HOME from inside its shell is really tested
+  const home = mkdtempSync(join('/var/tmp', 'gah-'));
   const work = join(dir, 'w');
   mkdirSync(join(home, '.gate-sh', 'rules'), { recursive: true });
   writeFileSync(join(home, '.gate-sh', 'rules', 'team.rules'), RULES);
@@ -63,6 +65,7 @@ export function scratch(agent: PinnedAgent): Scratch {
     cleanup() {
       spawnSync(process.execPath, [GATE, 'daemon', 'stop'], { env, stdio: 'ignore' });
       rmSync(dir, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
     },
   };
 }

@@ -131,11 +131,7 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
   if (id === 'codex') {
     after = before ?? '';
     for (const [table, key, value] of codexSettings(inst)) after = setTomlKey(after, table, key, value);
-    try {
-      parseToml(after);
-    } catch (e) {
-      throw new SetupError(`${file}: the edited file would not parse (${(e as Error).message.split('\n')[0]}); nothing changed. Add the lines from 'gate setup --help' by hand`);
-    }
+    checkToml(file, after);
   } else {
     const wanted = routes.flatMap((r) => jsonEdits(id, r, inst));
     const cur = parseJsonSettings(file, before);
@@ -144,23 +140,51 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
     after = res.changed || before === undefined ? JSON.stringify(res.root, null, 2) + '\n' : before;
     if (wanted.length === 0) after = before ?? '';
   }
-  const touched = after !== (before ?? '') && !(before === undefined && after === '');
-  if (touched) {
-    const mode = before !== undefined ? statSync(file).mode & 0o777 : undefined;
-    let backup = prev?.settings?.backup;
-    if (!prev?.settings && before !== undefined) {
-      backup = join(gateHome(env), 'setup', `${id}.${basename(file)}.orig`);
-      writeAtomic(backup, before, 0o600);
-    }
-    writeAtomic(file, after, mode);
-    changes.push(`${before === undefined ? 'created' : 'edited'} ${file}: ${describe(id, routes, inst)}`);
-    record.settings = { file, existed: prev?.settings ? prev.settings.existed : before !== undefined, ...(backup ? { backup } : {}), written: sha(after), ...(edits ? { edits } : {}) };
-  } else if (prev?.settings) record.settings = { ...prev.settings, written: sha(after), ...(edits ? { edits } : {}) };
+  const settings = track({ env, id, tag: 'settings', file, before, after, prev: prev?.settings, edits, what: describe(id, routes, inst), changes });
+  if (settings) record.settings = settings;
+
 
   writeAtomic(recordPath(env, id), JSON.stringify(record, null, 2) + '\n', 0o600);
   if (changes.length === 0) changes.push('nothing to change: already set up');
   notes.push(...routeNotes(id, routes, inst));
   return { changes, notes };
+}
+
+function checkToml(file: string, text: string): void {
+  try {
+    parseToml(text);
+  } catch (e) {
+    throw new SetupError(`${file}: the edited file would not parse (${(e as Error).message.split('\n')[0]}); nothing more changed. Make the change by hand (README: With an agent)`);
+  }
+}
+
+interface Tracked {
+  env: Env;
+  id: AgentId;
+  tag: string;
+  file: string;
+  before: string | undefined;
+  after: string;
+  prev: FileRecord | undefined;
+  edits?: AppliedEdit[];
+  what: string;
+  changes: string[];
+}
+
+/** Write a file set-up changes, keeping a copy of it as it first was; the record of it, if set-up owns a change in it. */
+function track(t: Tracked): FileRecord | undefined {
+  const touched = t.after !== (t.before ?? '') && !(t.before === undefined && t.after === '');
+  const edits = t.edits ? { edits: t.edits } : {};
+  if (!touched) return t.prev ? { ...t.prev, written: sha(t.after), ...edits } : undefined;
+  const mode = t.before !== undefined ? statSync(t.file).mode & 0o777 : undefined;
+  let backup = t.prev?.backup;
+  if (!t.prev && t.before !== undefined) {
+    backup = join(gateHome(t.env), 'setup', `${t.id}.${t.tag}.${basename(t.file)}.orig`);
+    writeAtomic(backup, t.before, 0o600);
+  }
+  writeAtomic(t.file, t.after, mode);
+  t.changes.push(`${t.before === undefined ? 'created' : 'edited'} ${t.file}: ${t.what}`);
+  return { file: t.file, existed: t.prev ? t.prev.existed : t.before !== undefined, ...(backup ? { backup } : {}), written: sha(t.after), ...edits };
 }
 
 function describe(id: AgentId, routes: Route[], inst: Install): string {
@@ -205,6 +229,7 @@ export function undoAgent(id: AgentId, env: Env): SetupResult {
   const changes: string[] = [];
   const notes: string[] = [];
   const s = rec.settings;
+  const toml = id === 'codex';
   if (s) {
     const cur = readText(s.file);
     if (cur !== undefined && sha(cur) === s.written) {
@@ -214,7 +239,7 @@ export function undoAgent(id: AgentId, env: Env): SetupResult {
       changes.push(s.existed ? `restored ${s.file} as it was before set-up` : `removed ${s.file} (set-up had created it)`);
     } else if (cur !== undefined) {
       let text: string;
-      if (id === 'codex') text = removeTomlEdits(cur);
+      if (toml) text = removeTomlEdits(cur);
       else {
         const res = undoEdits(parseJsonSettings(s.file, cur), s.edits ?? []);
         notes.push(...res.kept.map((k) => `${s.file}: ${k}`));
