@@ -59,7 +59,7 @@ function genericShell(): number {
   process.stdout.write(`gate-sh for any agent:
   1. The agent must run gate-sh where it would run bash. Many agents accept a shell only when its name is
      bash (or zsh). 'gate setup claude-code' or 'gate setup gemini --route shell' writes such an entry point:
-       ${inst.entry}   (a launcher: exec ${inst.node} ${inst.gateSh} "$@")
+       ${inst.entry}   (a launcher: exec ${inst.gateSh} "$@")
      or make one yourself:  ln -s ${inst.gateSh} ~/bin/bash
   2. Point the agent at it the way it picks its shell:
        - an agent that reads SHELL or its own setting: set it to ${inst.entry}
