@@ -78,7 +78,7 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
       if (again.state === 'unreachable') throw new AutostartError(unreachableMessage(again.why));
     }
     await new Promise((r) => setTimeout(r, delay));
-    delay = Math.min(delay * 2, 200);
+    delay = Math.min(delay * 2, 20); // a start takes ~0.3-1 s: a longer step would be waited out whole
   }
   throw new AutostartError(`the gate daemon did not answer within ${Math.round((opts.timeoutMs ?? 30_000) / 1000)} s; see ${logFile}`);
 }
