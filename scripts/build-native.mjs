@@ -1,12 +1,13 @@
-// Builds gate-sh's native parts: the exec-time shims (shims/: libgate.so, gate-shell, bin/*) with make,
-// and the N-API addon (build/Release/gate_native.node) with node-gyp. Run by `npm install` (the package's
-// `install` script, in a clone and in an installed tarball) and by `npm run build`.
+// Builds gate-sh's native parts: the exec-time shims and the native entry (shims/: libgate.so, gate-shell,
+// gate-sh-native, bin/*) with make, and the N-API addon (build/Release/gate_native.node) with node-gyp. Run
+// by `npm install` (the package's `preinstall` script, in a clone and in an installed tarball: before npm
+// links the package's bins, whose bin/gate-sh is the native entry) and by `npm run build`.
 // All or nothing: when a step fails, the compiler's own message has already gone to stderr; this adds what
 // to install, removes what the failed build left (so no half-built tree looks usable) and exits 1, which
 // stops `npm install`. GATE_WERROR=1 (set by .ci/run) turns compiler warnings into errors in both builds.
 // Trust: runs at install time with the installing user's rights; runs only make, the C compiler and
 // node-gyp on the package's own sources.
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,18 @@ if (missing.length) fail(`cannot build the native parts: ${missing.join(', ')} n
 const werror = process.env.GATE_WERROR === '1';
 const make = spawnSync('make', ['-s', '-C', join(ROOT, 'shims'), ...(werror ? ['-B', 'GATE_WERROR=1'] : [])], { stdio: 'inherit' });
 if (make.status !== 0) fail(`building the exec-time shims failed (make -C shims, status ${make.status ?? make.signal}: the compiler's message is above)`);
+
+// npm pack leaves symbolic links out of a tarball: put bin/gate-sh (a link to the native entry) back, so the
+// bin npm links next finds its target
+const ENTRY = join(ROOT, 'bin', 'gate-sh');
+const present = (p) => {
+  try {
+    return lstatSync(p) !== undefined;
+  } catch {
+    return false;
+  }
+};
+if (existsSync(join(ROOT, 'bin')) && !present(ENTRY) && existsSync(join(ROOT, 'shims', 'gate-sh-native'))) symlinkSync('../shims/gate-sh-native', ENTRY);
 
 // node-gyp only when the addon is missing or older than its source or build file (a rebuild costs ~10 s)
 const mtime = (p) => statSync(join(ROOT, p)).mtimeMs;

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { GATE, GATE_SH, ROOT } from '../helpers/env.js';
 
 const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const run = (bin: string, args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, GATE_NO_AUTOSTART: '1' } });
+// both launchers are executables (bin/gate-sh is the native entry, which hands --help/--version to Node)
+const run = (bin: string, args: string[]) => spawnSync(bin, args, { encoding: 'utf8', env: { ...process.env, GATE_NO_AUTOSTART: '1' } });
 
 test("gate-sh --version and gate --version print package.json's version, run nothing and exit 0", () => {
   const sh = run(GATE_SH, ['--version']);

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
@@ -116,18 +116,20 @@ test('npm pack → npm install -g into a temp prefix → gate-sh and gate work f
     const tgz = join(dir, info[0].filename);
     assert.match(info[0].filename, /^gate-sh-\d+\.\d+\.\d+\.tgz$/);
     // what runs, and nothing else: no tests, no TypeScript sources, no build output of this machine
-    for (const want of ['bin/gate-sh', 'bin/gate', 'dist/src/cli/gate-sh.js', 'dist/cjs-src/cli/gate-sh.bundle.cjs', 'shims/Makefile', 'shims/libgate.c', 'native/gate_native.c', 'binding.gyp', 'scripts/build-native.mjs'])
+    for (const want of ['bin/gate-sh-node', 'bin/gate', 'shims/gate-sh-native.c', 'dist/src/cli/gate-sh.js', 'dist/cjs-src/cli/gate-sh.bundle.cjs', 'shims/Makefile', 'shims/libgate.c', 'native/gate_native.c', 'binding.gyp', 'scripts/build-native.mjs'])
       assert.ok(files.includes(want), `${want} missing from the tarball`);
-    const extra = files.filter((f) => /^(test|src|dist\/test|build|node_modules|scratch)\/|\.ts$|\.so$|^shims\/gate-shell$/.test(f));
+    const extra = files.filter((f) => /^(test|src|dist\/test|build|node_modules|scratch)\/|\.ts$|\.so$|^shims\/(gate-shell|gate-sh-native)$/.test(f));
     assert.deepEqual(extra, [], 'files that do not run');
 
     const inst = await run('npm', ['install', '-g', '--prefer-offline', `--allow-scripts=${ALLOW_SCRIPTS}`, '--prefix', prefixDir, tgz], { cwd: dir, env: npmEnv, timeout: 540_000 });
     assert.equal(inst.status, 0, `npm install -g failed (tarballs not in npm's cache: ${reg.misses.join(', ')}):\n${inst.stderr.slice(-3000)}`);
     assert.deepEqual(reg.misses, [], 'tarballs asked of the registry');
     const pkg = join(prefixDir, 'lib', 'node_modules', 'gate-sh');
-    for (const built of ['shims/libgate.so', 'shims/gate-shell', 'build/Release/gate_native.node', 'node_modules/node-pty/build/Release/pty.node', 'node_modules/unix-dgram/build/Release/unix_dgram.node'])
+    for (const built of ['shims/libgate.so', 'shims/gate-shell', 'shims/gate-sh-native', 'build/Release/gate_native.node', 'node_modules/node-pty/build/Release/pty.node', 'node_modules/unix-dgram/build/Release/unix_dgram.node'])
       assert.ok(existsSync(join(pkg, built)), `${built} not built at install`);
 
+    // gate-sh on PATH is the native entry (npm pack drops the bin/gate-sh link; the install step puts it back)
+    assert.equal(realpathSync(join(prefixDir, 'bin', 'gate-sh')), join(realpathSync(pkg), 'shims', 'gate-sh-native'));
     // from an unrelated folder, with only the prefix's bin and the system on PATH
     const work = join(dir, 'elsewhere');
     mkdirSync(work);
