@@ -7,7 +7,7 @@ import type { AssessContext, EvaluatedCommand, SubcommandAssessment, VerdictSour
 import type { RuleMatch } from './policy.js';
 import { entryDecision, type Entry } from './assess-entry.js';
 import { amendmentForAllow, amendmentForPrompt } from './amendment-proposal.js';
-import { requirementFor } from './requirement.js';
+import { promptReason, requirementFor } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
 import { shlexJoin } from './shlex.js';
 
@@ -70,6 +70,9 @@ export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandA
 
   // Plain object literals (no conditional spreads): this runs once per subcommand, 10,000 times for big scripts.
   const forbidden = requirement.type === 'forbidden';
+  // A prompt the approval policy may not show is denied with Codex's text; the denial also says what asked
+  // (the rule's justification, the variables, the opaque command), for the model to read.
+  const asked = forbidden && decision === 'prompt' ? (ownReason ?? promptReason(e.argv, matches)) : null;
   const out: SubcommandAssessment = {
     index,
     argv: e.argv,
@@ -81,7 +84,7 @@ export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandA
     requirement,
     proposed_execpolicy_amendment: requirement.type === 'forbidden' ? null : requirement.proposed_execpolicy_amendment,
     execution: forbidden ? null : execution,
-    action: requirement.type === 'forbidden' ? deny(requirement.reason) : requirement.type === 'skip' ? actionFor(execution) : 'prompt',
+    action: requirement.type === 'forbidden' ? deny(asked ? `${requirement.reason}: ${asked}` : requirement.reason) : requirement.type === 'skip' ? actionFor(execution) : 'prompt',
   };
   if (requirement.type === 'needs_approval') {
     out.on_approval = actionFor(execution);

@@ -157,7 +157,13 @@ test('rule prompts and approval-policy rejections use Codex texts', () => {
   const a = sh('git push origin main', ctxOf(rules));
   assert.deepEqual(a.subcommands[0].requirement, { type: 'needs_approval', reason: '`git push origin main` requires approval: pushes are reviewed', proposed_execpolicy_amendment: null });
   const never = sh('git push origin main', ctxOf(rules, { approvalPolicy: 'never' }));
-  assert.deepEqual(never.subcommands[0].action, { type: 'Deny', reason: 'approval required by policy, but AskForApproval is set to Never' });
+  // Codex's text in the requirement; the denial adds what asked (the rule's justification)
+  assert.equal(never.subcommands[0].requirement.type === 'forbidden' && never.subcommands[0].requirement.reason, 'approval required by policy, but AskForApproval is set to Never');
+  assert.deepEqual(never.subcommands[0].action, { type: 'Deny', reason: 'approval required by policy, but AskForApproval is set to Never: `git push origin main` requires approval: pushes are reviewed' });
+  // a code-loading variable that asked is named
+  const env = sh('GIT_PAGER="sh -c x" git status', ctxOf('', { approvalPolicy: 'never' }));
+  const act = env.subcommands[0].action;
+  assert.match(act !== 'prompt' && act.type === 'Deny' ? act.reason : '', /Never: .*sets code-loading variables: GIT_PAGER$/);
   const gr: ApprovalPolicy = { reject: { sandbox_approval: false, rules: true, mcp_elicitations: false } };
   assert.deepEqual(sh('git push origin main', ctxOf(rules, { approvalPolicy: gr })).requirement, { type: 'forbidden', reason: 'approval required by policy rule, but AskForApproval::Granular.rules is false' });
 });

@@ -29,7 +29,7 @@ test('a gated script runs in the turn sandbox: the workspace is writable, .git a
   assert.equal(r.code, 3);
   assert.equal(r.stderr.match(/: Read-only file system\n/g)?.length, 2, r.stderr);
   // the on-failure rerun is offered, but no approver is attached: the failure stands, and says how to get one
-  assert.match(r.stderr, /gate-sh: the sandboxed run failed \(read-only file system in the sandbox: .*\); not rerun: .*no approver is attached \(run 'gate approve'\)\n$/);
+  assert.match(r.stderr, /gate-sh: the sandboxed run failed \(read-only file system in the sandbox: .*\); not rerun: .*no approver is attached \(run 'gate approve'\)(: [^\n]*)?\n$/);
   assert.equal(readFileSync(join(rig.work, 'f'), 'utf8'), 'in\n');
   assert.ok(!existsSync(join(outside, 'f')));
   assert.equal(readFileSync(join(rig.work, '.git', 'config'), 'utf8'), '[core]\n');

@@ -66,7 +66,8 @@ test('Codex approval_cases through gate-sh (forbidden, needs approval with no ap
         const err = r.stderr.toString();
         const label = `${JSON.stringify(c.command)} [${c.note}] → ${c.expect.type}: got ${r.code} ${JSON.stringify(err)}`;
         const ok = (() => {
-          const noApprover = /^gate-sh: approval needed for '.*' but no approver is attached \(run 'gate approve'\)\n$/s.test(err);
+          // (gate-sh adds what asked after the message: the rule, the variables, the opaque command)
+          const noApprover = /^gate-sh: approval needed for '.*' but no approver is attached \(run 'gate approve'\)(: [^\n]*)?\n$/s.test(err);
           if (stricter(c)) return r.code === 126 && (err.startsWith('gate-sh: denied: ') || noApprover);
           if (c.expect.type === 'forbidden') {
             if (r.code !== 126 || !err.startsWith('gate-sh: denied: ')) return false;
