@@ -18,6 +18,13 @@ export const GATE_BIN = join(ROOT, 'bin', 'gate');
 
 export class AutostartError extends Error {}
 
+/** A daemon's start refused by a sandbox: a socket (seccomp, Landlock) or the runtime folder (read-only). */
+const SANDBOX_REFUSAL = /\b(?:listen|bind|connect) (?:EPERM|EACCES|EROFS)\b|\b(?:EPERM|EACCES|EROFS): [^,]*, mkdir\b/;
+
+function cannotStartHere(why: string): string {
+  return unreachableMessage(`no gate daemon answers, and one cannot start here either (${why})`);
+}
+
 export interface StartOptions {
   /** wait this long for the new daemon to answer (default 30 s: a loaded machine) */
   timeoutMs?: number;
@@ -51,9 +58,16 @@ export async function ensureDaemon(env: Env = process.env): Promise<void> {
 /** Spawn a detached `gate daemon run` logging to <sessionDir>/daemon.log; resolves once it answers. */
 export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePaths(env), opts: StartOptions = {}): Promise<Record<string, unknown>> {
   checkSocketPaths(paths); // before creating anything: a clear error, not a daemon that cannot bind
-  mkdirSync(paths.sessionDir, { recursive: true, mode: 0o700 });
   const logFile = join(paths.sessionDir, 'daemon.log');
-  const fd = openSync(logFile, 'a', 0o600);
+  let fd: number;
+  try {
+    mkdirSync(paths.sessionDir, { recursive: true, mode: 0o700 });
+    fd = openSync(logFile, 'a', 0o600);
+  } catch (e) {
+    // the session folder and its log, in the user's own runtime folder: refused only by a sandbox around us
+    if (['EPERM', 'EACCES', 'EROFS'].includes((e as NodeJS.ErrnoException).code ?? '')) throw new AutostartError(cannotStartHere((e as Error).message));
+    throw e;
+  }
   const from = fstatSync(fd).size; // report this start's own output, not an earlier one's
   const child = spawn(process.execPath, [GATE_BIN, 'daemon', 'run', ...(opts.args ?? [])], {
     detached: true,
@@ -73,7 +87,10 @@ export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePat
     if (exited !== undefined && exited !== 0) {
       const again = await reachDaemon(paths, env, 300);
       if (again.state === 'up') return again.info;
-      if (!/already running/.test(tail(logFile, from))) throw new AutostartError(`the gate daemon failed to start: ${tail(logFile, from)}`);
+      const why = tail(logFile, from);
+      // its folders or sockets refused by a sandbox around us (a user's own runtime folder never does that)
+      if (SANDBOX_REFUSAL.test(why)) throw new AutostartError(cannotStartHere(why));
+      if (!/already running/.test(why)) throw new AutostartError(`the gate daemon failed to start: ${why}`);
       // another starter's daemon holds the lock: wait for it, unless its socket is unreachable from here
       if (again.state === 'unreachable') throw new AutostartError(unreachableMessage(again.why));
     }

@@ -2,7 +2,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-import { GATE, tempEnv, type TempEnv } from '../helpers/env.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { GATE, ROOT, tempEnv, type TempEnv } from '../helpers/env.js';
 import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/daemon/ping.js';
 import { request, type Outgoing } from '../../src/protocol/client.js';
@@ -147,3 +149,33 @@ export interface Pty {
   onExit(cb: (e: { exitCode: number }) => void): void;
 }
 export const pty = createRequire(import.meta.url)('node-pty') as { spawn(file: string, args: string[], o: Record<string, unknown>): Pty };
+
+/**
+ * A seccomp program for bwrap --seccomp: connect, bind, listen, sendto, sendmsg fail with EPERM, as under
+ * Codex's own Linux sandbox (its filter denies these for every socket, unix ones included).
+ */
+export function denySocketsFilter(): Buffer {
+  const arch = process.arch === 'arm64' ? { audit: 0xc00000b7, nrs: [203, 200, 201, 206, 211] } : { audit: 0xc000003e, nrs: [42, 49, 50, 44, 46] };
+  const k = arch.nrs.length;
+  const ins: [number, number, number, number][] = [
+    [0x20, 0, 0, 4], // ld arch
+    [0x15, 0, k + 1, arch.audit], // another arch: allow (the test then fails: the command ran)
+    [0x20, 0, 0, 0], // ld nr
+    ...arch.nrs.map((nr, i): [number, number, number, number] => [0x15, k - i, 0, nr]),
+    [0x06, 0, 0, 0x7fff0000], // allow
+    [0x06, 0, 0, 0x00050000 | 1], // errno EPERM
+  ];
+  const b = Buffer.alloc(ins.length * 8);
+  ins.forEach(([code, jt, jf, v], i) => {
+    b.writeUInt16LE(code, i * 8);
+    b.writeUInt8(jt, i * 8 + 2);
+    b.writeUInt8(jf, i * 8 + 3);
+    b.writeUInt32LE(v >>> 0, i * 8 + 4);
+  });
+  return b;
+}
+
+/** Runs a command under Landlock, writes allowed only beneath the folders given (Codex's Landlock sandbox):
+ * `[...LANDLOCK, 'dir[:dir...]', cmd, ...args]`. The system python: a version manager's shim on PATH (pyenv)
+ * costs seconds per start. */
+export const LANDLOCK = [existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', join(ROOT, 'test', 'daemon', 'fixtures', 'landlock-exec.py')];

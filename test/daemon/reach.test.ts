@@ -9,10 +9,10 @@ import assert from 'node:assert/strict';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GATE_SH, ROOT } from '../helpers/env.js';
+import { GATE_SH, tempEnv } from '../helpers/env.js';
 import { pingDaemon } from '../../src/daemon/ping.js';
 import { lockHeld, readOwner } from '../../src/daemon/lock.js';
-import { approveConsole, killAll, runGate, startDaemon } from './helpers.js';
+import { approveConsole, denySocketsFilter, killAll, LANDLOCK, runGate, startDaemon } from './helpers.js';
 import { mcpSession } from '../integrations/helpers.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { run } from '../shell/helpers.js';
@@ -20,7 +20,6 @@ import { run } from '../shell/helpers.js';
 after(killAll);
 
 const PIDNS = ['unshare', '--pid', '--fork', '--mount-proc'];
-const LANDLOCK = join(ROOT, 'test', 'daemon', 'fixtures', 'landlock-exec.py');
 
 test('a daemon started in a private PID namespace next to a live one leaves it alone; gate daemon stop finds it from there', async () => {
   const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
@@ -81,31 +80,6 @@ test('a daemon whose sockets were removed is still found by gate daemon stop: by
   }
 });
 
-/**
- * A seccomp program for bwrap --seccomp: connect, bind, listen, sendto, sendmsg fail with EPERM, as under
- * Codex's own Linux sandbox (its filter denies these for every socket, unix ones included).
- */
-function denySocketsFilter(): Buffer {
-  const arch = process.arch === 'arm64' ? { audit: 0xc00000b7, nrs: [203, 200, 201, 206, 211] } : { audit: 0xc000003e, nrs: [42, 49, 50, 44, 46] };
-  const k = arch.nrs.length;
-  const ins: [number, number, number, number][] = [
-    [0x20, 0, 0, 4], // ld arch
-    [0x15, 0, k + 1, arch.audit], // another arch: allow (the test then fails: the command ran)
-    [0x20, 0, 0, 0], // ld nr
-    ...arch.nrs.map((nr, i): [number, number, number, number] => [0x15, k - i, 0, nr]),
-    [0x06, 0, 0, 0x7fff0000], // allow
-    [0x06, 0, 0, 0x00050000 | 1], // errno EPERM
-  ];
-  const b = Buffer.alloc(ins.length * 8);
-  ins.forEach(([code, jt, jf, v], i) => {
-    b.writeUInt16LE(code, i * 8);
-    b.writeUInt8(jt, i * 8 + 2);
-    b.writeUInt8(jf, i * 8 + 3);
-    b.writeUInt32LE(v >>> 0, i * 8 + 4);
-  });
-  return b;
-}
-
 test('gate-sh inside a sandbox that forbids or hides the socket fails at once, says why, exit 126, nothing runs; the same command runs where it can reach the daemon', async () => {
   const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
   try {
@@ -134,11 +108,11 @@ test('gate-sh inside a sandbox that forbids or hides the socket fails at once, s
     // in the runtime folder; connect by path is not guarded, so the daemon's socket itself answers.
     const work = join(d.te.dir, 'w');
     mkdirSync(work);
-    const landlocked = await run('python3', [LANDLOCK, `${work}:/dev`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
+    const landlocked = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
     assert.equal(landlocked.code, 126, landlocked.stderr.toString());
     assert.match(landlocked.stderr.toString(), /^gate-sh: cannot reach the gate daemon from here: binding a reply socket in .* is refused with EACCES\. .*another sandbox.*; nothing ran\n$/s);
     assert.equal(existsSync(marker), false);
-    const landlockAllowed = await run('python3', [LANDLOCK, `${work}:/dev:${d.te.env.XDG_RUNTIME_DIR}:${d.te.dir}`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
+    const landlockAllowed = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev:${d.te.env.XDG_RUNTIME_DIR}:${d.te.dir}`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
     assert.equal(landlockAllowed.code, 0, landlockAllowed.stderr.toString());
     rmSync(marker);
 
@@ -205,6 +179,24 @@ test('gate-sh, gate approve, gate mcp and gate status started with env -i (no XD
     await d.stop();
     rmSync(d.paths.sessionDir, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('no daemon, and a sandbox where none can start (Landlock: no writes in the runtime folder): gate-sh says so at once, exit 126; with the folder writable it starts one and runs', async () => {
+  const te = tempEnv({ GATE_SANDBOX_MODE: 'danger-full-access' });
+  try {
+    const work = join(te.dir, 'w');
+    mkdirSync(work);
+    const r = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev`, GATE_SH, '-c', 'echo never'], { env: te.env, cwd: work });
+    assert.equal(r.code, 126, r.stderr.toString());
+    assert.equal(r.stdout.toString(), '');
+    assert.match(r.stderr.toString(), /^gate-sh: cannot reach the gate daemon from here: no gate daemon answers, and one cannot start here either \(.*EACCES: permission denied, mkdir .*\)\. .*another sandbox.*; nothing ran\n$/s);
+    const ok = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev:${te.dir}`, GATE_SH, '-c', 'echo started'], { env: te.env, cwd: work });
+    assert.equal(ok.code, 0, ok.stderr.toString());
+    assert.equal(ok.stdout.toString(), 'started\n');
+  } finally {
+    await runGate(te.env, ['daemon', 'stop']);
+    te.cleanup();
   }
 });
 
