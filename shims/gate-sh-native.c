@@ -6,7 +6,7 @@
  * (src/exec/client-plan.ts), and this program runs exactly that plan: bash's exit status, forwarded
  * signals, inherited descriptors and output untouched, stderr relayed only where the on-failure rerun
  * needs it, the rerun itself as the daemon's plan says.
- * Everything else — a terminal (interactive use, PTY hosting), --help/--version, escalation flags, no
+ * Everything else — a terminal (interactive use, PTY hosting), --help/--version, bad escalation flags, no
  * daemon yet (autostart), bytes that are not UTF-8, large scripts, GATE_SH_NODE=1 — is handed to the
  * Node gate-sh (bin/gate-sh-node) before anything runs.
  * Trust: this runs as the caller, outside any sandbox; the daemon's answer is the only thing that makes
@@ -149,6 +149,7 @@ struct inv {
   enum { SRC_COMMAND, SRC_FILE, SRC_STDIN } source;
   const char *script_arg; /* -c's STRING, or the script file */
   int login;
+  int escalation; /* --escalate, --with-permissions or --justification: the daemon reads them */
 };
 
 /* The same reading as src/cli/gate-sh-args.ts (the daemon parses the argv again and refuses to plan when
@@ -158,11 +159,14 @@ static int classify(int argc, char **argv, struct inv *inv) {
                                             "--debugger", "--dump-strings", "--dump-po-strings", "--wordexp", "--protected", NULL };
   int i = 1;
   inv->login = 0;
+  inv->escalation = 0;
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--") || strncmp(a, "--", 2)) break;
     if (!strcmp(a, "--login")) { inv->login = 1; continue; }
     if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) { if (i + 1 >= argc) return -1; i++; continue; }
+    if (!strcmp(a, "--escalate")) { inv->escalation = 1; continue; }
+    if (!strcmp(a, "--with-permissions") || !strcmp(a, "--justification")) { if (i + 1 >= argc) return -1; inv->escalation = 1; i++; continue; }
     int known = 0;
     for (int k = 0; plain_long[k]; k++) known |= !strcmp(a, plain_long[k]);
     if (!known) return -1; /* --help, --version, --pty, --escalate, ... and errors: Node */
@@ -282,6 +286,8 @@ static int bwrap_here(void) {
   for (int i = 0; dirs[i]; i++) if (stat(dirs[i], &st) == 0 && S_ISREG(st.st_mode) && access(dirs[i], X_OK) == 0) return 1;
   return 0;
 }
+
+static char g_last_code[24]; /* the code of the last error reply */
 
 static int g_fds[256];
 static int g_nfds;
@@ -471,6 +477,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
         continue;
       }
       if (!strcmp(r.type, "error")) {
+        gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
         if (!strcmp(r.code, "too-large")) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
         if (!strcmp(r.code, "bad-version")) snprintf(err, errlen, "protocol version mismatch with the gate daemon: %s", r.reason);
         else snprintf(err, errlen, "the gate daemon refused the request (%s): %s", r.code, r.reason);
@@ -946,6 +953,8 @@ int main(int argc, char **argv) {
   struct gbuf raw; gb_init(&raw);
   int rc = request(&paths, id, &m, 1, &raw, err, sizeof err);
   if (rc == 1) handover(replay, script.len); /* the daemon went away since the probe: Node autostarts */
+  /* escalation flags the daemon could not read: nothing was decided; the Node client says what is wrong */
+  if (rc < 0 && inv.escalation && !strcmp(g_last_code, "malformed")) handover(replay, script.len);
   if (rc < 0) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
   struct preply r;
   if (parse_preply(&raw, &r)) { say("protocol error from the gate daemon: malformed reply; nothing ran", NULL, NULL, NULL); return EXIT_DENIED; }

@@ -28,7 +28,7 @@ import { extractShellInvocation } from '../script/shell-detect.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver, PromptEvent, RiskAssessment } from './approver.js';
 import { assessRisk } from '../integrations/risk-assessor.js';
-import { clientPlan, nativeStartUp, type PlanRequest } from '../exec/client-plan.js';
+import { clientPlan, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
 import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';
 
@@ -220,8 +220,8 @@ export class Daemon<P> {
   private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply | EncodedReply> {
     const req = validatePreflight(msg);
     this.counters.preflight++;
-    // the native gate-sh's start-up phase is asked for here, with the Node client's rule (src/exec/client-plan.ts)
-    if (req.plan) nativeStartUp(req as PreflightRequest & { plan: PlanRequest });
+    // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
+    if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
     const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
     const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions, command: [req.shell, req.flag, clip(req.script)] });

@@ -6,7 +6,9 @@
  * Trust: the client is the caller itself (same user, outside any sandbox); the plan follows the reply's
  * action and sandbox exactly as the Node client's does and never widens them.
  */
-import { parseShellArgs, ArgsError } from '../cli/gate-sh-args.js';
+import { parseShellArgs, ArgsError, type ShellInvocation } from '../cli/gate-sh-args.js';
+import { EscalationArgsError, escalationFields } from '../cli/escalation-args.js';
+import { ProtocolError } from '../protocol/codec.js';
 import type { PreflightReply, PreflightRequest, SubcommandVerdict } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import { findBash } from './bash.js';
@@ -60,19 +62,31 @@ export interface WirePlan {
 }
 
 /**
- * The start-up phase for a native client's pre-flight, asked exactly when the Node client would ask it
- * (bash reads start-up files, the key was readable; never for the rerun, whose plan ends no phase). Sets
- * req.start_up before the decision.
+ * What the Node client puts into its pre-flight from its arguments and environment, for a native client's
+ * pre-flight, before the decision: the escalation flags' fields (--escalate, --with-permissions,
+ * --justification; not on the rerun, which asks its own escalation), and the start-up phase exactly when
+ * the Node client would ask for it (bash reads start-up files, the key was readable; never for the rerun,
+ * whose plan ends no phase). Bad escalation flags throw a ProtocolError before anything is decided: the
+ * native client then hands over to the Node client, which says what is wrong (exit 2, as before).
  */
-export function nativeStartUp(req: PreflightRequest & { plan: PlanRequest }): void {
+export function nativeRequest(req: PreflightRequest & { plan: PlanRequest }): void {
   const p = req.plan;
-  if (p.start_up_key === undefined || p.rerun_why !== undefined) return;
+  let inv: ShellInvocation;
   try {
-    const env = envRecord(p.env);
-    if (readsStartUpFiles(parseShellArgs(p.argv, p.argv0), env)) req.start_up = startUpFields(p.start_up_key, env);
+    inv = parseShellArgs(p.argv, p.argv0);
   } catch {
-    // arguments it cannot read: clientPlan refuses the plan
+    return; // arguments it cannot read: clientPlan refuses the plan
   }
+  const env = envRecord(p.env);
+  if (p.rerun_why === undefined && Object.keys(inv.escalation).length) {
+    try {
+      Object.assign(req, escalationFields(inv.escalation, req.cwd, env.HOME ?? '/'));
+    } catch (e) {
+      if (!(e instanceof EscalationArgsError)) throw e;
+      throw new ProtocolError('malformed', `preflight request ${req.id}: ${e.message}`, req.id);
+    }
+  }
+  if (p.start_up_key !== undefined && p.rerun_why === undefined && readsStartUpFiles(inv, env)) req.start_up = startUpFields(p.start_up_key, env);
 }
 
 /** The client's environment as an object, first entry of a name winning (as getenv). */
@@ -132,7 +146,7 @@ export function clientPlan(req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'
     const inv = parseShellArgs(p.argv, p.argv0);
     // the client read its own arguments to find the script: the daemon's reading must agree
     const same = (inv.login ? '-lc' : '-c') === req.flag && (inv.source.kind !== 'command' || inv.source.script === req.script);
-    if (!same || inv.info || inv.pty !== undefined || inv.interactive || Object.keys(inv.escalation).length)
+    if (!same || inv.info || inv.pty !== undefined || inv.interactive)
       return { error: 'protocol error: the native gate-sh and the daemon read the arguments differently' };
     if (p.rerun_why === undefined && reply.action.type === 'Deny') return { denials: denialLines(reply, req.script) };
     if (p.rerun_why !== undefined) {
