@@ -372,6 +372,10 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
   if (!(c->escalate_sock = need(vars, n, "GATE_ESCALATE_SOCK", err, errlen))) return -1;
   if (!(c->client_dir = need(vars, n, "GATE_CLIENT_DIR", err, errlen))) return -1;
   if (!(c->run_id = need(vars, n, "GATE_RUN", err, errlen))) return -1;
+  /* under the kernel layer, requests go through the run's supervisor, which pairs the answer with the
+   * exec the kernel then reports (shims/gate-launch.c); replies come back the same way */
+  const char *k = lookup(vars, n, "GATE_KERNEL_SOCK");
+  if (k && *k == '/') c->request_sock = k;
   const char *t = lookup(vars, n, "GATE_EXEC_TIMEOUT_MS");
   c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 2000;
   c->attempts = 5;
@@ -454,6 +458,11 @@ static int take(const char *buf, size_t n, const char *id, struct gate_reply *r,
   if (strcmp(r->id, id)) return 0; /* a late reply to an earlier request: not ours */
   if (!strcmp(r->type, "pending")) return 0;
   if (dgram && !strcmp(r->type, "error") && !strcmp(r->code, "too-large")) return 2;
+  /* the kernel layer's supervisor relays requests (shims/gate-launch.c) and says so when the daemon is gone */
+  if (!strcmp(r->type, "error") && !strcmp(r->code, "unreachable") && r->reason[0]) {
+    snprintf(err, errlen, "%s", r->reason);
+    return -1;
+  }
   if (!strcmp(r->type, "error")) {
     snprintf(err, errlen, "the daemon refused the request: %s", r->reason[0] ? r->reason : "protocol error");
     return -1;
@@ -691,6 +700,12 @@ static int is_gate_var(const char *e) { return !strncmp(e, "GATE_", 5); }
 void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
                        char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
                        const char *own_path) {
+  gate_exec_request_for(b, c, id, program, argv, cwd, envp, own_preload, own_path, (long)getpid(), NULL);
+}
+
+void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                           char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                           const char *own_path, long pid, const char *layer) {
   /* the program's real path when it is a symlink (also /proc/self/fd/N of fexecve): a rule about the
    * real program applies too (src/policy/intercepted.ts) */
   char real[PATH_MAX];
@@ -721,7 +736,8 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
   gb_puts(b, "],\"cwd\":");
   gb_json_str(b, cwd, strlen(cwd), b64);
   gb_puts(b, ",\"pid\":");
-  gb_puts(b, gate_num(num, (unsigned long)getpid(), 10));
+  gb_puts(b, gate_num(num, (unsigned long)pid, 10));
+  if (layer) { gb_puts(b, ",\"layer\":"); gb_json_str(b, layer, strlen(layer), 0); }
   int any = 0;
   for (int i = 0; envp && envp[i]; i++) {
     const char *e = envp[i], *eq = strchr(e, '=');

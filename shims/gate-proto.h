@@ -98,6 +98,12 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
                        char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
                        const char *own_path);
 
+/* The same for another process (the kernel layer's supervisor, src: gate-launch.c): its pid as it knows
+ * itself, and the layer that asks ("kernel"; NULL for the LD_PRELOAD layer). */
+void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                           char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                           const char *own_path, long pid, const char *layer);
+
 /* True for a variable name that can make a program load other code (reported to the daemon). */
 int gate_code_loading_name(const char *name, size_t n);
 

@@ -22,6 +22,7 @@ import type { AuditLog, AuditRecord } from './audit.js';
 import type { Decider, DecideContext, ScriptCheck, SubcommandCheck } from './decide.js';
 import type { EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
+import { ExecPairs, pairKey } from './exec-pairs.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledAction, settledScript, settleKey, type RunRecord, type Settlement } from './runs.js';
 import { extractShellInvocation } from '../script/shell-detect.js';
@@ -121,7 +122,9 @@ export class Daemon<P> {
   readonly startedAt = new Date();
   private decider: Decider;
   private deciderPolicy: P;
-  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0 };
+  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0 };
+  /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
+  private readonly pairs = new ExecPairs();
   private readonly checkKeys = new WeakMap<SubcommandCheck, CheckKeys>();
   private readonly verdictsJson = new WeakMap<ScriptCheck, string>();
   private readonly settlements = new WeakMap<ScriptCheck, Map<string, Settlement>>();
@@ -296,6 +299,12 @@ export class Daemon<P> {
 
   private async exec(msg: Envelope, ctx: HandlerContext): Promise<ExecReply> {
     const req = validateExec(msg);
+    const kernel = req.layer === 'kernel';
+    // one decision per exec: the kernel layer's report of an exec the LD_PRELOAD layer was just told to run
+    if (kernel && req.pair_run !== undefined && this.pairs.take(pairKey(req.pair_run, req), Date.now())) {
+      this.counters.paired++;
+      return { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: { type: 'Run' } };
+    }
     this.counters.exec++;
     const run = this.runs.get(req.run_id);
     if (run?.startUp) {
@@ -320,7 +329,9 @@ export class Daemon<P> {
 
   private execReply(req: ExecRequest, action: Action): ExecReply {
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
-    if (action.type === 'Escalate') {
+    if (!kernel && action.type === 'Run') this.pairs.add(pairKey(req.run_id, req), Date.now());
+    // the kernel layer cannot hand over descriptors: it lets an Escalate run in place (inside the sandbox)
+    if (action.type === 'Escalate' && !kernel) {
       const token = this.tokens.next();
       this.deps.escalation.grant({ token, run_id: req.run_id, program: req.program, argv: req.argv, cwd: req.cwd, execution: action.execution, env: req.env, expires_at: Date.now() + GRANT_TTL_MS });
       reply.escalation_token = token;

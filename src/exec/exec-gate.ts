@@ -1,6 +1,8 @@
 /**
  * The exec-gate step of a run plan: the environment that makes every exec of the run ask the daemon
- * (libgate.so in LD_PRELOAD, the socket paths, GATE_RUN) and puts the nested-shell shims first on PATH.
+ * (libgate.so in LD_PRELOAD, the socket paths, GATE_RUN), the nested-shell shims first on PATH, and the
+ * kernel layer: the plan started by shims/gate-launch, whose seccomp supervisor asks about every exec the
+ * kernel sees (static programs, raw syscalls, a cleared environment included).
  * Pure: paths in, plan out. Apply it last (after the sandbox step): the program it marks as already
  * checked is the one actually started, and for a bubblewrap wrapper the command after `--` is let through
  * once without asking (pre-flight decided it).
@@ -25,7 +27,11 @@ export interface ExecGateOptions {
   inner?: string;
   /** per-attempt reply timeout for the shims (GATE_EXEC_TIMEOUT_MS) */
   timeoutMs?: number;
+  /** start the plan through gate-launch, the kernel layer (default true; docs/exec-gate.md) */
+  kernel?: boolean;
 }
+
+export const LAUNCHER = join(SHIMS_DIR, 'gate-launch');
 
 /** The gate's own variables (what libgate.so puts back into every exec it allows). */
 export function execGateVars(o: ExecGateOptions): Record<string, string> {
@@ -62,11 +68,14 @@ export interface PlanLike {
 export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T & { env: Record<string, string> } {
   const shims = o.shimsDir ?? SHIMS_DIR;
   const env: Record<string, string> = { ...plan.env };
-  for (const k of Object.keys(env)) if (k.startsWith('GATE_CHECKED') || k === 'GATE_ESCALATE' || k === 'GATE_THEN') delete env[k];
+  for (const k of Object.keys(env)) if (k.startsWith('GATE_CHECKED') || k === 'GATE_ESCALATE' || k === 'GATE_THEN' || k === 'GATE_KERNEL_SOCK') delete env[k];
   Object.assign(env, execGateVars(o));
   env.LD_PRELOAD = withPreload(env.LD_PRELOAD, join(shims, 'libgate.so'));
   env.PATH = withShimPath(env.PATH, join(shims, 'bin'));
-  env.GATE_CHECKED = `${o.parentPid}:${plan.program}`;
+  const kernel = o.kernel !== false;
+  // under the launcher the program's parent is the supervisor, whose pid nobody knows yet: the mark is the
+  // run's own (0), taken out of the environment by the program's constructor like any mark
+  env.GATE_CHECKED = `${kernel ? 0 : o.parentPid}:${plan.program}`;
   let args = plan.args;
   const sep = basename(plan.program) === 'bwrap' ? args.indexOf('--') : -1;
   if (sep >= 0) {
@@ -76,5 +85,7 @@ export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T
   }
   const inner = o.inner ?? (sep >= 0 ? args[sep + 4] : undefined);
   if (inner) env.GATE_THEN = inner;
+  // the kernel layer: the whole tree under a seccomp filter whose supervisor asks the same daemon
+  if (kernel) return { ...plan, program: join(shims, 'gate-launch'), args: [plan.program, ...args], env };
   return { ...plan, args, env };
 }

@@ -31,10 +31,12 @@ function comm(pid: number): string {
  */
 export function sandboxedCommandPid(bwrapPid: number): number | null {
   let pid = bwrapPid;
-  for (let depth = 0; depth < 4; depth++) {
+  for (let depth = 0; depth < 6; depth++) {
     const child = firstChild(pid);
     if (child === null) return null;
-    if (comm(child) !== 'bwrap') return child;
+    // gate-launch (the kernel layer's supervisor) stands between the spawned process and bwrap
+    const name = comm(child);
+    if (name !== 'bwrap' && name !== 'gate-launch') return child;
     pid = child;
   }
   return null;

@@ -9,6 +9,7 @@
  * Hardening: code-loading variables in the exec's environment turn an escalation that would widen the run
  * (Unsandboxed, Permissions) into a prompt.
  */
+import { inProcessCommands } from './in-process.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import { stricter, type Decision } from './decision.js';
 import type { Evaluation, MatchOptions, Policy } from './policy.js';
@@ -126,7 +127,9 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
     gitReadOnly: ctx.gitReadOnly,
   };
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
-  const commands = ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command];
+  // the loader run as a program, a multi-call binary: the program it runs in its own process is judged too
+  const inner = inProcessCommands(ctx.realProgram ? joinProgram(ctx.realProgram, argv) : command);
+  const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
   let { evaluation, decision, byPolicy, decidedBy } = evaluateExec(ctx.policy, commands, options, unmatched);
   if (ctx.realProgram && ctx.realProgram !== program) {
     const real = evaluateExec(ctx.policy, [joinProgram(ctx.realProgram, argv)], options, unmatched);

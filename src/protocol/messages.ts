@@ -111,6 +111,12 @@ export interface ExecRequest {
   /** "base64": program, argv, cwd and env values are base64 of raw bytes that are not valid UTF-8
    * (src/exec/exec-gate-wire.ts decodes them) */
   encoding?: 'base64';
+  /** "kernel": asked by the kernel layer's supervisor (shims/gate-launch.c) for an exec it stopped in the
+   * kernel; `pid` is then the process's pid as it knows itself, read from /proc by the supervisor */
+  layer?: 'kernel';
+  /** kernel layer: the GATE_RUN the exec'ing process carries, to find the LD_PRELOAD layer's answer for
+   * the same exec (src/daemon/exec-pairs.ts); the decision itself is made under `run_id` */
+  pair_run?: string;
 }
 
 export interface ExecReply {

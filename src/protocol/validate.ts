@@ -82,6 +82,8 @@ export function validateExec(m: Envelope): ExecRequest {
   strArray(m, 'argv', false, true);
   absolute(m, 'cwd');
   int(m, 'pid');
+  if (m.layer !== undefined && m.layer !== 'kernel') fail(m, '"layer" must be "kernel" when present');
+  if (m.pair_run !== undefined) str(m, 'pair_run');
   const env = m.env;
   if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string')))
     fail(m, '"env" must be an object of strings');

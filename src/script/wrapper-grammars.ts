@@ -4,6 +4,7 @@
  */
 
 import type { Hidden, OpaqueKind } from './types.js';
+import { inProcessStart } from '../policy/in-process.js';
 
 /** Where the inner command starts, or why it cannot be seen; `more`: further commands (find -exec). */
 export type Step = { start: number | null; opaque?: Hidden; more?: string[][] };
@@ -106,5 +107,11 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   doas: optionGrammar({ shortArg: 'uC', opaqueOpts: { '-s': ['shell', 'runs a shell (-s)'] }, noRun: '-L' }),
   xargs: xargsStep,
   find: findExec,
+  // the loader run as a program and multi-call binaries run their command in process (src/policy/in-process.ts)
+  ...Object.fromEntries(['ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1', 'ld-linux.so.2', 'ld.so', 'ld-musl-x86_64.so.1', 'busybox', 'toybox'].map((n) => [n, inProcessStep])),
 };
+
+function inProcessStep(argv: string[]): Step {
+  return { start: inProcessStart(argv) };
+}
 

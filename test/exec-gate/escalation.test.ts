@@ -34,7 +34,8 @@ test('an escalated command runs in the daemon with the caller\'s pipe, stdin and
   t.after(async () => (killAll(), rig.stop()));
   const info = await inFile(rig, `${esc} info | cat`);
   assert.equal(info.code, 0, info.stderr);
-  assert.match(info.stdout, new RegExp(`^ppid=${daemonPid}$`, 'm'), 'not started by the daemon');
+  // the daemon starts it through the kernel layer's launcher: daemon → gate-launch → its supervisor → esc.sh
+  assert.match(info.stdout, new RegExp(`^ancestors=( \\d+){2} ${daemonPid}$`, 'm'), 'not started by the daemon');
   assert.match(info.stdout, /^cwd=.*\/w$/m);
   const upper = await inFile(rig, `${esc} cat`, { input: 'hello from stdin\n' });
   assert.equal(upper.stdout, 'HELLO FROM STDIN\n', upper.stderr);

@@ -1,7 +1,7 @@
 /** The pure parts: the exec-gate plan step, the escalated run's environment, the wire decoding. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LIBGATE, SHIM_BIN, SHIMS_DIR, withExecGate, withPreload, withShimPath } from '../../src/exec/exec-gate.js';
+import { LAUNCHER, LIBGATE, SHIM_BIN, SHIMS_DIR, withExecGate, withPreload, withShimPath } from '../../src/exec/exec-gate.js';
 import { escalationEnv } from '../../src/exec/escalation-env.js';
 import { decodeWire, isLossy } from '../../src/exec/exec-gate-wire.js';
 import { gatePaths } from '../../src/protocol/paths.js';
@@ -16,11 +16,17 @@ test('withExecGate: the gate first in LD_PRELOAD and PATH, socket paths, run id,
   assert.equal(p.env.GATE_REQUEST_SOCK, '/run/u/gate-sh/default/req/request.sock');
   assert.equal(p.env.GATE_ESCALATE_SOCK, '/run/u/gate-sh/default/req/escalate.sock');
   assert.equal(p.env.GATE_CLIENT_DIR, '/run/u/gate-sh/default/req/c');
-  assert.equal(p.env.GATE_CHECKED, '42:/bin/bash');
+  // started by the kernel layer's launcher, whose supervisor is the program's parent: the run's own mark
+  assert.equal(p.env.GATE_CHECKED, '0:/bin/bash');
+  assert.equal(p.program, LAUNCHER);
+  assert.deepEqual(p.args, ['/bin/bash', '-c', 'x']);
+  const plain = withExecGate({ program: '/bin/bash', args: ['-c', 'x'], env: {} }, { paths, runId: 'r-1', parentPid: 42, kernel: false });
+  assert.equal(plain.env.GATE_CHECKED, '42:/bin/bash');
+  assert.equal(plain.program, '/bin/bash');
   assert.equal(p.env.GATE_ESCALATE, undefined);
   assert.equal(p.env.GATE_THEN, undefined);
   // applied twice: still one entry each
-  const q = withExecGate(p, { paths, runId: 'r-1', parentPid: 42 });
+  const q = withExecGate({ ...p, program: '/bin/bash', args: ['-c', 'x'] }, { paths, runId: 'r-1', parentPid: 42 });
   assert.equal(q.env.LD_PRELOAD, p.env.LD_PRELOAD);
   assert.equal(q.env.PATH, p.env.PATH);
   assert.equal(withPreload(undefined, '/l.so'), '/l.so');
@@ -32,7 +38,7 @@ test('withExecGate through bubblewrap: the wrapper is marked, the program after 
   assert.equal(p.env.GATE_CHECKED, '0:/usr/bin/bwrap');
   assert.equal(p.env.GATE_THEN, '/bin/bash');
   // the shims stay readable inside, whatever the profile reads
-  assert.deepEqual(p.args, ['--ro-bind', '/', '/', '--ro-bind', SHIMS_DIR, SHIMS_DIR, '--', '/bin/bash', '-c', 'x']);
+  assert.deepEqual(p.args, ['/usr/bin/bwrap', '--ro-bind', '/', '/', '--ro-bind', SHIMS_DIR, SHIMS_DIR, '--', '/bin/bash', '-c', 'x']);
 });
 
 test('escalationEnv: code-loading variables are what the decision saw, or dropped; the gate\'s own are removed', () => {

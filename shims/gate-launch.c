@@ -1,0 +1,848 @@
+/*
+ * gate-launch: the kernel layer of the exec gate (docs/exec-gate.md, "The kernel layer").
+ *
+ *   gate-launch PROGRAM [ARGS...]
+ *
+ * Starts PROGRAM (bubblewrap or bash, as the run plan says) under a seccomp filter that hands every
+ * execve and execveat of its whole process tree to a supervisor as a user notification, and the
+ * supervisor asks the daemon's one decision engine (the request channel's ExecRequest, "layer":"kernel")
+ * before the kernel may go on. Three processes:
+ *
+ *   front (this pid: what gate-sh, the pty host or the escalation runner spawned and signals)
+ *     └─ supervisor (forked before any filter exists: never filtered; a child subreaper, so every process
+ *        │            of the tree stays its descendant and its /proc/<pid>/mem stays readable under Yama;
+ *        │            not dumpable: the tree can neither ptrace it nor open its /proc files)
+ *        └─ tree root (sets no_new_privs, installs the filter, passes the listener to the supervisor over
+ *                      a socketpair, closes its own copy, execs PROGRAM)
+ *
+ * The front forwards signals to the tree root and exits with its status. Trust boundary: everything the
+ * supervisor reads from the tree (paths, argv, environment, descriptors) is data from a process that may be
+ * hostile; it is bounded, and any failure to read or to ask answers EACCES (fail closed). Statically linked
+ * so that LD_PRELOAD (the LD_PRELOAD layer, in the run's environment) never loads into it.
+ */
+#define _GNU_SOURCE
+#include "gate-proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define GATE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#define COMPAT_AUDIT_ARCH AUDIT_ARCH_I386
+#define COMPAT_EXECVE 11
+#define COMPAT_EXECVEAT 358
+#define COMPAT_SECCOMP 354
+#define X32_BIT 0x40000000u
+#elif defined(__aarch64__)
+#define GATE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#define COMPAT_AUDIT_ARCH AUDIT_ARCH_ARM
+#define COMPAT_EXECVE 11
+#define COMPAT_EXECVEAT 387
+#define COMPAT_SECCOMP 383
+#else
+#error "gate-launch knows the system call numbers of x86_64 and aarch64 only"
+#endif
+
+/* The errno a nested launcher gets when it asks for a second listener: it is already inside a gated tree
+ * whose supervisor sees every exec (an inner listener would take precedence over ours: refused). */
+#define NESTED_ERRNO EXDEV
+/* Notifications decided at once; more wait in the kernel's queue. */
+#define MAX_WORKERS 64
+/* Bounds on what is read from a process: the kernel's own limits are 128 KiB per string and about a
+ * quarter of the stack limit in all. */
+#define MAX_STRING (128 * 1024)
+#define MAX_STRINGS 65536
+#define MAX_TOTAL (8 * 1024 * 1024)
+
+static const int FORWARDED[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
+
+static void die126(const char *a, const char *b, const char *c) {
+  gate_msg("exec gate: ", a, b, c);
+  _exit(126);
+}
+
+/* ---------- the filter ---------- */
+
+#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+
+/* Jump offsets from instruction `at` to labels (BPF jumps are relative to the next instruction). */
+enum { L_COMPAT = 7, L_CHECK = 11, L_ALLOW = 15, L_NOTIF = 16, L_NESTED = 17, L_DENY = 18 };
+#define TO(label, at) ((label) - (at) - 1)
+
+static int install_filter(void) {
+  struct sock_filter f[] = {
+    /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, GATE_AUDIT_ARCH, 0, TO(L_COMPAT, 1)),
+    /* 2 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef X32_BIT
+    /* 3: x32 system calls are refused altogether (the supervisor reads no x32 pointers) */
+    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_BIT, TO(L_DENY, 3), 0),
+#else
+    /* 3 */ BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
+#endif
+    /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, TO(L_NOTIF, 4), 0),
+    /* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execveat, TO(L_NOTIF, 5), 0),
+    /* 6 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_seccomp, TO(L_CHECK, 6), TO(L_ALLOW, 6)),
+    /* 7: compat (i386 on x86_64, arm32 on aarch64): its execs are refused (32-bit pointers unread) */
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    /* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_EXECVE, TO(L_DENY, 8), 0),
+    /* 9 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_EXECVEAT, TO(L_DENY, 9), 0),
+    /* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, COMPAT_SECCOMP, 0, TO(L_ALLOW, 10)),
+    /* 11: seccomp(SECCOMP_SET_MODE_FILTER, flags with NEW_LISTENER): a listener of the tree's own would
+     * take precedence over the supervisor's for the same syscalls, so it is refused */
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0)),
+    /* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_SET_MODE_FILTER, 0, TO(L_ALLOW, 12)),
+    /* 13 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1)),
+    /* 14 */ BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SECCOMP_FILTER_FLAG_NEW_LISTENER, TO(L_NESTED, 14), TO(L_ALLOW, 14)),
+    /* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    /* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+    /* 17 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | NESTED_ERRNO),
+    /* 18 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+  };
+  struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+  const char *sim = getenv("GATE_TEST_SECCOMP");
+  /* test hook: behave as a kernel without user notification (it can only make the run fail) */
+  if (sim && !strcmp(sim, "unavailable")) { errno = EINVAL; return -1; }
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) return -1;
+  return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+}
+
+/* ---------- passing the listener ---------- */
+
+static int send_fd(int sock, int fd) {
+  char byte = 'L';
+  struct iovec iov = { &byte, 1 };
+  union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+  struct msghdr m = { 0 };
+  m.msg_iov = &iov; m.msg_iovlen = 1;
+  m.msg_control = u.buf; m.msg_controllen = sizeof u.buf;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET; c->cmsg_type = SCM_RIGHTS; c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+/* The listener, or -1 with *why: an errno from the tree root ('E' + errno) when it could not install. */
+static int recv_fd(int sock, int *why) {
+  char byte = 0;
+  int e = 0;
+  struct iovec iov[2] = { { &byte, 1 }, { &e, sizeof e } };
+  union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int))]; } u;
+  struct msghdr m = { 0 };
+  m.msg_iov = iov; m.msg_iovlen = 2;
+  m.msg_control = u.buf; m.msg_controllen = sizeof u.buf;
+  ssize_t n;
+  do n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
+  *why = 0;
+  if (n <= 0) return -1;
+  if (byte == 'E' || byte == 'N') { *why = byte == 'N' ? -1 : e; return -1; }
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  if (byte != 'L' || !c || c->cmsg_type != SCM_RIGHTS) return -1;
+  int fd;
+  memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  return fd;
+}
+
+/* ---------- reading the notifying process ---------- */
+
+struct proc {
+  pid_t pid;   /* as the supervisor sees it */
+  int mem;     /* /proc/<pid>/mem */
+  size_t total;
+};
+
+/* A NUL-terminated string at addr (page by page: it may end just before an unmapped page). */
+static char *read_str(struct proc *p, uint64_t addr) {
+  struct gbuf b; gb_init(&b);
+  char chunk[4096];
+  for (;;) {
+    size_t room = 4096 - (addr & 4095);
+    ssize_t n = pread(p->mem, chunk, room, (off_t)addr);
+    if (n <= 0) { gb_free(&b); return NULL; }
+    char *z = memchr(chunk, 0, (size_t)n);
+    gb_put(&b, chunk, z ? (size_t)(z - chunk) : (size_t)n);
+    if (b.oom || b.len > MAX_STRING) { gb_free(&b); return NULL; }
+    if (z) break;
+    addr += (uint64_t)n;
+  }
+  if (!b.p) gb_puts(&b, "");
+  p->total += b.len + 1;
+  if (b.oom || p->total > MAX_TOTAL) { gb_free(&b); return NULL; }
+  return b.p;
+}
+
+static void free_vec(char **v) {
+  if (!v) return;
+  for (char **s = v; *s; s++) free(*s);
+  free(v);
+}
+
+/* A NULL-terminated array of strings at addr (argv, envp); a NULL pointer is an empty array. */
+static char **read_vec(struct proc *p, uint64_t addr, int *ok) {
+  size_t n = 0, cap = 16;
+  char **v = calloc(cap + 1, sizeof *v);
+  *ok = 0;
+  if (!v) return NULL;
+  if (!addr) { *ok = 1; return v; }
+  for (;;) {
+    uint64_t ptr;
+    if (pread(p->mem, &ptr, sizeof ptr, (off_t)(addr + 8 * n)) != (ssize_t)sizeof ptr) break;
+    if (!ptr) { *ok = 1; break; }
+    if (n >= MAX_STRINGS) break;
+    if (n == cap) {
+      char **w = realloc(v, (cap * 2 + 1) * sizeof *v);
+      if (!w) break;
+      v = w; cap *= 2;
+    }
+    char *s = read_str(p, ptr);
+    if (!s) break;
+    v[n++] = s;
+    v[n] = NULL;
+  }
+  v[n] = NULL;
+  return v;
+}
+
+static int read_link(const char *path, char *out, size_t n) {
+  ssize_t l = readlink(path, out, n - 1);
+  if (l < 0 || (size_t)l >= n - 1) return -1;
+  out[l] = 0;
+  return 0;
+}
+
+/* The pid as the process knows itself (innermost namespace: what the LD_PRELOAD layer reports). */
+static long own_pid(pid_t pid) {
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return pid;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return pid;
+  buf[n] = 0;
+  char *l = strstr(buf, "\nNSpid:");
+  if (!l) return pid;
+  l += 7;
+  long last = pid;
+  for (;;) {
+    while (*l == ' ' || *l == '\t') l++;
+    if (*l < '0' || *l > '9') break;
+    last = strtol(l, &l, 10);
+  }
+  return last;
+}
+
+/* ---------- the supervisor ---------- */
+
+static struct {
+  int listener;
+  struct seccomp_notif_sizes sizes;
+  struct gate_conf conf;
+  char own_preload[PATH_MAX], own_path[PATH_MAX];
+  /* the first execs are the plan's own (decided by pre-flight): the tree root's exec of PROGRAM, then
+   * (under bubblewrap) bwrap's exec of the command after `--` */
+  pid_t root;
+  const char *expect[2];
+  int nexpect;
+  pthread_mutex_t lock;
+  pthread_cond_t freed;
+  int workers;
+  /* the relay (see "pairing" below) */
+  int ksock, dsock;
+  char kpath[108], dpath[108];
+} S;
+
+/* ---------- pairing: one decision per exec ----------
+ *
+ * The LD_PRELOAD layer's requests reach the daemon through this supervisor (GATE_KERNEL_SOCK, a datagram
+ * socket in the client folder): the supervisor learns the sender's pid from the kernel (SCM_CREDENTIALS,
+ * in its own pid namespace: the pid the notification names), forwards the request and relays every reply
+ * back. An answer Run is remembered for that pid with the request's decision inputs (the request text after
+ * its id: run, program, argv, cwd, pid, code-loading variables). When the kernel then stops that pid in
+ * execve, the supervisor builds the same text from what it reads itself in /proc/<pid>/mem; if it is
+ * identical, the exec continues without asking again. A remembered answer is used once and kept 30 s. A
+ * request forged from inside the run can only pair an exec the daemon has just answered Run for with
+ * exactly these inputs; anything that does not match is asked like any other exec. */
+
+#define MAX_PAIRS 1024
+#define MAX_PENDING 1024
+#define PAIR_TTL_MS 30000
+
+struct pair { pid_t pid; long expires; char *key; };
+static struct pair PAIRS[MAX_PAIRS];
+struct pending { char id[130]; struct sockaddr_un from; socklen_t fromlen; pid_t pid; char *key; long at; };
+static struct pending PENDING[MAX_PENDING];
+
+static long mono_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* The text after a request's id (`{"v":1,"id":"<id>"` then the rest): its decision inputs. NULL if the
+ * request does not start that way. */
+static const char *after_id(const char *msg, size_t n, char *id, size_t idn) {
+  static const char head[] = "{\"v\":1,\"id\":\"";
+  size_t h = sizeof head - 1;
+  if (n <= h || memcmp(msg, head, h)) return NULL;
+  const char *q = memchr(msg + h, '"', n - h);
+  if (!q || (size_t)(q - msg - h) >= idn) return NULL;
+  memcpy(id, msg + h, (size_t)(q - msg - h));
+  id[q - msg - h] = 0;
+  return q + 1;
+}
+
+static void pair_add(pid_t pid, char *key) {
+  long now = mono_ms();
+  int slot = 0;
+  pthread_mutex_lock(&S.lock);
+  for (int i = 0; i < MAX_PAIRS; i++) {
+    if (!PAIRS[i].key || PAIRS[i].expires < now) { slot = i; break; }
+    if (PAIRS[i].expires < PAIRS[slot].expires) slot = i; /* full: the oldest goes */
+  }
+  free(PAIRS[slot].key);
+  PAIRS[slot] = (struct pair){ pid, now + PAIR_TTL_MS, key };
+  pthread_mutex_unlock(&S.lock);
+}
+
+static int pair_take(pid_t pid, const char *key) {
+  long now = mono_ms();
+  int hit = 0;
+  pthread_mutex_lock(&S.lock);
+  for (int i = 0; i < MAX_PAIRS && !hit; i++) {
+    if (!PAIRS[i].key || PAIRS[i].pid != pid || strcmp(PAIRS[i].key, key)) continue;
+    hit = PAIRS[i].expires >= now;
+    free(PAIRS[i].key);
+    PAIRS[i].key = NULL;
+  }
+  pthread_mutex_unlock(&S.lock);
+  return hit;
+}
+
+/* A request from the tree: remember who sent it, forward it to the daemon. */
+static void relay_request(const char *msg, size_t n, const struct sockaddr_un *from, socklen_t fromlen, pid_t pid) {
+  char id[130];
+  const char *rest = after_id(msg, n, id, sizeof id);
+  if (!rest || fromlen <= offsetof(struct sockaddr_un, sun_path)) return; /* not a request we relay: dropped (the sender times out, fails closed) */
+  long now = mono_ms();
+  int slot = -1, oldest = 0;
+  for (int i = 0; i < MAX_PENDING; i++) {
+    if (PENDING[i].id[0] && !strcmp(PENDING[i].id, id)) { slot = i; break; } /* a resend */
+    if (slot < 0 && !PENDING[i].id[0]) slot = i;
+    if (PENDING[i].at < PENDING[oldest].at) oldest = i;
+  }
+  if (slot < 0) slot = oldest;
+  struct pending *p = &PENDING[slot];
+  if (strcmp(p->id, id)) {
+    free(p->key);
+    p->key = NULL;
+    if (!strncmp(rest, ",\"type\":\"exec\"", 14)) p->key = strndup(rest, (size_t)(msg + n - rest));
+  }
+  memcpy(p->id, id, strlen(id) + 1);
+  p->from = *from;
+  p->fromlen = fromlen;
+  p->pid = pid;
+  p->at = now;
+  struct sockaddr_un to = { .sun_family = AF_UNIX };
+  gate_join(to.sun_path, sizeof to.sun_path, S.conf.request_sock, NULL, NULL, NULL);
+  ssize_t s;
+  do s = sendto(S.dsock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to); while (s < 0 && errno == EINTR);
+  if (s >= 0 || errno == EAGAIN || errno == ENOBUFS) return; /* a full queue: the sender's retry resends */
+  /* the daemon is gone: say so at once, as the sender would have found it talking to the daemon itself */
+  char why[400];
+  snprintf(why, sizeof why, "the gate-sh daemon is not reachable at %s (%s); nothing was run: start it with 'gate daemon start' and check 'gate status'",
+           S.conf.request_sock, strerror(errno));
+  struct gbuf e; gb_init(&e);
+  gb_puts(&e, "{\"v\":1,\"id\":");
+  gb_json_str(&e, id, strlen(id), 0);
+  gb_puts(&e, ",\"type\":\"error\",\"code\":\"unreachable\",\"message\":");
+  gb_json_str(&e, why, strlen(why), 0);
+  gb_puts(&e, "}");
+  if (!e.oom) { do s = sendto(S.ksock, e.p, e.len, MSG_NOSIGNAL, (struct sockaddr *)from, fromlen); while (s < 0 && errno == EINTR); }
+  gb_free(&e);
+  free(p->key);
+  p->key = NULL;
+  p->id[0] = 0;
+}
+
+/* A reply from the daemon: pair an exec's Run with its pid, pass the reply on. */
+static void relay_reply(const char *msg, size_t n) {
+  struct gate_reply r;
+  char err[256];
+  r.denied = NULL;
+  if (gate_parse_reply(msg, n, &r, err, sizeof err)) return;
+  for (int i = 0; i < MAX_PENDING; i++) {
+    struct pending *p = &PENDING[i];
+    if (!p->id[0] || strcmp(p->id, r.id)) continue;
+    int final = strcmp(r.type, "pending") != 0;
+    if (final && !strcmp(r.type, "exec") && r.action == GA_RUN && p->key) { pair_add(p->pid, p->key); p->key = NULL; }
+    ssize_t s;
+    do s = sendto(S.ksock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&p->from, p->fromlen); while (s < 0 && errno == EINTR);
+    if (final) { free(p->key); p->key = NULL; p->id[0] = 0; }
+    break;
+  }
+}
+
+static void *relay(void *unused) {
+  (void)unused;
+  static char buf[GATE_MAX_DATAGRAM + 1];
+  for (;;) {
+    struct pollfd pf[2] = { { S.ksock, POLLIN, 0 }, { S.dsock, POLLIN, 0 } };
+    if (poll(pf, 2, -1) < 0) { if (errno == EINTR) continue; break; }
+    if (pf[0].revents & POLLIN) {
+      struct sockaddr_un from;
+      union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(struct ucred))]; } u;
+      struct iovec iov = { buf, sizeof buf - 1 };
+      struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+      ssize_t n = recvmsg(S.ksock, &m, MSG_DONTWAIT);
+      struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
+      if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && !(m.msg_flags & MSG_TRUNC)) {
+        struct ucred cr;
+        memcpy(&cr, CMSG_DATA(c), sizeof cr);
+        buf[n] = 0;
+        relay_request(buf, (size_t)n, &from, m.msg_namelen, cr.pid);
+      }
+    }
+    if (pf[1].revents & POLLIN) {
+      ssize_t n = recv(S.dsock, buf, sizeof buf - 1, MSG_DONTWAIT);
+      if (n > 0) { buf[n] = 0; relay_reply(buf, (size_t)n); }
+    }
+  }
+  return NULL;
+}
+
+/* The relay's two sockets in the client folder (reachable at the same path inside the sandbox). */
+static int relay_open(char *err, size_t errlen) {
+  char id[96];
+  gate_new_id(id, sizeof id);
+  gate_join(S.kpath, sizeof S.kpath, S.conf.client_dir, "/k", id, ".sock");
+  gate_join(S.dpath, sizeof S.dpath, S.conf.client_dir, "/d", id, ".sock");
+  S.ksock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  S.dsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  int one = 1;
+  struct sockaddr_un a = { .sun_family = AF_UNIX }, b = { .sun_family = AF_UNIX };
+  gate_join(a.sun_path, sizeof a.sun_path, S.kpath, NULL, NULL, NULL);
+  gate_join(b.sun_path, sizeof b.sun_path, S.dpath, NULL, NULL, NULL);
+  /* 0666 on the request side: inside the sandbox the tree may be another uid (user namespace) */
+  mode_t old = umask(077);
+  int ok = S.ksock >= 0 && S.dsock >= 0 && setsockopt(S.ksock, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) == 0 &&
+           bind(S.ksock, (struct sockaddr *)&a, sizeof a) == 0 && bind(S.dsock, (struct sockaddr *)&b, sizeof b) == 0;
+  umask(old);
+  if (!ok) { snprintf(err, errlen, "cannot open the supervisor's sockets in %s: %s", S.conf.client_dir, strerror(errno)); return -1; }
+  return 0;
+}
+
+static void respond(uint64_t id, int error) {
+  struct seccomp_notif_resp *r = calloc(1, S.sizes.seccomp_notif_resp);
+  if (!r) return; /* the notifying exec waits until the tree is gone: never let it through */
+  r->id = id;
+  if (error) r->error = -error;
+  else r->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  /* ENOENT: the process died or its syscall was interrupted meanwhile; nothing to answer */
+  ioctl(S.listener, SECCOMP_IOCTL_NOTIF_SEND, r);
+  free(r);
+}
+
+static int still_valid(uint64_t id) { return ioctl(S.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
+
+static void describe(char *out, size_t n, char *const argv[], const char *program) {
+  size_t o = 0;
+  out[0] = 0;
+  for (int i = 0; argv && argv[i] && o + 1 < n; i++) {
+    if (i && o + 1 < n) out[o++] = ' ';
+    for (const char *s = argv[i]; *s && o + 1 < n; s++) out[o++] = *s;
+    out[o] = 0;
+  }
+  if (!out[0]) gate_join(out, n, program, NULL, NULL, NULL);
+}
+
+/* The program an exec names, as the process sees it: an absolute path (relative ones against its cwd or
+ * the descriptor's folder; AT_EMPTY_PATH: the descriptor's own target). -1 when it cannot be told. */
+static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flags, const char *cwd, char *out, size_t n) {
+  char link[64], base[PATH_MAX];
+  if (at && !path[0]) {
+    if (!(flags & AT_EMPTY_PATH)) return -1;
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+    return read_link(link, out, n);
+  }
+  if (path[0] == '/') { gate_join(out, n, path, NULL, NULL, NULL); return 0; }
+  if (at && dirfd != AT_FDCWD) {
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)pid, dirfd);
+    if (read_link(link, base, sizeof base)) return -1;
+  } else gate_join(base, sizeof base, cwd, NULL, NULL, NULL);
+  gate_join(out, n, strcmp(base, "/") ? base : "", "/", path, NULL);
+  return 0;
+}
+
+/* One exec: read what it names, ask the daemon, answer. The answer is EACCES unless the daemon said the
+ * program may run. Without may_ask (the supervisor's own thread: no waiting there), an exec that needs the
+ * daemon is left unanswered and 0 returned; 1 when answered. */
+static int decide(struct seccomp_notif *req, int seq, int may_ask) {
+  pid_t pid = (pid_t)req->pid;
+  int nr = req->data.nr, at = nr == __NR_execveat;
+  uint64_t a0 = req->data.args[0], a1 = req->data.args[1], a2 = req->data.args[2], a3 = req->data.args[3];
+  uint64_t pathp = at ? a1 : a0, argvp = at ? a2 : a1, envpp = at ? a3 : a2;
+  int dirfd = (int)a0, flags = at ? (int)req->data.args[4] : 0;
+  char memp[64], cwdl[64], cwd[PATH_MAX], program[PATH_MAX], cmd[512], err[1200], id[96];
+  char *path = NULL, **argv = NULL, **envp = NULL;
+  int ok1 = 0, ok2 = 0, error = EACCES;
+  struct proc p = { pid, -1, 0 };
+  snprintf(memp, sizeof memp, "/proc/%d/mem", (int)pid);
+  snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)pid);
+  p.mem = open(memp, O_RDONLY | O_CLOEXEC);
+  /* the pid may have been reused by the time it was opened: valid id after open = the right process */
+  if (p.mem < 0 || !still_valid(req->id)) goto done;
+  path = read_str(&p, pathp);
+  argv = read_vec(&p, argvp, &ok1);
+  envp = read_vec(&p, envpp, &ok2);
+  if (read_link(cwdl, cwd, sizeof cwd)) strcpy(cwd, "/");
+  if (!path || !ok1 || !ok2) {
+    describe(cmd, sizeof cmd, argv, path ? path : "?");
+    gate_msg("exec gate: ", cmd, ": not run: its arguments could not be read (or are too large for the gate)", NULL);
+    goto done;
+  }
+  if (exec_program(pid, at, dirfd, path, flags, cwd, program, sizeof program)) {
+    describe(cmd, sizeof cmd, argv, path);
+    gate_msg("exec gate: ", cmd, ": not run: the program it names could not be told", NULL);
+    goto done;
+  }
+  if (!still_valid(req->id)) goto done;
+  if (seq < S.nexpect && !strcmp(program, S.expect[seq]) && (seq > 0 || pid == S.root)) { error = 0; goto done; }
+  /* the LD_PRELOAD layer's answer for this very exec (see "pairing"): the request it would have sent */
+  struct gate_conf as = S.conf;
+  for (char **e = envp; *e; e++) if (!strncmp(*e, "GATE_RUN=", 9)) { as.run_id = *e + 9; break; }
+  struct gbuf same; gb_init(&same);
+  gate_exec_request_for(&same, &as, "", program, argv, cwd, envp, S.own_preload, S.own_path, own_pid(pid), NULL);
+  char none[4];
+  const char *key = same.oom ? NULL : after_id(same.p, same.len, none, sizeof none);
+  int paired = key && pair_take(pid, key);
+  gb_free(&same);
+  if (paired) { error = 0; goto done; }
+  if (!may_ask) { error = -1; goto done; }
+  gate_new_id(id, sizeof id);
+  struct gbuf msg; gb_init(&msg);
+  gate_exec_request_for(&msg, &S.conf, id, program, argv, cwd, envp, S.own_preload, S.own_path, own_pid(pid), "kernel");
+  /* the run the process carries: where the LD_PRELOAD layer's answer for this exec is found (pairing) */
+  for (char **e = envp; *e; e++) {
+    if (strncmp(*e, "GATE_RUN=", 9) || msg.len < 1 || msg.oom) continue;
+    msg.len--; /* reopen the object */
+    gb_puts(&msg, ",\"pair_run\":");
+    gb_json_str(&msg, *e + 9, strlen(*e + 9), !gate_utf8_valid(*e + 9, strlen(*e + 9)));
+    gb_puts(&msg, "}");
+    break;
+  }
+  struct gate_reply r;
+  r.denied = NULL;
+  describe(cmd, sizeof cmd, argv, program);
+  if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
+  else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
+  else if (r.action == GA_DENY) gate_msg("denied: ", cmd, ": ", r.reason[0] ? r.reason : "denied by policy");
+  /* Escalate: the command may run, outside the sandbox even; in place it stays inside it (the LD_PRELOAD
+   * layer, where it is loaded, escalates with the caller's descriptors before ever reaching here) */
+  else if (r.action == GA_RUN || r.action == GA_ESCALATE) error = 0;
+  else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
+  gb_free(&msg);
+done:
+  if (p.mem >= 0) close(p.mem);
+  free(path);
+  free_vec(argv);
+  free_vec(envp);
+  if (error < 0) return 0;
+  respond(req->id, error);
+  return 1;
+}
+
+struct job { struct seccomp_notif *req; int seq; };
+
+static void *worker(void *arg) {
+  struct job *j = arg;
+  decide(j->req, j->seq, 1);
+  free(j->req);
+  free(j);
+  pthread_mutex_lock(&S.lock);
+  S.workers--;
+  pthread_cond_signal(&S.freed);
+  pthread_mutex_unlock(&S.lock);
+  return NULL;
+}
+
+static void dispatch(struct seccomp_notif *req, int seq) {
+  struct job *j = malloc(sizeof *j);
+  pthread_attr_t attr;
+  pthread_t t;
+  if (!j) { respond(req->id, EACCES); free(req); return; }
+  j->req = req; j->seq = seq;
+  pthread_mutex_lock(&S.lock);
+  while (S.workers >= MAX_WORKERS) pthread_cond_wait(&S.freed, &S.lock);
+  S.workers++;
+  pthread_mutex_unlock(&S.lock);
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 512 * 1024);
+  if (pthread_create(&t, &attr, worker, j)) {
+    /* no thread: decide here (slower, never skipped) */
+    worker(j);
+  }
+  pthread_attr_destroy(&attr);
+}
+
+static void close_all_but(const int *keep, int n) {
+  /* keep is sorted ascending, all > 2 */
+  unsigned from = 3;
+  for (int i = 0; i < n; i++) {
+    if ((unsigned)keep[i] > from) syscall(__NR_close_range, from, (unsigned)keep[i] - 1, 0);
+    from = (unsigned)keep[i] + 1;
+  }
+  syscall(__NR_close_range, from, ~0u, 0);
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* Supervise until no process of the tree is left; report the tree root's wait status on status_w. */
+static void supervise(int status_w, pid_t root, int sigfd) {
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) { dup2(null, 0); dup2(null, 1); close(null); }
+  int keep[5] = { S.listener, status_w, sigfd, S.ksock, S.dsock };
+  qsort(keep, 5, sizeof keep[0], cmp_int);
+  close_all_but(keep, 5);
+  int seq = 0, root_done = 0, hup = 0;
+  pthread_t rt;
+  if (pthread_create(&rt, NULL, relay, NULL)) { unlink(S.kpath); unlink(S.dpath); S.ksock = -1; } /* no pairing: every exec is asked */
+  while (!(hup && root_done)) {
+    /* after the hang-up only children are left to reap (a negative fd is skipped by poll) */
+    struct pollfd pf[2] = { { hup ? -1 : S.listener, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+    if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
+    if (!hup && pf[0].revents & POLLIN) {
+      struct seccomp_notif *req = calloc(1, S.sizes.seccomp_notif);
+      /* the plan's own first execs and the paired ones are answered here at once; the rest in a worker */
+      if (req && ioctl(S.listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
+        if (decide(req, seq, 0)) free(req);
+        else dispatch(req, seq);
+        seq++;
+      } else free(req);
+    } else if (!hup && pf[0].revents & (POLLHUP | POLLERR)) hup = 1; /* no filtered process left */
+    if (pf[1].revents & POLLIN) {
+      struct signalfd_siginfo si;
+      while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+      int st;
+      pid_t w;
+      while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+        if (w == root && !root_done) {
+          root_done = 1;
+          ssize_t wr = write(status_w, &st, sizeof st);
+          (void)wr;
+        }
+      }
+      if (w < 0 && errno == ECHILD && !root_done) root_done = 1;
+    }
+  }
+  /* the workers answering the last notifications finish before the process goes */
+  pthread_mutex_lock(&S.lock);
+  while (S.workers > 0) pthread_cond_wait(&S.freed, &S.lock);
+  pthread_mutex_unlock(&S.lock);
+  unlink(S.kpath);
+  unlink(S.dpath);
+  _exit(0);
+}
+
+/* ---------- the tree root ---------- */
+
+static char *outer_ksock;
+
+static void tree_root(int sock, char *const argv[], const sigset_t *oldmask) {
+  int fd = install_filter();
+  if (fd < 0) {
+    int e = errno;
+    char byte = e == NESTED_ERRNO ? 'N' : 'E';
+    struct iovec iov[2] = { { &byte, 1 }, { &e, sizeof e } };
+    struct msghdr m = { 0 };
+    m.msg_iov = iov; m.msg_iovlen = 2;
+    ssize_t s = sendmsg(sock, &m, MSG_NOSIGNAL);
+    (void)s;
+    if (e != NESTED_ERRNO) _exit(126);
+    /* nested: the enclosing tree's supervisor already sees every exec of this one, and pairs them */
+    if (outer_ksock) setenv("GATE_KERNEL_SOCK", outer_ksock, 1);
+    else unsetenv("GATE_KERNEL_SOCK");
+  } else {
+    if (send_fd(sock, fd)) _exit(126);
+    close(fd);
+  }
+  close(sock);
+  for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  sigprocmask(SIG_SETMASK, oldmask, NULL);
+  execv(argv[0], argv);
+  int e = errno;
+  gate_msg(argv[0], ": ", strerror(e), NULL);
+  _exit(e == ENOENT ? 127 : 126);
+}
+
+/* ---------- the front ---------- */
+
+static int pass_on(int st) {
+  if (WIFEXITED(st)) return WEXITSTATUS(st);
+  if (WIFSIGNALED(st)) {
+    int sig = WTERMSIG(st);
+    struct rlimit none = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &none); /* the tree root dumped core already, if it was going to */
+    signal(sig, SIG_DFL);
+    sigset_t m; sigemptyset(&m); sigaddset(&m, sig);
+    sigprocmask(SIG_UNBLOCK, &m, NULL);
+    raise(sig);
+    return 128 + sig;
+  }
+  return 126;
+}
+
+static int has_arg(char *const argv[], const char *a) {
+  for (int i = 0; argv[i]; i++) if (!strcmp(argv[i], a)) return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  char err[1200];
+  if (argc < 2 || argv[1][0] != '/') {
+    gate_msg("exec gate: usage: gate-launch /absolute/program [args...]", NULL, NULL, NULL);
+    return 126;
+  }
+  char **prog = argv + 1;
+  /* this supervisor talks to the daemon itself; a nested launcher's tree keeps the enclosing one's */
+  const char *outer = getenv("GATE_KERNEL_SOCK");
+  if (outer) outer_ksock = strdup(outer);
+  unsetenv("GATE_KERNEL_SOCK");
+  if (gate_conf_from_env(&S.conf, err, sizeof err)) die126(prog[0], ": not run: ", err);
+  /* the gate's own LD_PRELOAD and PATH entries, not reported as the caller's (libgate.so, bin/ beside us) */
+  char self[PATH_MAX];
+  if (read_link("/proc/self/exe", self, sizeof self)) die126(prog[0], ": not run: cannot find the gate's own folder", NULL);
+  char *slash = strrchr(self, '/');
+  *slash = 0;
+  gate_join(S.own_preload, sizeof S.own_preload, self, "/libgate.so", NULL, NULL);
+  gate_join(S.own_path, sizeof S.own_path, self, "/bin", NULL, NULL);
+  S.expect[S.nexpect++] = prog[0];
+  const char *then = getenv("GATE_THEN");
+  if (then && *then == '/') S.expect[S.nexpect++] = then;
+  pthread_mutex_init(&S.lock, NULL);
+  pthread_cond_init(&S.freed, NULL);
+  /* under bubblewrap's --die-with-parent the sandbox goes when its spawner does: keep that through us */
+  int die_with_parent = has_arg(prog, "--die-with-parent");
+  pid_t spawner = getppid();
+  if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != spawner)) _exit(126);
+
+  sigset_t fwd, oldmask;
+  sigemptyset(&fwd);
+  for (const int *s = FORWARDED; *s; s++) sigaddset(&fwd, *s);
+  sigaddset(&fwd, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &fwd, &oldmask);
+
+  int status[2], sp[2];
+  if (pipe2(status, O_CLOEXEC) || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp))
+    die126(prog[0], ": not run: ", strerror(errno));
+  pid_t front = getpid();
+  pid_t sup = fork();
+  if (sup < 0) die126(prog[0], ": not run: cannot start the exec supervisor: ", strerror(errno));
+  if (sup == 0) {
+    close(status[0]);
+    if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != front)) _exit(126);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* the supervisor outlives interruptions meant for the command; only the tree's end stops it */
+    for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_IGN);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGTSTP, SIG_IGN); signal(SIGTTIN, SIG_IGN); signal(SIGTTOU, SIG_IGN);
+    char rerr[512];
+    if (relay_open(rerr, sizeof rerr)) {
+      gate_msg("exec gate: ", prog[0], ": not run: ", rerr);
+      int st = 126 << 8;
+      pid_t none = 0;
+      ssize_t w1 = write(status[1], &none, sizeof none), w2 = write(status[1], &st, sizeof st);
+      (void)w1; (void)w2;
+      _exit(0);
+    }
+    pid_t root = fork();
+    if (root < 0) { gate_msg("exec gate: ", prog[0], ": not run: ", strerror(errno)); _exit(126); }
+    if (root == 0) {
+      close(sp[0]); close(status[1]); close(S.ksock); close(S.dsock);
+      setenv("GATE_KERNEL_SOCK", S.kpath, 1);
+      tree_root(sp[1], prog, &oldmask);
+    }
+    close(sp[1]);
+    ssize_t wr = write(status[1], &root, sizeof root);
+    (void)wr;
+    int why;
+    S.listener = recv_fd(sp[0], &why);
+    close(sp[0]);
+    sigset_t chld; sigemptyset(&chld); sigaddset(&chld, SIGCHLD);
+    int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (S.listener < 0) {
+      if (why > 0) gate_msg("exec gate: ", prog[0], ": not run: the kernel refused the exec filter (seccomp user notification): ", strerror(why));
+      else if (why == 0) gate_msg("exec gate: ", prog[0], ": not run: the exec filter's listener did not arrive", NULL);
+      if (why >= 0) kill(root, SIGKILL);
+      int st;
+      while (waitpid(root, &st, 0) < 0 && errno == EINTR) {}
+      if (why >= 0) st = 126 << 8;
+      wr = write(status[1], &st, sizeof st);
+      unlink(S.kpath);
+      unlink(S.dpath);
+      _exit(0);
+    }
+    prctl(PR_SET_DUMPABLE, 0);
+    S.root = root;
+    if (ioctl(S.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &(uint64_t){ 0 }) < 0 && errno == EINVAL) {} /* probe only */
+    if (syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &S.sizes)) {
+      S.sizes.seccomp_notif = sizeof(struct seccomp_notif);
+      S.sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+    }
+    if (S.sizes.seccomp_notif < sizeof(struct seccomp_notif)) S.sizes.seccomp_notif = sizeof(struct seccomp_notif);
+    if (S.sizes.seccomp_notif_resp < sizeof(struct seccomp_notif_resp)) S.sizes.seccomp_notif_resp = sizeof(struct seccomp_notif_resp);
+    supervise(status[1], root, sigfd);
+  }
+  close(status[1]);
+  close(sp[0]);
+  close(sp[1]);
+  pid_t root = 0;
+  ssize_t n;
+  do n = read(status[0], &root, sizeof root); while (n < 0 && errno == EINTR);
+  if (n != (ssize_t)sizeof root) die126(prog[0], ": not run: the exec supervisor did not start", NULL);
+  int sigfd = signalfd(-1, &fwd, SFD_CLOEXEC);
+  for (;;) {
+    struct pollfd pf[2] = { { status[0], POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+    if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
+    if (pf[1].revents & POLLIN) {
+      struct signalfd_siginfo si;
+      if (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si && (int)si.ssi_signo != SIGCHLD && root > 0) kill(root, (int)si.ssi_signo);
+    }
+    if (pf[0].revents & (POLLIN | POLLHUP)) {
+      int st;
+      do n = read(status[0], &st, sizeof st); while (n < 0 && errno == EINTR);
+      if (n == (ssize_t)sizeof st) return pass_on(st);
+      /* the supervisor is gone before the command ended: no exec can pass any more (the kernel answers
+       * ENOSYS); end the command rather than leave it running half-able */
+      if (root > 0) kill(root, SIGKILL);
+      gate_msg("exec gate: the exec supervisor of this run is gone; the run was stopped (nothing more could be checked)", NULL, NULL, NULL);
+      return 126;
+    }
+  }
+  return 126;
+}
