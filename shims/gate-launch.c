@@ -538,7 +538,9 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   gate_exec_request_for(&same, &as, "", program, argv, cwd, envp, S.own_preload, S.own_path, own_pid(pid), NULL);
   char none[4];
   const char *key = same.oom ? NULL : after_id(same.p, same.len, none, sizeof none);
-  int paired = key && pair_take(pid, key);
+  /* a file without a name (memfd, deleted) is always asked about: the daemon knows it by its bytes */
+  int nameless = !strncmp(program, "/memfd:", 7) || strstr(program, " (deleted)") != NULL;
+  int paired = key && !nameless && pair_take(pid, key);
   gb_free(&same);
   if (paired) { error = 0; goto done; }
   if (!may_ask) { error = -1; goto done; }
@@ -553,6 +555,16 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
     gb_json_str(&msg, *e + 9, strlen(*e + 9), !gate_utf8_valid(*e + 9, strlen(*e + 9)));
     gb_puts(&msg, "}");
     break;
+  }
+  /* the file itself, where the daemon can read it: the program known by its bytes (a copy, memfd, ...) */
+  char file[PATH_MAX + 64];
+  if (at && !path[0]) snprintf(file, sizeof file, "/proc/%d/fd/%d", (int)pid, dirfd);
+  else snprintf(file, sizeof file, "/proc/%d/root%s", (int)pid, program);
+  if (!msg.oom && msg.len > 0 && gate_utf8_valid(file, strlen(file))) {
+    msg.len--;
+    gb_puts(&msg, ",\"program_file\":");
+    gb_json_str(&msg, file, strlen(file), 0);
+    gb_puts(&msg, "}");
   }
   struct gate_reply r;
   r.denied = NULL;
@@ -663,6 +675,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   pthread_mutex_lock(&S.lock);
   while (S.workers > 0) pthread_cond_wait(&S.freed, &S.lock);
   pthread_mutex_unlock(&S.lock);
+  gate_reply_release(); /* the workers' kept reply socket, if they asked more than once */
   unlink(S.kpath);
   unlink(S.dpath);
   _exit(0);
@@ -819,8 +832,10 @@ int main(int argc, char **argv) {
     supervise(status[1], root, sigfd);
   }
   close(status[1]);
-  close(sp[0]);
-  close(sp[1]);
+  /* the front keeps nothing of the caller's but stdio: a pipe the command holds ends when the command
+   * (and what it started) lets go of it, as without the launcher */
+  int keep1[1] = { status[0] };
+  close_all_but(keep1, 1);
   pid_t root = 0;
   ssize_t n;
   do n = read(status[0], &root, sizeof root); while (n < 0 && errno == EINTR);

@@ -301,7 +301,7 @@ export class Daemon<P> {
     const req = validateExec(msg);
     const kernel = req.layer === 'kernel';
     // one decision per exec: the kernel layer's report of an exec the LD_PRELOAD layer was just told to run
-    if (kernel && req.pair_run !== undefined && this.pairs.take(pairKey(req.pair_run, req), Date.now())) {
+    if (kernel && req.pair_run !== undefined && !nameless(req.program) && this.pairs.take(pairKey(req.pair_run, req), Date.now())) {
       this.counters.paired++;
       return { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: { type: 'Run' } };
     }
@@ -329,7 +329,8 @@ export class Daemon<P> {
 
   private execReply(req: ExecRequest, action: Action): ExecReply {
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
-    if (!kernel && action.type === 'Run') this.pairs.add(pairKey(req.run_id, req), Date.now());
+    const kernel = req.layer === 'kernel';
+    if (!kernel && action.type === 'Run' && !nameless(req.program)) this.pairs.add(pairKey(req.run_id, req), Date.now());
     // the kernel layer cannot hand over descriptors: it lets an Escalate run in place (inside the sandbox)
     if (action.type === 'Escalate' && !kernel) {
       const token = this.tokens.next();
@@ -547,4 +548,10 @@ export class Daemon<P> {
   stop(): void {
     this.deps.requestStop();
   }
+}
+
+/** A program without a name of its own (a memfd, a deleted file): the LD_PRELOAD layer's answer for it was
+ * given without its contents, so the kernel layer's report of it is always decided (it names the file). */
+function nameless(program: string): boolean {
+  return program.startsWith('/memfd:') || program.endsWith(' (deleted)');
 }

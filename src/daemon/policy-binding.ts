@@ -18,6 +18,11 @@ import { deny, type Action, type ReviewDecision } from '../protocol/action.js';
 import type { Decider, ScriptCheck, SubcommandCheck } from './decide.js';
 import type { PolicyLoader } from './policy-watch.js';
 import { sameSourcedFiles, sourceReader, type SourcedFile } from './sourced-files.js';
+import { ProgramIdentity } from './program-identity.js';
+import { basename } from 'node:path';
+
+/** One for the daemon: its hash cache outlives policy reloads. */
+const identity = new ProgramIdentity();
 
 export interface BindingOptions {
   env: Env;
@@ -61,6 +66,7 @@ const MAX_CACHED_KEY = 16 * 1024;
 function policyDecider(policy: Policy, trusted: Env): Decider {
   // what no sandbox sees is never read for a script's `source` (see sourced-files.ts)
   const hidden = [gatePaths(trusted).runtime];
+  identity.setNames(policy.guardedPrograms());
   const cache = new Map<string, { check: ScriptCheck; sourced: SourcedFile[] }>();
   let ctxJson: { approval?: unknown; sandbox?: unknown; git?: boolean; json: string } = { json: '' };
   return {
@@ -126,6 +132,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         codeLoading: { trusted },
         ...(found.kind === 'skill' ? { skill: found.exec } : {}),
         ...(req.real_program ? { realProgram: req.real_program } : {}),
+        ...knownAs(req),
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,
@@ -193,4 +200,12 @@ export function toCheck(s: Judged, cacheKey: string, literal = false): Subcomman
   if (s.proposed_execpolicy_amendment) check.proposed_amendment = s.proposed_execpolicy_amendment;
   if (literal) check.literal = true;
   return check;
+}
+
+/** The rule name the exec's file is a copy of (same bytes), when its own name is another. The kernel layer
+ * names the file the kernel runs; the LD_PRELOAD layer's path is read as the daemon sees it. */
+function knownAs(req: { program: string; program_file?: string }): { knownAs?: string } {
+  const file = req.program_file ?? (req.program.startsWith('/proc/') ? undefined : req.program);
+  const name = file === undefined ? undefined : identity.identify(file);
+  return name !== undefined && name !== basename(req.program) ? { knownAs: name } : {};
 }

@@ -56,6 +56,8 @@ export interface InterceptedContext {
    * (forbidden, prompt) applies too — the stricter of the two decides. Rules only: heuristics keep judging
    * the name called (multi-call binaries such as busybox would otherwise all look unknown). */
   realProgram?: string;
+  /** The rule name whose program has the same bytes as this one (src/daemon/program-identity.ts). */
+  knownAs?: string;
 }
 
 export interface SkillExec {
@@ -129,6 +131,8 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
   // the loader run as a program, a multi-call binary: the program it runs in its own process is judged too
   const inner = inProcessCommands(ctx.realProgram ? joinProgram(ctx.realProgram, argv) : command);
+  // a copy, link, rename or memfd of a program a prompt/forbidden rule names: judged as that program too
+  if (ctx.knownAs) inner.push(joinProgram(ctx.knownAs, argv), ...inProcessCommands(joinProgram(ctx.knownAs, argv)));
   const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
   let { evaluation, decision, byPolicy, decidedBy } = evaluateExec(ctx.policy, commands, options, unmatched);
   if (ctx.realProgram && ctx.realProgram !== program) {

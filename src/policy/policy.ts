@@ -79,6 +79,11 @@ export class Policy {
     }
   }
 
+  /** The programs that prompt or forbidden rules name (their first words): src/daemon/program-identity.ts */
+  guardedPrograms(): string[] {
+    return [...this.byProgram].filter(([, rules]) => rules.some((r) => r.decision !== 'allow')).map(([p]) => p);
+  }
+
   static empty(): Policy {
     return new Policy({ rules: [], hostExecutables: new Map(), networkRules: [], files: [] });
   }

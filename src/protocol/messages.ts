@@ -117,6 +117,9 @@ export interface ExecRequest {
   /** kernel layer: the GATE_RUN the exec'ing process carries, to find the LD_PRELOAD layer's answer for
    * the same exec (src/daemon/exec-pairs.ts); the decision itself is made under `run_id` */
   pair_run?: string;
+  /** kernel layer: where the daemon can read the very file the exec runs (/proc/<pid>/fd/<n> or
+   * /proc/<pid>/root/<program>), to know it by its contents (src/daemon/program-identity.ts) */
+  program_file?: string;
 }
 
 export interface ExecReply {

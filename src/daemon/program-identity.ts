@@ -1,0 +1,96 @@
+/**
+ * Programs known by what they are (docs/exec-gate.md): a copy, hard link, rename, memfd or deleted file
+ * holding the same bytes as an executable that a `prompt` or `forbidden` rule names is judged as that
+ * program. The named executables are the rules' first words found on the system PATH (or the path a rule
+ * names); a file is compared with them only when its size equals one of theirs, and then by SHA-256 of its
+ * contents, cached by device, inode, size and mtime.
+ *
+ * I/O edge of the daemon (stat and read of program files). Trust: the file is the one the exec named — for
+ * the kernel layer a /proc/<pid>/fd or /proc/<pid>/root path the supervisor gives, so the bytes are those the
+ * kernel is about to run (up to a rewrite between the check and the exec: docs/exec-gate.md).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** Where a rule's bare program name is looked up (a trusted, fixed list: not the caller's PATH). */
+export const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+/** Files larger than this are never hashed (a named program this large is compared by name only). */
+const MAX_HASHED = 256 * 1024 * 1024;
+
+interface Named {
+  name: string;
+  size: number;
+  file: string;
+}
+
+function statOrNull(p: string): Stats | null {
+  try {
+    return statSync(p);
+  } catch {
+    return null;
+  }
+}
+
+export class ProgramIdentity {
+  private readonly hashes = new Map<string, string>();
+  private named: Named[] = [];
+  private sizes = new Set<number>();
+  private namesKey = '';
+
+  /** The executables the given rule names (first words of prompt/forbidden rules) resolve to. */
+  setNames(names: readonly string[]): void {
+    const key = names.join('\0');
+    if (key === this.namesKey) return;
+    this.namesKey = key;
+    const named: Named[] = [];
+    for (const name of names) {
+      const candidates = name.includes('/') ? [name] : SYSTEM_PATH.map((d) => join(d, name));
+      const seen = new Set<string>();
+      for (const c of candidates) {
+        const st = statOrNull(c);
+        if (!st?.isFile() || st.size === 0 || st.size > MAX_HASHED) continue;
+        let real = c;
+        try {
+          real = realpathSync(c);
+        } catch {
+          // keep c
+        }
+        if (seen.has(real)) continue;
+        seen.add(real);
+        named.push({ name: basename(name), size: st.size, file: real });
+      }
+    }
+    this.named = named;
+    this.sizes = new Set(named.map((n) => n.size));
+  }
+
+  /** The rule name whose program has the same bytes as `file`, if any (undefined: not one of them). */
+  identify(file: string): string | undefined {
+    if (this.named.length === 0) return undefined;
+    const st = statOrNull(file);
+    if (!st?.isFile() || !this.sizes.has(st.size)) return undefined;
+    const h = this.hashOf(file, st);
+    if (h === undefined) return undefined;
+    for (const n of this.named) {
+      if (n.size !== st.size) continue;
+      const nst = statOrNull(n.file);
+      if (nst && this.hashOf(n.file, nst) === h) return n.name;
+    }
+    return undefined;
+  }
+
+  private hashOf(file: string, st: Stats): string | undefined {
+    const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+    let h = this.hashes.get(key);
+    if (h !== undefined) return h;
+    try {
+      h = createHash('sha256').update(readFileSync(file)).digest('hex');
+    } catch {
+      return undefined;
+    }
+    if (this.hashes.size >= 4096) this.hashes.delete(this.hashes.keys().next().value!);
+    this.hashes.set(key, h);
+    return h;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The exec gate with both layers on (LD_PRELOAD and the kernel layer, shims/gate-launch.c), real daemon,
+ * real gate-sh, workspace-write sandbox (bubblewrap):
+ *  - per exec from bash: 1,000 `/bin/true` from one bash ($EPOCHREALTIME around each), under gate-sh and
+ *    under plain bash, in interleaved rounds; target: p50 overhead <= 0.5 ms;
+ *  - per exec from a static program (fork + execv + wait, timed inside it): the kernel layer alone asks;
+ *  - a real C build: 60 generated files, `make -j2`, through gate-sh and through plain bash, alternating
+ *    which goes first; target: gated/plain wall time <= 1.10.
+ * Prints one JSON object on its last line.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
+import { gateSh, killAll, run, startRig, type Rig } from '../exec-gate/helpers.js';
+import { warmedUp } from '../daemon/helpers.js';
+
+const RULES = ['prefix_rule(pattern=["bash"], decision="allow")'];
+const ROUNDS = 5;
+const PER_ROUND = 200;
+const BUILDS = 3;
+const FILES = 60;
+
+const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+
+function durations(out: string): number[] {
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ').map(Number))
+    .filter((p) => p.length === 2 && p.every(Number.isFinite))
+    .map(([s, e]) => (e - s) * 1000);
+}
+
+function check(name: string, r: { code: number | null; stderr: string }): void {
+  if (r.code !== 0) throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
+}
+
+async function fromBash(rig: Rig): Promise<{ gated: number[]; plain: number[] }> {
+  const script = `for i in $(seq ${PER_ROUND}); do s=$EPOCHREALTIME; /bin/true || exit 1; e=$EPOCHREALTIME; echo "$s $e"; done\n`;
+  writeFileSync(join(rig.work, 'true.sh'), script);
+  const gated: number[] = [];
+  const plain: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const g = await gateSh(rig, 'bash ./true.sh', { timeoutMs: 300_000 });
+    const p = await run('/bin/bash', ['./true.sh'], { env: rig.env, cwd: rig.work });
+    check('gated', g);
+    check('plain', p);
+    gated.push(...durations(g.stdout));
+    plain.push(...durations(p.stdout));
+  }
+  return { gated: sorted(gated), plain: sorted(plain) };
+}
+
+async function fromStatic(rig: Rig, loop: string): Promise<{ gated: number[]; plain: number[] }> {
+  const gated: number[] = [];
+  const plain: number[] = [];
+  const nums = (s: string) => s.trim().split('\n').map(Number).filter(Number.isFinite);
+  for (let i = 0; i < ROUNDS; i++) {
+    const g = await gateSh(rig, `"${loop}" ${PER_ROUND} /bin/true`, { timeoutMs: 300_000 });
+    const p = await run(loop, [String(PER_ROUND), '/bin/true'], { env: rig.env, cwd: rig.work });
+    check('gated static', g);
+    check('plain static', p);
+    gated.push(...nums(g.stdout));
+    plain.push(...nums(p.stdout));
+  }
+  return { gated: sorted(gated), plain: sorted(plain) };
+}
+
+/** A small C project: FILES sources with a few functions each, a main, a Makefile. */
+function project(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const objs: string[] = [];
+  for (let i = 0; i < FILES; i++) {
+    const fns = Array.from({ length: 8 }, (_, k) => `int f${i}_${k}(int x) { int s = 0; for (int j = 0; j < x; j++) s += (j * ${k + 1}) ^ ${i}; return s; }`).join('\n');
+    writeFileSync(join(dir, `m${i}.c`), `#include <stdio.h>\n${fns}\n`);
+    objs.push(`m${i}.o`);
+  }
+  writeFileSync(join(dir, 'main.c'), 'int main(void) { return 0; }\n');
+  writeFileSync(join(dir, 'Makefile'), `OBJS = main.o ${objs.join(' ')}\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%.o: %.c\n\t$(CC) -O1 -c $< -o $@\nclean:\n\trm -f prog *.o\n`);
+}
+
+async function build(rig: Rig): Promise<{ gated: number[]; plain: number[] }> {
+  const gated: number[] = [];
+  const plain: number[] = [];
+  for (let i = 0; i < BUILDS; i++) {
+    const dirG = join(rig.work, `build-g${i}`);
+    const dirP = join(rig.work, `build-p${i}`);
+    project(dirG);
+    project(dirP);
+    const timeG = async () => {
+      const t0 = performance.now();
+      check('gated build', await gateSh(rig, 'make -s -j2 prog', { cwd: dirG, timeoutMs: 600_000 }));
+      gated.push(performance.now() - t0);
+    };
+    const timeP = async () => {
+      const t0 = performance.now();
+      check('plain build', await run('/bin/bash', ['-c', 'make -s -j2 prog'], { env: rig.env, cwd: dirP, timeoutMs: 600_000 }));
+      plain.push(performance.now() - t0);
+    };
+    // alternate which goes first: a change in the machine's load hits both alike
+    if (i % 2) await timeP().then(timeG);
+    else await timeG().then(timeP);
+  }
+  return { gated, plain };
+}
+
+async function main(): Promise<void> {
+  const bin = mkdtempSync(join(tmpdir(), 'gate-bench-bin-'));
+  const loop = join(bin, 'exec-loop');
+  execFileSync('gcc', ['-static', '-O2', '-o', loop, join(ROOT, 'test', 'bench', 'programs', 'exec-loop.c')]);
+  const rig = await startRig({ rules: RULES, env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+  let figures: Record<string, unknown>;
+  try {
+    await warmedUp(rig.paths);
+    const b = await fromBash(rig);
+    const s = await fromStatic(rig, loop);
+    const c = await build(rig);
+    const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+    figures = {
+      layers: 'LD_PRELOAD + kernel (seccomp user notification)',
+      sandbox: 'workspace-write',
+      execs_from_bash: b.gated.length,
+      bash_exec_p50_ms_gated: r3(pct(b.gated, 50)),
+      bash_exec_p50_ms_plain: r3(pct(b.plain, 50)),
+      bash_exec_overhead_p50_ms: r3(pct(b.gated, 50) - pct(b.plain, 50)),
+      bash_exec_overhead_p90_ms: r3(pct(b.gated, 90) - pct(b.plain, 90)),
+      execs_from_static: s.gated.length,
+      static_exec_p50_ms_gated: r3(pct(s.gated, 50)),
+      static_exec_p50_ms_plain: r3(pct(s.plain, 50)),
+      static_exec_overhead_p50_ms: r3(pct(s.gated, 50) - pct(s.plain, 50)),
+      target_exec_overhead_p50_ms: 0.5,
+      build_files: FILES + 1,
+      build_runs_each: BUILDS,
+      build_ms_gated: c.gated.map(Math.round),
+      build_ms_plain: c.plain.map(Math.round),
+      build_ratio_mean: r3(mean(c.gated) / mean(c.plain)),
+      target_build_ratio: 1.1,
+      loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+    };
+  } finally {
+    killAll();
+    await rig.stop();
+    rmSync(bin, { recursive: true, force: true });
+  }
+  console.log(JSON.stringify(figures));
+}
+
+main().catch((e) => {
+  console.error(e);
+  console.log(JSON.stringify({ error: String(e) }));
+  process.exit(1);
+});
