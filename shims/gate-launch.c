@@ -1,7 +1,7 @@
 /*
  * gate-launch: the kernel layer of the exec gate (docs/exec-gate.md, "The kernel layer").
  *
- *   gate-launch PROGRAM [ARGS...]
+ *   gate-launch [--argv0 NAME] PROGRAM [ARGS...]
  *
  * Starts PROGRAM (bubblewrap or bash, as the run plan says) under a seccomp filter that hands every
  * execve and execveat of its whole process tree to a supervisor as a user notification, and the
@@ -393,7 +393,19 @@ static void relay_reply(const char *msg, size_t n) {
   struct gate_reply r;
   char err[256];
   r.denied = NULL;
-  if (gate_parse_reply(msg, n, &r, err, sizeof err)) return;
+  if (gate_parse_reply(msg, n, &r, err, sizeof err)) {
+    /* whose it is cannot be told: every waiting sender gets it, and fails closed on it as it would have */
+    for (int i = 0; i < MAX_PENDING; i++) {
+      struct pending *p = &PENDING[i];
+      if (!p->id[0]) continue;
+      ssize_t s;
+      do s = sendto(S.ksock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&p->from, p->fromlen); while (s < 0 && errno == EINTR);
+      free(p->key);
+      p->key = NULL;
+      p->id[0] = 0;
+    }
+    return;
+  }
   for (int i = 0; i < MAX_PENDING; i++) {
     struct pending *p = &PENDING[i];
     if (!p->id[0] || strcmp(p->id, r.id)) continue;
@@ -685,7 +697,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
 
 static char *outer_ksock;
 
-static void tree_root(int sock, char *const argv[], const sigset_t *oldmask) {
+static void tree_root(int sock, const char *path, char *const argv[], const sigset_t *oldmask) {
   int fd = install_filter();
   if (fd < 0) {
     int e = errno;
@@ -707,9 +719,9 @@ static void tree_root(int sock, char *const argv[], const sigset_t *oldmask) {
   for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
-  execv(argv[0], argv);
+  execv(path, argv);
   int e = errno;
-  gate_msg(argv[0], ": ", strerror(e), NULL);
+  gate_msg(path, ": ", strerror(e), NULL);
   _exit(e == ENOENT ? 127 : 126);
 }
 
@@ -737,11 +749,15 @@ static int has_arg(char *const argv[], const char *a) {
 
 int main(int argc, char **argv) {
   char err[1200];
+  /* --argv0 NAME: the program's argv[0] when it is not the program's path (an escalated command) */
+  const char *argv0 = NULL;
+  if (argc > 3 && !strcmp(argv[1], "--argv0")) { argv0 = argv[2]; argv += 2; argc -= 2; }
   if (argc < 2 || argv[1][0] != '/') {
-    gate_msg("exec gate: usage: gate-launch /absolute/program [args...]", NULL, NULL, NULL);
+    gate_msg("exec gate: usage: gate-launch [--argv0 NAME] /absolute/program [args...]", NULL, NULL, NULL);
     return 126;
   }
   char **prog = argv + 1;
+  const char *path = prog[0];
   /* this supervisor talks to the daemon itself; a nested launcher's tree keeps the enclosing one's */
   const char *outer = getenv("GATE_KERNEL_SOCK");
   if (outer) outer_ksock = strdup(outer);
@@ -798,7 +814,8 @@ int main(int argc, char **argv) {
     if (root == 0) {
       close(sp[0]); close(status[1]); close(S.ksock); close(S.dsock);
       setenv("GATE_KERNEL_SOCK", S.kpath, 1);
-      tree_root(sp[1], prog, &oldmask);
+      if (argv0) prog[0] = (char *)argv0;
+      tree_root(sp[1], path, prog, &oldmask);
     }
     close(sp[1]);
     ssize_t wr = write(status[1], &root, sizeof root);

@@ -167,7 +167,10 @@ export class EscalationServer implements EscalationRunner {
       return refuse(`cannot build the sandbox for ${grant.execution.type}: ${(e as Error).message}`);
     }
     const gated = withExecGate({ program: line.program, args: line.args, env }, { paths: this.o.paths, runId: grant.run_id, parentPid: process.pid });
-    this.run(s, grant, gated, line.sandboxed ? undefined : grant.argv[0], cwd, fds, corrected);
+    // the command keeps its own argv[0] through the kernel layer's launcher
+    const argv0 = line.sandboxed ? undefined : grant.argv[0];
+    const launched = argv0 !== undefined && gated.program !== line.program ? { ...gated, args: ['--argv0', argv0, ...gated.args] } : gated;
+    this.run(s, grant, launched, argv0, cwd, fds, corrected);
   }
 
   private run(s: Socket, grant: EscalationGrant, cmd: { program: string; args: string[]; env: Record<string, string> }, argv0: string | undefined, cwd: string, fds: number[], corrected: string[]): void {
