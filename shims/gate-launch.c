@@ -77,6 +77,9 @@
 #define MAX_STRINGS 65536
 #define MAX_TOTAL (8 * 1024 * 1024)
 
+/* The supervisor's parent-death signal (blocked, read from its signalfd). */
+#define FRONT_GONE (SIGRTMIN + 1)
+
 static const int FORWARDED[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
 
 static void die126(const char *a, const char *b, const char *c) {
@@ -670,7 +673,10 @@ static void supervise(int status_w, pid_t root, int sigfd) {
     } else if (!hup && pf[0].revents & (POLLHUP | POLLERR)) hup = 1; /* no filtered process left */
     if (pf[1].revents & POLLIN) {
       struct signalfd_siginfo si;
-      while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+      while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
+        /* the front is gone before the command ended (its spawner died): take the sandbox down with it,
+         * as bubblewrap's --die-with-parent would have, then finish as usual */
+        if ((int)si.ssi_signo == FRONT_GONE && !root_done) kill(root, SIGKILL);
       int st;
       pid_t w;
       while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
@@ -784,6 +790,7 @@ int main(int argc, char **argv) {
   sigemptyset(&fwd);
   for (const int *s = FORWARDED; *s; s++) sigaddset(&fwd, *s);
   sigaddset(&fwd, SIGCHLD);
+  sigaddset(&fwd, FRONT_GONE);
   sigprocmask(SIG_BLOCK, &fwd, &oldmask);
 
   int status[2], sp[2];
@@ -794,7 +801,8 @@ int main(int argc, char **argv) {
   if (sup < 0) die126(prog[0], ": not run: cannot start the exec supervisor: ", strerror(errno));
   if (sup == 0) {
     close(status[0]);
-    if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != front)) _exit(126);
+    /* not SIGKILL: after a normal end the supervisor still removes its sockets */
+    if (die_with_parent && (prctl(PR_SET_PDEATHSIG, FRONT_GONE) || getppid() != front)) _exit(126);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     /* the supervisor outlives interruptions meant for the command; only the tree's end stops it */
     for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_IGN);
@@ -823,7 +831,7 @@ int main(int argc, char **argv) {
     int why;
     S.listener = recv_fd(sp[0], &why);
     close(sp[0]);
-    sigset_t chld; sigemptyset(&chld); sigaddset(&chld, SIGCHLD);
+    sigset_t chld; sigemptyset(&chld); sigaddset(&chld, SIGCHLD); sigaddset(&chld, FRONT_GONE);
     int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
     if (S.listener < 0) {
       if (why > 0) gate_msg("exec gate: ", prog[0], ": not run: the kernel refused the exec filter (seccomp user notification): ", strerror(why));
@@ -863,7 +871,7 @@ int main(int argc, char **argv) {
     if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
     if (pf[1].revents & POLLIN) {
       struct signalfd_siginfo si;
-      if (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si && (int)si.ssi_signo != SIGCHLD && root > 0) kill(root, (int)si.ssi_signo);
+      if (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si && (int)si.ssi_signo != SIGCHLD && (int)si.ssi_signo != FRONT_GONE && root > 0) kill(root, (int)si.ssi_signo);
     }
     if (pf[0].revents & (POLLIN | POLLHUP)) {
       int st;
