@@ -712,7 +712,7 @@ static void signals_restore(void) {
 /* The command bwrap started (bwrap forwards no signals; src/exec/sandbox-signals.ts), or 0. */
 static pid_t sandboxed_command(pid_t bwrap) {
   pid_t pid = bwrap;
-  for (int depth = 0; depth < 4; depth++) {
+  for (int depth = 0; depth < 6; depth++) {
     char path[64], num[24], buf[256];
     gate_join(path, sizeof path, "/proc/", gate_num(num, (unsigned long)pid, 10), "/task/", NULL);
     char full[96];
@@ -732,7 +732,8 @@ static pid_t sandboxed_command(pid_t bwrap) {
     close(fd);
     if (n < 0) n = 0;
     buf[n] = 0;
-    if (strcmp(buf, "bwrap\n") && strcmp(buf, "bwrap")) return child;
+    /* gate-launch (the kernel layer's front and supervisor) stands above bwrap: walked through too */
+    if (strcmp(buf, "bwrap\n") && strcmp(buf, "bwrap") && strcmp(buf, "gate-launch\n")) return child;
     pid = child;
   }
   return 0;
