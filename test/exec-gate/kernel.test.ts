@@ -81,18 +81,32 @@ async function attempt(rig: Rig, i: number, tag: string) {
   return { removed: !existsSync(join(rig.work, target)), ...r };
 }
 
+/** The jobs' results in order, four running at a time (a test, not a load test: the daemon's queue is small). */
+async function fourAtATime<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const k = next++;
+      out[k] = await jobs[k]();
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return out;
+}
+
 for (const mode of MODES) {
   test(`kernel layer, ${mode}: with rm forbidden no spelling the LD_PRELOAD layer cannot see runs rm; with rm allowed each does`, async (t) => {
     const forbid = await rigFor(mode, FORBID_RM);
     t.after(async () => (killAll(), forbid.stop()));
-    const denied = await Promise.all(SPELLINGS.map((_, i) => attempt(forbid, i, 'f')));
+    const denied = await fourAtATime(SPELLINGS.map((_, i) => () => attempt(forbid, i, 'f')));
     denied.forEach((r, i) => {
       assert.equal(r.removed, false, `${SPELLINGS[i][0]} removed its target: ${r.stderr}`);
       assert.match(r.stderr, /gate-sh: denied: [^\n]+: /, `${SPELLINGS[i][0]}: ${r.stderr}`);
     });
     const allow = await rigFor(mode, ALLOW_RM);
     t.after(async () => allow.stop());
-    const ran = await Promise.all(SPELLINGS.map((_, i) => attempt(allow, i, 'a')));
+    const ran = await fourAtATime(SPELLINGS.map((_, i) => () => attempt(allow, i, 'a')));
     ran.forEach((r, i) => {
       assert.doesNotMatch(r.stderr, /gate-sh: (denied|exec gate)/, `${SPELLINGS[i][0]}: ${r.stderr}`);
       // read-only: rm runs, and the sandbox (not the gate) keeps the file — unless an allowed interpreter

@@ -15,7 +15,8 @@ import { run, type Ran } from './helpers.js';
 const NATIVE = join(ROOT, 'bin', 'gate-sh');
 
 /** bash's argv (NUL-separated in /proc) and its environment without the per-run id, sorted */
-const PROBE = `tr '\\0' '\\n' < /proc/$$/cmdline; echo ---; env | grep -v '^GATE_RUN=' | grep -v '^_=' | sort`;
+// GATE_RUN and GATE_KERNEL_SOCK (the kernel layer's supervisor socket) are new for every run
+const PROBE = `tr '\\0' '\\n' < /proc/$$/cmdline; echo ---; env | grep -v '^GATE_RUN=' | grep -v '^GATE_KERNEL_SOCK=' | grep -v '^_=' | sort`;
 
 interface Case {
   args: string[];
@@ -64,9 +65,11 @@ for (const mode of ['danger-full-access', 'workspace-write'] as const) {
 
 test('GATE_SH_NODE=1 makes the native entry point hand over to Node before anything runs', { timeout: 60_000 }, async (t) => {
   const { te, ws } = await configuredDaemon(t, 'sandbox_mode = "danger-full-access"\n');
-  const r = await run(NATIVE, ['-c', 'echo $0; tr "\\0" " " < /proc/$PPID/cmdline'], { env: { ...te.env, GATE_SH_NODE: '1' }, cwd: ws });
+  // gate-sh is the parent of the kernel layer's launcher, whose supervisor is bash's parent (docs/exec-gate.md)
+  const starter = 'p=$(cut -d" " -f4 /proc/$PPID/stat); p=$(cut -d" " -f4 /proc/$p/stat); tr "\\0" " " < /proc/$p/cmdline';
+  const r = await run(NATIVE, ['-c', `echo $0; ${starter}`], { env: { ...te.env, GATE_SH_NODE: '1' }, cwd: ws });
   assert.equal(r.code, 0, r.stderr.toString());
   assert.match(r.stdout.toString(), new RegExp(`^${NATIVE}\\n.*node .*bin/gate-sh-node -c`));
-  const n = await run(NATIVE, ['-c', 'tr "\\0" " " < /proc/$PPID/cmdline'], { env: te.env, cwd: ws });
+  const n = await run(NATIVE, ['-c', starter], { env: te.env, cwd: ws });
   assert.doesNotMatch(n.stdout.toString(), /node/);
 });
