@@ -102,7 +102,7 @@ for (const mode of MODES) {
     const denied = await fourAtATime(SPELLINGS.map((_, i) => () => attempt(forbid, i, 'f')));
     denied.forEach((r, i) => {
       assert.equal(r.removed, false, `${SPELLINGS[i][0]} removed its target: ${r.stderr}`);
-      assert.match(r.stderr, /gate-sh: denied: [^\n]+: /, `${SPELLINGS[i][0]}: ${r.stderr}`);
+      assert.match(r.stderr, /gate-sh: denied: [^\n]+: /, `${SPELLINGS[i][0]} (exit ${r.code}): ${r.stderr}${r.stdout}`);
     });
     const allow = await rigFor(mode, ALLOW_RM);
     t.after(async () => allow.stop());
