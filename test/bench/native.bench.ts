@@ -58,6 +58,7 @@ function time(cmd: string, args: string[], o: { env: Record<string, string>; cwd
   const t0 = performance.now();
   const r = spawnSync(cmd, args, { env: o.env, cwd: o.cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
   const ms = performance.now() - t0;
+  if (r.error) throw new Error(`${cmd} ${args.join(' ')}: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return ms;
 }
