@@ -205,3 +205,17 @@ test("Codex's environment (PAGER=cat GIT_PAGER=cat GH_PAGER=cat) asks nothing, w
     assert.ok(!existsSync(join(r.ws, 'pwned')));
   }
 });
+
+for (const policy of ['never', 'untrusted']) {
+  test(`Codex's bash -lc with its environment, ${policy}: an allowed command runs with no prompt, byte-exact with bash`, async (t) => {
+    const r = await rig(t, RULES_FORBID, `approval_policy = "${policy}"\n`);
+    const env = { ...r.env, ...CODEX_ENV };
+    const script = 'git status && echo ok';
+    same(await gateSh(['-lc', script], { env, cwd: r.ws }), await bash(['-lc', script], { env, cwd: r.ws }), script);
+    const denied = await gateSh(['-lc', 'rm -rf somefile'], { env, cwd: r.ws });
+    assert.equal(denied.code, 126);
+    assert.ok(denied.stderr.toString().includes('rejected: use trash instead (rule '), denied.stderr.toString());
+    assert.ok(existsSync(join(r.ws, 'somefile')));
+  });
+}
+
