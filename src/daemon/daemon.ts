@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
 import { deny, formatAction, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
-import { isRestricted } from '../sandbox/policy.js';
+import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
 import { validateExec, validatePreflight, validateRunFinished, validateStartUpEnd } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
@@ -51,6 +51,7 @@ export interface DaemonDeps<P> {
 }
 
 const GRANT_TTL_MS = 30_000;
+const READ_ONLY: SandboxPolicy = { type: 'read-only' };
 
 /** How one subcommand was settled: its Action, and who besides the policy had a say. */
 interface Settled {
@@ -250,6 +251,11 @@ export class Daemon<P> {
         ? check.subcommands.map((s, i) => this.record(s, quick[i] ?? unasked(s), run, 'preflight', req.cwd, run.run_id))
         : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
     const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+    if (check.perExec && reply.action.type !== 'Deny') {
+      // decided per exec: the script cannot write unless a person agreed to the writes it asked up front
+      reply.per_exec = true;
+      if (!check.subcommands.some((s) => s.write)) reply.sandbox = READ_ONLY;
+    }
     if (req.start_up && reply.action.type !== 'Deny' && this.grantStartUp(req, check, run)) {
       reply.start_up = true;
       // A script whose every command an allow rule lets out runs in the turn sandbox instead, with those
@@ -354,7 +360,7 @@ export class Daemon<P> {
     let st = byCwd.get(cwd);
     if (!st) {
       st = newSettlement();
-      for (const s of check.subcommands) if (s.action.type !== 'Deny') this.settleInto(st, s, s.action, '', cwd);
+      for (const s of check.subcommands) if (s.action.type !== 'Deny' && !s.unsettled) this.settleInto(st, s, s.action, '', cwd);
       // a script run from many folders would grow this without bound: keep the latest few
       if (byCwd.size >= 16) byCwd.delete(byCwd.keys().next().value!);
       byCwd.set(cwd, st);
@@ -459,7 +465,7 @@ export class Daemon<P> {
   private record(s: SubcommandCheck, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandVerdict {
     const { action, outcome, extraSource } = settled;
     if (action.type === 'Deny') this.counters.denied++;
-    else if (run) this.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
+    else if (run && !(s.unsettled && !outcome)) this.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
     // A pre-flight check comes from the decider's cache, and when the policy's own answer stands (the common
     // case) its audit fields are the same every time: encoded once. Exec-gate checks are new each time.
     const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;

@@ -28,6 +28,10 @@ export interface SubcommandCheck {
   /** a literal command found inside a complex script: it can deny or ask, but how the script runs is
    * the whole script's entry's business (it is checked, not executed as its own step) */
   literal?: boolean;
+  /** a file the script writes by a redirection, asked up front (a script decided per exec) */
+  write?: boolean;
+  /** not remembered for the exec gate unless a person answered it (a literal of a script decided per exec) */
+  unsettled?: boolean;
   /** an exec of the run's start-up phase (the login profile, rc files): the audit log says so */
   phase?: 'start-up';
 }

@@ -3,6 +3,7 @@
  * Policy becomes a Decider (pre-flight and exec-gate decisions), and how amendments are appended.
  */
 import { join } from 'node:path';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { codexHome, defaultRulesFile, gateHome, loadPolicy } from '../policy/load.js';
 import { appendAllowPrefixRule, formatAllowPrefixRule } from '../policy/amend.js';
 import type { Policy } from '../policy/policy.js';
@@ -57,6 +58,23 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
   };
 }
 
+/** A file's `#!` line (without `#!`), or null: the first 256 bytes only. */
+function shebangOf(path: string): string | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(256);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const head = buf.subarray(0, n).toString('latin1');
+    const end = head.indexOf('\n');
+    return head.startsWith('#!') && end > 0 ? head.slice(2, end) : null;
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
 const CACHE_ENTRIES = 2048;
 /** complex reasons that say the script was not (or could not be) parsed (src/script/analyze.ts) */
 const UNPARSED = /^(parse error|analysis failed|script is not a string|script larger than \d+ bytes$|scripts nested too deeply|NUL byte|invalid UTF|carriage return)/;
@@ -97,14 +115,22 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         prefixRule: req.prefix_rule ?? null,
         gitReadOnly: ctx.gitReadOnly,
         readSource: reader.read,
+        cwd: req.cwd,
       });
       const check: ScriptCheck = {
         complex: a.complex,
         parses: !a.complex_reasons.some((r) => UNPARSED.test(r)),
+        perExec: a.per_exec,
         subcommands: a.subcommands.map((s) =>
           toCheck(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined }), s.kind === 'literal'),
         ),
       };
+      // Per exec, a literal command nobody was asked about decides nothing at its exec: it is judged there.
+      if (a.per_exec)
+        check.subcommands.forEach((c, i) => {
+          if (c.literal && c.requirement === 'skip') c.unsettled = true;
+          if (a.subcommands[i].kind === 'write') c.write = true;
+        });
       if (key.length <= MAX_CACHED_KEY) {
         cache.set(key, { check, sourced: reader.files });
         if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
@@ -133,6 +159,7 @@ function policyDecider(policy: Policy, trusted: Env): Decider {
         ...(found.kind === 'skill' ? { skill: found.exec } : {}),
         ...(req.real_program ? { realProgram: req.real_program } : {}),
         ...knownAs(req),
+        shebangOf,
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,

@@ -8,6 +8,7 @@ import type { ComplexScript, OpaqueKind, Subcommand } from '../script/analyze.js
 import { dangerousCommand, type DangerKind } from '../heuristics/dangerous.js';
 import { evaluateAssignments, evaluateCommand, type EvalContext, type EvaluatedWithMatches } from './assess-subcommand.js';
 import { wrapperAssignments } from './assess-env.js';
+import { isReadOnlyBuiltin, judgedAsInner } from './wrapper-judged.js';
 
 export interface Entry {
   argv: string[];
@@ -34,6 +35,19 @@ export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'liter
     evaluateCommand({ argv: [...s.argv], role: literal ? 'literal' : 'command', mode }, ec),
     ...s.inner.map((inner) => evaluateCommand({ argv: [...inner], role: 'inner', mode: literal }, ec)),
   ];
+  // `timeout 30 git status` is judged as `git status` when only the approval policy's heuristic asked
+  // about the wrapper itself (src/policy/wrapper-judged.ts); its inner commands are evaluated above.
+  const own = evaluated[0];
+  const heuristicOnly = own.sources.every((x) => x.type === 'heuristic' && x.name === 'approval-policy');
+  if (!hidden && !literal && heuristicOnly && own.decision === 'prompt' && isReadOnlyBuiltin(s.argv))
+    evaluated[0] = { ...own, decision: 'allow', sources: [{ type: 'heuristic', decision: 'allow', name: 'builtin', command: [...s.argv] }], matches: [{ type: 'heuristicsRuleMatch', command: [...s.argv], decision: 'allow' }] };
+  else if (!hidden && judgedAsInner(s.argv[0] ?? '', s.inner, heuristicOnly, own.decision))
+    evaluated[0] = {
+      ...own,
+      decision: 'allow',
+      sources: [{ type: 'heuristic', decision: 'allow', name: 'wrapper', command: [...s.argv] }],
+      matches: [{ type: 'heuristicsRuleMatch', command: [...s.argv], decision: 'allow' }],
+    };
   const assignWords = [...s.assignments, ...wrapperAssignments(s.argv), ...s.inner.flatMap((i) => wrapperAssignments(i))];
   const assign = evaluateAssignments(assignWords, ec);
   const historicGit = ec.unmatched.gitReadOnly === true;

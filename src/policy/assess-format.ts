@@ -20,7 +20,7 @@ export function formatSource(s: VerdictSource): string {
 }
 
 function formatSub(s: SubcommandAssessment, n: number): string[] {
-  const label = s.kind === 'script' ? 'whole script' : s.kind === 'literal' ? 'literal command' : 'subcommand';
+  const label = s.kind === 'script' ? 'whole script' : s.kind === 'literal' ? 'literal command' : s.kind === 'write' ? 'file write by a redirection' : 'subcommand';
   const out = [`[${n}] ${shlexJoin(s.argv)}    (${label})`];
   if (s.assignments?.length) out.push(`    assignments  ${s.assignments.join(' ')}`);
   for (const e of s.evaluated) {
@@ -55,6 +55,12 @@ export function formatExplanation(a: Assessment, ctx: FormatContext): string {
   } else {
     lines.push(`plain script: ${a.subcommands.length} subcommand(s)`);
   }
+  if (a.per_exec) {
+    const writes = a.subcommands.some((s) => s.kind === 'write');
+    lines.push('decided per exec: every program it starts is judged when it starts (known-safe and allowed run, forbidden is denied, anything else is asked then)');
+    lines.push(`sandbox: ${writes ? 'the turn sandbox once the writes below are approved' : 'read-only (a write it tries fails, and is offered as a sandbox-failure rerun)'}`);
+  }
+  lines.push(a.asked_up_front.length ? `asked up front: ${a.asked_up_front.map((c) => shlexJoin(c)).join('; ')}` : 'asked up front: nothing');
   if (a.requirement.type === 'forbidden') lines.push(`reason: ${a.requirement.reason}`);
   else if (a.requirement.type === 'needs_approval' && a.requirement.reason) lines.push(`reason: ${a.requirement.reason}`);
   lines.push('');

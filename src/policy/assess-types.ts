@@ -63,9 +63,9 @@ export type VerdictSource =
  * empty command (nothing to judge: forbidden); start-up: an exec of the login profile or rc files before
  * the script's first command (forbidden rules only); per-exec: a complex script run with every exec
  * decided when it happens; wrapper: a known-grammar wrapper (timeout, nice, env...) judged as the command
- * it runs.
+ * it runs; builtin: a bash builtin that only reads and prints (test, [, :, printf, type, command -v).
  */
-export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid' | 'start-up' | 'per-exec' | 'wrapper';
+export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid' | 'start-up' | 'per-exec' | 'wrapper' | 'builtin';
 
 /** One evaluated command (the subcommand itself, a wrapper's inner command, or a literal command). */
 export interface EvaluatedCommand {
@@ -80,7 +80,7 @@ export interface SubcommandAssessment {
   index: number;
   /** The words as bash will run them (for the complex-script entry: the whole invocation). */
   argv: string[];
-  kind: 'plain' | 'script' | 'literal';
+  kind: 'plain' | 'script' | 'literal' | 'write';
   /** Strictest over `evaluated`. */
   decision: Decision;
   /** The source that set the decision (the first one with the strictest decision). */
@@ -117,6 +117,11 @@ export interface Assessment {
   /** true only when every evaluated command of every subcommand has an explicit allow rule. */
   bypass_sandbox: boolean;
   subcommands: SubcommandAssessment[];
+  /** The complex script runs with every exec decided when it happens (issue 17): what pre-flight asks is
+   * only what it could decide; without asked writes the run's sandbox is read-only. */
+  per_exec: boolean;
+  /** The subcommands asked before anything runs (argv), in script order. */
+  asked_up_front: string[][];
 }
 
 /** The request-channel form of a VerdictSource. */

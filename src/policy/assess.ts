@@ -20,6 +20,7 @@ import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from 
 import { everyCommandExplicitlyAllowed, requirementFor, type ExecApprovalRequirement } from './requirement.js';
 import { explainUnmatchedCommand } from './unmatched.js';
 import { writableRootsFor } from './exec-writable.js';
+import { perExecEntry, perExecWrites, writeEntry } from './assess-per-exec.js';
 
 export type { Assessment, AssessContext, SubcommandAssessment } from './assess-types.js';
 
@@ -65,6 +66,8 @@ function assessInvocation(command: string[], script: string, ctx: AssessContext)
   const ec = evalContext(ctx, true);
   const head = a.heredocPrefix ? heredocEntry(a.heredocPrefix, ec) : wholeScriptEntry(command, a, ec);
   const literals = a.literalCommands.map((s) => subcommandEntry(s, ec, 'literal'));
+  const writes = perExecWrites(ctx, a, head);
+  if (writes) return finish(command, true, a.reasons, [perExecEntry(command), ...writes.map((w) => writeEntry(w, ctx.cwd!)), ...literals], ctx, true);
   return finish(command, true, a.reasons, [head, ...literals], ctx);
 }
 
@@ -76,7 +79,7 @@ function requestedAmendment(ctx: AssessContext, matchedRules: RuleMatch[], comma
   return deriveRequestedAmendment({ prefixRule: ctx.prefixRule, matchedRules, policy: ctx.policy, commands, fallback, options: ec.options });
 }
 
-function finish(command: string[], complex: boolean, reasons: string[], entries: Entry[], ctx: AssessContext): Assessment {
+function finish(command: string[], complex: boolean, reasons: string[], entries: Entry[], ctx: AssessContext, perExec = false): Assessment {
   const all: RuleMatch[] = entries.flatMap((e) => e.evaluated.flatMap((x) => x.matches));
   const amendable = entries.every((e) => e.amendable);
   const bypass = entries.every(mayLeaveSandbox) && everyCommandExplicitlyAllowed(all);
@@ -90,7 +93,8 @@ function finish(command: string[], complex: boolean, reasons: string[], entries:
   const raw = strictest(subcommands.map((s) => s.decided_by.decision)) ?? 'allow';
   const promptAmendment = amendable ? requested(all, entries.map((e) => e.argv)) ?? amendmentForPrompt(all) : null;
   const requirement = overallRequirement(command, raw, subcommands, all, ctx, { bypass, promptAmendment, skipAmendment: amendable ? amendmentForAllow(all) : null });
-  return { decision, complex, complex_reasons: reasons, command, requirement, bypass_sandbox: bypass && requirement.type === 'skip', subcommands };
+  const askedUpFront = subcommands.filter((s) => s.action === 'prompt').map((s) => s.argv);
+  return { decision, complex, complex_reasons: reasons, command, requirement, bypass_sandbox: bypass && requirement.type === 'skip', subcommands, per_exec: perExec, asked_up_front: askedUpFront };
 }
 
 interface Amendments {

@@ -17,10 +17,20 @@ export interface ExecEvaluation {
   decidedBy: VerdictSource;
 }
 
+/** Folders only root writes: a program there is what its name says, so the heuristics judge it by name. */
+export const SYSTEM_BIN = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin']);
+
+/** `/usr/bin/cat x` → `cat x` for the heuristics (known-safe wants a bare name: `./cat` could be anything). */
+export function systemName(c: string[]): string[] {
+  const p = c[0] ?? '';
+  const slash = p.lastIndexOf('/');
+  return slash > 0 && SYSTEM_BIN.has(p.slice(0, slash)) ? [p.slice(slash + 1), ...c.slice(1)] : c;
+}
+
 export function evaluateExec(policy: Policy, commands: string[][], options: MatchOptions, unmatched: UnmatchedContext): ExecEvaluation {
   const heuristics: UnmatchedDecision[] = [];
   const evaluation = policy.checkMultiple(commands, options, (c) => {
-    const h = explainUnmatchedCommand(c, unmatched);
+    const h = explainUnmatchedCommand(systemName(c), unmatched);
     heuristics.push(h);
     return h.decision;
   });

@@ -25,6 +25,9 @@ import { promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './assess-decisions.js';
 import { commandsForExecPolicy } from './assess-codex.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
+import { unwrapCommand } from '../script/analyze.js';
+import { basenameOf, judgedAsInner, JUDGED_AS_INNER } from './wrapper-judged.js';
+import { scriptRunByInterpreter } from './shebang.js';
 
 export const FORBIDDEN_BY_POLICY = 'Execution forbidden by policy';
 export const USER_DENIED = 'User denied execution';
@@ -58,6 +61,9 @@ export interface InterceptedContext {
   realProgram?: string;
   /** The rule name whose program has the same bytes as this one (src/daemon/program-identity.ts). */
   knownAs?: string;
+  /** The `#!` line of a file (without `#!`), or null: lets `node /usr/bin/npm test`, which is how the
+   * kernel runs `/usr/bin/npm test`, be judged as that (src/policy/shebang.ts). */
+  shebangOf?: (path: string) => string | null;
 }
 
 export interface SkillExec {
@@ -120,6 +126,8 @@ export function reuseSettled(d: InterceptedDecision, settled: Action): Action | 
 }
 
 export function decideIntercepted(program: string, argv: readonly string[], cwd: string, ctx: InterceptedContext): InterceptedDecision {
+  const script = ctx.shebangOf ? scriptRunByInterpreter(program, argv, ctx.shebangOf) : null;
+  if (script) return decideIntercepted(script[0], script, cwd, { ...ctx, shebangOf: undefined, realProgram: undefined, knownAs: undefined });
   const command = joinProgram(program, argv);
   const unmatched = {
     approvalPolicy: ctx.approvalPolicy,
@@ -138,6 +146,14 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   if (ctx.realProgram && ctx.realProgram !== program) {
     const real = evaluateExec(ctx.policy, [joinProgram(ctx.realProgram, argv)], options, unmatched);
     if (real.byPolicy && stricter(real.decision, decision) !== decision) ({ evaluation, decision, byPolicy, decidedBy } = real);
+  }
+  // `timeout 30 git status`: judged as `git status` (src/policy/wrapper-judged.ts); the inner exec is
+  // checked again when the wrapper makes it, so the wrapper itself only runs in place
+  if (!byPolicy && decidedBy.type === 'heuristic' && decidedBy.name === 'approval-policy' && JUDGED_AS_INNER.has(basenameOf(program))) {
+    const u = unwrapCommand([basenameOf(program), ...argv.slice(1)]);
+    const inner = u.opaqueKind ? [] : u.inner;
+    if (judgedAsInner(program, inner, true, decision) && inner.every((c) => evaluateExec(ctx.policy, [c], options, unmatched).decision === 'allow'))
+      ({ decision, decidedBy } = { decision: 'allow', decidedBy: { type: 'heuristic', decision: 'allow', name: 'wrapper', command } });
   }
   const skill = ctx.skill;
   const execution = skill ? skillExecution(skill) : executionFor(byPolicy, ctx);

@@ -13,7 +13,7 @@ import type { AnalyzeOptions, ComplexScript, OpaqueKind, ScriptAnalysis, Subcomm
 import { HASH_IN_WORD, walkFile, type WalkHooks, type WalkMode } from './walk.js';
 import { unwrapped, unwrapWith } from './wrappers.js';
 
-export type { AnalyzeOptions, ComplexScript, ListOp, OpaqueKind, PlainScript, ScriptAnalysis, Subcommand } from './types.js';
+export type { AnalyzeOptions, ComplexScript, ListOp, OpaqueKind, PlainScript, RedirectWrite, ScriptAnalysis, Subcommand } from './types.js';
 
 /** Above this a script is complex without being parsed (mvdan costs ~50 ms per 32 KiB). */
 export const DEFAULT_MAX_BYTES = 256 * 1024;
@@ -71,6 +71,7 @@ function analyze(script: string, opts: AnalyzeOptions, depth: number, retries = 
   }
   if (w.reasons.length > 0) {
     const c = complex(w.reasons, flatten(w.literal), w.dynamicName);
+    c.writes = w.writes;
     const prefix = parseShellLcSingleCommandPrefix(['bash', '-c', script]);
     if (prefix) c.heredocPrefix = prefix;
     return c;

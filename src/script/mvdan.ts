@@ -27,6 +27,9 @@ export const BIN_OP: Record<number, '&&' | '||' | '|' | '|&'> = { 10: '&&', 11: 
 /** Redirect operators that feed a here-document or here-string (no file is opened). */
 export const REDIR_HEREDOC = new Set([61, 62]); // <<  <<-
 export const REDIR_HERESTRING = 63; // <<<
+/** Redirect operators that open a file for writing (`>&` only when its word is not a descriptor). */
+export const REDIR_WRITE: Record<number, string> = { 54: '>', 55: '>>', 57: '<>', 59: '>&', 60: '>|', 64: '&>', 65: '&>>' };
+export const REDIR_DUP_OUT = 59; // >&
 
 export type ParseResult = { ok: true; file: MvNode } | { ok: false; error: string };
 

@@ -35,6 +35,14 @@ export interface Subcommand {
   redirects: boolean;
 }
 
+/** A redirection that opens a file for writing: the operator, the path as bash will open it (null when it
+ * is only known at run time), and where it is. */
+export interface RedirectWrite {
+  op: string;
+  target: string | null;
+  at: string;
+}
+
 export type ListOp = '&&' | '||' | ';' | '|' | '|&' | '&' | '\n';
 
 export interface PlainScript {
@@ -60,6 +68,9 @@ export interface ComplexScript {
   heredocPrefix?: string[];
   /** The text was never walked (parse error, size, bad bytes, nesting): nothing in it is known. */
   unread?: true;
+  /** Every redirection that writes a file, anywhere in the script; absent when the walk did not finish
+   * (unparsed scripts, a `#` read again): then none can be listed */
+  writes?: RedirectWrite[];
 }
 
 export type ScriptAnalysis = PlainScript | ComplexScript;

@@ -5,9 +5,9 @@
  * - collects every command with a literal name anywhere (substitutions, loops, functions, ...).
  * Unknown node types are a reason too: fail closed.
  */
-import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, str, validPos, type MvNode } from './mvdan.js';
+import { BIN_OP, REDIR_DUP_OUT, REDIR_WRITE, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, str, validPos, type MvNode } from './mvdan.js';
 import { wordValue, type WordValue } from './word.js';
-import type { Hidden, ListOp, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
+import type { Hidden, ListOp, RedirectWrite, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
 import { hiddenOf } from './wrappers.js';
 import { sameShellEffect } from './same-shell.js';
 import { evalText } from './eval-text.js';
@@ -41,6 +41,8 @@ export interface WalkResult {
   ansiC: [number, number][];
   /** A command whose name is only known at run time was found (it has no literal command). */
   dynamicName: boolean;
+  /** Every redirection that opens a file for writing, anywhere (see RedirectWrite). */
+  writes: RedirectWrite[];
 }
 
 const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash', 'ksh', 'mksh', 'ash']);
@@ -52,7 +54,7 @@ export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks, mode: Walk
     w.stmt(stmts[i], true);
     if (i + 1 < stmts.length) w.ops.push(stmts[i].Background ? '&' : validPos(stmts[i].Semicolon) ? ';' : '\n');
   }
-  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes, ansiC: w.ansiC, dynamicName: w.dynamicName };
+  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes, ansiC: w.ansiC, dynamicName: w.dynamicName, writes: w.writes };
 }
 
 class Walker {
@@ -63,6 +65,7 @@ class Walker {
   hashes: number[] = [];
   ansiC: [number, number][] = [];
   dynamicName = false;
+  writes: RedirectWrite[] = [];
   /**
    * Reading a file `source` runs: a function body there only defines a command (Claude Code's snapshot
    * carries every function of the user's shell); it is judged when it runs, by the exec gate. `PATH=` in
@@ -104,6 +107,13 @@ class Walker {
   }
 
   private redirect(r: MvNode): void {
+    const op = REDIR_WRITE[r.Op];
+    if (op && !nil(r.Word)) {
+      const v = wordValue(r.Word);
+      // `>&2`, `2>&1`, `>&-`: a descriptor duplication or close, not a file
+      const dup = r.Op === REDIR_DUP_OUT && v.literal && /^(\d+|-)$/.test(v.value);
+      if (!dup) this.writes.push({ op, target: v.literal ? v.value : null, at: at(r) });
+    }
     this.word(r.Word);
     this.word(r.Hdoc);
   }

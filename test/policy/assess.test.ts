@@ -184,7 +184,7 @@ test('the caller environment: code-loading variables turn an unsandboxed run int
 test('assessScript and a stable JSON shape', () => {
   const a = assessScript('/bin/bash', '-c', 'ls && pwd', ctxOf(''));
   assert.deepEqual(a.command, ['/bin/bash', '-c', 'ls && pwd']);
-  assert.deepEqual(Object.keys(a), ['decision', 'complex', 'complex_reasons', 'command', 'requirement', 'bypass_sandbox', 'subcommands']);
+  assert.deepEqual(Object.keys(a), ['decision', 'complex', 'complex_reasons', 'command', 'requirement', 'bypass_sandbox', 'subcommands', 'per_exec', 'asked_up_front']);
   assert.deepEqual(JSON.parse(JSON.stringify(a)), a);
   for (const [i, s] of a.subcommands.entries()) assert.equal(s.index, i);
 });

@@ -100,7 +100,7 @@ export async function run(argv: string[]): Promise<number> {
   // One argument is a script (as `bash -lc`); several are an argv (a shell invocation or a program).
   const command = words.length === 1 ? ['bash', '-lc', words[0]] : words;
   // files the script sources are read as the daemon reads them
-  const ctx = { policy, approvalPolicy, sandboxPolicy, sandboxPermissions, prefixRule, gitReadOnly: v['git-read-only'] === true || config.git_read_only, readSource: sourceReader({ hidden: [gatePaths(process.env).runtime] }).read };
+  const ctx = { policy, approvalPolicy, sandboxPolicy, sandboxPermissions, prefixRule, gitReadOnly: v['git-read-only'] === true || config.git_read_only, readSource: sourceReader({ hidden: [gatePaths(process.env).runtime] }).read, cwd: process.cwd() };
   // `gate-sh -c '...'` (or a shell at any path) is explained as the script it runs.
   const shellScript = command.length === 3 && (command[1] === '-c' || command[1] === '-lc') && SHELLS.test(command[0]);
   const assessment = shellScript ? assessScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : assessCommand(command, ctx);

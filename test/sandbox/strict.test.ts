@@ -1,0 +1,110 @@
+// Strict mode that does not nag (issue 17): under untrusted + workspace-write, `gate-sh -lc`, no approver,
+// typical agent scripts run with no prompt, no start-up noise and bash's exact bytes; what a person must
+// decide is still held. Real daemon, gate-sh, bash, bubblewrap and exec gate.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { GATE_SH } from '../helpers/env.js';
+import { startRig, type Rig } from '../exec-gate/helpers.js';
+import { bash, run, type Ran } from '../shell/helpers.js';
+import { request } from '../../src/protocol/client.js';
+import type { PreflightReply } from '../../src/protocol/messages.js';
+import { AGENT_SCRIPTS, AGENT_SCRIPT_RULES as RULES, agentWorkspace } from '../helpers/agent-scripts.js';
+
+const CONFIG = 'approval_policy = "untrusted"\nsandbox_mode = "workspace-write"\n';
+const GIT_ENV = {
+  GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+  GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+  npm_config_update_notifier: 'false', npm_config_fund: 'false',
+};
+
+let home: string;
+let rig: Rig;
+let wsGate: string;
+let wsBash: string;
+before(async () => {
+  home = mkdtempSync('/var/tmp/gate-home-');
+  // a login profile that runs programs, as /etc/profile and ~/.bashrc do
+  writeFileSync(join(home, '.profile'), 'export FROM_PROFILE=yes\nuname -s > /dev/null\nif [ "$(id -u)" -ge 0 ]; then :; fi\n');
+  rig = await startRig({ rules: RULES, config: CONFIG, env: { HOME: home, GATE_APPROVAL_POLICY: 'untrusted', ...GIT_ENV } });
+  const template = join(rig.te.dir, 'template');
+  agentWorkspace(template, rig.env);
+  wsGate = join(rig.te.dir, 'g');
+  wsBash = join(rig.te.dir, 'b');
+  cpSync(template, wsGate, { recursive: true });
+  cpSync(template, wsBash, { recursive: true });
+});
+after(async () => {
+  await rig.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+const env = (): Record<string, string> => ({ ...rig.env, GATE_NO_AUTOSTART: '1' });
+const gateLc = (script: string, cwd = wsGate): Promise<Ran> => run(GATE_SH, ['-lc', script], { env: env(), cwd });
+function audit(): Record<string, any>[] {
+  return readFileSync(join(rig.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+}
+
+test('33 typical agent scripts run under untrusted with -lc and no approver: no prompt, no start-up noise, bash\'s bytes', { timeout: 600_000 }, async () => {
+  assert.equal(AGENT_SCRIPTS.length, 33);
+  for (const script of AGENT_SCRIPTS) {
+    const g = await gateLc(script, wsGate);
+    const b = await bash(['-lc', script], { env: env(), cwd: wsBash });
+    assert.equal(g.stderr.toString(), b.stderr.toString(), `stderr of ${JSON.stringify(script)}`);
+    assert.equal(g.stdout.toString(), b.stdout.toString(), `stdout of ${JSON.stringify(script)}`);
+    assert.equal(g.code, b.code, `status of ${JSON.stringify(script)}`);
+  }
+  // nobody was asked: nothing was denied for want of an approver
+  assert.deepEqual(audit().filter((a) => a.decision === 'prompt'), []);
+});
+
+/** A held script: nothing of what a person must decide ran, and gate-sh said why. */
+async function held(script: string, reason: RegExp): Promise<Ran> {
+  const r = await gateLc(script);
+  assert.match(r.stderr.toString(), reason, script);
+  assert.ok(existsSync(join(wsGate, 'README.md')), `${script} deleted README.md`);
+  return r;
+}
+
+test('still held under untrusted: rm through a loop, $(...), eval, xargs and a function', async () => {
+  for (const script of [
+    'for f in README.md; do rm "$f"; done',
+    'echo $(rm README.md)',
+    'eval "rm README.md"',
+    'echo README.md | xargs rm',
+    'f() { rm "$1"; }; f README.md',
+  ])
+    await held(script, /no approver is attached/);
+});
+
+test('writes: `> ~/.bashrc` and `git status > status.txt` ask for the write; sed -i and curl ask; find -delete asks before deleting', async () => {
+  await held('echo evil > ~/.bashrc', /no approver is attached/);
+  assert.ok(!existsSync(join(home, '.bashrc')));
+  const w = await held('git status > status.txt', /approval needed for 'write .*\/status\.txt'.*`> status\.txt` at 1:12/);
+  assert.doesNotMatch(w.stdout.toString(), /branch/, 'nothing ran');
+  assert.ok(!existsSync(join(wsGate, 'status.txt')));
+  await held('sed -i s/hello/bye/ README.md', /sed -i s\/hello\/bye\/ README\.md.*no approver/);
+  assert.equal(readFileSync(join(wsGate, 'README.md'), 'utf8'), 'hello\nworld\nthird line\n');
+  await held('curl -s http://127.0.0.1:9/', /curl -s http:\/\/127\.0\.0\.1:9\/.*no approver/);
+  await held('find . -name "*.md" -delete', /find \. -name '\*\.md' -delete.*no approver/);
+  await held('for d in .; do find "$d" -name "*.md" -delete; done', /find \. -name \*\.md -delete.*no approver/);
+  assert.ok(existsSync(join(wsGate, 'src', 'a.md')));
+});
+
+test('a script decided per exec runs read-only: a write no redirection shows (history -w) fails in its sandbox', async () => {
+  const script = 'for i in 1; do history -w hist.txt; done; echo "status $?"';
+  const b = await bash(['-c', script], { env: env(), cwd: wsBash });
+  assert.equal(b.stdout.toString(), 'status 0\n');
+  const g = await run(GATE_SH, ['-c', script], { env: env(), cwd: wsGate });
+  assert.equal(g.stdout.toString(), 'status 1\n');
+  assert.ok(!existsSync(join(wsGate, 'hist.txt')));
+  const reply = await request<PreflightReply>(rig.paths, { type: 'preflight', shell: 'bash', flag: '-c', script, cwd: wsGate, pid: process.pid, sandbox_permissions: 'use_default' });
+  assert.equal(reply.per_exec, true);
+  assert.deepEqual(reply.sandbox, { type: 'read-only' });
+  // a plain script keeps the turn sandbox
+  const plain = await request<PreflightReply>(rig.paths, { type: 'preflight', shell: 'bash', flag: '-c', script: 'ls', cwd: wsGate, pid: process.pid, sandbox_permissions: 'use_default' });
+  assert.equal(plain.per_exec, undefined);
+  assert.equal(plain.sandbox.type, 'workspace-write');
+});
