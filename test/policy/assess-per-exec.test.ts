@@ -46,7 +46,7 @@ test('what pre-flight can decide still is: forbidden literal, prompt rule, dange
   assert.deepEqual(p.asked_up_front, [['curl', '-s', 'https://x.invalid']]);
   const d = lc('for f in a; do rm -rf /; done');
   assert.ok(d.asked_up_front.some((c) => c[0] === 'rm'), 'danger asked up front');
-  assert.equal(lc('eval "ls"').decision, 'prompt', 'eval is asked before anything runs');
+  assert.equal(lc('eval "$x"').decision, 'prompt', 'an eval of what is only known at run time is asked before anything runs');
   for (const s of ['echo x > "$f"', 'echo x > ~/.bashrc', '$cmd -rf x']) {
     const a = lc(s);
     assert.equal(a.per_exec, false, s);
