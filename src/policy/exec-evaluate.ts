@@ -8,6 +8,8 @@ import type { VerdictSource } from './assess-types.js';
 import { explainUnmatchedCommand, type UnmatchedContext, type UnmatchedDecision } from './unmatched.js';
 import { isPolicyRuleMatch } from './requirement.js';
 import { toSource } from './assess-subcommand.js';
+import { join } from 'node:path';
+import { GATE_INSTALL_ROOT } from '../sandbox/gate-context.js';
 
 export interface ExecEvaluation {
   evaluation: Evaluation;
@@ -17,8 +19,9 @@ export interface ExecEvaluation {
   decidedBy: VerdictSource;
 }
 
-/** Folders only root writes: a program there is what its name says, so the heuristics judge it by name. */
-export const SYSTEM_BIN = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin']);
+/** Folders only root writes, and gate-sh's own nested-shell shims (read-only in every sandbox): a program
+ * there is what its name says, so the heuristics judge it by name. */
+export const SYSTEM_BIN = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin', join(GATE_INSTALL_ROOT, 'shims', 'bin')]);
 
 /** `/usr/bin/cat x` → `cat x` for the heuristics (known-safe wants a bare name: `./cat` could be anything). */
 export function systemName(c: string[]): string[] {
