@@ -28,9 +28,10 @@ export interface FakeModel {
   requests: { path: string; body: any }[];
   /** the tool names the agent offered in its main-loop request */
   tools: string[];
-  /** main-loop requests: when each arrived and when its answer was sent (performance.now() ms); the
-   * agent's wall time for tool call k is turns[k + 1].received - turns[k].answered */
-  turns: { received: number; answered: number }[];
+  /** per scripted call k: when the model's call was sent and when the request carrying its result first
+   * arrived (performance.now() ms); the agent's wall time for the call is the difference. Other requests
+   * (an agent's own side questions to the model) do not count. */
+  calls: { sent: number; resultAt?: number }[];
   close(): Promise<void>;
 }
 
@@ -45,7 +46,7 @@ export interface FakeModelOptions {
 }
 
 export async function startFakeModel(o: FakeModelOptions): Promise<FakeModel> {
-  const state: FakeModel = { url: '', results: [], requests: [], tools: [], turns: [], close: async () => {} };
+  const state: FakeModel = { url: '', results: [], requests: [], tools: [], calls: [], close: async () => {} };
   const handler = o.api === 'anthropic' ? anthropic : o.api === 'openai' ? openai : gemini;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -59,13 +60,11 @@ export async function startFakeModel(o: FakeModelOptions): Promise<FakeModel> {
       }
       state.requests.push({ path: req.url ?? '', body });
       const received = performance.now();
-      const before = state.tools;
-      state.tools = [];
+      const before = state.results.length;
       try {
         handler(req, res, body, o, state);
-        // the handler sets tools only for a main-loop request
-        if (state.tools.length) state.turns.push({ received, answered: performance.now() });
-        else state.tools = before;
+        // a main-loop request that brought a new result ends that call; one that asks a call starts it
+        for (let k = before; k < state.results.length; k++) if (state.calls[k] && state.calls[k].resultAt === undefined) state.calls[k].resultAt = received;
       } catch (e) {
         res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(e) } }));
       }
@@ -82,8 +81,10 @@ export async function startFakeModel(o: FakeModelOptions): Promise<FakeModel> {
 }
 
 /** What the n-th main-loop turn answers: the next command, or the final text. */
-function next(o: FakeModelOptions, answered: number): { command: string } | { text: string } {
-  return answered < o.commands.length ? { command: o.commands[answered] } : { text: o.finalText ?? 'done' };
+function next(o: FakeModelOptions, answered: number, st: FakeModel): { command: string } | { text: string } {
+  if (answered >= o.commands.length) return { text: o.finalText ?? 'done' };
+  st.calls[answered] ??= { sent: performance.now() }; // a retried turn keeps the first sending
+  return { command: o.commands[answered] };
 }
 
 function textOf(content: unknown): string {
@@ -116,7 +117,7 @@ function anthropic(req: IncomingMessage, res: ServerResponse, body: any, o: Fake
       if (m?.role === 'user' && Array.isArray(m.content))
         for (const c of m.content) if (c?.type === 'tool_result') results.push({ output: textOf(c.content), isError: c.is_error === true });
     st.results = results.map((r, i) => ({ command: o.commands[i] ?? '', ...r }));
-    reply = next(o, results.length);
+    reply = next(o, results.length, st);
   }
   const id = `msg_${st.requests.length}`;
   const content =
@@ -154,7 +155,7 @@ function openai(req: IncomingMessage, res: ServerResponse, body: any, o: FakeMod
   for (const item of Array.isArray(body.input) ? body.input : [])
     if (item?.type === 'function_call_output' || item?.type === 'custom_tool_call_output') results.push({ output: outputText(item.output) });
   st.results = results.map((r, i) => ({ command: o.commands[i] ?? '', ...r }));
-  const reply = next(o, results.length);
+  const reply = next(o, results.length, st);
   const rid = `resp_${st.requests.length}`;
   const item =
     'command' in reply
@@ -217,7 +218,7 @@ function gemini(req: IncomingMessage, res: ServerResponse, body: any, o: FakeMod
           results.push({ output: typeof r?.output === 'string' ? r.output : typeof r?.error === 'string' ? r.error : JSON.stringify(r) });
         }
     st.results = results.map((r, i) => ({ command: o.commands[i] ?? '', ...r }));
-    reply = next(o, results.length);
+    reply = next(o, results.length, st);
   }
   const part = 'command' in reply ? { functionCall: { name: 'run_shell_command', args: { command: reply.command, description: 'scripted command' } } } : { text: reply.text };
   const chunk = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } };

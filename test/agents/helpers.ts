@@ -117,7 +117,7 @@ export async function runAgent(agent: PinnedAgent, s: Scratch, commands: string[
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     clearTimeout(timer);
-    const callMs = model.turns.slice(1).map((t, i) => t.received - model.turns[i].answered);
+    const callMs = model.calls.filter((c) => c.resultAt !== undefined).map((c) => c.resultAt! - c.sent);
     return { code, stdout, stderr, results: model.results, ms: performance.now() - started, callMs };
   } finally {
     await model.close();

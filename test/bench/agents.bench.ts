@@ -3,11 +3,12 @@
  * conversation (N allowed calls, `git status && echo ok`) with the real CLIs (test/agents/, pinned, cached
  * in scratch/agents/), runs alternating which side goes first. A tool call's time is from the fake model
  * sending the call to the agent's next request carrying its result (test/agents/fake-model.ts), so it
- * includes the agent's own overhead around the shell. Prints one JSON object (npm run bench agents).
+ * includes the agent's own overhead around the shell. Prints one JSON object (npm run bench agents;
+ * GATE_BENCH_AGENTS=gemini,codex for some agents only).
  */
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
-import { gate, runAgent, scratch, type Scratch } from '../agents/helpers.js';
+import { codexMcpResult, gate, runAgent, scratch, type Scratch } from '../agents/helpers.js';
 import type { PinnedAgent } from '../agents/install.js';
 
 const CALLS = Number(process.env.GATE_BENCH_AGENT_CALLS || 4);
@@ -55,7 +56,8 @@ function stats(xs: number[]): { n: number; p50: number; mean: number; min: numbe
 async function main(): Promise<void> {
   // the machine's load says how far these figures can be trusted (node -e 0 alone is ~110 ms when idle)
   const out: Record<string, unknown> = { calls_per_run: CALLS, rounds: ROUNDS, command: COMMAND, loadavg_at_start: loadavg().map((x) => Math.round(x * 10) / 10) };
-  for (const agent of ['claude-code', 'gemini', 'codex'] as PinnedAgent[]) {
+  const only = process.env.GATE_BENCH_AGENTS?.split(',');
+  for (const agent of (['claude-code', 'gemini', 'codex'] as PinnedAgent[]).filter((a) => !only || only.includes(a))) {
     const modes = MODES.filter((m) => m.agent === agent);
     const per: Record<string, { callMs: number[]; ok: number; calls: number; failed?: string }> = {};
     for (const m of modes) per[m.name] = { callMs: [], ok: 0, calls: 0 };
@@ -70,7 +72,14 @@ async function main(): Promise<void> {
           const p = per[m.name];
           p.callMs.push(...run.callMs.slice(1));
           p.calls += run.results.length - 1;
-          const ran = (out: string) => /\bok\b/.test(out) && !/denied|approval needed/.test(out);
+          const text = (out: string) => {
+            try {
+              return agent === 'codex' ? codexMcpResult(out).output : out;
+            } catch {
+              return out;
+            }
+          };
+          const ran = (out: string) => /^ok$/m.test(text(out)) && !/denied|approval needed/.test(out);
           p.ok += run.results.slice(1).filter((r) => ran(r.output)).length;
           p.failed ??= run.results.slice(1).find((r) => !ran(r.output))?.output.slice(0, 300);
         } finally {

@@ -35,8 +35,8 @@ async function decide(agent: HookAgent): Promise<HookVerdict | null> {
   try {
     call = parseHookInput(agent, readFileSync(0, 'utf8'), process.cwd());
   } catch (e) {
-    if (!(e instanceof HookInputError) && (e as NodeJS.ErrnoException).code === undefined) throw e;
-    return { decision: 'deny', reason: `gate-sh: ${(e as Error).message}; nothing runs` };
+    // any failure is a denial: both agents go on with the command when a hook exits with an error
+    return { decision: 'deny', reason: `gate-sh: ${e instanceof HookInputError ? e.message : `cannot read the hook input (${(e as Error).message})`}; nothing runs` };
   }
   if (!call) return null;
   try {
