@@ -260,9 +260,10 @@ export class Daemon<P> {
       reply.start_up = true;
       // A script whose every command an allow rule lets out runs in the turn sandbox instead, with those
       // commands escalated at their execs (as settled): the start-up files then run sandboxed in place,
-      // not each sent out and back in. A Permissions run keeps its profile; its start-up execs go into the
-      // turn sandbox one by one.
-      if (reply.action.type === 'Escalate' && reply.action.execution.type === 'Unsandboxed' && isRestricted(this.config.sandbox_policy)) reply.action = RUN;
+      // not each sent out and back in. Only a plain script: what a complex one does in bash itself (a
+      // redirection, a builtin) has no exec to escalate, so an approved escalation of it keeps bash outside.
+      // A Permissions run keeps its profile; its start-up execs go into the turn sandbox one by one.
+      if (!check.complex && reply.action.type === 'Escalate' && reply.action.execution.type === 'Unsandboxed' && isRestricted(this.config.sandbox_policy)) reply.action = RUN;
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
