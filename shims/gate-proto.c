@@ -375,7 +375,7 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
   /* under the kernel layer, requests go through the run's supervisor, which pairs the answer with the
    * exec the kernel then reports (shims/gate-launch.c); replies come back the same way */
   const char *k = lookup(vars, n, "GATE_KERNEL_SOCK");
-  if (k && *k == '/') c->request_sock = k;
+  if (k && *k == '/') { c->request_sock = k; c->via_supervisor = 1; }
   const char *t = lookup(vars, n, "GATE_EXEC_TIMEOUT_MS");
   c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 2000;
   c->attempts = 5;
@@ -618,6 +618,10 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
     ssize_t s;
     do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to);
     while (s < 0 && errno == EINTR);
+    if (s < 0 && errno != EAGAIN && errno != ENOBUFS && c->via_supervisor) {
+      snprintf(err, errlen, "the exec supervisor of this run is gone (%s); nothing more can run in this run", strerror(errno));
+      goto out;
+    }
     if (s < 0 && errno != EAGAIN && errno != ENOBUFS) { unreachable(c->request_sock, errno, err, errlen); goto out; }
     long deadline = now_ms() + c->timeout_ms;
     for (;;) {

@@ -70,6 +70,7 @@ struct gate_conf {
   const char *request_sock, *stream_sock, *escalate_sock, *client_dir, *run_id;
   int timeout_ms; /* silence allowed before a retry (pending messages reset it) */
   int attempts;   /* datagram sends of the same id before giving up */
+  int via_supervisor; /* request_sock is the kernel layer's supervisor (GATE_KERNEL_SOCK), not the daemon */
 };
 /* Fill from the environment (GATE_*); -1 with err when something is missing. */
 int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen);

@@ -156,7 +156,8 @@ test('kernel layer: the supervisor killed mid-run: the run ends with a clear err
   // a background job that outlives the script's bash tries rm (allowed) after the supervisor is gone
   // (a shell started with an empty environment, so without the LD_PRELOAD layer, whose requests went through
   // the supervisor and would be refused first)
-  const pending = gateSh(rig, `"${bin}/static-exec" /bin/sh sh -c 'echo > ready; while [ ! -e go ]; do :; done; /bin/rm -f keep 2> rm-error; echo "rm=$?" > after' & sleep 60`, { timeoutMs: 30_000 });
+  // and a bash with the LD_PRELOAD layer, whose request the gone supervisor cannot relay
+  const pending = gateSh(rig, `"${bin}/static-exec" /bin/sh sh -c 'echo > ready; while [ ! -e go ]; do :; done; /bin/rm -f keep 2> rm-error; echo "rm=$?" > after' & (trap '' HUP TERM; while [ ! -e go ]; do :; done; /bin/true 2> shim-error) & sleep 60`, { timeoutMs: 30_000 });
   await waitFor(() => existsSync(join(rig.work, 'ready')) || undefined, 'the run to start');
   const mine = await waitFor(() => supervisors().filter((p) => !before.has(p))[0], 'the supervisor');
   process.kill(mine, 'SIGKILL');
@@ -169,6 +170,8 @@ test('kernel layer: the supervisor killed mid-run: the run ends with a clear err
   assert.match(readFileSync(join(rig.work, 'after'), 'utf8'), /rm=12[67]/);
   // with its listener gone the kernel fails the notifying execve with ENOSYS
   assert.match(readFileSync(join(rig.work, 'rm-error'), 'utf8'), /Function not implemented/);
+  await waitFor(() => readFileSync(join(rig.work, 'shim-error'), { encoding: 'utf8', flag: 'a+' }).includes('supervisor') || undefined, 'the LD_PRELOAD layer to fail closed');
+  assert.match(readFileSync(join(rig.work, 'shim-error'), 'utf8'), /gate-sh: exec gate: \/bin\/true: the exec supervisor of this run is gone/);
 });
 
 test('kernel layer: seccomp user notification unavailable: nothing runs, exit 126, a message that says why', async (t) => {
