@@ -608,29 +608,26 @@ static int plan_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
+/* Reads a JSON string into a fixed buffer, truncating as gate_join does. */
+static int str_into(struct gate_jp *p, char *out, size_t n) {
+  char *s = gate_jstr_dup(p);
+  if (!s) return -1;
+  gate_join(out, n, s, NULL, NULL, NULL);
+  free(s);
+  return 0;
+}
+
 static int info_field(const char *key, struct gate_jp *p, void *ctx) {
   struct preply *r = ctx;
-  char *s;
-  if (!strcmp(key, "why") || !strcmp(key, "justification")) {
-    if (!(s = gate_jstr_dup(p))) return -1;
-    if (key[0] == 'w') gate_join(r->why, sizeof r->why, s, NULL, NULL, NULL);
-    else gate_join(r->justification, sizeof r->justification, s, NULL, NULL, NULL);
-    free(s);
-    return 0;
-  }
+  if (!strcmp(key, "why")) return str_into(p, r->why, sizeof r->why);
+  if (!strcmp(key, "justification")) return str_into(p, r->justification, sizeof r->justification);
   return gate_jskip(p);
 }
 
 static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
   struct preply *r = ctx;
-  char *s;
-  if (!strcmp(key, "type") || !strcmp(key, "run_id")) {
-    if (!(s = gate_jstr_dup(p))) return -1;
-    if (key[0] == 't') gate_join(r->type, sizeof r->type, s, NULL, NULL, NULL);
-    else gate_join(r->run_id, sizeof r->run_id, s, NULL, NULL, NULL);
-    free(s);
-    return 0;
-  }
+  if (!strcmp(key, "type")) return str_into(p, r->type, sizeof r->type);
+  if (!strcmp(key, "run_id")) return str_into(p, r->run_id, sizeof r->run_id);
   if (!strcmp(key, "action")) { r->has_action = 1; return gate_jskip(p); }
   if (!strcmp(key, "plan")) { r->plan.has_plan = 1; return gate_jobject(p, plan_field, &r->plan); }
   if (!strcmp(key, "info")) return gate_jobject(p, info_field, r);
