@@ -483,17 +483,6 @@ static void respond(uint64_t id, int error) {
 
 static int still_valid(uint64_t id) { return ioctl(S.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
 
-static void describe(char *out, size_t n, char *const argv[], const char *program) {
-  size_t o = 0;
-  out[0] = 0;
-  for (int i = 0; argv && argv[i] && o + 1 < n; i++) {
-    if (i && o + 1 < n) out[o++] = ' ';
-    for (const char *s = argv[i]; *s && o + 1 < n; s++) out[o++] = *s;
-    out[o] = 0;
-  }
-  if (!out[0]) gate_join(out, n, program, NULL, NULL, NULL);
-}
-
 /* The program an exec names, as the process sees it: an absolute path (relative ones against its cwd or
  * the descriptor's folder; AT_EMPTY_PATH: the descriptor's own target). -1 when it cannot be told. */
 static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flags, const char *cwd, char *out, size_t n) {
@@ -535,12 +524,12 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   envp = read_vec(&p, envpp, &ok2);
   if (read_link(cwdl, cwd, sizeof cwd)) strcpy(cwd, "/");
   if (!path || !ok1 || !ok2) {
-    describe(cmd, sizeof cmd, argv, path ? path : "?");
+    gate_describe(cmd, sizeof cmd, argv, path ? path : "?");
     gate_msg("exec gate: ", cmd, ": not run: its arguments could not be read (or are too large for the gate)", NULL);
     goto done;
   }
   if (exec_program(pid, at, dirfd, path, flags, cwd, program, sizeof program)) {
-    describe(cmd, sizeof cmd, argv, path);
+    gate_describe(cmd, sizeof cmd, argv, path);
     gate_msg("exec gate: ", cmd, ": not run: the program it names could not be told", NULL);
     goto done;
   }
@@ -583,7 +572,7 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   }
   struct gate_reply r;
   r.denied = NULL;
-  describe(cmd, sizeof cmd, argv, program);
+  gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
   else if (r.action == GA_DENY) gate_msg("denied: ", cmd, ": ", r.reason[0] ? r.reason : "denied by policy");

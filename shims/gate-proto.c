@@ -408,6 +408,17 @@ size_t gate_join(char *out, size_t n, const char *a, const char *b, const char *
   return o;
 }
 
+void gate_describe(char *out, size_t n, char *const argv[], const char *program) {
+  size_t o = 0;
+  out[0] = 0;
+  for (int i = 0; argv && argv[i] && o + 1 < n; i++) {
+    if (i && o + 1 < n) out[o++] = ' ';
+    for (const char *s = argv[i]; *s && o + 1 < n; s++) out[o++] = *s;
+    out[o] = 0;
+  }
+  if (!out[0]) gate_join(out, n, program, NULL, NULL, NULL);
+}
+
 char *gate_num(char *out, unsigned long v, int base) {
   char tmp[24];
   int i = 0;
@@ -435,6 +446,20 @@ static long now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms) {
+  for (;;) {
+    long left = deadline_ms - now_ms();
+    if (left <= 0) return -1;
+    struct pollfd pf = { fd, POLLIN, 0 };
+    int pr = poll(&pf, 1, (int)left);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr <= 0) return -1;
+    ssize_t got = recv(fd, buf, n, MSG_TRUNC);
+    if (got < 0) { if (errno == EINTR) continue; return -1; }
+    return got;
+  }
 }
 
 static int set_addr(struct sockaddr_un *a, const char *path, char *err, size_t errlen) {
@@ -625,14 +650,8 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
     if (s < 0 && errno != EAGAIN && errno != ENOBUFS) { unreachable(c->request_sock, errno, err, errlen); goto out; }
     long deadline = now_ms() + c->timeout_ms;
     for (;;) {
-      long left = deadline - now_ms();
-      if (left <= 0) break;
-      struct pollfd pf = { fd, POLLIN, 0 };
-      int pr = poll(&pf, 1, (int)left);
-      if (pr < 0 && errno == EINTR) continue;
-      if (pr <= 0) break;
-      ssize_t n = recv(fd, buf, sizeof buf, MSG_TRUNC);
-      if (n < 0) { if (errno == EINTR) continue; break; }
+      ssize_t n = gate_recv_until(fd, buf, sizeof buf, deadline);
+      if (n < 0) break;
       if ((size_t)n > sizeof buf) { by_stream = 1; goto out; }
       int t = take(buf, (size_t)n, id, r, err, errlen, 1);
       if (t < 0) goto out;

@@ -8,6 +8,7 @@
 #define GATE_PROTO_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #define GATE_PROTOCOL_VERSION 1
 #define GATE_MAX_DATAGRAM (60 * 1024)
@@ -80,6 +81,10 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
 
 void gate_new_id(char *out, size_t n);
 
+/* One datagram from fd by deadline_ms (CLOCK_MONOTONIC ms), its full length even beyond n (MSG_TRUNC,
+ * so a caller sees one too large); -1 when none came in time or recv failed. Retries EINTR. */
+ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms);
+
 /* Send one request (JSON, with its id) and wait for the reply with that id. Datagram up to
  * GATE_MAX_DATAGRAM, else the stream socket. 0 on success; -1 with err on any failure (fail closed). */
 int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
@@ -112,6 +117,8 @@ int gate_code_loading_name(const char *name, size_t n);
  * printf's code and first-use symbol binding cost page faults on every exec. */
 /* out = a + b + c + d (NULL parts skipped), truncated to n - 1 bytes; returns the length written. */
 size_t gate_join(char *out, size_t n, const char *a, const char *b, const char *c, const char *d);
+/* argv joined by spaces for messages, truncated to n - 1 bytes; program when argv is empty. */
+void gate_describe(char *out, size_t n, char *const argv[], const char *program);
 /* v in base 10 or 16 into out (room for 24 bytes); returns out. */
 char *gate_num(char *out, unsigned long v, int base);
 

@@ -454,14 +454,8 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
     long wait = pending ? 500 : (attempts == 0 ? 1000 : attempts == 1 ? 2000 : 4000);
     long deadline = now_ms() + wait;
     for (;;) {
-      long left = deadline - now_ms();
-      if (left <= 0) break;
-      struct pollfd pf = { fd, POLLIN, 0 };
-      int pr = poll(&pf, 1, (int)left);
-      if (pr < 0 && errno == EINTR) continue;
-      if (pr <= 0) break;
-      ssize_t n = recv(fd, buf, GATE_MAX_DATAGRAM, MSG_TRUNC);
-      if (n < 0) { if (errno == EINTR) continue; break; }
+      ssize_t n = gate_recv_until(fd, buf, GATE_MAX_DATAGRAM, deadline);
+      if (n < 0) break;
       if (n > GATE_MAX_DATAGRAM) { snprintf(err, errlen, "protocol error from the gate daemon: reply too large"); goto out; }
       struct gate_reply r;
       r.denied = NULL;

@@ -55,18 +55,6 @@ static int same_file(const char *a, const char *b) {
   return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
 }
 
-/* argv joined for messages (bounded). */
-static void describe(char *out, size_t n, char *const argv[], const char *program) {
-  size_t o = 0;
-  out[0] = 0;
-  for (int i = 0; argv && argv[i] && o + 1 < n; i++) {
-    if (i && o + 1 < n) out[o++] = ' ';
-    for (const char *s = argv[i]; *s && o + 1 < n; s++) out[o++] = *s;
-    out[o] = 0;
-  }
-  if (!out[0]) gate_join(out, n, program, NULL, NULL, NULL);
-}
-
 static void absolute(char *out, size_t n, const char *path) {
   if (path[0] == '/') { gate_join(out, n, path, NULL, NULL, NULL); return; }
   char cwd[PATH_MAX];
@@ -181,7 +169,7 @@ static int is_shim(const char *program) {
 /* A message about one exec, "<a><cmd><b><c>": the command is described only when there is something to say. */
 static void say(char *const argv[], const char *program, const char *a, const char *b, const char *c) {
   char cmd[512];
-  describe(cmd, sizeof cmd, argv, program);
+  gate_describe(cmd, sizeof cmd, argv, program);
   gate_msg(a, cmd, b, c);
 }
 
@@ -245,7 +233,7 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
   if (v == V_ESCALATE) {
     char cmd[512];
-    describe(cmd, sizeof cmd, argv, program);
+    gate_describe(cmd, sizeof cmd, argv, program);
     escalate_and_exit(token, envp, cmd);
   }
   char **env = gated_env(envp, program, NULL);
@@ -561,7 +549,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
     const char *token;
     if (mark_pid(escalate, &token) == getppid()) {
       char cmd[512];
-      describe(cmd, sizeof cmd, argv, "?");
+      gate_describe(cmd, sizeof cmd, argv, "?");
       escalate_and_exit(token, environ, cmd);
     }
   }
@@ -580,7 +568,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   if (v == V_RUN) return;
   if (v == V_ESCALATE) {
     char cmd[512];
-    describe(cmd, sizeof cmd, args, exe);
+    gate_describe(cmd, sizeof cmd, args, exe);
     escalate_and_exit(token, environ, cmd);
   }
   _exit(126);
