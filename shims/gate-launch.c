@@ -72,9 +72,10 @@
 /* Notifications decided at once; more wait in the kernel's queue. */
 #define MAX_WORKERS 64
 /* Bounds on what is read from a process: the kernel's own limits are 128 KiB per string and about a
- * quarter of the stack limit in all. */
+ * quarter of the stack limit in all, at most 6 MiB; at 10 bytes a string at least ("1", its NUL and its
+ * pointer) that is some 630,000 strings, so the count stays above what the kernel can accept. */
 #define MAX_STRING (128 * 1024)
-#define MAX_STRINGS 65536
+#define MAX_STRINGS (1024 * 1024)
 #define MAX_TOTAL (8 * 1024 * 1024)
 
 /* The supervisor's parent-death signal (blocked, read from its signalfd). */
