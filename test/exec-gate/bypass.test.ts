@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gateSh, startRig, killAll, type Rig } from './helpers.js';
+import { fourAtATime, gateSh, startRig, killAll, type Rig } from './helpers.js';
 
 /** [name, script]: each removes the file named by $T */
 export const ATTEMPTS: [string, string][] = [
@@ -58,17 +58,7 @@ async function attempt(rig: Rig, i: number, hidden: boolean): Promise<{ removed:
 
 /** All attempts, four at a time (a datagram queue holds 10 messages; this is a test, not a load test). */
 async function runAll(rig: Rig) {
-  const jobs = ALL.flatMap((_, i) => [() => attempt(rig, i, false), () => attempt(rig, i, true)]);
-  const out: Awaited<ReturnType<typeof attempt>>[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const k = next++;
-      out[k] = await jobs[k]();
-    }
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
-  return out;
+  return fourAtATime(ALL.flatMap((_, i) => [() => attempt(rig, i, false), () => attempt(rig, i, true)]));
 }
 
 test('a forbidden rm rule holds at every depth: none of the 13 spellings (nor a raw syscall, posix_spawn, popen, fexecve, execveat, a symlink) removes its target', async (t) => {

@@ -40,6 +40,21 @@ export async function waitFor<T>(f: () => T | undefined | Promise<T | undefined>
   }
 }
 
+/** The jobs' results in order, four running at a time (a datagram queue holds 10 messages; these are
+ * tests, not load tests). */
+export async function fourAtATime<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
+  const out: T[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const k = next++;
+      out[k] = await jobs[k]();
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  return out;
+}
+
 /** rules: lines of a .rules file; approve: attach the auto-approver. */
 export async function startRig(o: { rules: string[]; approve?: boolean; env?: Record<string, string>; config?: string }): Promise<Rig> {
   // no turn sandbox unless a config says otherwise: these tests are about the exec gate

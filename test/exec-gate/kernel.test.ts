@@ -13,7 +13,7 @@ import { chmodSync, copyFileSync, existsSync, linkSync, mkdtempSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
-import { gateSh, killAll, startRig, waitFor, type Rig } from './helpers.js';
+import { fourAtATime, gateSh, killAll, startRig, waitFor, type Rig } from './helpers.js';
 
 const LOADER = process.arch === 'arm64' ? '/lib/ld-linux-aarch64.so.1' : '/lib64/ld-linux-x86-64.so.2';
 const PROGRAMS = ['static-exec', 'static-execveat', 'chain', 'closefds', 'storm'];
@@ -79,20 +79,6 @@ async function attempt(rig: Rig, i: number, tag: string) {
   writeFileSync(join(rig.work, target), 'x');
   const r = await gateSh(rig, `T=${target}; B=${bin}; ${script}; echo "status=$?"`, { timeoutMs: 60_000 });
   return { removed: !existsSync(join(rig.work, target)), ...r };
-}
-
-/** The jobs' results in order, four running at a time (a test, not a load test: the daemon's queue is small). */
-async function fourAtATime<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
-  const out: T[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const k = next++;
-      out[k] = await jobs[k]();
-    }
-  };
-  await Promise.all([worker(), worker(), worker(), worker()]);
-  return out;
 }
 
 for (const mode of MODES) {
