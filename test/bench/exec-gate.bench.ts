@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { escFixture, gateSh, run, startRig, killAll, type Rig } from '../exec-gate/helpers.js';
 import { warmedUp } from '../daemon/helpers.js';
+import { runBench } from './helpers.js';
 
 /** A steady daemon (warmedUp): its idle-time warm-up neither counted as the exec gate's CPU nor competing. */
 async function warmed(rig: Rig): Promise<Rig> {
@@ -90,7 +91,7 @@ async function perExec(rig: Rig): Promise<PerExec> {
   return m;
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<Record<string, unknown>> {
   const rig = await warmed(await startRig({ rules: RULES }));
   let figures: Record<string, unknown>;
   try {
@@ -136,11 +137,7 @@ async function main(): Promise<void> {
       rmSync(shm, { recursive: true, force: true });
     }
   }
-  console.log(JSON.stringify(figures));
+  return figures;
 }
 
-main().catch((e) => {
-  console.error(e);
-  console.log(JSON.stringify({ error: String(e) }));
-  process.exit(1);
-});
+runBench(main);

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { gateSh, killAll, run, startRig, type Rig } from '../exec-gate/helpers.js';
 import { warmedUp } from '../daemon/helpers.js';
+import { runBench } from './helpers.js';
 
 const RULES = ['prefix_rule(pattern=["bash"], decision="allow")'];
 const ROUNDS = 5;
@@ -108,7 +109,7 @@ async function build(rig: Rig): Promise<{ gated: number[]; plain: number[] }> {
   return { gated, plain };
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<Record<string, unknown>> {
   const bin = mkdtempSync(join(tmpdir(), 'gate-bench-bin-'));
   const loop = join(bin, 'exec-loop');
   execFileSync('gcc', ['-static', '-O2', '-o', loop, join(ROOT, 'test', 'bench', 'programs', 'exec-loop.c')]);
@@ -146,11 +147,7 @@ async function main(): Promise<void> {
     await rig.stop();
     rmSync(bin, { recursive: true, force: true });
   }
-  console.log(JSON.stringify(figures));
+  return figures;
 }
 
-main().catch((e) => {
-  console.error(e);
-  console.log(JSON.stringify({ error: String(e) }));
-  process.exit(1);
-});
+runBench(main);
