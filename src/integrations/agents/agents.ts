@@ -49,11 +49,18 @@ export interface Install {
   gateSh: string;
 }
 
+/** The user's folders the settings files live under, as src/protocol/paths.ts computes them (homeDir,
+ * codexHome), so set-up edits the Codex config beside the rules gate-sh reads. */
+export interface Homes {
+  home: string;
+  codexHome: string;
+}
+
 /** The agent's settings file. */
-export function settingsFile(id: AgentId, env: Env, home: string): string {
-  if (id === 'claude-code') return join(env.CLAUDE_CONFIG_DIR || join(home, '.claude'), 'settings.json');
-  if (id === 'gemini') return join(home, '.gemini', 'settings.json');
-  return join(env.CODEX_HOME || join(home, '.codex'), 'config.toml');
+export function settingsFile(id: AgentId, env: Env, homes: Homes): string {
+  if (id === 'claude-code') return join(env.CLAUDE_CONFIG_DIR || join(homes.home, '.claude'), 'settings.json');
+  if (id === 'gemini') return join(homes.home, '.gemini', 'settings.json');
+  return join(homes.codexHome, 'config.toml');
 }
 
 function q(s: string): string {

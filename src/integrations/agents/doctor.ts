@@ -7,10 +7,10 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { userInfo } from 'node:os';
 import { parse as parseToml } from 'smol-toml';
-import type { Env } from '../../protocol/paths.js';
+import { codexHome, homeDir, type Env } from '../../protocol/paths.js';
 import { AGENTS, claudeShell, codexShell, geminiShell, hookCommand, settingsFile, type AgentId, type Probe, type ShellChoice } from './agents.js';
 import { isGateShEntry } from './entry.js';
-import { homeOf, install, readRecord } from './setup.js';
+import { install, readRecord } from './setup.js';
 
 export type RouteState = 'wired' | 'not-wired' | 'broken';
 
@@ -62,13 +62,13 @@ function readJson(file: string): Record<string, any> {
 
 export function diagnose(env: Env): AgentReport[] {
   const inst = install(env);
-  const home = homeOf(env);
+  const homes = { home: homeDir(env), codexHome: codexHome(env) };
   const out: AgentReport[] = [];
   for (const id of Object.keys(AGENTS) as AgentId[]) {
     const a = AGENTS[id];
     const found = probe.which(a.bin, env.PATH);
     const rec = readRecord(env, id);
-    const file = settingsFile(id, env, home);
+    const file = settingsFile(id, env, homes);
     const r: AgentReport = { agent: id, title: a.title, ...(found ? { found } : {}), setUp: rec !== undefined, routes: [], gated: false, warnings: [] };
     const shellRoute = (choice: ShellChoice, wiredWhere: string): RouteReport => {
       const gated = choice.shell !== '' && isGateShEntry(choice.shell, inst);

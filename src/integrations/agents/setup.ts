@@ -10,9 +10,8 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { homedir } from 'node:os';
 import { parse as parseToml } from 'smol-toml';
-import { gateHome, type Env } from '../../protocol/paths.js';
+import { codexHome, gateHome, homeDir, type Env } from '../../protocol/paths.js';
 import { AGENTS, codexSettings, jsonEdits, settingsFile, type AgentId, type Install, type Route } from './agents.js';
 import { applyEdits, isObject, undoEdits, type AppliedEdit, type JsonObject } from './json-edit.js';
 import { removeTomlEdits, setTomlKey } from './toml-edit.js';
@@ -25,10 +24,6 @@ export class SetupError extends Error {}
 
 export function install(env: Env): Install {
   return { entry: join(gateHome(env), 'bin', 'bash'), node: process.execPath, gate: join(ROOT, 'bin', 'gate'), gateSh: join(ROOT, 'bin', 'gate-sh') };
-}
-
-export function homeOf(env: Env): string {
-  return env.HOME || homedir();
 }
 
 interface FileRecord {
@@ -124,7 +119,7 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
     if (created) changes.push(`created ${inst.entry}: gate-sh under the name bash (agents accept only a shell named bash or zsh)`);
   }
 
-  const file = settingsFile(id, env, homeOf(env));
+  const file = settingsFile(id, env, { home: homeDir(env), codexHome: codexHome(env) });
   const before = readText(file);
   let after: string;
   let edits: AppliedEdit[] | undefined;
