@@ -21,7 +21,8 @@ export interface ExecEvaluation {
 
 /** Folders only root writes, and gate-sh's own nested-shell shims (read-only in every sandbox): a program
  * there is what its name says, so the heuristics judge it by name. */
-export const SYSTEM_BIN = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin', join(GATE_INSTALL_ROOT, 'shims', 'bin')]);
+export const GATE_SHIMS_BIN = join(GATE_INSTALL_ROOT, 'shims', 'bin');
+export const SYSTEM_BIN = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin', GATE_SHIMS_BIN]);
 
 /** `/usr/bin/cat x` → `cat x` for the heuristics (known-safe wants a bare name: `./cat` could be anything). */
 export function systemName(c: string[]): string[] {

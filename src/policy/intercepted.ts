@@ -18,7 +18,7 @@ import type { Action, EscalationExecution, ReviewDecision } from '../protocol/ac
 import { escalate, RUN, deny } from '../protocol/action.js';
 import { normalize } from 'node:path';
 import { escalationRequested } from './unmatched.js';
-import { evaluateExec } from './exec-evaluate.js';
+import { evaluateExec, GATE_SHIMS_BIN } from './exec-evaluate.js';
 import { writableRootsFor } from './exec-writable.js';
 import type { VerdictSource } from './assess-types.js';
 import { promptRejectedByPolicy } from './requirement.js';
@@ -186,7 +186,9 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // A skill script with declared permissions runs with them only after a human said so.
   if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading, hardening: 'skill-permissions' });
   if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
-  if (codeLoading && isInsideAny(program, codeLoading.writableRoots)) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
+  // gate-sh's own nested-shell shims are bound read-only in every sandbox (src/exec/exec-gate.ts), even
+  // when the installation lies inside a writable root (a clone under /tmp): the caller could not write them
+  if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN])) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
   return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
 }
 
