@@ -4,6 +4,7 @@
  */
 
 import type { Hidden, OpaqueKind } from './types.js';
+import { basename } from 'node:path';
 import { inProcessStart } from '../policy/in-process.js';
 
 /** Where the inner command starts, or why it cannot be seen; `more`: further commands (find -exec). */
@@ -111,7 +112,16 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   ...Object.fromEntries(['ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1', 'ld-linux.so.2', 'ld.so', 'ld-musl-x86_64.so.1', 'busybox', 'toybox'].map((n) => [n, inProcessStep])),
 };
 
+/** Shell applets of busybox/toybox (hush and msh are busybox's own shells, unknown to SHELL_NAMES). */
+const MULTI_CALL_SHELLS = new Set(['sh', 'ash', 'hush', 'msh', 'bash', 'dash', 'ksh', 'mksh', 'zsh']);
+
 function inProcessStep(argv: string[]): Step {
-  return { start: inProcessStart(argv) };
+  const start = inProcessStart(argv);
+  if (!['busybox', 'toybox'].includes(basename(argv[0]))) return { start };
+  // A multi-call shell may run its applets in process, without an exec the exec gate would see: it stays
+  // opaque (as busybox was before it was seen through), while its script is still parsed for what it names.
+  if (start === null) return { start, opaque: { kind: 'shell', text: 'runs applets and shells' } };
+  if (MULTI_CALL_SHELLS.has(basename(argv[start]))) return { start, opaque: { kind: 'shell', text: `runs a shell (${argv[start]}) whose applets run in process, unseen by the exec gate` } };
+  return { start };
 }
 

@@ -82,6 +82,25 @@ test('programs that run strings or scripts we cannot see are opaque', () => {
   assert.match(u.opaque ?? '', /complex/);
 });
 
+test('busybox/toybox: an applet is judged as itself, a shell applet stays opaque with its script still parsed', () => {
+  for (const bb of ['busybox', '/usr/bin/busybox', 'toybox']) {
+    const rm = unwrapCommand([bb, 'rm', 'x']);
+    assert.deepEqual(rm.inner, [w('rm x')], bb);
+    assert.equal(rm.opaque, undefined, bb);
+    for (const shell of ['sh', 'ash', 'hush', '/bin/sh']) {
+      const u = unwrapCommand([bb, shell, '-c', 'rm x']);
+      assert.ok(u.opaque, `${bb} ${shell} -c`);
+      assert.equal(u.opaqueKind, 'shell', `${bb} ${shell} -c`);
+      // hush is busybox's own shell, not parsed: opaque only
+      if (shell !== 'hush') assert.ok(u.inner.some((a) => a.join(' ') === 'rm x'), `${bb} ${shell} -c`);
+    }
+    assert.ok(unwrapCommand([bb]).opaque, bb);
+    assert.ok(unwrapCommand([bb, '--install', '-s', '/tmp/x']).opaque, bb);
+  }
+  // the loader runs a real shell, whose commands exec as usual: seen through like bash -c
+  assert.deepEqual(unwrapCommand(['ld.so', '/bin/bash', '-c', 'rm x']).inner, [['/bin/bash', '-c', 'rm x'], w('rm x')]);
+});
+
 test('in a script, wrappers fill Subcommand.inner and opaque', () => {
   const a = analyzeScript("sudo -u bob env rm -f x && ssh host 'ls' && bash -c 'git push --force'");
   assert.equal(a.kind, 'plain');
