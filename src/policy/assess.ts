@@ -14,7 +14,7 @@ import { extractShellInvocation } from '../script/shell-detect.js';
 import { analyzeScript, unwrapCommand } from '../script/analyze.js';
 import { codeLoadingVariables } from '../heuristics/code-loading.js';
 import type { EvalContext } from './assess-subcommand.js';
-import { heredocEntry, mayLeaveSandbox, subcommandEntry, wholeScriptEntry, type Entry } from './assess-entry.js';
+import { entryDecision, heredocEntry, mayLeaveSandbox, subcommandEntry, wholeScriptEntry, type Entry } from './assess-entry.js';
 import { verdict } from './assess-verdict.js';
 import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from './amendment-proposal.js';
 import { everyCommandExplicitlyAllowed, requirementFor, type ExecApprovalRequirement } from './requirement.js';
@@ -66,7 +66,11 @@ function assessInvocation(command: string[], script: string, ctx: AssessContext)
   const ec = evalContext(ctx, true);
   const head = a.heredocPrefix ? heredocEntry(a.heredocPrefix, ec) : wholeScriptEntry(command, a, ec);
   const literals = a.literalCommands.map((s) => subcommandEntry(s, ec, 'literal'));
-  const writes = perExecWrites(ctx, a, head);
+  // Codex's heredoc fallback (`python3 <<'PY' ... PY`) judges the command the heredoc feeds; when that
+  // command is asked about even on its own (an interpreter running code from stdin that no exec shows),
+  // Codex asks up front, and so does gate-sh: only a prompt that comes from complexity is left per exec
+  const prefixAsked = a.heredocPrefix ? entryDecision(heredocEntry(a.heredocPrefix, evalContext(ctx, false))) !== 'allow' : false;
+  const writes = prefixAsked ? null : perExecWrites(ctx, a, head);
   if (writes) return finish(command, true, a.reasons, [perExecEntry(command), ...writes.map((w) => writeEntry(w, ctx.cwd!)), ...literals], ctx, true);
   return finish(command, true, a.reasons, [head, ...literals], ctx);
 }

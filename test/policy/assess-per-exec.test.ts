@@ -54,6 +54,15 @@ test('what pre-flight can decide still is: forbidden literal, prompt rule, dange
   }
 });
 
+test("Codex's heredoc fallback is asked up front as its command, like Codex: the interpreter runs code no exec shows", () => {
+  const a = lc("python3 <<'PY'\nprint('hello')\nPY");
+  assert.equal(a.per_exec, false);
+  assert.equal(a.decision, 'prompt');
+  assert.deepEqual(a.asked_up_front, [['python3']]);
+  // a heredoc to a program that is safe on its own is asked only because it is complex: decided per exec
+  assert.equal(lc("cat <<'EOF'\nx\nEOF").per_exec, true);
+});
+
 test('only under untrusted with a restricted turn sandbox and no escalation request', () => {
   assert.equal(lc('git status 2>&1', { approvalPolicy: 'on-request' }).per_exec, false);
   assert.equal(lc('git status 2>&1', { sandboxPolicy: parseSandboxPolicy('danger-full-access') }).per_exec, false);
