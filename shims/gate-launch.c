@@ -743,8 +743,21 @@ static int has_arg(char *const argv[], const char *a) {
   return 0;
 }
 
+/* A closed stdin/stdout/stderr (`<&-`) is a free number the next pipe or socket would take, and
+ * supervise() points 0 and 1 at /dev/null: an internal descriptor there is lost (the relay socket on fd 0
+ * made every later exec fail). Hold each closed one with /dev/null, close-on-exec, so the payload still
+ * starts with it closed, as under bash. */
+static void hold_closed_stdio(void) {
+  for (int fd = 0; fd < 3; fd++)
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      int n = open("/dev/null", O_RDWR | O_CLOEXEC);
+      if (n >= 0 && n != fd) close(n); /* lower ones are held already, so n == fd */
+    }
+}
+
 int main(int argc, char **argv) {
   char err[1200];
+  hold_closed_stdio();
   /* --argv0 NAME: the program's argv[0] when it is not the program's path (an escalated command) */
   const char *argv0 = NULL;
   if (argc > 3 && !strcmp(argv[1], "--argv0")) { argv0 = argv[2]; argv += 2; argc -= 2; }
