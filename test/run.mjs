@@ -1,5 +1,5 @@
 // Runs every compiled test file (dist/test/**/*.test.js) with node:test. Extra args filter by path substring.
-// A watchdog (GATE_TEST_WATCHDOG_S, default 900 s) kills the whole run if it hangs: CI fails, it never stalls.
+// A watchdog (GATE_TEST_WATCHDOG_S, default 1500 s) kills the whole run if it hangs: CI fails, it never stalls.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -18,7 +18,7 @@ if (files.length === 0) {
   console.error('no test files found under dist/test');
   process.exit(1);
 }
-const limit = Number(process.env.GATE_TEST_WATCHDOG_S || 900);
+const limit = Number(process.env.GATE_TEST_WATCHDOG_S || 1500);
 // its own process group, so the watchdog can take every test process and daemon down with it
 const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit', detached: true });
 const watchdog = setTimeout(() => {
