@@ -25,7 +25,7 @@ function inFile(rig: Rig, script: string, timeoutMs?: number) {
 test('10,000 execs, an argv of 100,000 arguments (stream fallback) and non-UTF-8 bytes are decided like any other', async (t) => {
   const rig = await startRig({ rules: RULES });
   t.after(async () => (killAll(), rig.stop()));
-  const many = await inFile(rig, 'seq 10000 | xargs -n 1 -P 8 /bin/echo | wc -l', 240_000);
+  const many = await inFile(rig, 'seq 10000 | xargs -n 1 -P 8 /bin/echo | wc -l', 600_000);
   assert.equal(many.stdout.trim(), '10000', many.stderr);
   const big = await inFile(rig, '/bin/echo $(seq 100000) | wc -w; touch big-target; rm big-target $(seq 100000); echo rm=$?');
   assert.match(big.stdout, /^100000\nrm=126$/m, big.stderr);
