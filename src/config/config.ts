@@ -45,7 +45,7 @@ const TOP_KEYS = new Set([
   'audit_log',
   'risk_assessor',
 ]);
-const WW_KEYS = new Set(['writable_roots', 'network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp']);
+const WW_KEYS = new Set(['writable_roots', 'agent_writable_roots', 'network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp']);
 
 /** A raw table (from TOML) → the keys it sets, validated. `where` names the file for messages. */
 export function configFromTable(t: Record<string, unknown>, where: string, base: GateConfig = DEFAULT_CONFIG): GateConfig {

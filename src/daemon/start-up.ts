@@ -55,7 +55,7 @@ export function scriptWritableRoots(policy: SandboxPolicy, cwd: string, tmpdir: 
     case 'read-only':
       return [];
     case 'workspace-write': {
-      const roots = [cwd, ...policy.writable_roots];
+      const roots = [cwd, ...policy.writable_roots, ...(policy.agent_writable_roots ?? [])];
       if (!policy.exclude_slash_tmp) roots.push('/tmp');
       if (!policy.exclude_tmpdir_env_var && tmpdir) roots.push(tmpdir);
       return roots;

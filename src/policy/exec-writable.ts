@@ -13,7 +13,7 @@ export function writableRootsFor(policy: SandboxPolicy, cwd: string | undefined)
     case 'read-only':
       return [...WORLD_WRITABLE];
     case 'workspace-write':
-      return [...here, ...policy.writable_roots, ...WORLD_WRITABLE];
+      return [...here, ...policy.writable_roots, ...(policy.agent_writable_roots ?? []), ...WORLD_WRITABLE];
     default:
       // no filesystem sandbox: the workspace and the temporary folders are the likely plants
       return [...here, ...WORLD_WRITABLE];

@@ -61,6 +61,8 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
     case 'workspace-write': {
       const cwd = existingRoot(ctx.cwd, 'the working folder', fs);
       const roots = [cwd, ...policy.writable_roots.map((r) => existingRoot(r, 'writable root', fs))];
+      // an agent's folder it deletes and re-creates: skipped while missing (nothing can be written there then)
+      for (const r of policy.agent_writable_roots ?? []) if (fs.realpath(r) !== null) roots.push(existingRoot(r, 'agent writable root', fs));
       if (!policy.exclude_slash_tmp && fs.realpath('/tmp')) roots.push(fs.realpath('/tmp')!);
       const tmpdir = ctx.env.TMPDIR;
       if (!policy.exclude_tmpdir_env_var && tmpdir && tmpdir.startsWith('/') && fs.realpath(tmpdir)) roots.push(fs.realpath(tmpdir)!);

@@ -11,6 +11,9 @@ export type SandboxPolicy =
   | {
       type: 'workspace-write';
       writable_roots: string[];
+      /** an agent's own folders (`gate setup`): writable when present, skipped when missing, never
+       * created: folders their agent deletes and re-creates (a missing `writable_roots` entry is an error) */
+      agent_writable_roots?: string[];
       network_access: boolean;
       exclude_tmpdir_env_var: boolean;
       exclude_slash_tmp: boolean;
@@ -38,6 +41,7 @@ export function workspaceWrite(over: Partial<Omit<Extract<SandboxPolicy, { type:
   return {
     type: 'workspace-write',
     writable_roots: over.writable_roots ?? [],
+    ...(over.agent_writable_roots?.length ? { agent_writable_roots: over.agent_writable_roots } : {}),
     network_access: over.network_access ?? false,
     exclude_tmpdir_env_var: over.exclude_tmpdir_env_var ?? false,
     exclude_slash_tmp: over.exclude_slash_tmp ?? false,
@@ -67,10 +71,14 @@ export function parseSandboxPolicy(v: unknown): SandboxPolicy {
       const roots = o.writable_roots ?? [];
       if (!Array.isArray(roots) || roots.some((r) => typeof r !== 'string'))
         throw new SandboxPolicyError('invalid sandbox policy: writable_roots must be a list of paths');
+      const agentRoots = o.agent_writable_roots ?? [];
+      if (!Array.isArray(agentRoots) || agentRoots.some((r) => typeof r !== 'string' || !r.startsWith('/')))
+        throw new SandboxPolicyError('invalid sandbox policy: agent_writable_roots must be a list of absolute paths');
       for (const k of ['network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp'] as const)
         if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new SandboxPolicyError(`invalid sandbox policy: ${k} must be a boolean`);
       return workspaceWrite({
         writable_roots: roots as string[],
+        agent_writable_roots: agentRoots as string[],
         network_access: o.network_access as boolean | undefined,
         exclude_tmpdir_env_var: o.exclude_tmpdir_env_var as boolean | undefined,
         exclude_slash_tmp: o.exclude_slash_tmp as boolean | undefined,

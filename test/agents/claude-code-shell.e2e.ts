@@ -28,9 +28,11 @@ test('claude-code, shell route: gate-sh is the shell; allowed runs, rm denied wi
     assert.equal(run.results[1].isError, true);
     assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
     assert.equal(run.results[2].output, 'gated=yes'); // really gate-sh (it sets GATE_RUN), not a fallback
-    // Claude Code's start-up snapshot cannot be written from inside the turn sandbox (HOME is read-only
-    // there): it runs each command as a login shell instead, without the snapshot's functions (README)
-    assert.equal(run.results[3].output, 'find is /usr/bin/find');
+    // Claude Code's start-up snapshot is written from inside the shell into ~/.claude/shell-snapshots, the
+    // one folder of HOME set-up makes writable (agent_writable_roots), and sourced before each command:
+    // its functions are there (it shadows find with its own)
+    assert.equal(run.results[3].output, 'find is a function');
+    assert.match(readFileSync(join(s.home, '.gate-sh', 'config.toml'), 'utf8'), /^agent_writable_roots = \[".*\/\.claude\/shell-snapshots"\] # added by gate setup$/m);
     // (d) nothing but the scripted rm was denied or asked about, start-up included
     const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
     assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));

@@ -42,6 +42,10 @@ test('claude-code: setup is idempotent and --undo gives back the settings file b
     mkdirSync(dir);
     const original = '{\n    "model": "opus",\n    "env": {"FOO": "1"}, "hooks": {"Stop": []}\n}\n';
     writeFileSync(join(dir, 'settings.json'), original);
+    // gate-sh's own config: the shell route adds Claude Code's snapshot folder to it, and undo gives it back
+    const config = join(s.home, '.gate-sh', 'config.toml');
+    const userConfig = '# mine\napproval_policy = "on-request"\n\n[sandbox_workspace_write]\nnetwork_access = false\n';
+    writeFileSync(config, userConfig);
     assert.equal(gate(s, ['setup', 'claude-code', '--route', 'shell', '--route', 'hook']).code, 0);
     const once = readFileSync(join(dir, 'settings.json'), 'utf8');
     const again = gate(s, ['setup', 'claude-code', '--route', 'shell', '--route', 'hook']);
@@ -51,9 +55,16 @@ test('claude-code: setup is idempotent and --undo gives back the settings file b
     assert.equal(j.env.FOO, '1');
     assert.equal(j.env.CLAUDE_CODE_SHELL, join(s.home, '.gate-sh', 'bin', 'bash'));
     assert.equal(j.hooks.PreToolUse[0].matcher, 'Bash');
+    const withRoot = readFileSync(config, 'utf8');
+    assert.equal(withRoot.replace(/^agent_writable_roots = .* # added by gate setup\n/m, ''), userConfig, 'one line added, the rest kept');
+    assert.match(withRoot, new RegExp(`^agent_writable_roots = \\["${join(dir, 'shell-snapshots')}"\\] # added by gate setup$`, 'm'));
+    const got = gate(s, ['config', 'get', 'sandbox_workspace_write']);
+    assert.equal(got.code, 0, got.stderr);
+    assert.ok(got.stdout.includes(`"agent_writable_roots":["${join(dir, 'shell-snapshots')}"]`), got.stdout);
     const undo = gate(s, ['setup', '--undo', 'claude-code']);
     assert.equal(undo.code, 0, undo.stderr);
     assert.equal(readFileSync(join(dir, 'settings.json'), 'utf8'), original);
+    assert.equal(readFileSync(config, 'utf8'), userConfig);
     assert.equal(existsSync(join(s.home, '.gate-sh', 'bin', 'bash')), false);
     // changed since set-up: only gate-sh's own keys go
     assert.equal(gate(s, ['setup', 'claude-code']).code, 0);

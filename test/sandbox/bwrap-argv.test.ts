@@ -68,6 +68,15 @@ test('workspace-write: cwd, writable roots, /tmp and $TMPDIR unless excluded; ne
   assert.ok(!b.includes('--unshare-net'));
 });
 
+test("agent writable roots: writable while present, skipped while missing (a missing writable_roots entry stays an error)", () => {
+  const a = turnSandboxArgv(workspaceWrite({ agent_writable_roots: ['/home/u/.claude/shell-snapshots'] }), ctx({ '/home/u/.claude/shell-snapshots': 'dir' }))!;
+  assert.ok(at(a, '--bind', '/home/u/.claude/shell-snapshots') > 0);
+  const b = turnSandboxArgv(workspaceWrite({ agent_writable_roots: ['/home/u/.claude/shell-snapshots'] }), ctx())!;
+  assert.equal(at(b, '--bind', '/home/u/.claude/shell-snapshots'), -1);
+  assert.ok(!b.join(' ').includes('/home/u'), 'a missing agent root leaves no trace and creates nothing');
+  assert.throws(() => turnSandboxArgv(workspaceWrite({ agent_writable_roots: ['/home/u/.claude/shell-snapshots'], writable_roots: ['/missing'] }), ctx()), /writable root '\/missing' does not exist/);
+});
+
 test('protected entries come after the writable binds; missing .git/.codex only in the workspace root', () => {
   const a = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.agents': 'dir', '/tmp/.codex': 'dir' }))!;
   const ws = at(a, '--bind', '/ws');

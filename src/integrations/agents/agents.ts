@@ -58,9 +58,25 @@ export interface Homes {
 
 /** The agent's settings file. */
 export function settingsFile(id: AgentId, env: Env, homes: Homes): string {
-  if (id === 'claude-code') return join(env.CLAUDE_CONFIG_DIR || join(homes.home, '.claude'), 'settings.json');
+  if (id === 'claude-code') return join(claudeDir(env, homes), 'settings.json');
   if (id === 'gemini') return join(homes.home, '.gemini', 'settings.json');
   return join(homes.codexHome, 'config.toml');
+}
+
+/** Claude Code's own state folder (CLAUDE_CONFIG_DIR, else ~/.claude). */
+export function claudeDir(env: Env, homes: Pick<Homes, 'home'>): string {
+  return env.CLAUDE_CONFIG_DIR || join(homes.home, '.claude');
+}
+
+/**
+ * Folders of the agent's own that its shell must write from inside the turn sandbox: Claude Code's shell
+ * route writes the snapshot of the user's shell (functions, aliases, PATH) into shell-snapshots from
+ * inside the shell and sources it before every command. Only that folder, never HOME or ~/.claude: what
+ * the snapshot defines is read and judged when a command sources it (src/daemon/sourced-files.ts), and
+ * every program it runs still passes the exec gate.
+ */
+export function agentWritableRoots(id: AgentId, routes: readonly Route[], env: Env, homes: Pick<Homes, 'home'>): string[] {
+  return id === 'claude-code' && routes.includes('shell') ? [join(claudeDir(env, homes), 'shell-snapshots')] : [];
 }
 
 function q(s: string): string {

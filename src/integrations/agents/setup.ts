@@ -11,8 +11,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, sta
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
-import { codexHome, gateHome, homeDir, type Env } from '../../protocol/paths.js';
-import { AGENTS, codexSettings, jsonEdits, settingsFile, type AgentId, type Install, type Route } from './agents.js';
+import { codexHome, gateHome, gatePaths, homeDir, type Env } from '../../protocol/paths.js';
+import { AGENTS, agentWritableRoots, codexSettings, jsonEdits, settingsFile, type AgentId, type Install, type Route } from './agents.js';
 import { applyEdits, isObject, undoEdits, type AppliedEdit, type JsonObject } from './json-edit.js';
 import { removeTomlEdits, setTomlKey } from './toml-edit.js';
 import { ENTRY_MARK, entryScript, isGateShEntry } from './entry.js';
@@ -43,6 +43,8 @@ interface SetupRecord {
   entry?: string;
   entryCreated?: boolean;
   settings?: FileRecord;
+  /** gate-sh's own config.toml, when the route needs a line there (Claude Code's snapshot folder) */
+  config?: FileRecord;
 }
 
 function recordPath(env: Env, id: AgentId): string {
@@ -119,7 +121,10 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
     if (created) changes.push(`created ${inst.entry}: gate-sh under the name bash (agents accept only a shell named bash or zsh)`);
   }
 
-  const file = settingsFile(id, env, { home: homeDir(env), codexHome: codexHome(env) });
+  const homes = { home: homeDir(env), codexHome: codexHome(env) };
+  // computed before anything is written: a config gate-sh cannot edit stops set-up here
+  const config = configEdit(agentWritableRoots(id, routes, env, homes), env);
+  const file = settingsFile(id, env, homes);
   const before = readText(file);
   let after: string;
   let edits: AppliedEdit[] | undefined;
@@ -137,12 +142,52 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
   }
   const settings = track({ env, id, tag: 'settings', file, before, after, prev: prev?.settings, edits, what: describe(id, routes, inst), changes });
   if (settings) record.settings = settings;
-
+  if (config) {
+    const n = changes.length;
+    const tracked = track({ env, id, tag: 'config', file: config.file, before: config.before, after: config.after, prev: prev?.config, what: config.what, changes });
+    if (tracked) record.config = tracked;
+    if (changes.length > n) notes.push(`a gate daemon already running keeps its configuration until it starts again: 'gate daemon stop' (the next gate-sh starts it)`);
+  }
 
   writeAtomic(recordPath(env, id), JSON.stringify(record, null, 2) + '\n', 0o600);
   if (changes.length === 0) changes.push('nothing to change: already set up');
   notes.push(...routeNotes(id, routes, inst));
   return { changes, notes };
+}
+
+interface ConfigEdit {
+  file: string;
+  before: string | undefined;
+  after: string;
+  roots: string[];
+  what: string;
+}
+
+/**
+ * The line of gate-sh's config.toml that adds an agent's own state folders to the turn sandbox
+ * (`[sandbox_workspace_write] agent_writable_roots`: writable while they exist, skipped while missing, so
+ * an agent that deletes its folder never makes gate-sh refuse every command), or undefined when the route
+ * needs none.
+ */
+function configEdit(roots: string[], env: Env): ConfigEdit | undefined {
+  if (roots.length === 0) return undefined;
+  const file = gatePaths(env).configFile;
+  const before = readText(file);
+  let table: Record<string, unknown> = {};
+  try {
+    if (before !== undefined) table = parseToml(before) as Record<string, unknown>;
+  } catch (e) {
+    throw new SetupError(`${file} does not parse (${(e as Error).message.split('\n')[0]}); nothing changed. Fix it first`);
+  }
+  const ww = isObject(table.sandbox_workspace_write) ? table.sandbox_workspace_write : {};
+  const cur = Array.isArray(ww.agent_writable_roots) ? ww.agent_writable_roots.filter((r): r is string => typeof r === 'string') : [];
+  const want = [...cur, ...roots.filter((r) => !cur.includes(r))];
+  const after = want.length === cur.length ? (before ?? '') : setTomlKey(before ?? '', 'sandbox_workspace_write', 'agent_writable_roots', JSON.stringify(want));
+  checkToml(file, after);
+  const got = (parseToml(after) as { sandbox_workspace_write?: { agent_writable_roots?: unknown } }).sandbox_workspace_write?.agent_writable_roots;
+  if (JSON.stringify(got) !== JSON.stringify(want))
+    throw new SetupError(`${file}: cannot add ${roots.join(', ')} to [sandbox_workspace_write] agent_writable_roots by a one-line edit (is the list spread over several lines?); nothing changed. Add it by hand`);
+  return { file, before, after, roots, what: `[sandbox_workspace_write] agent_writable_roots += ${roots.join(', ')} (Claude Code writes its shell snapshot there from inside the shell; writable while it exists)` };
 }
 
 function checkToml(file: string, text: string): void {
@@ -223,29 +268,8 @@ export function undoAgent(id: AgentId, env: Env): SetupResult {
   if (!rec) return { changes: [`${agent.title} was not set up by gate setup (no record in ${dirname(recordPath(env, id))}); nothing changed`], notes: [] };
   const changes: string[] = [];
   const notes: string[] = [];
-  const s = rec.settings;
-  const toml = id === 'codex';
-  if (s) {
-    const cur = readText(s.file);
-    if (cur !== undefined && sha(cur) === s.written) {
-      // nobody touched it since: the original, byte for byte
-      if (s.existed && s.backup) writeAtomic(s.file, readFileSync(s.backup, 'utf8'), statSync(s.file).mode & 0o777);
-      else rmSync(s.file, { force: true });
-      changes.push(s.existed ? `restored ${s.file} as it was before set-up` : `removed ${s.file} (set-up had created it)`);
-    } else if (cur !== undefined) {
-      let text: string;
-      if (toml) text = removeTomlEdits(cur);
-      else {
-        const res = undoEdits(parseJsonSettings(s.file, cur), s.edits ?? []);
-        notes.push(...res.kept.map((k) => `${s.file}: ${k}`));
-        text = Object.keys(res.root).length === 0 && !s.existed ? '' : JSON.stringify(res.root, null, 2) + '\n';
-      }
-      if (text === '' && !s.existed) rmSync(s.file, { force: true });
-      else writeAtomic(s.file, text, statSync(s.file).mode & 0o777);
-      changes.push(`took gate-sh's settings out of ${s.file} (the file had changed since set-up: the rest is kept as it is now)`);
-    }
-    if (s.backup) rmSync(s.backup, { force: true });
-  }
+  if (rec.settings) undoFile(rec.settings, id === 'codex', changes, notes);
+  if (rec.config) undoFile(rec.config, true, changes, notes);
   rmSync(recordPath(env, id), { force: true });
   if (rec.entry && rec.entryCreated) {
     const others = (Object.keys(AGENTS) as AgentId[]).filter((o) => o !== id && readRecord(env, o)?.entry === rec.entry);
@@ -262,4 +286,27 @@ export function undoAgent(id: AgentId, env: Env): SetupResult {
     }
   }
   return { changes, notes };
+}
+
+/** Put back one file set-up changed: the original bytes when nobody touched it since, else only gate-sh's edits out. */
+function undoFile(s: FileRecord, toml: boolean, changes: string[], notes: string[]): void {
+  const cur = readText(s.file);
+  if (cur !== undefined && sha(cur) === s.written) {
+    // nobody touched it since: the original, byte for byte
+    if (s.existed && s.backup) writeAtomic(s.file, readFileSync(s.backup, 'utf8'), statSync(s.file).mode & 0o777);
+    else rmSync(s.file, { force: true });
+    changes.push(s.existed ? `restored ${s.file} as it was before set-up` : `removed ${s.file} (set-up had created it)`);
+  } else if (cur !== undefined) {
+    let text: string;
+    if (toml) text = removeTomlEdits(cur);
+    else {
+      const res = undoEdits(parseJsonSettings(s.file, cur), s.edits ?? []);
+      notes.push(...res.kept.map((k) => `${s.file}: ${k}`));
+      text = Object.keys(res.root).length === 0 && !s.existed ? '' : JSON.stringify(res.root, null, 2) + '\n';
+    }
+    if (text === '' && !s.existed) rmSync(s.file, { force: true });
+    else writeAtomic(s.file, text, statSync(s.file).mode & 0o777);
+    changes.push(`took gate-sh's settings out of ${s.file} (the file had changed since set-up: the rest is kept as it is now)`);
+  }
+  if (s.backup) rmSync(s.backup, { force: true });
 }
