@@ -1,6 +1,6 @@
 /**
- * The SandboxContext for gate-sh's own layout: GATE_HOME (rules, config, audit log) and CODEX_HOME (Codex
- * rules, skills) read-only (their rules, config and audit log even under a profile's declared write path); the whole runtime folder hidden — every session's approval socket, and other
+ * The SandboxContext for gate-sh's own layout: GATE_HOME (rules, config, audit log), CODEX_HOME (Codex
+ * rules, skills) and what of gate-sh's installation runs read-only (their rules, config and audit log even under a profile's declared write path); the whole runtime folder hidden — every session's approval socket, and other
  * sessions' request sockets — with only this session's request folder bound back at the same path.
  */
 import { dirname, join, resolve } from 'node:path';
@@ -11,6 +11,11 @@ import type { SandboxContext } from './bwrap-argv.js';
 
 /** gate-sh's installation (dist/src/sandbox/ → ../../..): libgate.so and the shims must load inside. */
 export const GATE_INSTALL_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/** What of the installation runs outside the sandbox (the daemon, gate-sh, the shims, the native addon and
+ * the libraries they load): read-only inside, also when the installation lies inside a writable root (a
+ * checkout under /tmp or in the workspace), so a sandboxed script cannot rewrite what the next run executes. */
+export const GATE_INSTALL_RUNS = ['bin', 'dist', 'shims', 'native', 'build', 'node_modules', 'package.json'].map((p) => join(GATE_INSTALL_ROOT, p));
 
 export interface GateContextOptions {
   cwd: string;
@@ -28,7 +33,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     env: o.env,
     runtimeRequestDir: paths.requestDir,
     hiddenPaths: [paths.runtime],
-    protectedExtra: [paths.home, codexHome(o.env)],
+    protectedExtra: [paths.home, codexHome(o.env), ...GATE_INSTALL_RUNS],
     critical: [
       { path: paths.rulesDir },
       { path: join(codexHome(o.env), 'rules') },

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { GATE_SH } from '../helpers/env.js';
 import { gateSh, run, startRig, waitFor, type Rig } from '../exec-gate/helpers.js';
 import { configuredDaemon } from './helpers.js';
+import { GATE_INSTALL_ROOT } from '../../src/sandbox/gate-context.js';
 
 // Temp folders live under /tmp, which workspace-write makes writable: "outside" is under /var/tmp.
 let outside: string;
@@ -33,6 +34,21 @@ test('a gated script runs in the turn sandbox: the workspace is writable, .git a
   assert.equal(readFileSync(join(rig.work, 'f'), 'utf8'), 'in\n');
   assert.ok(!existsSync(join(outside, 'f')));
   assert.equal(readFileSync(join(rig.work, '.git', 'config'), 'utf8'), '[core]\n');
+});
+
+test("gate-sh's installation stays read-only inside the sandbox, also when it lies inside a writable root", async () => {
+  // TMPDIR is a writable root of workspace-write: pointing it at the installation makes the whole checkout
+  // writable but for what runs outside the sandbox (a checkout under /tmp, or gate-sh developed in its workspace)
+  const probe = `probe-${process.pid}`;
+  const script = `echo a > ${GATE_INSTALL_ROOT}/${probe} && echo root-ok; for d in dist bin shims node_modules; do echo b > ${GATE_INSTALL_ROOT}/$d/${probe} 2>/dev/null || echo "$d read-only"; done; echo c >> ${GATE_INSTALL_ROOT}/dist/src/cli/gate-sh.js 2>/dev/null || echo gate-sh.js read-only`;
+  try {
+    const r = await run(GATE_SH, ['-c', script], { env: { ...rig.env, TMPDIR: GATE_INSTALL_ROOT }, cwd: rig.work });
+    assert.equal(r.stdout, 'root-ok\ndist read-only\nbin read-only\nshims read-only\nnode_modules read-only\ngate-sh.js read-only\n', r.stderr);
+    assert.equal(readFileSync(join(GATE_INSTALL_ROOT, probe), 'utf8'), 'a\n', 'the rest of the writable root is writable');
+    for (const d of ['dist', 'bin', 'shims', 'node_modules']) assert.ok(!existsSync(join(GATE_INSTALL_ROOT, d, probe)), d);
+  } finally {
+    rmSync(join(GATE_INSTALL_ROOT, probe), { force: true });
+  }
 });
 
 test('the approval socket is invisible to a gated script (a socket on a read-only mount could still be connected to)', async () => {
