@@ -1,7 +1,7 @@
 /**
  * The MCP server's seat on the daemon's approval channel: attached as an `mcp-elicitation` approver that is
- * shown only prompts of runs descending from this process (the gate-sh processes its `shell` calls start,
- * and their nested runs). Each prompt becomes one elicitation; its answer goes back as a ReviewDecision. A
+ * shown only prompts of runs descending from this process (the `shell` calls it runs itself or through a
+ * spawned gate-sh, and their nested runs). Each prompt becomes one elicitation; its answer goes back as a ReviewDecision. A
  * prompt answered elsewhere first (another approver, the timeout) withdraws the elicitation. While a run's
  * prompt is open its timeout clock is paused.
  */
@@ -14,15 +14,15 @@ export interface ElicitationApproverOptions {
   paths: GatePaths;
   /** ask the MCP client; rejects when the client fails or the signal aborts */
   elicit(params: ElicitationParams, signal: AbortSignal): Promise<ElicitationAnswer>;
-  /** a prompt of the run started as this pid opened (true) or closed (false) */
-  onPromptOpen?(clientPid: number | undefined, open: boolean): void;
+  /** a prompt of one of this process's runs opened (true) or closed (false) */
+  onPromptOpen?(prompt: Pick<PromptEvent, 'approval_id' | 'run_id' | 'client_pid'>, open: boolean): void;
   log(line: string): void;
 }
 
 export class ElicitationApprover {
   private client?: ApprovalClient;
   private connecting?: Promise<void>;
-  private readonly open = new Map<string, { abort: AbortController; pid?: number }>();
+  private readonly open = new Map<string, { abort: AbortController; prompt: PromptEvent }>();
 
   constructor(private readonly opts: ElicitationApproverOptions) {}
 
@@ -62,17 +62,17 @@ export class ElicitationApprover {
     }
   }
 
-  private settle(id: string, o: { abort: AbortController; pid?: number }): void {
+  private settle(id: string, o: { abort: AbortController; prompt: PromptEvent }): void {
     if (!this.open.delete(id)) return;
     o.abort.abort();
-    this.opts.onPromptOpen?.(o.pid, false);
+    this.opts.onPromptOpen?.(o.prompt, false);
   }
 
   private async ask(c: ApprovalClient, p: PromptEvent): Promise<void> {
     if (this.open.has(p.approval_id)) return;
-    const o = { abort: new AbortController(), pid: p.client_pid };
+    const o = { abort: new AbortController(), prompt: p };
     this.open.set(p.approval_id, o);
-    this.opts.onPromptOpen?.(p.client_pid, true);
+    this.opts.onPromptOpen?.(p, true);
     let answer: ElicitationAnswer;
     try {
       answer = await this.opts.elicit(elicitationFor(p), o.abort.signal);

@@ -1,6 +1,7 @@
 /**
  * `gate mcp`: an MCP server (stdio) with Codex's shell-tool interface. The `shell` tool runs
- * `gate-sh -c|-lc <command>` in `workdir` through the full gate and returns Codex's ExecResult as JSON text.
+ * `gate-sh -c|-lc <command>` in `workdir` through the full gate (in this process, from the daemon's run
+ * plan: src/integrations/shell-run.ts) and returns Codex's ExecResult as JSON text.
  * Prompts of its own runs become elicitations when the client declared elicitation support (unless
  * `reject.mcp_elicitations`); otherwise they go to the other approvers. `codex/sandbox-state/update`
  * (request or notification) switches the session's turn sandbox policy on the daemon.
@@ -20,7 +21,7 @@ import type { SandboxPolicy } from '../sandbox/policy.js';
 
 export interface McpServerOptions {
   env: NodeJS.ProcessEnv;
-  /** gate-sh launcher (default: this installation's bin/gate-sh) */
+  /** a gate-sh launcher to spawn per call (default: none; calls run in this process, from the daemon's plan) */
   gateSh?: string;
   log?: (line: string) => void;
 }
@@ -40,17 +41,27 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
     { name: 'gate-sh', version: '0.1.0' },
     { capabilities: { tools: {}, experimental: { [SANDBOX_STATE_CAPABILITY]: { version: SANDBOX_STATE_VERSION } } }, instructions: INSTRUCTIONS },
   );
-  const running = new Map<number, RunningShell>();
+  const running = new Set<RunningShell>();
+  /** the calls each open prompt paused: its own call, or (a nested run that names no call) every call
+   * of this process that could own it */
+  const paused = new Map<string, RunningShell[]>();
   const approver = new ElicitationApprover({
     paths,
     elicit: async (params, signal): Promise<ElicitationAnswer> => {
       const r = await server.server.elicitInput({ mode: 'form', ...params }, { signal, timeout: 24 * 3600_000 });
       return { action: r.action, content: r.content as Record<string, unknown> | undefined };
     },
-    onPromptOpen: (pid, open) => {
-      const s = pid === undefined ? undefined : running.get(pid);
-      if (open) s?.pause();
-      else s?.resume();
+    onPromptOpen: (prompt, open) => {
+      if (!open) {
+        for (const s of paused.get(prompt.approval_id) ?? []) s.resume();
+        paused.delete(prompt.approval_id);
+        return;
+      }
+      const all = [...running];
+      const exact = all.filter((s) => s.owns(prompt) === 'exact');
+      const owners = exact.length ? exact : all.filter((s) => s.owns(prompt) === 'maybe');
+      for (const s of owners) s.pause();
+      paused.set(prompt.approval_id, owners);
     },
     log,
   });
@@ -94,12 +105,12 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
       }
       let shell: RunningShell;
       try {
-        shell = startShell(params, { env: opts.env, gateSh: opts.gateSh });
+        shell = startShell(params, { env: opts.env, gateSh: opts.gateSh, autostart: () => ensureDaemon(opts.env) });
       } catch (e) {
         if (e instanceof ShellParamsError) throw new McpError(ErrorCode.InvalidParams, e.message);
         throw e;
       }
-      running.set(shell.pid, shell);
+      running.add(shell);
       // the client cancelled the call (notifications/cancelled): stop the run
       const cancel = (): void => shell.kill();
       extra.signal.addEventListener('abort', cancel, { once: true });
@@ -108,7 +119,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
         return { content: [{ type: 'text' as const, text: JSON.stringify(result) }] };
       } finally {
         extra.signal.removeEventListener('abort', cancel);
-        running.delete(shell.pid);
+        running.delete(shell);
       }
     },
   );

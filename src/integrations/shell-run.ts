@@ -1,6 +1,7 @@
 /**
  * One `shell` tool call: `gate-sh -c|-lc <command>` in `workdir`, through the full gate (pre-flight, daemon,
- * sandbox, exec gate). stdout and stderr are captured together in arrival order; the timeout kills the whole
+ * sandbox, exec gate): run in this process from the daemon's plan (shell-plan.ts), or, for what the native
+ * gate-sh would hand to Node (and when a gate-sh launcher is given), by spawning gate-sh. stdout and stderr are captured together in arrival order; the timeout kills the whole
  * process group. The clock can be paused while a human is being asked (Codex pauses its stopwatch for an
  * elicitation), so a slow answer is not a timeout.
  */
@@ -8,9 +9,13 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { callDir, runsInProcess, startPlannedCall, type PromptOwner } from './shell-plan.js';
 
+const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
 /** bin/gate-sh of this installation (dist/src/integrations/ → ../../..): the native entry point, no Node start. */
-export const GATE_SH_BIN = join(resolve(fileURLToPath(import.meta.url), '../../../..'), 'bin', 'gate-sh');
+export const GATE_SH_BIN = join(ROOT, 'bin', 'gate-sh');
+/** the shims folder a gate-sh of this installation names in its plan request (libgate.so, the launcher) */
+const SHIMS_DIR = join(ROOT, 'shims');
 /** Codex's default exec timeout. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
 /** Output kept per call: the first and last halves of this many bytes. */
@@ -50,7 +55,9 @@ export interface ShellResult {
 }
 
 export interface RunningShell {
-  pid: number;
+  /** whether a prompt belongs to this call: 'exact' (its pre-flight's approval, its run, the gate-sh it
+   * spawned), 'maybe' (a run of this process that names neither: a nested run in an in-process call) */
+  owns(p: PromptOwner): 'exact' | 'maybe' | false;
   /** stop counting time towards the timeout (nested calls are counted) */
   pause(): void;
   resume(): void;
@@ -61,7 +68,10 @@ export interface RunningShell {
 
 export interface ShellRunOptions {
   env: NodeJS.ProcessEnv;
+  /** a gate-sh to spawn per call instead of running the call in this process */
   gateSh?: string;
+  /** start the daemon when none answers (in-process calls; a spawned gate-sh autostarts on its own) */
+  autostart?: () => Promise<void>;
 }
 
 export class ShellParamsError extends Error {}
@@ -72,73 +82,113 @@ export function checkShellParams(p: ShellParams): void {
   if (p.timeout_ms !== undefined && (!Number.isInteger(p.timeout_ms) || p.timeout_ms < 0)) throw new ShellParamsError('timeout_ms must be a non-negative integer');
 }
 
+/** What runs a call: gate-sh's work in this process (shell-plan.ts), or a spawned gate-sh. */
+interface Engine {
+  kill(): void;
+  done: Promise<number>;
+  owns(p: PromptOwner): 'exact' | 'maybe' | false;
+}
+
 export function startShell(p: ShellParams, opts: ShellRunOptions): RunningShell {
   checkShellParams(p);
   const started = process.hrtime.bigint();
   const flags = escalationFlags(p);
-  const child = spawn(opts.gateSh ?? GATE_SH_BIN, [...flags, p.login === false ? '-c' : '-lc', p.command], {
-    cwd: p.workdir,
-    env: opts.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true, // its own process group: the timeout kills everything it started
-  });
+  const argv = [...flags, p.login === false ? '-c' : '-lc', p.command];
   const out = new OutputBuffer(MAX_OUTPUT_BYTES);
-  child.stdout.on('data', (d: Buffer) => out.push(d));
-  child.stderr.on('data', (d: Buffer) => out.push(d));
+  // the call in this process, as the native gate-sh would run it; what that hands to Node, a spawned gate-sh
+  const inProcess = opts.gateSh === undefined && runsInProcess(opts.env, p.command);
+  let engine: Engine;
+  if (inProcess) {
+    let cwd: string;
+    try {
+      cwd = callDir(p.workdir);
+    } catch (e) {
+      throw new Error(`cannot start gate-sh (${GATE_SH_BIN}) in ${p.workdir}: ${(e as Error).message}`);
+    }
+    engine = startPlannedCall({
+      argv,
+      script: p.command,
+      login: p.login !== false,
+      cwd,
+      env: opts.env,
+      gateSh: GATE_SH_BIN,
+      shimsDir: SHIMS_DIR,
+      output: (b) => out.push(b),
+      autostart: opts.autostart ?? (async () => (await import('../daemon/autostart.js')).ensureDaemon(opts.env)),
+    });
+  } else engine = spawnGateSh(opts.gateSh ?? GATE_SH_BIN, argv, p.workdir, opts.env, out);
 
   let timedOut = false;
+  let ended = false;
   let remaining = p.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   let armedAt = 0;
   let timer: NodeJS.Timeout | undefined;
   let pauses = 0;
-  const killGroup = (): void => {
-    try {
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      /* already gone */
-    }
-  };
   const arm = (): void => {
     armedAt = Date.now();
     // setTimeout fires at once above 2^31-1 ms; a longer timeout is as good as none
     if (remaining > MAX_TIMER_MS) return;
     timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      engine.kill();
     }, remaining);
   };
   arm();
 
-  const result = new Promise<ShellResult>((resolveResult, reject) => {
-    child.on('error', (e) => {
+  const result = engine.done.then(
+    (status) => {
+      ended = true;
       clearTimeout(timer);
-      reject(new Error(`cannot start gate-sh (${opts.gateSh ?? GATE_SH_BIN}) in ${p.workdir}: ${e.message}`));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (!timedOut) killGroup(); // background jobs the script left behind
+      if (!timedOut) engine.kill(); // background jobs the script left behind
       const ns = process.hrtime.bigint() - started;
-      resolveResult({
-        exit_code: code ?? 128 + signalNumber(signal),
+      return {
+        exit_code: status,
         output: out.text(),
         duration: { secs: Number(ns / 1_000_000_000n), nanos: Number(ns % 1_000_000_000n) },
         timed_out: timedOut,
-      });
-    });
-  });
+      };
+    },
+    (e: Error) => {
+      ended = true;
+      clearTimeout(timer);
+      throw e;
+    },
+  );
   return {
-    pid: child.pid ?? -1,
+    owns: (q) => engine.owns(q),
     pause() {
       if (pauses++ > 0 || timedOut) return;
       clearTimeout(timer);
       remaining = Math.max(0, remaining - (Date.now() - armedAt));
     },
     resume() {
-      if (pauses === 0 || --pauses > 0 || timedOut || child.exitCode !== null) return;
+      if (pauses === 0 || --pauses > 0 || timedOut || ended) return;
       arm();
     },
-    kill: killGroup,
+    kill: () => engine.kill(),
     result,
+  };
+}
+
+/** A gate-sh process per call (its own process group: the timeout kills everything it started). */
+function spawnGateSh(gateSh: string, argv: string[], workdir: string, env: NodeJS.ProcessEnv, out: OutputBuffer): Engine {
+  const child = spawn(gateSh, argv, { cwd: workdir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stdout.on('data', (d: Buffer) => out.push(d));
+  child.stderr.on('data', (d: Buffer) => out.push(d));
+  const done = new Promise<number>((resolveDone, reject) => {
+    child.on('error', (e) => reject(new Error(`cannot start gate-sh (${gateSh}) in ${workdir}: ${e.message}`)));
+    child.on('close', (code, signal) => resolveDone(code ?? 128 + signalNumber(signal)));
+  });
+  return {
+    kill() {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    },
+    done,
+    owns: (q) => (child.pid !== undefined && q.client_pid === child.pid ? 'exact' : false),
   };
 }
 

@@ -111,6 +111,16 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     const cancelled = a.client.callTool({ name: 'shell', arguments: { command: 'sleep 61.2345', workdir: w, timeout_ms: 60_000 } }, undefined, { signal: ac.signal });
     const running = () => spawnSync('pgrep', ['-f', 'sleep 61.2345']).status === 0;
     await waitFor(() => running() || undefined, 'the sleep to start');
+    // the call runs in gate mcp's own process (issue 19): the run's ancestors hold no gate-sh process
+    const sleepPid = Number(spawnSync('pgrep', ['-f', '-o', 'sleep 61.2345'], { encoding: 'utf8' }).stdout.trim());
+    const ancestors: string[] = [];
+    for (let pid = sleepPid; pid > 1 && ancestors.length < 20; ) {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      ancestors.push(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    }
+    assert.ok(!ancestors.some((c) => c.startsWith('gate-sh')), ancestors.join(' < '));
+    assert.ok(ancestors.includes('node') || ancestors.includes('MainThread'), ancestors.join(' < '));
     ac.abort();
     await assert.rejects(cancelled);
     await waitFor(() => !running() || undefined, 'the sleep to be killed', 5_000);
