@@ -3,7 +3,7 @@
  * came from config.toml, the environment, daemon flags, or a run-time `gate config set`. Codex key names
  * where Codex has one (approval_policy, sandbox_mode, [sandbox_workspace_write]).
  */
-import { parseApprovalPolicy, type ApprovalPolicy } from '../policy/approval-policy.js';
+import { parseApprovalPolicy, type ApprovalPolicy } from '../decide/approval-policy.js';
 import { parseSandboxPolicy, workspaceWrite, type SandboxMode, type SandboxPolicy } from '../sandbox/policy.js';
 
 export interface GateConfig {

@@ -8,7 +8,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { ApprovalClient, type Line } from '../daemon/approval-client.js';
 import type { PromptEvent, ResolvedEvent } from '../daemon/approver.js';
-import { parseApprovalPolicy } from '../policy/approval-policy.js';
+import { parseApprovalPolicy } from '../decide/approval-policy.js';
 import type { GatePaths } from '../protocol/paths.js';
 import type { ReviewDecision } from '../protocol/action.js';
 import { ANSWER_REJECTED, APPROVAL_RESOLVED, approvalRequestParams, REQUEST_APPROVAL, resolvedParams, reviewDecisionFromHost } from './host-protocol.js';

@@ -4,7 +4,7 @@
  * stream fallback socket framed as u32 little-endian length + JSON. Every message carries `v` and `id`;
  * a reply carries the `id` of its request. Nothing on this channel can approve anything.
  */
-import type { Decision } from '../policy/decision.js';
+import type { Decision } from '../rules/decision.js';
 import type { Action, EscalationExecution } from './action.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 import type { PlanRequest, WirePlan } from '../exec/client-plan.js';

@@ -5,7 +5,7 @@
 
 import type { Hidden, OpaqueKind } from './types.js';
 import { basename } from 'node:path';
-import { inProcessStart } from '../policy/in-process.js';
+import { inProcessStart } from './in-process.js';
 
 /** Where the inner command starts, or why it cannot be seen; `more`: further commands (find -exec). */
 export type Step = { start: number | null; opaque?: Hidden; more?: string[][] };

@@ -6,10 +6,10 @@
  * also counts time spent waiting for a core.
  */
 import { performance } from 'node:perf_hooks';
-import { parsePolicy } from '../../src/policy/parser.js';
+import { parsePolicy } from '../../src/rules/parser.js';
 import { parseSandboxPolicy } from '../../src/sandbox/policy.js';
-import { assessCommand, type AssessContext } from '../../src/policy/assess.js';
-import { decideIntercepted } from '../../src/policy/intercepted.js';
+import { assessCommand, type AssessContext } from '../../src/decide/script.js';
+import { decideIntercepted } from '../../src/decide/intercepted.js';
 import { analyzeScript } from '../../src/script/analyze.js';
 
 function policyText(n: number): string {

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadPolicy } from '../../src/policy/load.js';
+import { loadPolicy } from '../../src/rules/load.js';
 import { GATE } from '../helpers/env.js';
 
 const PROGRAMS = Array.from({ length: 200 }, (_, k) => `tool${k}`);

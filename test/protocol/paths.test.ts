@@ -9,7 +9,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, sym
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { codexHome, gateHome, gatePaths, runtimeDir } from '../../src/protocol/paths.js';
-import { gateHome as policyGateHome, codexHome as policyCodexHome } from '../../src/policy/load.js';
+import { gateHome as policyGateHome, codexHome as policyCodexHome } from '../../src/rules/load.js';
 
 test('HOME spelled through a symlink, with a trailing slash or with ..: one GATE_HOME and CODEX_HOME, computed in one place', () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'g-')));

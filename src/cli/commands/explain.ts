@@ -5,14 +5,14 @@
  * Not on the hot path, but kept lean: node:util parseArgs, no yargs.
  */
 import { parseArgs } from 'node:util';
-import { loadPolicy } from '../../policy/load.js';
-import { parseApprovalPolicy, formatApprovalPolicy, type ApprovalPolicy } from '../../policy/approval-policy.js';
+import { loadPolicy } from '../../rules/load.js';
+import { parseApprovalPolicy, formatApprovalPolicy, type ApprovalPolicy } from '../../decide/approval-policy.js';
 import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
-import { assessCommand, assessScript } from '../../policy/assess.js';
+import { assessCommand, assessScript } from '../../decide/script.js';
 import { loadConfig } from '../../config/load.js';
 import type { GateConfig } from '../../config/config.js';
 import { gatePaths } from '../../protocol/paths.js';
-import { formatExplanation } from '../../policy/assess-format.js';
+import { formatExplanation } from '../../decide/explain-format.js';
 import { sourceReader } from '../../daemon/sourced-files.js';
 
 const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'

@@ -4,10 +4,10 @@
  * gate-sh loads ($GATE_HOME/rules, $CODEX_HOME/rules, $CODEX_HOME/policy). Hand-parsed: no yargs at start-up.
  */
 import { homedir } from 'node:os';
-import { formatCheckOutput } from '../../policy/codex-json.js';
-import { PolicyError } from '../../policy/error.js';
-import { readRulesFile, ruleFiles } from '../../policy/load.js';
-import { parsePolicy, type PolicySource } from '../../policy/parser.js';
+import { formatCheckOutput } from '../../rules/codex-json.js';
+import { PolicyError } from '../../rules/error.js';
+import { readRulesFile, ruleFiles } from '../../rules/load.js';
+import { parsePolicy, type PolicySource } from '../../rules/parser.js';
 
 const USAGE = `usage: gate policy check [--rules PATH]... [--pretty] [--resolve-host-executables] [--hardened] [--] COMMAND...
        gate policy files [--rules PATH]...
@@ -144,8 +144,8 @@ async function amend(argv: string[]): Promise<number> {
   }
   const prefix = argv.slice(i);
   // loaded only here: `gate policy check` never pays for the amendment code
-  const { appendAllowPrefixRule, formatAllowPrefixRule, AmendError } = await import('../../policy/amend.js');
-  const { defaultRulesFile } = await import('../../policy/load.js');
+  const { appendAllowPrefixRule, formatAllowPrefixRule, AmendError } = await import('../../rules/amend.js');
+  const { defaultRulesFile } = await import('../../rules/load.js');
   const target = file ?? defaultRulesFile();
   try {
     const r = await appendAllowPrefixRule(target, prefix);

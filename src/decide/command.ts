@@ -1,0 +1,85 @@
+/**
+ * Evaluate one subcommand: its own words, every command its wrappers run, and the variables it sets.
+ * Rules first (hardened matching); where no rule matches, Codex's unmatched-command heuristic; opaque
+ * commands (eval, source, non-literal names) get `prompt` instead; code-loading variables add `prompt`
+ * whatever the rules say. Strictest wins.
+ */
+import { strictest, type Decision } from '../rules/decision.js';
+import type { MatchOptions, Policy, RuleMatch } from '../rules/policy.js';
+import type { VerdictSource, EvaluatedCommand, HeuristicName } from './types.js';
+import { explainUnmatchedCommand, type UnmatchedContext } from './unmatched.js';
+import { dangerousCommand } from '../heuristics/dangerous.js';
+import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
+import { assignmentsToEnv } from './assignments.js';
+
+export interface EvalContext {
+  policy: Policy;
+  options: MatchOptions;
+  unmatched: UnmatchedContext;
+  codeLoading?: CodeLoadingOptions;
+}
+
+export interface CommandInput {
+  argv: string[];
+  role: EvaluatedCommand['role'];
+  /** opaque: never allowed by a heuristic (eval, source, non-literal names). literal: a command found in a
+   * complex script — only rules and the danger check may object; it never allows anything by itself. */
+  mode?: 'opaque' | 'literal';
+}
+
+export interface EvaluatedWithMatches extends EvaluatedCommand {
+  matches: RuleMatch[];
+}
+
+/** A rule match or heuristic match as shown by `gate explain` and the audit log. */
+export function toSource(m: RuleMatch, h: Explained | undefined): VerdictSource {
+  if (m.type === 'prefixRuleMatch') {
+    const src: VerdictSource = { type: 'rule', decision: m.decision, matched_prefix: [...m.matchedPrefix], file: m.source.file, line: m.source.line, col: m.source.col };
+    if (m.justification !== undefined) src.justification = m.justification;
+    if (m.resolvedProgram !== undefined) src.resolved_program = m.resolvedProgram;
+    return src;
+  }
+  return { type: 'heuristic', decision: m.decision, name: h?.name ?? 'approval-policy', command: [...m.command] };
+}
+
+export interface Explained {
+  decision: Decision;
+  name: HeuristicName;
+}
+
+function explain(cmd: string[], mode: CommandInput['mode'], u: UnmatchedContext): Explained {
+  if (mode === 'literal') {
+    const danger = dangerousCommand(cmd, { historicGit: u.gitReadOnly === true });
+    if (danger) return { decision: u.approvalPolicy === 'never' ? 'forbidden' : 'prompt', name: 'dangerous' };
+    return { decision: 'allow', name: 'literal' };
+  }
+  const h = explainUnmatchedCommand(cmd, u);
+  // An opaque command is never allowed by a heuristic: at least ask.
+  if (mode === 'opaque' && h.decision === 'allow') return { decision: 'prompt', name: 'opaque' };
+  return { decision: h.decision, name: h.reason };
+}
+
+export function evaluateCommand(c: CommandInput, ctx: EvalContext): EvaluatedWithMatches {
+  let last: Explained | undefined;
+  const fallback = (cmd: string[]): Decision => (last = explain(cmd, c.mode, ctx.unmatched)).decision;
+  const matches = ctx.policy.matchesForCommand(c.argv, ctx.options, fallback);
+  const decision = strictest(matches.map((m) => m.decision)) ?? 'allow';
+  return { argv: c.argv, role: c.role, decision, sources: matches.map((m) => toSource(m, last)), matches };
+}
+
+/** Code-loading variables set by assignments and wrapper operands: a `prompt` entry, or null. */
+export function evaluateAssignments(words: readonly string[], ctx: EvalContext): { entry: EvaluatedCommand; vars: CodeLoadingVariable[] } | null {
+  if (words.length === 0) return null;
+  const vars = codeLoadingVariables(assignmentsToEnv(words), ctx.codeLoading);
+  if (vars.length === 0) return null;
+  return {
+    vars,
+    entry: {
+      argv: [...words],
+      role: 'assignment',
+      decision: 'prompt',
+      sources: [{ type: 'heuristic', decision: 'prompt', name: 'code-loading', command: vars.map((v) => `${v.name}=${v.value}`) }],
+    },
+  };
+}
+

@@ -1,0 +1,78 @@
+/**
+ * The daemon's view of a decision: what it needs per subcommand (or per intercepted exec) to reply, prompt,
+ * cache and audit. A Decider turns a request into these; the policy engine's assessment is adapted to it
+ * in policy-decider.ts. Pure types plus small helpers.
+ */
+import type { Decision } from '../rules/decision.js';
+import type { ApprovalPolicy } from './approval-policy.js';
+import type { Action, ReviewDecision } from '../protocol/action.js';
+import type { DecisionSource, ExecRequest, PreflightRequest } from '../protocol/messages.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+
+export interface SubcommandCheck {
+  argv: string[];
+  decision: Decision;
+  source: DecisionSource[];
+  requirement: 'skip' | 'needs_approval' | 'forbidden';
+  /** Codex reason text (forbidden: why; needs_approval: what asked) */
+  reason?: string;
+  /** skip → the action; forbidden → Deny; needs_approval → the action once approved */
+  action: Action;
+  proposed_amendment?: string[];
+  available_decisions: ReviewDecision[];
+  /** "file:line" of the deciding rule, or "heuristic:<name>" */
+  matched_rule?: string;
+  /** the session-approval cache key (shell + canonical command + cwd + requested permissions); empty for an
+   * exec-time check that asks nobody (never looked up) */
+  cache_key: string;
+  /** a literal command found inside a complex script: it can deny or ask, but how the script runs is
+   * the whole script's entry's business (it is checked, not executed as its own step) */
+  literal?: boolean;
+  /** a file the script writes by a redirection, asked up front (a script decided per exec) */
+  write?: boolean;
+  /** not remembered for the exec gate unless a person answered it (a literal of a script decided per exec) */
+  unsettled?: boolean;
+  /** an exec of the run's start-up phase (the login profile, rc files): the audit log says so */
+  phase?: 'start-up';
+}
+
+export interface ScriptCheck {
+  complex: boolean;
+  /** bash can parse the script (a start-up phase needs this: src/exec/start-up-gate.ts) */
+  parses: boolean;
+  /** the script is decided per exec (issue 17): run it in the read-only sandbox, or in the turn sandbox
+   * once a person agreed to its asked writes */
+  perExec?: boolean;
+  subcommands: SubcommandCheck[];
+}
+
+export interface DecideContext {
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  gitReadOnly: boolean;
+}
+
+export interface ExecContext extends DecideContext {
+  sandboxPermissions: SandboxPermissions;
+  additionalPermissions?: PermissionProfile;
+  /** what pre-flight (or an earlier exec prompt) of the same run settled for this argv + cwd: reused
+   * only when the exec-time checks (code loading, writable program, skill permissions) add nothing */
+  settled?: Action;
+}
+
+export interface Decider {
+  /** a short description for `gate status` */
+  readonly name: string;
+  preflight(req: PreflightRequest, ctx: DecideContext): ScriptCheck;
+  exec(req: ExecRequest, ctx: ExecContext): SubcommandCheck;
+  /** an exec of a run's start-up phase: forbidden rules only, never a prompt (src/policy/start-up.ts) */
+  startUp(req: ExecRequest, sandboxed: boolean): SubcommandCheck;
+}
+
+export function sourceLabel(s: DecisionSource[]): string | undefined {
+  const first = s[0];
+  if (!first) return undefined;
+  if (first.kind === 'rule') return `${first.file}:${first.line}`;
+  if (first.kind === 'heuristic') return `heuristic:${first.name}`;
+  return first.kind;
+}

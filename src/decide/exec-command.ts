@@ -1,0 +1,49 @@
+/**
+ * Evaluating one intercepted exec: `[program, argv[1..]]` against the rules (hardened by default) with
+ * Codex's unmatched-command fallback, remembering which heuristic decided (for the audit log).
+ */
+import type { Decision } from '../rules/decision.js';
+import type { Evaluation, MatchOptions, Policy } from '../rules/policy.js';
+import type { VerdictSource } from './types.js';
+import { explainUnmatchedCommand, type UnmatchedContext, type UnmatchedDecision } from './unmatched.js';
+import { isPolicyRuleMatch } from './requirement.js';
+import { toSource } from './command.js';
+import { join } from 'node:path';
+import { GATE_INSTALL_ROOT } from '../sandbox/gate-context.js';
+
+export interface ExecEvaluation {
+  evaluation: Evaluation;
+  decision: Decision;
+  /** A rule (not a heuristic) had the final decision. */
+  byPolicy: boolean;
+  decidedBy: VerdictSource;
+}
+
+/** Folders only root writes, and gate-sh's own nested-shell shims (read-only in every sandbox): a program
+ * there is what its name says, so the heuristics judge it by name. */
+export const GATE_SHIMS_BIN = join(GATE_INSTALL_ROOT, 'shims', 'bin');
+export const SYSTEM_BIN = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin', GATE_SHIMS_BIN]);
+
+/** `/usr/bin/cat x` → `cat x` for the heuristics (known-safe wants a bare name: `./cat` could be anything). */
+export function systemName(c: string[]): string[] {
+  const p = c[0] ?? '';
+  const slash = p.lastIndexOf('/');
+  return slash > 0 && SYSTEM_BIN.has(p.slice(0, slash)) ? [p.slice(slash + 1), ...c.slice(1)] : c;
+}
+
+export function evaluateExec(policy: Policy, commands: string[][], options: MatchOptions, unmatched: UnmatchedContext): ExecEvaluation {
+  const heuristics: UnmatchedDecision[] = [];
+  const evaluation = policy.checkMultiple(commands, options, (c) => {
+    const h = explainUnmatchedCommand(systemName(c), unmatched);
+    heuristics.push(h);
+    return h.decision;
+  });
+  const decision: Decision = evaluation.decision ?? 'allow';
+  const byPolicy = evaluation.matchedRules.some((m) => isPolicyRuleMatch(m) && m.decision === decision);
+  let h = 0; // heuristic matches come in the order the fallback was called
+  const sources = evaluation.matchedRules.map((m) => {
+    const x = m.type === 'heuristicsRuleMatch' ? heuristics[h++] : undefined;
+    return toSource(m, x && { decision: x.decision, name: x.reason });
+  });
+  return { evaluation, decision, byPolicy, decidedBy: sources.find((s) => s.decision === decision) ?? sources[0] };
+}

@@ -1,0 +1,225 @@
+/**
+ * The exec-gate decision for one intercepted exec (Codex `CoreShellActionProvider::determine_action`,
+ * §5.4–5.5) plus gate-sh's hardening. Pure: the daemon passes what it verified about the caller.
+ *
+ *   explicit allow rule  → Escalate(Unsandboxed)       (a policy-driven decision leaves the sandbox)
+ *   heuristic allow      → Run                         (in place, inside the caller's sandbox)
+ *   prompt               → ask; approved → as the request asked (Escalate(execution) or Run)
+ *   forbidden            → Deny("Execution forbidden by policy")
+ * Hardening: code-loading variables in the exec's environment turn an escalation that would widen the run
+ * (Unsandboxed, Permissions) into a prompt.
+ */
+import { inProcessCommands } from '../script/in-process.js';
+import type { ApprovalPolicy } from './approval-policy.js';
+import { stricter, type Decision } from '../rules/decision.js';
+import type { Evaluation, MatchOptions, Policy } from '../rules/policy.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
+import { escalate, RUN, deny } from '../protocol/action.js';
+import { normalize } from 'node:path';
+import { escalationRequested } from './unmatched.js';
+import { evaluateExec, GATE_SHIMS_BIN } from './exec-command.js';
+import { writableRootsFor } from './exec-writable.js';
+import type { VerdictSource } from './types.js';
+import { promptRejectedByPolicy } from './requirement.js';
+import { availableDecisions } from './available-decisions.js';
+import { commandsForExecPolicy } from './codex.js';
+import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
+import { unwrapCommand } from '../script/analyze.js';
+import { basenameOf, judgedAsInner, JUDGED_AS_INNER } from './wrapper-inner.js';
+import { scriptRunByInterpreter } from './shebang.js';
+
+export const FORBIDDEN_BY_POLICY = 'Execution forbidden by policy';
+export const USER_DENIED = 'User denied execution';
+export const USER_CANCELLED = 'User cancelled execution';
+
+export interface InterceptedContext {
+  policy: Policy;
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  /** What the request asked for (preapproved additional permissions count as use_default). */
+  sandboxPermissions: SandboxPermissions;
+  additionalPermissions?: PermissionProfile;
+  /** The turn's filesystem policy has deny-read entries: runs may not leave the sandbox (newest Codex). */
+  sandboxHasDenyEntries?: boolean;
+  /** Basename prompt/forbidden rules also catch other paths (gate-sh default true; Codex false). */
+  hardened?: boolean;
+  gitReadOnly?: boolean;
+  /** Older Codex: judge an intercepted `bash -lc '<plain script>'` by its inner commands. Off by default
+   * (newest Codex): the shell is judged as a whole and each inner exec when it happens. */
+  shellWrapperParsing?: boolean;
+  /** The program is a skill script (src/skills): forbidden rules still apply; it runs with exactly its
+   * declared permissions after an approval (offering approved_for_session), or in the turn sandbox. */
+  skill?: SkillExec;
+  /** The exec's environment (gate-sh hardening); omitted → not checked. `codeLoading.writableRoots`
+   * defaults to the folders the turn's sandbox lets the caller write (exec-writable.ts). */
+  env?: Readonly<Record<string, string | undefined>>;
+  codeLoading?: CodeLoadingOptions;
+  /** The program's real path when it is a symlink (`ln -s /bin/rm ./x`): a rule about the real program
+   * (forbidden, prompt) applies too — the stricter of the two decides. Rules only: heuristics keep judging
+   * the name called (multi-call binaries such as busybox would otherwise all look unknown). */
+  realProgram?: string;
+  /** The rule name whose program has the same bytes as this one (src/daemon/program-identity.ts). */
+  knownAs?: string;
+  /** The `#!` line of a file (without `#!`), or null: lets `node /usr/bin/npm test`, which is how the
+   * kernel runs `/usr/bin/npm test`, be judged as that (src/policy/shebang.ts). */
+  shebangOf?: (path: string) => string | null;
+}
+
+export interface SkillExec {
+  permissions?: PermissionProfile;
+}
+
+export interface InterceptedDecision {
+  /** `[program, argv[1..]]`: what was evaluated and what a prompt shows. */
+  command: string[];
+  cwd: string;
+  decision: Decision;
+  /** A rule (not a heuristic) had the final decision. */
+  decision_driven_by_policy: boolean;
+  /** The rule (file:line) or heuristic that set the decision (as in `gate explain`). */
+  decided_by: VerdictSource;
+  /** The answer now: Run / Escalate / Deny, or 'prompt' to ask first. */
+  action: Action | 'prompt';
+  /** How it runs if it escalates. */
+  execution: EscalationExecution;
+  /** What an approval turns it into (action 'prompt'). */
+  on_approval?: Action;
+  available_decisions?: ReviewDecision[];
+  /** Why (human readable; the Deny reason when denied). */
+  reason: string;
+  evaluation: Evaluation;
+  code_loading: CodeLoadingVariable[];
+  /** Set when gate-sh's exec-time hardening (not the rules or Codex's heuristic) made it a prompt: what
+   * it saw here (environment, program path, declared permissions) was not part of any earlier approval. */
+  hardening?: 'code-loading' | 'writable-program' | 'skill-permissions';
+}
+
+/** argv0 replaced by the resolved absolute program (`join_program`). */
+export function joinProgram(program: string, argv: readonly string[]): string[] {
+  return [program, ...argv.slice(1)];
+}
+
+/** The Action a decided exec gets once allowed (or approved). */
+function allowedAction(needsEscalation: boolean, execution: EscalationExecution): Action {
+  return needsEscalation ? escalate(execution) : RUN;
+}
+
+/** The answer to an approver's ReviewDecision for a prompted exec. */
+export function actionForReview(d: InterceptedDecision, review: ReviewDecision): Action {
+  if (review === 'denied') return deny(USER_DENIED);
+  if (review === 'abort') return deny(USER_CANCELLED);
+  return d.on_approval ?? deny(USER_DENIED);
+}
+
+/**
+ * One decision per command: pre-flight (or an earlier exec prompt) already settled this argv+cwd in this
+ * run. Reuse that answer instead of asking again — but forbidden rules and rejections still deny at every
+ * depth, answers that need no prompt stand as decided now, and a prompt raised by exec-time hardening
+ * (code-loading variables, a program in a writable folder, skill permissions) is asked, because the
+ * earlier approval never saw them.
+ */
+export function reuseSettled(d: InterceptedDecision, settled: Action): Action | 'prompt' {
+  if (d.action !== 'prompt') return d.action;
+  if (d.hardening) return 'prompt';
+  return settled;
+}
+
+export function decideIntercepted(program: string, argv: readonly string[], cwd: string, ctx: InterceptedContext): InterceptedDecision {
+  const script = ctx.shebangOf ? scriptRunByInterpreter(program, argv, ctx.shebangOf) : null;
+  if (script) return decideIntercepted(script[0], script, cwd, { ...ctx, shebangOf: undefined, realProgram: undefined, knownAs: undefined });
+  const command = joinProgram(program, argv);
+  const unmatched = {
+    approvalPolicy: ctx.approvalPolicy,
+    sandboxPolicy: ctx.sandboxPolicy,
+    sandboxPermissions: ctx.sandboxPermissions,
+    usedComplexParsing: false,
+    gitReadOnly: ctx.gitReadOnly,
+  };
+  const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
+  // the loader run as a program, a multi-call binary: the program it runs in its own process is judged too
+  const inner = inProcessCommands(ctx.realProgram ? joinProgram(ctx.realProgram, argv) : command);
+  // a copy, link, rename or memfd of a program a prompt/forbidden rule names: judged as that program too
+  if (ctx.knownAs) inner.push(joinProgram(ctx.knownAs, argv), ...inProcessCommands(joinProgram(ctx.knownAs, argv)));
+  const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
+  let { evaluation, decision, byPolicy, decidedBy } = evaluateExec(ctx.policy, commands, options, unmatched);
+  if (ctx.realProgram && ctx.realProgram !== program) {
+    const real = evaluateExec(ctx.policy, [joinProgram(ctx.realProgram, argv)], options, unmatched);
+    if (real.byPolicy && stricter(real.decision, decision) !== decision) ({ evaluation, decision, byPolicy, decidedBy } = real);
+  }
+  // `timeout 30 git status`: judged as `git status` (src/policy/wrapper-judged.ts); the inner exec is
+  // checked again when the wrapper makes it, so the wrapper itself only runs in place
+  if (!byPolicy && decidedBy.type === 'heuristic' && decidedBy.name === 'approval-policy' && JUDGED_AS_INNER.has(basenameOf(program))) {
+    const u = unwrapCommand([basenameOf(program), ...argv.slice(1)]);
+    const inner = u.opaqueKind ? [] : u.inner;
+    if (judgedAsInner(program, inner, true, decision) && inner.every((c) => evaluateExec(ctx.policy, [c], options, unmatched).decision === 'allow'))
+      ({ decision, decidedBy } = { decision: 'allow', decidedBy: { type: 'heuristic', decision: 'allow', name: 'wrapper', command } });
+  }
+  const skill = ctx.skill;
+  const execution = skill ? skillExecution(skill) : executionFor(byPolicy, ctx);
+  // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest
+  // Codex), or it is a skill script (its declared permissions, never more).
+  const needsEscalation = skill ? execution.type !== 'TurnDefault' : escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries);
+  const base = { command, cwd, decision, decision_driven_by_policy: byPolicy, decided_by: decidedBy, execution, evaluation, code_loading: [] as CodeLoadingVariable[] };
+
+  if (decision === 'forbidden') return { ...base, action: deny(FORBIDDEN_BY_POLICY), reason: FORBIDDEN_BY_POLICY };
+
+  const onApproval = allowedAction(needsEscalation, execution);
+  const prompt = (reason: string, extra: Partial<InterceptedDecision> = {}): InterceptedDecision => {
+    const rejected = promptRejectedByPolicy(ctx.approvalPolicy, byPolicy);
+    if (rejected) return { ...base, ...extra, action: deny(FORBIDDEN_BY_POLICY), reason: `${FORBIDDEN_BY_POLICY}: ${rejected}` };
+    const decisions = availableDecisions({ proposedAmendment: null, additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions', skillScript: !!skill });
+    return { ...base, ...extra, action: 'prompt', on_approval: onApproval, available_decisions: decisions, reason };
+  };
+
+  // A widening escalation must not carry code-loading variables silently, nor run a program the
+  // sandboxed caller could have written (a rule approved `git`, not `./bin/git` in the workspace).
+  const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
+  // (only a widening run needs the writable roots: not worked out for every exec that runs in place)
+  const codeLoading = widens ? { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd) } : undefined;
+  const loading = codeLoading && ctx.env ? codeLoadingVariables(ctx.env, codeLoading) : [];
+  const vars = loading.map((v) => v.name).join(', ');
+  if (decision === 'prompt') {
+    const why = byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks';
+    return prompt(why + (loading.length ? `; the escalated run carries code-loading variables: ${vars}` : ''), { code_loading: loading, ...(loading.length ? { hardening: 'code-loading' as const } : {}) });
+  }
+  // A skill script with declared permissions runs with them only after a human said so.
+  if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading, hardening: 'skill-permissions' });
+  if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
+  // gate-sh's own nested-shell shims are bound read-only in every sandbox (src/exec/exec-gate.ts), even
+  // when the installation lies inside a writable root (a clone under /tmp): the caller could not write them
+  if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN])) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
+  return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
+}
+
+/** A skill script runs with exactly its declared permissions, or in the turn sandbox. */
+function skillExecution(skill: SkillExec): EscalationExecution {
+  return skill.permissions ? { type: 'Permissions', profile: skill.permissions } : { type: 'TurnDefault' };
+}
+
+function isInsideAny(path: string, roots: readonly string[]): boolean {
+  const p = normalize(path);
+  return roots.some((r) => {
+    const root = normalize(r).replace(/\/+$/, '');
+    return root === '' || p === root || p.startsWith(root + '/');
+  });
+}
+
+/** Policy-driven → Unsandboxed; else as requested. Deny-read entries keep everything in the sandbox. */
+function executionFor(byPolicy: boolean, ctx: InterceptedContext): EscalationExecution {
+  if (ctx.sandboxHasDenyEntries) {
+    if (ctx.sandboxPermissions === 'with_additional_permissions' && ctx.additionalPermissions)
+      return { type: 'Permissions', profile: ctx.additionalPermissions };
+    return { type: 'TurnDefault' };
+  }
+  if (byPolicy) return { type: 'Unsandboxed' };
+  switch (ctx.sandboxPermissions) {
+    case 'use_default':
+      return { type: 'TurnDefault' };
+    case 'require_escalated':
+      return { type: 'Unsandboxed' };
+    case 'with_additional_permissions':
+      return ctx.additionalPermissions ? { type: 'Permissions', profile: ctx.additionalPermissions } : { type: 'TurnDefault' };
+  }
+}
+

@@ -1,0 +1,123 @@
+/**
+ * gate-sh's per-subcommand assessment — what the daemon decides on and `gate explain` shows.
+ *
+ * Plain script: one entry per subcommand, each evaluated with its wrappers' inner commands and its
+ * assignments (strictest wins). Complex script: one entry for the whole invocation (or Codex's heredoc
+ * prefix), never proven safe, plus one entry per literal command found anywhere — those can forbid or
+ * prompt, never allow. Execution: explicit allow → Unsandboxed only when EVERY evaluated command has an
+ * explicit allow rule; heuristic allow → TurnDefault; approved prompt → as the request asked. Pure.
+ */
+import { strictest, type Decision } from '../rules/decision.js';
+import type { MatchOptions, RuleMatch } from '../rules/policy.js';
+import type { Assessment, AssessContext, SubcommandAssessment } from './types.js';
+import { extractShellInvocation } from '../script/shell-detect.js';
+import { analyzeScript, unwrapCommand } from '../script/analyze.js';
+import { codeLoadingVariables } from '../heuristics/code-loading.js';
+import type { EvalContext } from './command.js';
+import { entryDecision, heredocEntry, mayLeaveSandbox, subcommandEntry, wholeScriptEntry, type Entry } from './entries.js';
+import { verdict } from './entry-decision.js';
+import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from './amendment-proposal.js';
+import { everyCommandExplicitlyAllowed, requirementFor, type ExecApprovalRequirement } from './requirement.js';
+import { explainUnmatchedCommand } from './unmatched.js';
+import { writableRootsFor } from './exec-writable.js';
+import { perExecEntry, perExecWrites, writeEntry } from './per-exec.js';
+
+export type { Assessment, AssessContext, SubcommandAssessment } from './types.js';
+
+/** An argv: a `bash|zsh|sh -c|-lc script` invocation (Codex's shell names) or a bare command. */
+export function assessCommand(argv: readonly string[], ctx: AssessContext): Assessment {
+  const inv = extractShellInvocation([...argv]);
+  if (inv) return assessInvocation([...argv], inv.script, ctx);
+  const words = [...argv];
+  const entry = subcommandEntry({ ...unwrapCommand(words), argv: words, assignments: [], redirects: false }, evalContext(ctx, false));
+  return finish(words, false, [], [entry], ctx);
+}
+
+/** A script for a given shell, whatever the shell's path (what gate-sh itself runs). */
+export function assessScript(shell: string, flag: '-c' | '-lc', script: string, ctx: AssessContext): Assessment {
+  return assessInvocation([shell, flag, script], script, ctx);
+}
+
+function evalContext(ctx: AssessContext, usedComplexParsing: boolean): EvalContext {
+  const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
+  return {
+    policy: ctx.policy,
+    options,
+    unmatched: {
+      approvalPolicy: ctx.approvalPolicy,
+      sandboxPolicy: ctx.sandboxPolicy,
+      sandboxPermissions: ctx.sandboxPermissions,
+      usedComplexParsing,
+      gitReadOnly: ctx.gitReadOnly,
+      argvOnlyDanger: true, // every subcommand, inner and literal command is its own entry
+    },
+    codeLoading: ctx.codeLoading,
+  };
+}
+
+function assessInvocation(command: string[], script: string, ctx: AssessContext): Assessment {
+  const a = analyzeScript(script, ctx.readSource ? { readSource: ctx.readSource } : {});
+  if (a.kind === 'plain') {
+    const ec = evalContext(ctx, false);
+    // An empty script: Codex evaluates the whole argv.
+    const subs = a.commands.length > 0 ? a.commands : [{ argv: command, assignments: [], inner: [], redirects: false }];
+    return finish(command, false, [], subs.map((s) => subcommandEntry(s, ec)), ctx);
+  }
+  const ec = evalContext(ctx, true);
+  const head = a.heredocPrefix ? heredocEntry(a.heredocPrefix, ec) : wholeScriptEntry(command, a, ec);
+  const literals = a.literalCommands.map((s) => subcommandEntry(s, ec, 'literal'));
+  // Codex's heredoc fallback (`python3 <<'PY' ... PY`) judges the command the heredoc feeds; when that
+  // command is asked about even on its own (an interpreter running code from stdin that no exec shows),
+  // Codex asks up front, and so does gate-sh: only a prompt that comes from complexity is left per exec
+  const prefixAsked = a.heredocPrefix ? entryDecision(heredocEntry(a.heredocPrefix, evalContext(ctx, false))) !== 'allow' : false;
+  const writes = prefixAsked ? null : perExecWrites(ctx, a, head);
+  if (writes) return finish(command, true, a.reasons, [perExecEntry(command), ...writes.map((w) => writeEntry(w, ctx.cwd!)), ...literals], ctx, true);
+  return finish(command, true, a.reasons, [head, ...literals], ctx);
+}
+
+/** The model-requested prefix rule, when adding it would allow every command (Codex §4.5). */
+function requestedAmendment(ctx: AssessContext, matchedRules: RuleMatch[], commands: string[][]): string[] | null {
+  if (!ctx.prefixRule) return null;
+  const ec = evalContext(ctx, false);
+  const fallback = (c: string[]) => explainUnmatchedCommand(c, ec.unmatched).decision;
+  return deriveRequestedAmendment({ prefixRule: ctx.prefixRule, matchedRules, policy: ctx.policy, commands, fallback, options: ec.options });
+}
+
+function finish(command: string[], complex: boolean, reasons: string[], entries: Entry[], ctx: AssessContext, perExec = false): Assessment {
+  const all: RuleMatch[] = entries.flatMap((e) => e.evaluated.flatMap((x) => x.matches));
+  const amendable = entries.every((e) => e.amendable);
+  const bypass = entries.every(mayLeaveSandbox) && everyCommandExplicitlyAllowed(all);
+  const roots = ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, ctx.cwd);
+  const loadingNames = ctx.env ? codeLoadingVariables(ctx.env, { ...ctx.codeLoading, writableRoots: roots }).map((v) => v.name) : [];
+  const requested = (m: RuleMatch[], c: string[][]) => requestedAmendment(ctx, m, c);
+  const subcommands = entries.map((e, index) => verdict(e, index, { ctx, bypass, loadingNames, requestedAmendment: requested }));
+
+  const decision = strictest(subcommands.map((s) => s.decision)) ?? 'allow';
+  // Before approval-policy rejections: Codex's reason texts depend on what the rules and heuristics said.
+  const raw = strictest(subcommands.map((s) => s.decided_by.decision)) ?? 'allow';
+  const promptAmendment = amendable ? requested(all, entries.map((e) => e.argv)) ?? amendmentForPrompt(all) : null;
+  const requirement = overallRequirement(command, raw, subcommands, all, ctx, { bypass, promptAmendment, skipAmendment: amendable ? amendmentForAllow(all) : null });
+  const askedUpFront = subcommands.filter((s) => s.action === 'prompt').map((s) => s.argv);
+  return { decision, complex, complex_reasons: reasons, command, requirement, bypass_sandbox: bypass && requirement.type === 'skip', subcommands, per_exec: perExec, asked_up_front: askedUpFront };
+}
+
+interface Amendments {
+  bypass: boolean;
+  promptAmendment: string[] | null;
+  skipAmendment: string[] | null;
+}
+
+/** Codex-compatible requirement over every evaluated command; reasons name the original argv. */
+function overallRequirement(command: string[], raw: Decision, subs: SubcommandAssessment[], all: RuleMatch[], ctx: AssessContext, o: Amendments): ExecApprovalRequirement {
+  const evaluation = { decision: raw, matchedRules: all };
+  const rejected = subs.find((s) => s.requirement.type === 'forbidden');
+  if (raw === 'forbidden') return requirementFor({ command, evaluation, approvalPolicy: ctx.approvalPolicy, promptAmendment: null, skipAmendment: null });
+  if (rejected) return rejected.requirement; // a prompt the approval policy may not show
+  if (raw === 'prompt') {
+    const r = requirementFor({ command, evaluation, approvalPolicy: ctx.approvalPolicy, promptAmendment: o.promptAmendment, skipAmendment: null });
+    const own = subs.find((s) => s.requirement.type === 'needs_approval' && s.requirement.reason);
+    if (r.type === 'needs_approval' && r.reason === null && own?.requirement.type === 'needs_approval') return { ...r, reason: own.requirement.reason };
+    return r;
+  }
+  return { type: 'skip', bypass_sandbox: o.bypass, proposed_execpolicy_amendment: o.skipAmendment };
+}

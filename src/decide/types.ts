@@ -1,0 +1,132 @@
+/**
+ * The shape of gate-sh's per-subcommand assessment: what the daemon decides per subcommand and what
+ * `gate explain --json` prints. Field names are snake_case where they mirror Codex's wire names and are
+ * part of the stable JSON (documented in docs/explain.md); add fields, never rename them.
+ */
+import type { Decision } from '../rules/decision.js';
+import type { DecisionSource } from '../protocol/messages.js';
+import type { ApprovalPolicy } from './approval-policy.js';
+import type { Policy } from '../rules/policy.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { CodeLoadingOptions } from '../heuristics/code-loading.js';
+import type { ExecApprovalRequirement } from './requirement.js';
+import type { UnmatchedReason } from './unmatched.js';
+import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
+import type { DangerKind } from '../heuristics/dangerous.js';
+import type { OpaqueKind } from '../script/types.js';
+
+export interface AssessContext {
+  policy: Policy;
+  approvalPolicy: ApprovalPolicy;
+  sandboxPolicy: SandboxPolicy;
+  sandboxPermissions: SandboxPermissions;
+  additionalPermissions?: PermissionProfile;
+  /** The model-requested `prefix_rule`. */
+  prefixRule?: readonly string[] | null;
+  gitReadOnly?: boolean;
+  /** Basename prompt/forbidden rules catch every path spelling (default true). */
+  hardened?: boolean;
+  /** The command is a skill script (approvals offer approved_for_session). */
+  skillScript?: boolean;
+  /** The caller's environment: code-loading variables in it turn a widening run into a prompt. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The run's cwd: with the sandbox policy, the default writable roots for the code-loading check. */
+  cwd?: string;
+  /** Trusted environment, writable roots and gate-sh's own entries for the code-loading check. */
+  codeLoading?: CodeLoadingOptions;
+  /** Reads a file the script sources (the daemon's reader); absent: every `source` stays opaque. */
+  readSource?: (path: string) => string | null;
+}
+
+/**
+ * What decided one evaluated command (the assessment's own, richer form; `toWireSource` maps it onto the
+ * request-channel `DecisionSource` of src/protocol/messages.ts).
+ */
+export type VerdictSource =
+  | {
+      type: 'rule';
+      decision: Decision;
+      matched_prefix: string[];
+      file: string;
+      line: number;
+      col: number;
+      justification?: string;
+      resolved_program?: string;
+    }
+  | { type: 'heuristic'; decision: Decision; name: HeuristicName; command: string[] };
+
+/**
+ * known-safe / dangerous / approval-policy / sandbox / escalation-requested: Codex's unmatched-command
+ * fallback (§4.3); opaque: eval, source, a non-literal command name (never auto-allowed); code-loading:
+ * an assignment or environment variable that loads code; literal: a literal command of a complex script
+ * that no rule matched and that is not dangerous (no objection: it allows nothing by itself); invalid: an
+ * empty command (nothing to judge: forbidden); start-up: an exec of the login profile or rc files before
+ * the script's first command (forbidden rules only); per-exec: a complex script run with every exec
+ * decided when it happens; wrapper: a known-grammar wrapper (timeout, nice, env...) judged as the command
+ * it runs; builtin: a bash builtin that only reads and prints (test, [, :, printf, type, command -v).
+ */
+export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid' | 'start-up' | 'per-exec' | 'wrapper' | 'builtin';
+
+/** One evaluated command (the subcommand itself, a wrapper's inner command, or a literal command). */
+export interface EvaluatedCommand {
+  argv: string[];
+  role: 'command' | 'inner' | 'literal' | 'script' | 'assignment';
+  decision: Decision;
+  sources: VerdictSource[];
+}
+
+export interface SubcommandAssessment {
+  /** Position in script order (0-based). */
+  index: number;
+  /** The words as bash will run them (for the complex-script entry: the whole invocation). */
+  argv: string[];
+  kind: 'plain' | 'script' | 'literal' | 'write';
+  /** Strictest over `evaluated`. */
+  decision: Decision;
+  /** The source that set the decision (the first one with the strictest decision). */
+  decided_by: VerdictSource;
+  evaluated: EvaluatedCommand[];
+  requirement: ExecApprovalRequirement;
+  /** How it runs once allowed or approved; null when forbidden. */
+  execution: EscalationExecution | null;
+  /** The pre-flight answer: Run, Escalate(execution), Deny(reason), or 'prompt' (ask first). */
+  action: Action | 'prompt';
+  /** What an approval turns it into (present when action is 'prompt'). */
+  on_approval?: Action;
+  /** Offered to approvers when action is 'prompt'. */
+  available_decisions?: ReviewDecision[];
+  proposed_execpolicy_amendment: string[] | null;
+  danger?: DangerKind;
+  /** Why the command cannot be inspected (eval, source, su -c, ...), for display. */
+  opaque?: string;
+  /** The same as data (src/script/types.ts OpaqueKind); present exactly when `opaque` is. */
+  opaque_kind?: OpaqueKind;
+  assignments?: string[];
+}
+
+export interface Assessment {
+  /** Overall: strictest over all subcommands. */
+  decision: Decision;
+  complex: boolean;
+  /** Why the script is complex (empty when plain). */
+  complex_reasons: string[];
+  /** The invocation as given. */
+  command: string[];
+  /** Codex-compatible overall requirement over every evaluated command. */
+  requirement: ExecApprovalRequirement;
+  /** true only when every evaluated command of every subcommand has an explicit allow rule. */
+  bypass_sandbox: boolean;
+  subcommands: SubcommandAssessment[];
+  /** The complex script runs with every exec decided when it happens (issue 17): what pre-flight asks is
+   * only what it could decide; without asked writes the run's sandbox is read-only. */
+  per_exec: boolean;
+  /** The subcommands asked before anything runs (argv), in script order. */
+  asked_up_front: string[][];
+}
+
+/** The request-channel form of a VerdictSource. */
+export function toWireSource(s: VerdictSource): DecisionSource {
+  if (s.type === 'rule')
+    return { kind: 'rule', file: s.file, line: s.line, pattern: s.matched_prefix, ...(s.justification !== undefined ? { justification: s.justification } : {}) };
+  return { kind: 'heuristic', name: s.name };
+}
