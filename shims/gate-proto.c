@@ -730,7 +730,7 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
                            char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
                            const char *own_path, long pid, const char *layer) {
   /* the program's real path when it is a symlink (also /proc/self/fd/N of fexecve): a rule about the
-   * real program applies too (src/policy/intercepted.ts) */
+   * real program applies too (src/decide/intercepted.ts) */
   char real[PATH_MAX];
   struct stat st;
   /* only a program that is itself a symlink can have another name's rules (a folder symlink such as

@@ -1,6 +1,6 @@
 /** From an approval outcome to the Action the client gets, and the overall pre-flight answer. Pure. */
 import { deny, type Action } from '../protocol/action.js';
-import { shlexJoin } from '../rules/shlex.js';
+import { shlexJoin } from '../rules/index.js';
 import type { ApprovalOutcome } from './approvals.js';
 
 /**

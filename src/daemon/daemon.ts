@@ -11,15 +11,13 @@ import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
 import { validateExec, validatePreflight, validateRunFinished, validateStartUpEnd } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
-import { formatApprovalPolicy } from '../decide/approval-policy.js';
-import { shlexJoin } from '../rules/shlex.js';
-import { formatAllowPrefixRule } from '../rules/amend.js';
+import { formatApprovalPolicy, type Decider, type ScriptResult, type SessionPolicies, type SubcommandResult } from '../decide/index.js';
+import { formatAllowPrefixRule, shlexJoin } from '../rules/index.js';
 import { configView, setConfigValue, type GateConfig } from '../config/config.js';
 import type { GatePaths } from '../protocol/paths.js';
 import { outcomeAction, overall, shortCommand } from './answer.js';
 import { ApprovalBroker, type ApprovalOutcome } from './approvals.js';
 import type { AuditLog, AuditRecord } from './audit.js';
-import type { Decider, DecideContext, ScriptCheck, SubcommandCheck } from '../decide/decider-types.js';
 import type { EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import { ExecPairs, pairKey } from './exec-pairs.js';
@@ -83,7 +81,7 @@ function executionMode(action: Action): string | undefined {
 }
 
 /** A decision's audit record from `cwd` on, JSON without braces (AuditLog.writeEncoded). */
-function auditFields(s: SubcommandCheck, { action, outcome, extraSource }: Settled, cwd: string): string {
+function auditFields(s: SubcommandResult, { action, outcome, extraSource }: Settled, cwd: string): string {
   const rec: Omit<AuditRecord, 'time' | 'session' | 'kind' | 'run_id'> = {
     cwd,
     argv: s.argv,
@@ -126,9 +124,9 @@ export class Daemon<P> {
   readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0 };
   /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
   private readonly pairs = new ExecPairs();
-  private readonly checkKeys = new WeakMap<SubcommandCheck, CheckKeys>();
-  private readonly verdictsJson = new WeakMap<ScriptCheck, string>();
-  private readonly settlements = new WeakMap<ScriptCheck, Map<string, Settlement>>();
+  private readonly checkKeys = new WeakMap<SubcommandResult, CheckKeys>();
+  private readonly verdictsJson = new WeakMap<ScriptResult, string>();
+  private readonly settlements = new WeakMap<ScriptResult, Map<string, Settlement>>();
   private lastRequestAt = 0;
   /** warm-up scripts decided so far, of how many (ping's info shows it) */
   private readonly warmUpState = { done: 0, of: 0 };
@@ -217,7 +215,7 @@ export class Daemon<P> {
     return this.decider;
   }
 
-  private decideContext(): DecideContext {
+  private decideContext(): SessionPolicies {
     return { approvalPolicy: this.config.approval_policy, sandboxPolicy: this.config.sandbox_policy, gitReadOnly: this.config.git_read_only };
   }
 
@@ -244,7 +242,7 @@ export class Daemon<P> {
     const policyOwn = nobodyAsked && quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource);
     if (policyOwn) run.shared = this.sharedSettlement(check, req.cwd);
     // ask: false (an agent's hook): what needs a person is answered, not asked; the hook's agent asks its user
-    const unasked = (s: SubcommandCheck): Settled => ({ action: deny(s.reason ?? `approval needed for '${shortCommand(s.argv)}'`) });
+    const unasked = (s: SubcommandResult): Settled => ({ action: deny(s.reason ?? `approval needed for '${shortCommand(s.argv)}'`) });
     const verdicts = nobodyAsked
       ? check.subcommands.map((s, i) => this.record(s, quick[i]!, policyOwn ? undefined : run, 'preflight', req.cwd, run.run_id)) // no promises
       : req.ask === false
@@ -276,7 +274,7 @@ export class Daemon<P> {
   }
 
   /** Settle every subcommand of a script, asking the questions it raises all at once. */
-  private async settleAll(check: ScriptCheck, run: RunRecord, req: PreflightRequest, ctx: HandlerContext, anyForbidden: boolean, inherited?: DecisionSource): Promise<SubcommandVerdict[]> {
+  private async settleAll(check: ScriptResult, run: RunRecord, req: PreflightRequest, ctx: HandlerContext, anyForbidden: boolean, inherited?: DecisionSource): Promise<SubcommandVerdict[]> {
     const asked: string[] = [];
     const verdicts = await Promise.all(
       check.subcommands.map((s) =>
@@ -355,7 +353,7 @@ export class Daemon<P> {
   }
 
   /** What a cached script's own policy answers settle in a cwd: made once, shared by every run of it there. */
-  private sharedSettlement(check: ScriptCheck, cwd: string): Settlement {
+  private sharedSettlement(check: ScriptResult, cwd: string): Settlement {
     let byCwd = this.settlements.get(check);
     if (!byCwd) this.settlements.set(check, (byCwd = new Map()));
     let st = byCwd.get(cwd);
@@ -369,7 +367,7 @@ export class Daemon<P> {
     return st;
   }
 
-  private settleInto(st: Settlement, s: SubcommandCheck, action: Action, approvalId: string, cwd: string): void {
+  private settleInto(st: Settlement, s: SubcommandResult, action: Action, approvalId: string, cwd: string): void {
     const keys = this.keysOf(s, cwd);
     st.settled.set(keys.settle, action);
     if (keys.script !== undefined) st.scripts.set(keys.script, approvalId);
@@ -377,7 +375,7 @@ export class Daemon<P> {
 
   /** A start-up phase for this run, when the client outside the sandbox asked with the key and nothing the
    * agent could have written takes part in start-up (src/daemon/start-up.ts). */
-  private grantStartUp(req: PreflightRequest, check: ScriptCheck, run: RunRecord): boolean {
+  private grantStartUp(req: PreflightRequest, check: ScriptResult, run: RunRecord): boolean {
     const key = this.deps.startUpKey;
     if (!key || !req.start_up || !keyMatches(key, req.start_up.key) || !check.parses) return false;
     const refused = startUpRefusal({ req: req.start_up, policy: this.config.sandbox_policy, cwd: req.cwd, since: this.startedAt });
@@ -410,7 +408,7 @@ export class Daemon<P> {
    * The answer that needs nobody asked: forbidden, no approval needed, not asked because another subcommand
    * is forbidden, approved earlier this session, or covered by the enclosing run. Undefined: ask a human.
    */
-  private answerWithoutAsking(s: SubcommandCheck, skipPrompt: boolean, inherited?: DecisionSource): Settled | undefined {
+  private answerWithoutAsking(s: SubcommandResult, skipPrompt: boolean, inherited?: DecisionSource): Settled | undefined {
     if (s.requirement === 'forbidden' || s.requirement === 'skip') return { action: s.action };
     if (skipPrompt) return { action: deny('not asked: another subcommand of the script is forbidden') };
     const cached = this.cache.has(s.cache_key);
@@ -421,7 +419,7 @@ export class Daemon<P> {
 
   /** From a check to an Action: cache, prompt, amendment; records the run's settled decision and audits. */
   private async settle(
-    s: SubcommandCheck,
+    s: SubcommandResult,
     run: RunRecord | undefined,
     origin: 'preflight' | 'exec',
     cwd: string,
@@ -463,7 +461,7 @@ export class Daemon<P> {
   }
 
   /** A settled subcommand: remembered in its run (for the exec gate and nested shells), audited, answered. */
-  private record(s: SubcommandCheck, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandVerdict {
+  private record(s: SubcommandResult, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandVerdict {
     const { action, outcome, extraSource } = settled;
     if (action.type === 'Deny') this.counters.denied++;
     else if (run && !(s.unsettled && !outcome)) this.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
@@ -478,7 +476,7 @@ export class Daemon<P> {
   }
 
   /** The run-table keys of a check in a cwd, computed once per cached check (repeated scripts reuse it). */
-  private keysOf(s: SubcommandCheck, cwd: string): CheckKeys {
+  private keysOf(s: SubcommandResult, cwd: string): CheckKeys {
     let k = this.checkKeys.get(s);
     if (k?.cwd !== cwd) {
       const inv = extractShellInvocation(s.argv);
@@ -489,7 +487,7 @@ export class Daemon<P> {
   }
 
   /** Side effects of an approval (session cache, amendment), then the Action the client gets. */
-  private async applyAnswer(s: SubcommandCheck, o: ApprovalOutcome, cmd: string): Promise<Action> {
+  private async applyAnswer(s: SubcommandResult, o: ApprovalOutcome, cmd: string): Promise<Action> {
     const d = o.decision;
     if (!o.auto && d === 'approved_for_session') this.cache.add(s.cache_key, o.approval_id);
     if (!o.auto && typeof d === 'object') {

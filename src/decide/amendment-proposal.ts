@@ -1,7 +1,7 @@
 /**
  * Which `prefix_rule(..., decision="allow")` to propose with a prompt or a skip (Codex §4.5). Pure.
  */
-import type { Fallback, MatchOptions, Policy, RuleMatch } from '../rules/policy.js';
+import type { Fallback, MatchOptions, Policy, RuleMatch } from '../rules/index.js';
 import { isPolicyRuleMatch } from './requirement.js';
 
 /** Prefixes a model may never get as a standing rule: each one would allow arbitrary code. */

@@ -1,11 +1,11 @@
 /**
  * Codex's exact pipeline from an argv to an ExecApprovalRequirement (`core/src/exec_policy.rs`, §4):
  * commands_for_exec_policy → per-command evaluation with the unmatched-command fallback → requirement →
- * proposed amendment. gate-sh's per-subcommand assessment (assess.ts) builds on the same pieces; this file
+ * proposed amendment. gate-sh's per-subcommand decision (script.ts) builds on the same pieces; this file
  * is kept Codex-exact so that its parity is testable.
  */
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { Evaluation, Fallback, MatchOptions, Policy } from '../rules/policy.js';
+import type { Evaluation, Fallback, MatchOptions, Policy } from '../rules/index.js';
 import type { SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 import { parseShellLcPlainCommands, parseShellLcSingleCommandPrefix } from '../script/codex-compat.js';
 import { renderDecisionForUnmatchedCommand } from './unmatched.js';
@@ -38,13 +38,13 @@ export function commandsForExecPolicy(argv: readonly string[]): ExecPolicyComman
   return { commands: [[...argv]], usedComplexParsing: false };
 }
 
-export interface CodexAssessment extends ExecPolicyCommands {
+export interface CodexDecision extends ExecPolicyCommands {
   evaluation: Evaluation;
   requirement: ExecApprovalRequirement;
 }
 
 /** Codex `create_exec_approval_requirement_for_command`. */
-export function execApprovalRequirement(argv: readonly string[], ctx: CodexContext): CodexAssessment {
+export function execApprovalRequirement(argv: readonly string[], ctx: CodexContext): CodexDecision {
   const { commands, usedComplexParsing } = commandsForExecPolicy(argv);
   const fallback: Fallback = (cmd) =>
     renderDecisionForUnmatchedCommand(cmd, {

@@ -4,15 +4,14 @@
  * commands (eval, source, non-literal names) get `prompt` instead; code-loading variables add `prompt`
  * whatever the rules say. Strictest wins.
  */
-import { strictest, type Decision } from '../rules/decision.js';
-import type { MatchOptions, Policy, RuleMatch } from '../rules/policy.js';
-import type { VerdictSource, EvaluatedCommand, HeuristicName } from './types.js';
+import { type Decision, type MatchOptions, type Policy, type RuleMatch, strictest } from '../rules/index.js';
+import type { DecidedBy, DecidedCommand, HeuristicName } from './types.js';
 import { explainUnmatchedCommand, type UnmatchedContext } from './unmatched.js';
 import { dangerousCommand } from '../heuristics/dangerous.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
 import { assignmentsToEnv } from './assignments.js';
 
-export interface EvalContext {
+export interface CommandContext {
   policy: Policy;
   options: MatchOptions;
   unmatched: UnmatchedContext;
@@ -21,20 +20,20 @@ export interface EvalContext {
 
 export interface CommandInput {
   argv: string[];
-  role: EvaluatedCommand['role'];
+  role: DecidedCommand['role'];
   /** opaque: never allowed by a heuristic (eval, source, non-literal names). literal: a command found in a
    * complex script — only rules and the danger check may object; it never allows anything by itself. */
   mode?: 'opaque' | 'literal';
 }
 
-export interface EvaluatedWithMatches extends EvaluatedCommand {
+export interface DecidedWithMatches extends DecidedCommand {
   matches: RuleMatch[];
 }
 
 /** A rule match or heuristic match as shown by `gate explain` and the audit log. */
-export function toSource(m: RuleMatch, h: Explained | undefined): VerdictSource {
+export function toSource(m: RuleMatch, h: Explained | undefined): DecidedBy {
   if (m.type === 'prefixRuleMatch') {
-    const src: VerdictSource = { type: 'rule', decision: m.decision, matched_prefix: [...m.matchedPrefix], file: m.source.file, line: m.source.line, col: m.source.col };
+    const src: DecidedBy = { type: 'rule', decision: m.decision, matched_prefix: [...m.matchedPrefix], file: m.source.file, line: m.source.line, col: m.source.col };
     if (m.justification !== undefined) src.justification = m.justification;
     if (m.resolvedProgram !== undefined) src.resolved_program = m.resolvedProgram;
     return src;
@@ -59,7 +58,7 @@ function explain(cmd: string[], mode: CommandInput['mode'], u: UnmatchedContext)
   return { decision: h.decision, name: h.reason };
 }
 
-export function evaluateCommand(c: CommandInput, ctx: EvalContext): EvaluatedWithMatches {
+export function decideCommand(c: CommandInput, ctx: CommandContext): DecidedWithMatches {
   let last: Explained | undefined;
   const fallback = (cmd: string[]): Decision => (last = explain(cmd, c.mode, ctx.unmatched)).decision;
   const matches = ctx.policy.matchesForCommand(c.argv, ctx.options, fallback);
@@ -68,7 +67,7 @@ export function evaluateCommand(c: CommandInput, ctx: EvalContext): EvaluatedWit
 }
 
 /** Code-loading variables set by assignments and wrapper operands: a `prompt` entry, or null. */
-export function evaluateAssignments(words: readonly string[], ctx: EvalContext): { entry: EvaluatedCommand; vars: CodeLoadingVariable[] } | null {
+export function decideAssignments(words: readonly string[], ctx: CommandContext): { entry: DecidedCommand; vars: CodeLoadingVariable[] } | null {
   if (words.length === 0) return null;
   const vars = codeLoadingVariables(assignmentsToEnv(words), ctx.codeLoading);
   if (vars.length === 0) return null;

@@ -1,15 +1,16 @@
 /**
- * The daemon's view of a decision: what it needs per subcommand (or per intercepted exec) to reply, prompt,
- * cache and audit. A Decider turns a request into these; the policy engine's assessment is adapted to it
- * in policy-decider.ts. Pure types plus small helpers.
+ * The one result of a decision, from a subcommand to the wire: what the daemon needs per subcommand (or per
+ * intercepted exec) to reply, prompt, cache and audit. A Decider turns a request into these
+ * (src/decide/decider.ts; the richer SubcommandDecision of `gate explain` becomes one in result.ts).
+ * Pure types plus small helpers.
  */
-import type { Decision } from '../rules/decision.js';
+import type { Decision } from '../rules/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import type { Action, ReviewDecision } from '../protocol/action.js';
 import type { DecisionSource, ExecRequest, PreflightRequest } from '../protocol/messages.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 
-export interface SubcommandCheck {
+export interface SubcommandResult {
   argv: string[];
   decision: Decision;
   source: DecisionSource[];
@@ -36,23 +37,23 @@ export interface SubcommandCheck {
   phase?: 'start-up';
 }
 
-export interface ScriptCheck {
+export interface ScriptResult {
   complex: boolean;
   /** bash can parse the script (a start-up phase needs this: src/exec/start-up-gate.ts) */
   parses: boolean;
   /** the script is decided per exec (issue 17): run it in the read-only sandbox, or in the turn sandbox
    * once a person agreed to its asked writes */
   perExec?: boolean;
-  subcommands: SubcommandCheck[];
+  subcommands: SubcommandResult[];
 }
 
-export interface DecideContext {
+export interface SessionPolicies {
   approvalPolicy: ApprovalPolicy;
   sandboxPolicy: SandboxPolicy;
   gitReadOnly: boolean;
 }
 
-export interface ExecContext extends DecideContext {
+export interface ExecContext extends SessionPolicies {
   sandboxPermissions: SandboxPermissions;
   additionalPermissions?: PermissionProfile;
   /** what pre-flight (or an earlier exec prompt) of the same run settled for this argv + cwd: reused
@@ -63,10 +64,10 @@ export interface ExecContext extends DecideContext {
 export interface Decider {
   /** a short description for `gate status` */
   readonly name: string;
-  preflight(req: PreflightRequest, ctx: DecideContext): ScriptCheck;
-  exec(req: ExecRequest, ctx: ExecContext): SubcommandCheck;
-  /** an exec of a run's start-up phase: forbidden rules only, never a prompt (src/policy/start-up.ts) */
-  startUp(req: ExecRequest, sandboxed: boolean): SubcommandCheck;
+  preflight(req: PreflightRequest, ctx: SessionPolicies): ScriptResult;
+  exec(req: ExecRequest, ctx: ExecContext): SubcommandResult;
+  /** an exec of a run's start-up phase: forbidden rules only, never a prompt (src/decide/start-up.ts) */
+  startUp(req: ExecRequest, sandboxed: boolean): SubcommandResult;
 }
 
 export function sourceLabel(s: DecisionSource[]): string | undefined {

@@ -1,21 +1,21 @@
 /**
- * Building assessment entries: a subcommand (or a literal command of a complex script) with everything
+ * Building decision entries: a subcommand (or a literal command of a complex script) with everything
  * that was evaluated for it — the command, its wrappers' inner commands, the variables it sets.
  */
-import { strictest, type Decision } from '../rules/decision.js';
-import type { EvaluatedCommand, SubcommandAssessment } from './types.js';
+import { type Decision, strictest } from '../rules/index.js';
+import type { DecidedCommand, SubcommandDecision } from './types.js';
 import type { ComplexScript, OpaqueKind, Subcommand } from '../script/analyze.js';
 import { dangerousCommand, type DangerKind } from '../heuristics/dangerous.js';
-import { evaluateAssignments, evaluateCommand, type EvalContext, type EvaluatedWithMatches } from './command.js';
+import { decideAssignments, decideCommand, type CommandContext, type DecidedWithMatches } from './command.js';
 import { wrapperAssignments } from './assignments.js';
-import { isReadOnlyBuiltin, judgedAsInner } from './wrapper-inner.js';
+import { isReadOnlyBuiltin, decidedAsInner } from './wrapper-inner.js';
 
 export interface Entry {
   argv: string[];
-  kind: SubcommandAssessment['kind'];
-  evaluated: EvaluatedWithMatches[];
+  kind: SubcommandDecision['kind'];
+  evaluated: DecidedWithMatches[];
   /** gate-sh's own findings (code-loading assignments). */
-  extra: EvaluatedCommand[];
+  extra: DecidedCommand[];
   /** gate-sh's own prompt reason (code-loading, opaque, complex), shown when no rule prompted. */
   ownReason?: string;
   /** What the command hides: the text for display, the kind to decide on. */
@@ -28,20 +28,20 @@ export interface Entry {
 }
 
 /** A subcommand of a plain script, a bare argv, or (`literal`) a command found inside a complex script. */
-export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'literal'): Entry {
+export function subcommandEntry(s: Subcommand, ec: CommandContext, literal?: 'literal'): Entry {
   const hidden = opaqueKindOf(s);
   const mode = hidden ? 'opaque' : literal;
   const evaluated = [
-    evaluateCommand({ argv: [...s.argv], role: literal ? 'literal' : 'command', mode }, ec),
-    ...s.inner.map((inner) => evaluateCommand({ argv: [...inner], role: 'inner', mode: literal }, ec)),
+    decideCommand({ argv: [...s.argv], role: literal ? 'literal' : 'command', mode }, ec),
+    ...s.inner.map((inner) => decideCommand({ argv: [...inner], role: 'inner', mode: literal }, ec)),
   ];
-  // `timeout 30 git status` is judged as `git status` when only the approval policy's heuristic asked
-  // about the wrapper itself (src/policy/wrapper-judged.ts); its inner commands are evaluated above.
+  // `timeout 30 git status` is decided as `git status` when only the approval policy's heuristic asked
+  // about the wrapper itself (src/decide/wrapper-inner.ts); its inner commands are evaluated above.
   const own = evaluated[0];
   const heuristicOnly = own.sources.every((x) => x.type === 'heuristic' && x.name === 'approval-policy');
   if (!hidden && !literal && heuristicOnly && own.decision === 'prompt' && isReadOnlyBuiltin(s.argv))
     evaluated[0] = { ...own, decision: 'allow', sources: [{ type: 'heuristic', decision: 'allow', name: 'builtin', command: [...s.argv] }], matches: [{ type: 'heuristicsRuleMatch', command: [...s.argv], decision: 'allow' }] };
-  else if (!hidden && judgedAsInner(s.argv[0] ?? '', s.inner, heuristicOnly, own.decision))
+  else if (!hidden && decidedAsInner(s.argv[0] ?? '', s.inner, heuristicOnly, own.decision))
     evaluated[0] = {
       ...own,
       decision: 'allow',
@@ -49,12 +49,12 @@ export function subcommandEntry(s: Subcommand, ec: EvalContext, literal?: 'liter
       matches: [{ type: 'heuristicsRuleMatch', command: [...s.argv], decision: 'allow' }],
     };
   const assignWords = [...s.assignments, ...wrapperAssignments(s.argv), ...s.inner.flatMap((i) => wrapperAssignments(i))];
-  const assign = evaluateAssignments(assignWords, ec);
+  const assign = decideAssignments(assignWords, ec);
   const historicGit = ec.unmatched.gitReadOnly === true;
   let danger = dangerousCommand(s.argv, { historicGit });
   for (const i of s.inner) danger ??= dangerousCommand(i, { historicGit });
-  const extra: EvaluatedCommand[] = [];
-  // Fail closed on nothing to run: there is no program to judge.
+  const extra: DecidedCommand[] = [];
+  // Fail closed on nothing to run: there is no program to decide.
   if (s.argv.length === 0 || s.argv[0] === '')
     extra.push({ argv: [...s.argv], role: 'command', decision: 'forbidden', sources: [{ type: 'heuristic', decision: 'forbidden', name: 'invalid', command: [...s.argv] }] });
   if (assign) extra.push(assign.entry);
@@ -77,23 +77,23 @@ function opaqueKindOf(s: Subcommand): OpaqueKind | undefined {
   return s.opaqueKind ?? (s.opaque ? 'command-string' : undefined);
 }
 
-/** The whole invocation of a complex script: judged by rules and the heuristic, never proven safe. */
-export function wholeScriptEntry(command: string[], a: ComplexScript, ec: EvalContext): Entry {
+/** The whole invocation of a complex script: decided by rules and the heuristic, never proven safe. */
+export function wholeScriptEntry(command: string[], a: ComplexScript, ec: CommandContext): Entry {
   const { reasons } = a;
   // A command whose name is only known at run time (`$x -rf y`) is never allowed by a heuristic.
   const mode = a.opaqueKinds.includes('dynamic-name') ? ('opaque' as const) : undefined;
   return {
     argv: command,
     kind: 'script',
-    evaluated: [evaluateCommand({ argv: command, role: 'script', mode }, ec)],
+    evaluated: [decideCommand({ argv: command, role: 'script', mode }, ec)],
     extra: [],
     ownReason: `the script cannot be completely inspected: ${reasons.join('; ')}`,
     amendable: false,
   };
 }
 
-/** Codex's heredoc prefix (`python3 <<'PY' ... PY` → `python3`): judged as that command. */
-export function heredocEntry(prefix: readonly string[], ec: EvalContext): Entry {
+/** Codex's heredoc prefix (`python3 <<'PY' ... PY` → `python3`): decided as that command. */
+export function heredocEntry(prefix: readonly string[], ec: CommandContext): Entry {
   return { ...subcommandEntry({ argv: [...prefix], assignments: [], inner: [], redirects: true }, ec), amendable: false };
 }
 

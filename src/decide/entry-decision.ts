@@ -1,18 +1,17 @@
 /**
- * One entry → its SubcommandAssessment: requirement (Codex texts), execution mode, action now and after
+ * One entry → its SubcommandDecision: requirement (Codex texts), execution mode, action now and after
  * an approval, available_decisions and the proposed amendment.
  */
 import { deny, escalate, RUN, type Action, type EscalationExecution } from '../protocol/action.js';
-import type { AssessContext, EvaluatedCommand, SubcommandAssessment, VerdictSource } from './types.js';
-import type { RuleMatch } from '../rules/policy.js';
+import type { DecideContext, DecidedCommand, SubcommandDecision, DecidedBy } from './types.js';
+import { type RuleMatch, shlexJoin } from '../rules/index.js';
 import { entryDecision, type Entry } from './entries.js';
 import { amendmentForAllow, amendmentForPrompt } from './amendment-proposal.js';
 import { promptReason, requirementFor } from './requirement.js';
 import { availableDecisions } from './available-decisions.js';
-import { shlexJoin } from '../rules/shlex.js';
 
-export interface VerdictOptions {
-  ctx: AssessContext;
+export interface EntryDecisionOptions {
+  ctx: DecideContext;
   /** Every evaluated command of the script is explicitly allowed: allowed entries may leave the sandbox. */
   bypass: boolean;
   /** Code-loading variables in the caller's environment. */
@@ -22,7 +21,7 @@ export interface VerdictOptions {
 }
 
 /** How an approved run executes: as the request asked. */
-export function requestedExecution(ctx: AssessContext): EscalationExecution {
+export function requestedExecution(ctx: DecideContext): EscalationExecution {
   if (ctx.sandboxPermissions === 'require_escalated') return { type: 'Unsandboxed' };
   if (ctx.sandboxPermissions === 'with_additional_permissions' && ctx.additionalPermissions) return { type: 'Permissions', profile: ctx.additionalPermissions };
   return { type: 'TurnDefault' };
@@ -32,11 +31,11 @@ export function actionFor(execution: EscalationExecution): Action {
   return execution.type === 'TurnDefault' ? RUN : escalate(execution);
 }
 
-export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandAssessment {
+export function decideEntry(e: Entry, index: number, o: EntryDecisionOptions): SubcommandDecision {
   const { ctx } = o;
   const matches: RuleMatch[] = [];
-  const evaluated: EvaluatedCommand[] = [];
-  const sources: VerdictSource[] = [];
+  const evaluated: DecidedCommand[] = [];
+  const sources: DecidedBy[] = [];
   for (const x of e.evaluated) {
     matches.push(...x.matches);
     evaluated.push({ argv: x.argv, role: x.role, decision: x.decision, sources: x.sources });
@@ -73,7 +72,7 @@ export function verdict(e: Entry, index: number, o: VerdictOptions): SubcommandA
   // A prompt the approval policy may not show is denied with Codex's text; the denial also says what asked
   // (the rule's justification, the variables, the opaque command), for the model to read.
   const asked = forbidden && decision === 'prompt' ? (ownReason ?? promptReason(e.argv, matches)) : null;
-  const out: SubcommandAssessment = {
+  const out: SubcommandDecision = {
     index,
     argv: e.argv,
     kind: e.kind,

@@ -2,25 +2,24 @@
  * Evaluating one intercepted exec: `[program, argv[1..]]` against the rules (hardened by default) with
  * Codex's unmatched-command fallback, remembering which heuristic decided (for the audit log).
  */
-import type { Decision } from '../rules/decision.js';
-import type { Evaluation, MatchOptions, Policy } from '../rules/policy.js';
-import type { VerdictSource } from './types.js';
+import type { Decision, Evaluation, MatchOptions, Policy } from '../rules/index.js';
+import type { DecidedBy } from './types.js';
 import { explainUnmatchedCommand, type UnmatchedContext, type UnmatchedDecision } from './unmatched.js';
 import { isPolicyRuleMatch } from './requirement.js';
 import { toSource } from './command.js';
 import { join } from 'node:path';
 import { GATE_INSTALL_ROOT } from '../sandbox/gate-context.js';
 
-export interface ExecEvaluation {
+export interface ExecCommandDecision {
   evaluation: Evaluation;
   decision: Decision;
   /** A rule (not a heuristic) had the final decision. */
   byPolicy: boolean;
-  decidedBy: VerdictSource;
+  decidedBy: DecidedBy;
 }
 
 /** Folders only root writes, and gate-sh's own nested-shell shims (read-only in every sandbox): a program
- * there is what its name says, so the heuristics judge it by name. */
+ * there is what its name says, so the heuristics decide it by name. */
 export const GATE_SHIMS_BIN = join(GATE_INSTALL_ROOT, 'shims', 'bin');
 export const SYSTEM_BIN = new Set(['/usr/bin', '/bin', '/usr/sbin', '/sbin', '/usr/local/bin', '/usr/local/sbin', GATE_SHIMS_BIN]);
 
@@ -31,7 +30,7 @@ export function systemName(c: string[]): string[] {
   return slash > 0 && SYSTEM_BIN.has(p.slice(0, slash)) ? [p.slice(slash + 1), ...c.slice(1)] : c;
 }
 
-export function evaluateExec(policy: Policy, commands: string[][], options: MatchOptions, unmatched: UnmatchedContext): ExecEvaluation {
+export function decideExecCommand(policy: Policy, commands: string[][], options: MatchOptions, unmatched: UnmatchedContext): ExecCommandDecision {
   const heuristics: UnmatchedDecision[] = [];
   const evaluation = policy.checkMultiple(commands, options, (c) => {
     const h = explainUnmatchedCommand(systemName(c), unmatched);

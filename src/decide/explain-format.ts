@@ -1,8 +1,7 @@
-/** Human rendering of an Assessment for `gate explain` (pure). */
-import type { Assessment, VerdictSource, SubcommandAssessment } from './types.js';
+/** Human rendering of an ScriptDecision for `gate explain` (pure). */
+import type { ScriptDecision, DecidedBy, SubcommandDecision } from './types.js';
 import { formatAction } from '../protocol/action.js';
-import { shlexJoin } from '../rules/shlex.js';
-import { formatAllowPrefixRule } from '../rules/amend.js';
+import { formatAllowPrefixRule, shlexJoin } from '../rules/index.js';
 
 export interface FormatContext {
   approvalPolicy: string;
@@ -10,7 +9,7 @@ export interface FormatContext {
   ruleFiles: string[];
 }
 
-export function formatSource(s: VerdictSource): string {
+export function formatSource(s: DecidedBy): string {
   if (s.type === 'rule') {
     const why = s.justification ? ` (${s.justification})` : '';
     const resolved = s.resolved_program ? ` [resolved ${s.resolved_program}]` : '';
@@ -19,7 +18,7 @@ export function formatSource(s: VerdictSource): string {
   return `heuristic ${s.name} → ${s.decision}`;
 }
 
-function formatSub(s: SubcommandAssessment, n: number): string[] {
+function formatSub(s: SubcommandDecision, n: number): string[] {
   const label = s.kind === 'script' ? 'whole script' : s.kind === 'literal' ? 'literal command' : s.kind === 'write' ? 'file write by a redirection' : 'subcommand';
   const out = [`[${n}] ${shlexJoin(s.argv)}    (${label})`];
   if (s.assignments?.length) out.push(`    assignments  ${s.assignments.join(' ')}`);
@@ -42,7 +41,7 @@ function formatSub(s: SubcommandAssessment, n: number): string[] {
   return out;
 }
 
-export function formatExplanation(a: Assessment, ctx: FormatContext): string {
+export function formatExplanation(a: ScriptDecision, ctx: FormatContext): string {
   const lines = [
     `command: ${shlexJoin(a.command)}`,
     `policy: approval ${ctx.approvalPolicy}, sandbox ${ctx.sandbox}, ${ctx.ruleFiles.length} rule file(s)${ctx.ruleFiles.length ? ': ' + ctx.ruleFiles.join(', ') : ''}`,

@@ -11,22 +11,21 @@
  */
 import { inProcessCommands } from '../script/in-process.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import { stricter, type Decision } from '../rules/decision.js';
-import type { Evaluation, MatchOptions, Policy } from '../rules/policy.js';
+import { type Decision, type Evaluation, type MatchOptions, type Policy, stricter } from '../rules/index.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
 import { escalate, RUN, deny } from '../protocol/action.js';
 import { normalize } from 'node:path';
 import { escalationRequested } from './unmatched.js';
-import { evaluateExec, GATE_SHIMS_BIN } from './exec-command.js';
+import { decideExecCommand, GATE_SHIMS_BIN } from './exec-command.js';
 import { writableRootsFor } from './exec-writable.js';
-import type { VerdictSource } from './types.js';
+import type { DecidedBy } from './types.js';
 import { promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './available-decisions.js';
 import { commandsForExecPolicy } from './codex.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
 import { unwrapCommand } from '../script/analyze.js';
-import { basenameOf, judgedAsInner, JUDGED_AS_INNER } from './wrapper-inner.js';
+import { basenameOf, decidedAsInner, DECIDED_AS_INNER } from './wrapper-inner.js';
 import { scriptRunByInterpreter } from './shebang.js';
 
 export const FORBIDDEN_BY_POLICY = 'Execution forbidden by policy';
@@ -45,8 +44,8 @@ export interface InterceptedContext {
   /** Basename prompt/forbidden rules also catch other paths (gate-sh default true; Codex false). */
   hardened?: boolean;
   gitReadOnly?: boolean;
-  /** Older Codex: judge an intercepted `bash -lc '<plain script>'` by its inner commands. Off by default
-   * (newest Codex): the shell is judged as a whole and each inner exec when it happens. */
+  /** Older Codex: decide an intercepted `bash -lc '<plain script>'` by its inner commands. Off by default
+   * (newest Codex): the shell is decided as a whole and each inner exec when it happens. */
   shellWrapperParsing?: boolean;
   /** The program is a skill script (src/skills): forbidden rules still apply; it runs with exactly its
    * declared permissions after an approval (offering approved_for_session), or in the turn sandbox. */
@@ -56,13 +55,13 @@ export interface InterceptedContext {
   env?: Readonly<Record<string, string | undefined>>;
   codeLoading?: CodeLoadingOptions;
   /** The program's real path when it is a symlink (`ln -s /bin/rm ./x`): a rule about the real program
-   * (forbidden, prompt) applies too — the stricter of the two decides. Rules only: heuristics keep judging
+   * (forbidden, prompt) applies too — the stricter of the two decides. Rules only: heuristics keep deciding
    * the name called (multi-call binaries such as busybox would otherwise all look unknown). */
   realProgram?: string;
   /** The rule name whose program has the same bytes as this one (src/daemon/program-identity.ts). */
   knownAs?: string;
   /** The `#!` line of a file (without `#!`), or null: lets `node /usr/bin/npm test`, which is how the
-   * kernel runs `/usr/bin/npm test`, be judged as that (src/policy/shebang.ts). */
+   * kernel runs `/usr/bin/npm test`, be decided as that (src/decide/shebang.ts). */
   shebangOf?: (path: string) => string | null;
 }
 
@@ -78,7 +77,7 @@ export interface InterceptedDecision {
   /** A rule (not a heuristic) had the final decision. */
   decision_driven_by_policy: boolean;
   /** The rule (file:line) or heuristic that set the decision (as in `gate explain`). */
-  decided_by: VerdictSource;
+  decided_by: DecidedBy;
   /** The answer now: Run / Escalate / Deny, or 'prompt' to ask first. */
   action: Action | 'prompt';
   /** How it runs if it escalates. */
@@ -137,22 +136,22 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
     gitReadOnly: ctx.gitReadOnly,
   };
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
-  // the loader run as a program, a multi-call binary: the program it runs in its own process is judged too
+  // the loader run as a program, a multi-call binary: the program it runs in its own process is decided too
   const inner = inProcessCommands(ctx.realProgram ? joinProgram(ctx.realProgram, argv) : command);
-  // a copy, link, rename or memfd of a program a prompt/forbidden rule names: judged as that program too
+  // a copy, link, rename or memfd of a program a prompt/forbidden rule names: decided as that program too
   if (ctx.knownAs) inner.push(joinProgram(ctx.knownAs, argv), ...inProcessCommands(joinProgram(ctx.knownAs, argv)));
   const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
-  let { evaluation, decision, byPolicy, decidedBy } = evaluateExec(ctx.policy, commands, options, unmatched);
+  let { evaluation, decision, byPolicy, decidedBy } = decideExecCommand(ctx.policy, commands, options, unmatched);
   if (ctx.realProgram && ctx.realProgram !== program) {
-    const real = evaluateExec(ctx.policy, [joinProgram(ctx.realProgram, argv)], options, unmatched);
+    const real = decideExecCommand(ctx.policy, [joinProgram(ctx.realProgram, argv)], options, unmatched);
     if (real.byPolicy && stricter(real.decision, decision) !== decision) ({ evaluation, decision, byPolicy, decidedBy } = real);
   }
-  // `timeout 30 git status`: judged as `git status` (src/policy/wrapper-judged.ts); the inner exec is
+  // `timeout 30 git status`: decided as `git status` (src/decide/wrapper-inner.ts); the inner exec is
   // checked again when the wrapper makes it, so the wrapper itself only runs in place
-  if (!byPolicy && decidedBy.type === 'heuristic' && decidedBy.name === 'approval-policy' && JUDGED_AS_INNER.has(basenameOf(program))) {
+  if (!byPolicy && decidedBy.type === 'heuristic' && decidedBy.name === 'approval-policy' && DECIDED_AS_INNER.has(basenameOf(program))) {
     const u = unwrapCommand([basenameOf(program), ...argv.slice(1)]);
     const inner = u.opaqueKind ? [] : u.inner;
-    if (judgedAsInner(program, inner, true, decision) && inner.every((c) => evaluateExec(ctx.policy, [c], options, unmatched).decision === 'allow'))
+    if (decidedAsInner(program, inner, true, decision) && inner.every((c) => decideExecCommand(ctx.policy, [c], options, unmatched).decision === 'allow'))
       ({ decision, decidedBy } = { decision: 'allow', decidedBy: { type: 'heuristic', decision: 'allow', name: 'wrapper', command } });
   }
   const skill = ctx.skill;

@@ -13,7 +13,7 @@
  * request, which per-exec decisions must not lift), so running it per exec could only add prompts.
  */
 import { isAbsolute, resolve } from 'node:path';
-import type { AssessContext } from './types.js';
+import type { DecideContext } from './types.js';
 import type { ComplexScript, RedirectWrite } from '../script/analyze.js';
 import { entryDecision, type Entry } from './entries.js';
 
@@ -21,7 +21,7 @@ import { entryDecision, type Entry } from './entries.js';
 const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
 
 /** The writes to ask up front, or null when the script cannot be decided per exec. */
-export function perExecWrites(ctx: AssessContext, a: ComplexScript, head: Entry): RedirectWrite[] | null {
+export function perExecWrites(ctx: DecideContext, a: ComplexScript, head: Entry): RedirectWrite[] | null {
   if (ctx.approvalPolicy !== 'untrusted') return null;
   if (ctx.sandboxPolicy.type !== 'workspace-write' && ctx.sandboxPolicy.type !== 'read-only') return null;
   if (ctx.sandboxPermissions !== 'use_default' || ctx.skillScript || !ctx.cwd) return null;
@@ -35,7 +35,7 @@ export function perExecWrites(ctx: AssessContext, a: ComplexScript, head: Entry)
   return a.writes.filter((w) => !HARMLESS_TARGETS.has(w.target!));
 }
 
-/** The whole invocation, decided per exec: allowed to start; each exec is judged when it happens. */
+/** The whole invocation, decided per exec: allowed to start; each exec is decided when it happens. */
 export function perExecEntry(command: string[]): Entry {
   const source = { type: 'heuristic' as const, decision: 'allow' as const, name: 'per-exec' as const, command };
   return {

@@ -3,8 +3,7 @@
  * approval, or forbidden, with Codex's exact reason texts. Pure.
  */
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { Evaluation, RuleMatch } from '../rules/policy.js';
-import { shlexJoin } from '../rules/shlex.js';
+import { type Evaluation, type RuleMatch, shlexJoin } from '../rules/index.js';
 
 export type ExecApprovalRequirement =
   | { type: 'skip'; bypass_sandbox: boolean; proposed_execpolicy_amendment: string[] | null }

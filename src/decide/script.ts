@@ -1,5 +1,5 @@
 /**
- * gate-sh's per-subcommand assessment — what the daemon decides on and `gate explain` shows.
+ * gate-sh's per-subcommand decision — what the daemon decides on and `gate explain` shows.
  *
  * Plain script: one entry per subcommand, each evaluated with its wrappers' inner commands and its
  * assignments (strictest wins). Complex script: one entry for the whole invocation (or Codex's heredoc
@@ -7,38 +7,37 @@
  * prompt, never allow. Execution: explicit allow → Unsandboxed only when EVERY evaluated command has an
  * explicit allow rule; heuristic allow → TurnDefault; approved prompt → as the request asked. Pure.
  */
-import { strictest, type Decision } from '../rules/decision.js';
-import type { MatchOptions, RuleMatch } from '../rules/policy.js';
-import type { Assessment, AssessContext, SubcommandAssessment } from './types.js';
+import { type Decision, type MatchOptions, type RuleMatch, strictest } from '../rules/index.js';
+import type { ScriptDecision, DecideContext, SubcommandDecision } from './types.js';
 import { extractShellInvocation } from '../script/shell-detect.js';
 import { analyzeScript, unwrapCommand } from '../script/analyze.js';
 import { codeLoadingVariables } from '../heuristics/code-loading.js';
-import type { EvalContext } from './command.js';
+import type { CommandContext } from './command.js';
 import { entryDecision, heredocEntry, mayLeaveSandbox, subcommandEntry, wholeScriptEntry, type Entry } from './entries.js';
-import { verdict } from './entry-decision.js';
+import { decideEntry } from './entry-decision.js';
 import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from './amendment-proposal.js';
 import { everyCommandExplicitlyAllowed, requirementFor, type ExecApprovalRequirement } from './requirement.js';
 import { explainUnmatchedCommand } from './unmatched.js';
 import { writableRootsFor } from './exec-writable.js';
 import { perExecEntry, perExecWrites, writeEntry } from './per-exec.js';
 
-export type { Assessment, AssessContext, SubcommandAssessment } from './types.js';
+export type { ScriptDecision, DecideContext, SubcommandDecision } from './types.js';
 
 /** An argv: a `bash|zsh|sh -c|-lc script` invocation (Codex's shell names) or a bare command. */
-export function assessCommand(argv: readonly string[], ctx: AssessContext): Assessment {
+export function decideInvocation(argv: readonly string[], ctx: DecideContext): ScriptDecision {
   const inv = extractShellInvocation([...argv]);
-  if (inv) return assessInvocation([...argv], inv.script, ctx);
+  if (inv) return decideWholeInvocation([...argv], inv.script, ctx);
   const words = [...argv];
   const entry = subcommandEntry({ ...unwrapCommand(words), argv: words, assignments: [], redirects: false }, evalContext(ctx, false));
   return finish(words, false, [], [entry], ctx);
 }
 
 /** A script for a given shell, whatever the shell's path (what gate-sh itself runs). */
-export function assessScript(shell: string, flag: '-c' | '-lc', script: string, ctx: AssessContext): Assessment {
-  return assessInvocation([shell, flag, script], script, ctx);
+export function decideScript(shell: string, flag: '-c' | '-lc', script: string, ctx: DecideContext): ScriptDecision {
+  return decideWholeInvocation([shell, flag, script], script, ctx);
 }
 
-function evalContext(ctx: AssessContext, usedComplexParsing: boolean): EvalContext {
+function evalContext(ctx: DecideContext, usedComplexParsing: boolean): CommandContext {
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
   return {
     policy: ctx.policy,
@@ -55,7 +54,7 @@ function evalContext(ctx: AssessContext, usedComplexParsing: boolean): EvalConte
   };
 }
 
-function assessInvocation(command: string[], script: string, ctx: AssessContext): Assessment {
+function decideWholeInvocation(command: string[], script: string, ctx: DecideContext): ScriptDecision {
   const a = analyzeScript(script, ctx.readSource ? { readSource: ctx.readSource } : {});
   if (a.kind === 'plain') {
     const ec = evalContext(ctx, false);
@@ -66,7 +65,7 @@ function assessInvocation(command: string[], script: string, ctx: AssessContext)
   const ec = evalContext(ctx, true);
   const head = a.heredocPrefix ? heredocEntry(a.heredocPrefix, ec) : wholeScriptEntry(command, a, ec);
   const literals = a.literalCommands.map((s) => subcommandEntry(s, ec, 'literal'));
-  // Codex's heredoc fallback (`python3 <<'PY' ... PY`) judges the command the heredoc feeds; when that
+  // Codex's heredoc fallback (`python3 <<'PY' ... PY`) decides the command the heredoc feeds; when that
   // command is asked about even on its own (an interpreter running code from stdin that no exec shows),
   // Codex asks up front, and so does gate-sh: only a prompt that comes from complexity is left per exec
   const prefixAsked = a.heredocPrefix ? entryDecision(heredocEntry(a.heredocPrefix, evalContext(ctx, false))) !== 'allow' : false;
@@ -76,21 +75,21 @@ function assessInvocation(command: string[], script: string, ctx: AssessContext)
 }
 
 /** The model-requested prefix rule, when adding it would allow every command (Codex §4.5). */
-function requestedAmendment(ctx: AssessContext, matchedRules: RuleMatch[], commands: string[][]): string[] | null {
+function requestedAmendment(ctx: DecideContext, matchedRules: RuleMatch[], commands: string[][]): string[] | null {
   if (!ctx.prefixRule) return null;
   const ec = evalContext(ctx, false);
   const fallback = (c: string[]) => explainUnmatchedCommand(c, ec.unmatched).decision;
   return deriveRequestedAmendment({ prefixRule: ctx.prefixRule, matchedRules, policy: ctx.policy, commands, fallback, options: ec.options });
 }
 
-function finish(command: string[], complex: boolean, reasons: string[], entries: Entry[], ctx: AssessContext, perExec = false): Assessment {
+function finish(command: string[], complex: boolean, reasons: string[], entries: Entry[], ctx: DecideContext, perExec = false): ScriptDecision {
   const all: RuleMatch[] = entries.flatMap((e) => e.evaluated.flatMap((x) => x.matches));
   const amendable = entries.every((e) => e.amendable);
   const bypass = entries.every(mayLeaveSandbox) && everyCommandExplicitlyAllowed(all);
   const roots = ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, ctx.cwd);
   const loadingNames = ctx.env ? codeLoadingVariables(ctx.env, { ...ctx.codeLoading, writableRoots: roots }).map((v) => v.name) : [];
   const requested = (m: RuleMatch[], c: string[][]) => requestedAmendment(ctx, m, c);
-  const subcommands = entries.map((e, index) => verdict(e, index, { ctx, bypass, loadingNames, requestedAmendment: requested }));
+  const subcommands = entries.map((e, index) => decideEntry(e, index, { ctx, bypass, loadingNames, requestedAmendment: requested }));
 
   const decision = strictest(subcommands.map((s) => s.decision)) ?? 'allow';
   // Before approval-policy rejections: Codex's reason texts depend on what the rules and heuristics said.
@@ -108,7 +107,7 @@ interface Amendments {
 }
 
 /** Codex-compatible requirement over every evaluated command; reasons name the original argv. */
-function overallRequirement(command: string[], raw: Decision, subs: SubcommandAssessment[], all: RuleMatch[], ctx: AssessContext, o: Amendments): ExecApprovalRequirement {
+function overallRequirement(command: string[], raw: Decision, subs: SubcommandDecision[], all: RuleMatch[], ctx: DecideContext, o: Amendments): ExecApprovalRequirement {
   const evaluation = { decision: raw, matchedRules: all };
   const rejected = subs.find((s) => s.requirement.type === 'forbidden');
   if (raw === 'forbidden') return requirementFor({ command, evaluation, approvalPolicy: ctx.approvalPolicy, promptAmendment: null, skipAmendment: null });

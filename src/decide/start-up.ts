@@ -1,13 +1,12 @@
 /**
  * The start-up phase (issue 17): what the login profile and rc files run before a script's first command
- * is the machine's, not the agent's. Such an exec is judged by `forbidden` rules only (no heuristic, no
+ * is the machine's, not the agent's. Such an exec is decided by `forbidden` rules only (no heuristic, no
  * prompt) and runs in the turn sandbox. Pure: the daemon decides *whether* a run is in its start-up phase
  * (src/daemon/start-up.ts); this file only says what an exec in that phase gets.
  */
-import type { MatchOptions, Policy } from '../rules/policy.js';
-import type { VerdictSource } from './types.js';
+import { type Decision, type MatchOptions, type Policy, strictest } from '../rules/index.js';
+import type { DecidedBy } from './types.js';
 import { toSource } from './command.js';
-import { strictest, type Decision } from '../rules/decision.js';
 import { deny, escalate, RUN, type Action } from '../protocol/action.js';
 import { FORBIDDEN_BY_POLICY, joinProgram } from './intercepted.js';
 
@@ -23,7 +22,7 @@ export interface StartUpExecInput {
 export interface StartUpExecDecision {
   command: string[];
   decision: Decision;
-  decided_by: VerdictSource;
+  decided_by: DecidedBy;
   action: Action;
 }
 
@@ -31,7 +30,7 @@ export interface StartUpExecDecision {
 export function decideStartUpExec(policy: Policy, i: StartUpExecInput, options: MatchOptions): StartUpExecDecision {
   const command = joinProgram(i.program, i.argv);
   const commands = i.realProgram && i.realProgram !== i.program ? [command, joinProgram(i.realProgram, i.argv)] : [command];
-  let forbidden: VerdictSource | undefined;
+  let forbidden: DecidedBy | undefined;
   for (const c of commands) {
     const matches = policy.matchesForCommand(c, options, () => 'allow');
     if (strictest(matches.map((m) => m.decision)) === 'forbidden') {
@@ -41,6 +40,6 @@ export function decideStartUpExec(policy: Policy, i: StartUpExecInput, options: 
     }
   }
   if (forbidden) return { command, decision: 'forbidden', decided_by: forbidden, action: deny(FORBIDDEN_BY_POLICY) };
-  const by: VerdictSource = { type: 'heuristic', decision: 'allow', name: 'start-up', command };
+  const by: DecidedBy = { type: 'heuristic', decision: 'allow', name: 'start-up', command };
   return { command, decision: 'allow', decided_by: by, action: i.sandboxed ? RUN : escalate({ type: 'TurnDefault' }) };
 }

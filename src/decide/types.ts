@@ -1,12 +1,11 @@
 /**
- * The shape of gate-sh's per-subcommand assessment: what the daemon decides per subcommand and what
+ * The shape of gate-sh's per-subcommand decision: what the daemon decides per subcommand and what
  * `gate explain --json` prints. Field names are snake_case where they mirror Codex's wire names and are
  * part of the stable JSON (documented in docs/explain.md); add fields, never rename them.
  */
-import type { Decision } from '../rules/decision.js';
+import type { Decision, Policy } from '../rules/index.js';
 import type { DecisionSource } from '../protocol/messages.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { Policy } from '../rules/policy.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 import type { CodeLoadingOptions } from '../heuristics/code-loading.js';
 import type { ExecApprovalRequirement } from './requirement.js';
@@ -15,7 +14,7 @@ import type { Action, EscalationExecution, ReviewDecision } from '../protocol/ac
 import type { DangerKind } from '../heuristics/dangerous.js';
 import type { OpaqueKind } from '../script/types.js';
 
-export interface AssessContext {
+export interface DecideContext {
   policy: Policy;
   approvalPolicy: ApprovalPolicy;
   sandboxPolicy: SandboxPolicy;
@@ -39,10 +38,10 @@ export interface AssessContext {
 }
 
 /**
- * What decided one evaluated command (the assessment's own, richer form; `toWireSource` maps it onto the
+ * What decided one evaluated command (the decision's own, richer form; `toWireSource` maps it onto the
  * request-channel `DecisionSource` of src/protocol/messages.ts).
  */
-export type VerdictSource =
+export type DecidedBy =
   | {
       type: 'rule';
       decision: Decision;
@@ -60,22 +59,22 @@ export type VerdictSource =
  * fallback (§4.3); opaque: eval, source, a non-literal command name (never auto-allowed); code-loading:
  * an assignment or environment variable that loads code; literal: a literal command of a complex script
  * that no rule matched and that is not dangerous (no objection: it allows nothing by itself); invalid: an
- * empty command (nothing to judge: forbidden); start-up: an exec of the login profile or rc files before
+ * empty command (nothing to decide: forbidden); start-up: an exec of the login profile or rc files before
  * the script's first command (forbidden rules only); per-exec: a complex script run with every exec
- * decided when it happens; wrapper: a known-grammar wrapper (timeout, nice, env...) judged as the command
+ * decided when it happens; wrapper: a known-grammar wrapper (timeout, nice, env...) decided as the command
  * it runs; builtin: a bash builtin that only reads and prints (test, [, :, printf, type, command -v).
  */
 export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid' | 'start-up' | 'per-exec' | 'wrapper' | 'builtin';
 
 /** One evaluated command (the subcommand itself, a wrapper's inner command, or a literal command). */
-export interface EvaluatedCommand {
+export interface DecidedCommand {
   argv: string[];
   role: 'command' | 'inner' | 'literal' | 'script' | 'assignment';
   decision: Decision;
-  sources: VerdictSource[];
+  sources: DecidedBy[];
 }
 
-export interface SubcommandAssessment {
+export interface SubcommandDecision {
   /** Position in script order (0-based). */
   index: number;
   /** The words as bash will run them (for the complex-script entry: the whole invocation). */
@@ -84,8 +83,8 @@ export interface SubcommandAssessment {
   /** Strictest over `evaluated`. */
   decision: Decision;
   /** The source that set the decision (the first one with the strictest decision). */
-  decided_by: VerdictSource;
-  evaluated: EvaluatedCommand[];
+  decided_by: DecidedBy;
+  evaluated: DecidedCommand[];
   requirement: ExecApprovalRequirement;
   /** How it runs once allowed or approved; null when forbidden. */
   execution: EscalationExecution | null;
@@ -104,7 +103,7 @@ export interface SubcommandAssessment {
   assignments?: string[];
 }
 
-export interface Assessment {
+export interface ScriptDecision {
   /** Overall: strictest over all subcommands. */
   decision: Decision;
   complex: boolean;
@@ -116,7 +115,7 @@ export interface Assessment {
   requirement: ExecApprovalRequirement;
   /** true only when every evaluated command of every subcommand has an explicit allow rule. */
   bypass_sandbox: boolean;
-  subcommands: SubcommandAssessment[];
+  subcommands: SubcommandDecision[];
   /** The complex script runs with every exec decided when it happens (issue 17): what pre-flight asks is
    * only what it could decide; without asked writes the run's sandbox is read-only. */
   per_exec: boolean;
@@ -124,8 +123,8 @@ export interface Assessment {
   asked_up_front: string[][];
 }
 
-/** The request-channel form of a VerdictSource. */
-export function toWireSource(s: VerdictSource): DecisionSource {
+/** The request-channel form of a DecidedBy. */
+export function toWireSource(s: DecidedBy): DecisionSource {
   if (s.type === 'rule')
     return { kind: 'rule', file: s.file, line: s.line, pattern: s.matched_prefix, ...(s.justification !== undefined ? { justification: s.justification } : {}) };
   return { kind: 'heuristic', name: s.name };

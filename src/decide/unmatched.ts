@@ -2,7 +2,7 @@
  * The decision for a command no rule matches (Codex mainline `render_decision_for_unmatched_command`, §4.3).
  * Pure: the heuristics plus the approval policy and the turn's sandbox policy.
  */
-import type { Decision } from '../rules/decision.js';
+import type { Decision } from '../rules/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import { isRestricted, type SandboxPermissions, type SandboxPolicy } from '../sandbox/policy.js';
 import { isKnownSafeCommand } from '../heuristics/safe.js';
@@ -16,7 +16,7 @@ export interface UnmatchedContext {
   /** The command came from the heredoc fallback or a complex script: it cannot be proven safe. */
   usedComplexParsing: boolean;
   gitReadOnly?: boolean;
-  /** The caller already checks a script's commands one by one (gate-sh's assessment): look for danger in
+  /** The caller already checks a script's commands one by one (gate-sh's decision): look for danger in
    * the argv only, instead of parsing a shell script again. Codex's pipeline leaves this off. */
   argvOnlyDanger?: boolean;
 }

@@ -1,14 +1,14 @@
 /**
  * Wrappers with a known grammar that only change how a command runs (time limit, priority, buffering,
- * environment, hang-up handling) are judged as the command they run (issue 17): `timeout 30 git status`
+ * environment, hang-up handling) are decided as the command they run (issue 17): `timeout 30 git status`
  * is what `git status` is. Only when no rule names the wrapper itself and the approval policy's heuristic
  * is all that asks; never for wrappers that change who runs it (`sudo`, `doas`) or what runs (`xargs`,
  * `find -exec`). Pure.
  */
-import type { Decision } from '../rules/decision.js';
+import type { Decision } from '../rules/index.js';
 
 /** Bash builtins that only read state and print (bash runs them itself: nothing is exec'd). Codex's
- * known-safe list (kept Codex-exact for parity) does not have them; gate-sh's assessment does. */
+ * known-safe list (kept Codex-exact for parity) does not have them; gate-sh's decision does. */
 export const READ_ONLY_BUILTINS = new Set(['test', '[', ':', 'printf', 'type']);
 
 /** `command -v x` / `command -V x`: only says what x is. */
@@ -19,14 +19,14 @@ export function isReadOnlyBuiltin(argv: readonly string[]): boolean {
   return READ_ONLY_BUILTINS.has(name);
 }
 
-/** Wrappers judged as their inner command. */
-export const JUDGED_AS_INNER = new Set(['timeout', 'nice', 'nohup', 'stdbuf', 'env', 'time', 'command', 'ionice']);
+/** Wrappers decided as their inner command. */
+export const DECIDED_AS_INNER = new Set(['timeout', 'nice', 'nohup', 'stdbuf', 'env', 'time', 'command', 'ionice']);
 
 export function basenameOf(program: string): string {
   return program.slice(program.lastIndexOf('/') + 1);
 }
 
-/** May this wrapper be judged as its inner commands, given its own evaluation's sources? */
-export function judgedAsInner(program: string, inner: readonly (readonly string[])[], ownHeuristicOnly: boolean, ownDecision: Decision): boolean {
-  return ownHeuristicOnly && ownDecision === 'prompt' && inner.length > 0 && JUDGED_AS_INNER.has(basenameOf(program));
+/** May this wrapper be decided as its inner commands, given its own evaluation's sources? */
+export function decidedAsInner(program: string, inner: readonly (readonly string[])[], ownHeuristicOnly: boolean, ownDecision: Decision): boolean {
+  return ownHeuristicOnly && ownDecision === 'prompt' && inner.length > 0 && DECIDED_AS_INNER.has(basenameOf(program));
 }

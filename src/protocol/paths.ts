@@ -9,7 +9,7 @@
  *   <runtime>/<session>/approval/   NEVER visible inside a sandbox
  *       approval.sock               approval channel (humans, hosts)
  *   <runtime>/<session>/daemon.lock, daemon.pid
- * Amendments go to Codex's default rules file ($CODEX_HOME/rules/default.rules, see policy/load.ts).
+ * Amendments go to Codex's default rules file ($CODEX_HOME/rules/default.rules, see src/rules/load.ts).
  *
  * The one place GATE_HOME, CODEX_HOME and the runtime folder are computed, so that every entry point (gate-sh,
  * gate mcp, hooks, gate approve) finds the same daemon whatever environment the agent started it with:

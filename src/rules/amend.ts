@@ -12,8 +12,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import { tokenize } from './starlark/lexer.js';
+import { PolicyError } from './error.js';
 
-export class AmendError extends Error {}
 
 export function formatAllowPrefixRule(prefix: string[]): string {
   return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(', ')}], decision="allow")`;
@@ -32,8 +32,8 @@ export function formatNetworkRule(r: NetworkAmendment): string {
 }
 
 export async function appendAllowPrefixRule(file: string, prefix: string[]): Promise<'appended' | 'exists'> {
-  if (prefix.length === 0) throw new AmendError('prefix rule requires at least one token');
-  if (prefix.some((t) => t.trim() === '')) throw new AmendError('invalid prefix rule: tokens cannot be empty');
+  if (prefix.length === 0) throw new PolicyError('prefix rule requires at least one token');
+  if (prefix.some((t) => t.trim() === '')) throw new PolicyError('invalid prefix rule: tokens cannot be empty');
   return appendLine(file, formatAllowPrefixRule(prefix));
 }
 
@@ -73,8 +73,8 @@ async function lockFd(fd: number, file: string): Promise<void> {
     const child = spawn('flock', ['-x', '3'], { stdio: ['ignore', 'ignore', 'pipe', fd] });
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
-    child.on('error', (e) => reject(new AmendError(`cannot lock ${file}: flock(1) is unavailable (${e.message})`)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new AmendError(`cannot lock ${file}: ${err.trim() || `flock exited ${code}`}`))));
+    child.on('error', (e) => reject(new PolicyError(`cannot lock ${file}: flock(1) is unavailable (${e.message})`)));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new PolicyError(`cannot lock ${file}: ${err.trim() || `flock exited ${code}`}`))));
   });
 }
 
@@ -94,13 +94,13 @@ async function appendLine(file: string, line: string): Promise<'appended' | 'exi
   try {
     mkdirSync(dirname(file), { recursive: true });
   } catch (e) {
-    throw new AmendError(`cannot create the folder for ${file}: ${(e as Error).message}`);
+    throw new PolicyError(`cannot create the folder for ${file}: ${(e as Error).message}`);
   }
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644);
   } catch (e) {
-    throw new AmendError(`cannot open ${file}: ${(e as Error).message}`);
+    throw new PolicyError(`cannot open ${file}: ${(e as Error).message}`);
   }
   try {
     await lockFd(fd, file);

@@ -1,4 +1,4 @@
-/** A rule's or heuristic's verdict on one command. Strictest wins: forbidden > prompt > allow. */
+/** A rule's or heuristic's decision on one command (pure). Strictest wins: forbidden > prompt > allow. */
 export type Decision = 'allow' | 'prompt' | 'forbidden';
 
 const RANK: Record<Decision, number> = { allow: 0, prompt: 1, forbidden: 2 };

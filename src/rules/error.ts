@@ -1,4 +1,9 @@
-/** A rule-file problem with its location. The message is already "file:line:col: text" (Codex's text). */
+/**
+ * The rule language's one error type (pure): a rule-file problem (a bad rule, example, host_executable or
+ * network_rule, Starlark the rule files may not use, a file that does not load) and a refused amendment.
+ * Located when the place is known: the message is then "file:line:col: text" (Codex's text); `reason` is
+ * always the bare text. A rule's own check throws it unlocated, and the parser adds the call site.
+ */
 export interface Location {
   file: string;
   line: number; // 1-based

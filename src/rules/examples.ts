@@ -11,7 +11,6 @@ import type { Pos } from './starlark/parser.js';
 import { typeName, type Value } from './starlark/value.js';
 
 /** A rule-argument problem; the caller adds the location. */
-export class RuleError extends Error {}
 
 export interface PendingExamples {
   rules: PrefixRule[];
@@ -24,18 +23,18 @@ export function parseExamples(v: Value | undefined): string[][] {
   if (v === undefined) return [];
   return (v as { items: Value[] }).items.map((ex) => {
     if (typeof ex === 'string') {
-      if (ex === '') throw new RuleError('invalid example: example cannot be an empty string');
+      if (ex === '') throw new PolicyError('invalid example: example cannot be an empty string');
       const words = shlexSplit(ex);
-      if (!words) throw new RuleError('invalid example: example string has invalid shell syntax');
-      if (words.length === 0) throw new RuleError('invalid example: example cannot be an empty string');
+      if (!words) throw new PolicyError('invalid example: example string has invalid shell syntax');
+      if (words.length === 0) throw new PolicyError('invalid example: example cannot be an empty string');
       return words;
     }
     if (ex && typeof ex === 'object' && ex.kind === 'list') {
-      if (ex.items.length === 0) throw new RuleError('invalid example: example cannot be an empty list');
-      for (const t of ex.items) if (typeof t !== 'string') throw new RuleError(`invalid example: example tokens must be strings (got ${typeName(t)})`);
+      if (ex.items.length === 0) throw new PolicyError('invalid example: example cannot be an empty list');
+      for (const t of ex.items) if (typeof t !== 'string') throw new PolicyError(`invalid example: example tokens must be strings (got ${typeName(t)})`);
       return ex.items as string[];
     }
-    throw new RuleError(`invalid example: example must be a string or list of strings (got ${typeName(ex)})`);
+    throw new PolicyError(`invalid example: example must be a string or list of strings (got ${typeName(ex)})`);
   });
 }
 

@@ -1,6 +1,6 @@
 /** `host_executable(name, paths)` validation and the path arithmetic of §1.6 (pure: no file system access). */
 
-export class HostExecutableError extends Error {}
+import { PolicyError } from './error.js';
 
 /**
  * Lexical normalisation of an absolute path, as Codex's AbsolutePathBuf does: empty and `.` components
@@ -42,9 +42,9 @@ export function programPath(token: string, ctx: PathContext): string | undefined
 }
 
 export function validateName(name: string): string {
-  if (name === '') throw new HostExecutableError('invalid rule: host_executable name cannot be empty');
+  if (name === '') throw new PolicyError('invalid rule: host_executable name cannot be empty');
   if (name.includes('/') || name === '.' || name === '..') {
-    throw new HostExecutableError(`invalid rule: host_executable name must be a bare executable name (got ${name})`);
+    throw new PolicyError(`invalid rule: host_executable name must be a bare executable name (got ${name})`);
   }
   return name;
 }
@@ -54,9 +54,9 @@ export function validatePath(name: string, raw: string, home: string | undefined
   let path = raw;
   if (raw.startsWith('~/') && home) path = `${home}/${raw.slice(2)}`;
   if (!path.startsWith('/')) {
-    throw new HostExecutableError(`invalid rule: host_executable paths must be absolute or use \`~/...\` home-relative syntax (got ${raw})`);
+    throw new PolicyError(`invalid rule: host_executable paths must be absolute or use \`~/...\` home-relative syntax (got ${raw})`);
   }
   const normalized = normalizeAbsolute(path);
-  if (baseName(normalized) !== name) throw new HostExecutableError(`invalid rule: host_executable path \`${raw}\` must have basename \`${name}\``);
+  if (baseName(normalized) !== name) throw new PolicyError(`invalid rule: host_executable path \`${raw}\` must have basename \`${name}\``);
   return normalized;
 }

@@ -3,6 +3,7 @@
  * canonical IPv6) and compilation into allowed/denied domain lists (last writer wins).
  */
 import type { Decision } from './decision.js';
+import { PolicyError } from './error.js';
 
 export type NetworkProtocol = 'http' | 'https' | 'socks5_tcp' | 'socks5_udp';
 export interface NetworkRule {
@@ -12,7 +13,6 @@ export interface NetworkRule {
   justification?: string;
 }
 
-export class NetworkRuleError extends Error {}
 
 const PROTOCOLS: Record<string, NetworkProtocol> = {
   http: 'http', https: 'https', https_connect: 'https', 'http-connect': 'https', socks5_tcp: 'socks5_tcp', socks5_udp: 'socks5_udp',
@@ -20,29 +20,29 @@ const PROTOCOLS: Record<string, NetworkProtocol> = {
 
 export function parseProtocol(raw: string): NetworkProtocol {
   const p = Object.hasOwn(PROTOCOLS, raw) ? PROTOCOLS[raw] : undefined;
-  if (!p) throw new NetworkRuleError(`invalid rule: network_rule protocol must be one of http, https, socks5_tcp, socks5_udp (got ${raw})`);
+  if (!p) throw new PolicyError(`invalid rule: network_rule protocol must be one of http, https, socks5_tcp, socks5_udp (got ${raw})`);
   return p;
 }
 
 export function parseNetworkDecision(raw: string): Decision {
   if (raw === 'allow' || raw === 'prompt' || raw === 'forbidden') return raw;
   if (raw === 'deny') return 'forbidden';
-  throw new NetworkRuleError(`invalid decision: ${raw}`);
+  throw new PolicyError(`invalid decision: ${raw}`);
 }
 
 const bad = (host: string, why: string): never => {
-  throw new NetworkRuleError(`invalid rule: network_rule host ${why} (got ${host})`);
+  throw new PolicyError(`invalid rule: network_rule host ${why} (got ${host})`);
 };
 
-/** Canonical host: lower-case, no port, no trailing dot, IPv6 in RFC 5952 form. Throws NetworkRuleError. */
+/** Canonical host: lower-case, no port, no trailing dot, IPv6 in RFC 5952 form. Throws PolicyError. */
 export function normalizeHost(raw: string): string {
   const host = raw.trim();
-  if (host === '') throw new NetworkRuleError('invalid rule: network_rule host cannot be empty');
+  if (host === '') throw new PolicyError('invalid rule: network_rule host cannot be empty');
   if (host.includes('://') || /[/?#]/.test(host)) {
-    throw new NetworkRuleError('invalid rule: network_rule host must be a hostname or IP literal (without scheme or path)');
+    throw new PolicyError('invalid rule: network_rule host must be a hostname or IP literal (without scheme or path)');
   }
-  if (/\s/.test(host)) throw new NetworkRuleError('invalid rule: network_rule host cannot contain whitespace');
-  if (host.includes('*')) throw new NetworkRuleError('invalid rule: network_rule host must be a specific host; wildcards are not allowed');
+  if (/\s/.test(host)) throw new PolicyError('invalid rule: network_rule host cannot contain whitespace');
+  if (host.includes('*')) throw new PolicyError('invalid rule: network_rule host must be a specific host; wildcards are not allowed');
   if (host.includes('@')) bad(host, 'must not contain user information');
   if (host.startsWith('[')) {
     const m = /^\[([^\]]*)\](?::(.*))?$/.exec(host);

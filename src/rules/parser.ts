@@ -5,12 +5,12 @@
  */
 import type { Decision } from './decision.js';
 import { PolicyError } from './error.js';
-import { HostExecutableError, validateName, validatePath } from './host-executable.js';
-import { NetworkRuleError, normalizeHost, parseNetworkDecision, parseProtocol, type NetworkRule } from './network.js';
+import { validateName, validatePath } from './host-executable.js';
+import { normalizeHost, parseNetworkDecision, parseProtocol, type NetworkRule } from './network.js';
 import type { PatternToken } from './pattern.js';
 import { Policy } from './policy.js';
 import type { PrefixRule } from './rule.js';
-import { checkExamples, parseExamples, RuleError, type PendingExamples } from './examples.js';
+import { checkExamples, parseExamples, type PendingExamples } from './examples.js';
 import { evaluateModule, expectType, type Builtins } from './starlark/eval.js';
 import type { Pos } from './starlark/parser.js';
 import { parseModule } from './starlark/parser.js';
@@ -23,28 +23,28 @@ export interface PolicySource {
 
 function parseDecision(raw: string): Decision {
   if (raw === 'allow' || raw === 'prompt' || raw === 'forbidden') return raw;
-  throw new RuleError(`invalid decision: ${raw}`);
+  throw new PolicyError(`invalid decision: ${raw}`);
 }
 
 function parsePattern(v: Value): { firsts: string[]; rest: PatternToken[] } {
   const items = (v as { items: Value[] }).items;
-  if (items.length === 0) throw new RuleError('invalid pattern element: pattern cannot be empty');
+  if (items.length === 0) throw new PolicyError('invalid pattern element: pattern cannot be empty');
   const tokens: PatternToken[] = items.map((el) => {
     if (typeof el === 'string') return el;
     if (el && typeof el === 'object' && el.kind === 'list') {
-      if (el.items.length === 0) throw new RuleError('invalid pattern element: pattern alternatives cannot be empty');
+      if (el.items.length === 0) throw new PolicyError('invalid pattern element: pattern alternatives cannot be empty');
       for (const a of el.items) {
-        if (typeof a !== 'string') throw new RuleError(`invalid pattern element: pattern alternative must be a string (got ${typeName(a)})`);
+        if (typeof a !== 'string') throw new PolicyError(`invalid pattern element: pattern alternative must be a string (got ${typeName(a)})`);
       }
       const alts = el.items as string[];
       return alts.length === 1 ? alts[0] : alts;
     }
-    throw new RuleError(`invalid pattern element: pattern element must be a string or list of strings (got ${typeName(el)})`);
+    throw new PolicyError(`invalid pattern element: pattern element must be a string or list of strings (got ${typeName(el)})`);
   });
   const first = tokens[0];
   const firsts = typeof first === 'string' ? [first] : [...first];
   // newest Codex: a blank program can never be executed, so it is a mistake, not a rule
-  if (firsts.some((t) => t.trim() === '')) throw new RuleError('invalid pattern element: token cannot be empty');
+  if (firsts.some((t) => t.trim() === '')) throw new PolicyError('invalid pattern element: token cannot be empty');
   return { firsts, rest: tokens.slice(1) };
 }
 
@@ -65,8 +65,9 @@ export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): P
       try {
         return f();
       } catch (e) {
-        if (e instanceof RuleError || e instanceof HostExecutableError || e instanceof NetworkRuleError) {
-          throw new PolicyError(e.message, { file, line: site.line, col: site.col });
+        // a rule's own error has no location yet: it gets the call site's
+        if (e instanceof PolicyError && e.file === undefined) {
+          throw new PolicyError(e.reason, { file, line: site.line, col: site.col });
         }
         throw e;
       }
@@ -98,7 +99,7 @@ export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): P
             const decision = decisionV === undefined ? 'allow' : parseDecision(decisionV as string);
             const { firsts, rest } = parsePattern(pattern);
             const justification = justV as string | undefined;
-            if (justification !== undefined && justification.trim() === '') throw new RuleError('invalid rule: justification cannot be empty');
+            if (justification !== undefined && justification.trim() === '') throw new PolicyError('invalid rule: justification cannot be empty');
             const match = parseExamples(matchV);
             const notMatch = parseExamples(notMatchV);
             const source = { file, line: site.line, col: site.col };
@@ -123,7 +124,7 @@ export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): P
             validateName(name as string);
             const out: string[] = [];
             for (const p of (paths as { items: Value[] }).items) {
-              if (typeof p !== 'string') throw new RuleError(`invalid rule: host_executable paths must be strings (got ${typeName(p)})`);
+              if (typeof p !== 'string') throw new PolicyError(`invalid rule: host_executable paths must be strings (got ${typeName(p)})`);
               const path = validatePath(name as string, p, opts.home);
               if (!out.includes(path)) out.push(path);
             }
@@ -146,7 +147,7 @@ export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): P
           guard(site, () => {
             const protocol = parseProtocol(args.get('protocol') as string);
             const decision = parseNetworkDecision(args.get('decision') as string);
-            if (justV !== undefined && (justV as string).trim() === '') throw new RuleError('invalid rule: justification cannot be empty');
+            if (justV !== undefined && (justV as string).trim() === '') throw new PolicyError('invalid rule: justification cannot be empty');
             const host = normalizeHost(args.get('host') as string);
             networkRules.push({ host, protocol, decision, justification: justV as string | undefined });
           });

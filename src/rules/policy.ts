@@ -6,6 +6,7 @@ import { strictest, type Decision } from './decision.js';
 import { baseName, programPath } from './host-executable.js';
 import { compileDomains, type NetworkRule } from './network.js';
 import { matchPrefix } from './pattern.js';
+import { PolicyError } from './error.js';
 import type { PrefixRule } from './rule.js';
 
 export interface RuleSource {
@@ -145,7 +146,7 @@ export class Policy {
 
   /** A new Policy with one more rule appended (in-memory amendment); this one is untouched. */
   withPrefixRule(prefix: string[], decision: Decision, source: RuleSource = MEMORY_SOURCE): Policy {
-    if (prefix.length === 0) throw new Error('prefix rule requires at least one token');
+    if (prefix.length === 0) throw new PolicyError('prefix rule requires at least one token');
     const rule: PrefixRule = { pattern: { first: prefix[0], rest: prefix.slice(1) }, decision, canonicalMatching: false, source };
     return new Policy({ rules: [...this.rules, rule], hostExecutables: this.hostExecutables, networkRules: this.networkRules, files: this.files });
   }

@@ -108,7 +108,7 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   doas: optionGrammar({ shortArg: 'uC', opaqueOpts: { '-s': ['shell', 'runs a shell (-s)'] }, noRun: '-L' }),
   xargs: xargsStep,
   find: findExec,
-  // the loader run as a program and multi-call binaries run their command in process (src/policy/in-process.ts)
+  // the loader run as a program and multi-call binaries run their command in process (src/script/in-process.ts)
   ...Object.fromEntries(['ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1', 'ld-linux.so.2', 'ld.so', 'ld-musl-x86_64.so.1', 'busybox', 'toybox'].map((n) => [n, inProcessStep])),
 };
 

@@ -1,5 +1,5 @@
 /**
- * The skill side of one exec decision, in the shape the decision layer takes (src/policy/intercepted.ts
+ * The skill side of one exec decision, in the shape the decision layer takes (src/decide/intercepted.ts
  * `ctx.skill = { permissions }`). Pure over discovered skills; `skillsFor` is the I/O to get them.
  */
 import type { PermissionProfile } from '../sandbox/policy.js';

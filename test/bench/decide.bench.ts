@@ -8,7 +8,7 @@
 import { performance } from 'node:perf_hooks';
 import { parsePolicy } from '../../src/rules/parser.js';
 import { parseSandboxPolicy } from '../../src/sandbox/policy.js';
-import { assessCommand, type AssessContext } from '../../src/decide/script.js';
+import { decideInvocation, type DecideContext } from '../../src/decide/script.js';
 import { decideIntercepted } from '../../src/decide/intercepted.js';
 import { analyzeScript } from '../../src/script/analyze.js';
 
@@ -22,7 +22,7 @@ function policyText(n: number): string {
   return lines.join('\n');
 }
 
-const ctx: AssessContext = {
+const ctx: DecideContext = {
   policy: parsePolicy([{ path: 'bench.rules', text: policyText(1000) }]),
   approvalPolicy: 'on-request',
   sandboxPolicy: parseSandboxPolicy('workspace-write'),
@@ -59,23 +59,23 @@ const small: number[] = [];
 const smallParse: number[] = [];
 const smallCpu: number[] = [];
 for (let i = 0; i < 350; i++) {
-  const [a] = time(() => assessCommand(['bash', '-lc', typical + ' #' + n++], ctx), 1, 0);
+  const [a] = time(() => decideInvocation(['bash', '-lc', typical + ' #' + n++], ctx), 1, 0);
   const [b] = time(() => analyzeScript(typical + ' #' + n++), 1, 0);
-  const c = cpu(() => assessCommand(['bash', '-lc', typical + ' #' + n++], ctx));
+  const c = cpu(() => decideInvocation(['bash', '-lc', typical + ' #' + n++], ctx));
   if (i >= 50) small.push(a), smallParse.push(b), smallCpu.push(c);
 }
-const first = assessCommand(['bash', '-lc', typical], ctx);
+const first = decideInvocation(['bash', '-lc', typical], ctx);
 // The decision layer alone: the same five subcommands as bare argvs (no script parsing).
 const parsed = analyzeScript(typical);
 const subs = parsed.kind === 'plain' ? parsed.commands.map((c) => c.argv) : [];
-const decideOnly = time(() => subs.forEach((argv) => assessCommand(argv, ctx)), 2000, 200);
+const decideOnly = time(() => subs.forEach((argv) => decideInvocation(argv, ctx)), 2000, 200);
 
 // 10,000 subcommands; the script analysis dominates, so it is timed on its own too (1 warm-up, 2 runs).
 const big = Array.from({ length: 10_000 }, (_, i) => `echo a${i}`).join('; ');
-const bigRuns = time(() => assessCommand(['bash', '-lc', big], ctx), 2, 1);
-const bigCpu = [cpu(() => assessCommand(['bash', '-lc', big], ctx)), cpu(() => assessCommand(['bash', '-lc', big], ctx))];
+const bigRuns = time(() => decideInvocation(['bash', '-lc', big], ctx), 2, 1);
+const bigCpu = [cpu(() => decideInvocation(['bash', '-lc', big], ctx)), cpu(() => decideInvocation(['bash', '-lc', big], ctx))];
 const bigParse = time(() => analyzeScript(big), 2, 0);
-const bigResult = assessCommand(['bash', '-lc', big], ctx);
+const bigResult = decideInvocation(['bash', '-lc', big], ctx);
 
 const exec = time(() => decideIntercepted('/usr/bin/git', ['git', 'status'], '/w', { ...ctx, env: { PATH: '/usr/bin:/bin', HOME: '/root' } }), 5000, 500);
 

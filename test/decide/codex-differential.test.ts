@@ -1,6 +1,6 @@
 /**
  * Differential: for plain scripts without wrappers, assignments or quoting differences, gate-sh's
- * per-subcommand assessment (with Codex's matching) must give exactly Codex's overall requirement —
+ * per-subcommand decision (with Codex's matching) must give exactly Codex's overall requirement —
  * the same type, reason text, bypass_sandbox and proposed amendment. One documented difference: Codex
  * checks a granular rejection once for the whole command (a rule prompt anywhere → the `rules` switch
  * decides); gate-sh asks per subcommand, so a heuristic prompt that `sandbox_approval = false` rejects is
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { parsePolicy } from '../../src/rules/parser.js';
 import { parseSandboxPolicy, type SandboxPermissions } from '../../src/sandbox/policy.js';
 import { parseApprovalPolicy, type ApprovalPolicy } from '../../src/decide/approval-policy.js';
-import { assessCommand } from '../../src/decide/script.js';
+import { decideInvocation } from '../../src/decide/script.js';
 import { execApprovalRequirement } from '../../src/decide/codex.js';
 import { REJECT_SANDBOX_APPROVAL_REASON } from '../../src/decide/requirement.js';
 
@@ -41,7 +41,7 @@ test('plain scripts: assess agrees with the Codex pipeline on the overall requir
             const ctx = { policy, approvalPolicy, sandboxPolicy: parseSandboxPolicy(sb), sandboxPermissions, hardened: false };
             const argv = ['bash', '-lc', script];
             const codex = execApprovalRequirement(argv, ctx).requirement;
-            const ours = assessCommand(argv, ctx);
+            const ours = decideInvocation(argv, ctx);
             assert.equal(ours.complex, false, script);
             const label = `${script} | ${JSON.stringify(approvalPolicy)} | ${sb} | ${sandboxPermissions} | rules ${POLICIES.indexOf(text)}`;
             n++;

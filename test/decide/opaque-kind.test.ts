@@ -7,15 +7,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePolicy } from '../../src/rules/parser.js';
 import { parseSandboxPolicy } from '../../src/sandbox/policy.js';
-import { assessCommand, type AssessContext } from '../../src/decide/script.js';
+import { decideInvocation, type DecideContext } from '../../src/decide/script.js';
 
-const ctx: AssessContext = {
+const ctx: DecideContext = {
   policy: parsePolicy([]),
   approvalPolicy: 'on-request',
   sandboxPolicy: parseSandboxPolicy('workspace-write'),
   sandboxPermissions: 'use_default',
 };
-const sh = (script: string) => assessCommand(['bash', '-lc', script], ctx);
+const sh = (script: string) => decideInvocation(['bash', '-lc', script], ctx);
 
 test('a dynamic command name after 60 other reasons: still never allowed by a heuristic', () => {
   const a = sh(Array.from({ length: 60 }, () => '(aa)').join('; ') + '; $x -rf y');
@@ -34,7 +34,7 @@ test('opaque_kind beside opaque, for subcommands, literal commands and bare argv
   // (an eval of literal words is seen through; one of a variable is not)
   const lit = sh("eval \"$cmd\"; (python3 -c 'import os')");
   assert.deepEqual(lit.subcommands.filter((s) => s.kind === 'literal').map((s) => s.opaque_kind), ['eval', 'inline-code']);
-  const bare = assessCommand(['sudo', '-s'], ctx);
+  const bare = decideInvocation(['sudo', '-s'], ctx);
   assert.equal(bare.subcommands[0].opaque_kind, 'shell');
   assert.equal(bare.decision, 'prompt');
 });

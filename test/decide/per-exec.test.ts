@@ -4,12 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePolicy } from '../../src/rules/parser.js';
 import { parseSandboxPolicy } from '../../src/sandbox/policy.js';
-import { assessScript, type AssessContext } from '../../src/decide/script.js';
+import { decideScript, type DecideContext } from '../../src/decide/script.js';
 import { decideIntercepted } from '../../src/decide/intercepted.js';
 import { scriptRunByInterpreter } from '../../src/decide/shebang.js';
 
 const RULES = 'prefix_rule(pattern=["git", "status"])\nprefix_rule(pattern=["curl"], decision="prompt")\nprefix_rule(pattern=["shred"], decision="forbidden")';
-const ctxOf = (over: Partial<AssessContext> = {}): AssessContext => ({
+const ctxOf = (over: Partial<DecideContext> = {}): DecideContext => ({
   policy: parsePolicy([{ path: '/r/default.rules', text: RULES }]),
   approvalPolicy: 'untrusted',
   sandboxPolicy: parseSandboxPolicy('workspace-write'),
@@ -17,7 +17,7 @@ const ctxOf = (over: Partial<AssessContext> = {}): AssessContext => ({
   cwd: '/w',
   ...over,
 });
-const lc = (script: string, over: Partial<AssessContext> = {}) => assessScript('bash', '-lc', script, ctxOf(over));
+const lc = (script: string, over: Partial<DecideContext> = {}) => decideScript('bash', '-lc', script, ctxOf(over));
 
 test('a script complex only by its shape is decided per exec: nothing asked up front', () => {
   for (const s of ['git status 2>&1', 'wc -l < README.md', 'ls -la $(echo src)', 'for f in *.md; do wc -l "$f"; done', 'cat <<EOF\nx\nEOF', 'git status 2>/dev/null || echo no', 'git status >&2', 'ls > /dev/null']) {

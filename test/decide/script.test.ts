@@ -1,20 +1,20 @@
-/** gate-sh's per-subcommand assessment (what the daemon decides on). Real policies, real script analysis. */
+/** gate-sh's per-subcommand decision (what the daemon decides on). Real policies, real script analysis. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePolicy } from '../../src/rules/parser.js';
 import { parseSandboxPolicy } from '../../src/sandbox/policy.js';
-import { assessCommand, assessScript, type AssessContext } from '../../src/decide/script.js';
+import { decideInvocation, decideScript, type DecideContext } from '../../src/decide/script.js';
 import type { ApprovalPolicy } from '../../src/decide/approval-policy.js';
 import { toWireSource } from '../../src/decide/types.js';
 
-const ctxOf = (rules: string, over: Partial<AssessContext> = {}): AssessContext => ({
+const ctxOf = (rules: string, over: Partial<DecideContext> = {}): DecideContext => ({
   policy: parsePolicy(rules ? [{ path: '/r/default.rules', text: rules }] : []),
   approvalPolicy: 'on-request',
   sandboxPolicy: parseSandboxPolicy('workspace-write'),
   sandboxPermissions: 'use_default',
   ...over,
 });
-const sh = (script: string, ctx: AssessContext) => assessCommand(['bash', '-lc', script], ctx);
+const sh = (script: string, ctx: DecideContext) => decideInvocation(['bash', '-lc', script], ctx);
 const UNSANDBOXED = { type: 'Escalate', execution: { type: 'Unsandboxed' } };
 
 test('every subcommand explicitly allowed → each Escalate(Unsandboxed), bypass_sandbox', () => {
@@ -143,12 +143,12 @@ test('prompts: execution as requested, available_decisions, amendments', () => {
     'approved', 'approved_for_session', { approved_execpolicy_amendment: { proposed_execpolicy_amendment: ['cargo', 'build'] } }, 'denied', 'abort',
   ]);
   assert.deepEqual(u.requirement, { type: 'needs_approval', reason: null, proposed_execpolicy_amendment: ['cargo', 'build'] });
-  const esc = assessCommand(['echo', 'hello'], ctxOf('', { sandboxPermissions: 'require_escalated' }));
+  const esc = decideInvocation(['echo', 'hello'], ctxOf('', { sandboxPermissions: 'require_escalated' }));
   assert.deepEqual(esc.subcommands[0].on_approval, UNSANDBOXED);
   const rm = sh('rm -rf /tmp/x', ctxOf(''));
   assert.equal(rm.subcommands[0].danger, 'ForcedRm');
   assert.ok(!rm.subcommands[0].available_decisions?.includes('approved_for_session'), 'no session approval for a dangerous command');
-  const skill = assessCommand(['/s/scripts/run.sh'], ctxOf('', { approvalPolicy: 'untrusted', skillScript: true }));
+  const skill = decideInvocation(['/s/scripts/run.sh'], ctxOf('', { approvalPolicy: 'untrusted', skillScript: true }));
   assert.ok(skill.subcommands[0].available_decisions?.includes('approved_for_session'));
 });
 
@@ -170,7 +170,7 @@ test('rule prompts and approval-policy rejections use Codex texts', () => {
 
 test('hardened matching: a forbidden basename rule catches path spellings', () => {
   const ctx = ctxOf('prefix_rule(pattern=["rm"], decision="forbidden")\nhost_executable(name="rm", paths=["/usr/bin/rm"])');
-  for (const c of [['/opt/x/rm', 'f'], ['./rm', 'f'], ['/usr/bin/rm', 'f']]) assert.equal(assessCommand(c, ctx).decision, 'forbidden', c.join(' '));
+  for (const c of [['/opt/x/rm', 'f'], ['./rm', 'f'], ['/usr/bin/rm', 'f']]) assert.equal(decideInvocation(c, ctx).decision, 'forbidden', c.join(' '));
 });
 
 test('the caller environment: code-loading variables turn an unsandboxed run into a prompt', () => {
@@ -181,8 +181,8 @@ test('the caller environment: code-loading variables turn an unsandboxed run int
   assert.deepEqual(a.subcommands[0].on_approval, { type: 'Run' }, 'approved: it runs inside the sandbox (as requested: use_default)');
 });
 
-test('assessScript and a stable JSON shape', () => {
-  const a = assessScript('/bin/bash', '-c', 'ls && pwd', ctxOf(''));
+test('decideScript and a stable JSON shape', () => {
+  const a = decideScript('/bin/bash', '-c', 'ls && pwd', ctxOf(''));
   assert.deepEqual(a.command, ['/bin/bash', '-c', 'ls && pwd']);
   assert.deepEqual(Object.keys(a), ['decision', 'complex', 'complex_reasons', 'command', 'requirement', 'bypass_sandbox', 'subcommands', 'per_exec', 'asked_up_front']);
   assert.deepEqual(JSON.parse(JSON.stringify(a)), a);
@@ -191,12 +191,12 @@ test('assessScript and a stable JSON shape', () => {
 
 test('bad input: empty commands are forbidden; NUL, lone surrogates, deep nesting and 100,000 arguments do not crash', () => {
   const ctx = ctxOf('prefix_rule(pattern=["rm"], decision="forbidden")');
-  assert.equal(assessCommand([], ctx).decision, 'forbidden');
-  assert.equal(assessCommand([''], ctx).decision, 'forbidden');
+  assert.equal(decideInvocation([], ctx).decision, 'forbidden');
+  assert.equal(decideInvocation([''], ctx).decision, 'forbidden');
   for (const script of ['\u0000rm x', 'rm \ud800 x', '$(('.repeat(1000), 'if then fi', '(((((' + 'ls'])
     assert.ok(['allow', 'prompt', 'forbidden'].includes(sh(script, ctx).decision), JSON.stringify(script));
   const many = ['rm', ...Array.from({ length: 100_000 }, (_, i) => `a${i}`)];
-  assert.equal(assessCommand(many, ctx).decision, 'forbidden');
-  assert.equal(assessCommand(['echo', ...many.slice(1)], ctx).decision, 'allow');
+  assert.equal(decideInvocation(many, ctx).decision, 'forbidden');
+  assert.equal(decideInvocation(['echo', ...many.slice(1)], ctx).decision, 'allow');
 });
 

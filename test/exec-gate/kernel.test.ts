@@ -37,7 +37,7 @@ const SPELLINGS: [string, string][] = [
   // a #! script named rm (made by the test: see prepareCopies) that removes its argument through python
   ['static program exec of a script named rm', `"$B/static-exec" ./rm rm -f "$T"`],
   ['descriptors all closed, then execve', `"$B/closefds" /bin/rm rm -f "$T"`],
-  // programs known by what they are (src/policy/in-process.ts): the loader as a program, a multi-call binary
+  // programs known by what they are (src/script/in-process.ts): the loader as a program, a multi-call binary
   ['the dynamic loader run as the program', `${LOADER} /bin/rm -f "$T"`],
   ['the dynamic loader through python os.posix_spawn', `python3 -c 'import os,sys; p=os.posix_spawn("${LOADER}", ["ld.so", "/bin/rm", "-f", sys.argv[1]], {}); os.waitpid(p, 0)' "$T"`],
   ['busybox rm', `busybox rm -f "$T"`],

@@ -38,7 +38,7 @@ test('20 processes appending at once lose nothing and corrupt nothing', async ()
   const dir = mkdtempSync(join(tmpdir(), 'amend-'));
   try {
     const file = join(dir, 'rules', 'default.rules');
-    const amendUrl = pathToFileURL(join(ROOT, 'dist/src/policy/amend.js')).href;
+    const amendUrl = pathToFileURL(join(ROOT, 'dist/src/rules/amend.js')).href;
     // each process appends its own 3 rules plus one rule every process shares (deduplicated)
     const script = `const { appendAllowPrefixRule } = await import(${JSON.stringify(amendUrl)});
 const [file, id] = process.argv.slice(1);

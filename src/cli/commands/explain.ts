@@ -1,18 +1,16 @@
 /**
  * `gate explain`: why a script gets its decisions, per subcommand — words, the rule (file:line) or the
  * heuristic, the decision, the action and execution mode, the proposed amendment; for a complex script why
- * it is complex and which literal commands were found. `--json` prints the Assessment (docs/explain.md).
+ * it is complex and which literal commands were found. `--json` prints the ScriptDecision (docs/explain.md).
  * Not on the hot path, but kept lean: node:util parseArgs, no yargs.
  */
 import { parseArgs } from 'node:util';
-import { loadPolicy } from '../../rules/load.js';
-import { parseApprovalPolicy, formatApprovalPolicy, type ApprovalPolicy } from '../../decide/approval-policy.js';
+import { loadPolicy } from '../../rules/index.js';
+import { decideInvocation, decideScript, formatApprovalPolicy, formatExplanation, parseApprovalPolicy, type ApprovalPolicy } from '../../decide/index.js';
 import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
-import { assessCommand, assessScript } from '../../decide/script.js';
 import { loadConfig } from '../../config/load.js';
 import type { GateConfig } from '../../config/config.js';
 import { gatePaths } from '../../protocol/paths.js';
-import { formatExplanation } from '../../decide/explain-format.js';
 import { sourceReader } from '../../daemon/sourced-files.js';
 
 const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
@@ -103,7 +101,7 @@ export async function run(argv: string[]): Promise<number> {
   const ctx = { policy, approvalPolicy, sandboxPolicy, sandboxPermissions, prefixRule, gitReadOnly: v['git-read-only'] === true || config.git_read_only, readSource: sourceReader({ hidden: [gatePaths(process.env).runtime] }).read, cwd: process.cwd() };
   // `gate-sh -c '...'` (or a shell at any path) is explained as the script it runs.
   const shellScript = command.length === 3 && (command[1] === '-c' || command[1] === '-lc') && SHELLS.test(command[0]);
-  const assessment = shellScript ? assessScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : assessCommand(command, ctx);
+  const assessment = shellScript ? decideScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : decideInvocation(command, ctx);
   if (v.json) {
     const out = {
       ...assessment,

@@ -4,10 +4,7 @@
  * gate-sh loads ($GATE_HOME/rules, $CODEX_HOME/rules, $CODEX_HOME/policy). Hand-parsed: no yargs at start-up.
  */
 import { homedir } from 'node:os';
-import { formatCheckOutput } from '../../rules/codex-json.js';
-import { PolicyError } from '../../rules/error.js';
-import { readRulesFile, ruleFiles } from '../../rules/load.js';
-import { parsePolicy, type PolicySource } from '../../rules/parser.js';
+import { appendAllowPrefixRule, defaultRulesFile, formatAllowPrefixRule, formatCheckOutput, parsePolicy, PolicyError, type PolicySource, readRulesFile, ruleFiles } from '../../rules/index.js';
 
 const USAGE = `usage: gate policy check [--rules PATH]... [--pretty] [--resolve-host-executables] [--hardened] [--] COMMAND...
        gate policy files [--rules PATH]...
@@ -143,16 +140,13 @@ async function amend(argv: string[]): Promise<number> {
     else break;
   }
   const prefix = argv.slice(i);
-  // loaded only here: `gate policy check` never pays for the amendment code
-  const { appendAllowPrefixRule, formatAllowPrefixRule, AmendError } = await import('../../rules/amend.js');
-  const { defaultRulesFile } = await import('../../rules/load.js');
   const target = file ?? defaultRulesFile();
   try {
     const r = await appendAllowPrefixRule(target, prefix);
     process.stdout.write(`${r === 'appended' ? 'appended' : 'already present'}: ${formatAllowPrefixRule(prefix)} (${target})\n`);
     return 0;
   } catch (e) {
-    if (e instanceof AmendError) return (process.stderr.write(`gate-sh: cannot amend ${target}: ${e.message}\n`), 1);
+    if (e instanceof PolicyError) return (process.stderr.write(`gate-sh: cannot amend ${target}: ${e.message}\n`), 1);
     throw e;
   }
 }
