@@ -207,9 +207,10 @@ out:
 }
 
 /* Run an escalated command with this process's stdio and exit with its status. */
-static void escalate_and_exit(const char *token, char *const envp[], const char *cmd) {
+static void escalate_and_exit(const char *token, char *const envp[], char *const argv[], const char *program) {
   struct gate_conf c;
-  char err[1200];
+  char err[1200], cmd[512];
+  gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); _exit(126); }
   gate_reply_release();
   int st = gate_escalate(&c, token, envp, err, sizeof err);
@@ -231,18 +232,11 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   if (trusted) G.then[0] = 0;
   enum verdict v = trusted ? V_RUN : check(program, argv, envp, token, sizeof token);
   if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
-  if (v == V_ESCALATE) {
-    char cmd[512];
-    gate_describe(cmd, sizeof cmd, argv, program);
-    escalate_and_exit(token, envp, cmd);
-  }
+  if (v == V_ESCALATE) escalate_and_exit(token, envp, argv, program);
   char **env = gated_env(envp, program, NULL);
   if (!env) { errno = ENOMEM; return -1; }
   gate_reply_release(); /* a kept reply socket would outlive the exec as a file */
-  int rc = doit(path, argv, env, ctx);
-  int e = errno;
-  errno = e;
-  return rc;
+  return doit(path, argv, env, ctx);
 }
 
 /* The next execve in the chain (libc's, or another preloaded library's), looked up by the constructor:
@@ -302,39 +296,49 @@ static char **collect(const char *arg0, va_list ap, char ***envp) {
   return v;
 }
 
-EXPORT int execl(const char *path, const char *arg, ...) {
-  va_list ap; va_start(ap, arg);
+/* execl, execlp and execle: the list collected into an argv, then the v form (f) with environ, or with
+ * the environment that follows the list's NULL (execle). */
+static int exec_list(execve_fn f, const char *path, const char *arg, va_list ap, int with_env) {
   const char *volatile a0 = arg; /* glibc declares arg nonnull, callers may still pass NULL */
-  char **v = a0 ? collect(a0, ap, NULL) : NULL;
-  va_end(ap);
+  char **envp = environ;
+  char **v = a0 ? collect(a0, ap, with_env ? &envp : NULL) : NULL;
+  if (!a0 && with_env) envp = va_arg(ap, char **);
   if (a0 && !v) { errno = ENOMEM; return -1; }
   char *none[] = { NULL };
-  int rc = execve(path, v ? v : none, environ);
+  int rc = f(path, v ? v : none, envp);
   free(v);
+  return rc;
+}
+
+EXPORT int execl(const char *path, const char *arg, ...) {
+  va_list ap; va_start(ap, arg);
+  int rc = exec_list(execve, path, arg, ap, 0);
+  va_end(ap);
   return rc;
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...) {
   va_list ap; va_start(ap, arg);
-  const char *volatile a0 = arg; /* glibc declares arg nonnull, callers may still pass NULL */
-  char **v = a0 ? collect(a0, ap, NULL) : NULL;
+  int rc = exec_list(execvpe, file, arg, ap, 0);
   va_end(ap);
-  if (a0 && !v) { errno = ENOMEM; return -1; }
-  char *none[] = { NULL };
-  int rc = execvpe(file, v ? v : none, environ);
-  free(v);
   return rc;
 }
 
 EXPORT int execle(const char *path, const char *arg, ...) {
   va_list ap; va_start(ap, arg);
-  char **envp = NULL;
-  char **v = collect(arg, ap, &envp);
+  int rc = exec_list(execve, path, arg, ap, 1);
   va_end(ap);
-  if (!v) { errno = ENOMEM; return -1; }
-  int rc = execve(path, v, envp);
-  free(v);
   return rc;
+}
+
+/* What descriptor fd names (its /proc/self/fd link) into out; -1 with EBADF. */
+static int fd_path(int fd, char *out, size_t n) {
+  char link[64], num[24];
+  gate_join(link, sizeof link, "/proc/self/fd/", gate_num(num, (unsigned long)fd, 10), NULL, NULL);
+  ssize_t l = fd >= 0 ? readlink(link, out, n - 1) : -1;
+  if (l < 0) { errno = EBADF; return -1; }
+  out[l] = 0;
+  return 0;
 }
 
 struct fd_ctx { int fd; };
@@ -346,11 +350,8 @@ static int do_fexecve(const char *path, char *const argv[], char *const env[], v
 }
 
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
-  char link[64], program[PATH_MAX];
-  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-  ssize_t n = readlink(link, program, sizeof program - 1);
-  if (n < 0) { errno = EBADF; return -1; }
-  program[n] = 0;
+  char program[PATH_MAX];
+  if (fd_path(fd, program, sizeof program)) return -1;
   struct fd_ctx c = { fd };
   return gated_execve(NULL, program, argv, envp, do_fexecve, &c);
 }
@@ -367,13 +368,7 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
   char program[PATH_MAX], base[PATH_MAX] = "";
   if (path[0] != '/') {
     if (dirfd == AT_FDCWD) { if (!getcwd(base, sizeof base)) base[0] = 0; }
-    else {
-      char link[64];
-      snprintf(link, sizeof link, "/proc/self/fd/%d", dirfd);
-      ssize_t n = readlink(link, base, sizeof base - 1);
-      if (n < 0) { errno = EBADF; return -1; }
-      base[n] = 0;
-    }
+    else if (fd_path(dirfd, base, sizeof base)) return -1;
   }
   if (path[0] == '/') snprintf(program, sizeof program, "%s", path);
   else if (!path[0]) snprintf(program, sizeof program, "%s", base);
@@ -387,9 +382,11 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
                         char *const[], char *const[]);
 
-static int gated_spawn(spawn_fn f, pid_t *pid, const char *path, const char *program,
+static int gated_spawn(pid_t *pid, const char *path, const char *program,
                        const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at, char *const argv[],
                        char *const envp[]) {
+  static spawn_fn f; /* posix_spawnp's search is done here, so both end in the real posix_spawn */
+  if (!f) f = (spawn_fn)real("posix_spawn");
   char token[256] = "";
   if (access(program, F_OK) != 0) return errno;
   enum verdict v = is_shim(program) ? V_RUN : check(program, argv, envp, token, sizeof token);
@@ -401,65 +398,57 @@ static int gated_spawn(spawn_fn f, pid_t *pid, const char *path, const char *pro
 
 EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
                 char *const argv[], char *const envp[]) {
-  static spawn_fn f;
-  if (!f) f = (spawn_fn)real("posix_spawn");
   char program[PATH_MAX];
   absolute(program, sizeof program, path);
-  return gated_spawn(f, pid, path, program, fa, at, argv, envp);
+  return gated_spawn(pid, path, program, fa, at, argv, envp);
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
                  char *const argv[], char *const envp[]) {
-  static spawn_fn f;
-  if (!f) f = (spawn_fn)real("posix_spawn");
   char found[PATH_MAX], program[PATH_MAX];
   if (search_path(file, found, sizeof found)) return errno;
   absolute(program, sizeof program, found);
-  return gated_spawn(f, pid, found, program, fa, at, argv, envp);
+  return gated_spawn(pid, found, program, fa, at, argv, envp);
 }
 
 /* system() and popen() spawn /bin/sh -c through glibc internals: decide here, mark the child through
- * this process's environment for the duration of the call. */
-static enum verdict shell_check(const char *command, char *token, size_t tlen) {
+ * this process's environment for the duration of the call. shell_begin: 0 when the command may run (the
+ * marks are set), -1 with errno EACCES when not; shell_end takes the marks out again, errno kept. */
+static int shell_begin(const char *command) {
   restore_environ();
   char *argv[] = { (char *)"sh", (char *)"-c", (char *)command, NULL };
-  return check("/bin/sh", argv, environ, token, tlen);
+  char token[256] = "", v[PATH_MAX + 300], pid[24];
+  enum verdict d = check("/bin/sh", argv, environ, token, sizeof token);
+  if (d == V_DENY || d == V_ERROR) { errno = EACCES; return -1; }
+  gate_num(pid, (unsigned long)getpid(), 10);
+  if (d == V_ESCALATE) { gate_join(v, sizeof v, pid, ":", token, NULL); setenv("GATE_ESCALATE", v, 1); }
+  else { gate_join(v, sizeof v, pid, ":/bin/sh", NULL, NULL); setenv("GATE_CHECKED", v, 1); }
+  return 0;
 }
 
-static void set_marks(const char *token) {
-  char v[PATH_MAX + 300];
-  if (token) { snprintf(v, sizeof v, "%d:%s", (int)getpid(), token); setenv("GATE_ESCALATE", v, 1); }
-  else { snprintf(v, sizeof v, "%d:/bin/sh", (int)getpid()); setenv("GATE_CHECKED", v, 1); }
+static void shell_end(void) {
+  int e = errno;
+  unsetenv("GATE_ESCALATE");
+  unsetenv("GATE_CHECKED");
+  errno = e;
 }
-
-static void clear_marks(void) { unsetenv("GATE_ESCALATE"); unsetenv("GATE_CHECKED"); }
 
 EXPORT int system(const char *command) {
   static int (*f)(const char *);
   if (!f) f = real("system");
   if (!command) return f(command);
-  char token[256] = "";
-  enum verdict v = shell_check(command, token, sizeof token);
-  if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
-  set_marks(v == V_ESCALATE ? token : NULL);
+  if (shell_begin(command)) return -1;
   int rc = f(command);
-  int e = errno;
-  clear_marks();
-  errno = e;
+  shell_end();
   return rc;
 }
 
 EXPORT FILE *popen(const char *command, const char *type) {
   static FILE *(*f)(const char *, const char *);
   if (!f) f = real("popen");
-  char token[256] = "";
-  enum verdict v = shell_check(command, token, sizeof token);
-  if (v == V_DENY || v == V_ERROR) { errno = EACCES; return NULL; }
-  set_marks(v == V_ESCALATE ? token : NULL);
+  if (shell_begin(command)) return NULL;
   FILE *rc = f(command, type);
-  int e = errno;
-  clear_marks();
-  errno = e;
+  shell_end();
   return rc;
 }
 
@@ -547,11 +536,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   /* (the marks' strings stay where they are: only their environ slots were reused) */
   if (escalate) {
     const char *token;
-    if (mark_pid(escalate, &token) == getppid()) {
-      char cmd[512];
-      gate_describe(cmd, sizeof cmd, argv, "?");
-      escalate_and_exit(token, environ, cmd);
-    }
+    if (mark_pid(escalate, &token) == getppid()) escalate_and_exit(token, environ, argv, "?");
   }
   if (then) gate_join(G.then, sizeof G.then, then, NULL, NULL, NULL);
   if (checked && marked(checked, argv)) return;
@@ -566,11 +551,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   char **args = argv && argv[0] ? argv : none;
   enum verdict v = check(exe, args, environ, token, sizeof token);
   if (v == V_RUN) return;
-  if (v == V_ESCALATE) {
-    char cmd[512];
-    gate_describe(cmd, sizeof cmd, args, exe);
-    escalate_and_exit(token, environ, cmd);
-  }
+  if (v == V_ESCALATE) escalate_and_exit(token, environ, args, exe);
   _exit(126);
 }
 

@@ -1,5 +1,5 @@
 /**
- * The exec gate's reply socket (shims/gate-proto.c): a process that asks many times (here python's
+ * The exec gate's reply socket (shims/gate-transport.c): a process that asks many times (here python's
  * os.system, checked in python itself) keeps one bound socket instead of a socket file per request; a
  * forked child never uses its parent's, and a vfork child (subprocess) leaves it alone; nothing is left
  * in the client folder after a normal exit. Every exec is still decided: the last one is denied.

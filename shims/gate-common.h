@@ -1,0 +1,50 @@
+/*
+ * What every part of the exec gate's C side shares (shims/): the channel's limits, where to talk (the
+ * run's GATE_* variables), request ids, and string building without stdio. No socket I/O here; gate_msg
+ * writes to stderr. Trust: the configuration comes from the process's environment, which the gated
+ * program controls; a missing variable fails the request closed.
+ */
+#ifndef GATE_COMMON_H
+#define GATE_COMMON_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define GATE_PROTOCOL_VERSION 1
+#define GATE_MAX_DATAGRAM (60 * 1024)
+#define GATE_MAX_FRAME (64 * 1024 * 1024)
+/* Room for a datagram reply; a larger one is fetched again over the stream socket (the daemon keeps
+ * replies longer than this: CLIENT_REPLY_ROOM in src/protocol/messages.ts, keep the two equal). */
+#define GATE_REPLY_ROOM 8192
+
+/* Where to talk. All paths absolute; the client folder exists at the same path for the daemon. */
+struct gate_conf {
+  const char *request_sock, *stream_sock, *escalate_sock, *client_dir, *run_id;
+  int timeout_ms; /* silence allowed before a retry (pending messages reset it) */
+  int attempts;   /* datagram sends of the same id before giving up */
+  int via_supervisor; /* request_sock is the kernel layer's supervisor (GATE_KERNEL_SOCK), not the daemon */
+};
+/* Fill from the environment (GATE_*); -1 with err when something is missing. */
+int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen);
+/* The same from "NAME=value" entries (the gate's variables as captured at start: the process may have
+ * cleared its environment since). */
+int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *err, size_t errlen);
+
+void gate_new_id(char *out, size_t n);
+
+/* True for one of the gate's own variables (GATE_*), never reported or passed on as the caller's. */
+int gate_own_var(const char *entry);
+
+/* String building without stdio: the exec path runs in forked children and new processes, where
+ * printf's code and first-use symbol binding cost page faults on every exec. */
+/* out = a + b + c + d (NULL parts skipped), truncated to n - 1 bytes; returns the length written. */
+size_t gate_join(char *out, size_t n, const char *a, const char *b, const char *c, const char *d);
+/* argv joined by spaces for messages, truncated to n - 1 bytes; program when argv is empty. */
+void gate_describe(char *out, size_t n, char *const argv[], const char *program);
+/* v in base 10 or 16 into out (room for 24 bytes); returns out. */
+char *gate_num(char *out, unsigned long v, int base);
+
+/* stderr line without stdio (safe after fork, works when stdout is redirected). */
+void gate_msg(const char *a, const char *b, const char *c, const char *d);
+
+#endif

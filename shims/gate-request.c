@@ -1,0 +1,207 @@
+/* The request channel's messages on the exec gate's C side: ExecRequest and reply. See gate-request.h. */
+#define _GNU_SOURCE
+#include "gate-request.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------- requests ---------- */
+
+/* Lengths computed at compile time: this runs for every variable of every exec's environment. */
+#define W(s) { s, sizeof s - 1 }
+static const struct word { const char *s; size_t n; } LOADING_NAMES[] = {
+  W("PATH"), W("ENV"), W("BASH_ENV"), W("PROMPT_COMMAND"), W("PS4"), W("SHELLOPTS"), W("BASHOPTS"), W("ZDOTDIR"),
+  W("INPUTRC"), W("GCONV_PATH"), W("LOCPATH"), W("HOSTALIASES"), W("CLASSPATH"), W("PAGER"), W("GH_PAGER"), W("MANPAGER"),
+  W("SYSTEMD_PAGER"), W("LESSOPEN"), W("LESSCLOSE"), W("EDITOR"), W("VISUAL"), W("BROWSER"), W("SSH_ASKPASS"),
+  W("SUDO_ASKPASS"), W("MAKEFLAGS"), W("MFLAGS"), W("GEM_PATH"), W("GEM_HOME"), W("CARGO_HOME"),
+  W("RUSTC_WRAPPER"), W("PERLLIB"), { NULL, 0 } };
+static const struct word LOADING_PREFIXES[] = {
+  W("LD_"), W("DYLD_"), W("GIT_"), W("BASH_FUNC_"), W("PYTHON"), W("NODE_"), W("PERL5"), W("RUBY"), W("JAVA_"),
+  W("_JAVA_"), W("JDK_"), W("NPM_CONFIG_"), W("npm_config_"), W("PIP_"), { NULL, 0 } };
+#undef W
+
+int gate_code_loading_name(const char *name, size_t n) {
+  for (const struct word *w = LOADING_NAMES; w->s; w++) if (w->n == n && !memcmp(w->s, name, n)) return 1;
+  for (const struct word *w = LOADING_PREFIXES; w->s; w++) if (n >= w->n && !memcmp(w->s, name, w->n)) return 1;
+  return 0;
+}
+
+/* LD_PRELOAD without the gate's own library; NULL when nothing else is left. */
+static char *foreign_preload(const char *v, const char *own) {
+  struct gbuf b; gb_init(&b);
+  const char *s = v;
+  while (*s) {
+    size_t n = strcspn(s, ": ");
+    if (n && !(own && strlen(own) == n && !memcmp(s, own, n))) { if (b.len) gb_put(&b, ":", 1); gb_put(&b, s, n); }
+    s += n;
+    if (*s) s++;
+  }
+  return b.len ? b.p : (gb_free(&b), NULL);
+}
+
+/* PATH without the gate's own entry (the nested-shell shims): what the caller put there is what counts. */
+static char *without_entry(const char *v, const char *entry) {
+  struct gbuf b; gb_init(&b);
+  gb_puts(&b, "");
+  for (const char *s = v;;) {
+    size_t n = strcspn(s, ":");
+    if (!(strlen(entry) == n && !memcmp(s, entry, n))) { if (b.len) gb_put(&b, ":", 1); gb_put(&b, s, n); }
+    if (!s[n]) break;
+    s += n + 1;
+  }
+  if (b.oom) { gb_free(&b); return NULL; }
+  return b.p;
+}
+
+void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                       const char *own_path) {
+  gate_exec_request_for(b, c, id, program, argv, cwd, envp, own_preload, own_path, (long)getpid(), NULL);
+}
+
+void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                           char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                           const char *own_path, long pid, const char *layer) {
+  /* the program's real path when it is a symlink (also /proc/self/fd/N of fexecve): a rule about the
+   * real program applies too (src/decide/intercepted.ts) */
+  char real[PATH_MAX];
+  struct stat st;
+  /* only a program that is itself a symlink can have another name's rules (a folder symlink such as
+   * /bin -> usr/bin keeps the name): one lstat per exec, the rest only for symlinks */
+  int has_real = lstat(program, &st) == 0 && S_ISLNK(st.st_mode) && realpath(program, real) != NULL && strcmp(real, program) != 0;
+  int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd)) || (has_real && !gate_utf8_valid(real, strlen(real)));
+  for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
+  for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
+  char num[32];
+  gb_puts(b, "{\"v\":1,\"id\":");
+  gb_json_str(b, id, strlen(id), 0);
+  gb_puts(b, ",\"type\":\"exec\",\"run_id\":");
+  gb_json_str(b, c->run_id, strlen(c->run_id), 0);
+  if (b64) gb_puts(b, ",\"encoding\":\"base64\"");
+  gb_puts(b, ",\"program\":");
+  gb_json_str(b, program, strlen(program), b64);
+  if (has_real) {
+    gb_puts(b, ",\"real_program\":");
+    gb_json_str(b, real, strlen(real), b64);
+  }
+  gb_puts(b, ",\"argv\":[");
+  for (int i = 0; argv && argv[i]; i++) {
+    if (i) gb_put(b, ",", 1);
+    gb_json_str(b, argv[i], strlen(argv[i]), b64);
+  }
+  gb_puts(b, "],\"cwd\":");
+  gb_json_str(b, cwd, strlen(cwd), b64);
+  gb_puts(b, ",\"pid\":");
+  gb_puts(b, gate_num(num, (unsigned long)pid, 10));
+  if (layer) { gb_puts(b, ",\"layer\":"); gb_json_str(b, layer, strlen(layer), 0); }
+  int any = 0;
+  for (int i = 0; envp && envp[i]; i++) {
+    const char *e = envp[i], *eq = strchr(e, '=');
+    if (!eq || gate_own_var(e) || !gate_code_loading_name(e, (size_t)(eq - e))) continue;
+    const char *val = eq + 1;
+    char *own = NULL;
+    if (eq - e == 10 && !memcmp(e, "LD_PRELOAD", 10)) { own = foreign_preload(val, own_preload); if (!own) continue; val = own; }
+    if (eq - e == 4 && !memcmp(e, "PATH", 4) && own_path) { own = without_entry(val, own_path); val = own ? own : val; }
+    gb_puts(b, any ? "," : ",\"env\":{");
+    any = 1;
+    gb_json_str(b, e, (size_t)(eq - e), 0);
+    gb_put(b, ":", 1);
+    gb_json_str(b, val, strlen(val), b64);
+    free(own);
+  }
+  if (any) gb_put(b, "}", 1);
+  gb_put(b, "}", 1);
+}
+
+/* ---------- the reply ---------- */
+
+static int action_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_reply *r = ctx;
+  if (!strcmp(key, "type")) {
+    char t[32];
+    if (gate_jstr(p, t, sizeof t)) return -1;
+    r->action = !strcmp(t, "Run") ? GA_RUN : !strcmp(t, "Escalate") ? GA_ESCALATE : !strcmp(t, "Deny") ? GA_DENY : GA_NONE;
+    return 0;
+  }
+  if (!strcmp(key, "reason") && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
+  return gate_jskip(p);
+}
+
+struct subctx { struct gate_reply *r; char argv[512]; char reason[512]; int deny; };
+
+static int sub_action_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct subctx *s = ctx;
+  if (!strcmp(key, "type")) { char t[32]; if (gate_jstr(p, t, sizeof t)) return -1; s->deny = !strcmp(t, "Deny"); return 0; }
+  if (!strcmp(key, "reason") && *p->s == '"') return gate_jstr(p, s->reason, sizeof s->reason);
+  return gate_jskip(p);
+}
+
+static int sub_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct subctx *s = ctx;
+  if (!strcmp(key, "action")) return gate_jobject(p, sub_action_field, s);
+  if (!strcmp(key, "argv") && *p->s == '[') {
+    /* join the words with spaces for the message */
+    size_t o = 0;
+    p->s++; gate_jws(p);
+    if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
+    for (;;) {
+      char w[256];
+      gate_jws(p);
+      if (gate_jstr(p, w, sizeof w)) return -1;
+      size_t wl = strlen(w);
+      if (o && o + 1 < sizeof s->argv) s->argv[o++] = ' ';
+      for (size_t i = 0; i < wl && o + 1 < sizeof s->argv; i++) s->argv[o++] = w[i];
+      s->argv[o] = 0;
+      int more = gate_jnext(p, ']');
+      if (more < 0) return -1;
+      if (more) continue;
+      return 0;
+    }
+  }
+  return gate_jskip(p);
+}
+
+static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_reply *r = ctx;
+  if (!strcmp(key, "type")) return gate_jstr(p, r->type, sizeof r->type);
+  if (!strcmp(key, "id")) return gate_jstr(p, r->id, sizeof r->id);
+  if (!strcmp(key, "action")) return gate_jobject(p, action_field, r);
+  if (!strcmp(key, "escalation_token") && *p->s == '"') return gate_jstr(p, r->token, sizeof r->token);
+  if (!strcmp(key, "run_id")) return gate_jstr(p, r->run_id, sizeof r->run_id);
+  if (!strcmp(key, "message") && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
+  if (!strcmp(key, "code") && *p->s == '"') return gate_jstr(p, r->code, sizeof r->code);
+  if (!strcmp(key, "subcommands") && *p->s == '[') {
+    p->s++; gate_jws(p);
+    if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
+    for (;;) {
+      struct subctx s = { r, "", "", 0 };
+      if (gate_jobject(p, sub_field, &s)) return -1;
+      if (s.deny && r->deny_count < GATE_MAX_DENIED) {
+        if (r->denied) gate_join(r->denied[r->deny_count], sizeof r->denied[0], s.argv, ": ", s.reason[0] ? s.reason : "denied", NULL);
+        r->deny_count++;
+      }
+      int more = gate_jnext(p, ']');
+      if (more < 0) return -1;
+      if (more) continue;
+      return 0;
+    }
+  }
+  return gate_jskip(p);
+}
+
+int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen) {
+  /* field by field, not memset: the struct stays mostly untouched (see gate-proto.h) */
+  r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = r->code[0] = 0;
+  r->action = GA_NONE;
+  r->deny_count = 0;
+  struct gate_jp p = { json, json + n, 0 };
+  if (gate_jobject(&p, reply_field, r)) { snprintf(err, errlen, "malformed reply from the daemon (not a JSON object)"); return -1; }
+  gate_jws(&p);
+  if (p.s != p.e) { snprintf(err, errlen, "malformed reply from the daemon (trailing data)"); return -1; }
+  if (!r->type[0] || !r->id[0]) { snprintf(err, errlen, "malformed reply from the daemon (no type or id)"); return -1; }
+  return 0;
+}

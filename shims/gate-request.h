@@ -1,0 +1,49 @@
+/*
+ * The request channel's messages on the exec gate's C side (src/protocol/messages.ts is the other side):
+ * building an ExecRequest from an exec's program, argv, cwd and code-loading variables, and parsing the
+ * daemon's reply into what the gate acts on. Pure except for one lstat/realpath of the program. Trust:
+ * the reply comes from the daemon's socket and is parsed with bounds; the request describes the caller's
+ * exec as it is, for the daemon to decide.
+ */
+#ifndef GATE_REQUEST_H
+#define GATE_REQUEST_H
+
+#include "gate-common.h"
+#include "gate-json.h"
+
+/* The parsed parts of a reply that the gate acts on. Strings are NUL-terminated copies. Kept small (an
+ * exec check holds one on its stack in a freshly forked child, where every page touched is a fault);
+ * only the nested-shell shim, which reads a preflight's denials, supplies room for them. */
+enum gate_action { GA_NONE, GA_RUN, GA_ESCALATE, GA_DENY };
+#define GATE_MAX_DENIED 8
+typedef char gate_denial[1024]; /* "<cmd>: <reason>" */
+struct gate_reply {
+  char type[24];          /* exec | preflight | pending | error | ... */
+  char id[130];
+  enum gate_action action;
+  char reason[1024];      /* Deny reason, or error message */
+  char token[256];        /* escalation_token */
+  char run_id[130];       /* preflight run_id */
+  char code[24];          /* error code (too-large, busy, ...) */
+  int deny_count;         /* preflight: denied subcommands, listed in denied[] when the caller gave room */
+  gate_denial *denied;    /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
+};
+/* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
+int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);
+
+/* Build an ExecRequest: program (absolute), argv, cwd, and the code-loading variables of envp (without
+ * the gate's own LD_PRELOAD and PATH entries). */
+void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                       char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                       const char *own_path);
+
+/* The same for another process (the kernel layer's supervisor, src: gate-launch.c): its pid as it knows
+ * itself, and the layer that asks ("kernel"; NULL for the LD_PRELOAD layer). */
+void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
+                           char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
+                           const char *own_path, long pid, const char *layer);
+
+/* True for a variable name that can make a program load other code (reported to the daemon). */
+int gate_code_loading_name(const char *name, size_t n);
+
+#endif
