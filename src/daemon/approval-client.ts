@@ -1,18 +1,18 @@
 /**
  * Client of the approval channel (JSON lines over approval.sock): used by `gate approve`, `gate status`,
- * `gate config`, `gate daemon stop|status`. Requests carry `re` so replies can be matched; events
- * (prompt, resolved) go to onEvent.
+ * `gate config`, `gate daemon stop|status`, the interactive shell and the MCP/host integrations. Requests
+ * carry `re` so replies can be matched; events (prompt, resolved) go to onEvent. The messages are typed in
+ * src/protocol/approval.ts; a line that is not JSON is skipped.
  */
 import { createConnection, type Socket } from 'node:net';
 import type { GatePaths } from '../protocol/paths.js';
-
-export type Line = Record<string, unknown>;
+import type { ApprovalEvent, ApprovalLine, ApprovalOp, ApprovalReplies, ApprovalRequests } from '../protocol/approval.js';
 
 export class ApprovalClient {
   private buf = '';
   private seq = 0;
-  private readonly waiting = new Map<number, (l: Line) => void>();
-  onEvent: (l: Line) => void = () => undefined;
+  private readonly waiting = new Map<number, (l: ApprovalLine) => void>();
+  onEvent: (e: ApprovalEvent) => void = () => undefined;
   onClose: () => void = () => undefined;
 
   private constructor(private readonly sock: Socket) {
@@ -23,9 +23,9 @@ export class ApprovalClient {
       while ((nl = this.buf.indexOf('\n')) >= 0) {
         const line = this.buf.slice(0, nl);
         this.buf = this.buf.slice(nl + 1);
-        let o: Line;
+        let o: ApprovalLine;
         try {
-          o = JSON.parse(line) as Line;
+          o = JSON.parse(line) as ApprovalLine;
         } catch {
           continue;
         }
@@ -33,7 +33,7 @@ export class ApprovalClient {
         if (w) {
           this.waiting.delete(o.re as number);
           w(o);
-        } else this.onEvent(o);
+        } else this.onEvent(o as ApprovalEvent);
       }
     });
     sock.on('close', () => {
@@ -64,10 +64,10 @@ export class ApprovalClient {
   }
 
   /** Send one request and wait for its reply; an `error` reply rejects. */
-  call(op: string, fields: Line = {}): Promise<Line> {
+  call<O extends ApprovalOp>(op: O, fields?: ApprovalRequests[O]): Promise<ApprovalReplies[O]> {
     const re = ++this.seq;
     return new Promise((resolve, reject) => {
-      this.waiting.set(re, (l) => (l.type === 'error' ? reject(new Error(String(l.message))) : resolve(l)));
+      this.waiting.set(re, (l) => (l.type === 'error' ? reject(new Error(String(l.message))) : resolve(l as ApprovalReplies[O])));
       this.sock.write(JSON.stringify({ ...fields, op, re }) + '\n');
     });
   }
@@ -78,7 +78,7 @@ export class ApprovalClient {
 }
 
 /** Connect, call once, close. */
-export async function approvalCall(paths: GatePaths, op: string, fields: Line = {}): Promise<Line> {
+export async function approvalCall<O extends ApprovalOp>(paths: GatePaths, op: O, fields?: ApprovalRequests[O]): Promise<ApprovalReplies[O]> {
   const c = await ApprovalClient.connect(paths);
   try {
     return await c.call(op, fields);

@@ -1,6 +1,7 @@
 /**
- * The approval channel: `approval.sock`, a Unix stream socket speaking JSON lines, in a folder that is never
- * mounted into sandboxes. Requests (`{op, re?}`; `re` is echoed so a client can match answers):
+ * The approval channel's server: `approval.sock`, a Unix stream socket speaking JSON lines, in a folder that
+ * is never mounted into sandboxes. The messages are typed in src/protocol/approval.ts; every request line is
+ * untrusted JSON, checked here. Requests (`{op, re?}`; `re` is echoed so a client can match answers):
  *   attach {name, kind?, descendants_of?}
  *                                 → attached; then prompt / resolved events as they happen. `kind`
  *                                   (console, host, mcp-elicitation) lets the session filter approvers
@@ -16,8 +17,8 @@ import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { configView } from '../config/config.js';
 import { checkSocketPath } from '../protocol/paths.js';
-import type { ReviewDecision } from '../protocol/action.js';
-import type { Approver, ApproverKind, PromptEvent, ResolvedEvent } from './approver.js';
+import type { Approver } from './approver.js';
+import { APPROVAL_OPS, parseApproverKind, parseReviewDecision, type ApprovalLine, type PromptEvent, type ResolvedEvent } from '../protocol/approval.js';
 import { isDescendant } from './proc-tree.js';
 import type { Daemon } from './daemon.js';
 
@@ -70,7 +71,7 @@ export class ApprovalServer {
     let detach: (() => void) | undefined;
     let approver: Approver | undefined;
     let name = 'console';
-    const send = (o: Record<string, unknown>): void => {
+    const send = (o: ApprovalLine): void => {
       if (c.writable) c.write(JSON.stringify(o) + '\n');
     };
     c.setEncoding('utf8');
@@ -101,12 +102,12 @@ export class ApprovalServer {
           continue;
         }
         const re = req.re;
-        const reply = (o: Record<string, unknown>): void => send(re === undefined ? o : { ...o, re });
+        const reply = (o: ApprovalLine): void => send(re === undefined ? o : ({ ...o, re } as ApprovalLine));
         try {
           if (req.op === 'attach') {
             if (detach) throw new Error('already attached');
             name = typeof req.name === 'string' && req.name ? req.name.slice(0, 64) : `console-${c.remotePort ?? this.conns.size}`;
-            const kind = parseKind(req.kind);
+            const kind = parseApproverKind(req.kind);
             const root = req.descendants_of;
             if (root !== undefined && (!Number.isInteger(root) || (root as number) <= 1)) throw new Error('"descendants_of" must be a process id');
             approver = {
@@ -121,7 +122,7 @@ export class ApprovalServer {
             this.log(`approver '${name}' attached`);
           } else if (req.op === 'answer' || (req.op === undefined && typeof req.approval_id === 'string')) {
             const id = String(req.approval_id ?? '');
-            const r = this.daemon.broker.answer(id, parseDecision(req.decision), name, approver);
+            const r = this.daemon.broker.answer(id, parseReviewDecision(req.decision), name, approver);
             reply({ type: 'answer', approval_id: id, ...r });
           } else if (req.op === 'status') reply({ type: 'status', status: this.daemon.status() });
           else if (req.op === 'config-get') reply({ type: 'config', config: configView(this.daemon.config) });
@@ -132,25 +133,11 @@ export class ApprovalServer {
             reply({ type: 'stopping' });
             this.log(`stop requested on the approval channel`);
             setImmediate(() => this.daemon.stop());
-          } else throw new Error(`unknown op ${JSON.stringify(req.op)} (attach, answer, status, config-get, config-set, stop)`);
+          } else throw new Error(`unknown op ${JSON.stringify(req.op)} (${APPROVAL_OPS.join(', ')})`);
         } catch (e) {
           reply({ type: 'error', message: e instanceof Error ? e.message : String(e) });
         }
       }
     });
   }
-}
-
-function parseKind(v: unknown): ApproverKind {
-  if (v === undefined) return 'console';
-  if (v === 'console' || v === 'host' || v === 'mcp-elicitation') return v;
-  throw new Error(`invalid approver kind ${JSON.stringify(v)}: expected console, host or mcp-elicitation`);
-}
-
-/** Wire form of a ReviewDecision: a string kind, or Codex's `{approved_execpolicy_amendment: {...}}`. */
-export function parseDecision(v: unknown): ReviewDecision {
-  if (v === 'approved' || v === 'approved_for_session' || v === 'denied' || v === 'abort') return v;
-  if (v === 'approved_execpolicy_amendment') return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
-  if (v && typeof v === 'object' && 'approved_execpolicy_amendment' in v) return v as ReviewDecision;
-  throw new Error(`invalid decision ${JSON.stringify(v)}: expected approved, approved_for_session, approved_execpolicy_amendment, denied or abort`);
 }

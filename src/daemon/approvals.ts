@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
-import type { Approver, PromptEvent, ResolvedEvent } from './approver.js';
+import type { Approver } from './approver.js';
+import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 
 export type PromptRequest = Omit<PromptEvent, 'approval_id' | 'created_at' | 'expires_at'>;
 

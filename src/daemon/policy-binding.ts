@@ -6,9 +6,9 @@
  */
 import { basename, join } from 'node:path';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { appendAllowPrefixRule, codexHome, defaultRulesFile, formatAllowPrefixRule, gateHome, loadPolicy, type Policy } from '../rules/index.js';
+import { appendAllowPrefixRule, defaultRulesFile, formatAllowPrefixRule, loadPolicy, type Policy } from '../rules/index.js';
 import { policyDecider, type Decider, type DeciderIo } from '../decide/index.js';
-import { gatePaths, type Env } from '../protocol/paths.js';
+import { codexHome, gatePaths, gateHome, type Env } from '../protocol/paths.js';
 import { lookupSkill, skillsFor } from '../skills/lookup.js';
 import type { PolicyLoader } from './policy-watch.js';
 import { sameSourcedFiles, sourceReader, type SourcedFile } from './sourced-files.js';

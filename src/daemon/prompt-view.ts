@@ -1,6 +1,6 @@
 /** How a prompt looks in a terminal, and the one-key answers. Shared by the foreground daemon and `gate approve`. */
 import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
-import type { PromptEvent } from './approver.js';
+import type { PromptEvent } from '../protocol/approval.js';
 
 export const KEYS: Record<string, ReturnType<typeof reviewDecisionKind>> = {
   a: 'approved',

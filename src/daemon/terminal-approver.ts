@@ -3,7 +3,8 @@
  * answered with a single key (a/s/p/d/x). Only used when stdin is a TTY.
  */
 import { emitKeypressEvents } from 'node:readline';
-import type { Approver, PromptEvent, ResolvedEvent } from './approver.js';
+import type { Approver } from './approver.js';
+import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 import type { ApprovalBroker } from './approvals.js';
 import { decisionForKey, renderPrompt } from './prompt-view.js';
 import { reviewDecisionKind } from '../protocol/action.js';

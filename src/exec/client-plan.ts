@@ -15,51 +15,11 @@ import { findBash } from './bash.js';
 import { gatePaths } from '../protocol/paths.js';
 import { planRun, type RunPlan } from './plan.js';
 import { rerunVerdict } from './sandbox-rerun.js';
-import { readsStartUpFiles, startUpFields, type StartUpFds } from './start-up-gate.js';
+import { readsStartUpFiles, startUpFields } from './start-up-gate.js';
+import type { PlanRequest, WirePlan } from '../protocol/plan.js';
 
-/** What the native client sends with its pre-flight (PreflightRequest.plan). */
-export interface PlanRequest {
-  /** gate-sh's arguments (after argv[0]) */
-  argv: string[];
-  /** the name bash's $0 defaults to (what Node's process.argv[1] would be) */
-  argv0: string;
-  /** the client's environment, "NAME=value" in order */
-  env: string[];
-  /** descriptors above 2 the client inherited */
-  fds: number[];
-  /** the client's shims folder (libgate.so, bin/) */
-  shims: string;
-  /** set on the on-failure rerun's pre-flight: the denial it asks about (src/exec/sandbox-rerun.ts) */
-  rerun_why?: string;
-  /** the start-up key the client read from the approval folder (src/exec/start-up-gate.ts), if it could */
-  start_up_key?: string;
-}
-
-/** The daemon's answer (PreflightReply.plan). */
-export interface WirePlan {
-  /** nothing runs: print these lines (each prefixed `gate-sh: `) and exit 126 */
-  denials?: string[];
-  /** nothing runs: `gate-sh: <error>; nothing ran`, exit 126 */
-  error?: string;
-  program?: string;
-  args?: string[];
-  cwd?: string;
-  /** "NAME=value": replace in place, or append in this order */
-  env_set?: string[];
-  /** names to remove */
-  env_unset?: string[];
-  /** program is bubblewrap around bash: signals go to bash, bwrap gets its own session */
-  sandboxed?: boolean;
-  /** relay stderr and offer the on-failure rerun after a failure (a turn-sandbox attempt) */
-  rerun?: boolean;
-  /** a large script: bash reads `prelude + script` from this descriptor */
-  script_fd?: { fd: number; prelude: string };
-  /** on a rerun pre-flight: whether to run it, and the notice to print first */
-  rerun_of?: { rerun: boolean; notice?: string };
-  /** the run has a start-up phase: bash writes a byte on `ready` once its start-up files are read; the
-   * client ends the phase (start-up-end) and only then writes a byte on `go` */
-  start_up?: StartUpFds;
-}
+// the wire types of the plan live in protocol/ (the bottom layer); re-exported for the plan's users
+export type { PlanRequest, WirePlan } from '../protocol/plan.js';
 
 /**
  * What the Node client puts into its pre-flight from its arguments and environment, for a native client's

@@ -24,7 +24,7 @@ import type { SandboxPolicy } from '../sandbox/policy.js';
 import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { escalationEnv } from './escalation-env.js';
-import { isLossy } from './exec-gate-wire.js';
+import { isLossy } from '../protocol/exec-gate-wire.js';
 import { LIBGATE, withExecGate } from './exec-gate.js';
 import { gateNative, type GateNative } from './native.js';
 

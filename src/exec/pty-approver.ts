@@ -4,8 +4,8 @@
  * Commands in the session hold just the PTY, so nothing they print or type can answer (they cannot reach
  * gate-sh's own stdin); the approval channel stays out of every sandbox (docs/interactive.md).
  */
-import { ApprovalClient, type Line } from '../daemon/approval-client.js';
-import type { PromptEvent } from '../daemon/approver.js';
+import { ApprovalClient } from '../daemon/approval-client.js';
+import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
 import { decisionForKey, renderPrompt } from '../daemon/prompt-view.js';
 import type { GatePaths } from '../protocol/paths.js';
 
@@ -60,9 +60,9 @@ export class InlineApprover {
     this.client.close();
   }
 
-  private onEvent(l: Line): void {
+  private onEvent(l: ApprovalEvent): void {
     if (l.type === 'prompt') {
-      const p = l as unknown as PromptEvent;
+      const p: PromptEvent = l;
       if (!this.hooks.mine(p)) return;
       this.queue.push(p);
       this.next();

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { Socket } from 'node:net';
 import type { ShellInvocation } from '../cli/gate-sh-args.js';
 import type { StartUpRequest } from '../protocol/messages.js';
+import type { StartUpFds } from '../protocol/plan.js';
 
 /** The daemon's key file in the approval folder (never visible inside a sandbox; src/daemon/start-up.ts). */
 const KEY_FILE = 'start-up.key';
@@ -55,13 +56,8 @@ export function startUpFields(key: string, env: Record<string, string | undefine
   return r;
 }
 
-/** Descriptor numbers (as bash sees them) of the two pipes. */
-export interface StartUpFds {
-  /** bash writes one byte here once its start-up files are read */
-  ready: number;
-  /** bash reads one byte here before the script's first command */
-  go: number;
-}
+/** Descriptor numbers (as bash sees them) of the two pipes: a wire type (src/protocol/plan.ts). */
+export type { StartUpFds };
 
 /**
  * The prefix, on the script's first line (line numbers hold). Builtins only, so nothing of it is exec'd;

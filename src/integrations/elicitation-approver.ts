@@ -5,8 +5,8 @@
  * prompt answered elsewhere first (another approver, the timeout) withdraws the elicitation. While a run's
  * prompt is open its timeout clock is paused.
  */
-import { ApprovalClient, type Line } from '../daemon/approval-client.js';
-import type { PromptEvent } from '../daemon/approver.js';
+import { ApprovalClient } from '../daemon/approval-client.js';
+import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
 import type { GatePaths } from '../protocol/paths.js';
 import { decisionForElicitation, elicitationFor, type ElicitationAnswer, type ElicitationParams } from './elicitation.js';
 
@@ -54,8 +54,8 @@ export class ElicitationApprover {
     this.client = c;
   }
 
-  private onEvent(c: ApprovalClient, e: Line): void {
-    if (e.type === 'prompt') void this.ask(c, e as unknown as PromptEvent);
+  private onEvent(c: ApprovalClient, e: ApprovalEvent): void {
+    if (e.type === 'prompt') void this.ask(c, e);
     else if (e.type === 'resolved') {
       const o = this.open.get(String(e.approval_id));
       if (o) this.settle(String(e.approval_id), o);

@@ -10,7 +10,7 @@
  *   cancel  → abort
  */
 import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
-import type { PromptEvent } from '../daemon/approver.js';
+import type { PromptEvent } from '../protocol/approval.js';
 
 export interface ElicitationParams {
   message: string;

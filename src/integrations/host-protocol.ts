@@ -11,7 +11,7 @@
  *   cancel                                   ↔ abort
  */
 import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
-import type { PromptEvent } from '../daemon/approver.js';
+import type { PromptEvent } from '../protocol/approval.js';
 
 export const REQUEST_APPROVAL = 'item/commandExecution/requestApproval';
 export const APPROVAL_RESOLVED = 'item/commandExecution/approvalResolved';

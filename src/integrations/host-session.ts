@@ -6,8 +6,8 @@
  * the prompt (fail closed) and is told why.
  */
 import type { Readable, Writable } from 'node:stream';
-import { ApprovalClient, type Line } from '../daemon/approval-client.js';
-import type { PromptEvent, ResolvedEvent } from '../daemon/approver.js';
+import { ApprovalClient } from '../daemon/approval-client.js';
+import type { ApprovalOp, ApprovalReplies, ApprovalRequests, PromptEvent } from '../protocol/approval.js';
 import { parseApprovalPolicy } from '../decide/approval-policy.js';
 import type { GatePaths } from '../protocol/paths.js';
 import type { ReviewDecision } from '../protocol/action.js';
@@ -28,7 +28,7 @@ export interface HostSessionOptions {
 export async function runHostSession(opts: HostSessionOptions): Promise<{ daemonClosed: boolean }> {
   const client = await ApprovalClient.connect(opts.paths);
   const shown = new Set<string>();
-  const daemon = async (op: string, fields: Line = {}): Promise<Line> => {
+  const daemon = async <O extends ApprovalOp>(op: O, fields?: ApprovalRequests[O]): Promise<ApprovalReplies[O]> => {
     try {
       return await client.call(op, fields);
     } catch (e) {
@@ -86,8 +86,8 @@ export async function runHostSession(opts: HostSessionOptions): Promise<{ daemon
   };
 
   client.onEvent = (e) => {
-    if (e.type === 'prompt') void ask(e as unknown as PromptEvent);
-    else if (e.type === 'resolved' && shown.delete(String(e.approval_id))) peer.notify(APPROVAL_RESOLVED, resolvedParams(e as unknown as ResolvedEvent));
+    if (e.type === 'prompt') void ask(e);
+    else if (e.type === 'resolved' && shown.delete(String(e.approval_id))) peer.notify(APPROVAL_RESOLVED, resolvedParams(e));
   };
   const done = new Promise<{ daemonClosed: boolean }>((resolve) => {
     client.onClose = () => resolve({ daemonClosed: true });

@@ -1,4 +1,12 @@
-import type { PermissionProfile } from '../sandbox/policy.js';
+/**
+ * The decision words of both channels (DESIGN's names): Decision, EscalationExecution, Action,
+ * ReviewDecision. Pure types and tiny constructors; the bottom layer, importing nothing above it.
+ */
+import type { PermissionProfile } from './sandbox-policy.js';
+
+/** A rule's or heuristic's decision on one command. Strictest wins: forbidden > prompt > allow
+ * (src/rules/decision.ts ranks them). */
+export type Decision = 'allow' | 'prompt' | 'forbidden';
 
 /** How an approved command runs. */
 export type EscalationExecution =

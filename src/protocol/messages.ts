@@ -4,10 +4,9 @@
  * stream fallback socket framed as u32 little-endian length + JSON. Every message carries `v` and `id`;
  * a reply carries the `id` of its request. Nothing on this channel can approve anything.
  */
-import type { Decision } from '../rules/decision.js';
-import type { Action, EscalationExecution } from './action.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
-import type { PlanRequest, WirePlan } from '../exec/client-plan.js';
+import type { Action, Decision, EscalationExecution } from './action.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from './sandbox-policy.js';
+import type { PlanRequest, WirePlan } from './plan.js';
 
 export const PROTOCOL_VERSION = 1;
 /** unix-dgram truncates silently above 64 KiB; stay well under it. */

@@ -4,7 +4,7 @@
  */
 import { ProtocolError, type Envelope } from './codec.js';
 import type { ExecRequest, PreflightRequest, RunFinished, StartUpEnd } from './messages.js';
-import { decodeWire } from '../exec/exec-gate-wire.js';
+import { decodeWire } from './exec-gate-wire.js';
 
 function fail(m: Envelope, what: string): never {
   throw new ProtocolError('malformed', `${m.type} request ${m.id}: ${what}`, m.id);

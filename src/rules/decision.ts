@@ -1,5 +1,7 @@
-/** A rule's or heuristic's decision on one command (pure). Strictest wins: forbidden > prompt > allow. */
-export type Decision = 'allow' | 'prompt' | 'forbidden';
+/** A rule's or heuristic's decision on one command (pure). Strictest wins: forbidden > prompt > allow.
+ * The type is a wire name, declared in src/protocol/action.ts. */
+import type { Decision } from '../protocol/action.js';
+export type { Decision };
 
 const RANK: Record<Decision, number> = { allow: 0, prompt: 1, forbidden: 2 };
 

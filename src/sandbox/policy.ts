@@ -1,34 +1,11 @@
 /**
- * SandboxPolicy (the turn's sandbox) and PermissionProfile (explicit permissions for one run).
- * Codex names and shapes (serde tag `type`, kebab-case); pure data, no I/O.
+ * Parsing and checking SandboxPolicy (the turn's sandbox) from a mode name or a policy object (config,
+ * flags, the wire); the types themselves are in src/protocol/sandbox-policy.ts. Pure, no I/O.
  */
-export type NetworkAccess = 'restricted' | 'enabled';
+import type { SandboxPolicy } from '../protocol/sandbox-policy.js';
 
-export type SandboxPolicy =
-  | { type: 'danger-full-access' }
-  | { type: 'read-only' }
-  | { type: 'external-sandbox'; network_access: NetworkAccess }
-  | {
-      type: 'workspace-write';
-      writable_roots: string[];
-      /** an agent's own folders (`gate setup`): writable when present, skipped when missing, never
-       * created: folders their agent deletes and re-creates (a missing `writable_roots` entry is an error) */
-      agent_writable_roots?: string[];
-      network_access: boolean;
-      exclude_tmpdir_env_var: boolean;
-      exclude_slash_tmp: boolean;
-    };
-
-export type SandboxMode = SandboxPolicy['type'];
-
-/** Explicit permissions: exactly these, nothing wider. Paths absolute once resolved. */
-export interface PermissionProfile {
-  network?: boolean;
-  file_system?: { read?: string[]; write?: string[] };
-}
-
-/** What a caller asked for one command (Codex `sandbox_permissions`). */
-export type SandboxPermissions = 'use_default' | 'require_escalated' | 'with_additional_permissions';
+// the wire types live in protocol/ (the bottom layer); every sandbox user keeps importing them from here
+export type { NetworkAccess, PermissionProfile, SandboxMode, SandboxPermissions, SandboxPolicy } from '../protocol/sandbox-policy.js';
 
 export class SandboxPolicyError extends Error {}
 

@@ -1,7 +1,7 @@
 /** The pure mappings: prompt ↔ elicitation, prompt ↔ host request/decision, sandbox state, assessor output. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PromptEvent } from '../../src/daemon/approver.js';
+import type { PromptEvent } from '../../src/protocol/approval.js';
 import { decisionForElicitation, elicitationFor } from '../../src/integrations/elicitation.js';
 import { approvalRequestParams, hostDecision, reviewDecisionFromHost } from '../../src/integrations/host-protocol.js';
 import { sandboxPolicyFromState, SandboxStateError } from '../../src/integrations/sandbox-state.js';

@@ -11,7 +11,7 @@ import { approveConsole, killAll, startDaemon } from '../daemon/helpers.js';
 import { gateSh } from '../shell/helpers.js';
 import { envWithRules, hostProcess } from './helpers.js';
 import { renderPrompt } from '../../src/daemon/prompt-view.js';
-import type { PromptEvent } from '../../src/daemon/approver.js';
+import type { PromptEvent } from '../../src/protocol/approval.js';
 
 after(killAll);
 

@@ -9,10 +9,9 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { gatePaths } from '../../protocol/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
-import { ApprovalClient, type Line } from '../../daemon/approval-client.js';
+import { ApprovalClient } from '../../daemon/approval-client.js';
 import { decisionForKey, renderPrompt } from '../../daemon/prompt-view.js';
-import { parseDecision } from '../../daemon/approval-server.js';
-import type { PromptEvent } from '../../daemon/approver.js';
+import { parseReviewDecision, type PromptEvent } from '../../protocol/approval.js';
 import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';
 
 const USAGE = `usage: gate approve [--name NAME] [--json] | gate approve --answer APPROVAL_ID DECISION
@@ -35,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   const client = await ApprovalClient.connect(paths);
   if (values.answer !== undefined) {
     try {
-      const decision = parseDecision(positionals[0]);
+      const decision = parseReviewDecision(positionals[0]);
       const r = await client.call('answer', { approval_id: values.answer, decision });
       if (!r.ok) {
         process.stderr.write(`gate-sh: ${String(r.error)}\n`);
@@ -59,24 +58,25 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 function jsonConsole(client: ApprovalClient): void {
-  const out = (o: Line): void => void process.stdout.write(JSON.stringify(o) + '\n');
+  const out = (o: object): void => void process.stdout.write(JSON.stringify(o) + '\n');
   client.onEvent = out;
   const rl = createInterface({ input: process.stdin });
   rl.on('line', (line) => {
     if (!line.trim()) return;
-    let req: Line;
+    // one untrusted JSON object per input line: the daemon checks it too
+    let req: Record<string, unknown>;
     try {
-      req = JSON.parse(line) as Line;
+      req = JSON.parse(line) as Record<string, unknown>;
     } catch {
       return out({ type: 'error', message: 'each input line must be a JSON object {"approval_id", "decision"}' });
     }
     let decision: ReviewDecision;
     try {
-      decision = parseDecision(req.decision);
+      decision = parseReviewDecision(req.decision);
     } catch (e) {
       return out({ type: 'answer', approval_id: req.approval_id, ok: false, error: (e as Error).message });
     }
-    client.call('answer', { approval_id: req.approval_id, decision }).then(
+    client.call('answer', { approval_id: req.approval_id as string, decision }).then(
       (r) => out({ ...r, re: undefined }),
       (e: Error) => out({ type: 'answer', approval_id: req.approval_id, ok: false, error: e.message }),
     );
@@ -91,13 +91,13 @@ function interactiveConsole(client: ApprovalClient): void {
   };
   client.onEvent = (e) => {
     if (e.type === 'prompt') {
-      open.push(e as unknown as PromptEvent);
+      open.push(e);
       if (open.length === 1) show();
     } else if (e.type === 'resolved') {
       const i = open.findIndex((p) => p.approval_id === e.approval_id);
       if (i < 0) return;
       open.splice(i, 1);
-      err.write(`\n   ${String(e.approval_id)}: ${reviewDecisionKind(e.decision as ReviewDecision)} by ${String(e.approver)}${e.note ? ` (${String(e.note)})` : ''}\n`);
+      err.write(`\n   ${String(e.approval_id)}: ${reviewDecisionKind(e.decision)} by ${String(e.approver)}${e.note ? ` (${String(e.note)})` : ''}\n`);
       if (i === 0) show();
     }
   };

@@ -5,7 +5,7 @@
  * sequences become U+FFFD, which is enough to match rules (`rm $'\xff'` is still `rm`) but cannot be
  * spawned byte for byte — so such a grant is never escalated (escalation-runner.ts refuses it).
  */
-import type { Envelope } from '../protocol/codec.js';
+import type { Envelope } from './codec.js';
 
 export const LOSSY = '\uFFFD';
 

@@ -1,0 +1,109 @@
+/**
+ * The approval channel's messages, declared once for the server (src/daemon/approval-server.ts), the
+ * broker's approvers (src/daemon/approver.ts) and every client (src/daemon/approval-client.ts and its
+ * users). JSON lines over `approval.sock`, a Unix stream socket in a folder no sandbox sees: this is where
+ * people and hosts answer prompts, so nothing on the request channel reaches it.
+ * A request is `{op, re?, ...fields}` (`re` is echoed on its reply); the daemon also sends events (prompt,
+ * resolved) to an attached approver. Pure types and the two parsers of wire values the server checks.
+ */
+import type { PermissionProfile } from './sandbox-policy.js';
+import type { ReviewDecision } from './action.js';
+
+/** A prompt, as every approver sees it (the `prompt` event). */
+export interface PromptEvent {
+  approval_id: string;
+  run_id: string;
+  /** preflight (a subcommand of a script) or exec (an intercepted exec) */
+  origin: 'preflight' | 'exec';
+  command: string[];
+  /** the command as one display string (shell-quoted) */
+  display: string;
+  cwd: string;
+  reason?: string;
+  /** "file:line" of the rule that asked, or "heuristic:<name>" */
+  matched_rule?: string;
+  proposed_execpolicy_amendment?: string[];
+  /** the exact line an amendment answer appends */
+  amendment_rule?: string;
+  available_decisions: ReviewDecision[];
+  requested_permissions?: PermissionProfile;
+  sandbox_permissions?: string;
+  created_at: string;
+  expires_at?: string;
+  /** pid of the outermost gate-sh of the run (nested runs inherit it), for approvers that answer only their own runs */
+  client_pid?: number;
+  /** the configured risk assessor's view, when it answered in time (it never changes a decision) */
+  risk_assessment?: RiskAssessment;
+}
+
+export interface RiskAssessment {
+  summary: string;
+  risk_level: 'low' | 'medium' | 'high';
+}
+
+/** What kind of frontend an approver is; `mcp-elicitation` approvers follow `reject.mcp_elicitations`. */
+export type ApproverKind = 'console' | 'host' | 'mcp-elicitation';
+
+/** A prompt was answered (the `resolved` event). */
+export interface ResolvedEvent {
+  approval_id: string;
+  decision: ReviewDecision;
+  /** who answered: an approver's name, or "daemon" for timeouts */
+  approver: string;
+  note?: string;
+}
+
+/** Events the daemon sends to an attached approver. */
+export type ApprovalEvent = ({ type: 'prompt' } & PromptEvent) | ({ type: 'resolved' } & ResolvedEvent);
+
+/** The wire form of a ReviewDecision in an answer: a kind, or Codex's `{approved_execpolicy_amendment: {...}}`. */
+export type WireReviewDecision = ReviewDecision | 'approved_execpolicy_amendment';
+
+/** Each operation's request fields (besides `op` and `re`). */
+export interface ApprovalRequests {
+  /** attach as an approver: prompt / resolved events follow. `descendants_of: pid` shows only prompts of
+   * runs whose outermost gate-sh descends from that pid (an MCP server's own) */
+  attach: { name?: string; kind?: ApproverKind; descendants_of?: number };
+  /** first answer wins */
+  answer: { approval_id: string; decision: WireReviewDecision };
+  status: Record<string, never>;
+  'config-get': Record<string, never>;
+  'config-set': { key: string; value: string };
+  stop: Record<string, never>;
+}
+
+export type ApprovalOp = keyof ApprovalRequests;
+
+/** Each operation's reply (an `error` line instead when it fails). */
+export interface ApprovalReplies {
+  attach: { type: 'attached'; name: string; kind: ApproverKind };
+  answer: { type: 'answer'; approval_id: string; ok: boolean; error?: string };
+  status: { type: 'status'; status: Record<string, unknown> };
+  'config-get': { type: 'config'; config: Record<string, unknown> };
+  'config-set': { type: 'config'; config: Record<string, unknown> };
+  stop: { type: 'stopping' };
+}
+
+export interface ApprovalError {
+  type: 'error';
+  message: string;
+}
+
+/** Any line the daemon sends on the approval channel. */
+export type ApprovalLine = (ApprovalReplies[ApprovalOp] | ApprovalError | ApprovalEvent) & { re?: number };
+
+export const APPROVAL_OPS: readonly ApprovalOp[] = ['attach', 'answer', 'status', 'config-get', 'config-set', 'stop'];
+
+export function parseApproverKind(v: unknown): ApproverKind {
+  if (v === undefined) return 'console';
+  if (v === 'console' || v === 'host' || v === 'mcp-elicitation') return v;
+  throw new Error(`invalid approver kind ${JSON.stringify(v)}: expected console, host or mcp-elicitation`);
+}
+
+/** Wire form of a ReviewDecision: a string kind, or Codex's `{approved_execpolicy_amendment: {...}}`. */
+export function parseReviewDecision(v: unknown): ReviewDecision {
+  if (v === 'approved' || v === 'approved_for_session' || v === 'denied' || v === 'abort') return v;
+  if (v === 'approved_execpolicy_amendment') return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
+  if (v && typeof v === 'object' && 'approved_execpolicy_amendment' in v) return v as ReviewDecision;
+  throw new Error(`invalid decision ${JSON.stringify(v)}: expected approved, approved_for_session, approved_execpolicy_amendment, denied or abort`);
+}
