@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/kcmp.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
@@ -289,14 +290,31 @@ static struct {
  * execve, the supervisor builds the same text from what it reads itself in /proc/<pid>/mem; if it is
  * identical, the exec continues without asking again. A remembered answer is used once and kept 30 s. A
  * request forged from inside the run can only pair an exec the daemon has just answered Run for with
- * exactly these inputs; anything that does not match is asked like any other exec. */
+ * exactly these inputs; anything that does not match is asked like any other exec.
+ *
+ * Two more routes each exec would otherwise be decided twice by:
+ *  - posix_spawn, system() and popen(): the layer asks from the parent, and glibc's child, made with
+ *    clone(CLONE_VM|CLONE_VFORK), execs. An exec whose own pid has no pair is tried once more as its
+ *    parent's (PPid), only when the exec'ing task shares the parent's address space (kcmp KCMP_VM: a vfork
+ *    or CLONE_VM child, whose memory is the parent's), with the parent's pid in the inputs, as its request
+ *    said. The inputs are still read from the exec'ing task and must match exactly.
+ *  - an exec the layer did not see (a raw execve syscall, a static parent keeping LD_PRELOAD): the kernel
+ *    layer asks, and the new program's constructor would ask again. The daemon's Run (or Escalate, with the
+ *    token it granted) for the kernel layer is remembered for that pid ("landed", 30 s, once) with the
+ *    inputs and the file's device and inode; the constructor's request from that pid (SCM_CREDENTIALS),
+ *    naming the same inputs and a program that is the file the kernel ran (/proc/<pid>/exe, which is the
+ *    file decided), gets that answer here. It only spares the new program's own check of an exec the kernel
+ *    layer has already let through; it pairs nothing (the next exec is asked as usual).
+ * An Escalate is paired like a Run: the kernel layer lets it go on in place either way (the LD_PRELOAD
+ * layer escalates, with the caller's descriptors). */
 
 #define MAX_PAIRS 1024
 #define MAX_PENDING 1024
 #define PAIR_TTL_MS 30000
 
-struct pair { pid_t pid; long expires; char *key; };
-static struct pair PAIRS[MAX_PAIRS];
+struct pair { pid_t pid; long expires; char *key; dev_t dev; ino_t ino; char *token; };
+/* the LD_PRELOAD layer's Run answers, and the kernel layer's own (see above) */
+static struct pair PAIRS[MAX_PAIRS], LANDED[MAX_PAIRS];
 struct pending { char id[130]; struct sockaddr_un from; socklen_t fromlen; pid_t pid; char *key; long at; };
 static struct pending PENDING[MAX_PENDING];
 
@@ -319,31 +337,89 @@ static const char *after_id(const char *msg, size_t n, char *id, size_t idn) {
   return q + 1;
 }
 
-static void pair_add(pid_t pid, char *key) {
+static void pair_add(struct pair *t, pid_t pid, char *key, dev_t dev, ino_t ino, char *token) {
   long now = mono_ms();
   int slot = 0;
   pthread_mutex_lock(&S.lock);
   for (int i = 0; i < MAX_PAIRS; i++) {
-    if (!PAIRS[i].key || PAIRS[i].expires < now) { slot = i; break; }
-    if (PAIRS[i].expires < PAIRS[slot].expires) slot = i; /* full: the oldest goes */
+    if (!t[i].key || t[i].expires < now) { slot = i; break; }
+    if (t[i].expires < t[slot].expires) slot = i; /* full: the oldest goes */
   }
-  free(PAIRS[slot].key);
-  PAIRS[slot] = (struct pair){ pid, now + PAIR_TTL_MS, key };
+  free(t[slot].key);
+  free(t[slot].token);
+  t[slot] = (struct pair){ pid, now + PAIR_TTL_MS, key, dev, ino, token };
   pthread_mutex_unlock(&S.lock);
 }
 
-static int pair_take(pid_t pid, const char *key) {
+/* Take the entry for pid and key (and, for LANDED, the file dev/ino); 1 when it was there in time, with
+ * its escalation token in *token (NULL: Run) when token is not NULL. */
+static int pair_take(struct pair *t, pid_t pid, const char *key, dev_t dev, ino_t ino, char **token) {
   long now = mono_ms();
   int hit = 0;
   pthread_mutex_lock(&S.lock);
   for (int i = 0; i < MAX_PAIRS && !hit; i++) {
-    if (!PAIRS[i].key || PAIRS[i].pid != pid || strcmp(PAIRS[i].key, key)) continue;
-    hit = PAIRS[i].expires >= now;
-    free(PAIRS[i].key);
-    PAIRS[i].key = NULL;
+    if (!t[i].key || t[i].pid != pid || t[i].dev != dev || t[i].ino != ino || strcmp(t[i].key, key)) continue;
+    hit = t[i].expires >= now;
+    free(t[i].key);
+    t[i].key = NULL;
+    if (hit && token) *token = t[i].token;
+    else free(t[i].token);
+    t[i].token = NULL;
   }
   pthread_mutex_unlock(&S.lock);
   return hit;
+}
+
+static int pair_any(struct pair *t, pid_t pid) {
+  long now = mono_ms();
+  int any = 0;
+  pthread_mutex_lock(&S.lock);
+  for (int i = 0; i < MAX_PAIRS && !any; i++) any = t[i].key && t[i].pid == pid && t[i].expires >= now;
+  pthread_mutex_unlock(&S.lock);
+  return any;
+}
+
+/* A request from pid for the program the kernel layer has just let it exec (LANDED, see above): answered
+ * Run here, 1; else 0 (the request goes to the daemon). rest: the request after its id. */
+static int landed_answer(const char *id, const char *rest, const char *end, pid_t pid, const struct sockaddr_un *from, socklen_t fromlen) {
+  static const char prog[] = ",\"program\":";
+  if (!pair_any(LANDED, pid) || strncmp(rest, ",\"type\":\"exec\"", 14)) return 0;
+  /* the field order is gate_exec_request_for's; `,"` never occurs inside a JSON string (its quotes are
+   * escaped), so the first match is the field. A base64 request is left to the daemon. */
+  const char *at = strstr(rest, prog), *enc = strstr(rest, ",\"encoding\":");
+  if (!at || (enc && enc < at)) return 0;
+  struct gate_jp jp = { at + sizeof prog - 1, end, 0 };
+  char *program = gate_jstr_dup(&jp);
+  if (!program || program[0] != '/') { free(program); return 0; }
+  /* the program it names is the file this pid now runs */
+  char path[PATH_MAX + 64];
+  struct stat named, running;
+  snprintf(path, sizeof path, "/proc/%d/root%s", (int)pid, program);
+  free(program);
+  int same = stat(path, &named) == 0 && (snprintf(path, sizeof path, "/proc/%d/exe", (int)pid), stat(path, &running) == 0) &&
+             named.st_dev == running.st_dev && named.st_ino == running.st_ino;
+  if (!same) return 0;
+  /* the inputs with the program left out (the kernel layer named it by the path the exec gave) */
+  struct gbuf key; gb_init(&key);
+  gb_put(&key, rest, (size_t)(at + sizeof prog - 1 - rest));
+  gb_puts(&key, "\"\"");
+  gb_put(&key, jp.s, (size_t)(end - jp.s));
+  char *token = NULL;
+  int hit = !key.oom && pair_take(LANDED, pid, key.p, running.st_dev, running.st_ino, &token);
+  gb_free(&key);
+  if (!hit) return 0;
+  /* the daemon's answer to the kernel layer: Run, or Escalate with the token it granted */
+  struct gbuf r; gb_init(&r);
+  gb_puts(&r, "{\"v\":1,\"id\":\"");
+  gb_puts(&r, id);
+  gb_puts(&r, token ? "\",\"type\":\"exec\",\"action\":{\"type\":\"Escalate\"},\"escalation_token\":" : "\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"}");
+  if (token) gb_json_str(&r, token, strlen(token), 0);
+  gb_puts(&r, "}");
+  free(token);
+  ssize_t s;
+  if (!r.oom) { do s = sendto(S.ksock, r.p, r.len, MSG_NOSIGNAL, (struct sockaddr *)from, fromlen); while (s < 0 && errno == EINTR); }
+  gb_free(&r);
+  return 1;
 }
 
 /* A request from the tree: remember who sent it, forward it to the daemon. */
@@ -351,6 +427,7 @@ static void relay_request(const char *msg, size_t n, const struct sockaddr_un *f
   char id[130];
   const char *rest = after_id(msg, n, id, sizeof id);
   if (!rest || fromlen <= offsetof(struct sockaddr_un, sun_path)) return; /* not a request we relay: dropped (the sender times out, fails closed) */
+  if (landed_answer(id, rest, msg + n, pid, from, fromlen)) return;
   long now = mono_ms();
   int slot = -1, oldest = 0;
   for (int i = 0; i < MAX_PENDING; i++) {
@@ -414,7 +491,9 @@ static void relay_reply(const char *msg, size_t n) {
     struct pending *p = &PENDING[i];
     if (!p->id[0] || strcmp(p->id, r.id)) continue;
     int final = strcmp(r.type, "pending") != 0;
-    if (final && !strcmp(r.type, "exec") && r.action == GA_RUN && p->key) { pair_add(p->pid, p->key); p->key = NULL; }
+    /* Escalate too: the kernel layer lets it go on in place either way (the layer escalates, or a spawned
+     * child's constructor does with its mark) */
+    if (final && !strcmp(r.type, "exec") && (r.action == GA_RUN || r.action == GA_ESCALATE) && p->key) { pair_add(PAIRS, p->pid, p->key, 0, 0, NULL); p->key = NULL; }
     ssize_t s;
     do s = sendto(S.ksock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&p->from, p->fromlen); while (s < 0 && errno == EINTR);
     if (final) { free(p->key); p->key = NULL; p->id[0] = 0; }
@@ -484,6 +563,55 @@ static void respond(uint64_t id, int error) {
 
 static int still_valid(uint64_t id) { return ioctl(S.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
 
+/* A number field of /proc/<pid>/status ("\nPPid:"); -1 when it cannot be read. */
+static long status_field(pid_t pid, const char *field) {
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  char *l = strstr(buf, field);
+  return l ? strtol(l + strlen(field), NULL, 10) : -1;
+}
+
+/* The inputs of an exec (its request after the id, as the LD_PRELOAD layer builds it) into k; NULL when
+ * out of memory. */
+static const char *inputs(struct gbuf *k, const struct gate_conf *as, const char *program, char **argv, const char *cwd, char **envp, long pid) {
+  char none[4];
+  gb_init(k);
+  gate_exec_request_for(k, as, "", program, argv, cwd, envp, S.own_preload, S.own_path, pid, NULL);
+  return k->oom ? NULL : after_id(k->p, k->len, none, sizeof none);
+}
+
+/* posix_spawn, system(), popen(): the exec'ing task is a child sharing its parent's address space (glibc's
+ * clone(CLONE_VM|CLONE_VFORK)), and the parent's LD_PRELOAD layer asked, with the parent's pid. */
+static int spawned_pair(pid_t pid, const struct gate_conf *as, const char *program, char **argv, const char *cwd, char **envp) {
+  long parent = status_field(pid, "\nPPid:");
+  if (parent <= 1 || !pair_any(PAIRS, (pid_t)parent)) return 0;
+  if (syscall(SYS_kcmp, (pid_t)parent, pid, KCMP_VM, 0, 0) != 0) return 0; /* its own memory, or unknown */
+  struct gbuf k;
+  const char *key = inputs(&k, as, program, argv, cwd, envp, own_pid((pid_t)parent));
+  int hit = key && pair_take(PAIRS, (pid_t)parent, key, 0, 0, NULL);
+  gb_free(&k);
+  return hit;
+}
+
+/* The kernel layer let pid exec file on the daemon's Run, or Escalate (token): the new program's own check
+ * is answered with it (LANDED). */
+static void land(pid_t pid, const struct gate_conf *as, char **argv, const char *cwd, char **envp, const char *file, const char *token) {
+  struct stat st;
+  struct gbuf k;
+  if (stat(file, &st)) return;
+  const char *key = inputs(&k, as, "", argv, cwd, envp, own_pid(pid));
+  char *copy = key ? strdup(key) : NULL, *tok = token ? strdup(token) : NULL;
+  if (copy && (!token || tok)) pair_add(LANDED, pid, copy, st.st_dev, st.st_ino, tok);
+  else { free(copy); free(tok); }
+  gb_free(&k);
+}
+
 /* The program an exec names, as the process sees it: an absolute path (relative ones against its cwd or
  * the descriptor's folder; AT_EMPTY_PATH: the descriptor's own target). -1 when it cannot be told. */
 static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flags, const char *cwd, char *out, size_t n) {
@@ -545,8 +673,9 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   const char *key = same.oom ? NULL : after_id(same.p, same.len, none, sizeof none);
   /* a file without a name (memfd, deleted) is always asked about: the daemon knows it by its bytes */
   int nameless = !strncmp(program, "/memfd:", 7) || strstr(program, " (deleted)") != NULL;
-  int paired = key && !nameless && pair_take(pid, key);
+  int paired = key && !nameless && pair_take(PAIRS, pid, key, 0, 0, NULL);
   gb_free(&same);
+  if (!paired && !nameless) paired = spawned_pair(pid, &as, program, argv, cwd, envp);
   if (paired) { error = 0; goto done; }
   if (!may_ask) { error = -1; goto done; }
   gate_new_id(id, sizeof id);
@@ -578,8 +707,12 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
   else if (r.action == GA_DENY) gate_msg("denied: ", cmd, ": ", r.reason[0] ? r.reason : "denied by policy");
   /* Escalate: the command may run, outside the sandbox even; in place it stays inside it (the LD_PRELOAD
-   * layer, where it is loaded, escalates with the caller's descriptors before ever reaching here) */
-  else if (r.action == GA_RUN || r.action == GA_ESCALATE) error = 0;
+   * layer, where it is loaded, escalates with the caller's descriptors: before the exec, or in the new
+   * program's constructor with the token the daemon granted for this exec, handed over from LANDED) */
+  else if (r.action == GA_RUN || r.action == GA_ESCALATE) {
+    error = 0;
+    if (!nameless && (r.action == GA_RUN || r.token[0])) land(pid, &as, argv, cwd, envp, file, r.action == GA_RUN ? NULL : r.token);
+  }
   else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
   gb_free(&msg);
 done:

@@ -336,9 +336,12 @@ export class Daemon<P> {
   private execReply(req: ExecRequest, action: Action): ExecReply {
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
-    if (!kernel && action.type === 'Run' && !nameless(req.program)) this.pairs.add(pairKey(req.run_id, req), Date.now());
-    // the kernel layer cannot hand over descriptors: it lets an Escalate run in place (inside the sandbox)
-    if (action.type === 'Escalate' && !kernel) {
+    // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates
+    if (!kernel && (action.type === 'Run' || action.type === 'Escalate') && !nameless(req.program)) this.pairs.add(pairKey(req.run_id, req), Date.now());
+    // the kernel layer cannot hand over descriptors: it lets an Escalate run in place (inside the sandbox),
+    // and its supervisor hands the token to the new program's LD_PRELOAD layer, which escalates with it
+    // (one decision, not a second one from that program's constructor; shims/gate-launch.c, "landed")
+    if (action.type === 'Escalate') {
       const token = this.tokens.next();
       this.deps.escalation.grant({ token, run_id: req.run_id, program: req.program, argv: req.argv, cwd: req.cwd, execution: action.execution, env: req.env, expires_at: Date.now() + GRANT_TTL_MS });
       reply.escalation_token = token;

@@ -1,6 +1,7 @@
 /**
  * Pairing the two layers of the exec gate (docs/exec-gate.md, "One decision per exec"): an exec the
- * LD_PRELOAD layer asked about and was told to run is remembered here, once, for a short while; when the
+ * LD_PRELOAD layer asked about and was told to run (or escalate: the kernel layer lets that go on in place
+ * either way) is remembered here, once, for a short while; when the
  * kernel layer's supervisor then reports the same exec, it is answered from here instead of being decided
  * (and audited, and perhaps prompted) a second time.
  *
@@ -12,7 +13,7 @@
  */
 import type { ExecRequest } from '../protocol/messages.js';
 
-/** How long an LD_PRELOAD-layer Run waits for its exec (the shim execs right after the answer). */
+/** How long an LD_PRELOAD-layer Run or Escalate waits for its exec (the shim execs right after the answer). */
 export const PAIR_TTL_MS = 30_000;
 export const MAX_PAIRS = 10_000;
 

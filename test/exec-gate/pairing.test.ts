@@ -1,0 +1,92 @@
+/**
+ * One decision per exec (issue 16, point 2; docs/exec-gate.md, "One decision per exec"): an exec that both
+ * layers of the exec gate see is decided, and audited, once — posix_spawn (a vfork child execs what its
+ * parent's LD_PRELOAD layer asked about), system(), popen(), and a raw execve syscall from a dynamic program
+ * (the kernel layer asks; the new program's constructor is answered from that). And the pairing cannot be
+ * forged: a process that gets Run for `true` and then execs rm (itself, or from a vfork child) meets the rm
+ * rule. Real daemon, real gate-sh, programs built here.
+ */
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
+import { gateSh, killAll, startRig, type Rig } from './helpers.js';
+
+let bin = '';
+
+before(() => {
+  bin = mkdtempSync(join(tmpdir(), 'gate-pairing-bin-'));
+  const programs = join(ROOT, 'test', 'exec-gate', 'programs');
+  const cc = ['-O2', '-Wall', '-Wextra', '-Werror'];
+  execFileSync('gcc', [...cc, '-o', join(bin, 'spawner'), join(programs, 'spawner.c')]);
+  execFileSync('gcc', [...cc, '-o', join(bin, 'forge'), join(programs, 'forge.c')]);
+  process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
+});
+
+/** The exec-time decisions (audit records of kind "exec" with an action; an escalated run's own record has
+ * none) of argv: the record names the program by its path in argv[0] (either layer's: /bin/echo or
+ * /usr/bin/echo), the rest is argv as exec'd. */
+function execRecords(rig: Rig, argv: string[]): number {
+  const rest = JSON.stringify(argv.slice(1));
+  let n = 0;
+  for (const line of readFileSync(rig.paths.auditLog, 'utf8').split('\n')) {
+    if (!line) continue;
+    const r = JSON.parse(line);
+    if (r.kind === 'exec' && r.action !== undefined && basename(r.argv[0]) === argv[0] && JSON.stringify(r.argv.slice(1)) === rest) n++;
+  }
+  return n;
+}
+
+/** [name, script, the argv of the exec both layers see] */
+const CASES: [string, string, string[]][] = [
+  ['python os.posix_spawn of python3', `python3 -c 'import os; p=os.posix_spawn("/usr/bin/python3", ["python3", "-c", "pass", "m-py"], dict(os.environ)); print("status=%d" % os.waitpid(p, 0)[1])'`, ['python3', '-c', 'pass', 'm-py']],
+  ['posix_spawn from a C program', `"$B/spawner" spawn /bin/echo echo m-spawn`, ['echo', 'm-spawn']],
+  ['system()', `"$B/spawner" system 'echo m-system'`, ['sh', '-c', 'echo m-system']],
+  ['popen()', `"$B/spawner" popen 'echo m-popen'`, ['sh', '-c', 'echo m-popen']],
+  ['a raw execve syscall from a dynamic program', `"$B/spawner" raw /bin/echo echo m-raw; echo status=$?`, ['echo', 'm-raw']],
+];
+
+/** Allow rules make these commands escalate (run outside the turn's sandbox, through the daemon). */
+const ESCALATED = ['python3', 'echo', 'sh'].map((p) => `prefix_rule(pattern=["${p}"], decision="allow")`);
+
+for (const [mode, rules, how] of [
+  ['workspace-write', [], 'run in place'],
+  ['danger-full-access', [], 'run in place'],
+  ['workspace-write', ESCALATED, 'escalated by an allow rule'],
+] as const) {
+  test(`one decision per exec, ${mode}, ${how}: posix_spawn, system(), popen() and a raw execve syscall are each decided once`, async (t) => {
+    const rig = await startRig({ rules: [...rules], approve: true, env: { GATE_SANDBOX_MODE: mode } });
+    t.after(async () => (killAll(), rig.stop()));
+    for (const [name, script, argv] of CASES) {
+      const r = await gateSh(rig, `B=${bin}; ${script}`, { timeoutMs: 60_000 });
+      assert.match(r.stdout, /status=0/, `${name} (exit ${r.code}): ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /gate-sh:/, `${name}: ${r.stderr}`);
+      assert.equal(execRecords(rig, argv), 1, `${name}: decisions of ${JSON.stringify(argv)}`);
+    }
+  });
+}
+
+test('the pairing cannot be forged: Run for `true`, then an exec of rm (itself or a vfork child) meets the rm rule', async (t) => {
+  for (const decision of ['forbidden', 'allow'] as const) {
+    const rig = await startRig({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], approve: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+    t.after(async () => (killAll(), rig.stop()));
+    for (const how of ['self', 'vfork']) {
+      const target = `target-${how}`;
+      writeFileSync(join(rig.work, target), 'x');
+      const r = await gateSh(rig, `"${bin}/forge" ${how} /bin/rm rm -f ${target}; echo status=$?`, { timeoutMs: 60_000 });
+      assert.match(r.stdout, /^asked=Run$/m, `${how}: ${r.stderr}`);
+      if (decision === 'forbidden') {
+        assert.ok(existsSync(join(rig.work, target)), `${how}: rm ran: ${r.stdout}${r.stderr}`);
+        assert.match(r.stderr, new RegExp(`gate-sh: denied: rm -f ${target}: `), `${how}: ${r.stderr}`);
+        assert.match(r.stdout, /^status=126$/m);
+      } else {
+        assert.equal(existsSync(join(rig.work, target)), false, `${how}: rm did not run: ${r.stdout}${r.stderr}`);
+        assert.match(r.stdout, /^status=0$/m, r.stderr);
+        assert.equal(execRecords(rig, ['rm', '-f', target]), 1, `${how}: rm decided once`);
+      }
+    }
+  }
+});
