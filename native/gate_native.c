@@ -174,19 +174,18 @@ static napi_value take_line_input(napi_env env, napi_callback_info info) {
 }
 
 static napi_value init(napi_env env, napi_value exports) {
-  napi_value f;
-  napi_create_function(env, "recvFds", NAPI_AUTO_LENGTH, recv_fds, NULL, &f);
-  napi_set_named_property(env, exports, "recvFds", f);
-  napi_create_function(env, "peerCred", NAPI_AUTO_LENGTH, peer_cred, NULL, &f);
-  napi_set_named_property(env, exports, "peerCred", f);
-  napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, make_pipe, NULL, &f);
-  napi_set_named_property(env, exports, "pipe", f);
-  napi_create_function(env, "tryLock", NAPI_AUTO_LENGTH, try_lock, NULL, &f);
-  napi_set_named_property(env, exports, "tryLock", f);
-  napi_create_function(env, "isLocked", NAPI_AUTO_LENGTH, is_locked, NULL, &f);
-  napi_set_named_property(env, exports, "isLocked", f);
-  napi_create_function(env, "takeLineInput", NAPI_AUTO_LENGTH, take_line_input, NULL, &f);
-  napi_set_named_property(env, exports, "takeLineInput", f);
+  static const struct {
+    const char *name;
+    napi_callback fn;
+  } fns[] = {
+      {"recvFds", recv_fds},   {"peerCred", peer_cred},         {"pipe", make_pipe},
+      {"tryLock", try_lock},   {"isLocked", is_locked},         {"takeLineInput", take_line_input},
+  };
+  for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+    napi_value f;
+    napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f);
+    napi_set_named_property(env, exports, fns[i].name, f);
+  }
   return exports;
 }
 
