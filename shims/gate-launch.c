@@ -1,7 +1,7 @@
 /*
  * gate-launch: the kernel layer of the exec gate (docs/exec-gate.md, "The kernel layer").
  *
- *   gate-launch [--argv0 NAME] PROGRAM [ARGS...]
+ *   gate-launch [--session-ns PID:PIDNS:NETNS] [--argv0 NAME] PROGRAM [ARGS...]
  *
  * Starts PROGRAM (bubblewrap or bash, as the run plan says) under a seccomp filter that hands every
  * execve and execveat of its whole process tree to a supervisor as a user notification, and the
@@ -31,6 +31,7 @@
 #include <linux/kcmp.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -807,6 +808,11 @@ static void supervise(int status_w, pid_t root, int sigfd) {
           root_done = 1;
           ssize_t wr = write(status_w, &st, sizeof st);
           (void)wr;
+          /* background jobs outlive the command, and this supervisor outlives them: it lets go of the
+           * caller's stderr, as bash does, so a reader of that pipe is not kept waiting by the gate itself
+           * (a job's own descriptors keep it open as under bash) */
+          int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+          if (null >= 0) { dup2(null, 2); close(null); }
         }
       }
       if (w < 0 && errno == ECHILD && !root_done) root_done = 1;
@@ -820,6 +826,43 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   unlink(S.kpath);
   unlink(S.dpath);
   _exit(0);
+}
+
+/* ---------- joining a session sandbox ---------- */
+
+/* --session-ns PID:PIDNS:NETNS (docs/sandbox.md, "Session sandboxes"): the namespaces of the daemon's
+ * holder process PID (shims/gate-session), named by their inode numbers so that a reused pid is never
+ * joined. The network namespace (NETNS 0: keep this one) is entered here, before anything is forked, since
+ * bubblewrap cannot join one. The pid namespace is handed to bubblewrap (`--pidns FD`, inserted after the
+ * program): only its child, the command, is born inside it (the front, the supervisor and bubblewrap stay
+ * out of the sandbox's sight), and bubblewrap then mounts that namespace's own /proc — entered any other
+ * way, without --unshare-pid, it would bind the host's /proc. bubblewrap leaves FD open in the command. */
+static int session_pidns = -1;
+static char session_fd[16];
+
+static int open_ns(long pid, const char *kind, unsigned long ino) {
+  char p[64];
+  snprintf(p, sizeof p, "/proc/%ld/ns/%s", pid, kind);
+  int fd = open(p, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd >= 0 && (fstat(fd, &st) || (unsigned long)st.st_ino != ino)) { close(fd); fd = -1; errno = ESRCH; }
+  return fd;
+}
+
+static void join_session(const char *spec, const char *prog) {
+  char *e;
+  long pid = strtol(spec, &e, 10);
+  unsigned long pidns = *e == ':' ? strtoul(e + 1, &e, 10) : 0;
+  unsigned long netns = *e == ':' ? strtoul(e + 1, &e, 10) : 0;
+  if (pid <= 0 || pidns == 0 || *e) die126(prog, ": not run: malformed --session-ns ", spec);
+  session_pidns = open_ns(pid, "pid", pidns);
+  if (session_pidns < 0 || fcntl(session_pidns, F_SETFD, 0)) die126(prog, ": not run: the session sandbox is gone (its namespaces cannot be joined): ", strerror(errno));
+  snprintf(session_fd, sizeof session_fd, "%d", session_pidns);
+  if (netns) {
+    int fd = open_ns(pid, "net", netns);
+    if (fd < 0 || setns(fd, CLONE_NEWNET)) die126(prog, ": not run: cannot join the session sandbox's network: ", strerror(errno));
+    close(fd);
+  }
 }
 
 /* ---------- the tree root ---------- */
@@ -893,13 +936,23 @@ int main(int argc, char **argv) {
   hold_closed_stdio();
   /* --argv0 NAME: the program's argv[0] when it is not the program's path (an escalated command) */
   const char *argv0 = NULL;
+  const char *session = NULL;
+  if (argc > 3 && !strcmp(argv[1], "--session-ns")) { session = argv[2]; argv += 2; argc -= 2; }
   if (argc > 3 && !strcmp(argv[1], "--argv0")) { argv0 = argv[2]; argv += 2; argc -= 2; }
   if (argc < 2 || argv[1][0] != '/') {
-    gate_msg("exec gate: usage: gate-launch [--argv0 NAME] /absolute/program [args...]", NULL, NULL, NULL);
+    gate_msg("exec gate: usage: gate-launch [--session-ns PID:PIDNS:NETNS] [--argv0 NAME] /absolute/program [args...]", NULL, NULL, NULL);
     return 126;
   }
   char **prog = argv + 1;
   const char *path = prog[0];
+  if (session) {
+    join_session(session, prog[0]);
+    /* PROGRAM --pidns FD ARGS...: argv has room (the two --session-ns words before it) */
+    memmove(prog - 2, prog, sizeof *prog);
+    prog -= 2;
+    prog[1] = "--pidns";
+    prog[2] = session_fd;
+  }
   /* this supervisor talks to the daemon itself; a nested launcher's tree keeps the enclosing one's */
   const char *outer = getenv("GATE_KERNEL_SOCK");
   if (outer) outer_ksock = strdup(outer);

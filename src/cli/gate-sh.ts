@@ -11,6 +11,7 @@ import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from './gate-sh-args.js';
 import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
+import { joinSessionSandbox } from '../exec/session-client.js';
 import { gatePaths, type GatePaths } from '../protocol/paths.js';
 import type { PreflightReply } from '../protocol/messages.js';
 import { denialLines } from '../exec/client-plan.js';
@@ -148,9 +149,11 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: status, duration_ms: Math.round(performance.now() - started) });
       return status;
     }
-    const plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds, startUp: reply.start_up === true });
+    let plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds, startUp: reply.start_up === true });
     // only a turn-sandbox attempt is offered a rerun: explicit permissions are what the caller asked for
     const turnDefault = reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault');
+    // a turn-sandbox attempt joins the session sandbox: its background jobs outlive it (docs/sandbox.md)
+    if (turnDefault && plan.sandboxed) plan = await joinSessionSandbox(plan, client, env);
     const relay = plan.sandboxed === true && turnDefault ? stderrRelay() : null;
     const opened = client;
     const endStartUp = reply.start_up

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   explain: { summary: 'why a script gets its decisions', load: () => load('explain') },
   daemon: { summary: 'run, start, stop or inspect the escalation daemon', load: () => load('daemon') },
   status: { summary: 'the daemon: policy files, approval and sandbox policy, approvers, pending prompts', load: () => load('status') },
+  jobs: { summary: "background jobs in this session's sandboxes; 'gate jobs kill <pid|all>' ends them", load: () => load('jobs') },
   approve: { summary: 'approval console: answer pending prompts', load: () => load('approve') },
   config: { summary: 'show or change the session configuration at run time', load: () => load('config') },
   log: { summary: 'read the audit log', load: () => load('log') },

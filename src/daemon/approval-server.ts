@@ -11,6 +11,8 @@
  *   status                        → status {status}
  *   config-get                    → config {config}
  *   config-set {key, value}       → config {config} | error {message}
+ *   jobs                          → jobs {jobs}: every process of the session sandboxes (session-sandbox.ts)
+ *   jobs-kill {target: pid|'all'} → jobs-kill {killed}
  *   stop                          → stopping
  */
 import { chmodSync, unlinkSync } from 'node:fs';
@@ -125,7 +127,12 @@ export class ApprovalServer {
             const r = this.daemon.broker.answer(id, parseReviewDecision(req.decision), name, approver);
             reply({ type: 'answer', approval_id: id, ...r });
           } else if (req.op === 'status') reply({ type: 'status', status: this.daemon.status() });
-          else if (req.op === 'config-get') reply({ type: 'config', config: configView(this.daemon.config) });
+          else if (req.op === 'jobs') reply({ type: 'jobs', jobs: this.daemon.sessionJobs() });
+          else if (req.op === 'jobs-kill') {
+            const t = req.target;
+            if (t === 'all' || (typeof t === 'number' && Number.isInteger(t) && t > 0)) reply({ type: 'jobs-kill', killed: this.daemon.killJobs(t) });
+            else reply({ type: 'error', message: "jobs-kill: target must be a pid or 'all'" });
+          } else if (req.op === 'config-get') reply({ type: 'config', config: configView(this.daemon.config) });
           else if (req.op === 'config-set') {
             if (typeof req.key !== 'string' || typeof req.value !== 'string') throw new Error('config-set needs string "key" and "value"');
             reply({ type: 'config', config: configView(this.daemon.setConfig(req.key, req.value, name)) });

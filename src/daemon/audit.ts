@@ -11,7 +11,7 @@ import { dirname } from 'node:path';
 export interface AuditRecord {
   time: string;
   session: string;
-  kind: 'decision' | 'exec' | 'run' | 'config' | 'reload' | 'daemon';
+  kind: 'decision' | 'exec' | 'run' | 'config' | 'reload' | 'daemon' | 'job';
   run_id?: string;
   cwd?: string;
   argv?: string[];

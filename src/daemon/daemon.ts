@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
-import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SubcommandVerdict } from '../protocol/messages.js';
+import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SessionSandboxReply, type SubcommandVerdict } from '../protocol/messages.js';
 import { deny, formatAction, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
 import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
-import { validateExec, validatePreflight, validateRunFinished, validateStartUpEnd } from '../protocol/validate.js';
+import { validateExec, validatePreflight, validateRunFinished, validateSessionSandbox, validateStartUpEnd } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
 import { formatApprovalPolicy, type Decider, type ScriptResult, type SessionPolicies, type SubcommandResult } from '../decide/index.js';
 import { formatAllowPrefixRule, shlexJoin } from '../rules/index.js';
@@ -31,6 +31,8 @@ import { assessRisk } from '../integrations/risk-assessor.js';
 import { clientPlan, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
 import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';
+import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
+import { joinWirePlan } from './session-sandbox-plan.js';
 
 export interface DaemonDeps<P> {
   paths: GatePaths;
@@ -47,6 +49,8 @@ export interface DaemonDeps<P> {
   /** the key a client outside the sandbox shows to ask for a start-up phase (src/daemon/start-up.ts);
    * none: no run gets one */
   startUpKey?: string;
+  /** the session sandboxes that gated runs join (src/daemon/session-sandbox.ts); none: every run makes its own */
+  sessions?: SessionSandboxes;
 }
 
 const GRANT_TTL_MS = 30_000;
@@ -156,6 +160,11 @@ export class Daemon<P> {
           return this.runFinished(msg);
         case 'start-up-end':
           return this.startUpEnd(msg);
+        case 'session-sandbox': {
+          const req = validateSessionSandbox(msg);
+          const join = (await this.deps.sessions?.join(req.key, req.own_network)) ?? null;
+          return { v: PROTOCOL_VERSION, id: msg.id, type: 'session-sandbox', join } satisfies SessionSandboxReply;
+        }
       }
       throw new ProtocolError('unknown-type', `unknown message type '${msg.type}' (expected ping, preflight, exec, start-up-end or run-finished)`, msg.id);
     } catch (e) {
@@ -266,7 +275,11 @@ export class Daemon<P> {
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
-    if (req.plan) reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply, this.deps.paths.requestSock);
+    if (req.plan) {
+      reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply, this.deps.paths.requestSock);
+      // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
+      if (this.deps.sessions && reply.plan.rerun) reply.plan = await joinWirePlan(reply.plan, req.plan.env, this.deps.sessions);
+    }
     // The policy's own answers for a cached script encode to the same verdict text every time: once.
     if (!policyOwn) return reply;
     let json = this.verdictsJson.get(check);
@@ -551,7 +564,20 @@ export class Daemon<P> {
       runs: this.runs.size,
       session_approvals: this.cache.size,
       counters: this.counters,
+      session_sandboxes: this.deps.sessions?.status(),
     };
+  }
+
+  /** What runs in the session sandboxes (approval channel `jobs`). */
+  sessionJobs(): SessionJob[] {
+    return this.deps.sessions?.jobs() ?? [];
+  }
+
+  /** Approval channel `jobs-kill`: a process of a session sandbox (host pid), or all of them. */
+  killJobs(target: number | 'all'): number {
+    const n = this.deps.sessions?.kill(target) ?? 0;
+    this.deps.audit.write({ kind: 'job', detail: `killed on request: ${target === 'all' ? 'all jobs' : `pid ${target}`} (${n} process${n === 1 ? '' : 'es'})` });
+    return n;
   }
 
   stop(): void {

@@ -10,6 +10,9 @@ import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
 import { startEscalationRunner } from '../exec/escalation-start.js';
+import { SHIMS_DIR } from '../exec/exec-gate.js';
+import { SessionSandboxes } from './session-sandbox.js';
+import { join } from 'node:path';
 import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
 import { pingDaemon } from './ping.js';
 import { startUpKeyPath, writeStartUpKey } from './start-up.js';
@@ -92,6 +95,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     // escalate.sock: escalated execs from the exec gate (src/exec/escalation-runner.ts)
     const escalation = await startEscalationRunner({ paths, env: opts.env, turnPolicy: () => daemon.config.sandbox_policy, log, audit });
     cleanups.push(() => void escalation.close());
+    // after the audit log is open, ended before it closes: the end of every session sandbox is recorded
+    const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), audit, log });
+    cleanups.push(() => sessions.stopAll());
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     daemon = new Daemon<unknown>({
@@ -108,6 +114,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       escalation,
       log,
       requestStop: () => stop(),
+      sessions,
       startUpKey: writeStartUpKey(paths),
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));

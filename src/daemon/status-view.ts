@@ -1,3 +1,18 @@
+interface SessionStatus {
+  sandboxes: { key: string; holder_pid: number; network: string; jobs: number }[];
+  jobs: { pid: number; pid_in_sandbox: number; outlived_command: boolean; cwd: string; argv: string[] }[];
+}
+
+/** Session sandboxes and what runs in them (src/daemon/session-sandbox.ts; `gate jobs` has the details). */
+function sessionLines(s: SessionStatus | undefined): string[] {
+  if (!s) return [];
+  return [
+    `session sandboxes: ${s.sandboxes.length || 'none'}`,
+    ...s.sandboxes.map((b) => `  ${b.key}  holder pid ${b.holder_pid}, network ${b.network}, ${b.jobs} process(es)`),
+    ...s.jobs.map((j) => `    pid ${j.pid} (${j.pid_in_sandbox} inside) ${j.outlived_command ? 'job' : 'command'}  ${j.argv.join(' ').slice(0, 100)}  (cwd ${j.cwd})`),
+  ];
+}
+
 /** Human form of the daemon's status object. */
 export function formatStatus(s: Record<string, unknown>): string {
   const policy = (s.policy ?? {}) as { files?: string[]; last_reload_error?: { message: string; at: string } | null; loaded_at?: string };
@@ -17,6 +32,7 @@ export function formatStatus(s: Record<string, unknown>): string {
     `pending prompts: ${pending.length || 'none'}`,
     ...pending.map((p) => `  ${p.approval_id}  ${p.display}  (cwd ${p.cwd})`),
     `audit log:       ${(s.paths as { audit_log?: string } | undefined)?.audit_log ?? '?'}`,
+    ...sessionLines(s.session_sandboxes as SessionStatus | undefined),
   ];
   return lines.join('\n') + '\n';
 }

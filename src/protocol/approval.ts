@@ -70,6 +70,27 @@ export interface ApprovalRequests {
   'config-get': Record<string, never>;
   'config-set': { key: string; value: string };
   stop: Record<string, never>;
+  /** every process of the session sandboxes (src/daemon/session-sandbox.ts) */
+  jobs: Record<string, never>;
+  /** kill one (host pid) or all of them */
+  'jobs-kill': { target: number | 'all' };
+}
+
+/** A process of a session sandbox (docs/sandbox.md, "Session sandboxes"). */
+export interface SessionJob {
+  /** the pid as the host (and `gate jobs kill`) sees it */
+  pid: number;
+  /** the pid inside the sandbox (what `$!` gave the command) */
+  pid_in_sandbox: number;
+  argv: string[];
+  cwd: string;
+  started_at: string;
+  /** the run whose command started it (its GATE_RUN) */
+  run_id?: string;
+  /** the sandbox's key, shortened */
+  sandbox: string;
+  /** true once its command ended and it lives on as the holder's child */
+  outlived_command: boolean;
 }
 
 export type ApprovalOp = keyof ApprovalRequests;
@@ -82,6 +103,8 @@ export interface ApprovalReplies {
   'config-get': { type: 'config'; config: Record<string, unknown> };
   'config-set': { type: 'config'; config: Record<string, unknown> };
   stop: { type: 'stopping' };
+  jobs: { type: 'jobs'; jobs: SessionJob[] };
+  'jobs-kill': { type: 'jobs-kill'; killed: number };
 }
 
 export interface ApprovalError {
@@ -92,7 +115,7 @@ export interface ApprovalError {
 /** Any line the daemon sends on the approval channel. */
 export type ApprovalLine = (ApprovalReplies[ApprovalOp] | ApprovalError | ApprovalEvent) & { re?: number };
 
-export const APPROVAL_OPS: readonly ApprovalOp[] = ['attach', 'answer', 'status', 'config-get', 'config-set', 'stop'];
+export const APPROVAL_OPS: readonly ApprovalOp[] = ['attach', 'answer', 'status', 'config-get', 'config-set', 'stop', 'jobs', 'jobs-kill'];
 
 export function parseApproverKind(v: unknown): ApproverKind {
   if (v === undefined) return 'console';

@@ -152,6 +152,25 @@ export interface StartUpEnd {
   run_id: string;
 }
 
+/** gate-sh → daemon: the namespaces of the session sandbox a run's plan joins (src/sandbox/session-join.ts). */
+export interface SessionSandboxRequest {
+  v: number;
+  id: string;
+  type: 'session-sandbox';
+  /** sessionShape(plan).key */
+  key: string;
+  /** the sandbox has a network of its own (loopback only) */
+  own_network: boolean;
+}
+
+export interface SessionSandboxReply {
+  v: number;
+  id: string;
+  type: 'session-sandbox';
+  /** null: no session sandbox for this run (it makes its own, as before) */
+  join: { pid: number; pidns: number; netns: number } | null;
+}
+
 export interface Ping {
   v: number;
   id: string;
@@ -183,7 +202,7 @@ export interface ErrorReply {
   message: string;
 }
 
-export type Request = PreflightRequest | ExecRequest | RunFinished | StartUpEnd | Ping;
-export type Reply = PreflightReply | ExecReply | Pending | Ack | ErrorReply;
+export type Request = PreflightRequest | ExecRequest | RunFinished | StartUpEnd | SessionSandboxRequest | Ping;
+export type Reply = PreflightReply | ExecReply | SessionSandboxReply | Pending | Ack | ErrorReply;
 
 export type { Action, EscalationExecution };

@@ -3,7 +3,7 @@
  * validator returns the typed message or throws ProtocolError('malformed') naming the bad field.
  */
 import { ProtocolError, type Envelope } from './codec.js';
-import type { ExecRequest, PreflightRequest, RunFinished, StartUpEnd } from './messages.js';
+import type { ExecRequest, PreflightRequest, RunFinished, SessionSandboxRequest, StartUpEnd } from './messages.js';
 import { decodeWire } from './exec-gate-wire.js';
 
 function fail(m: Envelope, what: string): never {
@@ -95,6 +95,12 @@ export function validateExec(m: Envelope): ExecRequest {
 export function validateStartUpEnd(m: Envelope): StartUpEnd {
   str(m, 'run_id');
   return m as unknown as StartUpEnd;
+}
+
+export function validateSessionSandbox(m: Envelope): SessionSandboxRequest {
+  str(m, 'key');
+  if (typeof m.own_network !== 'boolean') fail(m, '"own_network" must be a boolean');
+  return m as unknown as SessionSandboxRequest;
 }
 
 export function validateRunFinished(m: Envelope): RunFinished {

@@ -1,0 +1,198 @@
+/*
+ * gate-session: the holder of one session sandbox (docs/sandbox.md, "Session sandboxes").
+ *
+ *   gate-session [--net]
+ *
+ * Started by the daemon (src/daemon/session-sandbox.ts), never by a sandboxed process. It makes a new pid
+ * namespace (and with --net a new network namespace with only loopback, up) and stays in it as its pid 1:
+ * the namespaces every gated command of one session sandbox joins (shims/gate-launch --session-ns), and the
+ * reaper of the background jobs those commands leave behind. Pid 1 going away ends the sandbox: the kernel
+ * kills every process left in the pid namespace. It goes when its stdin (a pipe from the daemon) closes —
+ * the daemon stopped or died — or when the daemon kills it.
+ *
+ * Protocol on stdout, one line each (the daemon reads them; pids as the host sees them where said):
+ *   ready <host pid of pid 1>          the namespaces exist, loopback is up
+ *   job <host pid> <pid inside>        a process became pid 1's child: its command ended, it lives on
+ *   exit <pid inside> <wait status>    pid 1 reaped a child (a job, or a short-lived orphan)
+ *   error <message>                    nothing was made; the process exits 1
+ * On stdin: `killall\n` kills every process of the namespace but pid 1; EOF ends the sandbox.
+ *
+ * Trust boundary: the jobs share this pid namespace and run as the same uid, without capabilities. Pid 1 is
+ * not dumpable, so they cannot open its /proc files (its root is the host's filesystem); as a namespace's
+ * init it gets no signal from inside that it has no handler for, and it installs none. Not pure: it is the
+ * process that holds the namespaces.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* How often pid 1 looks for newly adopted children (a job's "started" record comes at most this late). */
+#define SCAN_MS 250
+#define MAX_JOBS 4096
+
+static void say(const char *fmt, long a, long b) {
+  char line[128];
+  int n = snprintf(line, sizeof line, fmt, a, b);
+  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+}
+
+static void fail(const char *what) {
+  char line[512];
+  int n = snprintf(line, sizeof line, "error %s: %s\n", what, strerror(errno));
+  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+  _exit(1);
+}
+
+static int loopback_up(void) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return -1;
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strcpy(ifr.ifr_name, "lo");
+  int r = ioctl(s, SIOCGIFFLAGS, &ifr);
+  if (r == 0) { ifr.ifr_flags |= IFF_UP | IFF_RUNNING; r = ioctl(s, SIOCSIFFLAGS, &ifr); }
+  close(s);
+  return r;
+}
+
+/* The pids pid 1 has adopted and already reported: host pid → pid inside. */
+static struct { long host, inside; } jobs[MAX_JOBS];
+static int njobs;
+
+static long inside_pid(long host) {
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/%ld/status", host);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  char *l = strstr(buf, "\nNSpid:");
+  if (!l) return -1;
+  char *end = strchr(l + 1, '\n');
+  if (end) *end = 0;
+  char *last = strrchr(l, '\t');
+  return last ? strtol(last + 1, NULL, 10) : -1;
+}
+
+static void scan(long self) {
+  char path[96], buf[16384];
+  snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", self, self);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return;
+  buf[n] = 0;
+  for (char *p = buf; *p;) {
+    char *e;
+    long h = strtol(p, &e, 10);
+    if (e == p) break;
+    p = e;
+    while (*p == ' ' || *p == '\n') p++;
+    int known = 0;
+    for (int i = 0; i < njobs; i++) if (jobs[i].host == h) { known = 1; break; }
+    if (known || njobs >= MAX_JOBS) continue;
+    long in = inside_pid(h);
+    if (in <= 0) continue;
+    jobs[njobs].host = h; jobs[njobs].inside = in; njobs++;
+    say("job %ld %ld\n", h, in);
+  }
+}
+
+static void reap(void) {
+  int st;
+  pid_t w;
+  while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+    for (int i = 0; i < njobs; i++)
+      if (jobs[i].inside == w) { jobs[i] = jobs[--njobs]; break; }
+    say("exit %ld %ld\n", (long)w, (long)st);
+  }
+}
+
+static long host_pid_of_self(void) {
+  char buf[32];
+  /* /proc is the host's procfs (this process keeps the daemon's mounts): its "self" is the host pid */
+  ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  return strtol(buf, NULL, 10);
+}
+
+int main(int argc, char **argv) {
+  int net = argc > 1 && !strcmp(argv[1], "--net");
+  pid_t daemon_pid = getppid();
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != daemon_pid) _exit(1);
+  signal(SIGPIPE, SIG_IGN);
+  if (unshare(CLONE_NEWPID | (net ? CLONE_NEWNET : 0))) fail(net ? "cannot make the pid and network namespaces" : "cannot make the pid namespace");
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &chld, NULL);
+  pid_t init = fork();
+  if (init < 0) fail("cannot start the holder");
+  if (init > 0) {
+    /* the outer process only waits: its death (the daemon's SIGKILL) takes pid 1 with it */
+    close(0);
+    int st;
+    while (waitpid(init, &st, 0) < 0 && errno == EINTR) {}
+    _exit(0);
+  }
+  /* the parent is outside the namespace (getppid() says 0): a death before this prctl still ends pid 1
+   * through stdin, which the daemon closes when it ends the sandbox */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL)) _exit(1);
+  prctl(PR_SET_DUMPABLE, 0);
+  if (chdir("/")) fail("chdir /");
+  if (net && loopback_up()) fail("cannot bring loopback up");
+  syscall(__NR_close_range, 3u, ~0u, 0);
+  int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (sigfd < 0) fail("signalfd");
+  long self = host_pid_of_self();
+  if (self <= 0) fail("cannot read its own pid");
+  say("ready %ld\n", self, 0);
+  char cmd[64];
+  size_t have = 0;
+  for (;;) {
+    struct pollfd pf[2] = { { 0, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+    int r = poll(pf, 2, SCAN_MS);
+    if (r < 0 && errno != EINTR) _exit(1);
+    if (pf[1].revents & POLLIN) {
+      struct signalfd_siginfo si;
+      while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+      reap();
+    }
+    if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+      ssize_t n = read(0, cmd + have, sizeof cmd - 1 - have);
+      if (n <= 0) _exit(0); /* the daemon is gone: the kernel ends every process of the namespace */
+      have += (size_t)n;
+      cmd[have] = 0;
+      char *nl;
+      while ((nl = strchr(cmd, '\n'))) {
+        *nl = 0;
+        /* kill(-1) from a namespace's init reaches every process in it but itself */
+        if (!strcmp(cmd, "killall")) kill(-1, SIGKILL);
+        size_t rest = have - (size_t)(nl + 1 - cmd);
+        memmove(cmd, nl + 1, rest + 1);
+        have = rest;
+      }
+      if (have >= sizeof cmd - 1) have = 0;
+    }
+    scan(self);
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * The daemon's session sandboxes (docs/sandbox.md, "Session sandboxes"): one holder process
+ * (shims/gate-session) per sandbox key of this session (src/sandbox/session-join.ts), made on first use,
+ * whose pid namespace (and, with the network off, network namespace with loopback only) every gated command
+ * with that key joins. Background jobs left by a command live on in it; they are listed (`gate jobs`,
+ * `gate status`), killed on request (`gate jobs kill`), audited (a job that outlived its command: started,
+ * ended, exit status) and end with the sandbox: when the daemon stops, or when the sandbox has had nothing
+ * running in it for the idle time. At most MAX_SANDBOXES at once: past that a run gets no session sandbox
+ * (it builds its own, as before).
+ * Not pure: spawns and kills holders, reads /proc. Trust boundary: a `session-sandbox` request comes on the
+ * request channel, which sandboxed processes can reach; it can only make a holder for a key (bounded in
+ * number) and learn its pid and namespace numbers, which give nothing without the privileges to join.
+ * Listing and killing are on the approval channel only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import type { AuditLog } from './audit.js';
+import type { SessionJoin } from '../sandbox/session-join.js';
+import type { SessionJob } from '../protocol/approval.js';
+
+export const MAX_SANDBOXES = 16;
+/** A sandbox with nothing running in it is ended after this long without a command joining it. */
+export const IDLE_MS = 10 * 60_000;
+
+export type { SessionJob };
+
+interface Holder {
+  key: string;
+  ownNetwork: boolean;
+  proc: ChildProcess;
+  join: SessionJoin;
+  createdAt: number;
+  lastJoin: number;
+  /** host pid → what was recorded when it was adopted */
+  adopted: Map<number, { inside: number; argv: string[]; cwd: string; run_id?: string }>;
+  ended: boolean;
+}
+
+export interface SessionSandboxOptions {
+  /** shims/gate-session */
+  holder: string;
+  audit: AuditLog;
+  log(line: string): void;
+  idleMs?: number;
+}
+
+const CLK_TCK = 100;
+
+function bootTimeMs(): number {
+  const m = /^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'));
+  return m ? Number(m[1]) * 1000 : 0;
+}
+
+function nsInode(pid: number, kind: string): number {
+  return statSync(`/proc/${pid}/ns/${kind}`).ino;
+}
+
+function readArgv(pid: number): string[] {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return [];
+  }
+}
+
+function readCwd(pid: number): string {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return '?';
+  }
+}
+
+function readRun(pid: number): string | undefined {
+  try {
+    const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    return env.find((e) => e.startsWith('GATE_RUN='))?.slice(9);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The status a shell reports for a wait status: the exit code, or 128 + the signal. */
+export function shellStatus(wait: number): number {
+  const sig = wait & 0x7f;
+  return sig === 0 ? (wait >> 8) & 0xff : 128 + sig;
+}
+
+export class SessionSandboxes {
+  private readonly holders = new Map<string, Holder>();
+  private readonly starting = new Map<string, Promise<SessionJoin | null>>();
+  private readonly boot = bootTimeMs();
+  private readonly idle: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(private readonly o: SessionSandboxOptions) {
+    this.idle = setInterval(() => this.endIdle(), Math.min(o.idleMs ?? IDLE_MS, 60_000)).unref();
+  }
+
+  /** The namespaces of the sandbox with this key, made on first use; null when none can be had (the run
+   * then makes its own sandbox, as before). */
+  async join(key: string, ownNetwork: boolean): Promise<SessionJoin | null> {
+    if (!/^[0-9a-f]{64}$/.test(key) || this.stopped) return null;
+    const id = `${key}:${ownNetwork ? 1 : 0}`;
+    const h = this.holders.get(id);
+    if (h && !h.ended && this.alive(h)) {
+      h.lastJoin = Date.now();
+      return h.join;
+    }
+    let p = this.starting.get(id);
+    if (!p) {
+      p = this.start(id, key, ownNetwork).finally(() => this.starting.delete(id));
+      this.starting.set(id, p);
+    }
+    return p;
+  }
+
+  private alive(h: Holder): boolean {
+    try {
+      return nsInode(h.join.pid, 'pid') === h.join.pidns;
+    } catch {
+      return false;
+    }
+  }
+
+  private async start(id: string, key: string, ownNetwork: boolean): Promise<SessionJoin | null> {
+    const old = this.holders.get(id);
+    if (old) this.end(old, 'its holder was gone');
+    if (this.holders.size >= MAX_SANDBOXES) {
+      this.endIdle(5000); // not one a command was just told to join
+      if (this.holders.size >= MAX_SANDBOXES) {
+        this.o.log(`session sandbox refused: ${MAX_SANDBOXES} exist with jobs running in each; this run gets a sandbox of its own`);
+        return null;
+      }
+    }
+    const proc = spawn(this.o.holder, ownNetwork ? ['--net'] : [], { stdio: ['pipe', 'pipe', 'inherit'] });
+    proc.stdin!.on('error', () => {});
+    const h: Holder = { key, ownNetwork, proc, join: { pid: 0, pidns: 0, netns: 0 }, createdAt: Date.now(), lastJoin: Date.now(), adopted: new Map(), ended: false };
+    const ready = await new Promise<string | null>((resolve) => {
+      let buf = '';
+      let first = true;
+      proc.stdout!.setEncoding('utf8');
+      proc.stdout!.on('data', (d: string) => {
+        buf += d;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl);
+          buf = buf.slice(nl + 1);
+          if (first) {
+            first = false;
+            resolve(line);
+          } else this.onLine(h, line);
+        }
+      });
+      proc.once('error', () => resolve(null));
+      proc.once('exit', () => resolve(null));
+    });
+    const m = ready ? /^ready (\d+)$/.exec(ready) : null;
+    if (!m) {
+      this.o.log(`session sandbox not made: ${ready?.startsWith('error ') ? ready.slice(6) : 'its holder did not start'}; the run gets a sandbox of its own`);
+      proc.kill('SIGKILL');
+      return null;
+    }
+    const pid = Number(m[1]);
+    try {
+      h.join = { pid, pidns: nsInode(pid, 'pid'), netns: ownNetwork ? nsInode(pid, 'net') : 0 };
+    } catch (e) {
+      this.o.log(`session sandbox not made: ${(e as Error).message}`);
+      proc.kill('SIGKILL');
+      return null;
+    }
+    proc.once('exit', () => {
+      if (!h.ended) this.end(h, 'its holder ended');
+    });
+    this.holders.set(id, h);
+    this.o.log(`session sandbox ${key.slice(0, 12)} made (holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'the host\'s'})`);
+    this.o.audit.write({ kind: 'daemon', detail: `session sandbox ${key.slice(0, 12)} made: holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'host'}` });
+    return h.join;
+  }
+
+  private onLine(h: Holder, line: string): void {
+    const job = /^job (\d+) (\d+)$/.exec(line);
+    if (job) {
+      const host = Number(job[1]);
+      const rec = { inside: Number(job[2]), argv: readArgv(host), cwd: readCwd(host), run_id: readRun(host) };
+      h.adopted.set(host, rec);
+      this.o.audit.write({ kind: 'job', run_id: rec.run_id, cwd: rec.cwd, argv: rec.argv, detail: `started: pid ${rec.inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host}) outlived its command` });
+      return;
+    }
+    const exit = /^exit (\d+) (\d+)$/.exec(line);
+    if (exit) {
+      const inside = Number(exit[1]);
+      for (const [host, rec] of h.adopted)
+        if (rec.inside === inside) {
+          h.adopted.delete(host);
+          this.o.audit.write({ kind: 'job', run_id: rec.run_id, cwd: rec.cwd, argv: rec.argv, exit_status: shellStatus(Number(exit[2])), detail: `ended: pid ${inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host})` });
+          break;
+        }
+    }
+  }
+
+  /** Every process of every session sandbox but the holders themselves. */
+  jobs(): SessionJob[] {
+    const byNs = new Map<number, Holder>();
+    for (const h of this.holders.values()) if (!h.ended) byNs.set(h.join.pidns, h);
+    if (byNs.size === 0) return [];
+    const out: SessionJob[] = [];
+    for (const name of readdirSync('/proc')) {
+      if (!/^\d+$/.test(name)) continue;
+      const pid = Number(name);
+      let h: Holder | undefined;
+      try {
+        h = byNs.get(nsInode(pid, 'pid'));
+      } catch {
+        continue;
+      }
+      if (!h || pid === h.join.pid) continue;
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+        const ns = /^NSpid:\s+(.*)$/m.exec(status)?.[1].trim().split(/\s+/);
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const ppidInside = Number(/^PPid:\s+(\d+)$/m.exec(status)?.[1] ?? -1);
+        const started = this.boot + (Number(fields[19]) * 1000) / CLK_TCK;
+        const rec = h.adopted.get(pid);
+        out.push({
+          pid,
+          pid_in_sandbox: Number(ns?.[ns.length - 1] ?? 0),
+          argv: readArgv(pid),
+          cwd: readCwd(pid),
+          started_at: new Date(started).toISOString(),
+          run_id: rec?.run_id ?? readRun(pid),
+          sandbox: h.key.slice(0, 12),
+          outlived_command: rec !== undefined || ppidInside === h.join.pid,
+        });
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+    return out.sort((a, b) => a.pid - b.pid);
+  }
+
+  /** Kill one process of a session sandbox (host pid) or all of them; returns how many were signalled. */
+  kill(target: number | 'all'): number {
+    if (target === 'all') {
+      let n = 0;
+      for (const h of this.holders.values()) {
+        if (h.ended) continue;
+        n += this.jobs().filter((j) => j.sandbox === h.key.slice(0, 12)).length;
+        h.proc.stdin!.write('killall\n');
+      }
+      return n;
+    }
+    if (!this.jobs().some((j) => j.pid === target)) return 0; // only a process of a session sandbox
+    try {
+      process.kill(target, 'SIGKILL');
+      return 1;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** For `gate status`. */
+  status(): { sandboxes: { key: string; holder_pid: number; network: string; created_at: string; jobs: number }[]; jobs: SessionJob[] } {
+    const jobs = this.jobs();
+    return {
+      sandboxes: [...this.holders.values()]
+        .filter((h) => !h.ended)
+        .map((h) => ({ key: h.key.slice(0, 12), holder_pid: h.join.pid, network: h.ownNetwork ? 'loopback only' : 'host', created_at: new Date(h.createdAt).toISOString(), jobs: jobs.filter((j) => j.sandbox === h.key.slice(0, 12)).length })),
+      jobs,
+    };
+  }
+
+  private end(h: Holder, why: string): void {
+    if (h.ended) return;
+    h.ended = true;
+    for (const [id, x] of this.holders) if (x === h) this.holders.delete(id);
+    // pid 1 of the namespace first: the kernel then kills every process left in it
+    if (h.join.pid > 0) {
+      try {
+        if (this.alive(h)) process.kill(h.join.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
+    h.proc.kill('SIGKILL');
+    this.o.log(`session sandbox ${h.key.slice(0, 12)} ended (${why})`);
+    this.o.audit.write({ kind: 'daemon', detail: `session sandbox ${h.key.slice(0, 12)} ended: ${why}` });
+  }
+
+  /** End the sandboxes that have nothing running in them and had no command for idleMs. */
+  private endIdle(idleMs = this.o.idleMs ?? IDLE_MS): void {
+    const now = Date.now();
+    const candidates = [...this.holders.values()].filter((h) => !h.ended && now - h.lastJoin >= idleMs);
+    if (candidates.length === 0) return;
+    const jobs = this.jobs();
+    for (const h of candidates) if (!jobs.some((j) => j.sandbox === h.key.slice(0, 12))) this.end(h, `nothing ran in it for ${Math.round(idleMs / 1000)} s`);
+  }
+
+  /** The daemon stops: every sandbox and every process in it ends. */
+  stopAll(): void {
+    this.stopped = true;
+    clearInterval(this.idle);
+    for (const h of [...this.holders.values()]) this.end(h, 'the daemon stopped');
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Session sandboxes (docs/sandbox.md, "Session sandboxes"): what a gated run's plan becomes when it joins
+ * the long-lived namespaces of its session sandbox instead of making its own, so that background jobs
+ * outlive the command as under bash.
+ *
+ * A plan that can join is `gate-launch <bwrap> <options> -- <command>` (the sandbox step, then the exec
+ * gate). Its sandbox is named by a key over the bubblewrap options that give access (every mount, the
+ * network choice, the session flags; the run's own `--chdir` aside): two commands share a sandbox only when
+ * they have exactly the same mounts, so a job of one, reached through /proc/<pid>/root by the other, grants
+ * nothing the other did not have. A different policy, profile, working folder (a writable root under
+ * workspace-write) or network setting is another key, another sandbox. Joining drops `--unshare-pid` and
+ * `--unshare-net` (the holder's namespaces replace them: gate-launch enters them, docs/sandbox.md) and keeps
+ * every mount as it was built. Pure.
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+
+export interface JoinablePlan {
+  program: string;
+  args: string[];
+}
+
+/** What a run needs from the daemon to join: which sandbox, and whether it has a network of its own. */
+export interface SessionShape {
+  /** sha256 (hex) of the access-giving bubblewrap options */
+  key: string;
+  /** true: the holder makes a network namespace of its own (loopback only); false: the host's network */
+  ownNetwork: boolean;
+}
+
+/** The holder's namespaces, as the daemon answers them (host pid of its pid 1, namespace inode numbers). */
+export interface SessionJoin {
+  pid: number;
+  pidns: number;
+  /** 0: no network namespace of its own (network on: the host's) */
+  netns: number;
+}
+
+/** The bubblewrap options of a gate-launch + bwrap plan (between bwrap and `--`), or null. */
+function bwrapOptions(plan: JoinablePlan): { at: number; end: number } | null {
+  if (basename(plan.program) !== 'gate-launch') return null;
+  // gate-launch [--argv0 NAME] bwrap ...: a renamed program is an escalated command, never a gated run's bash
+  if (plan.args[0]?.startsWith('--')) return null;
+  if (basename(plan.args[0] ?? '') !== 'bwrap') return null;
+  const end = plan.args.indexOf('--', 1);
+  if (end < 0) return null;
+  // a sandbox that already shares the host's pid namespace (none today) has nothing to join
+  if (!plan.args.slice(1, end).includes('--unshare-pid')) return null;
+  return { at: 1, end };
+}
+
+/** Which session sandbox a plan joins, or null when it cannot join one (not wrapped in bubblewrap). */
+export function sessionShape(plan: JoinablePlan): SessionShape | null {
+  const o = bwrapOptions(plan);
+  if (!o) return null;
+  const opts = plan.args.slice(o.at, o.end);
+  // A protected entry that is missing (.git, .codex, a missing $CODEX_HOME) is blocked with an empty
+  // read-only tmpfs, and bubblewrap leaves an empty folder behind on the host, which the next run binds
+  // read-only instead (docs/sandbox.md): the same access (nothing writable there; reads are not what the
+  // sandbox restricts in these places), so the same key — else a workspace's first command and its second
+  // would never share a sandbox. The hidden runtime folder is a read-only tmpfs in every run alike.
+  const remounted = new Set<string>();
+  for (let i = 0; i < opts.length - 1; i++) if (opts[i] === '--remount-ro') remounted.add(opts[i + 1]);
+  const access: string[] = [];
+  for (let i = 0; i < opts.length; i++) {
+    if (opts[i] === '--chdir') {
+      i++; // where the command starts is not access: the mounts are
+      continue;
+    }
+    if (opts[i] === '--tmpfs' && remounted.has(opts[i + 1])) {
+      access.push('--ro-bind', opts[i + 1], opts[i + 1]);
+      i++;
+      continue;
+    }
+    if (opts[i] === '--remount-ro') {
+      i++;
+      continue;
+    }
+    access.push(opts[i]);
+  }
+  // NUL cannot be in an argv word: the join is unambiguous
+  const key = createHash('sha256').update(access.join('\0')).digest('hex');
+  return { key, ownNetwork: opts.includes('--unshare-net') };
+}
+
+/** The plan entering the holder's namespaces (gate-launch --session-ns), its mounts unchanged. */
+export function joinPlan<T extends JoinablePlan>(plan: T, join: SessionJoin): T {
+  const o = bwrapOptions(plan);
+  if (!o) throw new Error('this plan cannot join a session sandbox');
+  const opts = plan.args.slice(o.at, o.end).filter((a) => a !== '--unshare-pid' && a !== '--unshare-net');
+  const spec = `${join.pid}:${join.pidns}:${join.netns}`;
+  return { ...plan, args: ['--session-ns', spec, plan.args[0], ...opts, ...plan.args.slice(o.end)] };
+}
+
+/** Whether the client's environment turns session sandboxes off (GATE_SESSION_SANDBOX=off): each command
+ * then gets a sandbox of its own, as before, and its background jobs end with it. */
+export function sessionSandboxOff(env: Record<string, string | undefined>): boolean {
+  const v = env.GATE_SESSION_SANDBOX;
+  return v === 'off' || v === '0' || v === 'false';
+}

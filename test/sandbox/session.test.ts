@@ -1,0 +1,234 @@
+// Session sandboxes (issue 18): background jobs and servers a gated command leaves running live on inside
+// the session's sandbox, as under bash; they are listed, killed, audited, still gated and confined, and end
+// with the daemon. Real daemon, real gate-sh (native and Node entries), bubblewrap, exec gate; loopback only.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { GATE, ROOT } from '../helpers/env.js';
+import { gateSh, run, startRig, waitFor, type Rig } from '../exec-gate/helpers.js';
+import type { SessionJob } from '../../src/daemon/session-sandbox.js';
+
+// a port of its own per test: the network-on test binds the host's loopback
+let port = 20000 + Math.floor(Math.random() * 20000);
+const curl = (p: number): string => `curl -s -m 5 -o /dev/null -w "%{http_code}\\n" http://127.0.0.1:${p}/ || echo unreachable`;
+// the issue's transcript, waiting for the server to answer rather than a fixed second (the machine is shared)
+const serve = (p: number): string =>
+  `nohup python3 -m http.server ${p} --bind 127.0.0.1 > srv.log 2>&1 & for i in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:${p}/ && break; sleep 0.1; done; echo started`;
+
+const rigs: Rig[] = [];
+after(async () => {
+  for (const r of rigs) await r.stop();
+});
+
+async function rig(o: { rules?: string[]; config?: string } = {}): Promise<Rig> {
+  const r = await startRig({ rules: o.rules ?? [], ...(o.config ? { config: o.config } : { env: { GATE_SANDBOX_MODE: 'workspace-write' } }) });
+  rigs.push(r);
+  return r;
+}
+
+async function jobs(r: Rig): Promise<SessionJob[]> {
+  const out = await run(process.execPath, [GATE, 'jobs', '--json'], { env: r.env, cwd: r.work });
+  assert.equal(out.code, 0, out.stderr);
+  return JSON.parse(out.stdout) as SessionJob[];
+}
+
+/** Running: the pid exists and is not a zombie (a dead child its parent has not reaped yet). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+async function hostCurl(p: number): Promise<string> {
+  const r = await run('/bin/bash', ['-c', curl(p)], { env: process.env as Record<string, string>, cwd: '/' });
+  return r.stdout.trim();
+}
+
+for (const entry of ['native', 'node'] as const) {
+  test(`${entry}: a server started by one command answers the next (network off: loopback inside the session sandbox only); gate jobs lists it and gate jobs kill ends it`, { timeout: 90_000 }, async () => {
+    const PORT = port++;
+    const r = await rig();
+    const env: Record<string, string> = entry === 'node' ? { GATE_SH_NODE: '1' } : {};
+    const first = await gateSh(r, serve(PORT), { env });
+    assert.equal(first.stdout, 'started\n', first.stderr);
+    assert.equal(first.code, 0);
+    const second = await gateSh(r, curl(PORT), { env });
+    assert.equal(second.stdout, '200\n', second.stderr);
+    assert.notEqual(await hostCurl(PORT), '200', 'the sandbox has a loopback of its own: the host cannot reach the server');
+    const listed = await waitFor(async () => (await jobs(r)).find((j) => j.argv.includes('http.server')), 'the server in gate jobs');
+    assert.equal(listed.cwd, r.work);
+    assert.equal(listed.outlived_command, true);
+    assert.ok(running(listed.pid));
+    const k = await run(process.execPath, [GATE, 'jobs', 'kill', String(listed.pid)], { env: r.env, cwd: r.work });
+    assert.equal(k.stdout, 'killed 1 process\n', k.stderr);
+    await waitFor(() => !running(listed.pid) || undefined, 'the server to end');
+    const third = await gateSh(r, curl(PORT), { env });
+    assert.equal(third.stdout, '000\nunreachable\n');
+    // audited: the job outlived its command (started), and ended with SIGKILL's status
+    await waitFor(() => readFileSync(r.paths.auditLog, 'utf8').includes('"exit_status":137') || undefined, 'the job end record');
+    const recs = readFileSync(r.paths.auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.kind === 'job');
+    assert.ok(recs.some((x) => /^started: /.test(x.detail) && x.argv.includes('http.server') && x.cwd === r.work && typeof x.run_id === 'string'), JSON.stringify(recs));
+    assert.ok(recs.some((x) => /^ended: /.test(x.detail) && x.exit_status === 137));
+  });
+}
+
+test('network on: the server is on the host loopback, and the next command reaches it; gate jobs kill all ends it', { timeout: 90_000 }, async () => {
+  const PORT = port++;
+  const r = await rig({ config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nnetwork_access = true\n' });
+  assert.equal((await gateSh(r, serve(PORT))).stdout, 'started\n');
+  assert.equal((await gateSh(r, curl(PORT))).stdout, '200\n');
+  assert.equal(await hostCurl(PORT), '200');
+  const j = await waitFor(async () => (await jobs(r)).find((x) => x.argv.includes('http.server')), 'the server in gate jobs');
+  const k = await run(process.execPath, [GATE, 'jobs', 'kill', 'all'], { env: r.env, cwd: r.work });
+  assert.equal(k.code, 0, k.stderr);
+  await waitFor(() => !running(j.pid) || undefined, 'the server to end');
+  assert.equal((await gateSh(r, curl(PORT))).stdout, '000\nunreachable\n');
+});
+
+test("bash's semantics: gate-sh returns when bash does; $!, wait and jobs work inside one script", { timeout: 60_000 }, async () => {
+  const r = await rig();
+  const started = Date.now();
+  const bg = await gateSh(r, 'sleep 30 > /dev/null 2>&1 & echo "pid $!"', { timeoutMs: 20_000 });
+  assert.equal(bg.code, 0, bg.stderr);
+  assert.match(bg.stdout, /^pid \d+\n$/);
+  assert.ok(Date.now() - started < 20_000);
+  const inner = Number(/pid (\d+)/.exec(bg.stdout)![1]);
+  // a later command sees it in the same pid namespace and can kill it by the pid $! gave
+  const k = await gateSh(r, `kill ${inner} && echo killed`);
+  assert.equal(k.stdout, 'killed\n', k.stderr);
+  const w = await gateSh(r, 'sleep 0.2 & p=$!; jobs | wc -l; wait $p; echo "waited $?"; (exit 7) & wait $!; echo "status $?"');
+  assert.equal(w.stdout, '1\nwaited 0\nstatus 7\n', w.stderr);
+});
+
+test('a background job stays under the exec gate (both layers) and inside the writable roots after its command returned', { timeout: 60_000 }, async () => {
+  const r = await rig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'] });
+  // "$B/static-exec" /bin/rm ...: a static program's exec, which only the kernel layer sees; pre-flight
+  // sees static-exec, not rm, so the script runs and the job meets the gate at exec time
+  const outside = mkdtempSync('/var/tmp/gate-out-');
+  const B = mkdtempSync('/var/tmp/gate-bin-');
+  try {
+    execFileSync('gcc', ['-static', '-O2', '-o', join(B, 'static-exec'), join(ROOT, 'test', 'exec-gate', 'programs', 'static-exec.c')]);
+    writeFileSync(join(r.work, 'victim'), 'x');
+    const script = `(sleep 1.5; touch inside; echo "touch=$?" > touch.out; ${B}/static-exec /bin/rm rm -f victim; echo "rm=$?" > rm.out; echo x > ${outside}/f; echo "out=$?" > out.out) > job.err 2>&1 & echo back`;
+    const g = await gateSh(r, script);
+    assert.equal(g.stdout, 'back\n', g.stderr);
+    await waitFor(() => existsSync(join(r.work, 'out.out')) || undefined, 'the job to finish');
+    // the allowed exec after the command ended ran (its supervisor lives on), the forbidden one did not
+    assert.equal(readFileSync(join(r.work, 'touch.out'), 'utf8'), 'touch=0\n');
+    assert.ok(existsSync(join(r.work, 'inside')));
+    assert.equal(readFileSync(join(r.work, 'rm.out'), 'utf8'), 'rm=126\n');
+    assert.ok(existsSync(join(r.work, 'victim')));
+    assert.match(readFileSync(join(r.work, 'job.err'), 'utf8'), /static-exec: execve: Permission denied/);
+    assert.equal(readFileSync(join(r.work, 'out.out'), 'utf8'), 'out=1\n');
+    assert.ok(!existsSync(join(outside, 'f')));
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+    rmSync(B, { recursive: true, force: true });
+  }
+});
+
+test('a run with another sandbox policy, or another workspace, neither sees nor joins the session sandbox', { timeout: 90_000 }, async () => {
+  const r = await rig();
+  const g = await gateSh(r, 'sleep 300 > /dev/null 2>&1 & echo $!');
+  const inner = g.stdout.trim();
+  const seen = `ps -e -o args= | grep -c '^sleep 300' ; kill -0 ${inner} 2>/dev/null && echo same || echo other`;
+  assert.equal((await gateSh(r, seen)).stdout, '1\nsame\n');
+  const set = await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'read-only'], { env: r.env, cwd: r.work });
+  assert.equal(set.code, 0, set.stderr);
+  assert.equal((await gateSh(r, seen)).stdout, '0\nother\n');
+  await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'workspace-write'], { env: r.env, cwd: r.work });
+  const elsewhere = join(r.te.dir, 'w2');
+  mkdirSync(elsewhere);
+  assert.equal((await gateSh(r, seen, { cwd: elsewhere })).stdout, '0\nother\n');
+  assert.equal((await gateSh(r, seen)).stdout, '1\nsame\n');
+});
+
+test('two sessions are isolated: each has its own processes and its own loopback', { timeout: 90_000 }, async () => {
+  const PORT = port++;
+  const a = await rig();
+  const b = await rig();
+  assert.equal((await gateSh(a, serve(PORT))).stdout, 'started\n');
+  // the same port in the other session: its own loopback, so it binds, and each sees one server, its own
+  assert.equal((await gateSh(b, serve(PORT))).stdout, 'started\n');
+  for (const r of [a, b]) {
+    const seen = await gateSh(r, `${curl(PORT)}; pgrep -fc 'm http[.]server'; grep -c 'Address already in use' srv.log || true`);
+    assert.equal(seen.stdout, '200\n1\n0\n', seen.stderr);
+  }
+  const ja = await jobs(a);
+  const jb = await jobs(b);
+  assert.equal(ja.length, 1);
+  assert.equal(jb.length, 1);
+  assert.notEqual(ja[0].pid, jb[0].pid);
+});
+
+test('daemon stop ends every session sandbox and everything in it: nothing is left running', { timeout: 90_000 }, async () => {
+  const PORT = port++;
+  const r = await startRig({ rules: [], env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+  try {
+    await gateSh(r, `${serve(PORT)}; sleep 300 > /dev/null 2>&1 &`);
+    await gateSh(r, '(nohup sleep 301 > /dev/null 2>&1 < /dev/null &)', { env: { GATE_SH_NODE: '1' } });
+    const list = await waitFor(async () => {
+      const j = await jobs(r);
+      return j.length >= 3 ? j : undefined;
+    }, 'three jobs');
+    const st = await run(process.execPath, [GATE, 'status', '--json'], { env: r.env, cwd: r.work });
+    const holders = (JSON.parse(st.stdout).session_sandboxes.sandboxes as { holder_pid: number }[]).map((s) => s.holder_pid);
+    assert.equal(holders.length, 1);
+    const supervisors = listPids().filter((p) => cmdline(p).includes(`--session-ns ${holders[0]}:`));
+    assert.ok(supervisors.length >= 1, 'the jobs keep their exec supervisors');
+    const pids = [...list.map((j) => j.pid), ...holders, ...supervisors];
+    assert.ok(pids.every(running));
+    await r.stop();
+    await waitFor(() => pids.every((p) => !running(p)) || undefined, 'every job, holder and supervisor to end');
+  } finally {
+    await r.stop();
+  }
+});
+
+function listPids(): number[] {
+  return readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
+}
+
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}
+
+test("the holder (pid 1 of the session sandbox) is out of the jobs' reach: its /proc files cannot be opened", { timeout: 60_000 }, async () => {
+  const r = await rig();
+  const g = await gateSh(r, 'cat /proc/1/cmdline | tr "\\0" " "; echo; ls /proc/1/root/ 2>&1 | head -1; cat /proc/1/environ 2>&1 | head -1; ls /proc/1/cwd/ 2>&1 | head -1');
+  assert.match(g.stdout, /^\S*gate-session --net \n/);
+  assert.match(g.stdout, /ls: cannot access '\/proc\/1\/root\/': Permission denied\n/);
+  assert.match(g.stdout, /cat: \/proc\/1\/environ: Permission denied\n/);
+  assert.match(g.stdout, /ls: cannot access '\/proc\/1\/cwd\/': Permission denied\n/);
+});
+
+test('the daemon killed (SIGKILL): its session sandboxes and their jobs die with it', { timeout: 60_000 }, async () => {
+  const r = await startRig({ rules: [], env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+  try {
+    await gateSh(r, 'sleep 302 > /dev/null 2>&1 &');
+    const j = await waitFor(async () => (await jobs(r)).find((x) => x.argv.join(' ') === 'sleep 302'), 'the job');
+    await r.killDaemon();
+    await waitFor(() => !running(j.pid) || undefined, 'the job to end with the daemon');
+  } finally {
+    await r.stop();
+  }
+});
+
+test('GATE_SESSION_SANDBOX=off: a sandbox of its own per command, as before (its jobs end with it)', { timeout: 60_000 }, async () => {
+  const PORT = port++;
+  const r = await rig();
+  const env = { GATE_SESSION_SANDBOX: 'off' };
+  assert.equal((await gateSh(r, serve(PORT), { env })).stdout, 'started\n');
+  assert.equal((await gateSh(r, curl(PORT), { env })).stdout, '000\nunreachable\n');
+  assert.deepEqual(await jobs(r), []);
+});
+
