@@ -94,6 +94,23 @@ export interface InterceptedDecision {
   hardening?: 'code-loading' | 'writable-program' | 'skill-permissions';
 }
 
+/** Drop-in implementations a program may be started as: Claude Code's shell snapshot runs its own binary
+ * as `bfs` for find and `ugrep` for grep. A rule about the command a name stands for applies to it too. */
+const STANDS_FOR: Readonly<Record<string, string>> = { bfs: 'find', ugrep: 'grep' };
+
+/**
+ * The names an exec is called by besides its program's own: argv[0] when it names another program
+ * (`exec -a rm ./x`, a multi-call binary dispatching on it; a login shell's leading '-' aside), and the
+ * command that name stands for. Rules about them apply too, the stricter deciding: a name can only add a
+ * rule's verdict, never take one away, so choosing argv[0] cannot loosen a decision.
+ */
+export function calledNames(program: string, argv: readonly string[]): string[] {
+  const called = basenameOf(argv[0] ?? '').replace(/^-/, '');
+  if (called === '' || called === basenameOf(program)) return [];
+  const standsFor = Object.hasOwn(STANDS_FOR, called) ? STANDS_FOR[called] : undefined;
+  return standsFor && standsFor !== basenameOf(program) ? [called, standsFor] : [called];
+}
+
 /** argv0 replaced by the resolved absolute program (`join_program`). */
 export function joinProgram(program: string, argv: readonly string[]): string[] {
   return [program, ...argv.slice(1)];
@@ -142,9 +159,10 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   if (ctx.knownAs) inner.push(joinProgram(ctx.knownAs, argv), ...inProcessCommands(joinProgram(ctx.knownAs, argv)));
   const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
   let { evaluation, decision, byPolicy, decidedBy } = decideExecCommand(ctx.policy, commands, options, unmatched);
-  if (ctx.realProgram && ctx.realProgram !== program) {
-    const real = decideExecCommand(ctx.policy, [joinProgram(ctx.realProgram, argv)], options, unmatched);
-    if (real.byPolicy && stricter(real.decision, decision) !== decision) ({ evaluation, decision, byPolicy, decidedBy } = real);
+  const alsoAs = [...(ctx.realProgram && ctx.realProgram !== program ? [ctx.realProgram] : []), ...calledNames(program, argv)];
+  for (const other of alsoAs) {
+    const as = decideExecCommand(ctx.policy, [joinProgram(other, argv)], options, unmatched);
+    if (as.byPolicy && stricter(as.decision, decision) !== decision) ({ evaluation, decision, byPolicy, decidedBy } = as);
   }
   // `timeout 30 git status`: decided as `git status` (src/decide/wrapper-inner.ts); the inner exec is
   // checked again when the wrapper makes it, so the wrapper itself only runs in place
