@@ -152,7 +152,7 @@ struct inv {
   int escalation; /* --escalate, --with-permissions or --justification: the daemon reads them */
 };
 
-/* The same reading as src/cli/gate-sh-args.ts (the daemon parses the argv again and refuses to plan when
+/* The same reading as src/exec/gate-sh-args.ts (the daemon parses the argv again and refuses to plan when
  * the two disagree). Returns 0 when the native path can run it, -1 for anything to hand over. */
 static int classify(int argc, char **argv, struct inv *inv) {
   static const char *const plain_long[] = { "--noprofile", "--norc", "--posix", "--noediting", "--verbose", "--restricted",
@@ -386,7 +386,7 @@ static void notice_stop(void) {
 }
 
 /* A sandbox around this process forbids the socket (seccomp: EPERM; Landlock: EACCES; a read-only runtime
- * folder: EROFS): handed to the Node client, which says so and what to do (src/daemon/reach.ts). */
+ * folder: EROFS): handed to the Node client, which says so and what to do (src/client/reach.ts). */
 static int sandbox_denied(int e) { return e == EPERM || e == EACCES || e == EROFS; }
 
 /* One request, waited for as the Node client waits (src/protocol/client.ts): resends of the same id after

@@ -9,7 +9,7 @@
  */
 import { fstatSync, readFileSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from './gate-sh-args.js';
+import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
 import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
 import { joinSessionSandbox } from '../exec/session-client.js';
 import { gatePaths, type GatePaths } from '../protocol/paths.js';
@@ -18,7 +18,7 @@ import { denialLines } from '../exec/client-plan.js';
 import { planRun } from '../exec/plan.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { findBash } from '../exec/bash.js';
-import { EscalationArgsError, escalationFields, type EscalationFields } from './escalation-args.js';
+import { EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
 import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
 
 export const EXIT_DENIED = 126;
@@ -141,9 +141,9 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     }
     if (inv.pty ?? (isatty(0) && isatty(1))) {
       // a terminal program (less, vim, password prompts) gets a terminal of its own; the PTY is never used
-      // without a terminal, where it would change bytes (src/exec/pty-host.ts)
+      // without a terminal, where it would change bytes (src/terminal/pty-host.ts)
       const ptyPlan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), sandbox: { interactive: true } });
-      const { runPlanInPty } = await import('../exec/pty-host.js');
+      const { runPlanInPty } = await import('../terminal/pty-host.js');
       const started = performance.now();
       const status = await runPlanInPty(ptyPlan, env);
       client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: status, duration_ms: Math.round(performance.now() - started) });
@@ -275,7 +275,7 @@ async function autostart(env: Record<string, string | undefined>): Promise<boole
   if (env.GATE_RUN)
     throw new RequestError('not-running', `the gate daemon for this session is not running, and gate-sh does not start one from inside a gated run (GATE_RUN=${env.GATE_RUN}); start it with 'gate daemon start'`);
   try {
-    const { ensureDaemon } = await import('../daemon/autostart.js');
+    const { ensureDaemon } = await import('../client/autostart.js');
     await ensureDaemon(env);
     return true;
   } catch (e) {
@@ -283,8 +283,8 @@ async function autostart(env: Record<string, string | undefined>): Promise<boole
   }
 }
 
-/** Interactive use (no script, a terminal on stdin): a gated REPL hosted in a PTY (src/exec/interactive.ts). */
+/** Interactive use (no script, a terminal on stdin): a gated REPL hosted in a PTY (src/terminal/interactive.ts). */
 async function interactive(inv: ShellInvocation, env: Record<string, string | undefined>): Promise<number> {
-  const { runInteractive } = await import('../exec/interactive.js');
+  const { runInteractive } = await import('../terminal/interactive.js');
   return runInteractive({ invocation: inv, env });
 }

@@ -18,7 +18,7 @@ export interface GateConfig {
   git_read_only: boolean;
   /** audit log path; undefined = the default ($GATE_HOME/audit.jsonl) */
   audit_log?: string;
-  /** advisory risk assessor run for each prompt: argv, or a string run by /bin/sh -c (src/integrations/risk-assessor.ts) */
+  /** advisory risk assessor run for each prompt: argv, or a string run by /bin/sh -c (src/daemon/risk-assessor.ts) */
   risk_assessor?: string | string[];
 }
 

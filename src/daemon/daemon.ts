@@ -27,7 +27,7 @@ import { extractShellInvocation } from '../script/shell-detect.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver } from './approver.js';
 import type { PromptEvent, RiskAssessment } from '../protocol/approval.js';
-import { assessRisk } from '../integrations/risk-assessor.js';
+import { assessRisk } from './risk-assessor.js';
 import { clientPlan, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
 import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';

@@ -9,12 +9,12 @@ import { RequestServer } from '../protocol/server.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
-import { startEscalationRunner } from '../exec/escalation-start.js';
+import { startEscalationRunner } from './escalation-start.js';
 import { SHIMS_DIR } from '../exec/exec-gate.js';
 import { SessionSandboxes } from './session-sandbox.js';
 import { join } from 'node:path';
 import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
-import { pingDaemon } from './ping.js';
+import { pingDaemon } from '../protocol/ping.js';
 import { startUpKeyPath, writeStartUpKey } from './start-up.js';
 import { PolicyWatcher } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
@@ -92,7 +92,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       else log(`policy reload failed, keeping the last good policy: ${e.error}`);
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
     });
-    // escalate.sock: escalated execs from the exec gate (src/exec/escalation-runner.ts)
+    // escalate.sock: escalated execs from the exec gate (src/daemon/escalation-runner.ts)
     const escalation = await startEscalationRunner({ paths, env: opts.env, turnPolicy: () => daemon.config.sandbox_policy, log, audit });
     cleanups.push(() => void escalation.close());
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded

@@ -6,8 +6,8 @@
  * Trust: the client is the caller itself (same user, outside any sandbox); the plan follows the reply's
  * action and sandbox exactly as the Node client's does and never widens them.
  */
-import { parseShellArgs, ArgsError, type ShellInvocation } from '../cli/gate-sh-args.js';
-import { EscalationArgsError, escalationFields } from '../cli/escalation-args.js';
+import { parseShellArgs, ArgsError, type ShellInvocation } from './gate-sh-args.js';
+import { EscalationArgsError, escalationFields } from './escalation-args.js';
 import { ProtocolError } from '../protocol/codec.js';
 import type { PreflightReply, PreflightRequest, SubcommandVerdict } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';

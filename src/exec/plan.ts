@@ -12,7 +12,7 @@
  */
 import type { PreflightReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
-import type { ShellInvocation } from '../cli/gate-sh-args.js';
+import type { ShellInvocation } from './gate-sh-args.js';
 import { gatePaths } from '../protocol/paths.js';
 import { withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';

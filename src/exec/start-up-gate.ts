@@ -12,7 +12,7 @@
 import { closeSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Socket } from 'node:net';
-import type { ShellInvocation } from '../cli/gate-sh-args.js';
+import type { ShellInvocation } from './gate-sh-args.js';
 import type { StartUpRequest } from '../protocol/messages.js';
 import type { StartUpFds } from '../protocol/plan.js';
 

@@ -5,7 +5,7 @@
  * prompt answered elsewhere first (another approver, the timeout) withdraws the elicitation. While a run's
  * prompt is open its timeout clock is paused.
  */
-import { ApprovalClient } from '../daemon/approval-client.js';
+import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
 import type { GatePaths } from '../protocol/paths.js';
 import { decisionForElicitation, elicitationFor, type ElicitationAnswer, type ElicitationParams } from './elicitation.js';

@@ -6,7 +6,7 @@
  * the prompt (fail closed) and is told why.
  */
 import type { Readable, Writable } from 'node:stream';
-import { ApprovalClient } from '../daemon/approval-client.js';
+import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalOp, ApprovalReplies, ApprovalRequests, PromptEvent } from '../protocol/approval.js';
 import { parseApprovalPolicy } from '../decide/approval-policy.js';
 import type { GatePaths } from '../protocol/paths.js';

@@ -114,7 +114,7 @@ export function startShell(p: ShellParams, opts: ShellRunOptions): RunningShell 
       gateSh: GATE_SH_BIN,
       shimsDir: SHIMS_DIR,
       output: (b) => out.push(b),
-      autostart: opts.autostart ?? (async () => (await import('../daemon/autostart.js')).ensureDaemon(opts.env)),
+      autostart: opts.autostart ?? (async () => (await import('../client/autostart.js')).ensureDaemon(opts.env)),
     });
   } else engine = spawnGateSh(opts.gateSh ?? GATE_SH_BIN, argv, p.workdir, opts.env, out);
 

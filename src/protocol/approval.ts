@@ -1,6 +1,6 @@
 /**
  * The approval channel's messages, declared once for the server (src/daemon/approval-server.ts), the
- * broker's approvers (src/daemon/approver.ts) and every client (src/daemon/approval-client.ts and its
+ * broker's approvers (src/daemon/approver.ts) and every client (src/client/approval-client.ts and its
  * users). JSON lines over `approval.sock`, a Unix stream socket in a folder no sandbox sees: this is where
  * people and hosts answer prompts, so nothing on the request channel reaches it.
  * A request is `{op, re?, ...fields}` (`re` is echoed on its reply); the daemon also sends events (prompt,

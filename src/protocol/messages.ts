@@ -108,7 +108,7 @@ export interface ExecRequest {
   /** code-loading variables present in the exec's environment (LD_PRELOAD, BASH_ENV, ...), name → value */
   env?: Record<string, string>;
   /** "base64": program, argv, cwd and env values are base64 of raw bytes that are not valid UTF-8
-   * (src/exec/exec-gate-wire.ts decodes them) */
+   * (src/protocol/exec-gate-wire.ts decodes them) */
   encoding?: 'base64';
   /** "kernel": asked by the kernel layer's supervisor (shims/gate-launch.c) for an exec it stopped in the
    * kernel; `pid` is then the process's pid as it knows itself, read from /proc by the supervisor */

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { GATE, GATE_SH } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { pingDaemon } from '../../src/protocol/ping.js';
 
 const RUNS = 40;
 const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];

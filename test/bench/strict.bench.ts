@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { ROOT, tempEnv } from '../helpers/env.js';
 import { AGENT_SCRIPTS, AGENT_SCRIPT_RULES, agentWorkspace } from '../helpers/agent-scripts.js';
 import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { pingDaemon } from '../../src/protocol/ping.js';
 
 const root = process.env.GATE_BENCH_ROOT ?? ROOT;
 const GATE = join(root, 'bin', 'gate');

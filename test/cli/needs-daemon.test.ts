@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, tempEnv } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { pingDaemon } from '../../src/protocol/ping.js';
 import { killAll, pty, runGate, waitFor } from '../daemon/helpers.js';
 import { gateSh } from '../shell/helpers.js';
 

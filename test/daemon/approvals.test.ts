@@ -5,7 +5,7 @@ import { approveConsole, preflight, runGate, startDaemon, waitFor } from './help
 import { killAll } from './helpers.js';
 
 after(killAll);
-import { approvalCall } from '../../src/daemon/approval-client.js';
+import { approvalCall } from '../../src/client/approval-client.js';
 
 // approval_policy untrusted: every command needs a human (Codex §4.3), whatever the decider.
 const UNTRUSTED = ['--approval-policy', 'untrusted', '--sandbox', 'danger-full-access'];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { configFromEnv, configFromTable, configView, ConfigError, DEFAULT_CONFIG, setConfigValue } from '../../src/config/config.js';
 import { loadConfig } from '../../src/config/load.js';
 import { tempEnv } from '../helpers/env.js';
-import { parseSince, matches, formatRecord } from '../../src/daemon/audit-query.js';
+import { parseSince, matches, formatRecord } from '../../src/client/audit-query.js';
 import { acquireLock, lockHeld, readOwner } from '../../src/daemon/lock.js';
 
 test('defaults with no config: on-request, workspace-write, autostart, 120 s', () => {

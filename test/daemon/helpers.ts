@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, ROOT, tempEnv, type TempEnv } from '../helpers/env.js';
 import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { pingDaemon } from '../../src/protocol/ping.js';
 import { request, type Outgoing } from '../../src/protocol/client.js';
 import type { Reply } from '../../src/protocol/messages.js';
 

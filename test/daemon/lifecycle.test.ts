@@ -5,7 +5,7 @@ import { statSync, writeFileSync, readFileSync, existsSync, mkdirSync } from 'no
 import { join } from 'node:path';
 import { tempEnv, ROOT } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { pingDaemon } from '../../src/protocol/ping.js';
 import { lockHeld, readOwner } from '../../src/daemon/lock.js';
 import { runGate, startDaemon, waitFor } from './helpers.js';
 import { killAll } from './helpers.js';
@@ -76,7 +76,7 @@ test('a killed daemon leaves a stale lock and sockets; the next one replaces the
 test('ensureDaemon: autostart, races of many clients end with one daemon; GATE_NO_AUTOSTART and autostart=false refuse clearly', async () => {
   const te = tempEnv();
   const p = gatePaths(te.env);
-  const script = `import('${join(ROOT, 'dist/src/daemon/autostart.js')}').then(m => m.ensureDaemon(process.env)).then(() => console.log('ok'), e => { console.log('ERR ' + e.message); process.exit(1); })`;
+  const script = `import('${join(ROOT, 'dist/src/client/autostart.js')}').then(m => m.ensureDaemon(process.env)).then(() => console.log('ok'), e => { console.log('ERR ' + e.message); process.exit(1); })`;
   const run = (env: Record<string, string>) =>
     new Promise<string>((resolve) => {
       const c = spawn(process.execPath, ['-e', script], { env, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
-import { approvalCall } from '../../src/daemon/approval-client.js';
+import { approvalCall } from '../../src/client/approval-client.js';
 import { request } from '../../src/protocol/client.js';
 import { approveConsole, killAll, preflight, runGate, startDaemon, waitFor } from './helpers.js';
 

@@ -10,7 +10,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GATE_SH, tempEnv } from '../helpers/env.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { pingDaemon } from '../../src/protocol/ping.js';
 import { lockHeld, readOwner } from '../../src/daemon/lock.js';
 import { approveConsole, denySocketsFilter, killAll, LANDLOCK, runGate, startDaemon } from './helpers.js';
 import { mcpSession } from '../integrations/helpers.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GATE, tempEnv } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/daemon/ping.js';
+import { pingDaemon } from '../../src/protocol/ping.js';
 import { preflight, pty, waitFor } from './helpers.js';
 
 test('gate daemon run in a terminal: prompts show there and one key answers them', async () => {
@@ -14,7 +14,7 @@ test('gate daemon run in a terminal: prompts show there and one key answers them
   try {
     const paths = gatePaths(te.env);
     await waitFor(() => pingDaemon(paths, 300), 'the foreground daemon');
-    const st = await waitFor(async () => ((await import('../../src/daemon/approval-client.js')).approvalCall(paths, 'status')), 'status');
+    const st = await waitFor(async () => ((await import('../../src/client/approval-client.js')).approvalCall(paths, 'status')), 'status');
     assert.deepEqual((st.status as any).approvers, ['terminal']);
     const reply = preflight(paths, 'make deploy');
     await waitFor(() => (screen.includes('command: make deploy') ? true : undefined), `the prompt on the terminal (screen: ${screen})`);

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LAUNCHER, LIBGATE, SHIM_BIN, SHIMS_DIR, withExecGate, withPreload, withShimPath } from '../../src/exec/exec-gate.js';
-import { escalationEnv } from '../../src/exec/escalation-env.js';
+import { escalationEnv } from '../../src/daemon/escalation-env.js';
 import { decodeWire, isLossy } from '../../src/protocol/exec-gate-wire.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
-import { EscalationServer } from '../../src/exec/escalation-runner.js';
+import { EscalationServer } from '../../src/daemon/escalation-runner.js';
 import { findBwrap } from '../../src/exec/sandbox-run.js';
 import type { EscalationExecution } from '../../src/protocol/action.js';
 import { run } from './helpers.js';

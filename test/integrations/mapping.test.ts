@@ -5,7 +5,7 @@ import type { PromptEvent } from '../../src/protocol/approval.js';
 import { decisionForElicitation, elicitationFor } from '../../src/integrations/elicitation.js';
 import { approvalRequestParams, hostDecision, reviewDecisionFromHost } from '../../src/integrations/host-protocol.js';
 import { sandboxPolicyFromState, SandboxStateError } from '../../src/integrations/sandbox-state.js';
-import { parseAssessment } from '../../src/integrations/risk-assessor.js';
+import { parseAssessment } from '../../src/daemon/risk-assessor.js';
 import { ConfigError, configFromTable, DEFAULT_CONFIG } from '../../src/config/config.js';
 
 const AMEND = { approved_execpolicy_amendment: { proposed_execpolicy_amendment: ['cargo', 'build'] } };

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { approvalCall } from '../../src/daemon/approval-client.js';
+import { approvalCall } from '../../src/client/approval-client.js';
 import { approveConsole, killAll, startDaemon, waitFor } from '../daemon/helpers.js';
 import { envWithRules, mcpSession } from './helpers.js';
 

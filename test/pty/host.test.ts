@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
-import { procStat } from '../../src/exec/pty-reap.js';
+import { procStat } from '../../src/terminal/pty-reap.js';
 import { Term } from './term.js';
 
 const HOST = join(ROOT, 'dist', 'test', 'pty', 'fixtures', 'host-cli.js');

@@ -1,7 +1,7 @@
 /** Keys through readline keep their bytes: valid UTF-8 as text, invalid bytes escaped and restored. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ByteEscaper, lineBytes } from '../../src/exec/line-editor-bytes.js';
+import { ByteEscaper, lineBytes } from '../../src/terminal/line-editor-bytes.js';
 
 test('every byte string survives escape and restore, at every split', () => {
   const samples = [

@@ -1,7 +1,7 @@
 /** The end marker scanner: every split of the stream gives the same output and marker. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MarkerScanner, markerPrefix } from '../../src/exec/pty-marker.js';
+import { MarkerScanner, markerPrefix } from '../../src/terminal/pty-marker.js';
 
 const nonce = 'abc123';
 const marker = (status: number, payload = '') => Buffer.concat([markerPrefix(nonce), Buffer.from(`${status};${Buffer.byteLength(payload)};${payload}\x07`)]);

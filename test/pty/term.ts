@@ -2,10 +2,10 @@
  * A real terminal for tests: node-pty plays the user's terminal emulator around the program under test
  * (gate-sh, or the host fixture), so the program sees a TTY on stdin/stdout exactly as on a desktop.
  * node-pty itself loses the tail of a quickly exiting program, so the terminal runs the program under the
- * end-marker wrapper (src/exec/pty-marker.ts) and reports the status the marker carries.
+ * end-marker wrapper (src/terminal/pty-marker.ts) and reports the status the marker carries.
  */
 import { spawn, type IPty } from 'node-pty';
-import { MarkerScanner, newNonce, STOPPED_PAYLOAD, wrapperArgv } from '../../src/exec/pty-marker.js';
+import { MarkerScanner, newNonce, STOPPED_PAYLOAD, wrapperArgv } from '../../src/terminal/pty-marker.js';
 
 export interface TermOptions {
   env?: Record<string, string | undefined>;

@@ -1,7 +1,7 @@
 /** Typeahead bookkeeping of the interactive shell (pure): what goes to the line editor, the command, the next prompts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PromptKeys, Typeahead } from '../../src/exec/interactive-typeahead.js';
+import { PromptKeys, Typeahead } from '../../src/terminal/interactive-typeahead.js';
 
 const b = (s: string) => Buffer.from(s, 'latin1');
 const text = (l: Buffer[]) => Buffer.concat(l).toString('latin1');

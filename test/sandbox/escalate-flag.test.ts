@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gateSh } from '../shell/helpers.js';
 import { consoleRig } from './helpers.js';
-import { escalationFields, EscalationArgsError } from '../../src/cli/escalation-args.js';
+import { escalationFields, EscalationArgsError } from '../../src/exec/escalation-args.js';
 
 test('escalation args: fields, paths against the cwd, and refusals', () => {
   assert.deepEqual(escalationFields({}, '/w', '/h'), { sandbox_permissions: 'use_default' });

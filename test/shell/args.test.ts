@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ArgsError, parseShellArgs } from '../../src/cli/gate-sh-args.js';
+import { ArgsError, parseShellArgs } from '../../src/exec/gate-sh-args.js';
 
 const P = (...a: string[]) => parseShellArgs(a, '/usr/bin/gate-sh');
 

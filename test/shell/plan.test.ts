@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MAX_ARG_SCRIPT, planRun } from '../../src/exec/plan.js';
-import { parseShellArgs } from '../../src/cli/gate-sh-args.js';
+import { parseShellArgs } from '../../src/exec/gate-sh-args.js';
 import { join } from 'node:path';
 import { SHIMS_DIR } from '../../src/exec/exec-gate.js';
 

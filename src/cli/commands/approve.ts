@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { gatePaths } from '../../protocol/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
-import { ApprovalClient } from '../../daemon/approval-client.js';
+import { ApprovalClient } from '../../client/approval-client.js';
 import { decisionForKey, renderPrompt } from '../../daemon/prompt-view.js';
 import { parseReviewDecision, type PromptEvent } from '../../protocol/approval.js';
 import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';

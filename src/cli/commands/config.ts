@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
-import { approvalCall } from '../../daemon/approval-client.js';
+import { approvalCall } from '../../client/approval-client.js';
 import { configView, SETTABLE_KEYS } from '../../config/config.js';
 import { loadConfig } from '../../config/load.js';
 

@@ -2,9 +2,9 @@
 import { parseArgs } from 'node:util';
 import { gatePaths, type GatePaths } from '../../protocol/paths.js';
 import { lockHeld, pidNamespace, readOwner } from '../../daemon/lock.js';
-import { reachDaemon, unreachableMessage, type Reach } from '../../daemon/reach.js';
-import { pingDaemon } from '../../daemon/ping.js';
-import { approvalCall } from '../../daemon/approval-client.js';
+import { reachDaemon, unreachableMessage, type Reach } from '../../client/reach.js';
+import { pingDaemon } from '../../protocol/ping.js';
+import { approvalCall } from '../../client/approval-client.js';
 import { run as status } from './status.js';
 
 const USAGE = `usage: gate daemon <run|start|stop|status> [options]
@@ -57,7 +57,7 @@ export async function run(argv: string[]): Promise<number> {
         process.stdout.write(`gate daemon already running (pid ${info.pid}, session '${paths.session}')\n`);
         return 0;
       }
-      const { startBackgroundDaemon } = await import('../../daemon/autostart.js');
+      const { startBackgroundDaemon } = await import('../../client/autostart.js');
       const args = Object.entries(flags).flatMap(([k, v]) => (k === 'rules' ? v.split(':').flatMap((f) => ['--rules', f]) : [`--${k === 'sandbox_mode' ? 'sandbox' : k.replace(/_/g, '-')}`, v]));
       const started = await startBackgroundDaemon(process.env, paths, { args });
       process.stdout.write(`gate daemon started (pid ${started.pid}, session '${paths.session}')\n`);

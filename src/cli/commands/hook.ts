@@ -64,7 +64,7 @@ async function preflight(script: string, cwd: string): Promise<PreflightReply> {
     return await once();
   } catch (e) {
     if (!(e instanceof RequestError) || e.kind !== 'not-running') throw e;
-    const { ensureDaemon } = await import('../../daemon/autostart.js');
+    const { ensureDaemon } = await import('../../client/autostart.js');
     await ensureDaemon(process.env);
     return await once();
   }

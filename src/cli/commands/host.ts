@@ -7,7 +7,7 @@ import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureDaemon } from '../../daemon/autostart.js';
+import { ensureDaemon } from '../../client/autostart.js';
 import { checkSocketPath, gatePaths } from '../../protocol/paths.js';
 import { runHostSession } from '../../integrations/host-session.js';
 

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
-import { approvalCall } from '../../daemon/approval-client.js';
+import { approvalCall } from '../../client/approval-client.js';
 import type { SessionJob } from '../../protocol/approval.js';
 
 const USAGE = `usage: gate jobs [--json]          what runs in this session's sandboxes

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { closeSync, openSync, readSync, statSync, readFileSync } from 'node:fs';
 import { gatePaths } from '../../protocol/paths.js';
 import { loadConfig } from '../../config/load.js';
-import { formatRecord, matches, parseRecords, parseSince, type AuditFilter } from '../../daemon/audit-query.js';
+import { formatRecord, matches, parseRecords, parseSince, type AuditFilter } from '../../client/audit-query.js';
 import type { AuditRecord } from '../../daemon/audit.js';
 
 export async function run(argv: string[]): Promise<number> {

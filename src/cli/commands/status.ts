@@ -1,10 +1,10 @@
 /** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy, approvers, pending prompts), and per agent on this machine whether it really uses gate-sh (gate doctor's summary). */
 import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
-import { approvalCall } from '../../daemon/approval-client.js';
-import { formatStatus } from '../../daemon/status-view.js';
+import { approvalCall } from '../../client/approval-client.js';
+import { formatStatus } from '../../client/status-view.js';
 import { diagnose, formatAgentSummary } from '../../integrations/agents/doctor.js';
-import { reachDaemon, unreachableMessage } from '../../daemon/reach.js';
+import { reachDaemon, unreachableMessage } from '../../client/reach.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });

@@ -12,13 +12,13 @@
 import { createInterface, type Interface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { homedir } from 'node:os';
-import type { ShellInvocation } from '../cli/gate-sh-args.js';
+import type { ShellInvocation } from '../exec/gate-sh-args.js';
 import type { PreflightReply } from '../protocol/messages.js';
 import { gatePaths, type GatePaths } from '../protocol/paths.js';
-import { findBash } from './bash.js';
-import { withExecGate } from './exec-gate.js';
-import { findBwrap } from './sandbox-run.js';
-import { withSandbox } from './sandbox-step.js';
+import { findBash } from '../exec/bash.js';
+import { withExecGate } from '../exec/exec-gate.js';
+import { findBwrap } from '../exec/sandbox-run.js';
+import { withSandbox } from '../exec/sandbox-step.js';
 import { ByteEscaper, lineBytes } from './line-editor-bytes.js';
 import { PromptKeys, Typeahead } from './interactive-typeahead.js';
 import { InlineApprover } from './pty-approver.js';
@@ -108,7 +108,7 @@ class InteractiveShell {
     try {
       this.approver = await InlineApprover.attach(this.paths, hooks);
     } catch {
-      const { ensureDaemon } = await import('../daemon/autostart.js');
+      const { ensureDaemon } = await import('../client/autostart.js');
       await ensureDaemon(this.opts.env);
       this.approver = await InlineApprover.attach(this.paths, hooks);
     }

@@ -2,11 +2,11 @@
  * Starting the escalation runner inside the daemon. Without the native addon (not built), escalate.sock is
  * not served: the daemon still decides, and escalated execs fail closed at the shim with a message.
  */
-import type { EscalationGrant, EscalationRunner } from '../daemon/escalation.js';
-import type { AuditLog } from '../daemon/audit.js';
+import type { EscalationGrant, EscalationRunner } from './escalation.js';
+import type { AuditLog } from './audit.js';
 import type { GatePaths } from '../protocol/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
-import { findBwrap } from './sandbox-run.js';
+import { findBwrap } from '../exec/sandbox-run.js';
 import { EscalationServer } from './escalation-runner.js';
 
 export interface StartEscalationOptions {

@@ -1,3 +1,4 @@
+/** `gate status`'s human view of the daemon's status object (pure, client side): the object is the approval channel's status reply. */
 interface SessionStatus {
   sandboxes: { key: string; holder_pid: number; network: string; jobs: number }[];
   jobs: { pid: number; pid_in_sandbox: number; outlived_command: boolean; cwd: string; argv: string[] }[];

@@ -1,5 +1,5 @@
 /** Reading the audit log: parse, filter, and show records (pure; `gate log` does the I/O). */
-import type { AuditRecord } from './audit.js';
+import type { AuditRecord } from '../daemon/audit.js';
 
 export interface AuditFilter {
   run?: string;

@@ -4,7 +4,7 @@
  * Commands in the session hold just the PTY, so nothing they print or type can answer (they cannot reach
  * gate-sh's own stdin); the approval channel stays out of every sandbox (docs/interactive.md).
  */
-import { ApprovalClient } from '../daemon/approval-client.js';
+import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
 import { decisionForKey, renderPrompt } from '../daemon/prompt-view.js';
 import type { GatePaths } from '../protocol/paths.js';

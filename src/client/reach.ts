@@ -8,8 +8,8 @@
 import { existsSync } from 'node:fs';
 import { unreachableMessage } from '../protocol/client.js';
 import type { Env, GatePaths } from '../protocol/paths.js';
-import { probeDaemon } from './ping.js';
-import { lockHeld, pidNamespace, readOwner, type LockOwner } from './lock.js';
+import { probeDaemon } from '../protocol/ping.js';
+import { lockHeld, pidNamespace, readOwner, type LockOwner } from '../daemon/lock.js';
 
 export { unreachableMessage };
 

@@ -9,10 +9,10 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkSocketPaths, gatePaths, type Env, type GatePaths } from '../protocol/paths.js';
-import { pingDaemon } from './ping.js';
+import { pingDaemon } from '../protocol/ping.js';
 import { reachDaemon, unreachableMessage } from './reach.js';
 
-/** Repository root: dist/src/daemon/autostart.js → ../../.. */
+/** Repository root: dist/src/client/autostart.js → ../../.. */
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
 export const GATE_BIN = join(ROOT, 'bin', 'gate');
 

@@ -27,7 +27,7 @@ export interface ShellInvocation {
   /** --pty: host the script in a pseudo-terminal; --no-pty: never (default: when stdin and stdout are terminals) */
   pty?: boolean;
   /** --escalate / --with-permissions JSON / --justification TEXT: what this call asks of the sandbox
-   * (src/cli/escalation-args.ts turns it into the pre-flight's fields) */
+   * (src/exec/escalation-args.ts turns it into the pre-flight's fields) */
   escalation: { escalate?: boolean; withPermissions?: string; justification?: string };
   /** --help / --version asked: print and exit, nothing runs */
   info?: 'help' | 'version';
