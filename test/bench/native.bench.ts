@@ -4,55 +4,25 @@
  * - per call: `gate-sh -lc S` (the native entry point) over 10 typical agent scripts next to `bash -lc S`
  *   (danger-full-access) and `bwrap <the plan's own mounts> bash -lc S` (workspace-write), with the Node
  *   gate-sh (GATE_SH_NODE=1) for reference; ratio of medians per script, and the median of those ratios
- * - MCP: a `shell` tool call to `gate mcp` next to one to OpenAI's codex-shell-tool-mcp (installed from
- *   npm into scratch/, pinned), same scripts, same workspace, alternating
  * - cold start: the first `gate-sh -c true` with no daemon (autostart), next to `gate daemon start` alone
  * - the daemon's resident memory before and after 10,000 plan pre-flights (plus run-finished each)
- * Timings are medians in ms. Nothing here asserts a time.
+ * The MCP comparison with OpenAI's codex-shell-tool-mcp is mcp-peer.bench.ts. Timings are medians in ms;
+ * the load average is printed with them. Nothing here asserts a time.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GATE, GATE_SH, ROOT, tempEnv } from '../helpers/env.js';
 import { startDaemon, warmedUp, type DaemonProc } from '../daemon/helpers.js';
 import { RequestClient } from '../../src/protocol/client.js';
+import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const r1 = (x: number): number => Math.round(x * 10) / 10;
 const r2 = (x: number): number => Math.round(x * 100) / 100;
-
-const SCRIPTS = [
-  'git status',
-  'cat README.md | head -5',
-  'for f in *.md; do wc -l "$f"; done',
-  'ls -la',
-  'grep -rn TODO src | head -3',
-  'echo hello && pwd',
-  "find . -name '*.ts' | wc -l",
-  'sed -n 1,3p README.md',
-  'git log --oneline -3',
-  'cat package.json | wc -c',
-];
-
-function workspace(dir: string, env: Record<string, string>): string {
-  const ws = join(dir, 'ws');
-  mkdirSync(join(ws, 'src'), { recursive: true });
-  writeFileSync(join(ws, 'README.md'), '# demo\n\nline 3\nline 4\nline 5\nline 6\n');
-  writeFileSync(join(ws, 'NOTES.md'), 'a\nb\n');
-  writeFileSync(join(ws, 'package.json'), '{"name":"demo","version":"1.0.0"}\n');
-  writeFileSync(join(ws, 'src', 'a.ts'), '// TODO: one\nexport const a = 1;\n');
-  const git = (...a: string[]) => spawnSync('git', ['-c', 'user.email=b@b', '-c', 'user.name=b', ...a], { cwd: ws, env, stdio: 'ignore' });
-  git('init', '-q');
-  git('add', '.');
-  git('commit', '-qm', 'one');
-  return ws;
-}
 
 function time(cmd: string, args: string[], o: { env: Record<string, string>; cwd: string }): number {
   const t0 = performance.now();
@@ -111,74 +81,6 @@ async function perCall(mode: 'danger-full-access' | 'workspace-write', d: Daemon
   return { rows, median_ratio: median(rows.map((r) => r.ratio)), max_ratio: Math.max(...rows.map((r) => r.ratio)) };
 }
 
-const PEER = { pkg: '@openai/codex-shell-tool-mcp', version: '0.97.0' };
-
-/** The peer's launcher, installed from npm into scratch/bench/ on first use (kept between runs). */
-function peerServer(): string {
-  const dir = join(ROOT, 'scratch', 'bench', `codex-shell-tool-mcp@${PEER.version}`);
-  const bin = join(dir, 'node_modules', '@openai', 'codex-shell-tool-mcp', 'bin', 'mcp-server.js');
-  if (!existsSync(bin)) {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'package.json'), '{"name":"gate-sh-bench-peer","private":true}\n');
-    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', `${PEER.pkg}@${PEER.version}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (r.status !== 0 || !existsSync(bin)) throw new Error(`could not install ${PEER.pkg}@${PEER.version} into ${dir}`);
-  }
-  return bin;
-}
-
-async function mcpClient(command: string, args: string[], env: Record<string, string>): Promise<Client> {
-  const c = new Client({ name: 'bench', version: '1' }, { capabilities: { elicitation: {} } });
-  await c.connect(new StdioClientTransport({ command, args, env, stderr: 'ignore' }));
-  return c;
-}
-
-async function call(c: Client, command: string, ws: string): Promise<number> {
-  const t0 = performance.now();
-  const m = await c.callTool({ name: 'shell', arguments: { command, workdir: ws } });
-  const ms = performance.now() - t0;
-  const text = (m.content as { text?: string }[])[0]?.text ?? '';
-  if (m.isError || !/exit_code"?\s*[:=]\s*0\b|^Exit code: 0/m.test(text)) throw new Error(`shell ${command}: ${text.slice(0, 300)}`);
-  return ms;
-}
-
-async function mcp(mode: 'danger-full-access' | 'workspace-write', d: DaemonProc, ws: string): Promise<Record<string, unknown>> {
-  const env = { ...d.te.env, GATE_NO_AUTOSTART: '1' };
-  const gate = await mcpClient(process.execPath, [GATE, 'mcp'], env);
-  let peer: Client | undefined;
-  try {
-    peer = await mcpClient(process.execPath, [peerServer()], d.te.env);
-    const policy = mode === 'workspace-write' ? { type: 'workspace-write', writable_roots: [ws], network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: false } : { type: 'danger-full-access' };
-    await peer.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: policy, sandboxCwd: ws } }, EmptyResultSchema);
-    const rows: { script: string; gate_ms?: number; peer_ms?: number; ratio?: number; error?: string }[] = [];
-    for (const s of SCRIPTS) {
-      const g: number[] = [];
-      const p: number[] = [];
-      try {
-        for (let i = 0; i < ROUNDS + 1; i++) {
-          const first = i % 2 === 0;
-          const a = first ? await call(gate, s, ws) : await call(peer, s, ws);
-          const b = first ? await call(peer, s, ws) : await call(gate, s, ws);
-          if (i > 0) g.push(first ? a : b), p.push(first ? b : a);
-        }
-        rows.push({ script: s, gate_ms: r1(median(g)), peer_ms: r1(median(p)), ratio: r2(median(g) / median(p)) });
-      } catch (e) {
-        // one script the peer (or gate) cannot run is recorded, not the end of the comparison
-        rows.push({ script: s, error: (e as Error).message.slice(0, 300) });
-        await peer.close().catch(() => undefined);
-        peer = await mcpClient(process.execPath, [peerServer()], d.te.env);
-        await peer.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: policy, sandboxCwd: ws } }, EmptyResultSchema);
-      }
-    }
-    const ratios = rows.flatMap((r) => (r.ratio === undefined ? [] : [r.ratio]));
-    return { peer: `${PEER.pkg}@${PEER.version}`, rows, median_ratio: ratios.length ? median(ratios) : null, max_ratio: ratios.length ? Math.max(...ratios) : null };
-  } catch (e) {
-    return { peer: `${PEER.pkg}@${PEER.version}`, error: (e as Error).message.slice(0, 400) };
-  } finally {
-    await gate.close();
-    await peer?.close();
-  }
-}
-
 /** First call with no daemon: gate-sh hands over to Node, which autostarts one. Next to `gate daemon start`. */
 async function coldStart(): Promise<Record<string, unknown>> {
   const first: number[] = [];
@@ -228,7 +130,7 @@ async function memory(d: DaemonProc, ws: string): Promise<Record<string, unknown
   return { calls: CALLS, rss_before_mib: r1(before / 1024), rss_after_mib: r1(rssKiB(pid) / 1024), per_call_ms: r2(ms / CALLS) };
 }
 
-const out: Record<string, unknown> = { rounds: ROUNDS };
+const out: Record<string, unknown> = { rounds: ROUNDS, load_average_before: loadAverage() };
 const dfa = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request' } });
 const wsw = await startDaemon({ env: { GATE_SANDBOX_MODE: 'workspace-write', GATE_APPROVAL_POLICY: 'on-request' } });
 try {
@@ -238,11 +140,9 @@ try {
   for (const s of SCRIPTS.slice(0, 3)) time(GATE_SH, ['-lc', s], { env: dfa.te.env, cwd: wsDfa }), time(GATE_SH, ['-lc', s], { env: wsw.te.env, cwd: wsWsw });
   out.per_call_danger_full_access = await perCall('danger-full-access', dfa, wsDfa);
   out.per_call_workspace_write = await perCall('workspace-write', wsw, wsWsw);
-  out.mcp_danger_full_access = await mcp('danger-full-access', dfa, wsDfa);
-  out.mcp_workspace_write = await mcp('workspace-write', wsw, wsWsw);
   out.cold_start = await coldStart();
   out.daemon_memory = await memory(dfa, wsDfa);
-  out.load_average = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  out.load_average_after = loadAverage();
 } finally {
   await dfa.stop();
   await wsw.stop();

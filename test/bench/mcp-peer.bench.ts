@@ -1,0 +1,135 @@
+/**
+ * Issue 19's MCP figure: a `shell` tool call to `gate mcp` next to one to OpenAI's codex-shell-tool-mcp,
+ * on the same 10 agent scripts, same workspace, same HOME, in the same run, alternating call by call (the
+ * machine is shared), in danger-full-access and in workspace-write (the peer then needs Codex's
+ * codex-linux-sandbox: the `codex` binary of the same release, started under that name). Both peers are
+ * installed from npm into scratch/ on first use (pinned) and kept. A write outside the workspace is tried
+ * on both in workspace-write, so a figure is never of an unsandboxed run. The load average is read before
+ * and after. Median ms per call; `ratio` is gate / peer. Prints one JSON object; asserts no time.
+ * BENCH_ROUNDS (default 7) rounds per script after one warm-up round.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { GATE, ROOT } from '../helpers/env.js';
+import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
+import { runBench } from './helpers.js';
+import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const VERSION = '0.97.0';
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const r1 = (x: number): number => Math.round(x * 10) / 10;
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** The peer's launcher and a codex-linux-sandbox of the same release, installed into scratch/ on first use. */
+function peerInstall(): { server: string; linuxSandbox: string } {
+  const dir = join(ROOT, 'scratch', 'bench', `codex-shell-tool-mcp@${VERSION}`);
+  const server = join(dir, 'node_modules', '@openai', 'codex-shell-tool-mcp', 'bin', 'mcp-server.js');
+  const arch = process.arch === 'arm64' ? 'aarch64' : 'x86_64';
+  const codex = join(dir, 'node_modules', '@openai', 'codex', 'vendor', `${arch}-unknown-linux-musl`, 'codex', 'codex');
+  if (!existsSync(server) || !existsSync(codex)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'package.json'), '{"name":"gate-sh-bench-peer","private":true}\n');
+    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', `@openai/codex-shell-tool-mcp@${VERSION}`, `@openai/codex@${VERSION}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0 || !existsSync(server) || !existsSync(codex)) throw new Error(`could not install @openai/codex-shell-tool-mcp@${VERSION} and @openai/codex@${VERSION} into ${dir}`);
+  }
+  // Codex's sandbox helper is its own binary started as codex-linux-sandbox (it dispatches on argv[0])
+  const linuxSandbox = join(dir, 'bin', 'codex-linux-sandbox');
+  if (!existsSync(linuxSandbox)) {
+    mkdirSync(join(dir, 'bin'), { recursive: true });
+    symlinkSync(codex, linuxSandbox);
+  }
+  return { server, linuxSandbox };
+}
+
+async function connect(command: string, args: string[], env: Record<string, string>): Promise<Client> {
+  const c = new Client({ name: 'bench', version: '1' }, { capabilities: {} });
+  await c.connect(new StdioClientTransport({ command, args, env, stderr: 'ignore' }));
+  return c;
+}
+
+interface Result {
+  exit_code: number;
+  output: string;
+}
+
+async function shell(c: Client, command: string, ws: string): Promise<{ ms: number; r: Result }> {
+  const t0 = performance.now();
+  const m = await c.callTool({ name: 'shell', arguments: { command, workdir: ws } });
+  const ms = performance.now() - t0;
+  const text = (m.content as { text?: string }[])[0]?.text ?? '';
+  if (m.isError) throw new Error(`shell ${command}: ${text.slice(0, 300)}`);
+  return { ms, r: JSON.parse(text) as Result };
+}
+
+type Mode = 'danger-full-access' | 'workspace-write';
+
+async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxSandbox: string }): Promise<Record<string, unknown>> {
+  const ws = workspace(d.te.dir, d.te.env);
+  // the peer refuses to start without its CODEX_HOME (its rules folder); both read the same, empty one
+  mkdirSync(d.te.env.CODEX_HOME, { recursive: true });
+  const gate = await connect(process.execPath, [GATE, 'mcp'], { ...d.te.env, GATE_NO_AUTOSTART: '1' });
+  const other = await connect(process.execPath, [peer.server], d.te.env);
+  // /tmp and TMPDIR not writable: the workspace (under /tmp here) is, the check's target beside it is not
+  const policy = mode === 'workspace-write' ? { type: 'workspace-write', writable_roots: [ws], network_access: false, exclude_tmpdir_env_var: true, exclude_slash_tmp: true } : { type: 'danger-full-access' };
+  const state = { sandboxPolicy: policy, sandboxCwd: ws, codexLinuxSandboxExe: peer.linuxSandbox };
+  try {
+    // the same policy on both sides (gate's daemon already runs in it)
+    for (const c of [gate, other]) await c.request({ method: 'codex/sandbox-state/update', params: state } as never, EmptyResultSchema);
+    const out: Record<string, unknown> = { load_before: loadAverage() };
+    if (mode === 'workspace-write') {
+      // both sandboxes are on: a write outside the workspace fails and leaves nothing
+      const check: Record<string, boolean> = {};
+      for (const [name, c] of [['gate', gate], ['peer', other]] as const) {
+        const target = join(d.te.dir, `outside-${name}`);
+        // the peer answers a sandbox denial with a tool error, gate with the failed run's status
+        const failed = await shell(c, `echo x > ${target}`, ws).then(({ r }) => r.exit_code !== 0, () => true);
+        check[`${name}_write_outside_refused`] = failed && !existsSync(target);
+      }
+      out.sandbox_check = check;
+    }
+    const rows: Record<string, unknown>[] = [];
+    for (const s of SCRIPTS) {
+      const g: number[] = [];
+      const p: number[] = [];
+      for (let i = 0; i < ROUNDS + 1; i++) {
+        const order: [Client, number[]][] = i % 2 === 0 ? [[gate, g], [other, p]] : [[other, p], [gate, g]];
+        const outputs: string[] = [];
+        for (const [c, into] of order) {
+          const { ms, r } = await shell(c, s, ws);
+          if (r.exit_code !== 0) throw new Error(`${c === gate ? 'gate' : 'peer'}: ${s} exited ${r.exit_code}: ${r.output.slice(0, 300)}`);
+          outputs.push(r.output);
+          if (i > 0) into.push(ms);
+        }
+        // the same script gives the same output on both (git status, ls -la differ only in what changed meanwhile)
+        if (i === 0 && outputs[0] !== outputs[1] && !/^(ls|git status)/.test(s)) throw new Error(`outputs differ for ${s}: ${JSON.stringify(outputs)}`);
+      }
+      rows.push({ script: s, gate_ms: r1(median(g)), peer_ms: r1(median(p)), ratio: r2(median(g) / median(p)) });
+    }
+    const ratios = rows.map((r) => r.ratio as number);
+    return { ...out, rows, median_ratio: median(ratios), max_ratio: Math.max(...ratios), load_after: loadAverage() };
+  } finally {
+    await gate.close();
+    await other.close();
+  }
+}
+
+runBench(async () => {
+  const peer = peerInstall();
+  const out: Record<string, unknown> = { peer: `@openai/codex-shell-tool-mcp@${VERSION}`, rounds: ROUNDS };
+  for (const mode of ['danger-full-access', 'workspace-write'] as const) {
+    const d = await startDaemon({ env: { GATE_SANDBOX_MODE: mode, GATE_APPROVAL_POLICY: 'on-request' } });
+    try {
+      out[mode] = await compare(mode, d, peer);
+    } finally {
+      await d.stop();
+      d.te.cleanup();
+    }
+  }
+  return out;
+});
