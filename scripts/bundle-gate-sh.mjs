@@ -61,3 +61,36 @@ if (r.status !== 0) {
   rmSync(CACHE, { force: true });
   console.error(`gate-sh: warning: no code cache for the gate-sh bundle (${(r.stderr || '').trim().split('\n').pop()}); gate-sh starts a little slower`);
 }
+
+// The daemon (`gate daemon run`, src/cli/gate.ts loads it through src/cli/code-cache.ts): one file at the
+// depth of dist/src/<folder>/ (paths from import.meta.url hold), with a code cache trained on a daemon run.
+// Its module graph costs most of an autostart's wait (docs/startup.md, "Cold start").
+{
+  const DAEMON = 'dist/cjs-src/daemon/daemon.bundle.cjs';
+  const DCACHE = 'dist/cjs-src/daemon/daemon.bundle.v8cache';
+  mkdirSync('dist/cjs-src/daemon', { recursive: true });
+  rmSync(DCACHE, { force: true });
+  const built = await esbuild.build({ ...options('dist/src/cli/commands/daemon.js'), write: false });
+  const text = built.outputFiles[0].text;
+  const did = createHash('sha256').update(text).digest('hex').slice(0, 32);
+  writeFileSync(DAEMON, `// gate-sh-build ${did}\n${text}`);
+  const dcache = (kind) => spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, DAEMON, DCACHE, did], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+  let d = dcache('daemon');
+  if (d.status !== 0) {
+    console.error(`gate-sh: note: the daemon's code cache is not trained (${(d.stderr || d.error?.message || '').trim().split('\n').pop()}); caching every function instead`);
+    d = dcache('eager');
+  }
+  if (d.status !== 0) {
+    rmSync(DCACHE, { force: true });
+    console.error(`gate-sh: warning: no code cache for the daemon bundle (${(d.stderr || '').trim().split('\n').pop()}); the daemon starts a little slower`);
+  }
+}
+
+// mvdan-sh's code cache (src/script/mvdan.ts): the daemon compiles the 1.5 MB package at every start.
+{
+  const r = spawnSync(process.execPath, ['scripts/mvdan-code-cache.cjs', 'dist/cjs-src/mvdan-sh.v8cache'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) {
+    rmSync('dist/cjs-src/mvdan-sh.v8cache', { force: true });
+    console.error(`gate-sh: warning: no code cache for mvdan-sh (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); the daemon starts a little slower`);
+  }
+}

@@ -1,4 +1,4 @@
-// node scripts/gate-sh-code-cache.cjs trained|eager BUNDLE CACHE ID — run by scripts/bundle-gate-sh.mjs at
+// node scripts/gate-sh-code-cache.cjs trained|daemon|eager BUNDLE CACHE ID — run by scripts/bundle-gate-sh.mjs at
 // build time (each kind in its own process: V8 would reuse a script it has already compiled).
 // Writes the V8 code cache bin/gate-sh compiles gate-sh's bundle with: `ID\n` then V8's data.
 // The cache is trained: the bundle is compiled exactly as bin/gate-sh compiles it, its gateSh() runs
@@ -67,6 +67,39 @@ async function trained() {
   }
 }
 
+/**
+ * The daemon's bundle (dist/cjs-src/daemon/daemon.bundle.cjs, `gate daemon run`): this process runs the
+ * daemon from the bundle in a throwaway home until it answers, has gate-sh run `-c true` and `-lc true`
+ * against it twice each (a pre-flight with its plan, run-finished, the start-up phase), and keeps what that
+ * compiled: the start, the first decision and the request path.
+ */
+async function daemonTrained() {
+  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, join(BUNDLE, '..'));
+  const root = mkdtempSync(join(tmpdir(), 'gdc-'));
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GATE_')) env[k] = v;
+  Object.assign(env, { HOME: join(root, 'h'), GATE_HOME: join(root, 'g'), CODEX_HOME: join(root, 'c'), XDG_RUNTIME_DIR: join(root, 'r'), GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'never', GATE_NO_AUTOSTART: '1' });
+  for (const d of [env.HOME, env.XDG_RUNTIME_DIR]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
+  Object.assign(process.env, env);
+  try {
+    void mod.exports.run(['run', '--no-terminal']);
+    const sock = join(env.XDG_RUNTIME_DIR, 'gate-sh', 'default', 'req', 'request.sock');
+    for (let i = 0; i < 400 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 50));
+    if (!existsSync(sock)) throw new Error('the daemon did not start from its bundle');
+    const gateSh = resolve(__dirname, '..', 'bin', 'gate-sh');
+    for (const args of [['-c', 'true'], ['-lc', 'true'], ['-c', 'true'], ['-lc', 'true']]) {
+      const code = await new Promise((r) => spawn(gateSh, args, { env, cwd: root, stdio: 'ignore' }).on('exit', r));
+      if (code !== 0) throw new Error(`the training run gate-sh ${args.join(' ')} failed (${code})`);
+    }
+    return script.createCachedData();
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 /** Every function compiled eagerly; V8's flag put back before serialising (the cache records the flags). */
 function eager() {
   v8.setFlagsFromString('--no-lazy');
@@ -76,7 +109,7 @@ function eager() {
 }
 
 (async () => {
-  const data = kind === 'trained' ? await trained() : eager();
+  const data = kind === 'trained' ? await trained() : kind === 'daemon' ? await daemonTrained() : eager();
   writeFileSync(cacheArg, Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), data]));
   process.exit(0);
 })().catch((e) => {

@@ -3,6 +3,7 @@
  * used, so `gate policy check` does not pay for yargs or the daemon.
  */
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 export interface Command {
   /** argv after the subcommand name; resolves to the exit status */
   run(argv: string[]): Promise<number>;
@@ -26,9 +27,18 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
 
 /** Commands bundled into one CommonJS file for start-up speed (scripts/bundle-gate-sh.mjs). */
 const BUNDLED = new Set(['policy']);
+/** ... and those whose bundle has a V8 code cache beside it, at dist/cjs-src/<folder>/<name>.bundle.cjs (the
+ * depth of dist/src/<folder>/, so paths computed from import.meta.url hold): the daemon, whose start an
+ * autostarting gate-sh waits for (docs/startup.md) */
+const CACHED: Record<string, string> = { daemon: 'daemon' };
 
 /** Dynamic so each command module is only compiled in and loaded when it exists and is used. */
 async function load(name: string): Promise<Command> {
+  if (Object.hasOwn(CACHED, name) && !process.env.GATE_NO_BUNDLE) {
+    const { loadBundle } = await import('./code-cache.js');
+    const bundled = loadBundle(fileURLToPath(new URL(`../../cjs-src/${CACHED[name]}/${name}.bundle.cjs`, import.meta.url)));
+    if (bundled) return bundled as Command;
+  }
   if (BUNDLED.has(name)) {
     try {
       // required, not imported: one file, no ESM loader per module

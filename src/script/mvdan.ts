@@ -1,10 +1,14 @@
 /**
  * mvdan-sh (GopherJS build of mvdan.cc/sh), the parser of record. Loaded once per process, lazily,
- * because it costs ~75 ms and the gate-sh hot path must not pay for it.
+ * because it costs ~75 ms and the gate-sh hot path must not pay for it; compiled with the build's code
+ * cache when there is one (src/script/code-cache.ts).
  * Its nodes are Go structs seen through GopherJS: fields are properties, positions are objects with
  * Offset() (UTF-8 bytes), Line() and Col(). Errors are Go error objects, not JS Errors.
  */
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { cacheData, runCommonJs } from './code-cache.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type MvNode = any;
@@ -18,8 +22,27 @@ interface MvSyntax {
 
 let syntaxCache: MvSyntax | undefined;
 function syntax(): MvSyntax {
-  if (!syntaxCache) syntaxCache = (createRequire(import.meta.url)('mvdan-sh') as { syntax: MvSyntax }).syntax;
+  if (!syntaxCache) syntaxCache = (loadMvdan() as { syntax: MvSyntax }).syntax;
   return syntaxCache;
+}
+
+/** The build's code cache for mvdan-sh (scripts/mvdan-code-cache.cjs): dist/cjs-src/, from dist/src/script/
+ * and from the daemon's bundle in dist/cjs-src/daemon/ alike. */
+const MVDAN_CACHE = fileURLToPath(new URL('../../cjs-src/mvdan-sh.v8cache', import.meta.url));
+
+/** mvdan-sh as require() gives it, compiled with the build's code cache when it was made from this very
+ * file (size, mtime, inode); otherwise required as usual. */
+function loadMvdan(): unknown {
+  const require = createRequire(import.meta.url);
+  const file = require.resolve('mvdan-sh');
+  try {
+    const st = statSync(file);
+    const cached = cacheData(MVDAN_CACHE, `${st.size}:${Math.trunc(st.mtimeMs)}:${st.ino}`);
+    if (cached) return runCommonJs(file, readFileSync(file, 'utf8'), cached);
+  } catch {
+    // no usable cache: the ordinary require below
+  }
+  return require(file);
 }
 
 /** BinaryCmd operators (mvdan's token numbers, derived by parsing each operator once). */

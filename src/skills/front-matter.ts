@@ -1,9 +1,18 @@
 /**
  * SKILL.md front matter: YAML between a first line `---` and the next `---` line. Errors name the file
- * and the line:column in SKILL.md (the front matter starts on line 2).
+ * and the line:column in SKILL.md (the front matter starts on line 2). Pure apart from loading the yaml
+ * package on first use.
  */
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
 import { SkillError } from './skill.js';
+
+type Yaml = typeof import('yaml');
+let yaml: Yaml | undefined; // the loaded package, not configuration
+/** Loaded on the first SKILL.md: the yaml package costs the daemon's start ~50 ms (docs/startup.md). */
+function parseDocument(...a: Parameters<Yaml['parseDocument']>): ReturnType<Yaml['parseDocument']> {
+  yaml ??= createRequire(import.meta.url)('yaml') as Yaml;
+  return yaml.parseDocument(...a);
+}
 
 export function parseFrontMatter(text: string, file: string): Record<string, unknown> {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
