@@ -647,8 +647,15 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   snprintf(memp, sizeof memp, "/proc/%d/mem", (int)pid);
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)pid);
   p.mem = open(memp, O_RDONLY | O_CLOEXEC);
-  /* the pid may have been reused by the time it was opened: valid id after open = the right process */
-  if (p.mem < 0 || !still_valid(req->id)) goto done;
+  int open_errno = errno;
+  /* the pid may have been reused by the time it was opened: valid id after open = the right process (an
+   * exec no longer waiting is not answered, nor reported: nobody waits for it) */
+  if (!still_valid(req->id)) goto done;
+  if (p.mem < 0) {
+    char pidn[24];
+    gate_msg("exec gate: an exec of process ", gate_num(pidn, (unsigned long)own_pid(pid), 10), " not run: its memory cannot be read: ", strerror(open_errno));
+    goto done;
+  }
   path = read_str(&p, pathp);
   argv = read_vec(&p, argvp, &ok1);
   envp = read_vec(&p, envpp, &ok2);
@@ -884,7 +891,7 @@ static void tree_root(int sock, const char *path, char *const argv[], const sigs
     if (outer_ksock) setenv("GATE_KERNEL_SOCK", outer_ksock, 1);
     else unsetenv("GATE_KERNEL_SOCK");
   } else {
-    if (send_fd(sock, fd)) _exit(126);
+    if (send_fd(sock, fd)) die126(path, ": not run: cannot hand the exec filter to its supervisor: ", strerror(errno));
     close(fd);
   }
   close(sock);
@@ -973,7 +980,7 @@ int main(int argc, char **argv) {
   /* under bubblewrap's --die-with-parent the sandbox goes when its spawner does: keep that through us */
   int die_with_parent = has_arg(prog, "--die-with-parent");
   pid_t spawner = getppid();
-  if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != spawner)) _exit(126);
+  if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != spawner)) die126(prog[0], ": not run: its caller is gone", NULL);
 
   sigset_t fwd, oldmask;
   sigemptyset(&fwd);
@@ -991,7 +998,7 @@ int main(int argc, char **argv) {
   if (sup == 0) {
     close(status[0]);
     /* not SIGKILL: after a normal end the supervisor still removes its sockets */
-    if (die_with_parent && (prctl(PR_SET_PDEATHSIG, FRONT_GONE) || getppid() != front)) _exit(126);
+    if (die_with_parent && (prctl(PR_SET_PDEATHSIG, FRONT_GONE) || getppid() != front)) die126(prog[0], ": not run: its caller is gone", NULL);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     /* the supervisor outlives interruptions meant for the command; only the tree's end stops it */
     for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_IGN);

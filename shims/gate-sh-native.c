@@ -784,7 +784,10 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
     if (phase) {
       /* above every target first, so placing one never closes another */
       int r = fcntl(ready[1], F_DUPFD_CLOEXEC, 1000), g = fcntl(go[0], F_DUPFD_CLOEXEC, 1000);
-      if (r < 0 || g < 0 || dup2(r, pl->ready_fd) < 0 || dup2(g, pl->go_fd) < 0) _exit(126);
+      if (r < 0 || g < 0 || dup2(r, pl->ready_fd) < 0 || dup2(g, pl->go_fd) < 0) {
+        say("cannot start ", pl->program, ": the start-up phase's descriptors cannot be placed: ", strerror(errno));
+        _exit(126);
+      }
     }
     int e = 0;
     if (chdir(pl->cwd)) e = errno;

@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
   size_t n = 0;
   for (char **e = environ; *e; e++) n++;
   char **env = malloc((n + 4) * sizeof *env);
-  if (!env) return 126;
+  if (!env) { gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL); return 126; }
   memcpy(env, environ, (n + 1) * sizeof *env);
 
   int login;
@@ -125,7 +125,7 @@ int main(int argc, char **argv) {
     gb_puts(&m, "}");
     struct gate_reply *r = malloc(sizeof *r);
     static gate_denial denied[GATE_MAX_DENIED];
-    if (!r) return 126;
+    if (!r) { gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL); return 126; }
     r->denied = denied;
     if (gate_request(&c, id, &m, r, err, sizeof err)) { gate_msg("nested ", name, " -c: ", err); return 126; }
     if (strcmp(r->type, "preflight") || !r->run_id[0] || r->action == GA_NONE) {

@@ -128,12 +128,26 @@ export function run(program: string, args: string[], o: { env: Record<string, st
     child.stdin!.on('error', () => {});
     child.stdin!.end(o.input ?? '');
     const t = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 30_000);
+    let grace: NodeJS.Timeout | undefined;
+    const done = (code: number | null, signal: NodeJS.Signals | null): void => {
+      clearTimeout(t);
+      clearTimeout(grace);
+      resolve({ code, signal, stdout, stderr });
+    };
+    // What the process wrote before it exited may still be in the pipes at 'exit' (node reads them after:
+    // under load a gate-sh that printed its denial and exited 126 was seen with an empty stderr), so the
+    // result waits for 'close'; a background job that outlives the process and keeps the pipes open gets
+    // a grace period instead.
     child.on('exit', (code, signal) => {
       clearTimeout(t);
-      resolve({ code, signal, stdout, stderr });
+      grace = setTimeout(() => done(code, signal), RUN_GRACE_MS);
     });
+    child.on('close', (code, signal) => done(code, signal));
   });
 }
+
+/** How long a result waits, after its process exited, for the pipes to be read to their end. */
+const RUN_GRACE_MS = 2000;
 
 export function gateSh(rig: Rig, script: string, o: { input?: string | Buffer; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Result> {
   return run(GATE_SH, ['-c', script], { env: { ...rig.env, ...(o.env ?? {}) }, cwd: o.cwd ?? rig.work, input: o.input, timeoutMs: o.timeoutMs });
