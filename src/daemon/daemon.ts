@@ -1,38 +1,44 @@
 /**
- * The daemon's core: handles request-channel messages (ping, preflight, exec, run-finished) with the live
- * policy, the approval broker, the session cache and the run table, and writes the audit log. Transport
- * lives in protocol/server.ts, the approval channel in approval-server.ts, process lifecycle in main.ts.
+ * The daemon's core: dispatches request-channel messages (ping, preflight, exec, start-up-end,
+ * run-finished, session-sandbox) and settles each subcommand with the live policy's decider, the approval
+ * broker, the session cache and the run table, writing the audit log. Its parts are in their own files:
+ * warm-up samples (warm-up.ts), what settled subcommands leave behind (settlements.ts), the prompt and the
+ * risk call (prompt-event.ts), an answer's side effects (approved.ts), audit encoding (audit-fields.ts),
+ * the status view (status.ts). Transport lives in protocol/server.ts, the approval channel in
+ * approval-server.ts, process lifecycle in main.ts. Trust: every request is untrusted (validated first).
  */
 import { randomUUID } from 'node:crypto';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SessionSandboxReply, type SubcommandVerdict } from '../protocol/messages.js';
-import { deny, formatAction, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
+import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
 import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
 import { validateExec, validatePreflight, validateRunFinished, validateSessionSandbox, validateStartUpEnd } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
-import { formatApprovalPolicy, type Decider, type ScriptResult, type SessionPolicies, type SubcommandResult } from '../decide/index.js';
-import { formatAllowPrefixRule, shlexJoin } from '../rules/index.js';
-import { configView, setConfigValue, type GateConfig } from '../config/config.js';
+import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
+import { setConfigValue, type GateConfig } from '../config/config.js';
 import type { GatePaths } from '../protocol/paths.js';
-import { outcomeAction, overall, shortCommand } from './answer.js';
-import { ApprovalBroker, type ApprovalOutcome } from './approvals.js';
-import type { AuditLog, AuditRecord } from './audit.js';
+import { overall, shortCommand } from './answer.js';
+import { ApprovalBroker } from './approvals.js';
+import type { AuditLog } from './audit.js';
 import type { EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import { ExecPairs, pairKey } from './exec-pairs.js';
 import type { PolicyWatcher } from './policy-watch.js';
-import { newSettlement, RunTable, scriptKey, settledAction, settledScript, settleKey, type RunRecord, type Settlement } from './runs.js';
-import { extractShellInvocation } from '../script/shell-detect.js';
+import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver } from './approver.js';
-import type { PromptEvent, RiskAssessment } from '../protocol/approval.js';
-import { assessRisk } from './risk-assessor.js';
 import { clientPlan, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
 import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
+import { auditFields, type Settled } from './audit-fields.js';
+import { warmUp, type WarmUpOptions } from './warm-up.js';
+import { Settlements, settledFor } from './settlements.js';
+import { promptFor, riskFor } from './prompt-event.js';
+import { applyAnswer } from './approved.js';
+import { statusView } from './status.js';
 
 export interface DaemonDeps<P> {
   paths: GatePaths;
@@ -56,66 +62,9 @@ export interface DaemonDeps<P> {
 const GRANT_TTL_MS = 30_000;
 const READ_ONLY: SandboxPolicy = { type: 'read-only' };
 
-/** How one subcommand was settled: its Action, and who besides the policy had a say. */
-interface Settled {
-  action: Action;
-  outcome?: ApprovalOutcome;
-  extraSource?: DecisionSource;
-}
-
-interface CheckKeys {
-  cwd: string;
-  settle: string;
-  /** set for a `bash -c '<script>'` subcommand */
-  script?: string;
-  /** the audit fields after kind and run_id when the policy's answer stands (see auditFields) */
-  audit?: string;
-}
-
 /** A run record names its script; a long one is cut (each subcommand's own record has its words). */
 function clip(script: string): string {
   return script.length > 4096 ? `${script.slice(0, 4096)}… (${script.length} characters)` : script;
-}
-
-/** The execution mode an allowed Action runs with: Run runs in place, in the caller's (turn) sandbox. */
-function executionMode(action: Action): string | undefined {
-  if (action.type === 'Run') return 'TurnDefault';
-  if (action.type !== 'Escalate') return undefined;
-  const e = action.execution;
-  return e.type === 'Permissions' ? `Permissions ${JSON.stringify(e.profile)}` : e.type;
-}
-
-/** A decision's audit record from `cwd` on, JSON without braces (AuditLog.writeEncoded). */
-function auditFields(s: SubcommandResult, { action, outcome, extraSource }: Settled, cwd: string): string {
-  const rec: Omit<AuditRecord, 'time' | 'session' | 'kind' | 'run_id'> = {
-    cwd,
-    argv: s.argv,
-    source: extraSource?.kind === 'session' || extraSource?.kind === 'parent-run' ? extraSource.kind : s.matched_rule,
-    decision: s.decision,
-    action: formatAction(action),
-    execution: executionMode(action),
-    phase: s.phase,
-    approval_id: outcome?.approval_id,
-    approver: outcome?.approver,
-    answer: outcome ? reviewDecisionKind(outcome.decision) : undefined,
-  };
-  return JSON.stringify(rec).slice(1, -1);
-}
-
-/** The i-th warm-up pre-flight: the shapes real scripts have (lists, pipes, redirections, substitutions,
- * quoting, loops, nested shells), each made unique by i. */
-function warmUpRequest(i: number): PreflightRequest {
-  const shapes = [
-    `cd /tmp && ls -la | grep x${i}; echo "$(date)" > /dev/null`,
-    `git status && git diff --stat HEAD~${i} | tail -n 3`,
-    `npm test -- --grep 'case ${i}' 2>&1 | tee /tmp/out${i}.log`,
-    `for f in *.ts; do wc -l "$f"; done > /dev/null; echo ${i}`,
-    `x=${i}; if [ "$x" -gt 1 ]; then echo "big \${x}"; else printf '%s\\n' small; fi`,
-    `bash -c 'echo nested ${i}' && cat <<'EOF'\nbody ${i}\nEOF`,
-    `find . -name '*.md' -newer a${i} -exec head -1 {} \\; | sort -u | head`,
-    `python3 -c "print(${i})" || make -j2 build-${i} && sed -i 's/a/b/' f${i}.txt`,
-  ];
-  return { v: PROTOCOL_VERSION, id: `warm-up-${i}`, type: 'preflight', shell: 'bash', flag: i % 2 ? '-lc' : '-c', script: shapes[i % shapes.length], cwd: '/', pid: process.pid, sandbox_permissions: 'use_default' };
 }
 
 export class Daemon<P> {
@@ -129,9 +78,8 @@ export class Daemon<P> {
   readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0 };
   /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
   private readonly pairs = new ExecPairs();
-  private readonly checkKeys = new WeakMap<SubcommandResult, CheckKeys>();
+  private readonly settlements = new Settlements();
   private readonly verdictsJson = new WeakMap<ScriptResult, string>();
-  private readonly settlements = new WeakMap<ScriptResult, Map<string, Settlement>>();
   private lastRequestAt = 0;
   /** warm-up scripts decided so far, of how many (ping's info shows it) */
   private readonly warmUpState = { done: 0, of: 0 };
@@ -177,39 +125,14 @@ export class Daemon<P> {
     }
   }
 
-  /**
-   * Decide throw-away scripts so the parsers are loaded and compiled before real clients: one now, then
-   * more up to `scripts`, one per timer turn, once the daemon is `afterMs` old and only while no client has
-   * asked anything for `idleMs`. A script the daemon has not seen costs ~10 ms with cold parsers, ~6 ms
-   * after 150 and ~2.5 ms after 400 (measured); each must be new (a repeat is an assessment-cache hit and
-   * compiles nothing). About a second of idle CPU, once, for a daemon that lives long enough to gain from
-   * it (a short-lived one, as in tests, never pays).
-   */
-  warmUp({ scripts = 400, afterMs = 10_000, idleMs = 100 }: { scripts?: number; afterMs?: number; idleMs?: number } = {}): void {
-    this.warmUpState.of = scripts;
-    const decide = (i: number): void => {
-      try {
-        this.currentDecider().preflight(warmUpRequest(i), this.decideContext());
-      } catch (e) {
-        this.deps.log(`warm-up script ${i}: ${(e as Error).message}`); // a cold parser is slow, not wrong
-      }
-    };
-    let next = 0;
-    // one now (loads and compiles the parsers for the first client); each further cold one would add ~40 ms
-    // to the daemon's start, which an autostarting gate-sh waits for
-    if (scripts > 0) decide(next++);
-    this.warmUpState.done = next;
-    // a step blocks for a few ms, so it waits while clients are being answered
-    const step = (): void => {
-      if (next >= scripts) return;
-      const busy = Date.now() - this.lastRequestAt < idleMs;
-      if (!busy) {
-        decide(next++);
-        this.warmUpState.done = next;
-      }
-      setTimeout(step, busy ? idleMs : 0).unref(); // never what keeps a stopping daemon alive
-    };
-    setTimeout(step, afterMs).unref();
+  /** Warm the parsers with throw-away scripts while no client asks (src/daemon/warm-up.ts). */
+  warmUp(o: WarmUpOptions = {}): void {
+    warmUp(o, {
+      decide: (req) => this.currentDecider().preflight(req, this.decideContext()),
+      lastRequestAt: () => this.lastRequestAt,
+      log: (l) => this.deps.log(l),
+      state: this.warmUpState,
+    });
   }
 
   info(): Record<string, unknown> {
@@ -250,7 +173,7 @@ export class Daemon<P> {
     const nobodyAsked = quick.every((q) => q !== undefined);
     // the policy's own answers stand (the common case): what they settle is the same for every such run
     const policyOwn = nobodyAsked && quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource);
-    if (policyOwn) run.shared = this.sharedSettlement(check, req.cwd);
+    if (policyOwn) run.shared = this.settlements.sharedSettlement(check, req.cwd);
     // ask: false (an agent's hook): what needs a person is answered, not asked; the hook's agent asks its user
     const unasked = (s: SubcommandResult): Settled => ({ action: deny(s.reason ?? `approval needed for '${shortCommand(s.argv)}'`) });
     const verdicts = nobodyAsked
@@ -339,7 +262,7 @@ export class Daemon<P> {
       gitReadOnly: this.config.git_read_only,
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
-      settled: this.settledFor(run, settleKey(req.argv, req.cwd)),
+      settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
     ctx.setPending(null);
@@ -360,34 +283,6 @@ export class Daemon<P> {
       reply.escalation_token = token;
     }
     return reply;
-  }
-
-  /** What this run settled for an argv+cwd, or (an interactive session's run) what its current line did. */
-  private settledFor(run: RunRecord | undefined, key: string): Action | undefined {
-    if (!run) return undefined;
-    const current = run.current !== undefined ? this.runs.get(run.current) : undefined;
-    return settledAction(run, key) ?? (current ? settledAction(current, key) : undefined);
-  }
-
-  /** What a cached script's own policy answers settle in a cwd: made once, shared by every run of it there. */
-  private sharedSettlement(check: ScriptResult, cwd: string): Settlement {
-    let byCwd = this.settlements.get(check);
-    if (!byCwd) this.settlements.set(check, (byCwd = new Map()));
-    let st = byCwd.get(cwd);
-    if (!st) {
-      st = newSettlement();
-      for (const s of check.subcommands) if (s.action.type !== 'Deny' && !s.unsettled) this.settleInto(st, s, s.action, '', cwd);
-      // a script run from many folders would grow this without bound: keep the latest few
-      if (byCwd.size >= 16) byCwd.delete(byCwd.keys().next().value!);
-      byCwd.set(cwd, st);
-    }
-    return st;
-  }
-
-  private settleInto(st: Settlement, s: SubcommandResult, action: Action, approvalId: string, cwd: string): void {
-    const keys = this.keysOf(s, cwd);
-    st.settled.set(keys.settle, action);
-    if (keys.script !== undefined) st.scripts.set(keys.script, approvalId);
   }
 
   /** A start-up phase for this run, when the client outside the sandbox asked with the key and nothing the
@@ -452,28 +347,13 @@ export class Daemon<P> {
     if (quick) return this.record(s, quick, run, origin, cwd, runId);
     this.counters.prompts++;
     const cmd = shortCommand(s.argv); // only a prompt shows it (shell-quoting costs on the hot path)
-    const prompt = {
-      run_id: runId,
-      origin,
-      command: s.argv,
-      display: cmd,
-      cwd,
-      // the caller's own words first when it gave any (Codex shows the justification); the gate's reason too
-      reason: justification ? (s.reason && s.reason !== justification ? `${justification} (gate: ${s.reason})` : justification) : s.reason,
-      matched_rule: s.matched_rule,
-      proposed_execpolicy_amendment: s.proposed_amendment,
-      amendment_rule: s.proposed_amendment ? formatAllowPrefixRule(s.proposed_amendment) : undefined,
-      available_decisions: s.available_decisions,
-      requested_permissions: run?.additional_permissions,
-      sandbox_permissions: run?.sandbox_permissions,
-      client_pid: run?.root_pid,
-    };
+    const prompt = promptFor({ s, run, runId, origin, cwd, display: cmd, justification });
     const approvalId = randomUUID();
     onAsk(approvalId);
-    const risk = await this.assess(prompt, approvalId);
+    const risk = await riskFor(prompt, approvalId, { assessor: this.config.risk_assessor, seen: (p) => this.broker.hasApproverFor(p), log: (l) => this.deps.log(l) });
     const ask = this.broker.ask(risk ? { ...prompt, risk_assessment: risk } : prompt, approvalId);
     const outcome = await ask.done;
-    const action = await this.applyAnswer(s, outcome, cmd);
+    const action = await applyAnswer(s, outcome, cmd, { cache: this.cache, amend: (p) => this.deps.amend(p), log: (l) => this.deps.log(l), approvalTimeoutMs: () => this.config.approval_timeout_ms });
     return this.record(s, { action, outcome, extraSource: { kind: 'approval', approval_id: outcome.approval_id, answer: reviewDecisionKind(outcome.decision), approver: outcome.approver } }, run, origin, cwd, runId);
   }
 
@@ -481,60 +361,21 @@ export class Daemon<P> {
   private record(s: SubcommandResult, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandVerdict {
     const { action, outcome, extraSource } = settled;
     if (action.type === 'Deny') this.counters.denied++;
-    else if (run && !(s.unsettled && !outcome)) this.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
+    else if (run && !(s.unsettled && !outcome)) this.settlements.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
     // A pre-flight check comes from the decider's cache, and when the policy's own answer stands (the common
     // case) its audit fields are the same every time: encoded once. Exec-gate checks are new each time.
     const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;
-    const fields = reused ? (this.keysOf(s, cwd).audit ??= auditFields(s, settled, cwd)) : auditFields(s, settled, cwd);
+    const fields = reused ? (this.settlements.keysOf(s, cwd).audit ??= auditFields(s, settled, cwd)) : auditFields(s, settled, cwd);
     this.deps.audit.writeEncoded(`"kind":"${origin === 'preflight' ? 'decision' : 'exec'}","run_id":${JSON.stringify(runId)},${fields}`);
     const verdict: SubcommandVerdict = { argv: s.argv, decision: s.decision, action, source: extraSource ? [...s.source, extraSource] : s.source };
     if (outcome) verdict.approval_id = outcome.approval_id;
     return verdict;
   }
 
-  /** The run-table keys of a check in a cwd, computed once per cached check (repeated scripts reuse it). */
-  private keysOf(s: SubcommandResult, cwd: string): CheckKeys {
-    let k = this.checkKeys.get(s);
-    if (k?.cwd !== cwd) {
-      const inv = extractShellInvocation(s.argv);
-      k = { cwd, settle: settleKey(s.argv, cwd), script: inv ? scriptKey(inv.script, cwd) : undefined };
-      this.checkKeys.set(s, k);
-    }
-    return k;
-  }
-
-  /** Side effects of an approval (session cache, amendment), then the Action the client gets. */
-  private async applyAnswer(s: SubcommandResult, o: ApprovalOutcome, cmd: string): Promise<Action> {
-    const d = o.decision;
-    if (!o.auto && d === 'approved_for_session') this.cache.add(s.cache_key, o.approval_id);
-    if (!o.auto && typeof d === 'object') {
-      const prefix = d.approved_execpolicy_amendment.proposed_execpolicy_amendment;
-      try {
-        const line = await this.deps.amend(prefix);
-        this.deps.log(`amendment appended: ${line}`);
-      } catch (e) {
-        // The human approved this run; a failed append only loses the "next time" part. Say so loudly.
-        this.deps.log(`amendment for ${shlexJoin(prefix)} could not be saved: ${(e as Error).message}`);
-      }
-    }
-    return outcomeAction(o, s.action, cmd, this.config.approval_timeout_ms, s.reason);
-  }
-
   /** `reject.mcp_elicitations`: MCP elicitation approvers are never asked; the other approvers still are. */
   private mayAsk(a: Approver): boolean {
     const p = this.config.approval_policy;
     return !(a.kind === 'mcp-elicitation' && typeof p === 'object' && p.reject.mcp_elicitations);
-  }
-
-  /** The optional risk assessor's view of a prompt (only when someone will see it); advisory, never a decision. */
-  private async assess(prompt: Omit<PromptEvent, 'approval_id' | 'created_at'>, approvalId: string): Promise<RiskAssessment | undefined> {
-    const assessor = this.config.risk_assessor;
-    if (assessor === undefined || !this.broker.hasApproverFor({ ...prompt, approval_id: approvalId, created_at: '' })) return undefined;
-    const { command, display, cwd, reason, matched_rule, origin, sandbox_permissions } = prompt;
-    return assessRisk(
-      { command, display, cwd, reason, matched_rule, origin, sandbox_permissions },
-      { assessor, onFailure: (why) => this.deps.log(`${approvalId}: ${why}`) },
-    );
   }
 
   /** Run-time configuration change from the approval channel. */
@@ -546,26 +387,8 @@ export class Daemon<P> {
   }
 
   status(): Record<string, unknown> {
-    const w = this.deps.policy;
-    return {
-      ...this.info(),
-      paths: { request: this.deps.paths.requestSock, approval: this.deps.paths.approvalSock, audit_log: this.deps.audit.path },
-      policy: {
-        files: w.files,
-        loaded_at: w.loadedAt.toISOString(),
-        reloads: w.reloads,
-        last_reload_error: w.lastError ? { message: w.lastError.message, at: w.lastError.at.toISOString() } : null,
-      },
-      approval_policy: formatApprovalPolicy(this.config.approval_policy),
-      sandbox_policy: this.config.sandbox_policy,
-      config: configView(this.config),
-      approvers: this.broker.approverNames(),
-      pending: this.broker.pendingPrompts(),
-      runs: this.runs.size,
-      session_approvals: this.cache.size,
-      counters: this.counters,
-      session_sandboxes: this.deps.sessions?.status(),
-    };
+    const d = this.deps;
+    return statusView({ info: this.info(), paths: d.paths, auditPath: d.audit.path, policy: d.policy, config: this.config, broker: this.broker, runs: this.runs.size, sessionApprovals: this.cache.size, counters: this.counters, sessions: d.sessions });
   }
 
   /** What runs in the session sandboxes (approval channel `jobs`). */

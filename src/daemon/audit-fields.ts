@@ -1,0 +1,41 @@
+/**
+ * How one settled subcommand is written to the audit log: the record's fields from `cwd` on, as JSON
+ * without braces (AuditLog.writeEncoded), so a reused pre-flight decision is encoded once. Pure.
+ */
+import { formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
+import type { DecisionSource } from '../protocol/messages.js';
+import type { SubcommandResult } from '../decide/index.js';
+import type { ApprovalOutcome } from './approvals.js';
+import type { AuditRecord } from './audit.js';
+
+/** How one subcommand was settled: its Action, and who besides the policy had a say. */
+export interface Settled {
+  action: Action;
+  outcome?: ApprovalOutcome;
+  extraSource?: DecisionSource;
+}
+
+/** The execution mode an allowed Action runs with: Run runs in place, in the caller's (turn) sandbox. */
+function executionMode(action: Action): string | undefined {
+  if (action.type === 'Run') return 'TurnDefault';
+  if (action.type !== 'Escalate') return undefined;
+  const e = action.execution;
+  return e.type === 'Permissions' ? `Permissions ${JSON.stringify(e.profile)}` : e.type;
+}
+
+/** A decision's audit record from `cwd` on, JSON without braces (AuditLog.writeEncoded). */
+export function auditFields(s: SubcommandResult, { action, outcome, extraSource }: Settled, cwd: string): string {
+  const rec: Omit<AuditRecord, 'time' | 'session' | 'kind' | 'run_id'> = {
+    cwd,
+    argv: s.argv,
+    source: extraSource?.kind === 'session' || extraSource?.kind === 'parent-run' ? extraSource.kind : s.matched_rule,
+    decision: s.decision,
+    action: formatAction(action),
+    execution: executionMode(action),
+    phase: s.phase,
+    approval_id: outcome?.approval_id,
+    approver: outcome?.approver,
+    answer: outcome ? reviewDecisionKind(outcome.decision) : undefined,
+  };
+  return JSON.stringify(rec).slice(1, -1);
+}

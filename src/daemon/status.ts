@@ -1,0 +1,49 @@
+/**
+ * The daemon's status object (approval channel `status`, `gate status`): its identity, paths, the loaded
+ * policy and its reloads, the session's policies and configuration, approvers, pending prompts, counters,
+ * session sandboxes. Pure: it reads what the daemon hands it. Only the approval channel shows it (never
+ * the request channel, which sandboxes reach).
+ */
+import type { GatePaths } from '../protocol/paths.js';
+import { formatApprovalPolicy } from '../decide/index.js';
+import { configView, type GateConfig } from '../config/config.js';
+import type { ApprovalBroker } from './approvals.js';
+import type { PolicyWatcher } from './policy-watch.js';
+import type { SessionSandboxes } from './session-sandbox.js';
+
+export interface StatusParts {
+  /** what ping's info says (pid, session, protocol, start, decider, warm-up) */
+  info: Record<string, unknown>;
+  paths: GatePaths;
+  auditPath: string;
+  policy: PolicyWatcher<unknown>;
+  config: GateConfig;
+  broker: ApprovalBroker;
+  runs: number;
+  sessionApprovals: number;
+  counters: Record<string, number>;
+  sessions?: SessionSandboxes;
+}
+
+export function statusView(p: StatusParts): Record<string, unknown> {
+  const w = p.policy;
+  return {
+    ...p.info,
+    paths: { request: p.paths.requestSock, approval: p.paths.approvalSock, audit_log: p.auditPath },
+    policy: {
+      files: w.files,
+      loaded_at: w.loadedAt.toISOString(),
+      reloads: w.reloads,
+      last_reload_error: w.lastError ? { message: w.lastError.message, at: w.lastError.at.toISOString() } : null,
+    },
+    approval_policy: formatApprovalPolicy(p.config.approval_policy),
+    sandbox_policy: p.config.sandbox_policy,
+    config: configView(p.config),
+    approvers: p.broker.approverNames(),
+    pending: p.broker.pendingPrompts(),
+    runs: p.runs,
+    session_approvals: p.sessionApprovals,
+    counters: p.counters,
+    session_sandboxes: p.sessions?.status(),
+  };
+}
