@@ -86,11 +86,25 @@ if (r.status !== 0) {
   }
 }
 
-// mvdan-sh's code cache (src/script/mvdan.ts): the daemon compiles the 1.5 MB package at every start.
+// The parsers' code caches (src/script/mvdan.ts, src/script/bash-parser-call.ts): the daemon compiles
+// mvdan-sh (1.5 MB) at every start, and bash-parser (87 files) at its first request; bash-parser's parts
+// are bundled into one file first (scripts/bash-parser-entry.cjs).
 {
-  const r = spawnSync(process.execPath, ['scripts/mvdan-code-cache.cjs', 'dist/cjs-src/mvdan-sh.v8cache'], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
-  if (r.status !== 0) {
-    rmSync('dist/cjs-src/mvdan-sh.v8cache', { force: true });
-    console.error(`gate-sh: warning: no code cache for mvdan-sh (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); the daemon starts a little slower`);
+  const BP = 'dist/cjs-src/bash-parser.bundle.cjs';
+  rmSync('dist/cjs-src/bash-parser.bundle.v8cache', { force: true });
+  const bp = await esbuild.build({ entryPoints: ['scripts/bash-parser-entry.cjs'], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'warning' });
+  const bpText = bp.outputFiles[0].text;
+  const bpId = createHash('sha256').update(bpText).digest('hex').slice(0, 32);
+  writeFileSync(BP, `// gate-sh-build ${bpId}\n${bpText}`);
+  const runs = [
+    ['mvdan-sh', ['mvdan', 'dist/cjs-src/mvdan-sh.v8cache'], 'dist/cjs-src/mvdan-sh.v8cache'],
+    ['bash-parser', ['bash-parser', BP, 'dist/cjs-src/bash-parser.bundle.v8cache', bpId], 'dist/cjs-src/bash-parser.bundle.v8cache'],
+  ];
+  for (const [name, args, file] of runs) {
+    const r = spawnSync(process.execPath, ['scripts/parser-code-cache.cjs', ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+    if (r.status !== 0) {
+      rmSync(file, { force: true });
+      console.error(`gate-sh: warning: no code cache for ${name} (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); the daemon starts a little slower`);
+    }
   }
 }

@@ -26,7 +26,7 @@ function syntax(): MvSyntax {
   return syntaxCache;
 }
 
-/** The build's code cache for mvdan-sh (scripts/mvdan-code-cache.cjs): dist/cjs-src/, from dist/src/script/
+/** The build's code cache for mvdan-sh (scripts/parser-code-cache.cjs): dist/cjs-src/, from dist/src/script/
  * and from the daemon's bundle in dist/cjs-src/daemon/ alike. */
 const MVDAN_CACHE = fileURLToPath(new URL('../../cjs-src/mvdan-sh.v8cache', import.meta.url));
 
