@@ -3,6 +3,7 @@
 #include "gate-transport.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -165,6 +166,14 @@ static int reply_open(const char *path, int *kept, char *err, size_t errlen) {
   if (gate_sock_addr(&me, path, err, errlen)) goto fail;
   fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); goto fail; }
+  /* never on 0-2: in a program whose stdin/stdout/stderr is closed, a kept socket there would be what it
+   * later reads or writes as stdio, and its own next open would not get the number it expects */
+  if (fd <= 2) {
+    int up = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    fd = up;
+    if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); goto fail; }
+  }
   mode_t old = umask(077);
   int b = bind(fd, (struct sockaddr *)&me, sizeof me);
   umask(old);

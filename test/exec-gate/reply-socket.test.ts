@@ -57,6 +57,26 @@ test('one reply socket per asking process, never a parent\'s, none left after ex
   assert.deepEqual(left, [], 'removed at exit');
 });
 
+test('a process with stdin, stdout and stderr closed keeps them closed: its kept reply socket takes a number above 2', async (t) => {
+  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'] });
+  t.after(async () => (killAll(), rig.stop()));
+  // python asks three times (os.system), so it keeps a reply socket; with 0 closed it used to land there:
+  // the program's next open got 3, and a read of its closed stdin read the daemon's replies
+  writeFileSync(join(rig.work, 'closed.py'), `
+import os
+codes = [os.system('/bin/true') for i in range(3)]
+fds = {n: os.path.exists('/proc/self/fd/%d' % n) for n in (0, 1, 2)}
+fd = os.open('/dev/null', os.O_RDONLY)
+os.write(9, ('%s %s %d\\n' % (codes, fds, fd)).encode())
+`);
+  for (const closed of ['<&-', '<&- >&- 2>&-']) {
+    const r = await gateSh(rig, `python3 ./closed.py ${closed} 9>result; cat result`);
+    assert.equal(r.code, 0, r.stderr);
+    const want = closed === '<&-' ? "{0: False, 1: True, 2: True} 0" : '{0: False, 1: False, 2: False} 0';
+    assert.equal(r.stdout, `[0, 0, 0] ${want}\n`, `${closed}: ${r.stderr}`);
+  }
+});
+
 test('an answer too large for the reply buffer or for a datagram is fetched again over the stream socket', async (t) => {
   // a nested shell's pre-flight answer lists every subcommand: ~0.1 KB each
   const rig = await startRig({ rules: ['prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["true"], decision="allow")'] });
