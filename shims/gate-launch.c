@@ -779,6 +779,10 @@ static void close_all_but(const int *keep, int n) {
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
+/* joining a session sandbox (below) */
+static int session_pidns;
+static void kill_command_group(pid_t bwrap);
+
 /* Supervise until no process of the tree is left; report the tree root's wait status on status_w. */
 static void supervise(int status_w, pid_t root, int sigfd) {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -807,7 +811,10 @@ static void supervise(int status_w, pid_t root, int sigfd) {
       while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si)
         /* the front is gone before the command ended (its spawner died): take the sandbox down with it,
          * as bubblewrap's --die-with-parent would have, then finish as usual */
-        if ((int)si.ssi_signo == FRONT_GONE && !root_done) kill(root, SIGKILL);
+        if ((int)si.ssi_signo == FRONT_GONE && !root_done) {
+          if (session_pidns >= 0) kill_command_group(root);
+          kill(root, SIGKILL);
+        }
       int st;
       pid_t w;
       while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
@@ -869,6 +876,28 @@ static void join_session(const char *spec, const char *prog) {
     int fd = open_ns(pid, "net", netns);
     if (fd < 0 || setns(fd, CLONE_NEWNET)) die126(prog, ": not run: cannot join the session sandbox's network: ", strerror(errno));
     close(fd);
+  }
+}
+
+/* The front is gone before the command ended (gate-sh killed, a caller's timeout): in a session sandbox,
+ * bubblewrap's death takes only the command itself (--die-with-parent), and its children would live on in
+ * the sandbox. Kill the command's process group too — bubblewrap made it a session and group leader — as
+ * killing the group of a bash run by the caller would: what bash started with `&` goes with it, what left
+ * the group (setsid, a daemon) stays, as under bash. */
+static void kill_command_group(pid_t bwrap) {
+  char path[64], buf[512];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)bwrap, (int)bwrap);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return;
+  buf[n] = 0;
+  for (char *p = buf, *e; *p; p = e) {
+    long c = strtol(p, &e, 10);
+    if (e == p) break;
+    while (*e == ' ' || *e == '\n') e++;
+    if (c > 0 && getpgid((pid_t)c) == (pid_t)c) kill(-(pid_t)c, SIGKILL);
   }
 }
 
@@ -1000,6 +1029,9 @@ int main(int argc, char **argv) {
     /* not SIGKILL: after a normal end the supervisor still removes its sockets */
     if (die_with_parent && (prctl(PR_SET_PDEATHSIG, FRONT_GONE) || getppid() != front)) die126(prog[0], ": not run: its caller is gone", NULL);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* in a session sandbox the jobs outlive the command and their supervisor must outlive the caller's
+     * process group being killed (a timeout kills the group): a group of its own */
+    if (session_pidns >= 0) setpgid(0, 0);
     /* the supervisor outlives interruptions meant for the command; only the tree's end stops it */
     for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);

@@ -5,8 +5,8 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { GATE, ROOT } from '../helpers/env.js';
+import { execFileSync, spawn } from 'node:child_process';
+import { GATE, GATE_SH, ROOT } from '../helpers/env.js';
 import { gateSh, run, startRig, waitFor, type Rig } from '../exec-gate/helpers.js';
 import type { SessionJob } from '../../src/daemon/session-sandbox.js';
 
@@ -137,15 +137,19 @@ test('a run with another sandbox policy, or another workspace, neither sees nor 
   const g = await gateSh(r, 'sleep 300 > /dev/null 2>&1 & echo $!');
   const inner = g.stdout.trim();
   const seen = `ps -e -o args= | grep -c '^sleep 300' ; kill -0 ${inner} 2>/dev/null && echo same || echo other`;
-  assert.equal((await gateSh(r, seen)).stdout, '1\nsame\n');
+  const check = async (want: string, why: string, o: { cwd?: string } = {}): Promise<void> => {
+    const x = await gateSh(r, seen, o);
+    assert.equal(x.stdout, want, `${why}: ${x.stderr}; jobs ${JSON.stringify(await jobs(r))}`);
+  };
+  await check('1\nsame\n', 'the next command in the same workspace');
   const set = await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'read-only'], { env: r.env, cwd: r.work });
   assert.equal(set.code, 0, set.stderr);
-  assert.equal((await gateSh(r, seen)).stdout, '0\nother\n');
+  await check('0\nother\n', 'read-only');
   await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'workspace-write'], { env: r.env, cwd: r.work });
   const elsewhere = join(r.te.dir, 'w2');
   mkdirSync(elsewhere);
-  assert.equal((await gateSh(r, seen, { cwd: elsewhere })).stdout, '0\nother\n');
-  assert.equal((await gateSh(r, seen)).stdout, '1\nsame\n');
+  await check('0\nother\n', 'another workspace', { cwd: elsewhere });
+  await check('1\nsame\n', 'back in the first workspace');
 });
 
 test('two sessions are isolated: each has its own processes and its own loopback', { timeout: 90_000 }, async () => {
@@ -200,6 +204,24 @@ function cmdline(pid: number): string {
   } catch {
     return '';
   }
+}
+
+for (const entry of ['native', 'node'] as const) {
+  test(`${entry}: gate-sh killed mid-command with its process group (as a timeout does): what the command started ends with it, earlier jobs stay`, { timeout: 60_000 }, async () => {
+    const r = await rig();
+    const env = { ...r.env, ...(entry === 'node' ? { GATE_SH_NODE: '1' } : {}) };
+    await gateSh(r, 'sleep 303 > /dev/null 2>&1 &', { env });
+    const c = spawn(GATE_SH, ['-c', 'sleep 304 > /dev/null 2>&1 & sleep 305'], { env, cwd: r.work, detached: true, stdio: 'ignore' });
+    const named = (j: SessionJob[], a: string) => j.find((x) => x.argv.join(' ') === a);
+    const started = await waitFor(async () => {
+      const j = await jobs(r);
+      return named(j, 'sleep 304') && named(j, 'sleep 305') ? [named(j, 'sleep 304')!, named(j, 'sleep 305')!] : undefined;
+    }, 'the command and its background job');
+    process.kill(-c.pid!, 'SIGKILL');
+    await waitFor(() => started.every((x) => !running(x.pid)) || undefined, 'the killed command and what it started to end');
+    const earlier = named(await jobs(r), 'sleep 303');
+    assert.ok(earlier && running(earlier.pid), 'the earlier command\'s job lives on');
+  });
 }
 
 test("the holder (pid 1 of the session sandbox) is out of the jobs' reach: its /proc files cannot be opened", { timeout: 60_000 }, async () => {
