@@ -27,16 +27,16 @@ static const char *need(char *const vars[], int n, const char *name, char *err, 
 
 int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
-  if (!(c->request_sock = need(vars, n, "GATE_REQUEST_SOCK", err, errlen))) return -1;
-  if (!(c->stream_sock = need(vars, n, "GATE_STREAM_SOCK", err, errlen))) return -1;
-  if (!(c->escalate_sock = need(vars, n, "GATE_ESCALATE_SOCK", err, errlen))) return -1;
-  if (!(c->client_dir = need(vars, n, "GATE_CLIENT_DIR", err, errlen))) return -1;
-  if (!(c->run_id = need(vars, n, "GATE_RUN", err, errlen))) return -1;
+  if (!(c->request_sock = need(vars, n, GATE_VAR_REQUEST_SOCK, err, errlen))) return -1;
+  if (!(c->stream_sock = need(vars, n, GATE_VAR_STREAM_SOCK, err, errlen))) return -1;
+  if (!(c->escalate_sock = need(vars, n, GATE_VAR_ESCALATE_SOCK, err, errlen))) return -1;
+  if (!(c->client_dir = need(vars, n, GATE_VAR_CLIENT_DIR, err, errlen))) return -1;
+  if (!(c->run_id = need(vars, n, GATE_VAR_RUN, err, errlen))) return -1;
   /* under the kernel layer, requests go through the run's supervisor, which pairs the answer with the
    * exec the kernel then reports (shims/gate-launch.c); replies come back the same way */
-  const char *k = lookup(vars, n, "GATE_KERNEL_SOCK");
+  const char *k = lookup(vars, n, GATE_VAR_KERNEL_SOCK);
   if (k && *k == '/') { c->request_sock = k; c->via_supervisor = 1; }
-  const char *t = lookup(vars, n, "GATE_EXEC_TIMEOUT_MS");
+  const char *t = lookup(vars, n, GATE_VAR_EXEC_TIMEOUT_MS);
   c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 2000;
   c->attempts = 5;
   return 0;

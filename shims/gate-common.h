@@ -10,12 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#define GATE_PROTOCOL_VERSION 1
-#define GATE_MAX_DATAGRAM (60 * 1024)
-#define GATE_MAX_FRAME (64 * 1024 * 1024)
-/* Room for a datagram reply; a larger one is fetched again over the stream socket (the daemon keeps
- * replies longer than this: CLIENT_REPLY_ROOM in src/protocol/messages.ts, keep the two equal). */
-#define GATE_REPLY_ROOM 8192
+/* the protocol version, size limits, variable names: generated from src/protocol/shared-with-c.ts */
+#include "gate-shared.h"
 
 /* Where to talk. All paths absolute; the client folder exists at the same path for the daemon. */
 struct gate_conf {

@@ -328,7 +328,7 @@ static long mono_ms(void) {
 /* The text after a request's id (`{"v":1,"id":"<id>"` then the rest): its decision inputs. NULL if the
  * request does not start that way. */
 static const char *after_id(const char *msg, size_t n, char *id, size_t idn) {
-  static const char head[] = "{\"v\":1,\"id\":\"";
+  static const char head[] = GATE_MSG_HEAD "\"";
   size_t h = sizeof head - 1;
   if (n <= h || memcmp(msg, head, h)) return NULL;
   const char *q = memchr(msg + h, '"', n - h);
@@ -411,7 +411,7 @@ static int landed_answer(const char *id, const char *rest, const char *end, pid_
   if (!hit) return 0;
   /* the daemon's answer to the kernel layer: Run, or Escalate with the token it granted */
   struct gbuf r; gb_init(&r);
-  gb_puts(&r, "{\"v\":1,\"id\":\"");
+  gb_puts(&r, GATE_MSG_HEAD "\"");
   gb_puts(&r, id);
   gb_puts(&r, token ? "\",\"type\":\"exec\",\"action\":{\"type\":\"Escalate\"},\"escalation_token\":" : "\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"}");
   if (token) gb_json_str(&r, token, strlen(token), 0);
@@ -458,7 +458,7 @@ static void relay_request(const char *msg, size_t n, const struct sockaddr_un *f
   snprintf(why, sizeof why, "the gate-sh daemon is not reachable at %s (%s); nothing was run: start it with 'gate daemon start' and check 'gate status'",
            S.conf.request_sock, strerror(errno));
   struct gbuf e; gb_init(&e);
-  gb_puts(&e, "{\"v\":1,\"id\":");
+  gb_puts(&e, GATE_MSG_HEAD);
   gb_json_str(&e, id, strlen(id), 0);
   gb_puts(&e, ",\"type\":\"error\",\"code\":\"unreachable\",\"message\":");
   gb_json_str(&e, why, strlen(why), 0);

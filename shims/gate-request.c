@@ -12,16 +12,9 @@
 /* ---------- requests ---------- */
 
 /* Lengths computed at compile time: this runs for every variable of every exec's environment. */
-#define W(s) { s, sizeof s - 1 }
-static const struct word { const char *s; size_t n; } LOADING_NAMES[] = {
-  W("PATH"), W("ENV"), W("BASH_ENV"), W("PROMPT_COMMAND"), W("PS4"), W("SHELLOPTS"), W("BASHOPTS"), W("ZDOTDIR"),
-  W("INPUTRC"), W("GCONV_PATH"), W("LOCPATH"), W("HOSTALIASES"), W("CLASSPATH"), W("PAGER"), W("GH_PAGER"), W("MANPAGER"),
-  W("SYSTEMD_PAGER"), W("LESSOPEN"), W("LESSCLOSE"), W("EDITOR"), W("VISUAL"), W("BROWSER"), W("SSH_ASKPASS"),
-  W("SUDO_ASKPASS"), W("MAKEFLAGS"), W("MFLAGS"), W("GEM_PATH"), W("GEM_HOME"), W("CARGO_HOME"),
-  W("RUSTC_WRAPPER"), W("PERLLIB"), { NULL, 0 } };
-static const struct word LOADING_PREFIXES[] = {
-  W("LD_"), W("DYLD_"), W("GIT_"), W("BASH_FUNC_"), W("PYTHON"), W("NODE_"), W("PERL5"), W("RUBY"), W("JAVA_"),
-  W("_JAVA_"), W("JDK_"), W("NPM_CONFIG_"), W("npm_config_"), W("PIP_"), { NULL, 0 } };
+#define W(s) { s, sizeof s - 1 },
+static const struct word { const char *s; size_t n; } LOADING_NAMES[] = { GATE_FORWARDED_NAMES(W) { NULL, 0 } };
+static const struct word LOADING_PREFIXES[] = { GATE_FORWARDED_PREFIXES(W) { NULL, 0 } };
 #undef W
 
 int gate_code_loading_name(const char *name, size_t n) {
@@ -77,7 +70,7 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
   for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
   for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
   char num[32];
-  gb_puts(b, "{\"v\":1,\"id\":");
+  gb_puts(b, GATE_MSG_HEAD);
   gb_json_str(b, id, strlen(id), 0);
   gb_puts(b, ",\"type\":\"exec\",\"run_id\":");
   gb_json_str(b, c->run_id, strlen(c->run_id), 0);

@@ -330,7 +330,7 @@ static void read_key(const char *path, char *out, size_t n) {
 static void build_preflight(struct gbuf *m, const char *id, const struct inv *inv, const char *script, const char *cwd,
                             const char *justification, const char *rerun_why, const char *key) {
   char num[32];
-  gb_puts(m, "{\"v\":1,\"id\":");
+  gb_puts(m, GATE_MSG_HEAD);
   json_str(m, id);
   gb_puts(m, ",\"type\":\"preflight\",\"shell\":\"bash\",\"flag\":");
   gb_puts(m, inv->login ? "\"-lc\"" : "\"-c\"");
@@ -427,7 +427,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
     if (!first && pending) {
       if (now_ms() - last_life > 5000) { snprintf(err, errlen, "the gate daemon stopped answering while an approval was pending; check 'gate status'"); goto out; }
       gate_new_id(ping_id, sizeof ping_id);
-      gb_puts(&ping, "{\"v\":1,\"id\":"); json_str(&ping, ping_id); gb_puts(&ping, ",\"type\":\"ping\"}");
+      gb_puts(&ping, GATE_MSG_HEAD); json_str(&ping, ping_id); gb_puts(&ping, ",\"type\":\"ping\"}");
       data = ping.p; len = ping.len;
     } else if (!first) {
       if (attempts >= 9) { snprintf(err, errlen, "the gate daemon did not answer within 35.0 s; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'"); goto out; }
@@ -519,7 +519,7 @@ static void notify(const struct paths *p, const struct gbuf *msg) {
 static void run_finished(struct gbuf *m, const char *run_id, int status, double ms, const char *tail) {
   char id[96], num[32];
   gate_new_id(id, sizeof id);
-  gb_puts(m, "{\"v\":1,\"id\":");
+  gb_puts(m, GATE_MSG_HEAD);
   json_str(m, id);
   gb_puts(m, ",\"type\":\"run-finished\",\"run_id\":");
   json_str(m, run_id);
@@ -881,7 +881,7 @@ static int end_phase(void *ctx, char *err, size_t errlen) {
   char id[96];
   gate_new_id(id, sizeof id);
   struct gbuf m; gb_init(&m);
-  gb_puts(&m, "{\"v\":1,\"id\":");
+  gb_puts(&m, GATE_MSG_HEAD);
   json_str(&m, id);
   gb_puts(&m, ",\"type\":\"start-up-end\",\"run_id\":");
   json_str(&m, c->run_id);

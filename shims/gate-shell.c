@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
     const char *script = argv[si];
     int b64 = !gate_utf8_valid(script, strlen(script)) || !gate_utf8_valid(cwd, strlen(cwd));
     struct gbuf m; gb_init(&m);
-    gb_puts(&m, "{\"v\":1,\"id\":");
+    gb_puts(&m, GATE_MSG_HEAD);
     gb_json_str(&m, id, strlen(id), 0);
     gb_puts(&m, ",\"type\":\"preflight\",\"shell\":");
     gb_json_str(&m, name, strlen(name), 0);

@@ -10,6 +10,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatePaths } from '../protocol/paths.js';
+import type { ExecGateVariable } from '../protocol/shared-with-c.js';
 
 /** Where the built shims live: <repo>/shims (dist/src/exec/ → ../../../shims). */
 export const SHIMS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shims');
@@ -33,9 +34,10 @@ export interface ExecGateOptions {
 
 export const LAUNCHER = join(SHIMS_DIR, 'gate-launch');
 
-/** The gate's own variables (what libgate.so puts back into every exec it allows). */
+/** The gate's own variables (what libgate.so puts back into every exec it allows). Their names are the
+ * C side's too (shared-with-c.ts): a name not listed there does not compile. */
 export function execGateVars(o: ExecGateOptions): Record<string, string> {
-  const v: Record<string, string> = {
+  const v: Partial<Record<ExecGateVariable, string>> = {
     GATE_RUN: o.runId,
     GATE_REQUEST_SOCK: o.paths.requestSock,
     GATE_STREAM_SOCK: o.paths.streamSock,

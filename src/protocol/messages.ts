@@ -8,14 +8,8 @@ import type { Action, Decision, EscalationExecution } from './action.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from './sandbox-policy.js';
 import type { PlanRequest, WirePlan } from './plan.js';
 
-export const PROTOCOL_VERSION = 1;
-/** unix-dgram truncates silently above 64 KiB; stay well under it. */
-export const MAX_DATAGRAM = 60 * 1024;
-/** The exec gate's C client reads answers into this much room (GATE_REPLY_ROOM in shims/gate-proto.h) and
- * fetches a longer one again over stream.sock by the same id: the daemon keeps replies longer than this. */
-export const CLIENT_REPLY_ROOM = 8192;
-/** Stream frames above this are refused (a 1 MiB script plus its environment fits). */
-export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
+/** Version and limits: shared with the C side, so written in shared-with-c.ts (shims/gate-shared.h). */
+export { PROTOCOL_VERSION, MAX_DATAGRAM, CLIENT_REPLY_ROOM, MAX_STREAM_FRAME } from './shared-with-c.js';
 
 /** gate-sh → daemon: decide every subcommand of a script before anything runs. */
 export interface PreflightRequest {
