@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
-import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SessionSandboxReply, type SubcommandVerdict } from '../protocol/messages.js';
+import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SessionSandboxReply, type SubcommandReply } from '../protocol/messages.js';
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
 import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
@@ -79,7 +79,7 @@ export class Daemon<P> {
   /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
   private readonly pairs = new ExecPairs();
   private readonly settlements = new Settlements();
-  private readonly verdictsJson = new WeakMap<ScriptResult, string>();
+  private readonly repliesJson = new WeakMap<ScriptResult, string>();
   private lastRequestAt = 0;
   /** warm-up scripts decided so far, of how many (ping's info shows it) */
   private readonly warmUpState = { done: 0, of: 0 };
@@ -176,12 +176,12 @@ export class Daemon<P> {
     if (policyOwn) run.shared = this.settlements.sharedSettlement(check, req.cwd);
     // ask: false (an agent's hook): what needs a person is answered, not asked; the hook's agent asks its user
     const unasked = (s: SubcommandResult): Settled => ({ action: deny(s.reason ?? `approval needed for '${shortCommand(s.argv)}'`) });
-    const verdicts = nobodyAsked
+    const subReplies = nobodyAsked
       ? check.subcommands.map((s, i) => this.record(s, quick[i]!, policyOwn ? undefined : run, 'preflight', req.cwd, run.run_id)) // no promises
       : req.ask === false
         ? check.subcommands.map((s, i) => this.record(s, quick[i] ?? unasked(s), run, 'preflight', req.cwd, run.run_id))
         : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
-    const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(verdicts.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: verdicts, sandbox: this.config.sandbox_policy };
+    const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(subReplies.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: subReplies, sandbox: this.config.sandbox_policy };
     if (check.perExec && reply.action.type !== 'Deny') {
       // decided per exec: the script cannot write unless a person agreed to the writes it asked up front
       reply.per_exec = true;
@@ -203,17 +203,17 @@ export class Daemon<P> {
       // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
       if (this.deps.sessions && reply.plan.rerun) reply.plan = await joinWirePlan(reply.plan, req.plan.env, this.deps.sessions);
     }
-    // The policy's own answers for a cached script encode to the same verdict text every time: once.
+    // The policy's own answers for a cached script encode to the same reply text every time: once.
     if (!policyOwn) return reply;
-    let json = this.verdictsJson.get(check);
-    if (json === undefined) this.verdictsJson.set(check, (json = JSON.stringify(verdicts)));
+    let json = this.repliesJson.get(check);
+    if (json === undefined) this.repliesJson.set(check, (json = JSON.stringify(subReplies)));
     return new EncodedReply(encodePreflightReply(reply, json));
   }
 
   /** Settle every subcommand of a script, asking the questions it raises all at once. */
-  private async settleAll(check: ScriptResult, run: RunRecord, req: PreflightRequest, ctx: HandlerContext, anyForbidden: boolean, inherited?: DecisionSource): Promise<SubcommandVerdict[]> {
+  private async settleAll(check: ScriptResult, run: RunRecord, req: PreflightRequest, ctx: HandlerContext, anyForbidden: boolean, inherited?: DecisionSource): Promise<SubcommandReply[]> {
     const asked: string[] = [];
-    const verdicts = await Promise.all(
+    const subReplies = await Promise.all(
       check.subcommands.map((s) =>
         this.settle(
           s,
@@ -236,7 +236,7 @@ export class Daemon<P> {
       ),
     );
     ctx.setPending(null);
-    return verdicts;
+    return subReplies;
   }
 
   private async exec(msg: Envelope, ctx: HandlerContext): Promise<ExecReply> {
@@ -342,7 +342,7 @@ export class Daemon<P> {
     justification?: string,
     /** the enclosing run already settled this whole script */
     inherited?: DecisionSource,
-  ): Promise<SubcommandVerdict> {
+  ): Promise<SubcommandReply> {
     const quick = this.answerWithoutAsking(s, skipPrompt, inherited);
     if (quick) return this.record(s, quick, run, origin, cwd, runId);
     this.counters.prompts++;
@@ -358,7 +358,7 @@ export class Daemon<P> {
   }
 
   /** A settled subcommand: remembered in its run (for the exec gate and nested shells), audited, answered. */
-  private record(s: SubcommandResult, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandVerdict {
+  private record(s: SubcommandResult, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandReply {
     const { action, outcome, extraSource } = settled;
     if (action.type === 'Deny') this.counters.denied++;
     else if (run && !(s.unsettled && !outcome)) this.settlements.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
@@ -367,9 +367,9 @@ export class Daemon<P> {
     const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;
     const fields = reused ? (this.settlements.keysOf(s, cwd).audit ??= auditFields(s, settled, cwd)) : auditFields(s, settled, cwd);
     this.deps.audit.writeEncoded(`"kind":"${origin === 'preflight' ? 'decision' : 'exec'}","run_id":${JSON.stringify(runId)},${fields}`);
-    const verdict: SubcommandVerdict = { argv: s.argv, decision: s.decision, action, source: extraSource ? [...s.source, extraSource] : s.source };
-    if (outcome) verdict.approval_id = outcome.approval_id;
-    return verdict;
+    const subReply: SubcommandReply = { argv: s.argv, decision: s.decision, action, source: extraSource ? [...s.source, extraSource] : s.source };
+    if (outcome) subReply.approval_id = outcome.approval_id;
+    return subReply;
   }
 
   /** `reject.mcp_elicitations`: MCP elicitation approvers are never asked; the other approvers still are. */

@@ -9,12 +9,12 @@
 import { parseShellArgs, ArgsError, type ShellInvocation } from './gate-sh-args.js';
 import { EscalationArgsError, escalationFields } from './escalation-args.js';
 import { ProtocolError } from '../protocol/codec.js';
-import type { PreflightReply, PreflightRequest, SubcommandVerdict } from '../protocol/messages.js';
+import type { PreflightReply, PreflightRequest, SubcommandReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import { findBash } from './bash.js';
 import { gatePaths } from '../protocol/paths.js';
 import { planRun, type RunPlan } from './plan.js';
-import { rerunVerdict } from './sandbox-rerun.js';
+import { rerunDecision } from './sandbox-rerun.js';
 import { readsStartUpFiles, startUpFields } from './start-up-gate.js';
 import type { PlanRequest, WirePlan } from '../protocol/plan.js';
 
@@ -77,7 +77,7 @@ const NO_APPROVER = /^approval needed for '.*' but no approver is attached/s;
 
 /** The lines a denied pre-flight prints (without the `gate-sh: ` prefix). */
 export function denialLines(reply: Pick<PreflightReply, 'subcommands'> & { action: Action }, script: string): string[] {
-  const denied = (reply.subcommands ?? []).filter((s: SubcommandVerdict) => s.action?.type === 'Deny');
+  const denied = (reply.subcommands ?? []).filter((s: SubcommandReply) => s.action?.type === 'Deny');
   const lines: string[] = [];
   for (const s of denied) {
     const reason = (s.action as { reason: string }).reason;
@@ -110,9 +110,9 @@ export function clientPlan(req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'
       return { error: 'protocol error: the native gate-sh and the daemon read the arguments differently' };
     if (p.rerun_why === undefined && reply.action.type === 'Deny') return { denials: denialLines(reply, req.script) };
     if (p.rerun_why !== undefined) {
-      const verdict = rerunVerdict(reply.action, p.rerun_why);
-      if (!verdict.rerun) return { rerun_of: verdict };
-      return { ...wire(planRun({ reply, invocation: inv, script: req.script, env: envRecord(p.env), cwd: req.cwd, bash: findBash(), inheritedFds: p.fds, shimsDir: p.shims }), p, req.script, false), rerun_of: verdict };
+      const offer = rerunDecision(reply.action, p.rerun_why);
+      if (!offer.rerun) return { rerun_of: offer };
+      return { ...wire(planRun({ reply, invocation: inv, script: req.script, env: envRecord(p.env), cwd: req.cwd, bash: findBash(), inheritedFds: p.fds, shimsDir: p.shims }), p, req.script, false), rerun_of: offer };
     }
     const plan = planRun({ reply, invocation: inv, script: req.script, env: envRecord(p.env), cwd: req.cwd, bash: findBash(), inheritedFds: p.fds, shimsDir: p.shims, startUp: reply.start_up === true });
     return wire(plan, p, req.script, plan.sandboxed === true && turnDefault(reply.action));

@@ -42,15 +42,15 @@ export async function rerunOnDenial(o: RerunOptions): Promise<Attempt> {
     o.notice(`the sandboxed run failed (${why}); could not ask to rerun it: ${(e as Error).message}`);
     return o.first;
   }
-  const verdict = rerunVerdict(action, why);
-  if (verdict.notice) o.notice(verdict.notice);
-  if (!verdict.rerun || action.type !== 'Escalate') return o.first;
+  const offer = rerunDecision(action, why);
+  if (offer.notice) o.notice(offer.notice);
+  if (!offer.rerun || action.type !== 'Escalate') return o.first;
   return o.rerun(action.execution);
 }
 
 /** What the approver's answer to a denial means: rerun or not, and the notice to print (pure; the native
  * gate-sh gets it from the daemon's plan). */
-export function rerunVerdict(action: Action, why: string): { rerun: boolean; notice?: string } {
+export function rerunDecision(action: Action, why: string): { rerun: boolean; notice?: string } {
   if (action.type === 'Deny') return { rerun: false, notice: `the sandboxed run failed (${why}); not rerun: ${action.reason}` };
   // Run or Escalate(TurnDefault): the same sandbox again would fail the same way.
   if (action.type === 'Run' || action.execution.type === 'TurnDefault') return { rerun: false };

@@ -32,8 +32,8 @@ export function encodeText(msg: Envelope): string {
 }
 
 /**
- * A pre-flight reply's JSON text from its verdicts' JSON, encoded earlier (the daemon encodes a cached
- * script's verdicts once): the same text as encodeText(reply), field for field, without re-encoding them.
+ * A pre-flight reply's JSON text from its subcommands' JSON, encoded earlier (the daemon encodes a cached
+ * script's subcommand replies once): the same text as encodeText(reply), field for field, without re-encoding them.
  */
 export function encodePreflightReply(r: Omit<PreflightReply, 'subcommands'>, subcommandsJson: string): string {
   const j = JSON.stringify;

@@ -61,7 +61,7 @@ export type DecisionSource =
   | { kind: 'parent-run'; run_id: string; approval_id?: string }
   | { kind: 'approval'; approval_id: string; answer: string; approver: string };
 
-export interface SubcommandVerdict {
+export interface SubcommandReply {
   argv: string[];
   decision: Decision;
   action: Action;
@@ -76,7 +76,7 @@ export interface PreflightReply {
   run_id: string; // names this run for exec-gate requests and audit records
   action: Action; // overall: Deny if any subcommand is denied
   complex: boolean;
-  subcommands: SubcommandVerdict[];
+  subcommands: SubcommandReply[];
   sandbox: SandboxPolicy; // the turn sandbox the script runs in
   /** the run is in its start-up phase: the client ends it (start-up-end) before the script's first command */
   start_up?: boolean;

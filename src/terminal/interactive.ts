@@ -199,17 +199,17 @@ class InteractiveShell {
     this.listenRaw();
     this.preflightInFlight = true;
     this.cancelled = false;
-    const verdict = await this.gate.check(line, this.cwd, this.opts.invocation.login, this.sessionRun);
+    const checked = await this.gate.check(line, this.cwd, this.opts.invocation.login, this.sessionRun);
     this.preflightInFlight = false;
-    if (!verdict.ok) {
+    if (!checked.ok) {
       this.stopRaw();
-      this.io.output.write(verdict.messages.join('\n') + '\n');
+      this.io.output.write(checked.messages.join('\n') + '\n');
       this.status = 126;
       this.typeahead.notRun();
       return this.prompt();
     }
     try {
-      await this.ensureSession(verdict.reply);
+      await this.ensureSession(checked.reply);
     } catch (e) {
       this.stopRaw();
       this.io.output.write(`gate-sh: ${(e as Error).message}; nothing ran\n`);
@@ -217,8 +217,8 @@ class InteractiveShell {
       this.typeahead.notRun();
       return this.prompt();
     }
-    this.runs.add(verdict.reply.run_id);
-    this.current = { runId: verdict.reply.run_id, started: Date.now() };
+    this.runs.add(checked.reply.run_id);
+    this.current = { runId: checked.reply.run_id, started: Date.now() };
     if (this.cancelled) {
       this.cancelled = false;
       this.typeahead.flush();

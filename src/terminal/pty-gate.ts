@@ -4,7 +4,7 @@
  */
 import { RequestClient, RequestError } from '../protocol/client.js';
 import type { GatePaths } from '../protocol/paths.js';
-import type { PreflightReply, SubcommandVerdict } from '../protocol/messages.js';
+import type { PreflightReply, SubcommandReply } from '../protocol/messages.js';
 
 export type LineVerdict = { ok: true; reply: PreflightReply } | { ok: false; messages: string[] };
 
@@ -14,7 +14,7 @@ function display(argv: string[]): string {
 
 /** The `gate-sh: denied: ...` lines for a denied reply (one per denied subcommand). */
 export function denialMessages(reply: PreflightReply, line: string): string[] {
-  const denied = (reply.subcommands ?? []).filter((s: SubcommandVerdict) => s.action?.type === 'Deny');
+  const denied = (reply.subcommands ?? []).filter((s: SubcommandReply) => s.action?.type === 'Deny');
   const out = denied.map((s) => `gate-sh: denied: ${display(s.argv)}: ${(s.action as { reason: string }).reason}`);
   if (out.length === 0) out.push(`gate-sh: denied: ${line.length > 80 ? line.slice(0, 77) + '...' : line}: ${(reply.action as { reason: string }).reason}`);
   return out;

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { gatePaths } from '../../protocol/paths.js';
 import { RequestClient, RequestError } from '../../protocol/client.js';
 import type { PreflightReply } from '../../protocol/messages.js';
-import { HookInputError, hookOutput, hookVerdict, parseHookInput, type HookAgent, type HookVerdict } from '../../integrations/hooks/verdict.js';
+import { HookInputError, hookOutput, hookDecision, parseHookInput, type HookAgent, type HookDecision } from '../../integrations/hooks/decision.js';
 
 const USAGE = `usage: gate hook claude-code|gemini
   Answers an agent's permission hook for its shell tool from gate-sh's rules, heuristics and session
@@ -24,13 +24,13 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(argv[0] === '--help' || argv[0] === '-h' ? USAGE : `gate-sh: hook: expected one of ${AGENTS.join(', ')}\n${USAGE}`);
     return argv[0] === '--help' || argv[0] === '-h' ? 0 : 2;
   }
-  const verdict = await decide(agent);
-  if (verdict) process.stdout.write(JSON.stringify(hookOutput(agent, verdict)) + '\n');
+  const hookAnswer = await decide(agent);
+  if (hookAnswer) process.stdout.write(JSON.stringify(hookOutput(agent, hookAnswer)) + '\n');
   else process.stdout.write('{}\n'); // not the shell tool: no opinion
   return 0;
 }
 
-async function decide(agent: HookAgent): Promise<HookVerdict | null> {
+async function decide(agent: HookAgent): Promise<HookDecision | null> {
   let call;
   try {
     call = parseHookInput(agent, readFileSync(0, 'utf8'), process.cwd());
@@ -42,7 +42,7 @@ async function decide(agent: HookAgent): Promise<HookVerdict | null> {
   try {
     const reply = await preflight(call.command, call.cwd);
     if (reply.type !== 'preflight' || !reply.action) return { decision: 'deny', reason: `gate-sh: protocol error: unexpected reply '${String(reply.type)}'; nothing runs` };
-    return hookVerdict(reply);
+    return hookDecision(reply);
   } catch (e) {
     return { decision: 'deny', reason: `gate-sh: ${(e as Error).message}; nothing runs` };
   }

@@ -2,13 +2,13 @@
  * Agent permission hooks (Claude Code `PreToolUse`, gemini-cli `BeforeTool`): from the hook's JSON input to
  * the shell command it is about, and from the daemon's pre-flight reply to the agent's JSON answer.
  * Pure. Trust boundary: the hook input comes from the agent (untrusted text, checked here field by field);
- * the verdict comes from the daemon (rules, heuristics, session cache), which was asked with `ask: false`:
+ * the decision comes from the daemon (rules, heuristics, session cache), which was asked with `ask: false`:
  * a command that needs a person is answered "ask", and the agent asks its own user.
  */
-import type { PreflightReply, SubcommandVerdict } from '../../protocol/messages.js';
+import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
 
 export type HookAgent = 'claude-code' | 'gemini';
-export type HookVerdict = { decision: 'allow' | 'deny' | 'ask'; reason: string };
+export type HookDecision = { decision: 'allow' | 'deny' | 'ask'; reason: string };
 
 /** The shell command a hook call is about: null when the call is not for the agent's shell tool. */
 export interface HookCall {
@@ -43,9 +43,9 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
   return { command, cwd };
 }
 
-/** The daemon's verdict for the agent: forbidden → deny, needs a person → ask, otherwise allow. */
-export function hookVerdict(reply: PreflightReply): HookVerdict {
-  const subs: SubcommandVerdict[] = reply.subcommands ?? [];
+/** The daemon's decision for the agent: forbidden → deny, needs a person → ask, otherwise allow. */
+export function hookDecision(reply: PreflightReply): HookDecision {
+  const subs: SubcommandReply[] = reply.subcommands ?? [];
   if (reply.action.type !== 'Deny') return { decision: 'allow', reason: `gate-sh: allowed (${sourcesOf(subs)})` };
   const forbidden = subs.filter((s) => s.decision === 'forbidden' && s.action.type === 'Deny');
   if (forbidden.length) return { decision: 'deny', reason: forbidden.map((s) => `gate-sh: denied: ${(s.action as { reason: string }).reason}`).join('\n') };
@@ -54,7 +54,7 @@ export function hookVerdict(reply: PreflightReply): HookVerdict {
   return { decision: 'deny', reason: `gate-sh: denied: ${reply.action.reason}` };
 }
 
-function sourcesOf(subs: SubcommandVerdict[]): string {
+function sourcesOf(subs: SubcommandReply[]): string {
   const names = new Set<string>();
   for (const s of subs)
     for (const src of s.source ?? []) names.add(src.kind === 'rule' ? `rule ${src.file}:${src.line}` : src.kind === 'heuristic' ? `heuristic ${src.name}` : src.kind);
@@ -62,7 +62,7 @@ function sourcesOf(subs: SubcommandVerdict[]): string {
 }
 
 /** The JSON the agent reads on the hook's stdout. */
-export function hookOutput(agent: HookAgent, v: HookVerdict): Record<string, unknown> {
+export function hookOutput(agent: HookAgent, v: HookDecision): Record<string, unknown> {
   if (agent === 'claude-code')
     return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: v.reason } };
   return { decision: v.decision, reason: v.reason };
