@@ -6,8 +6,9 @@
  * (src/exec/client-plan.ts), and this program runs exactly that plan: bash's exit status, forwarded
  * signals, inherited descriptors and output untouched, stderr relayed only where the on-failure rerun
  * needs it, the rerun itself as the daemon's plan says.
- * Everything else — a terminal (interactive use, PTY hosting), --help/--version, bad escalation flags, no
- * daemon yet (autostart), bytes that are not UTF-8, large scripts, GATE_SH_NODE=1 — is handed to the
+ * With no daemon yet it starts one itself, as the Node gate-sh's autostart would, in the plain case.
+ * Everything else — a terminal (interactive use, PTY hosting), --help/--version, bad escalation flags, an
+ * autostart that is not plain, bytes that are not UTF-8, large scripts, GATE_SH_NODE=1 — is handed to the
  * Node gate-sh (bin/gate-sh-node) before anything runs.
  * Trust: this runs as the caller, outside any sandbox; the daemon's answer is the only thing that makes
  * anything run. Fail closed: any failure after the hand-over point prints `gate-sh: ...` and exits 126.
@@ -29,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -276,6 +278,94 @@ static int daemon_bound(const struct paths *p) {
   int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
   close(fd);
   return ok;
+}
+
+/* ---------- autostart ---------- */
+
+/* No daemon bound yet: start one as gate-sh's autostart does (src/client/autostart.ts: `node bin/gate daemon
+ * run` in a session of its own, its output appended to <session>/daemon.log, this process's environment),
+ * without first starting the Node gate-sh, whose start the first call would otherwise wait for before the
+ * daemon's own (docs/startup.md, "Cold start"). The plain case only: anything that names autostart
+ * (GATE_AUTOSTART, GATE_NO_AUTOSTART, the word anywhere in config.toml), a folder or log that cannot be
+ * made, a daemon that exits or has not bound its socket within 10 s returns 0, and the caller hands over
+ * to the Node gate-sh before anything ran: it waits for a daemon being started, or says why none can be.
+ * 1 when a daemon is bound. Nothing of the script runs here. */
+static int autostart(const struct paths *p) {
+  if (getenv("GATE_AUTOSTART") || getenv("GATE_NO_AUTOSTART")) return 0;
+  /* down for sure (src/client/reach.ts): no socket or a stale one, and nobody holds the session lock
+   * (a daemon starting or stopping, or one this process cannot reach: the Node gate-sh tells which) */
+  struct sockaddr_un a;
+  memset(&a, 0, sizeof a);
+  a.sun_family = AF_UNIX;
+  strcpy(a.sun_path, p->request_sock);
+  int probe = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (probe < 0) return 0;
+  int down = connect(probe, (struct sockaddr *)&a, sizeof a) < 0 && (errno == ENOENT || errno == ECONNREFUSED);
+  close(probe);
+  if (!down) return 0;
+  char conf[PATH_MAX + 32];
+  const char *gh = env_nonempty("GATE_HOME"), *home = env_nonempty("HOME");
+  if (gh) gate_join(conf, sizeof conf, gh, "/config.toml", NULL, NULL);
+  else if (home) gate_join(conf, sizeof conf, home, "/.gate-sh/config.toml", NULL, NULL);
+  else return 0;
+  int cfd = open(conf, O_RDONLY | O_CLOEXEC);
+  if (cfd < 0 && errno != ENOENT) return 0;
+  if (cfd >= 0) {
+    struct gbuf c; gb_init(&c);
+    int named = read_all(cfd, &c) || c.oom || (c.p && memmem(c.p, c.len, "autostart", 9));
+    close(cfd);
+    gb_free(&c);
+    if (named) return 0;
+  }
+  /* <runtime>/<session>/req/request.sock: the session folder and the runtime folder above it */
+  char session[256], runtime[256], log[300];
+  gate_join(session, sizeof session, p->request_sock, NULL, NULL, NULL);
+  for (int up = 0; up < 2; up++) { char *s = strrchr(session, '/'); if (!s || s == session) return 0; *s = 0; }
+  gate_join(runtime, sizeof runtime, session, NULL, NULL, NULL);
+  char *s = strrchr(runtime, '/');
+  if (!s || s == runtime) return 0;
+  *s = 0;
+  if ((mkdir(runtime, 0700) && errno != EEXIST) || (mkdir(session, 0700) && errno != EEXIST)) return 0;
+  char lockf[300];
+  gate_join(lockf, sizeof lockf, session, "/daemon.lock", NULL, NULL);
+  int lk = open(lockf, O_RDONLY | O_CLOEXEC);
+  if (lk < 0 && errno != ENOENT) return 0;
+  if (lk >= 0) {
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    int held = fcntl(lk, F_OFD_GETLK, &fl) < 0 || fl.l_type != F_UNLCK;
+    close(lk);
+    if (held) return 0;
+  }
+  gate_join(log, sizeof log, session, "/daemon.log", NULL, NULL);
+  int lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (lfd < 0) return 0;
+  char gate[PATH_MAX + 16];
+  gate_join(gate, sizeof gate, g_root, "/bin/gate", NULL, NULL);
+  pid_t pid = fork();
+  if (pid < 0) { close(lfd); return 0; }
+  if (pid == 0) {
+    setsid();
+    int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(lfd, 1) < 0 || dup2(lfd, 2) < 0) _exit(126);
+    /* nothing of the caller's but the environment: a descriptor held by the daemon would keep a pipe open */
+    if (syscall(SYS_close_range, 3u, ~0u, 0u)) for (int fd = 3; fd < 1024; fd++) close(fd);
+    char *av[] = { "node", gate, "daemon", "run", NULL };
+    if (GATE_NODE[0]) execv(GATE_NODE, av);
+    execvp("node", av);
+    _exit(127);
+  }
+  close(lfd);
+  long deadline = now_ms() + 10000;
+  while (now_ms() < deadline) {
+    if (daemon_bound(p)) return 1;
+    int st;
+    if (waitpid(pid, &st, WNOHANG) == pid) return daemon_bound(p);
+    poll(NULL, 0, 5);
+  }
+  return 0;
 }
 
 /* A bubblewrap where gate-sh trusts one (TRUSTED_BWRAP_DIRS in src/exec/sandbox-run.ts), as this process
@@ -916,7 +1006,8 @@ int main(int argc, char **argv) {
   if (inv.source == SRC_STDIN && isatty(0) && isatty(2)) handover(NULL, 0); /* interactive */
   if (isatty(0) && isatty(1)) handover(NULL, 0);                            /* PTY hosting */
   struct paths paths;
-  if (gate_paths(&paths) || !daemon_bound(&paths)) handover(NULL, 0); /* Node says why, or autostarts */
+  if (gate_paths(&paths)) handover(NULL, 0); /* Node says why */
+  if (!daemon_bound(&paths) && !autostart(&paths)) handover(NULL, 0); /* Node waits, or says why not */
   if (!bwrap_here()) handover(NULL, 0); /* Node says what to install, or runs without a sandbox */
 
   for (int i = 0; i < argc; i++) if (!gate_utf8_valid(argv[i], strlen(argv[i]))) handover(NULL, 0);

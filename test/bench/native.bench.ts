@@ -41,11 +41,16 @@ async function sandboxArgv(env: Record<string, string>, ws: string, script: stri
     const reply = (await c.request({ type: 'preflight', shell: 'bash', flag: '-lc', script, cwd: ws, pid: process.pid, sandbox_permissions: 'use_default', plan })) as { plan?: { program?: string; args?: string[] } };
     const p = reply.plan;
     if (!p?.program || !p.args) throw new Error(`no plan for ${script}: ${JSON.stringify(reply)}`);
-    const sep = p.args.indexOf('--');
-    const mounts = p.args.slice(0, sep);
+    // the plan starts bwrap under the kernel layer's launcher (gate-launch [--session-ns ...] BWRAP ARGS):
+    // the base is bwrap alone, with the plan's own mounts
+    const full = [p.program, ...p.args];
+    const at = full.findIndex((a) => a.endsWith('/bwrap'));
+    if (at < 0) throw new Error(`no bwrap in the plan for ${script}: ${full.join(' ')}`);
+    const sep = full.indexOf('--', at);
+    const mounts = full.slice(at + 1, sep);
     const shims = mounts.findIndex((a, i) => a === '--ro-bind' && mounts[i + 1] === join(ROOT, 'shims'));
     if (shims >= 0) mounts.splice(shims, 3);
-    return { program: p.program, args: [...mounts, '--', '/bin/bash', '-lc', script] };
+    return { program: full[at], args: [...mounts, '--', '/bin/bash', '-lc', script] };
   } finally {
     c.close();
   }
@@ -81,26 +86,37 @@ async function perCall(mode: 'danger-full-access' | 'workspace-write', d: Daemon
   return { rows, median_ratio: median(rows.map((r) => r.ratio)), max_ratio: Math.max(...rows.map((r) => r.ratio)) };
 }
 
-/** First call with no daemon: gate-sh hands over to Node, which autostarts one. Next to `gate daemon start`. */
+/**
+ * First call with no daemon (autostart), alternating in each round: the native gate-sh starting the daemon
+ * itself; the same handed over to the Node gate-sh (GATE_AUTOSTART=true: what names autostart goes to
+ * Node); the daemon from its module graph instead of its bundle (GATE_NO_BUNDLE=1); next to `gate daemon
+ * start` alone and `node -e 0`. Danger-full-access (no bwrap), `gate-sh -c true`.
+ */
 async function coldStart(): Promise<Record<string, unknown>> {
-  const first: number[] = [];
-  const start: number[] = [];
+  const kinds = ['native', 'node_client', 'daemon_module_graph', 'daemon_start_alone', 'node_e0'] as const;
+  const t: Record<string, number[]> = Object.fromEntries(kinds.map((k) => [k, []]));
   for (let i = 0; i < 5; i++) {
-    for (const which of i % 2 ? ['start', 'first'] : ['first', 'start']) {
-      const te = tempEnv({ GATE_SANDBOX_MODE: 'danger-full-access' });
+    for (let j = 0; j < kinds.length; j++) {
+      const k = kinds[(i + j) % kinds.length];
+      const te = tempEnv({ GATE_SANDBOX_MODE: 'danger-full-access', ...(k === 'node_client' ? { GATE_AUTOSTART: 'true' } : k === 'daemon_module_graph' ? { GATE_NO_BUNDLE: '1' } : {}) });
       try {
         const t0 = performance.now();
-        const r = which === 'first' ? spawnSync(GATE_SH, ['-c', 'true'], { env: te.env, stdio: 'ignore' }) : spawnSync(process.execPath, [GATE, 'daemon', 'start'], { env: te.env, stdio: 'ignore' });
+        const r =
+          k === 'daemon_start_alone'
+            ? spawnSync(process.execPath, [GATE, 'daemon', 'start'], { env: te.env, stdio: 'ignore' })
+            : k === 'node_e0'
+              ? spawnSync(process.execPath, ['-e', '0'], { stdio: 'ignore' })
+              : spawnSync(GATE_SH, ['-c', 'true'], { env: te.env, cwd: te.dir, stdio: 'ignore' });
         const ms = performance.now() - t0;
-        if (r.status !== 0) throw new Error(`${which} exited ${r.status}`);
-        (which === 'first' ? first : start).push(ms);
+        if (r.status !== 0) throw new Error(`cold start ${k} exited ${r.status}`);
+        t[k].push(ms);
       } finally {
-        spawnSync(process.execPath, [GATE, 'daemon', 'stop'], { env: te.env, stdio: 'ignore' });
+        if (k !== 'node_e0') spawnSync(process.execPath, [GATE, 'daemon', 'stop'], { env: te.env, stdio: 'ignore' });
         te.cleanup();
       }
     }
   }
-  return { first_call_ms: r1(median(first)), daemon_start_alone_ms: r1(median(start)), runs: first.length };
+  return { ...Object.fromEntries(kinds.map((k) => [`${k}_ms`, r1(median(t[k]))])), runs: 5, load_average: loadAverage() };
 }
 
 function rssKiB(pid: number): number {
