@@ -2,13 +2,14 @@
 interface SessionStatus {
   sandboxes: { key: string; holder_pid: number; network: string; jobs: number }[];
   jobs: { pid: number; pid_in_sandbox: number; outlived_command: boolean; cwd: string; argv: string[] }[];
+  unavailable?: string;
 }
 
 /** Session sandboxes and what runs in them (src/daemon/session-sandbox.ts; `gate jobs` has the details). */
 function sessionLines(s: SessionStatus | undefined): string[] {
   if (!s) return [];
   return [
-    `session sandboxes: ${s.sandboxes.length || 'none'}`,
+    `session sandboxes: ${s.unavailable ? `unavailable (${s.unavailable}): each command gets a sandbox of its own` : s.sandboxes.length || 'none'}`,
     ...s.sandboxes.map((b) => `  ${b.key}  holder pid ${b.holder_pid}, network ${b.network}, ${b.jobs} process(es)`),
     ...s.jobs.map((j) => `    pid ${j.pid} (${j.pid_in_sandbox} inside) ${j.outlived_command ? 'job' : 'command'}  ${j.argv.join(' ').slice(0, 100)}  (cwd ${j.cwd})`),
   ];

@@ -92,6 +92,9 @@ export class SessionSandboxes {
   private readonly boot = bootTimeMs();
   private readonly idle: NodeJS.Timeout;
   private stopped = false;
+  /** why no holder can be made here (a non-root user without a user namespace of the holder's: EPERM);
+   * set once, so that every later run does not start a holder only to see it fail */
+  private unavailable?: string;
 
   constructor(private readonly o: SessionSandboxOptions) {
     this.idle = setInterval(() => this.endIdle(), Math.min(o.idleMs ?? IDLE_MS, 60_000)).unref();
@@ -100,7 +103,7 @@ export class SessionSandboxes {
   /** The namespaces of the sandbox with this key, made on first use; null when none can be had (the run
    * then makes its own sandbox, as before). */
   async join(key: string, ownNetwork: boolean): Promise<SessionJoin | null> {
-    if (!/^[0-9a-f]{64}$/.test(key) || this.stopped) return null;
+    if (!/^[0-9a-f]{64}$/.test(key) || this.stopped || this.unavailable) return null;
     const id = `${key}:${ownNetwork ? 1 : 0}`;
     const h = this.holders.get(id);
     if (h && !h.ended && this.alive(h)) {
@@ -157,7 +160,10 @@ export class SessionSandboxes {
     });
     const m = ready ? /^ready (\d+)$/.exec(ready) : null;
     if (!m) {
-      this.o.log(`session sandbox not made: ${ready?.startsWith('error ') ? ready.slice(6) : 'its holder did not start'}; the run gets a sandbox of its own`);
+      const why = ready?.startsWith('error ') ? ready.slice(6) : 'its holder did not start';
+      // the namespaces themselves refused (not a passing failure): no session sandboxes in this daemon
+      if (/Operation not permitted|Invalid argument/.test(why)) this.unavailable = why;
+      this.o.log(`session sandbox not made: ${why}; ${this.unavailable ? 'every run' : 'the run'} gets a sandbox of its own`);
       proc.kill('SIGKILL');
       return null;
     }
@@ -261,13 +267,14 @@ export class SessionSandboxes {
   }
 
   /** For `gate status`. */
-  status(): { sandboxes: { key: string; holder_pid: number; network: string; created_at: string; jobs: number }[]; jobs: SessionJob[] } {
+  status(): { sandboxes: { key: string; holder_pid: number; network: string; created_at: string; jobs: number }[]; jobs: SessionJob[]; unavailable?: string } {
     const jobs = this.jobs();
     return {
       sandboxes: [...this.holders.values()]
         .filter((h) => !h.ended)
         .map((h) => ({ key: h.key.slice(0, 12), holder_pid: h.join.pid, network: h.ownNetwork ? 'loopback only' : 'host', created_at: new Date(h.createdAt).toISOString(), jobs: jobs.filter((j) => j.sandbox === h.key.slice(0, 12)).length })),
       jobs,
+      ...(this.unavailable ? { unavailable: this.unavailable } : {}),
     };
   }
 
