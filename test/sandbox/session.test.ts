@@ -74,6 +74,9 @@ for (const entry of ['native', 'node'] as const) {
     const recs = readFileSync(r.paths.auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.kind === 'job');
     assert.ok(recs.some((x) => /^started: /.test(x.detail) && x.argv.includes('http.server') && x.cwd === r.work && typeof x.run_id === 'string'), JSON.stringify(recs));
     assert.ok(recs.some((x) => /^ended: /.test(x.detail) && x.exit_status === 137));
+    const human = await run(process.execPath, [GATE, 'log'], { env: r.env, cwd: r.work });
+    assert.match(human.stdout, /  job .* started: \S*python3 -m http\.server /);
+    assert.match(human.stdout, /  job .* ended \(exit 137\): \S*python3 -m http\.server /);
   });
 }
 
