@@ -15,7 +15,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { RequestClient } from '../../src/protocol/client.js';
-import { startDaemon, killAll, warmedUp } from '../daemon/helpers.js';
+import { warmedUp } from '../daemon/helpers.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 const SCRIPT = 'git status && ls -la src && cat README.md | grep -n gate; npm test && make build; tool17 sub x && echo done && pwd && wc -l notes.txt && tool999 sub y';
 

@@ -13,12 +13,13 @@
  */
 import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { escFixture, gateSh, run, startRig, killAll, type Rig } from '../exec-gate/helpers.js';
+import { escFixture, gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
 import { warmedUp } from '../daemon/helpers.js';
 import { runBench } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 /** A steady daemon (warmedUp): its idle-time warm-up neither counted as the exec gate's CPU nor competing. */
-async function warmed(rig: Rig): Promise<Rig> {
+async function warmed(rig: DaemonProc): Promise<DaemonProc> {
   await warmedUp(rig.paths);
   return rig;
 }
@@ -71,15 +72,15 @@ interface PerExec {
 }
 
 /** ROUNDS x (PER_ROUND gated execs, then PER_ROUND plain ones). */
-async function perExec(rig: Rig): Promise<PerExec> {
-  writeFileSync(join(rig.work, 'true.sh'), timingScript('/bin/true', PER_ROUND));
+async function perExec(rig: DaemonProc): Promise<PerExec> {
+  writeFileSync(join(rig.ws, 'true.sh'), timingScript('/bin/true', PER_ROUND));
   const daemonPid = Number(readFileSync(rig.paths.pidFile, 'utf8'));
   const m: PerExec = { gated: [], plain: [], gatedCpu: 0, plainCpu: 0, daemonCpu: 0 };
   for (let i = 0; i < ROUNDS; i++) {
     const d0 = procCpu(daemonPid);
     const g = await gateSh(rig, 'bash ./true.sh');
     m.daemonCpu += procCpu(daemonPid) - d0;
-    const p = await run('/bin/bash', ['./true.sh'], { env: rig.env, cwd: rig.work });
+    const p = await run('/bin/bash', ['./true.sh'], { env: rig.env, cwd: rig.ws });
     for (const [n, r] of Object.entries({ g, p })) if (r.code !== 0) throw new Error(`${n} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
     m.gated.push(...durations(g.stdout));
     m.plain.push(...durations(p.stdout));
@@ -92,13 +93,13 @@ async function perExec(rig: Rig): Promise<PerExec> {
 }
 
 async function main(): Promise<Record<string, unknown>> {
-  const rig = await warmed(await startRig({ rules: RULES }));
+  const rig = await warmed(await startDaemon(execGateOptions({ rules: RULES })));
   let figures: Record<string, unknown>;
   try {
     const m = await perExec(rig);
-    writeFileSync(join(rig.work, 'esc.sh'), timingScript(`${ESC} exit 0`, 200));
+    writeFileSync(join(rig.ws, 'esc.sh'), timingScript(`${ESC} exit 0`, 200));
     const escG = await gateSh(rig, 'bash ./esc.sh');
-    const escP = await run('/bin/bash', ['./esc.sh'], { env: rig.env, cwd: rig.work });
+    const escP = await run('/bin/bash', ['./esc.sh'], { env: rig.env, cwd: rig.ws });
     for (const [n, r] of Object.entries({ escG, escP })) if (r.code !== 0) throw new Error(`${n} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
     const eg = durations(escG.stdout);
     const ep = durations(escP.stdout);
@@ -122,18 +123,18 @@ async function main(): Promise<Record<string, unknown>> {
     };
   } finally {
     killAll();
-    await rig.stop();
+    await rig.close();
   }
   if (statfsSync('/dev/shm').type === TMPFS_MAGIC && figures.runtime_fs !== 'tmpfs') {
     const shm = mkdtempSync('/dev/shm/gate-bench-');
-    const rig2 = await warmed(await startRig({ rules: RULES, env: { XDG_RUNTIME_DIR: join(shm, 'r') } }));
+    const rig2 = await warmed(await startDaemon(execGateOptions({ rules: RULES, env: { XDG_RUNTIME_DIR: join(shm, 'r') } })));
     try {
       const m = await perExec(rig2);
       figures.exec_overhead_p50_ms_runtime_tmpfs = r3(pct(m.gated, 50) - pct(m.plain, 50));
       figures.exec_cpu_overhead_ms_caller_runtime_tmpfs = r3(((m.gatedCpu - m.plainCpu) * 1000) / m.gated.length);
     } finally {
       killAll();
-      await rig2.stop();
+      await rig2.close();
       rmSync(shm, { recursive: true, force: true });
     }
   }

@@ -13,9 +13,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
-import { gateSh, killAll, run, startRig, type Rig } from '../exec-gate/helpers.js';
+import { gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
 import { warmedUp } from '../daemon/helpers.js';
 import { runBench } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 const RULES = ['prefix_rule(pattern=["bash"], decision="allow")'];
 const ROUNDS = 5;
@@ -40,14 +41,14 @@ function check(name: string, r: { code: number | null; stderr: string }): void {
   if (r.code !== 0) throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
 }
 
-async function fromBash(rig: Rig): Promise<{ gated: number[]; plain: number[] }> {
+async function fromBash(rig: DaemonProc): Promise<{ gated: number[]; plain: number[] }> {
   const script = `for i in $(seq ${PER_ROUND}); do s=$EPOCHREALTIME; /bin/true || exit 1; e=$EPOCHREALTIME; echo "$s $e"; done\n`;
-  writeFileSync(join(rig.work, 'true.sh'), script);
+  writeFileSync(join(rig.ws, 'true.sh'), script);
   const gated: number[] = [];
   const plain: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const g = await gateSh(rig, 'bash ./true.sh', { timeoutMs: 300_000 });
-    const p = await run('/bin/bash', ['./true.sh'], { env: rig.env, cwd: rig.work });
+    const p = await run('/bin/bash', ['./true.sh'], { env: rig.env, cwd: rig.ws });
     check('gated', g);
     check('plain', p);
     gated.push(...durations(g.stdout));
@@ -56,13 +57,13 @@ async function fromBash(rig: Rig): Promise<{ gated: number[]; plain: number[] }>
   return { gated: sorted(gated), plain: sorted(plain) };
 }
 
-async function fromStatic(rig: Rig, loop: string): Promise<{ gated: number[]; plain: number[] }> {
+async function fromStatic(rig: DaemonProc, loop: string): Promise<{ gated: number[]; plain: number[] }> {
   const gated: number[] = [];
   const plain: number[] = [];
   const nums = (s: string) => s.trim().split('\n').map(Number).filter(Number.isFinite);
   for (let i = 0; i < ROUNDS; i++) {
     const g = await gateSh(rig, `"${loop}" ${PER_ROUND} /bin/true`, { timeoutMs: 300_000 });
-    const p = await run(loop, [String(PER_ROUND), '/bin/true'], { env: rig.env, cwd: rig.work });
+    const p = await run(loop, [String(PER_ROUND), '/bin/true'], { env: rig.env, cwd: rig.ws });
     check('gated static', g);
     check('plain static', p);
     gated.push(...nums(g.stdout));
@@ -84,12 +85,12 @@ function project(dir: string): void {
   writeFileSync(join(dir, 'Makefile'), `OBJS = main.o ${objs.join(' ')}\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%.o: %.c\n\t$(CC) -O1 -c $< -o $@\nclean:\n\trm -f prog *.o\n`);
 }
 
-async function build(rig: Rig): Promise<{ gated: number[]; plain: number[] }> {
+async function build(rig: DaemonProc): Promise<{ gated: number[]; plain: number[] }> {
   const gated: number[] = [];
   const plain: number[] = [];
   for (let i = 0; i < BUILDS; i++) {
-    const dirG = join(rig.work, `build-g${i}`);
-    const dirP = join(rig.work, `build-p${i}`);
+    const dirG = join(rig.ws, `build-g${i}`);
+    const dirP = join(rig.ws, `build-p${i}`);
     project(dirG);
     project(dirP);
     const timeG = async () => {
@@ -113,7 +114,7 @@ async function main(): Promise<Record<string, unknown>> {
   const bin = mkdtempSync(join(tmpdir(), 'gate-bench-bin-'));
   const loop = join(bin, 'exec-loop');
   execFileSync('gcc', ['-static', '-O2', '-o', loop, join(ROOT, 'test', 'bench', 'programs', 'exec-loop.c')]);
-  const rig = await startRig({ rules: RULES, env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+  const rig = await startDaemon(execGateOptions({ rules: RULES, env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
   let figures: Record<string, unknown>;
   try {
     await warmedUp(rig.paths);
@@ -144,7 +145,7 @@ async function main(): Promise<Record<string, unknown>> {
     };
   } finally {
     killAll();
-    await rig.stop();
+    await rig.close();
     rmSync(bin, { recursive: true, force: true });
   }
   return figures;

@@ -16,9 +16,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GATE, ROOT } from '../helpers/env.js';
-import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
 import { runBench } from './helpers.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
+import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const VERSION = '0.97.0';

@@ -6,30 +6,20 @@
  * Prints one JSON object on its last line.
  */
 import { performance } from 'node:perf_hooks';
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { GATE, GATE_SH } from '../helpers/env.js';
-import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 const RUNS = 40;
 const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];
 const round = (x: number) => Math.round(x * 10) / 10;
 
-const dir = mkdtempSync(join(tmpdir(), 'gm-'));
-const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: dir, GATE_HOME: join(dir, 'gh'), CODEX_HOME: join(dir, 'ch'), XDG_RUNTIME_DIR: join(dir, 'r') };
-mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
-const ws = join(dir, 'ws');
-mkdirSync(ws);
-const daemon = spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal'], { env, stdio: 'ignore' });
+const d = await startDaemon({ workspace: 'ws' });
+const { env, ws } = d;
 try {
-  const paths = gatePaths(env);
-  for (let i = 0; i < 300 && !(await pingDaemon(paths, 300)); i++) await new Promise((r) => setTimeout(r, 50));
-
   const client = new Client({ name: 'bench', version: '1' }, { capabilities: { elicitation: {} } });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [GATE, 'mcp'], env, stderr: 'ignore' }));
   // Interleaved, so both paths see the same machine load.
@@ -65,7 +55,5 @@ try {
     }),
   );
 } finally {
-  daemon.kill('SIGTERM');
-  await new Promise((r) => daemon.once('exit', r));
-  rmSync(dir, { recursive: true, force: true });
+  await d.close();
 }

@@ -14,10 +14,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GATE, GATE_SH, ROOT, tempEnv } from '../helpers/env.js';
-import { startDaemon, warmedUp, type DaemonProc } from '../daemon/helpers.js';
+import { warmedUp } from '../daemon/helpers.js';
 import { RequestClient } from '../../src/protocol/client.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
 import { gatePaths } from '../../src/protocol/paths.js';
+import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];

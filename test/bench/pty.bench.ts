@@ -7,9 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { spawn as ptySpawn } from 'node-pty';
 import { GATE_SH, ROOT } from '../helpers/env.js';
-import { startDaemon } from '../daemon/helpers.js';
 import { describeMismatch, runOnRawTerminal } from '../pty/raw-term.js';
 import { Term } from '../pty/term.js';
+import { startDaemon, waitFor } from '../helpers/daemon.js';
 
 const MIB = 1 << 20;
 const SIZE = 32 * MIB;

@@ -12,7 +12,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GATE_SH, tempEnv } from '../helpers/env.js';
-import { startDaemon, warmedUp } from '../daemon/helpers.js';
+import { warmedUp } from '../daemon/helpers.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const q = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];

@@ -12,8 +12,9 @@ import { closeSync, openSync, ftruncateSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GATE_SH } from '../helpers/env.js';
-import { startDaemon, warmedUp } from '../daemon/helpers.js';
+import { warmedUp } from '../daemon/helpers.js';
 import { bursts } from '../shell/bursts.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 

@@ -8,28 +8,18 @@
  * GATE_BENCH_ROOT=<checkout> measures another build (its bin/gate-sh and bin/gate) with the same scripts:
  * how the "before" figures in docs/strict.md were taken.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { ROOT, tempEnv } from '../helpers/env.js';
 import { AGENT_SCRIPTS, AGENT_SCRIPT_RULES, agentWorkspace } from '../helpers/agent-scripts.js';
-import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 const root = process.env.GATE_BENCH_ROOT ?? ROOT;
 const GATE = join(root, 'bin', 'gate');
 const GATE_SH = join(root, 'bin', 'gate-sh');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-
-async function until(f: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const end = Date.now() + 60_000;
-  while (!(await f())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function runScript(script: string, env: Record<string, string>, cwd: string): Promise<{ ms: number; code: number | null }> {
   const t0 = performance.now();
@@ -51,35 +41,17 @@ interface PolicyFigures {
 async function measure(approvalPolicy: string, home: string): Promise<PolicyFigures> {
   const te = tempEnv({ HOME: home, GATE_APPROVAL_POLICY: approvalPolicy, GATE_SANDBOX_MODE: 'workspace-write', GATE_NO_AUTOSTART: '1', GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com', npm_config_update_notifier: 'false', npm_config_fund: 'false' });
   const env = te.env;
-  mkdirSync(join(env.GATE_HOME, 'rules'), { recursive: true });
-  writeFileSync(join(env.GATE_HOME, 'rules', 'default.rules'), AGENT_SCRIPT_RULES.join('\n') + '\n');
   const ws = join(te.dir, 'w');
   agentWorkspace(ws, env);
-  const procs: ChildProcess[] = [];
+  const d = await startDaemon({ te, rules: AGENT_SCRIPT_RULES, autoApprove: true, gate: GATE });
   try {
-    const daemon = spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal'], { env, stdio: 'ignore' });
-    procs.push(daemon);
-    await until(async () => (await pingDaemon(gatePaths(env), 300)) !== undefined, 'the daemon');
-    const approver = spawn(process.execPath, [GATE, 'approve', '--json', '--name', 'bench'], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    procs.push(approver);
-    let attached = false;
-    let prompts = 0;
-    createInterface({ input: approver.stdout! }).on('line', (l) => {
-      const e = JSON.parse(l) as { type: string; approval_id?: string };
-      if (e.type === 'attached') attached = true;
-      if (e.type === 'prompt') {
-        prompts++;
-        approver.stdin!.write(JSON.stringify({ approval_id: e.approval_id, decision: 'approved' }) + '\n');
-      }
-    });
-    await until(() => attached, 'the approval console');
     const per: Record<string, number> = {};
     const wall: number[] = [];
     const nonzero: string[] = [];
     for (const script of AGENT_SCRIPTS) {
-      const before = prompts;
+      const before = d.prompts.length;
       const r = await runScript(script, env, ws);
-      per[script] = prompts - before;
+      per[script] = d.prompts.length - before;
       wall.push(r.ms);
       if (r.code !== 0) nonzero.push(script);
     }
@@ -92,9 +64,7 @@ async function measure(approvalPolicy: string, home: string): Promise<PolicyFigu
       exit_nonzero: nonzero,
     };
   } finally {
-    for (const p of procs) p.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    te.cleanup();
+    await d.close();
   }
 }
 

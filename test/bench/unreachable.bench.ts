@@ -11,7 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
-import { denySocketsFilter, killAll, LANDLOCK, startDaemon } from '../daemon/helpers.js';
+import { denySocketsFilter, LANDLOCK } from '../daemon/helpers.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 const RUNS = 10;
 const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];

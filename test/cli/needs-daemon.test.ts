@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { GATE, tempEnv } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/protocol/ping.js';
-import { killAll, pty, runGate, waitFor } from '../daemon/helpers.js';
+import { pty, runGate } from '../daemon/helpers.js';
 import { gateSh } from '../shell/helpers.js';
+import { killAll, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 

@@ -1,11 +1,11 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { approveConsole, preflight, runGate, startDaemon, waitFor } from './helpers.js';
-import { killAll } from './helpers.js';
+import { approveConsole, preflight, runGate } from './helpers.js';
 
 after(killAll);
 import { approvalCall } from '../../src/client/approval-client.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 // approval_policy untrusted: every command needs a human (Codex §4.3), whatever the decider.
 const UNTRUSTED = ['--approval-policy', 'untrusted', '--sandbox', 'danger-full-access'];

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { tempEnv } from '../helpers/env.js';
 import { AuditLog } from '../../src/daemon/audit.js';
-import { killAll, preflight, startDaemon } from './helpers.js';
+import { preflight } from './helpers.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 after(killAll);
 

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE } from '../helpers/env.js';
-import { killAll, preflight, pty, startDaemon, waitFor } from './helpers.js';
+import { preflight, pty } from './helpers.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 

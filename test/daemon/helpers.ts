@@ -1,70 +1,18 @@
-/** Real daemon processes, real approval consoles and real request clients for the daemon tests. */
+/**
+ * Real approval consoles, `gate` runs and request clients for the daemon tests (the daemon itself is
+ * test/helpers/daemon.ts's). Test-only.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { GATE, ROOT, tempEnv, type TempEnv } from '../helpers/env.js';
-import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
+import { GATE, ROOT } from '../helpers/env.js';
+import { track, waitFor } from '../helpers/daemon.js';
+import type { GatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/protocol/ping.js';
 import { request, type Outgoing } from '../../src/protocol/client.js';
 import type { Reply } from '../../src/protocol/messages.js';
-
-/** Every process a test started, so a failing test cannot leave daemons behind (see `after(killAll)`). */
-const started = new Set<ChildProcess>();
-function track(c: ChildProcess): ChildProcess {
-  started.add(c);
-  c.once('exit', () => started.delete(c));
-  return c;
-}
-export async function killAll(): Promise<void> {
-  for (const c of started) c.kill('SIGKILL');
-  started.clear();
-}
-
-export interface DaemonProc {
-  te: TempEnv;
-  paths: GatePaths;
-  child: ChildProcess;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-export async function waitFor<T>(f: () => Promise<T | undefined> | T | undefined, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** `gate daemon run --no-terminal` in the foreground of a child process; resolves once it answers a ping. */
-export async function startDaemon(opts: { te?: TempEnv; args?: string[]; env?: Record<string, string> } = {}): Promise<DaemonProc> {
-  const te = opts.te ?? tempEnv();
-  Object.assign(te.env, opts.env ?? {});
-  const paths = gatePaths(te.env);
-  const child = track(spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal', ...(opts.args ?? [])], { env: te.env, stdio: ['ignore', 'pipe', 'pipe'] }));
-  let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  await waitFor(async () => (exited ? Promise.reject(new Error(`daemon exited: ${out}`)) : pingDaemon(paths, 300)), 'the daemon to answer', 30_000);
-  return {
-    te,
-    paths,
-    child,
-    output: () => out,
-    stop: async () => {
-      if (!exited) {
-        child.kill('SIGTERM');
-        await new Promise((r) => child.once('exit', r));
-      }
-    },
-  };
-}
 
 /**
  * Once the daemon's idle-time warm-up (its parsers compiled on throw-away scripts, from 10 s after start)

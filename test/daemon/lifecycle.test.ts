@@ -7,8 +7,8 @@ import { tempEnv, ROOT } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/protocol/ping.js';
 import { lockHeld, readOwner } from '../../src/daemon/lock.js';
-import { runGate, startDaemon, waitFor } from './helpers.js';
-import { killAll } from './helpers.js';
+import { runGate } from './helpers.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { GATE, tempEnv } from '../helpers/env.js';
 import { request } from '../../src/protocol/client.js';
-import { killAll, preflight, runGate, startDaemon, waitFor } from './helpers.js';
+import { preflight, runGate } from './helpers.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 

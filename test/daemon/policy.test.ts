@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { approvalCall } from '../../src/client/approval-client.js';
 import { request } from '../../src/protocol/client.js';
-import { approveConsole, killAll, preflight, runGate, startDaemon, waitFor } from './helpers.js';
+import { approveConsole, preflight, runGate } from './helpers.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 

@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import { GATE_SH, tempEnv } from '../helpers/env.js';
 import { pingDaemon } from '../../src/protocol/ping.js';
 import { lockHeld, readOwner } from '../../src/daemon/lock.js';
-import { approveConsole, denySocketsFilter, killAll, LANDLOCK, runGate, startDaemon } from './helpers.js';
+import { approveConsole, denySocketsFilter, LANDLOCK, runGate } from './helpers.js';
 import { mcpSession } from '../integrations/helpers.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { run } from '../shell/helpers.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 after(killAll);
 

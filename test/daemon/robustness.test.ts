@@ -6,8 +6,9 @@ import { unixDgram } from '../../src/protocol/dgram.js';
 import { RequestClient } from '../../src/protocol/client.js';
 import { encode } from '../../src/protocol/codec.js';
 import { TestClient } from './dgram-client.js';
-import { approveConsole, killAll, preflight, startDaemon, waitFor } from './helpers.js';
+import { approveConsole, preflight } from './helpers.js';
 import { tempEnv } from '../helpers/env.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 

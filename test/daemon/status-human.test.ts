@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
-import { approveConsole, runGate, startDaemon } from './helpers.js';
+import { approveConsole, runGate } from './helpers.js';
 import { gateSh } from '../shell/helpers.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 test('gate daemon status (human): attached approvers and pending prompts are shown', async (t) => {
   const te = tempEnv({ GATE_NO_AUTOSTART: '1' });

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { GATE, tempEnv } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/protocol/ping.js';
-import { preflight, pty, waitFor } from './helpers.js';
+import { preflight, pty } from './helpers.js';
+import { waitFor } from '../helpers/daemon.js';
 
 test('gate daemon run in a terminal: prompts show there and one key answers them', async () => {
   const te = tempEnv();

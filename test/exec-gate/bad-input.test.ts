@@ -11,42 +11,43 @@ import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { withExecGate } from '../../src/exec/exec-gate.js';
-import { gateSh, killAll, run, startRig, waitFor, type Rig } from './helpers.js';
+import { gateSh, run, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 const RULES = ['prefix_rule(pattern=["rm"], decision="forbidden")', 'prefix_rule(pattern=["bash"], decision="allow")'];
 
 let files = 0;
-function inFile(rig: Rig, script: string, timeoutMs?: number) {
+function inFile(rig: DaemonProc, script: string, timeoutMs?: number) {
   const f = `bad${++files}.sh`;
-  writeFileSync(join(rig.work, f), script + '\n');
+  writeFileSync(join(rig.ws, f), script + '\n');
   return gateSh(rig, `bash ./${f}`, { timeoutMs });
 }
 
 test('10,000 execs, an argv of 100,000 arguments (stream fallback) and non-UTF-8 bytes are decided like any other', async (t) => {
-  const rig = await startRig({ rules: RULES });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: RULES }));
+  t.after(async () => (killAll(), rig.close()));
   const many = await inFile(rig, 'seq 10000 | xargs -n 1 -P 8 /bin/echo | wc -l', 600_000);
   assert.equal(many.stdout.trim(), '10000', many.stderr);
   const big = await inFile(rig, '/bin/echo $(seq 100000) | wc -w; touch big-target; rm big-target $(seq 100000); echo rm=$?');
   assert.match(big.stdout, /^100000\nrm=126$/m, big.stderr);
   assert.match(big.stderr, /gate-sh: denied: rm big-target 1 2 3/);
-  assert.ok(existsSync(join(rig.work, 'big-target')), 'rm with 100,000 arguments ran');
+  assert.ok(existsSync(join(rig.ws, 'big-target')), 'rm with 100,000 arguments ran');
   const raw = await inFile(rig, `/bin/printf '%s' $'a\\xff\\xfeb' | od -An -tx1; touch $'t\\xff'; rm $'t\\xff'; echo rm=$?`);
   assert.match(raw.stdout, /61 ff fe 62/, raw.stderr);
   assert.match(raw.stdout, /rm=126/, raw.stderr);
-  assert.ok(readdirSync(rig.work, { encoding: 'buffer' }).some((n) => n.equals(Buffer.from([0x74, 0xff]))), 'a non-UTF-8 rm ran');
+  assert.ok(readdirSync(rig.ws, { encoding: 'buffer' }).some((n) => n.equals(Buffer.from([0x74, 0xff]))), 'a non-UTF-8 rm ran');
   // reply sockets are cleaned up
   assert.deepEqual(readdirSync(rig.paths.clientDir).filter((f) => f.startsWith('g')), []);
 });
 
 test('the daemon gone mid-run: the next exec fails closed at once with a message', async (t) => {
-  const rig = await startRig({ rules: RULES });
-  t.after(async () => (killAll(), rig.stop()));
-  const started = join(rig.work, 'started');
-  const go = join(rig.work, 'go');
+  const rig = await startDaemon(execGateOptions({ rules: RULES }));
+  t.after(async () => (killAll(), rig.close()));
+  const started = join(rig.ws, 'started');
+  const go = join(rig.ws, 'go');
   const pending = inFile(rig, `echo x > ${started}; while [ ! -e ${go} ]; do :; done; /bin/echo after; echo rc=$?`);
   await waitFor(() => existsSync(started) || undefined, 'the script to start');
-  await rig.killDaemon();
+  await rig.kill();
   const t0 = Date.now();
   writeFileSync(go, '');
   const r = await pending;

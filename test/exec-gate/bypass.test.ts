@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fourAtATime, gateSh, startRig, killAll, type Rig } from './helpers.js';
+import { fourAtATime, gateSh, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 /** [name, script]: each removes the file named by $T */
 export const ATTEMPTS: [string, string][] = [
@@ -43,27 +44,27 @@ export const CONSTRUCTOR_ATTEMPTS: [string, string][] = [
  * pre-flight never sees the rm and only the exec gate can stop it. */
 const ALL = [...ATTEMPTS, ...CONSTRUCTOR_ATTEMPTS];
 
-async function attempt(rig: Rig, i: number, hidden: boolean): Promise<{ removed: boolean; stderr: string; code: number | null }> {
+async function attempt(rig: DaemonProc, i: number, hidden: boolean): Promise<{ removed: boolean; stderr: string; code: number | null }> {
   const [, script] = ALL[i];
   const target = `target${i}${hidden ? 'h' : ''}`;
-  writeFileSync(join(rig.work, target), 'x');
+  writeFileSync(join(rig.ws, target), 'x');
   const body = `T=${target}; ${script}`;
   let r;
   if (hidden) {
-    writeFileSync(join(rig.work, `attempt${i}.sh`), body + '\n');
+    writeFileSync(join(rig.ws, `attempt${i}.sh`), body + '\n');
     r = await gateSh(rig, `bash ./attempt${i}.sh`);
   } else r = await gateSh(rig, body);
-  return { removed: !existsSync(join(rig.work, target)), stderr: r.stderr, code: r.code };
+  return { removed: !existsSync(join(rig.ws, target)), stderr: r.stderr, code: r.code };
 }
 
 /** All attempts, four at a time (a datagram queue holds 10 messages; this is a test, not a load test). */
-async function runAll(rig: Rig) {
+async function runAll(rig: DaemonProc) {
   return fourAtATime(ALL.flatMap((_, i) => [() => attempt(rig, i, false), () => attempt(rig, i, true)]));
 }
 
 test('a forbidden rm rule holds at every depth: none of the 13 spellings (nor a raw syscall, posix_spawn, popen, fexecve, execveat, a symlink) removes its target', async (t) => {
-  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], approve: true });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], autoApprove: true }));
+  t.after(async () => (killAll(), rig.close()));
   const results = await runAll(rig);
   results.forEach((r, k) => {
     const name = `${ALL[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;
@@ -78,8 +79,8 @@ test('a forbidden rm rule holds at every depth: none of the 13 spellings (nor a 
 });
 
 test('with rm allowed, each of the 13 spellings removes its target (the gate does not break them)', async (t) => {
-  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="allow")'], approve: true });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="allow")'], autoApprove: true }));
+  t.after(async () => (killAll(), rig.close()));
   const results = await runAll(rig);
   results.forEach((r, k) => {
     const name = `${ALL[k >> 1][0]}${k & 1 ? ' (hidden in a file)' : ''}`;

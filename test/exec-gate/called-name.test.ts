@@ -7,7 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gateSh, killAll, startRig } from './helpers.js';
+import { gateSh, execGateOptions } from './helpers.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 /** argv[0] built at run time, so only the exec gate sees it */
 const startedAs = (name: string) => `n=$(printf %s '${name.slice(0, 1)}'); (exec -a "\${n}${name.slice(1)}" /bin/echo "ran as ${name}")`;
@@ -15,8 +16,8 @@ const startedAs = (name: string) => `n=$(printf %s '${name.slice(0, 1)}'); (exec
 const FORBID = ['find', 'grep', 'rm'].map((p) => `prefix_rule(pattern=["${p}"], decision="forbidden")`);
 
 test('exec -a: a forbidden rule on the name called (rm) or on what it stands for (bfs → find, ugrep → grep) denies the exec', async (t) => {
-  const rig = await startRig({ rules: FORBID });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: FORBID }));
+  t.after(async () => (killAll(), rig.close()));
   for (const [name, rule] of [['ugrep', 'grep'], ['bfs', 'find'], ['rm', 'rm'], ['/usr/bin/rm', 'rm']]) {
     const r = await gateSh(rig, startedAs(name));
     assert.equal(r.stdout, '', `${name} ran: ${r.stderr}`);
@@ -32,8 +33,8 @@ test('exec -a: a forbidden rule on the name called (rm) or on what it stands for
 });
 
 test('exec -a: the same execs run when no rule forbids find, grep or rm', async (t) => {
-  const rig = await startRig({ rules: ['prefix_rule(pattern=["find"], decision="allow")'] });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["find"], decision="allow")'] }));
+  t.after(async () => (killAll(), rig.close()));
   for (const name of ['ugrep', 'bfs', 'rm', '/usr/bin/rm']) {
     const r = await gateSh(rig, startedAs(name));
     assert.equal(r.stdout, `ran as ${name}\n`, `${name}: ${r.stderr}`);

@@ -8,38 +8,39 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHIM_BIN, SHIMS_DIR } from '../../src/exec/exec-gate.js';
-import { gateSh, killAll, run, startRig } from './helpers.js';
+import { gateSh, run, execGateOptions } from './helpers.js';
 import { tempEnv } from '../helpers/env.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 const asked = (prompts: Record<string, any>[], word: string) => prompts.filter((p) => JSON.stringify(p.command).includes(word));
 
 test('asked once: in pre-flight, at exec time (own approval id), or up front by a nested shell', async (t) => {
-  const rig = await startRig({ rules: ['prefix_rule(pattern=["touch"], decision="prompt")', 'prefix_rule(pattern=["bash"], decision="allow")'], approve: true });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["touch"], decision="prompt")', 'prefix_rule(pattern=["bash"], decision="allow")'], autoApprove: true }));
+  t.after(async () => (killAll(), rig.close()));
 
   const pre = await gateSh(rig, 'touch one');
   assert.equal(pre.code, 0, pre.stderr);
-  assert.ok(existsSync(join(rig.work, 'one')));
+  assert.ok(existsSync(join(rig.ws, 'one')));
   assert.equal(asked(rig.prompts, 'one').length, 1, JSON.stringify(rig.prompts));
 
-  writeFileSync(join(rig.work, 'two.sh'), 'touch two\n');
+  writeFileSync(join(rig.ws, 'two.sh'), 'touch two\n');
   const late = await gateSh(rig, 'bash ./two.sh');
   assert.equal(late.code, 0, late.stderr);
-  assert.ok(existsSync(join(rig.work, 'two')));
+  assert.ok(existsSync(join(rig.ws, 'two')));
   const lateAsked = asked(rig.prompts, 'two');
   assert.equal(lateAsked.length, 1, JSON.stringify(rig.prompts));
   assert.notEqual(lateAsked[0].approval_id, asked(rig.prompts, 'one')[0].approval_id);
 
-  writeFileSync(join(rig.work, 'three.sh'), 'bash -c "touch three"\n');
+  writeFileSync(join(rig.ws, 'three.sh'), 'bash -c "touch three"\n');
   const nested = await gateSh(rig, 'bash ./three.sh');
   assert.equal(nested.code, 0, nested.stderr);
-  assert.ok(existsSync(join(rig.work, 'three')));
+  assert.ok(existsSync(join(rig.ws, 'three')));
   assert.equal(asked(rig.prompts, 'three').length, 1, JSON.stringify(rig.prompts));
 
   // pre-flight sees through `bash -c`; the nested shell's own pre-flight reuses that answer (same run tree)
   const inline = await gateSh(rig, 'bash -c "touch four" && bash -c "bash -c \'touch five\'"');
   assert.equal(inline.code, 0, inline.stderr);
-  assert.ok(existsSync(join(rig.work, 'four')) && existsSync(join(rig.work, 'five')));
+  assert.ok(existsSync(join(rig.ws, 'four')) && existsSync(join(rig.ws, 'five')));
   assert.equal(asked(rig.prompts, 'four').length, 1, JSON.stringify(rig.prompts));
   assert.equal(asked(rig.prompts, 'five').length, 1, JSON.stringify(rig.prompts));
 });

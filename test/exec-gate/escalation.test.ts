@@ -8,30 +8,31 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { GATE_SH } from '../helpers/env.js';
-import { escFixture, gateSh, killAll, startRig, waitFor, type Rig } from './helpers.js';
+import { escFixture, gateSh, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 let files = 0;
 /** Run `script` from a file (`bash ./f.sh`): pre-flight sees only `bash`, every exec in it meets the gate. */
-function inFile(rig: Rig, script: string, o: { input?: string } = {}) {
+function inFile(rig: DaemonProc, script: string, o: { input?: string } = {}) {
   const f = `run${++files}.sh`;
-  writeFileSync(join(rig.work, f), script + '\n');
+  writeFileSync(join(rig.ws, f), script + '\n');
   return gateSh(rig, `bash ./${f}`, o);
 }
 
 
 const ESC = escFixture();
 
-async function escRig(approve = false): Promise<{ rig: Rig; esc: string; daemonPid: number }> {
+async function escRig(approve = false): Promise<{ rig: DaemonProc; esc: string; daemonPid: number }> {
   const esc = ESC;
   // `bash` allowed: a script file run by bash is decided at exec time, line by line, by the exec gate
-  const rig = await startRig({ rules: [`prefix_rule(pattern=["${esc}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")'], approve });
+  const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["${esc}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")'], autoApprove: approve }));
   const daemonPid = Number(readFileSync(rig.paths.pidFile, 'utf8').trim());
   return { rig, esc, daemonPid };
 }
 
 test('an escalated command runs in the daemon with the caller\'s pipe, stdin and exit statuses 0-255 and 128+n', async (t) => {
   const { rig, esc, daemonPid } = await escRig();
-  t.after(async () => (killAll(), rig.stop()));
+  t.after(async () => (killAll(), rig.close()));
   const info = await inFile(rig, `${esc} info | cat`);
   assert.equal(info.code, 0, info.stderr);
   // the daemon starts it through the kernel layer's launcher: daemon → gate-launch → its supervisor → esc.sh
@@ -47,10 +48,10 @@ test('an escalated command runs in the daemon with the caller\'s pipe, stdin and
 
 test('an escalated command writes to a terminal as a terminal (PTY)', async (t) => {
   const { rig, esc } = await escRig();
-  t.after(async () => (killAll(), rig.stop()));
+  t.after(async () => (killAll(), rig.close()));
   const pty = createRequire(import.meta.url)('node-pty');
-  writeFileSync(join(rig.work, 'tty.sh'), `${esc} info; sleep 0.3\n`);
-  const p = pty.spawn(GATE_SH, ['-c', 'bash ./tty.sh'], { env: rig.env, cwd: rig.work, cols: 80, rows: 24 });
+  writeFileSync(join(rig.ws, 'tty.sh'), `${esc} info; sleep 0.3\n`);
+  const p = pty.spawn(GATE_SH, ['-c', 'bash ./tty.sh'], { env: rig.env, cwd: rig.ws, cols: 80, rows: 24 });
   let out = '';
   p.onData((d: string) => (out += d));
   const code = await new Promise<number>((r) => p.onExit((e: { exitCode: number }) => r(e.exitCode)));
@@ -62,9 +63,9 @@ test('an escalated command writes to a terminal as a terminal (PTY)', async (t) 
 
 test('killing the caller kills the escalated command; its signals reach it', async (t) => {
   const { rig, esc } = await escRig();
-  t.after(async () => (killAll(), rig.stop()));
-  const pidFile = join(rig.work, 'esc.pid');
-  const callerFile = join(rig.work, 'caller.pid');
+  t.after(async () => (killAll(), rig.close()));
+  const pidFile = join(rig.ws, 'esc.pid');
+  const callerFile = join(rig.ws, 'caller.pid');
   const run = inFile(rig, `${esc} sleep ${pidFile} & echo $! > ${callerFile}; wait $!`);
   const escPid = await waitFor(() => (existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim()) || undefined, 'the escalated command to start');
   const caller = Number(readFileSync(callerFile, 'utf8').trim());
@@ -75,8 +76,8 @@ test('killing the caller kills the escalated command; its signals reach it', asy
   assert.equal(r.code, 137);
 
   // a catchable signal for the caller reaches the escalated command instead: it ends with 128+15
-  const pidFile2 = join(rig.work, 'esc2.pid');
-  const callerFile2 = join(rig.work, 'caller2.pid');
+  const pidFile2 = join(rig.ws, 'esc2.pid');
+  const callerFile2 = join(rig.ws, 'caller2.pid');
   const run2 = inFile(rig, `${esc} sleep ${pidFile2} & echo $! > ${callerFile2}; wait $!; echo status=$?`);
   const escPid2 = Number(await waitFor(() => (existsSync(pidFile2) && readFileSync(pidFile2, 'utf8').trim()) || undefined, 'the second escalated command'));
   process.kill(Number(readFileSync(callerFile2, 'utf8').trim()), 'SIGTERM');
@@ -86,7 +87,7 @@ test('killing the caller kills the escalated command; its signals reach it', asy
 
 test('code-loading variables turn an escalation into a prompt (no approver: denied); forged cwd and environment are refused or reset', async (t) => {
   const { rig, esc } = await escRig();
-  t.after(async () => (killAll(), rig.stop()));
+  t.after(async () => (killAll(), rig.close()));
   const plain = await inFile(rig, `${esc} info`);
   assert.match(plain.stdout, /^pythonpath=$/m, plain.stderr);
   const loaded = await inFile(rig, `PYTHONPATH=/tmp/evil ${esc} info`);
@@ -94,7 +95,7 @@ test('code-loading variables turn an escalation into a prompt (no approver: deni
   assert.match(loaded.stderr, /gate-sh: denied: .*(approv|prompt)/i, loaded.stderr);
 
   // A process inside the run forges an exec request (another cwd / a clean environment), then escalates.
-  const forge = join(rig.work, 'forge.py');
+  const forge = join(rig.ws, 'forge.py');
   writeFileSync(forge, FORGE);
   const badCwd = await inFile(rig, `python3 ${forge} ${esc} /usr ''`);
   assert.match(badCwd.stdout, /"error": ".*decided for \/usr"/, badCwd.stdout + badCwd.stderr);
@@ -146,18 +147,18 @@ print(json.dumps(json.loads(data[4:].decode())))
 `;
 
 test('inside the turn sandbox (bubblewrap): rm is denied, writes outside fail, an allowed command escalates out of it', async (t) => {
-  const rig = await startRig({
+  const rig = await startDaemon(execGateOptions({
     rules: [`prefix_rule(pattern=["${ESC}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["rm"], decision="forbidden")'],
     config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n',
-  });
-  t.after(async () => (killAll(), rig.stop()));
+  }));
+  t.after(async () => (killAll(), rig.close()));
   const outside = join(rig.te.dir, 'outside');
-  writeFileSync(join(rig.work, 'victim'), 'x');
+  writeFileSync(join(rig.ws, 'victim'), 'x');
   const r = await inFile(rig, `rm victim; echo rm=$?; echo x > ${outside}-direct; echo direct=$?; ${ESC} write ${outside}; echo esc=$?`);
   assert.match(r.stdout, /rm=126/, r.stderr);
   assert.match(r.stdout, /direct=1/, r.stderr);
   assert.match(r.stdout, /esc=0/, r.stderr);
-  assert.ok(existsSync(join(rig.work, 'victim')));
+  assert.ok(existsSync(join(rig.ws, 'victim')));
   assert.ok(!existsSync(`${outside}-direct`), 'a direct write left the sandbox');
   assert.equal(readFileSync(outside, 'utf8'), 'written\n');
 });

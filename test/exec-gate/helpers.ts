@@ -1,43 +1,21 @@
 /**
- * Exec-gate test rig: a real daemon (`gate daemon run`), a real auto-approving `gate approve --json`
- * console (it approves every prompt and records them), and gate-sh runs.
+ * Exec-gate test helpers: the suites' daemon options (the daemon itself is test/helpers/daemon.ts's, with an
+ * auto-approving `gate approve --json` console when asked), gate-sh runs and processes with bounded time.
+ * Test-only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { GATE, GATE_SH, ROOT, tempEnv, type TempEnv } from '../helpers/env.js';
-import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
+import { GATE_SH, ROOT } from '../helpers/env.js';
+import { type DaemonOptions, type DaemonProc, track } from '../helpers/daemon.js';
 
-export interface Rig {
-  te: TempEnv;
-  env: Record<string, string>;
-  paths: GatePaths;
-  /** the workspace (cwd of runs) */
-  work: string;
-  /** prompts the auto-approver answered */
-  prompts: Record<string, any>[];
-  daemonLog(): string;
-  /** SIGKILL the daemon and wait until it is gone */
-  killDaemon(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-const children = new Set<ChildProcess>();
-function track(c: ChildProcess): ChildProcess {
-  children.add(c);
-  c.on('exit', () => children.delete(c));
-  return c;
-}
-
-export async function waitFor<T>(f: () => T | undefined | Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/**
+ * The exec-gate suites' daemon options: rules in default.rules, a workspace `w`, approval on request, no
+ * autostart and, unless a config.toml says otherwise, no turn sandbox (these tests are about the exec gate).
+ */
+export function execGateOptions(o: { rules: string[]; autoApprove?: boolean; env?: Record<string, string>; config?: string }): DaemonOptions {
+  const env = { ...(o.config ? {} : { GATE_SANDBOX_MODE: 'danger-full-access' }), GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1', ...(o.env ?? {}) };
+  return { rules: o.rules, config: o.config, env, workspace: 'w', autoApprove: o.autoApprove };
 }
 
 /** The jobs' results in order, four running at a time (a datagram queue holds 10 messages; these are
@@ -53,62 +31,6 @@ export async function fourAtATime<T>(jobs: (() => Promise<T>)[]): Promise<T[]> {
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
   return out;
-}
-
-/** rules: lines of a .rules file; approve: attach the auto-approver. */
-export async function startRig(o: { rules: string[]; approve?: boolean; env?: Record<string, string>; config?: string }): Promise<Rig> {
-  // no turn sandbox unless a config says otherwise: these tests are about the exec gate
-  const te = tempEnv({ ...(o.config ? {} : { GATE_SANDBOX_MODE: 'danger-full-access' }), GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1', ...(o.env ?? {}) });
-  const env = te.env;
-  mkdirSync(join(env.GATE_HOME, 'rules'), { recursive: true });
-  writeFileSync(join(env.GATE_HOME, 'rules', 'default.rules'), o.rules.join('\n') + '\n');
-  if (o.config) writeFileSync(join(env.GATE_HOME, 'config.toml'), o.config);
-  const work = join(te.dir, 'w');
-  mkdirSync(work);
-  const paths = gatePaths(env);
-  let log = '';
-  const daemon = track(spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal'], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
-  daemon.stdout!.on('data', (d) => (log += d));
-  daemon.stderr!.on('data', (d) => (log += d));
-  await waitFor(() => log.includes(' ready') || daemon.exitCode !== null, 'the daemon to start');
-  if (daemon.exitCode !== null) throw new Error(`daemon did not start: ${log}`);
-  const prompts: Record<string, any>[] = [];
-  let approver: ChildProcess | undefined;
-  if (o.approve) {
-    approver = track(spawn(process.execPath, [GATE, 'approve', '--json', '--name', 'auto'], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
-    let attached = false;
-    createInterface({ input: approver.stdout! }).on('line', (l) => {
-      const e = JSON.parse(l);
-      if (e.type === 'attached') attached = true;
-      if (e.type === 'prompt') {
-        prompts.push(e);
-        approver!.stdin!.write(JSON.stringify({ approval_id: e.approval_id, decision: 'approved' }) + '\n');
-      }
-    });
-    await waitFor(() => attached, 'the approver to attach');
-  }
-  return {
-    te,
-    env,
-    paths,
-    work,
-    prompts,
-    daemonLog: () => log,
-    killDaemon: async () => {
-      if (daemon.exitCode !== null || daemon.signalCode !== null) return;
-      const gone = new Promise((r) => daemon.once('exit', r));
-      daemon.kill('SIGKILL');
-      await gone;
-    },
-    stop: async () => {
-      for (const c of [approver, daemon]) {
-        if (!c || c.exitCode !== null || c.signalCode !== null) continue;
-        c.kill('SIGTERM');
-        await new Promise((r) => c.once('exit', r));
-      }
-      te.cleanup();
-    },
-  };
 }
 
 export interface Result {
@@ -149,12 +71,8 @@ export function run(program: string, args: string[], o: { env: Record<string, st
 /** How long a result waits, after its process exited, for the pipes to be read to their end. */
 const RUN_GRACE_MS = 2000;
 
-export function gateSh(rig: Rig, script: string, o: { input?: string | Buffer; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Result> {
-  return run(GATE_SH, ['-c', script], { env: { ...rig.env, ...(o.env ?? {}) }, cwd: o.cwd ?? rig.work, input: o.input, timeoutMs: o.timeoutMs });
-}
-
-export function killAll(): void {
-  for (const c of children) c.kill('SIGKILL');
+export function gateSh(rig: DaemonProc, script: string, o: { input?: string | Buffer; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Result> {
+  return run(GATE_SH, ['-c', script], { env: { ...rig.env, ...(o.env ?? {}) }, cwd: o.cwd ?? rig.ws, input: o.input, timeoutMs: o.timeoutMs });
 }
 
 let escPath: string | undefined;

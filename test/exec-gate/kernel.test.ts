@@ -13,7 +13,8 @@ import { chmodSync, copyFileSync, existsSync, linkSync, mkdtempSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
-import { fourAtATime, gateSh, killAll, startRig, waitFor, type Rig } from './helpers.js';
+import { fourAtATime, gateSh, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 const LOADER = process.arch === 'arm64' ? '/lib/ld-linux-aarch64.so.1' : '/lib64/ld-linux-x86-64.so.2';
 const PROGRAMS = ['static-exec', 'static-execveat', 'chain', 'closefds', 'storm'];
@@ -67,31 +68,31 @@ function prepareCopies(work: string): void {
 
 const MODES = ['workspace-write', 'read-only', 'danger-full-access'] as const;
 
-async function rigFor(mode: (typeof MODES)[number], rules: string[]): Promise<Rig> {
-  const rig = await startRig({ rules, approve: true, env: { GATE_SANDBOX_MODE: mode } });
-  prepareCopies(rig.work);
+async function rigFor(mode: (typeof MODES)[number], rules: string[]): Promise<DaemonProc> {
+  const rig = await startDaemon(execGateOptions({ rules, autoApprove: true, env: { GATE_SANDBOX_MODE: mode } }));
+  prepareCopies(rig.ws);
   return rig;
 }
 
-async function attempt(rig: Rig, i: number, tag: string) {
+async function attempt(rig: DaemonProc, i: number, tag: string) {
   const [, script] = SPELLINGS[i];
   const target = `target-${tag}-${i}`;
-  writeFileSync(join(rig.work, target), 'x');
+  writeFileSync(join(rig.ws, target), 'x');
   const r = await gateSh(rig, `T=${target}; B=${bin}; ${script}; echo "status=$?"`, { timeoutMs: 60_000 });
-  return { removed: !existsSync(join(rig.work, target)), ...r };
+  return { removed: !existsSync(join(rig.ws, target)), ...r };
 }
 
 for (const mode of MODES) {
   test(`kernel layer, ${mode}: with rm forbidden no spelling the LD_PRELOAD layer cannot see runs rm; with rm allowed each does`, async (t) => {
     const forbid = await rigFor(mode, FORBID_RM);
-    t.after(async () => (killAll(), forbid.stop()));
+    t.after(async () => (killAll(), forbid.close()));
     const denied = await fourAtATime(SPELLINGS.map((_, i) => () => attempt(forbid, i, 'f')));
     denied.forEach((r, i) => {
       assert.equal(r.removed, false, `${SPELLINGS[i][0]} removed its target: ${r.stderr}`);
       assert.match(r.stderr, /gate-sh: denied: [^\n]+: /, `${SPELLINGS[i][0]} (exit ${r.code}): ${r.stderr}${r.stdout}`);
     });
     const allow = await rigFor(mode, ALLOW_RM);
-    t.after(async () => allow.stop());
+    t.after(async () => allow.close());
     const ran = await fourAtATime(SPELLINGS.map((_, i) => () => attempt(allow, i, 'a')));
     ran.forEach((r, i) => {
       assert.doesNotMatch(r.stderr, /gate-sh: (denied|exec gate)/, `${SPELLINGS[i][0]}: ${r.stderr}`);
@@ -106,7 +107,7 @@ for (const mode of MODES) {
 
 test('kernel layer: 10,000 execs of a static program, a bounded fork storm, and an exec after closing every descriptor', async (t) => {
   const rig = await rigFor('workspace-write', FORBID_RM);
-  t.after(async () => (killAll(), rig.stop()));
+  t.after(async () => (killAll(), rig.close()));
   const chain = await gateSh(rig, `"${bin}/chain" 10000`, { timeoutMs: 600_000 });
   assert.equal(chain.stdout.trim(), 'chain done', chain.stderr);
   const storm = await gateSh(rig, `"${bin}/storm" 200 /bin/true true; "${bin}/storm" 50 /bin/rm rm -f storm-target`, { timeoutMs: 300_000 });
@@ -136,38 +137,38 @@ function supervisors(): number[] {
 
 test('kernel layer: the supervisor killed mid-run: the run ends with a clear error, nothing more is exec\'d, nothing hangs', async (t) => {
   const rig = await rigFor('danger-full-access', ALLOW_RM);
-  t.after(async () => (killAll(), rig.stop()));
-  writeFileSync(join(rig.work, 'keep'), 'x');
+  t.after(async () => (killAll(), rig.close()));
+  writeFileSync(join(rig.ws, 'keep'), 'x');
   const before = new Set(supervisors());
   // a background job that outlives the script's bash tries rm (allowed) after the supervisor is gone
   // (a shell started with an empty environment, so without the LD_PRELOAD layer, whose requests went through
   // the supervisor and would be refused first)
   // and a bash with the LD_PRELOAD layer, whose request the gone supervisor cannot relay
   const pending = gateSh(rig, `"${bin}/static-exec" /bin/sh sh -c 'echo > ready; while [ ! -e go ]; do :; done; /bin/rm -f keep 2> rm-error; echo "rm=$?" > after' & (trap '' HUP TERM; while [ ! -e go ]; do :; done; /bin/true 2> shim-error) & sleep 60`, { timeoutMs: 30_000 });
-  await waitFor(() => existsSync(join(rig.work, 'ready')) || undefined, 'the run to start');
+  await waitFor(() => existsSync(join(rig.ws, 'ready')) || undefined, 'the run to start');
   const mine = await waitFor(() => supervisors().filter((p) => !before.has(p))[0], 'the supervisor');
   process.kill(mine, 'SIGKILL');
   const r = await pending;
   assert.equal(r.code, 126, r.stderr);
   assert.match(r.stderr, /gate-sh: exec gate: the exec supervisor of this run is gone/);
-  writeFileSync(join(rig.work, 'go'), '');
-  await waitFor(() => existsSync(join(rig.work, 'after')) || undefined, 'the background job to try rm');
-  assert.ok(existsSync(join(rig.work, 'keep')), 'rm ran without a supervisor');
-  assert.match(readFileSync(join(rig.work, 'after'), 'utf8'), /rm=12[67]/);
+  writeFileSync(join(rig.ws, 'go'), '');
+  await waitFor(() => existsSync(join(rig.ws, 'after')) || undefined, 'the background job to try rm');
+  assert.ok(existsSync(join(rig.ws, 'keep')), 'rm ran without a supervisor');
+  assert.match(readFileSync(join(rig.ws, 'after'), 'utf8'), /rm=12[67]/);
   // with its listener gone the kernel fails the notifying execve with ENOSYS
-  assert.match(readFileSync(join(rig.work, 'rm-error'), 'utf8'), /Function not implemented/);
-  await waitFor(() => readFileSync(join(rig.work, 'shim-error'), { encoding: 'utf8', flag: 'a+' }).includes('supervisor') || undefined, 'the LD_PRELOAD layer to fail closed');
-  assert.match(readFileSync(join(rig.work, 'shim-error'), 'utf8'), /gate-sh: exec gate: \/bin\/true: the exec supervisor of this run is gone/);
+  assert.match(readFileSync(join(rig.ws, 'rm-error'), 'utf8'), /Function not implemented/);
+  await waitFor(() => readFileSync(join(rig.ws, 'shim-error'), { encoding: 'utf8', flag: 'a+' }).includes('supervisor') || undefined, 'the LD_PRELOAD layer to fail closed');
+  assert.match(readFileSync(join(rig.ws, 'shim-error'), 'utf8'), /gate-sh: exec gate: \/bin\/true: the exec supervisor of this run is gone/);
 });
 
 test('kernel layer: seccomp user notification unavailable: nothing runs, exit 126, a message that says why', async (t) => {
   const rig = await rigFor('workspace-write', ALLOW_RM);
-  t.after(async () => (killAll(), rig.stop()));
+  t.after(async () => (killAll(), rig.close()));
   const r = await gateSh(rig, 'touch made', { env: { GATE_TEST_SECCOMP: 'unavailable' } });
   assert.equal(r.code, 126);
   assert.match(r.stderr, /gate-sh: exec gate: .*not run: the kernel refused the exec filter \(seccomp user notification\)/);
-  assert.equal(existsSync(join(rig.work, 'made')), false);
+  assert.equal(existsSync(join(rig.ws, 'made')), false);
   const ok = await gateSh(rig, 'touch made');
   assert.equal(ok.code, 0, ok.stderr);
-  assert.ok(existsSync(join(rig.work, 'made')));
+  assert.ok(existsSync(join(rig.ws, 'made')));
 });

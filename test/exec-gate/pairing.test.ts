@@ -13,7 +13,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
-import { gateSh, killAll, startRig, type Rig } from './helpers.js';
+import { gateSh, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 let bin = '';
 
@@ -29,7 +30,7 @@ before(() => {
 /** The exec-time decisions (audit records of kind "exec" with an action; an escalated run's own record has
  * none) of argv: the record names the program by its path in argv[0] (either layer's: /bin/echo or
  * /usr/bin/echo), the rest is argv as exec'd. */
-function execRecords(rig: Rig, argv: string[]): number {
+function execRecords(rig: DaemonProc, argv: string[]): number {
   const rest = JSON.stringify(argv.slice(1));
   let n = 0;
   for (const line of readFileSync(rig.paths.auditLog, 'utf8').split('\n')) {
@@ -58,8 +59,8 @@ for (const [mode, rules, how] of [
   ['workspace-write', ESCALATED, 'escalated by an allow rule'],
 ] as const) {
   test(`one decision per exec, ${mode}, ${how}: posix_spawn, system(), popen() and a raw execve syscall are each decided once`, async (t) => {
-    const rig = await startRig({ rules: [...rules], approve: true, env: { GATE_SANDBOX_MODE: mode } });
-    t.after(async () => (killAll(), rig.stop()));
+    const rig = await startDaemon(execGateOptions({ rules: [...rules], autoApprove: true, env: { GATE_SANDBOX_MODE: mode } }));
+    t.after(async () => (killAll(), rig.close()));
     for (const [name, script, argv] of CASES) {
       const r = await gateSh(rig, `B=${bin}; ${script}`, { timeoutMs: 60_000 });
       assert.match(r.stdout, /status=0/, `${name} (exit ${r.code}): ${r.stderr}`);
@@ -71,19 +72,19 @@ for (const [mode, rules, how] of [
 
 test('the pairing cannot be forged: Run for `true`, then an exec of rm (itself or a vfork child) meets the rm rule', async (t) => {
   for (const decision of ['forbidden', 'allow'] as const) {
-    const rig = await startRig({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], approve: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } });
-    t.after(async () => (killAll(), rig.stop()));
+    const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], autoApprove: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
+    t.after(async () => (killAll(), rig.close()));
     for (const how of ['self', 'vfork']) {
       const target = `target-${how}`;
-      writeFileSync(join(rig.work, target), 'x');
+      writeFileSync(join(rig.ws, target), 'x');
       const r = await gateSh(rig, `"${bin}/forge" ${how} /bin/rm rm -f ${target}; echo status=$?`, { timeoutMs: 60_000 });
       assert.match(r.stdout, /^asked=Run$/m, `${how}: ${r.stderr}`);
       if (decision === 'forbidden') {
-        assert.ok(existsSync(join(rig.work, target)), `${how}: rm ran: ${r.stdout}${r.stderr}`);
+        assert.ok(existsSync(join(rig.ws, target)), `${how}: rm ran: ${r.stdout}${r.stderr}`);
         assert.match(r.stderr, new RegExp(`gate-sh: denied: rm -f ${target}: `), `${how}: ${r.stderr}`);
         assert.match(r.stdout, /^status=126$/m);
       } else {
-        assert.equal(existsSync(join(rig.work, target)), false, `${how}: rm did not run: ${r.stdout}${r.stderr}`);
+        assert.equal(existsSync(join(rig.ws, target)), false, `${how}: rm did not run: ${r.stdout}${r.stderr}`);
         assert.match(r.stdout, /^status=0$/m, r.stderr);
         assert.equal(execRecords(rig, ['rm', '-f', target]), 1, `${how}: rm decided once`);
       }

@@ -8,7 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gateSh, killAll, startRig } from './helpers.js';
+import { gateSh, execGateOptions } from './helpers.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 const SCRIPT = `
 import os, subprocess, json
@@ -34,10 +35,10 @@ print(json.dumps(out))
 `;
 
 test('one reply socket per asking process, never a parent\'s, none left after exit', async (t) => {
-  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")', 'prefix_rule(pattern=["bash"], decision="allow")'] });
-  t.after(async () => (killAll(), rig.stop()));
-  writeFileSync(join(rig.work, 'asks.py'), SCRIPT);
-  writeFileSync(join(rig.work, 'asks.sh'), 'python3 ./asks.py\n');
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")', 'prefix_rule(pattern=["bash"], decision="allow")'] }));
+  t.after(async () => (killAll(), rig.close()));
+  writeFileSync(join(rig.ws, 'asks.py'), SCRIPT);
+  writeFileSync(join(rig.ws, 'asks.sh'), 'python3 ./asks.py\n');
   const r = await gateSh(rig, 'bash ./asks.sh');
   assert.equal(r.code, 0, r.stderr);
   const o = JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -58,11 +59,11 @@ test('one reply socket per asking process, never a parent\'s, none left after ex
 });
 
 test('a process with stdin, stdout and stderr closed keeps them closed: its kept reply socket takes a number above 2', async (t) => {
-  const rig = await startRig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'] });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'] }));
+  t.after(async () => (killAll(), rig.close()));
   // python asks three times (os.system), so it keeps a reply socket; with 0 closed it used to land there:
   // the program's next open got 3, and a read of its closed stdin read the daemon's replies
-  writeFileSync(join(rig.work, 'closed.py'), `
+  writeFileSync(join(rig.ws, 'closed.py'), `
 import os
 codes = [os.system('/bin/true') for i in range(3)]
 fds = {n: os.path.exists('/proc/self/fd/%d' % n) for n in (0, 1, 2)}
@@ -79,10 +80,10 @@ os.write(9, ('%s %s %d\\n' % (codes, fds, fd)).encode())
 
 test('an answer too large for the reply buffer or for a datagram is fetched again over the stream socket', async (t) => {
   // a nested shell's pre-flight answer lists every subcommand: ~0.1 KB each
-  const rig = await startRig({ rules: ['prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["true"], decision="allow")'] });
-  t.after(async () => (killAll(), rig.stop()));
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["true"], decision="allow")'] }));
+  t.after(async () => (killAll(), rig.close()));
   const script = (n: number) => Array.from({ length: n }, (_, i) => `true ${i}`).join('; ') + `; echo done${n}`;
-  writeFileSync(join(rig.work, 'nested.sh'), `bash -c '${script(150)}'\nbash -c '${script(1500)}'\n`);
+  writeFileSync(join(rig.ws, 'nested.sh'), `bash -c '${script(150)}'\nbash -c '${script(1500)}'\n`);
   const r = await gateSh(rig, 'bash ./nested.sh', { timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stderr.slice(0, 2000));
   assert.equal(r.stdout, 'done150\ndone1500\n');

@@ -1,20 +1,12 @@
-/** MCP clients (the SDK's own Client over real stdio spawning `gate mcp`) and rule-file environments. */
+/** MCP clients (the SDK's own Client over real stdio spawning `gate mcp`) and JSON-RPC host drivers. Test-only. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { GATE, tempEnv, type TempEnv } from '../helpers/env.js';
-import { waitFor } from '../daemon/helpers.js';
-
-export function envWithRules(rules: string, extra: Record<string, string> = {}): TempEnv {
-  const te = tempEnv(extra);
-  mkdirSync(join(te.env.GATE_HOME, 'rules'), { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'rules', 'team.rules'), rules);
-  return te;
-}
+import { GATE } from '../helpers/env.js';
+import { waitFor } from '../helpers/daemon.js';
 
 export interface McpSession {
   client: Client;

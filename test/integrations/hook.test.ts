@@ -4,19 +4,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { approveConsole, runGate, startDaemon } from '../daemon/helpers.js';
-import { tempEnv } from '../helpers/env.js';
+import { approveConsole, runGate } from '../daemon/helpers.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 const RULES = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
 
-async function rig() {
-  const te = tempEnv();
-  mkdirSync(join(te.env.GATE_HOME, 'rules'), { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'rules', 'team.rules'), RULES);
-  return startDaemon({ te });
-}
+const rig = () => startDaemon({ rules: RULES, rulesFile: 'team.rules' });
 
 const claude = (command: string, cwd = '/tmp') => JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'x' }, cwd });
 const gemini = (command: string, cwd = '/tmp') => JSON.stringify({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command }, cwd });

@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { killAll, startDaemon, waitFor } from '../daemon/helpers.js';
 import { gateSh } from '../shell/helpers.js';
-import { envWithRules, hostProcess, rpcDriver } from './helpers.js';
+import { hostProcess, rpcDriver } from './helpers.js';
+import { tempEnv } from '../helpers/env.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 
@@ -18,10 +19,10 @@ const RULES = `prefix_rule(pattern=["touch"], decision="prompt", justification="
 const isApproval = (m: Record<string, any>) => m.method === 'item/commandExecution/requestApproval';
 
 test('gate host: approvals as JSON-RPC requests, every answer form, policy methods, errors, the socket', { timeout: 180_000 }, async () => {
-  const te = envWithRules(RULES);
+  const te = tempEnv();
   const w = join(te.dir, 'w');
   mkdirSync(w);
-  const d = await startDaemon({ te, args: ['--approval-policy', 'on-request'] });
+  const d = await startDaemon({ te, rulesFile: 'team.rules', rules: RULES, args: ['--approval-policy', 'on-request'] });
   const h = hostProcess(te.env, ['--name', 'ide']);
   const run = (script: string) => gateSh(['-c', script], { env: te.env, cwd: w });
   try {

@@ -10,8 +10,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { approvalCall } from '../../src/client/approval-client.js';
-import { approveConsole, killAll, startDaemon, waitFor } from '../daemon/helpers.js';
-import { envWithRules, mcpSession } from './helpers.js';
+import { approveConsole } from '../daemon/helpers.js';
+import { mcpSession } from './helpers.js';
+import { tempEnv } from '../helpers/env.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 
@@ -21,10 +23,10 @@ prefix_rule(pattern=["echo"], decision="allow")
 `;
 
 test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell, timeout, sandbox state, no-elicitation clients', { timeout: 180_000 }, async () => {
-  const te = envWithRules(RULES);
+  const te = tempEnv();
   const w = join(te.dir, 'w');
   mkdirSync(w);
-  const d = await startDaemon({ te, args: ['--approval-policy', 'on-request'] });
+  const d = await startDaemon({ te, rulesFile: 'team.rules', rules: RULES, args: ['--approval-policy', 'on-request'] });
   const a = await mcpSession(te.env, { elicitation: true });
   const b = await mcpSession(te.env, { elicitation: false });
   try {

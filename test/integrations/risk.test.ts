@@ -7,11 +7,13 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { approveConsole, killAll, startDaemon } from '../daemon/helpers.js';
+import { approveConsole } from '../daemon/helpers.js';
 import { gateSh } from '../shell/helpers.js';
-import { envWithRules, hostProcess } from './helpers.js';
+import { hostProcess } from './helpers.js';
+import { tempEnv } from '../helpers/env.js';
 import { renderPrompt } from '../../src/daemon/prompt-view.js';
 import type { PromptEvent } from '../../src/protocol/approval.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 after(killAll);
 
@@ -29,15 +31,15 @@ else if (what === 'shape') console.log(JSON.stringify({ summary: 'x', risk_level
 `;
 
 test('risk assessor: shown in every frontend when it answers; slow, crashing, garbage or wrong shape → the prompt appears without it; decisions unchanged', { timeout: 180_000 }, async () => {
-  const te = envWithRules(`prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")\nprefix_rule(pattern=["rm"], decision="forbidden")\n`);
+  const te = tempEnv();
+  const rules = `prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")\nprefix_rule(pattern=["rm"], decision="forbidden")\n`;
   const w = join(te.dir, 'w');
   mkdirSync(w);
   const script = join(te.dir, 'assessor.mjs');
   writeFileSync(script, ASSESSOR);
   const log = join(te.dir, 'assessor.log');
   te.env.ASSESSOR_LOG = log;
-  writeFileSync(te.env.GATE_HOME + '/config.toml', `risk_assessor = ${JSON.stringify([process.execPath, script])}\n`);
-  const d = await startDaemon({ te });
+  const d = await startDaemon({ te, rulesFile: 'team.rules', rules, config: `risk_assessor = ${JSON.stringify([process.execPath, script])}\n` });
   const c = await approveConsole(te.env, 'human');
   const h = hostProcess(te.env);
   try {

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { GATE_SH, ROOT } from '../helpers/env.js';
-import { startDaemon } from '../daemon/helpers.js';
 import { describeMismatch, runOnRawTerminal } from './raw-term.js';
 import { Term } from './term.js';
+import { startDaemon, waitFor } from '../helpers/daemon.js';
 
 const RUNS = 100;
 /** the single-command host starts a process per run (node + wrapper): fewer runs keep the suite short */

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
-import { approveConsole, startDaemon } from '../daemon/helpers.js';
+import { approveConsole } from '../daemon/helpers.js';
 import { Term } from './term.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 
 test('gated PTY run: sandboxed, exec-gated, exit status and large scripts preserved', { timeout: 120_000 }, async () => {

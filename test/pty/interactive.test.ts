@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
-import { killAll, startDaemon, type DaemonProc } from '../daemon/helpers.js';
 import { Term } from './term.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 const FULL = { GATE_SANDBOX_MODE: 'danger-full-access', GATE_NO_AUTOSTART: '1' };
 const PROMPT = /gate-sh:[^\r\n]*\$ /g;

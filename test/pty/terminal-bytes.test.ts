@@ -8,8 +8,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GATE_SH } from '../helpers/env.js';
-import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
 import { describeMismatch, runOnRawTerminal } from './raw-term.js';
+import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 let d: DaemonProc;
 before(async () => {

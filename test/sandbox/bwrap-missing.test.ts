@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
 import { runGate } from '../daemon/helpers.js';
-import { configuredDaemon } from './helpers.js';
 import { TRUSTED_BWRAP_DIRS } from '../../src/exec/sandbox-run.js';
+import { daemonForTest } from '../helpers/daemon.js';
 
 test('bubblewrap missing: gate-sh names the package, exits 126, nothing ran; danger-full-access still runs', async (t) => {
-  const { te, ws } = await configuredDaemon(t, 'sandbox_mode = "workspace-write"\n');
+  const { te, ws } = await daemonForTest(t, { config: 'sandbox_mode = "workspace-write"\n', workspace: 'ws', env: { GATE_NO_AUTOSTART: '1' } });
   // cover every bwrap gate-sh would trust, in a namespace of gate-sh's own
   const hide = TRUSTED_BWRAP_DIRS.map((dir) => join(dir, 'bwrap')).filter((p) => existsSync(p));
   assert.ok(hide.length > 0, 'bubblewrap is installed on this machine (.ci/run installs it)');

@@ -6,21 +6,21 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { GATE_SH } from '../helpers/env.js';
-import { gateSh, run, startRig, waitFor, type Rig } from '../exec-gate/helpers.js';
-import { configuredDaemon } from './helpers.js';
+import { gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
 import { GATE_INSTALL_ROOT } from '../../src/sandbox/gate-context.js';
+import { type DaemonProc, daemonForTest, startDaemon, waitFor } from '../helpers/daemon.js';
 
 // Temp folders live under /tmp, which workspace-write makes writable: "outside" is under /var/tmp.
 let outside: string;
-let rig: Rig;
+let rig: DaemonProc;
 before(async () => {
   outside = mkdtempSync('/var/tmp/gate-out-');
-  rig = await startRig({ rules: ['prefix_rule(pattern=["cp"], decision="allow")'], env: { GATE_SANDBOX_MODE: 'workspace-write' } });
-  mkdirSync(join(rig.work, '.git'));
-  writeFileSync(join(rig.work, '.git', 'config'), '[core]\n');
+  rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["cp"], decision="allow")'], env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
+  mkdirSync(join(rig.ws, '.git'));
+  writeFileSync(join(rig.ws, '.git', 'config'), '[core]\n');
 });
 after(async () => {
-  await rig.stop();
+  await rig.close();
   rmSync(outside, { recursive: true, force: true });
 });
 
@@ -31,9 +31,9 @@ test('a gated script runs in the turn sandbox: the workspace is writable, .git a
   assert.equal(r.stderr.match(/: Read-only file system\n/g)?.length, 2, r.stderr);
   // the on-failure rerun is offered, but no approver is attached: the failure stands, and says how to get one
   assert.match(r.stderr, /gate-sh: the sandboxed run failed \(read-only file system in the sandbox: .*\); not rerun: .*no approver is attached \(run 'gate approve'\)(: [^\n]*)?\n$/);
-  assert.equal(readFileSync(join(rig.work, 'f'), 'utf8'), 'in\n');
+  assert.equal(readFileSync(join(rig.ws, 'f'), 'utf8'), 'in\n');
   assert.ok(!existsSync(join(outside, 'f')));
-  assert.equal(readFileSync(join(rig.work, '.git', 'config'), 'utf8'), '[core]\n');
+  assert.equal(readFileSync(join(rig.ws, '.git', 'config'), 'utf8'), '[core]\n');
 });
 
 test("gate-sh's installation stays read-only inside the sandbox, also when it lies inside a writable root", async () => {
@@ -42,7 +42,7 @@ test("gate-sh's installation stays read-only inside the sandbox, also when it li
   const probe = `probe-${process.pid}`;
   const script = `echo a > ${GATE_INSTALL_ROOT}/${probe} && echo root-ok; for d in dist bin shims node_modules; do echo b > ${GATE_INSTALL_ROOT}/$d/${probe} 2>/dev/null || echo "$d read-only"; done; echo c >> ${GATE_INSTALL_ROOT}/dist/src/cli/gate-sh.js 2>/dev/null || echo gate-sh.js read-only`;
   try {
-    const r = await run(GATE_SH, ['-c', script], { env: { ...rig.env, TMPDIR: GATE_INSTALL_ROOT }, cwd: rig.work });
+    const r = await run(GATE_SH, ['-c', script], { env: { ...rig.env, TMPDIR: GATE_INSTALL_ROOT }, cwd: rig.ws });
     assert.equal(r.stdout, 'root-ok\ndist read-only\nbin read-only\nshims read-only\nnode_modules read-only\ngate-sh.js read-only\n', r.stderr);
     assert.equal(readFileSync(join(GATE_INSTALL_ROOT, probe), 'utf8'), 'a\n', 'the rest of the writable root is writable');
     for (const d of ['dist', 'bin', 'shims', 'node_modules']) assert.ok(!existsSync(join(GATE_INSTALL_ROOT, d, probe)), d);
@@ -54,7 +54,7 @@ test("gate-sh's installation stays read-only inside the sandbox, also when it li
 test('the approval socket is invisible to a gated script (a socket on a read-only mount could still be connected to)', async () => {
   // `cat` on a socket: ENXIO when it is there, ENOENT when hidden (turn.test.ts connects for real)
   const probe = `cat ${rig.paths.approvalSock}; ls ${rig.paths.sessionDir}`;
-  const outsideRun = await run('/bin/bash', ['-c', probe], { env: rig.env, cwd: rig.work });
+  const outsideRun = await run('/bin/bash', ['-c', probe], { env: rig.env, cwd: rig.ws });
   assert.match(outsideRun.stderr, /No such device or address/);
   const r = await gateSh(rig, probe);
   assert.match(r.stderr, /approval\.sock: No such file or directory/);
@@ -76,7 +76,7 @@ test('signals sent to gate-sh reach the sandboxed script: traps run, untrapped S
     [`trap 'echo got-TERM; exit 42' TERM; echo ready; while :; do sleep 0.05; done`, 'ready\ngot-TERM\n', 42],
     [`echo ready; while :; do sleep 0.05; done; echo after`, 'ready\n', 143],
   ] as const) {
-    const c = spawn(GATE_SH, ['-c', script], { env: rig.env, cwd: rig.work, stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(GATE_SH, ['-c', script], { env: rig.env, cwd: rig.ws, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     c.stdout.on('data', (d) => (out += d));
     await waitFor(() => out.includes('ready'), 'the script to start');
@@ -88,7 +88,7 @@ test('signals sent to gate-sh reach the sandboxed script: traps run, untrapped S
 });
 
 test('bad input: a configured writable root that does not exist → a clear error, exit 126, nothing ran', async (t) => {
-  const { te, ws } = await configuredDaemon(t, 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nwritable_roots = ["/nonexistent/gate-root"]\n');
+  const { te, ws } = await daemonForTest(t, { config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nwritable_roots = ["/nonexistent/gate-root"]\n', workspace: 'ws', env: { GATE_NO_AUTOSTART: '1' } });
   const r = await run(GATE_SH, ['-c', 'touch ran'], { env: te.env, cwd: ws });
   assert.equal(r.code, 126);
   assert.match(r.stderr, /^gate-sh: writable root '\/nonexistent\/gate-root' does not exist or is not a folder; nothing ran\n$/);

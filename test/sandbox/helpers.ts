@@ -1,4 +1,5 @@
-// Shared set-up for the real-bubblewrap tests: a temp environment with a workspace and gate-sh's folders.
+// Shared set-up for the real-bubblewrap tests: a temp environment with a workspace and gate-sh's folders, and
+// the daemon with a console those tests share (a preset of test/helpers/daemon.ts's rig). Test-only.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
@@ -8,7 +9,8 @@ import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
 import type { SandboxContext } from '../../src/sandbox/bwrap-argv.js';
 import { findBwrap, prepareGateDirs } from '../../src/exec/sandbox-run.js';
 import type { TestContext } from 'node:test';
-import { approveConsole, startDaemon, type Console, type DaemonProc } from '../daemon/helpers.js';
+import { approveConsole, type Console } from '../daemon/helpers.js';
+import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 export interface Box extends TempEnv {
   ws: string;
@@ -55,19 +57,6 @@ export function box(extraEnv: Record<string, string> = {}): Box {
   };
 }
 
-/** A real daemon whose config.toml is `config` (no autostart), and an empty workspace folder; stopped and
- * removed after the test. */
-export async function configuredDaemon(t: TestContext, config: string): Promise<{ te: TempEnv; d: DaemonProc; ws: string }> {
-  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
-  mkdirSync(te.env.GATE_HOME, { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), config);
-  const d = await startDaemon({ te });
-  t.after(async () => (await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  mkdirSync(ws);
-  return { te, d, ws };
-}
-
 export interface ConsoleRig {
   te: TempEnv;
   d: DaemonProc;
@@ -84,15 +73,14 @@ export interface ConsoleRig {
  * outside it. `config`: more top-level config.toml lines. Stopped and removed after the test.
  */
 export async function consoleRig(t: TestContext, config = ''): Promise<ConsoleRig> {
-  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
-  mkdirSync(te.env.GATE_HOME, { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), `sandbox_mode = "workspace-write"\n${config}[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n`);
-  const d = await startDaemon({ te });
-  const c = await approveConsole(te.env, 'human');
-  t.after(async () => (await c.close(), await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  const outside = join(te.dir, 'outside');
-  mkdirSync(ws);
+  const d = await startDaemon({
+    env: { GATE_NO_AUTOSTART: '1' },
+    config: `sandbox_mode = "workspace-write"\n${config}[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n`,
+    workspace: 'ws',
+  });
+  const c = await approveConsole(d.env, 'human');
+  t.after(async () => (await c.close(), await d.close()));
+  const outside = join(d.te.dir, 'outside');
   mkdirSync(outside);
-  return { te, d, c, ws, outside };
+  return { te: d.te, d, c, ws: d.ws, outside };
 }

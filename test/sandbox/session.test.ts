@@ -7,8 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { GATE, GATE_SH, ROOT } from '../helpers/env.js';
-import { gateSh, run, startRig, waitFor, type Rig } from '../exec-gate/helpers.js';
+import { gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
 import type { SessionJob } from '../../src/daemon/session-sandbox.js';
+import { type DaemonProc, startDaemon, waitFor } from '../helpers/daemon.js';
 
 // a port of its own per test: the network-on test binds the host's loopback
 let port = 20000 + Math.floor(Math.random() * 20000);
@@ -17,19 +18,19 @@ const curl = (p: number): string => `curl -s -m 5 -o /dev/null -w "%{http_code}\
 const serve = (p: number): string =>
   `nohup python3 -m http.server ${p} --bind 127.0.0.1 > srv.log 2>&1 & for i in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:${p}/ && break; sleep 0.1; done; echo started`;
 
-const rigs: Rig[] = [];
+const rigs: DaemonProc[] = [];
 after(async () => {
-  for (const r of rigs) await r.stop();
+  for (const r of rigs) await r.close();
 });
 
-async function rig(o: { rules?: string[]; config?: string } = {}): Promise<Rig> {
-  const r = await startRig({ rules: o.rules ?? [], ...(o.config ? { config: o.config } : { env: { GATE_SANDBOX_MODE: 'workspace-write' } }) });
+async function rig(o: { rules?: string[]; config?: string } = {}): Promise<DaemonProc> {
+  const r = await startDaemon(execGateOptions({ rules: o.rules ?? [], ...(o.config ? { config: o.config } : { env: { GATE_SANDBOX_MODE: 'workspace-write' } }) }));
   rigs.push(r);
   return r;
 }
 
-async function jobs(r: Rig): Promise<SessionJob[]> {
-  const out = await run(process.execPath, [GATE, 'jobs', '--json'], { env: r.env, cwd: r.work });
+async function jobs(r: DaemonProc): Promise<SessionJob[]> {
+  const out = await run(process.execPath, [GATE, 'jobs', '--json'], { env: r.env, cwd: r.ws });
   assert.equal(out.code, 0, out.stderr);
   return JSON.parse(out.stdout) as SessionJob[];
 }
@@ -61,10 +62,10 @@ for (const entry of ['native', 'node'] as const) {
     assert.equal(second.stdout, '200\n', second.stderr);
     assert.notEqual(await hostCurl(PORT), '200', 'the sandbox has a loopback of its own: the host cannot reach the server');
     const listed = await waitFor(async () => (await jobs(r)).find((j) => j.argv.includes('http.server')), 'the server in gate jobs');
-    assert.equal(listed.cwd, r.work);
+    assert.equal(listed.cwd, r.ws);
     assert.equal(listed.outlived_command, true);
     assert.ok(running(listed.pid));
-    const k = await run(process.execPath, [GATE, 'jobs', 'kill', String(listed.pid)], { env: r.env, cwd: r.work });
+    const k = await run(process.execPath, [GATE, 'jobs', 'kill', String(listed.pid)], { env: r.env, cwd: r.ws });
     assert.equal(k.stdout, 'killed 1 process\n', k.stderr);
     await waitFor(() => !running(listed.pid) || undefined, 'the server to end');
     const third = await gateSh(r, curl(PORT), { env });
@@ -72,9 +73,9 @@ for (const entry of ['native', 'node'] as const) {
     // audited: the job outlived its command (started), and ended with SIGKILL's status
     await waitFor(() => readFileSync(r.paths.auditLog, 'utf8').includes('"exit_status":137') || undefined, 'the job end record');
     const recs = readFileSync(r.paths.auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.kind === 'job');
-    assert.ok(recs.some((x) => /^started: /.test(x.detail) && x.argv.includes('http.server') && x.cwd === r.work && typeof x.run_id === 'string'), JSON.stringify(recs));
+    assert.ok(recs.some((x) => /^started: /.test(x.detail) && x.argv.includes('http.server') && x.cwd === r.ws && typeof x.run_id === 'string'), JSON.stringify(recs));
     assert.ok(recs.some((x) => /^ended: /.test(x.detail) && x.exit_status === 137));
-    const human = await run(process.execPath, [GATE, 'log'], { env: r.env, cwd: r.work });
+    const human = await run(process.execPath, [GATE, 'log'], { env: r.env, cwd: r.ws });
     assert.match(human.stdout, /  job .* started: \S*python3 -m http\.server /);
     assert.match(human.stdout, /  job .* ended \(exit 137\): \S*python3 -m http\.server /);
   });
@@ -87,7 +88,7 @@ test('network on: the server is on the host loopback, and the next command reach
   assert.equal((await gateSh(r, curl(PORT))).stdout, '200\n');
   assert.equal(await hostCurl(PORT), '200');
   const j = await waitFor(async () => (await jobs(r)).find((x) => x.argv.includes('http.server')), 'the server in gate jobs');
-  const k = await run(process.execPath, [GATE, 'jobs', 'kill', 'all'], { env: r.env, cwd: r.work });
+  const k = await run(process.execPath, [GATE, 'jobs', 'kill', 'all'], { env: r.env, cwd: r.ws });
   assert.equal(k.code, 0, k.stderr);
   await waitFor(() => !running(j.pid) || undefined, 'the server to end');
   assert.equal((await gateSh(r, curl(PORT))).stdout, '000\nunreachable\n');
@@ -116,18 +117,18 @@ test('a background job stays under the exec gate (both layers) and inside the wr
   const B = mkdtempSync('/var/tmp/gate-bin-');
   try {
     execFileSync('gcc', ['-static', '-O2', '-o', join(B, 'static-exec'), join(ROOT, 'test', 'exec-gate', 'programs', 'static-exec.c')]);
-    writeFileSync(join(r.work, 'victim'), 'x');
+    writeFileSync(join(r.ws, 'victim'), 'x');
     const script = `(sleep 1.5; touch inside; echo "touch=$?" > touch.out; ${B}/static-exec /bin/rm rm -f victim; echo "rm=$?" > rm.out; echo x > ${outside}/f; echo "out=$?" > out.out) > job.err 2>&1 & echo back`;
     const g = await gateSh(r, script);
     assert.equal(g.stdout, 'back\n', g.stderr);
-    await waitFor(() => existsSync(join(r.work, 'out.out')) || undefined, 'the job to finish');
+    await waitFor(() => existsSync(join(r.ws, 'out.out')) || undefined, 'the job to finish');
     // the allowed exec after the command ended ran (its supervisor lives on), the forbidden one did not
-    assert.equal(readFileSync(join(r.work, 'touch.out'), 'utf8'), 'touch=0\n');
-    assert.ok(existsSync(join(r.work, 'inside')));
-    assert.equal(readFileSync(join(r.work, 'rm.out'), 'utf8'), 'rm=126\n');
-    assert.ok(existsSync(join(r.work, 'victim')));
-    assert.match(readFileSync(join(r.work, 'job.err'), 'utf8'), /static-exec: execve: Permission denied/);
-    assert.equal(readFileSync(join(r.work, 'out.out'), 'utf8'), 'out=1\n');
+    assert.equal(readFileSync(join(r.ws, 'touch.out'), 'utf8'), 'touch=0\n');
+    assert.ok(existsSync(join(r.ws, 'inside')));
+    assert.equal(readFileSync(join(r.ws, 'rm.out'), 'utf8'), 'rm=126\n');
+    assert.ok(existsSync(join(r.ws, 'victim')));
+    assert.match(readFileSync(join(r.ws, 'job.err'), 'utf8'), /static-exec: execve: Permission denied/);
+    assert.equal(readFileSync(join(r.ws, 'out.out'), 'utf8'), 'out=1\n');
     assert.ok(!existsSync(join(outside, 'f')));
   } finally {
     rmSync(outside, { recursive: true, force: true });
@@ -145,10 +146,10 @@ test('a run with another sandbox policy, or another workspace, neither sees nor 
     assert.equal(x.stdout, want, `${why}: ${x.stderr}; jobs ${JSON.stringify(await jobs(r))}`);
   };
   await check('1\nsame\n', 'the next command in the same workspace');
-  const set = await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'read-only'], { env: r.env, cwd: r.work });
+  const set = await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'read-only'], { env: r.env, cwd: r.ws });
   assert.equal(set.code, 0, set.stderr);
   await check('0\nother\n', 'read-only');
-  await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'workspace-write'], { env: r.env, cwd: r.work });
+  await run(process.execPath, [GATE, 'config', 'set', 'sandbox_mode', 'workspace-write'], { env: r.env, cwd: r.ws });
   const elsewhere = join(r.te.dir, 'w2');
   mkdirSync(elsewhere);
   await check('0\nother\n', 'another workspace', { cwd: elsewhere });
@@ -175,7 +176,7 @@ test('two sessions are isolated: each has its own processes and its own loopback
 
 test('daemon stop ends every session sandbox and everything in it: nothing is left running', { timeout: 90_000 }, async () => {
   const PORT = port++;
-  const r = await startRig({ rules: [], env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+  const r = await startDaemon(execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
   try {
     await gateSh(r, `${serve(PORT)}; sleep 300 > /dev/null 2>&1 &`);
     await gateSh(r, '(nohup sleep 301 > /dev/null 2>&1 < /dev/null &)', { env: { GATE_SH_NODE: '1' } });
@@ -183,7 +184,7 @@ test('daemon stop ends every session sandbox and everything in it: nothing is le
       const j = await jobs(r);
       return j.length >= 3 ? j : undefined;
     }, 'three jobs');
-    const st = await run(process.execPath, [GATE, 'status', '--json'], { env: r.env, cwd: r.work });
+    const st = await run(process.execPath, [GATE, 'status', '--json'], { env: r.env, cwd: r.ws });
     const holders = (JSON.parse(st.stdout).session_sandboxes.sandboxes as { holder_pid: number }[]).map((s) => s.holder_pid);
     assert.equal(holders.length, 1);
     const supervisors = listPids().filter((p) => cmdline(p).includes(`--session-ns ${holders[0]}:`));
@@ -193,7 +194,7 @@ test('daemon stop ends every session sandbox and everything in it: nothing is le
     await r.stop();
     await waitFor(() => pids.every((p) => !running(p)) || undefined, 'every job, holder and supervisor to end');
   } finally {
-    await r.stop();
+    await r.close();
   }
 });
 
@@ -214,7 +215,7 @@ for (const entry of ['native', 'node'] as const) {
     const r = await rig();
     const env = { ...r.env, ...(entry === 'node' ? { GATE_SH_NODE: '1' } : {}) };
     await gateSh(r, 'sleep 303 > /dev/null 2>&1 &', { env });
-    const c = spawn(GATE_SH, ['-c', 'sleep 304 > /dev/null 2>&1 & sleep 305'], { env, cwd: r.work, detached: true, stdio: 'ignore' });
+    const c = spawn(GATE_SH, ['-c', 'sleep 304 > /dev/null 2>&1 & sleep 305'], { env, cwd: r.ws, detached: true, stdio: 'ignore' });
     const named = (j: SessionJob[], a: string) => j.find((x) => x.argv.join(' ') === a);
     const started = await waitFor(async () => {
       const j = await jobs(r);
@@ -237,14 +238,14 @@ test("the holder (pid 1 of the session sandbox) is out of the jobs' reach: its /
 });
 
 test('the daemon killed (SIGKILL): its session sandboxes and their jobs die with it', { timeout: 60_000 }, async () => {
-  const r = await startRig({ rules: [], env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+  const r = await startDaemon(execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
   try {
     await gateSh(r, 'sleep 302 > /dev/null 2>&1 &');
     const j = await waitFor(async () => (await jobs(r)).find((x) => x.argv.join(' ') === 'sleep 302'), 'the job');
-    await r.killDaemon();
+    await r.kill();
     await waitFor(() => !running(j.pid) || undefined, 'the job to end with the daemon');
   } finally {
-    await r.stop();
+    await r.close();
   }
 });
 

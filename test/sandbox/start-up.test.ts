@@ -7,27 +7,28 @@ import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
-import { run, startRig, type Rig } from '../exec-gate/helpers.js';
+import { run, execGateOptions } from '../exec-gate/helpers.js';
 import { request } from '../../src/protocol/client.js';
 import type { ExecReply, PreflightReply } from '../../src/protocol/messages.js';
+import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 const CONFIG = 'approval_policy = "untrusted"\nsandbox_mode = "workspace-write"\n';
 // the home is outside every folder the sandbox can write (temp folders under /tmp are writable)
 let home: string;
-let rig: Rig;
+let rig: DaemonProc;
 before(async () => {
   home = mkdtempSync('/var/tmp/gate-home-');
   writeFileSync(join(home, '.profile'), 'export FROM_PROFILE=yes\nuname -s > /dev/null\nid -u > /dev/null\n');
-  rig = await startRig({ rules: ['prefix_rule(pattern=["uname"], decision="prompt")'], config: CONFIG, env: { HOME: home, GATE_APPROVAL_POLICY: 'untrusted' } });
-  writeFileSync(join(rig.work, 'f.txt'), 'a\nb\n');
+  rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["uname"], decision="prompt")'], config: CONFIG, env: { HOME: home, GATE_APPROVAL_POLICY: 'untrusted' } }));
+  writeFileSync(join(rig.ws, 'f.txt'), 'a\nb\n');
 });
 after(async () => {
-  await rig.stop();
+  await rig.close();
   rmSync(home, { recursive: true, force: true });
 });
 
-const lc = (script: string, env: Record<string, string> = {}) => run(GATE_SH, ['-lc', script], { env: { ...rig.env, ...env }, cwd: rig.work });
-const bashLc = (script: string, env: Record<string, string> = {}) => run('/bin/bash', ['-lc', script], { env: { ...rig.env, ...env }, cwd: rig.work });
+const lc = (script: string, env: Record<string, string> = {}) => run(GATE_SH, ['-lc', script], { env: { ...rig.env, ...env }, cwd: rig.ws });
+const bashLc = (script: string, env: Record<string, string> = {}) => run('/bin/bash', ['-lc', script], { env: { ...rig.env, ...env }, cwd: rig.ws });
 function audit(): Record<string, any>[] {
   return readFileSync(join(rig.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 }
@@ -58,7 +59,7 @@ test('the run id in the script\'s environment buys nothing once the phase is ove
   assert.equal(r.code, 0, r.stderr);
   const runId = r.stdout.trim();
   assert.match(runId, /^r-/);
-  const reply = await request<ExecReply>(rig.paths, { type: 'exec', run_id: runId, program: '/usr/bin/uname', argv: ['uname', '-s'], cwd: rig.work, pid: process.pid });
+  const reply = await request<ExecReply>(rig.paths, { type: 'exec', run_id: runId, program: '/usr/bin/uname', argv: ['uname', '-s'], cwd: rig.ws, pid: process.pid });
   assert.equal(reply.action.type, 'Deny');
   const last = audit().filter((a) => a.kind === 'exec' && a.run_id === runId && String(a.argv?.[0]).endsWith('/uname')).pop();
   assert.equal(last?.phase, undefined);
@@ -68,7 +69,7 @@ test('the run id in the script\'s environment buys nothing once the phase is ove
 });
 
 test('a request without the key gets no start-up phase', async () => {
-  const base = { type: 'preflight', shell: 'bash', flag: '-lc', script: 'ls', cwd: rig.work, pid: process.pid, sandbox_permissions: 'use_default' };
+  const base = { type: 'preflight', shell: 'bash', flag: '-lc', script: 'ls', cwd: rig.ws, pid: process.pid, sandbox_permissions: 'use_default' };
   const key = readFileSync(join(rig.paths.approvalDir, 'start-up.key'), 'utf8').trim();
   const bad = await request<PreflightReply>(rig.paths, { ...base, start_up: { key: 'x'.repeat(key.length), functions: [], home } });
   assert.equal(bad.start_up, undefined);
@@ -79,8 +80,8 @@ test('a request without the key gets no start-up phase', async () => {
 });
 
 test('BASH_ENV in the workspace (writable in the sandbox) is not the machine\'s: no phase, the profile is asked', async () => {
-  writeFileSync(join(rig.work, 'env.sh'), 'true\n');
-  const r = await lc('ls f.txt', { BASH_ENV: join(rig.work, 'env.sh') });
+  writeFileSync(join(rig.ws, 'env.sh'), 'true\n');
+  const r = await lc('ls f.txt', { BASH_ENV: join(rig.ws, 'env.sh') });
   assert.match(r.stderr, /gate-sh: denied: uname -s/);
   assert.ok(audit().some((a) => a.kind === 'run' && /no start-up phase: start-up file .*env\.sh is writable in the sandbox/.test(a.detail ?? '')));
 });

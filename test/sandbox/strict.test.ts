@@ -7,11 +7,12 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { GATE_SH } from '../helpers/env.js';
-import { startRig, type Rig } from '../exec-gate/helpers.js';
+import { execGateOptions } from '../exec-gate/helpers.js';
 import { bash, run, type Ran } from '../shell/helpers.js';
 import { request } from '../../src/protocol/client.js';
 import type { PreflightReply } from '../../src/protocol/messages.js';
 import { AGENT_SCRIPTS, AGENT_SCRIPT_RULES as RULES, agentWorkspace } from '../helpers/agent-scripts.js';
+import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 const CONFIG = 'approval_policy = "untrusted"\nsandbox_mode = "workspace-write"\n';
 const GIT_ENV = {
@@ -21,14 +22,14 @@ const GIT_ENV = {
 };
 
 let home: string;
-let rig: Rig;
+let rig: DaemonProc;
 let wsGate: string;
 let wsBash: string;
 before(async () => {
   home = mkdtempSync('/var/tmp/gate-home-');
   // a login profile that runs programs, as /etc/profile and ~/.bashrc do
   writeFileSync(join(home, '.profile'), 'export FROM_PROFILE=yes\nuname -s > /dev/null\nif [ "$(id -u)" -ge 0 ]; then :; fi\n');
-  rig = await startRig({ rules: RULES, config: CONFIG, env: { HOME: home, GATE_APPROVAL_POLICY: 'untrusted', ...GIT_ENV } });
+  rig = await startDaemon(execGateOptions({ rules: RULES, config: CONFIG, env: { HOME: home, GATE_APPROVAL_POLICY: 'untrusted', ...GIT_ENV } }));
   const template = join(rig.te.dir, 'template');
   agentWorkspace(template, rig.env);
   wsGate = join(rig.te.dir, 'g');
@@ -37,7 +38,7 @@ before(async () => {
   cpSync(template, wsBash, { recursive: true });
 });
 after(async () => {
-  await rig.stop();
+  await rig.close();
   rmSync(home, { recursive: true, force: true });
 });
 

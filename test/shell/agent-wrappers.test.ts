@@ -12,8 +12,8 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { gatePaths } from '../../src/protocol/paths.js';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
-import { startDaemon } from '../daemon/helpers.js';
 import { bash, gateSh, type Ran } from './helpers.js';
+import { daemonForTest } from '../helpers/daemon.js';
 
 const RULES_FORBID = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
 const RULES_ALLOW = 'prefix_rule(pattern=["rm"], decision="allow")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
@@ -69,14 +69,9 @@ interface Rig {
 /** A real daemon (default config plus `config`, started with `daemonEnv` added), a git workspace, a snapshot. */
 async function rig(t: TestContext, rules: string, config = '', daemonEnv: Record<string, string> = {}): Promise<Rig> {
   const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
-  mkdirSync(join(te.env.GATE_HOME, 'rules'), { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'config.toml'), config);
-  writeFileSync(join(te.env.GATE_HOME, 'rules', 'default.rules'), rules);
   const env = { ...te.env };
-  const d = await startDaemon({ te: { ...te, env: { ...te.env, ...daemonEnv } } });
-  t.after(async () => (await d.stop(), te.cleanup()));
-  const ws = join(te.dir, 'ws');
-  mkdirSync(ws);
+  const d = await daemonForTest(t, { te: { ...te, env: { ...te.env, ...daemonEnv } }, rules, config, workspace: 'ws' });
+  const ws = d.ws;
   execFileSync('git', ['init', '-q', ws]);
   writeFileSync(join(ws, 'somefile'), 'x\n');
   const snapshot = join(te.dir, 'snapshot-bash-1764000000000-abc123.sh');

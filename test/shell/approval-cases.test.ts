@@ -11,8 +11,9 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vectors, type Vector } from '../helpers/vectors.js';
-import { startDaemon } from '../daemon/helpers.js';
 import { gateSh, pool } from './helpers.js';
+import { tempEnv } from '../helpers/env.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 function sh(w: string): string {
   return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;

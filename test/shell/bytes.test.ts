@@ -6,9 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { bash, gateSh, pool, status, type Ran, type RunOpts, fileDaemon } from './helpers.js';
+import { bash, gateSh, pool, status, type Ran, type RunOpts, SHELL_DAEMON } from './helpers.js';
+import { daemonForFile } from '../helpers/daemon.js';
 
-const daemon = fileDaemon();
+const daemon = daemonForFile(SHELL_DAEMON);
 
 interface Case {
   name: string;

@@ -1,10 +1,11 @@
 /** Many clients at once: no lost and no crossed replies. Real daemon, real sockets, real processes. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gateSh, pool, fileDaemon } from './helpers.js';
+import { gateSh, pool, SHELL_DAEMON } from './helpers.js';
 import { bursts } from './bursts.js';
+import { daemonForFile } from '../helpers/daemon.js';
 
-const daemon = fileDaemon();
+const daemon = daemonForFile(SHELL_DAEMON);
 
 test('50 concurrent client processes × 20 scripts (4 in flight each): every reply arrives, none crossed, nothing left open', { timeout: 300_000 }, async () => {
   const res = await bursts(daemon.d.te.env, 50, 20, 4);

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
-import { approveConsole, runGate, startDaemon, waitFor } from '../daemon/helpers.js';
+import { approveConsole, runGate } from '../daemon/helpers.js';
 import { gateSh } from './helpers.js';
+import { startDaemon, waitFor } from '../helpers/daemon.js';
 
 const FULL = { GATE_SANDBOX_MODE: 'danger-full-access' };
 

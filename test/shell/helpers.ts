@@ -1,9 +1,8 @@
-/** Real gate-sh and bash processes for the shell tests: run one, collect stdout/stderr as bytes. */
+/** Real gate-sh and bash processes for the shell tests: run one, collect stdout/stderr as bytes. Test-only.
+ * Their daemon: daemonForFile(SHELL_DAEMON) from test/helpers/daemon.ts. */
 import { createHash } from 'node:crypto';
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { before, after } from 'node:test';
 import { GATE_SH } from '../helpers/env.js';
-import { startDaemon, type DaemonProc } from '../daemon/helpers.js';
 
 export interface Ran {
   code: number | null;
@@ -81,15 +80,5 @@ export async function pool<T, R>(items: T[], n: number, f: (t: T) => Promise<R>)
   return out;
 }
 
-/** One daemon for a test file (no sandbox, on-request), started before its tests and stopped after. */
-export function fileDaemon(): { readonly d: DaemonProc } {
-  const box = {} as { d: DaemonProc };
-  before(async () => {
-    box.d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request' } });
-  });
-  after(async () => {
-    await box.d.stop();
-    box.d.te.cleanup();
-  });
-  return box;
-}
+/** The shell suites' daemon: no sandbox, approval on request. */
+export const SHELL_DAEMON = { env: { GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_POLICY: 'on-request' } };

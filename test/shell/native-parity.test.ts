@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH_NODE, ROOT } from '../helpers/env.js';
-import { configuredDaemon } from '../sandbox/helpers.js';
 import { run, type Ran } from './helpers.js';
+import { daemonForTest } from '../helpers/daemon.js';
 
 const NATIVE = join(ROOT, 'bin', 'gate-sh');
 
@@ -46,7 +46,7 @@ function same(a: Ran, b: Ran, what: string): void {
 
 for (const mode of ['danger-full-access', 'workspace-write'] as const) {
   test(`native and Node gate-sh: same argv, environment, output and status (${mode})`, { timeout: 120_000 }, async (t) => {
-    const { te, ws } = await configuredDaemon(t, `sandbox_mode = "${mode}"\napproval_policy = "on-request"\n`);
+    const { te, ws } = await daemonForTest(t, { config: `sandbox_mode = "${mode}"\napproval_policy = "on-request"\n`, workspace: 'ws', env: { GATE_NO_AUTOSTART: '1' } });
     writeFileSync(join(ws, 's.sh'), 'echo "file $0 $1"\n');
     mkdirSync(join(ws, 'd'));
     for (const c of CASES) {
@@ -64,7 +64,7 @@ for (const mode of ['danger-full-access', 'workspace-write'] as const) {
 }
 
 test('GATE_SH_NODE=1 makes the native entry point hand over to Node before anything runs', { timeout: 60_000 }, async (t) => {
-  const { te, ws } = await configuredDaemon(t, 'sandbox_mode = "danger-full-access"\n');
+  const { te, ws } = await daemonForTest(t, { config: 'sandbox_mode = "danger-full-access"\n', workspace: 'ws', env: { GATE_NO_AUTOSTART: '1' } });
   // gate-sh is the parent of the kernel layer's launcher, whose supervisor is bash's parent (docs/exec-gate.md)
   const starter = 'p=$(cut -d" " -f4 /proc/$PPID/stat); p=$(cut -d" " -f4 /proc/$p/stat); tr "\\0" " " < /proc/$p/cmdline';
   const r = await run(NATIVE, ['-c', `echo $0; ${starter}`], { env: { ...te.env, GATE_SH_NODE: '1' }, cwd: ws });

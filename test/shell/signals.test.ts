@@ -2,9 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { bash, gateSh, pool, status, type Ran, fileDaemon } from './helpers.js';
+import { bash, gateSh, pool, status, type Ran, SHELL_DAEMON } from './helpers.js';
+import { daemonForFile } from '../helpers/daemon.js';
 
-const daemon = fileDaemon();
+const daemon = daemonForFile(SHELL_DAEMON);
 
 /** Send `sig` once the script has printed "ready". */
 function killWhenReady(sig: NodeJS.Signals): (c: ChildProcess) => void {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { approveConsole } from '../daemon/helpers.js';
-import { gateSh, killAll, startRig } from '../exec-gate/helpers.js';
+import { gateSh, execGateOptions } from '../exec-gate/helpers.js';
+import { killAll, startDaemon } from '../helpers/daemon.js';
 
 // builtins only (echo, redirections): the script itself is the one exec the gate decides
 const SCRIPT = '#!/bin/bash\necho ok > "$1/f" && echo wrote-declared\necho bad > "$2/g" 2>/dev/null && echo wrote-outside || echo outside-refused\n';
@@ -22,14 +23,14 @@ function skill(root: string, name: string, frontMatter: string): string {
 }
 
 test('a skill script gets exactly its declared write path after approval, also from a cached session approval; none declared → the turn sandbox', { timeout: 120_000 }, async (t) => {
-  const rig = await startRig({ rules: [], config: 'sandbox_mode = "workspace-write"\napproval_policy = "on-request"\n' });
+  const rig = await startDaemon(execGateOptions({ rules: [], config: 'sandbox_mode = "workspace-write"\napproval_policy = "on-request"\n' }));
   const human = await approveConsole(rig.env, 'human');
-  t.after(async () => (await human.close(), killAll(), await rig.stop()));
+  t.after(async () => (await human.close(), killAll(), await rig.close()));
   const root = join(rig.env.CODEX_HOME, 'skills');
   const writer = skill(root, 'writer', 'name: writer\ndescription: writes its out folder\npermissions:\n  file_system:\n    write: [out]');
   const plain = skill(root, 'plain', 'name: plain\ndescription: declares nothing');
   // "outside": writable in the turn sandbox (the workspace), but not declared by the skill
-  const outside = join(rig.work, 'elsewhere');
+  const outside = join(rig.ws, 'elsewhere');
   mkdirSync(outside);
 
   const first = gateSh(rig, `${writer}/scripts/run.sh ${writer}/out ${outside}`);
