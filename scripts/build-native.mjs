@@ -58,7 +58,12 @@ if (!fresh) {
   // Node's own headers when it has them (a distribution's node, or `nodedir` in npmrc): no header download
   const prefix = join(dirname(process.execPath), '..');
   const nodedir = !process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node_api.h')) ? [`--nodedir=${prefix}`] : [];
-  const gyp = spawnSync(cmd, [...pre, 'rebuild', '--loglevel=error', ...nodedir], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, GATE_WERROR: werror ? '1' : '' } });
+  const gyp = spawnSync(cmd, [...pre, 'rebuild', '--loglevel=error', ...nodedir], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, GATE_WERROR: werror ? '1' : '' },
+  });
   if (gyp.error) fail(`cannot run node-gyp (${gyp.error.message}); run this through npm (npm install or npm run build)`);
-  if (gyp.status !== 0 || !existsSync(ADDON)) fail(`building the native addon failed (node-gyp rebuild, status ${gyp.status ?? gyp.signal}: the compiler's message is above)`);
+  if (gyp.status !== 0 || !existsSync(ADDON))
+    fail(`building the native addon failed (node-gyp rebuild, status ${gyp.status ?? gyp.signal}: the compiler's message is above)`);
 }

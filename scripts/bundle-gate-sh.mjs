@@ -51,10 +51,17 @@ writeFileSync(BUNDLE, `// gate-sh-build ${id}\n${code}`);
 
 // The cache is trained on real runs (scripts/gate-sh-code-cache.cjs); where no daemon can run here, every
 // function compiled eagerly instead; a failure of both costs speed only.
-const cache = (kind) => spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, BUNDLE, CACHE, id], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+const cache = (kind) =>
+  spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, BUNDLE, CACHE, id], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 let r = cache('trained');
 if (r.status !== 0) {
-  console.error(`gate-sh: note: the code cache is not trained (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); caching every function instead`);
+  console.error(
+    `gate-sh: note: the code cache is not trained (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); caching every function instead`,
+  );
   r = cache('eager');
 }
 if (r.status !== 0) {
@@ -74,10 +81,17 @@ if (r.status !== 0) {
   const text = built.outputFiles[0].text;
   const did = createHash('sha256').update(text).digest('hex').slice(0, 32);
   writeFileSync(DAEMON, `// gate-sh-build ${did}\n${text}`);
-  const dcache = (kind) => spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, DAEMON, DCACHE, did], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+  const dcache = (kind) =>
+    spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, DAEMON, DCACHE, did], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
   let d = dcache('daemon');
   if (d.status !== 0) {
-    console.error(`gate-sh: note: the daemon's code cache is not trained (${(d.stderr || d.error?.message || '').trim().split('\n').pop()}); caching every function instead`);
+    console.error(
+      `gate-sh: note: the daemon's code cache is not trained (${(d.stderr || d.error?.message || '').trim().split('\n').pop()}); caching every function instead`,
+    );
     d = dcache('eager');
   }
   if (d.status !== 0) {
@@ -92,7 +106,15 @@ if (r.status !== 0) {
 {
   const BP = 'dist/cjs-src/bash-parser.bundle.cjs';
   rmSync('dist/cjs-src/bash-parser.bundle.v8cache', { force: true });
-  const bp = await esbuild.build({ entryPoints: ['scripts/bash-parser-entry.cjs'], bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'warning' });
+  const bp = await esbuild.build({
+    entryPoints: ['scripts/bash-parser-entry.cjs'],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    write: false,
+    logLevel: 'warning',
+  });
   const bpText = bp.outputFiles[0].text;
   const bpId = createHash('sha256').update(bpText).digest('hex').slice(0, 32);
   writeFileSync(BP, `// gate-sh-build ${bpId}\n${bpText}`);
@@ -101,10 +123,16 @@ if (r.status !== 0) {
     ['bash-parser', ['bash-parser', BP, 'dist/cjs-src/bash-parser.bundle.v8cache', bpId], 'dist/cjs-src/bash-parser.bundle.v8cache'],
   ];
   for (const [name, args, file] of runs) {
-    const r = spawnSync(process.execPath, ['scripts/parser-code-cache.cjs', ...args], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, ['scripts/parser-code-cache.cjs', ...args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     if (r.status !== 0) {
       rmSync(file, { force: true });
-      console.error(`gate-sh: warning: no code cache for ${name} (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); the daemon starts a little slower`);
+      console.error(
+        `gate-sh: warning: no code cache for ${name} (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); the daemon starts a little slower`,
+      );
     }
   }
 }

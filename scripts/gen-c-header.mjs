@@ -80,7 +80,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       const b = want.split('\n');
       let line = 0;
       while (a[line] === b[line]) line++;
-      process.stderr.write(`gate-sh: ${file} differs from ${SOURCE} at line ${line + 1}:\n  header: ${a[line] ?? '(end)'}\n  source: ${b[line] ?? '(end)'}\ngate-sh: run npm run gen:c after changing ${SOURCE}\n`);
+      process.stderr.write(
+        `gate-sh: ${file} differs from ${SOURCE} at line ${line + 1}:\n  header: ${a[line] ?? '(end)'}\n  source: ${b[line] ?? '(end)'}\ngate-sh: run npm run gen:c after changing ${SOURCE}\n`,
+      );
       process.exit(1);
     }
   }

@@ -215,7 +215,10 @@ async function rerunIfDenied(first: { status: number; stderrTail?: string }, c: 
       const notice = pendingNotice();
       try {
         // no start-up phase for the rerun: its plan has no hand-over that would end one
-        second = await c.client.request<PreflightReply>({ ...c.preflight, start_up: undefined, sandbox_permissions: 'require_escalated', justification }, PREFLIGHT_OPTS(notice.onPending));
+        second = await c.client.request<PreflightReply>(
+          { ...c.preflight, start_up: undefined, sandbox_permissions: 'require_escalated', justification },
+          PREFLIGHT_OPTS(notice.onPending),
+        );
       } finally {
         notice.stop();
       }
@@ -273,7 +276,10 @@ async function autostart(env: Record<string, string | undefined>): Promise<boole
   // Inside a gated run the caller's environment is the script's to choose: a daemon started from it
   // could carry a weaker approval or sandbox policy (GATE_APPROVAL_POLICY, GATE_SANDBOX_MODE, ...).
   if (env.GATE_RUN)
-    throw new RequestError('not-running', `the gate daemon for this session is not running, and gate-sh does not start one from inside a gated run (GATE_RUN=${env.GATE_RUN}); start it with 'gate daemon start'`);
+    throw new RequestError(
+      'not-running',
+      `the gate daemon for this session is not running, and gate-sh does not start one from inside a gated run (GATE_RUN=${env.GATE_RUN}); start it with 'gate daemon start'`,
+    );
   try {
     const { ensureDaemon } = await import('../client/autostart.js');
     await ensureDaemon(env);

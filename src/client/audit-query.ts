@@ -42,7 +42,8 @@ export function formatRecord(r: AuditRecord): string {
   const time = r.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   const words = r.argv ? r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ') : undefined;
   // a job record (session sandboxes) says what happened to the job: started, ended with its status
-  const job = r.kind === 'job' && words ? `${(r.detail ?? '').split(':')[0]}${r.exit_status !== undefined ? ` (exit ${r.exit_status})` : ''}: ${words}` : undefined;
+  const job =
+    r.kind === 'job' && words ? `${(r.detail ?? '').split(':')[0]}${r.exit_status !== undefined ? ` (exit ${r.exit_status})` : ''}: ${words}` : undefined;
   const what = r.kind === 'run' ? `exit ${r.exit_status} in ${r.duration_ms} ms` : (job ?? words ?? r.detail ?? '');
   const approval = r.approver ? ` [${r.answer} by ${r.approver}]` : '';
   const cols = [time, r.kind.padEnd(8), (r.run_id ?? '-').padEnd(14), (r.decision ?? '-').padEnd(9), (r.action ?? '-').padEnd(12), (r.source ?? '-')];

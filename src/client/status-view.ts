@@ -11,7 +11,9 @@ function sessionLines(s: SessionStatus | undefined): string[] {
   return [
     `session sandboxes: ${s.unavailable ? `unavailable (${s.unavailable}): each command gets a sandbox of its own` : s.sandboxes.length || 'none'}`,
     ...s.sandboxes.map((b) => `  ${b.key}  holder pid ${b.holder_pid}, network ${b.network}, ${b.jobs} process(es)`),
-    ...s.jobs.map((j) => `    pid ${j.pid} (${j.pid_in_sandbox} inside) ${j.outlived_command ? 'job' : 'command'}  ${j.argv.join(' ').slice(0, 100)}  (cwd ${j.cwd})`),
+    ...s.jobs.map(
+      (j) => `    pid ${j.pid} (${j.pid_in_sandbox} inside) ${j.outlived_command ? 'job' : 'command'}  ${j.argv.join(' ').slice(0, 100)}  (cwd ${j.cwd})`,
+    ),
   ];
 }
 

@@ -86,7 +86,8 @@ export function configFromTable(t: Record<string, unknown>, where: string, base:
   return out;
 }
 
-/** Environment overrides: GATE_APPROVAL_POLICY, GATE_SANDBOX_MODE, GATE_APPROVAL_TIMEOUT_MS, GATE_AUTOSTART, GATE_RULES (':'-separated), GATE_GIT_READ_ONLY, GATE_AUDIT_LOG. */
+/** Environment overrides: GATE_APPROVAL_POLICY, GATE_SANDBOX_MODE, GATE_APPROVAL_TIMEOUT_MS, GATE_AUTOSTART,
+ * GATE_RULES (':'-separated), GATE_GIT_READ_ONLY, GATE_AUDIT_LOG. */
 export function configFromEnv(env: Record<string, string | undefined>, base: GateConfig): GateConfig {
   let out = base;
   for (const [name, key] of ENV_KEYS) {

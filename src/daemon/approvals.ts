@@ -92,7 +92,11 @@ export class ApprovalBroker {
     }
     if (from && !this.shows(from, p.event)) return { ok: false, error: `prompt ${approval_id} is not shown to '${from.name}'` };
     const offered = p.event.available_decisions.find((d) => reviewDecisionKind(d) === reviewDecisionKind(decision));
-    if (!offered) return { ok: false, error: `'${reviewDecisionKind(decision)}' is not offered for ${approval_id} (offered: ${p.event.available_decisions.map(reviewDecisionKind).join(', ')})` };
+    if (!offered)
+      return {
+        ok: false,
+        error: `'${reviewDecisionKind(decision)}' is not offered for ${approval_id} (offered: ${p.event.available_decisions.map(reviewDecisionKind).join(', ')})`,
+      };
     // An amendment answer always appends the proposed rule, never a prefix the approver typed.
     this.finish(approval_id, { approval_id, decision: offered, approver });
     return { ok: true };

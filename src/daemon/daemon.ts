@@ -9,7 +9,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
-import { PROTOCOL_VERSION, type Ack, type DecisionSource, type ExecReply, type ExecRequest, type PreflightReply, type PreflightRequest, type Reply, type SessionSandboxReply, type SubcommandReply } from '../protocol/messages.js';
+import {
+  PROTOCOL_VERSION,
+  type Ack,
+  type DecisionSource,
+  type ExecReply,
+  type ExecRequest,
+  type PreflightReply,
+  type PreflightRequest,
+  type Reply,
+  type SessionSandboxReply,
+  type SubcommandReply,
+} from '../protocol/messages.js';
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
 import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
@@ -136,7 +147,14 @@ export class Daemon<P> {
   }
 
   info(): Record<string, unknown> {
-    return { pid: process.pid, session: this.deps.paths.session, protocol: PROTOCOL_VERSION, started_at: this.startedAt.toISOString(), decider: this.decider.name, warm_up: { ...this.warmUpState } };
+    return {
+      pid: process.pid,
+      session: this.deps.paths.session,
+      protocol: PROTOCOL_VERSION,
+      started_at: this.startedAt.toISOString(),
+      decider: this.decider.name,
+      warm_up: { ...this.warmUpState },
+    };
   }
 
   private currentDecider(): Decider {
@@ -159,7 +177,14 @@ export class Daemon<P> {
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
     const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
-    const run = this.runs.create({ cwd: req.cwd, pid: req.pid, root_pid: parent?.root_pid ?? req.pid, sandbox_permissions: req.sandbox_permissions, additional_permissions: req.additional_permissions, command: [req.shell, req.flag, clip(req.script)] });
+    const run = this.runs.create({
+      cwd: req.cwd,
+      pid: req.pid,
+      root_pid: parent?.root_pid ?? req.pid,
+      sandbox_permissions: req.sandbox_permissions,
+      additional_permissions: req.additional_permissions,
+      command: [req.shell, req.flag, clip(req.script)],
+    });
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
     const session = req.session_run ? this.runs.get(req.session_run) : undefined;
     if (session) session.current = run.run_id;
@@ -168,7 +193,8 @@ export class Daemon<P> {
     // A nested `bash -c '<script>'` whose enclosing run settled exactly this script (the person saw it
     // whole, as one command) is not asked again: one decision per command.
     const covered = parent ? settledScript(parent, scriptKey(req.script, req.cwd)) : undefined;
-    const inherited: DecisionSource | undefined = covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
+    const inherited: DecisionSource | undefined =
+      covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
     const quick = check.subcommands.map((s) => this.answerWithoutAsking(s, anyForbidden, inherited));
     const nobodyAsked = quick.every((q) => q !== undefined);
     // the policy's own answers stand (the common case): what they settle is the same for every such run
@@ -181,7 +207,16 @@ export class Daemon<P> {
       : req.ask === false
         ? check.subcommands.map((s, i) => this.record(s, quick[i] ?? unasked(s), run, 'preflight', req.cwd, run.run_id))
         : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
-    const reply: PreflightReply = { v: PROTOCOL_VERSION, id: req.id, type: 'preflight', run_id: run.run_id, action: overall(subReplies.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)), complex: check.complex, subcommands: subReplies, sandbox: this.config.sandbox_policy };
+    const reply: PreflightReply = {
+      v: PROTOCOL_VERSION,
+      id: req.id,
+      type: 'preflight',
+      run_id: run.run_id,
+      action: overall(subReplies.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)),
+      complex: check.complex,
+      subcommands: subReplies,
+      sandbox: this.config.sandbox_policy,
+    };
     if (check.perExec && reply.action.type !== 'Deny') {
       // decided per exec: the script cannot write unless a person agreed to the writes it asked up front
       reply.per_exec = true;
@@ -194,7 +229,8 @@ export class Daemon<P> {
       // not each sent out and back in. Only a plain script: what a complex one does in bash itself (a
       // redirection, a builtin) has no exec to escalate, so an approved escalation of it keeps bash outside.
       // A Permissions run keeps its profile; its start-up execs go into the turn sandbox one by one.
-      if (!check.complex && reply.action.type === 'Escalate' && reply.action.execution.type === 'Unsandboxed' && isRestricted(this.config.sandbox_policy)) reply.action = RUN;
+      if (!check.complex && reply.action.type === 'Escalate' && reply.action.execution.type === 'Unsandboxed' && isRestricted(this.config.sandbox_policy))
+        reply.action = RUN;
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
@@ -211,7 +247,14 @@ export class Daemon<P> {
   }
 
   /** Settle every subcommand of a script, asking the questions it raises all at once. */
-  private async settleAll(check: ScriptResult, run: RunRecord, req: PreflightRequest, ctx: HandlerContext, anyForbidden: boolean, inherited?: DecisionSource): Promise<SubcommandReply[]> {
+  private async settleAll(
+    check: ScriptResult,
+    run: RunRecord,
+    req: PreflightRequest,
+    ctx: HandlerContext,
+    anyForbidden: boolean,
+    inherited?: DecisionSource,
+  ): Promise<SubcommandReply[]> {
     const asked: string[] = [];
     const subReplies = await Promise.all(
       check.subcommands.map((s) =>
@@ -279,7 +322,16 @@ export class Daemon<P> {
     // (one decision, not a second one from that program's constructor; shims/gate-launch.c, "landed")
     if (action.type === 'Escalate') {
       const token = this.tokens.next();
-      this.deps.escalation.grant({ token, run_id: req.run_id, program: req.program, argv: req.argv, cwd: req.cwd, execution: action.execution, env: req.env, expires_at: Date.now() + GRANT_TTL_MS });
+      this.deps.escalation.grant({
+        token,
+        run_id: req.run_id,
+        program: req.program,
+        argv: req.argv,
+        cwd: req.cwd,
+        execution: action.execution,
+        env: req.env,
+        expires_at: Date.now() + GRANT_TTL_MS,
+      });
       reply.escalation_token = token;
     }
     return reply;
@@ -309,11 +361,24 @@ export class Daemon<P> {
   private runFinished(msg: Envelope): Reply {
     const req = validateRunFinished(msg);
     const run = this.runs.finish(req.run_id);
-    this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, argv: run?.command, exit_status: req.exit_status, duration_ms: req.duration_ms, ...(run ? {} : { detail: 'unknown run' }) });
+    this.deps.audit.write({
+      kind: 'run',
+      run_id: req.run_id,
+      cwd: run?.cwd,
+      argv: run?.command,
+      exit_status: req.exit_status,
+      duration_ms: req.duration_ms,
+      ...(run ? {} : { detail: 'unknown run' }),
+    });
     if (req.stderr_tail === undefined) return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
     // the native gate-sh asks whether its failed sandboxed attempt was a sandbox denial (the on-failure rerun)
     const denial = sandboxDenial(req.exit_status, req.stderr_tail);
-    return { v: PROTOCOL_VERSION, id: req.id, type: 'ack', info: denial ? { why: denialReason(denial), justification: rerunJustification(denialReason(denial)) } : {} };
+    return {
+      v: PROTOCOL_VERSION,
+      id: req.id,
+      type: 'ack',
+      info: denial ? { why: denialReason(denial), justification: rerunJustification(denialReason(denial)) } : {},
+    };
   }
 
   /**
@@ -350,18 +415,45 @@ export class Daemon<P> {
     const prompt = promptFor({ s, run, runId, origin, cwd, display: cmd, justification });
     const approvalId = randomUUID();
     onAsk(approvalId);
-    const risk = await riskFor(prompt, approvalId, { assessor: this.config.risk_assessor, seen: (p) => this.broker.hasApproverFor(p), log: (l) => this.deps.log(l) });
+    const risk = await riskFor(prompt, approvalId, {
+      assessor: this.config.risk_assessor,
+      seen: (p) => this.broker.hasApproverFor(p),
+      log: (l) => this.deps.log(l),
+    });
     const ask = this.broker.ask(risk ? { ...prompt, risk_assessment: risk } : prompt, approvalId);
     const outcome = await ask.done;
-    const action = await applyAnswer(s, outcome, cmd, { cache: this.cache, amend: (p) => this.deps.amend(p), log: (l) => this.deps.log(l), approvalTimeoutMs: () => this.config.approval_timeout_ms });
-    return this.record(s, { action, outcome, extraSource: { kind: 'approval', approval_id: outcome.approval_id, answer: reviewDecisionKind(outcome.decision), approver: outcome.approver } }, run, origin, cwd, runId);
+    const action = await applyAnswer(s, outcome, cmd, {
+      cache: this.cache,
+      amend: (p) => this.deps.amend(p),
+      log: (l) => this.deps.log(l),
+      approvalTimeoutMs: () => this.config.approval_timeout_ms,
+    });
+    return this.record(
+      s,
+      {
+        action,
+        outcome,
+        extraSource: { kind: 'approval', approval_id: outcome.approval_id, answer: reviewDecisionKind(outcome.decision), approver: outcome.approver },
+      },
+      run,
+      origin,
+      cwd,
+      runId,
+    );
   }
 
   /** A settled subcommand: remembered in its run (for the exec gate and nested shells), audited, answered. */
   private record(s: SubcommandResult, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandReply {
     const { action, outcome, extraSource } = settled;
     if (action.type === 'Deny') this.counters.denied++;
-    else if (run && !(s.unsettled && !outcome)) this.settlements.settleInto((run.own ??= newSettlement()), s, action, outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''), cwd);
+    else if (run && !(s.unsettled && !outcome))
+      this.settlements.settleInto(
+        (run.own ??= newSettlement()),
+        s,
+        action,
+        outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''),
+        cwd,
+      );
     // A pre-flight check comes from the decider's cache, and when the policy's own answer stands (the common
     // case) its audit fields are the same every time: encoded once. Exec-gate checks are new each time.
     const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;
@@ -388,7 +480,18 @@ export class Daemon<P> {
 
   status(): Record<string, unknown> {
     const d = this.deps;
-    return statusView({ info: this.info(), paths: d.paths, auditPath: d.audit.path, policy: d.policy, config: this.config, broker: this.broker, runs: this.runs.size, sessionApprovals: this.cache.size, counters: this.counters, sessions: d.sessions });
+    return statusView({
+      info: this.info(),
+      paths: d.paths,
+      auditPath: d.audit.path,
+      policy: d.policy,
+      config: this.config,
+      broker: this.broker,
+      runs: this.runs.size,
+      sessionApprovals: this.cache.size,
+      counters: this.counters,
+      sessions: d.sessions,
+    });
   }
 
   /** What runs in the session sandboxes (approval channel `jobs`). */
@@ -399,7 +502,10 @@ export class Daemon<P> {
   /** Approval channel `jobs-kill`: a process of a session sandbox (host pid), or all of them. */
   killJobs(target: number | 'all'): number {
     const n = this.deps.sessions?.kill(target) ?? 0;
-    this.deps.audit.write({ kind: 'job', detail: `killed on request: ${target === 'all' ? 'all jobs' : `pid ${target}`} (${n} process${n === 1 ? '' : 'es'})` });
+    this.deps.audit.write({
+      kind: 'job',
+      detail: `killed on request: ${target === 'all' ? 'all jobs' : `pid ${target}`} (${n} process${n === 1 ? '' : 'es'})`,
+    });
     return n;
   }
 

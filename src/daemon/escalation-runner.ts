@@ -151,7 +151,8 @@ export class EscalationServer implements EscalationRunner {
     }
     if (cwd !== grant.cwd) return refuse(`the caller runs in ${cwd}, but the escalation was decided for ${grant.cwd}`);
     if (req.encoding === 'base64') return refuse('an environment that is not valid UTF-8 cannot be escalated');
-    if (isLossy([grant.program, grant.cwd, ...grant.argv])) return refuse('a command whose bytes are not valid UTF-8 cannot be escalated (it would not run byte for byte)');
+    if (isLossy([grant.program, grant.cwd, ...grant.argv]))
+      return refuse('a command whose bytes are not valid UTF-8 cannot be escalated (it would not run byte for byte)');
     const { env, corrected } = escalationEnv({
       sent: req.env as string[],
       decided: grant.env,
@@ -173,7 +174,15 @@ export class EscalationServer implements EscalationRunner {
     this.run(s, grant, launched, argv0, cwd, fds, corrected);
   }
 
-  private run(s: Socket, grant: EscalationGrant, cmd: { program: string; args: string[]; env: Record<string, string> }, argv0: string | undefined, cwd: string, fds: number[], corrected: string[]): void {
+  private run(
+    s: Socket,
+    grant: EscalationGrant,
+    cmd: { program: string; args: string[]; env: Record<string, string> },
+    argv0: string | undefined,
+    cwd: string,
+    fds: number[],
+    corrected: string[],
+  ): void {
     const started = Date.now();
     const child = spawn(cmd.program, cmd.args, { argv0, cwd, env: cmd.env, stdio: [fds[0], fds[1], fds[2]], detached: true });
     const pgid = child.pid;
@@ -235,7 +244,15 @@ function closeQuiet(fd: number): void {
 }
 
 /** Signals the caller may pass on: SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM, SIGWINCH. */
-const FORWARDED = new Set([constants.signals.SIGHUP, constants.signals.SIGINT, constants.signals.SIGQUIT, constants.signals.SIGUSR1, constants.signals.SIGUSR2, constants.signals.SIGTERM, constants.signals.SIGWINCH]);
+const FORWARDED = new Set([
+  constants.signals.SIGHUP,
+  constants.signals.SIGINT,
+  constants.signals.SIGQUIT,
+  constants.signals.SIGUSR1,
+  constants.signals.SIGUSR2,
+  constants.signals.SIGTERM,
+  constants.signals.SIGWINCH,
+]);
 
 function signalGroup(pgid: number, sig: number): void {
   try {

@@ -79,7 +79,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
   const other = await pingDaemon(paths, 500);
   if (other) {
     runCleanups(cleanups);
-    throw new DaemonStartError(`a gate daemon is already running for session '${paths.session}' (pid ${String(other.pid)}) without holding ${paths.lockFile}; stop it with 'gate daemon stop'`);
+    throw new DaemonStartError(
+      `a gate daemon is already running for session '${paths.session}' (pid ${String(other.pid)}) without holding ${paths.lockFile}; stop it with 'gate daemon stop'`,
+    );
   }
   const cleanup = (): void => runCleanups(cleanups);
   try {
@@ -146,7 +148,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     cleanups.push(() => handlers.forEach(([s, h]) => process.off(s, h)));
     audit.write({ kind: 'daemon', detail: `started pid ${process.pid}` });
     cleanups.push(() => audit.write({ kind: 'daemon', detail: `stopped pid ${process.pid}` }));
-    log(`gate daemon ${process.pid} ready: session '${paths.session}', ${watcher.files.length} rule file(s), approval_policy ${JSON.stringify(config.approval_policy)}, sandbox ${config.sandbox_policy.type}`);
+    log(
+      `gate daemon ${process.pid} ready: session '${paths.session}', ${watcher.files.length} rule file(s), approval_policy ${JSON.stringify(config.approval_policy)}, sandbox ${config.sandbox_policy.type}`,
+    );
     opts.onReady?.(paths);
     await stopped;
     // Open prompts are answered (denied: the daemon is stopping) and their replies and audit records go

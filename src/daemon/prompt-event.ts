@@ -53,5 +53,8 @@ export async function riskFor(
   const assessor = o.assessor;
   if (assessor === undefined || !o.seen({ ...prompt, approval_id: approvalId, created_at: '' })) return undefined;
   const { command, display, cwd, reason, matched_rule, origin, sandbox_permissions } = prompt;
-  return assessRisk({ command, display, cwd, reason, matched_rule, origin, sandbox_permissions }, { assessor, onFailure: (why) => o.log(`${approvalId}: ${why}`) });
+  return assessRisk(
+    { command, display, cwd, reason, matched_rule, origin, sandbox_permissions },
+    { assessor, onFailure: (why) => o.log(`${approvalId}: ${why}`) },
+  );
 }

@@ -27,7 +27,8 @@ export function renderPrompt(p: PromptEvent, index?: number): string {
   if (p.reason) lines.push(`   reason:  ${p.reason}`);
   if (p.matched_rule) lines.push(`   rule:    ${p.matched_rule}`);
   if (p.risk_assessment) lines.push(`   risk:    ${p.risk_assessment.risk_level}: ${p.risk_assessment.summary}`);
-  if (p.sandbox_permissions && p.sandbox_permissions !== 'use_default') lines.push(`   asks:    ${p.sandbox_permissions}${p.requested_permissions ? ` ${JSON.stringify(p.requested_permissions)}` : ''}`);
+  if (p.sandbox_permissions && p.sandbox_permissions !== 'use_default')
+    lines.push(`   asks:    ${p.sandbox_permissions}${p.requested_permissions ? ` ${JSON.stringify(p.requested_permissions)}` : ''}`);
   if (p.amendment_rule) lines.push(`   saves:   ${p.amendment_rule}`);
   lines.push(`   ${p.available_decisions.map((d) => LABEL[reviewDecisionKind(d)]).join('  ')}`);
   return lines.join('\n');

@@ -36,7 +36,8 @@ const MAX_SUMMARY = 500;
 /** Run the assessor once; resolves with its assessment or undefined (never rejects, never outlives timeoutMs). */
 export function assessRisk(input: RiskInput, opts: AssessOptions): Promise<RiskAssessment | undefined> {
   const argv = typeof opts.assessor === 'string' ? ['/bin/sh', '-c', opts.assessor] : opts.assessor;
-  const fail = (why: string): undefined => void opts.onFailure?.(`risk assessor ${JSON.stringify(argv.join(' ')).slice(0, 120)}: ${why}; the prompt is shown without an assessment`);
+  const fail = (why: string): undefined =>
+    void opts.onFailure?.(`risk assessor ${JSON.stringify(argv.join(' ')).slice(0, 120)}: ${why}; the prompt is shown without an assessment`);
   if (argv.length === 0 || !argv[0]) return Promise.resolve(fail('empty command'));
   return new Promise((resolve) => {
     let out = '';

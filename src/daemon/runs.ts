@@ -179,7 +179,9 @@ export class RunTable {
     };
     for (const [id, r] of this.runs) {
       const gone =
-        r.finished !== undefined ? now - r.finished > this.o.lingerMs : now - r.used > this.o.maxIdleMs || (now - r.used > this.o.deadGraceMs && !isAlive(r.root_pid));
+        r.finished !== undefined
+          ? now - r.finished > this.o.lingerMs
+          : now - r.used > this.o.maxIdleMs || (now - r.used > this.o.deadGraceMs && !isAlive(r.root_pid));
       if (gone) this.runs.delete(id);
     }
   }

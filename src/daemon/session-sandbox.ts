@@ -138,7 +138,16 @@ export class SessionSandboxes {
     }
     const proc = spawn(this.o.holder, ownNetwork ? ['--net'] : [], { stdio: ['pipe', 'pipe', 'inherit'] });
     proc.stdin!.on('error', () => {});
-    const h: Holder = { key, ownNetwork, proc, join: { pid: 0, pidns: 0, netns: 0 }, createdAt: Date.now(), lastJoin: Date.now(), adopted: new Map(), ended: false };
+    const h: Holder = {
+      key,
+      ownNetwork,
+      proc,
+      join: { pid: 0, pidns: 0, netns: 0 },
+      createdAt: Date.now(),
+      lastJoin: Date.now(),
+      adopted: new Map(),
+      ended: false,
+    };
     const ready = await new Promise<string | null>((resolve) => {
       let buf = '';
       let first = true;
@@ -179,8 +188,11 @@ export class SessionSandboxes {
       if (!h.ended) this.end(h, 'its holder ended');
     });
     this.holders.set(id, h);
-    this.o.log(`session sandbox ${key.slice(0, 12)} made (holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'the host\'s'})`);
-    this.o.audit.write({ kind: 'daemon', detail: `session sandbox ${key.slice(0, 12)} made: holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'host'}` });
+    this.o.log(`session sandbox ${key.slice(0, 12)} made (holder pid ${pid}, network ${ownNetwork ? 'loopback only' : "the host's"})`);
+    this.o.audit.write({
+      kind: 'daemon',
+      detail: `session sandbox ${key.slice(0, 12)} made: holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'host'}`,
+    });
     return h.join;
   }
 
@@ -190,7 +202,13 @@ export class SessionSandboxes {
       const host = Number(job[1]);
       const rec = { inside: Number(job[2]), argv: readArgv(host), cwd: readCwd(host), run_id: readRun(host) };
       h.adopted.set(host, rec);
-      this.o.audit.write({ kind: 'job', run_id: rec.run_id, cwd: rec.cwd, argv: rec.argv, detail: `started: pid ${rec.inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host}) outlived its command` });
+      this.o.audit.write({
+        kind: 'job',
+        run_id: rec.run_id,
+        cwd: rec.cwd,
+        argv: rec.argv,
+        detail: `started: pid ${rec.inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host}) outlived its command`,
+      });
       return;
     }
     const exit = /^exit (\d+) (\d+)$/.exec(line);
@@ -199,7 +217,14 @@ export class SessionSandboxes {
       for (const [host, rec] of h.adopted)
         if (rec.inside === inside) {
           h.adopted.delete(host);
-          this.o.audit.write({ kind: 'job', run_id: rec.run_id, cwd: rec.cwd, argv: rec.argv, exit_status: shellStatus(Number(exit[2])), detail: `ended: pid ${inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host})` });
+          this.o.audit.write({
+            kind: 'job',
+            run_id: rec.run_id,
+            cwd: rec.cwd,
+            argv: rec.argv,
+            exit_status: shellStatus(Number(exit[2])),
+            detail: `ended: pid ${inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host})`,
+          });
           break;
         }
     }
@@ -272,7 +297,13 @@ export class SessionSandboxes {
     return {
       sandboxes: [...this.holders.values()]
         .filter((h) => !h.ended)
-        .map((h) => ({ key: h.key.slice(0, 12), holder_pid: h.join.pid, network: h.ownNetwork ? 'loopback only' : 'host', created_at: new Date(h.createdAt).toISOString(), jobs: jobs.filter((j) => j.sandbox === h.key.slice(0, 12)).length })),
+        .map((h) => ({
+          key: h.key.slice(0, 12),
+          holder_pid: h.join.pid,
+          network: h.ownNetwork ? 'loopback only' : 'host',
+          created_at: new Date(h.createdAt).toISOString(),
+          jobs: jobs.filter((j) => j.sandbox === h.key.slice(0, 12)).length,
+        })),
       jobs,
       ...(this.unavailable ? { unavailable: this.unavailable } : {}),
     };

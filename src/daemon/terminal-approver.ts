@@ -9,7 +9,11 @@ import type { ApprovalBroker } from './approvals.js';
 import { decisionForKey, renderPrompt } from './prompt-view.js';
 import { reviewDecisionKind } from '../protocol/action.js';
 
-export function terminalApprover(broker: ApprovalBroker, input: NodeJS.ReadStream = process.stdin, out: NodeJS.WritableStream = process.stderr): Approver & { close(): void } {
+export function terminalApprover(
+  broker: ApprovalBroker,
+  input: NodeJS.ReadStream = process.stdin,
+  out: NodeJS.WritableStream = process.stderr,
+): Approver & { close(): void } {
   const open: PromptEvent[] = [];
   const onKey = (str: string | undefined, key: { ctrl?: boolean; name?: string }): void => {
     if (key?.ctrl && key.name === 'c') {

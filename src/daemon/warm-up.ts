@@ -18,7 +18,17 @@ export function warmUpRequest(i: number): PreflightRequest {
     `find . -name '*.md' -newer a${i} -exec head -1 {} \\; | sort -u | head`,
     `python3 -c "print(${i})" || make -j2 build-${i} && sed -i 's/a/b/' f${i}.txt`,
   ];
-  return { v: PROTOCOL_VERSION, id: `warm-up-${i}`, type: 'preflight', shell: 'bash', flag: i % 2 ? '-lc' : '-c', script: shapes[i % shapes.length], cwd: '/', pid: process.pid, sandbox_permissions: 'use_default' };
+  return {
+    v: PROTOCOL_VERSION,
+    id: `warm-up-${i}`,
+    type: 'preflight',
+    shell: 'bash',
+    flag: i % 2 ? '-lc' : '-c',
+    script: shapes[i % shapes.length],
+    cwd: '/',
+    pid: process.pid,
+    sandbox_permissions: 'use_default',
+  };
 }
 
 export interface WarmUpOptions {

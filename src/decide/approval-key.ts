@@ -57,7 +57,11 @@ export function approvalKey(i: ApprovalKeyInput): string {
       cwd: i.cwd,
       sandbox_permissions: i.sandboxPermissions,
       additional_permissions: normalizeProfile(i.additionalPermissions),
-      execution: i.execution ? (i.execution.type === 'Permissions' ? { type: 'Permissions', profile: normalizeProfile(i.execution.profile) } : i.execution) : null,
+      execution: i.execution
+        ? i.execution.type === 'Permissions'
+          ? { type: 'Permissions', profile: normalizeProfile(i.execution.profile) }
+          : i.execution
+        : null,
     }),
   );
 }

@@ -33,7 +33,14 @@ export interface DecidedWithMatches extends DecidedCommand {
 /** A rule match or heuristic match as shown by `gate explain` and the audit log. */
 export function toSource(m: RuleMatch, h: Explained | undefined): DecidedBy {
   if (m.type === 'prefixRuleMatch') {
-    const src: DecidedBy = { type: 'rule', decision: m.decision, matched_prefix: [...m.matchedPrefix], file: m.source.file, line: m.source.line, col: m.source.col };
+    const src: DecidedBy = {
+      type: 'rule',
+      decision: m.decision,
+      matched_prefix: [...m.matchedPrefix],
+      file: m.source.file,
+      line: m.source.line,
+      col: m.source.col,
+    };
     if (m.justification !== undefined) src.justification = m.justification;
     if (m.resolvedProgram !== undefined) src.resolved_program = m.resolvedProgram;
     return src;

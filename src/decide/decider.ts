@@ -41,7 +41,8 @@ export interface DeciderIo<F> {
 
 const CACHE_ENTRIES = 2048;
 /** complex reasons that say the script was not (or could not be) parsed (src/script/analyze.ts) */
-const UNPARSED = /^(parse error|analysis failed|script is not a string|script larger than \d+ bytes$|scripts nested too deeply|NUL byte|invalid UTF|carriage return)/;
+const UNPARSED =
+  /^(parse error|analysis failed|script is not a string|script larger than \d+ bytes$|scripts nested too deeply|NUL byte|invalid UTF|carriage return)/;
 const MAX_CACHED_KEY = 16 * 1024;
 
 export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
@@ -57,8 +58,16 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       // replaces the value, never mutates it: setConfigValue). Each part is self-delimiting JSON and the
       // script comes last, so the key is unambiguous without escaping the script.
       if (ctx.approvalPolicy !== ctxJson.approval || ctx.sandboxPolicy !== ctxJson.sandbox || ctx.gitReadOnly !== ctxJson.git)
-        ctxJson = { approval: ctx.approvalPolicy, sandbox: ctx.sandboxPolicy, git: ctx.gitReadOnly, json: JSON.stringify([ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]) };
-      const key = JSON.stringify([req.cwd, req.shell, req.flag, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null]) + ctxJson.json + req.script;
+        ctxJson = {
+          approval: ctx.approvalPolicy,
+          sandbox: ctx.sandboxPolicy,
+          git: ctx.gitReadOnly,
+          json: JSON.stringify([ctx.approvalPolicy, ctx.sandboxPolicy, ctx.gitReadOnly]),
+        };
+      const key =
+        JSON.stringify([req.cwd, req.shell, req.flag, req.sandbox_permissions, req.additional_permissions ?? null, req.prefix_rule ?? null]) +
+        ctxJson.json +
+        req.script;
       const hit = cache.get(key);
       // (a script that sources files is answered again from the cache only while they are unchanged)
       if (hit && (hit.sourced.length === 0 || io.sameSources(hit.sourced))) {
@@ -83,7 +92,18 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         parses: !a.complex_reasons.some((r) => UNPARSED.test(r)),
         perExec: a.per_exec,
         subcommands: a.subcommands.map((s) =>
-          toResult(s, approvalKey({ command: s.argv, cwd: req.cwd, shell: req.shell, sandboxPermissions: req.sandbox_permissions, additionalPermissions: req.additional_permissions, execution: s.execution ?? undefined }), s.kind === 'literal'),
+          toResult(
+            s,
+            approvalKey({
+              command: s.argv,
+              cwd: req.cwd,
+              shell: req.shell,
+              sandboxPermissions: req.sandbox_permissions,
+              additionalPermissions: req.additional_permissions,
+              execution: s.execution ?? undefined,
+            }),
+            s.kind === 'literal',
+          ),
         ),
       };
       // Per exec, a literal command nobody was asked about decides nothing at its exec: it is decided there.
@@ -128,11 +148,35 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       // skill permissions) says otherwise.
       const action = ctx.settled && !d.hardening && !(d.action !== 'prompt' && d.action.type === 'Deny') ? ctx.settled : d.action;
       // the session-approval key is only looked up for a prompt: not built for every exec that runs
-      const key = action === 'prompt' ? approvalKey({ command: d.command, cwd: req.cwd, sandboxPermissions: ctx.sandboxPermissions, additionalPermissions: ctx.additionalPermissions, execution: d.execution }) : '';
-      return toResult({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action, on_approval: d.on_approval, available_decisions: d.available_decisions, reason: d.reason }, key);
+      const key =
+        action === 'prompt'
+          ? approvalKey({
+              command: d.command,
+              cwd: req.cwd,
+              sandboxPermissions: ctx.sandboxPermissions,
+              additionalPermissions: ctx.additionalPermissions,
+              execution: d.execution,
+            })
+          : '';
+      return toResult(
+        {
+          argv: d.command,
+          decision: d.decision,
+          decided_by: d.decided_by,
+          action,
+          on_approval: d.on_approval,
+          available_decisions: d.available_decisions,
+          reason: d.reason,
+        },
+        key,
+      );
     },
     startUp(req, sandboxed): SubcommandResult {
-      const d = decideStartUpExec(policy, { program: req.program, argv: req.argv, realProgram: req.real_program, sandboxed }, { resolveHostExecutables: true, hardened: true });
+      const d = decideStartUpExec(
+        policy,
+        { program: req.program, argv: req.argv, realProgram: req.real_program, sandboxed },
+        { resolveHostExecutables: true, hardened: true },
+      );
       const result = toResult({ argv: d.command, decision: d.decision, decided_by: d.decided_by, action: d.action }, '');
       result.phase = 'start-up';
       return result;

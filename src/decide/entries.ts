@@ -40,7 +40,12 @@ export function subcommandEntry(s: Subcommand, ec: CommandContext, literal?: 'li
   const own = evaluated[0];
   const heuristicOnly = own.sources.every((x) => x.type === 'heuristic' && x.name === 'approval-policy');
   if (!hidden && !literal && heuristicOnly && own.decision === 'prompt' && isReadOnlyBuiltin(s.argv))
-    evaluated[0] = { ...own, decision: 'allow', sources: [{ type: 'heuristic', decision: 'allow', name: 'builtin', command: [...s.argv] }], matches: [{ type: 'heuristicsRuleMatch', command: [...s.argv], decision: 'allow' }] };
+    evaluated[0] = {
+      ...own,
+      decision: 'allow',
+      sources: [{ type: 'heuristic', decision: 'allow', name: 'builtin', command: [...s.argv] }],
+      matches: [{ type: 'heuristicsRuleMatch', command: [...s.argv], decision: 'allow' }],
+    };
   else if (!hidden && decidedAsInner(s.argv[0] ?? '', s.inner, heuristicOnly, own.decision))
     evaluated[0] = {
       ...own,
@@ -56,7 +61,12 @@ export function subcommandEntry(s: Subcommand, ec: CommandContext, literal?: 'li
   const extra: DecidedCommand[] = [];
   // Fail closed on nothing to run: there is no program to decide.
   if (s.argv.length === 0 || s.argv[0] === '')
-    extra.push({ argv: [...s.argv], role: 'command', decision: 'forbidden', sources: [{ type: 'heuristic', decision: 'forbidden', name: 'invalid', command: [...s.argv] }] });
+    extra.push({
+      argv: [...s.argv],
+      role: 'command',
+      decision: 'forbidden',
+      sources: [{ type: 'heuristic', decision: 'forbidden', name: 'invalid', command: [...s.argv] }],
+    });
   if (assign) extra.push(assign.entry);
   const entry: Entry = { argv: [...s.argv], kind: literal ? 'literal' : 'plain', evaluated, extra, amendable: !literal && !hidden && !assign };
   const reasons: string[] = [];

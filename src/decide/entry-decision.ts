@@ -83,7 +83,12 @@ export function decideEntry(e: Entry, index: number, o: EntryDecisionOptions): S
     requirement,
     proposed_execpolicy_amendment: requirement.type === 'forbidden' ? null : requirement.proposed_execpolicy_amendment,
     execution: forbidden ? null : execution,
-    action: requirement.type === 'forbidden' ? deny(asked ? `${requirement.reason}: ${asked}` : requirement.reason) : requirement.type === 'skip' ? actionFor(execution) : 'prompt',
+    action:
+      requirement.type === 'forbidden'
+        ? deny(asked ? `${requirement.reason}: ${asked}` : requirement.reason)
+        : requirement.type === 'skip'
+          ? actionFor(execution)
+          : 'prompt',
   };
   if (requirement.type === 'needs_approval') {
     out.on_approval = actionFor(execution);

@@ -19,7 +19,8 @@ export function formatSource(s: DecidedBy): string {
 }
 
 function formatSub(s: SubcommandDecision, n: number): string[] {
-  const label = s.kind === 'script' ? 'whole script' : s.kind === 'literal' ? 'literal command' : s.kind === 'write' ? 'file write by a redirection' : 'subcommand';
+  const label =
+    s.kind === 'script' ? 'whole script' : s.kind === 'literal' ? 'literal command' : s.kind === 'write' ? 'file write by a redirection' : 'subcommand';
   const out = [`[${n}] ${shlexJoin(s.argv)}    (${label})`];
   if (s.assignments?.length) out.push(`    assignments  ${s.assignments.join(' ')}`);
   for (const e of s.evaluated) {
@@ -33,7 +34,8 @@ function formatSub(s: SubcommandDecision, n: number): string[] {
   if (s.action === 'prompt') {
     out.push(`    action       prompt${exec}; if approved: ${formatAction(s.on_approval ?? { type: 'Run' })}`);
     if (s.requirement.type === 'needs_approval' && s.requirement.reason) out.push(`    reason       ${s.requirement.reason}`);
-    if (s.available_decisions) out.push(`    decisions    ${s.available_decisions.map((d) => (typeof d === 'string' ? d : 'approved_execpolicy_amendment')).join(', ')}`);
+    if (s.available_decisions)
+      out.push(`    decisions    ${s.available_decisions.map((d) => (typeof d === 'string' ? d : 'approved_execpolicy_amendment')).join(', ')}`);
   } else {
     out.push(`    action       ${formatAction(s.action)}${s.action.type === 'Deny' ? '' : exec}`);
   }
@@ -56,8 +58,12 @@ export function formatExplanation(a: ScriptDecision, ctx: FormatContext): string
   }
   if (a.per_exec) {
     const writes = a.subcommands.some((s) => s.kind === 'write');
-    lines.push('decided per exec: every program it starts is judged when it starts (known-safe and allowed run, forbidden is denied, anything else is asked then)');
-    lines.push(`sandbox: ${writes ? 'the turn sandbox once the writes below are approved' : 'read-only (a write it tries fails, and is offered as a sandbox-failure rerun)'}`);
+    lines.push(
+      'decided per exec: every program it starts is judged when it starts (known-safe and allowed run, forbidden is denied, anything else is asked then)',
+    );
+    lines.push(
+      `sandbox: ${writes ? 'the turn sandbox once the writes below are approved' : 'read-only (a write it tries fails, and is offered as a sandbox-failure rerun)'}`,
+    );
   }
   lines.push(a.asked_up_front.length ? `asked up front: ${a.asked_up_front.map((c) => shlexJoin(c)).join('; ')}` : 'asked up front: nothing');
   if (a.requirement.type === 'forbidden') lines.push(`reason: ${a.requirement.reason}`);

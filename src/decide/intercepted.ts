@@ -177,7 +177,16 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest
   // Codex), or it is a skill script (its declared permissions, never more).
   const needsEscalation = skill ? execution.type !== 'TurnDefault' : escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries);
-  const base = { command, cwd, decision, decision_driven_by_policy: byPolicy, decided_by: decidedBy, execution, evaluation, code_loading: [] as CodeLoadingVariable[] };
+  const base = {
+    command,
+    cwd,
+    decision,
+    decision_driven_by_policy: byPolicy,
+    decided_by: decidedBy,
+    execution,
+    evaluation,
+    code_loading: [] as CodeLoadingVariable[],
+  };
 
   if (decision === 'forbidden') return { ...base, action: deny(FORBIDDEN_BY_POLICY), reason: FORBIDDEN_BY_POLICY };
 
@@ -185,7 +194,11 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const prompt = (reason: string, extra: Partial<InterceptedDecision> = {}): InterceptedDecision => {
     const rejected = promptRejectedByPolicy(ctx.approvalPolicy, byPolicy);
     if (rejected) return { ...base, ...extra, action: deny(FORBIDDEN_BY_POLICY), reason: `${FORBIDDEN_BY_POLICY}: ${rejected}` };
-    const decisions = availableDecisions({ proposedAmendment: null, additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions', skillScript: !!skill });
+    const decisions = availableDecisions({
+      proposedAmendment: null,
+      additionalPermissions: ctx.sandboxPermissions === 'with_additional_permissions',
+      skillScript: !!skill,
+    });
     return { ...base, ...extra, action: 'prompt', on_approval: onApproval, available_decisions: decisions, reason };
   };
 
@@ -198,14 +211,24 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const vars = loading.map((v) => v.name).join(', ');
   if (decision === 'prompt') {
     const why = byPolicy ? 'a rule asks for approval' : 'no rule matched; the approval policy asks';
-    return prompt(why + (loading.length ? `; the escalated run carries code-loading variables: ${vars}` : ''), { code_loading: loading, ...(loading.length ? { hardening: 'code-loading' as const } : {}) });
+    return prompt(why + (loading.length ? `; the escalated run carries code-loading variables: ${vars}` : ''), {
+      code_loading: loading,
+      ...(loading.length ? { hardening: 'code-loading' as const } : {}),
+    });
   }
   // A skill script with declared permissions runs with them only after a human said so.
-  if (skill && widens) return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, { decision: 'prompt', code_loading: loading, hardening: 'skill-permissions' });
-  if (loading.length > 0) return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
+  if (skill && widens)
+    return prompt(`skill script asks for its declared permissions${loading.length ? `; code-loading variables: ${vars}` : ''}`, {
+      decision: 'prompt',
+      code_loading: loading,
+      hardening: 'skill-permissions',
+    });
+  if (loading.length > 0)
+    return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
   // gate-sh's own nested-shell shims are bound read-only in every sandbox (src/exec/exec-gate.ts), even
   // when the installation lies inside a writable root (a clone under /tmp): the caller could not write them
-  if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN])) return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
+  if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN]))
+    return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
   return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
 }
 

@@ -54,7 +54,9 @@ export function writeEntry(w: RedirectWrite, cwd: string): Entry {
   return {
     argv,
     kind: 'write',
-    evaluated: [{ argv, role: 'command', decision: 'prompt', sources: [{ type: 'heuristic', decision: 'prompt', name: 'per-exec', command: argv }], matches: [] }],
+    evaluated: [
+      { argv, role: 'command', decision: 'prompt', sources: [{ type: 'heuristic', decision: 'prompt', name: 'per-exec', command: argv }], matches: [] },
+    ],
     extra: [],
     ownReason: `the script writes this file (\`${w.op} ${w.target}\` at ${w.at}); every other write fails in its sandbox`,
     amendable: false,

@@ -94,10 +94,29 @@ function finish(command: string[], complex: boolean, reasons: string[], entries:
   const decision = strictest(subcommands.map((s) => s.decision)) ?? 'allow';
   // Before approval-policy rejections: Codex's reason texts depend on what the rules and heuristics said.
   const raw = strictest(subcommands.map((s) => s.decided_by.decision)) ?? 'allow';
-  const promptAmendment = amendable ? requested(all, entries.map((e) => e.argv)) ?? amendmentForPrompt(all) : null;
-  const requirement = overallRequirement(command, raw, subcommands, all, ctx, { bypass, promptAmendment, skipAmendment: amendable ? amendmentForAllow(all) : null });
+  const promptAmendment = amendable
+    ? (requested(
+        all,
+        entries.map((e) => e.argv),
+      ) ?? amendmentForPrompt(all))
+    : null;
+  const requirement = overallRequirement(command, raw, subcommands, all, ctx, {
+    bypass,
+    promptAmendment,
+    skipAmendment: amendable ? amendmentForAllow(all) : null,
+  });
   const askedUpFront = subcommands.filter((s) => s.action === 'prompt').map((s) => s.argv);
-  return { decision, complex, complex_reasons: reasons, command, requirement, bypass_sandbox: bypass && requirement.type === 'skip', subcommands, per_exec: perExec, asked_up_front: askedUpFront };
+  return {
+    decision,
+    complex,
+    complex_reasons: reasons,
+    command,
+    requirement,
+    bypass_sandbox: bypass && requirement.type === 'skip',
+    subcommands,
+    per_exec: perExec,
+    asked_up_front: askedUpFront,
+  };
 }
 
 interface Amendments {
@@ -107,7 +126,14 @@ interface Amendments {
 }
 
 /** Codex-compatible requirement over every evaluated command; reasons name the original argv. */
-function overallRequirement(command: string[], raw: Decision, subs: SubcommandDecision[], all: RuleMatch[], ctx: DecideContext, o: Amendments): ExecApprovalRequirement {
+function overallRequirement(
+  command: string[],
+  raw: Decision,
+  subs: SubcommandDecision[],
+  all: RuleMatch[],
+  ctx: DecideContext,
+  o: Amendments,
+): ExecApprovalRequirement {
   const evaluation = { decision: raw, matchedRules: all };
   const rejected = subs.find((s) => s.requirement.type === 'forbidden');
   if (raw === 'forbidden') return requirementFor({ command, evaluation, approvalPolicy: ctx.approvalPolicy, promptAmendment: null, skipAmendment: null });

@@ -12,7 +12,7 @@ const INTERPRETERS = new Set(['node', 'nodejs', 'python3', 'python', 'perl', 'ru
 export function scriptRunByInterpreter(program: string, argv: readonly string[], shebangOf: (path: string) => string | null): string[] | null {
   const interp = program.slice(program.lastIndexOf('/') + 1);
   const path = argv[1];
-  if (!INTERPRETERS.has(interp) || !path || !path.startsWith('/')) return null;
+  if (!INTERPRETERS.has(interp) || !path?.startsWith('/')) return null;
   if (!SYSTEM_BIN.has(path.slice(0, path.lastIndexOf('/')))) return null;
   const line = shebangOf(path);
   if (line === null) return null;

@@ -126,6 +126,12 @@ export interface ScriptDecision {
 /** The request-channel form of a DecidedBy. */
 export function toWireSource(s: DecidedBy): DecisionSource {
   if (s.type === 'rule')
-    return { kind: 'rule', file: s.file, line: s.line, pattern: s.matched_prefix, ...(s.justification !== undefined ? { justification: s.justification } : {}) };
+    return {
+      kind: 'rule',
+      file: s.file,
+      line: s.line,
+      pattern: s.matched_prefix,
+      ...(s.justification !== undefined ? { justification: s.justification } : {}),
+    };
   return { kind: 'heuristic', name: s.name };
 }

@@ -38,7 +38,8 @@ export function explainUnmatchedCommand(cmd: readonly string[], ctx: UnmatchedCo
   if (ap === 'untrusted' && !ctx.usedComplexParsing && isKnownSafeCommand(cmd, { gitReadOnly: ctx.gitReadOnly }))
     return { decision: 'allow', reason: 'known-safe' };
   const dangerOpts = { historicGit: ctx.gitReadOnly === true };
-  if (ctx.argvOnlyDanger ? dangerousCommand(cmd, dangerOpts) : commandMightBeDangerous(cmd, dangerOpts)) return { decision: ap === 'never' ? 'forbidden' : 'prompt', reason: 'dangerous' };
+  if (ctx.argvOnlyDanger ? dangerousCommand(cmd, dangerOpts) : commandMightBeDangerous(cmd, dangerOpts))
+    return { decision: ap === 'never' ? 'forbidden' : 'prompt', reason: 'dangerous' };
   if (ap === 'never') return { decision: 'allow', reason: 'approval-policy' };
   if (ap === 'untrusted') return { decision: 'prompt', reason: 'approval-policy' };
   // on-request, on-failure (an alias of on-request in newest Codex) and reject/granular

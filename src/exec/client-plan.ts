@@ -97,7 +97,11 @@ export function turnDefault(action: Action): boolean {
 }
 
 /** The plan for a native client's pre-flight, or why nothing may run. Never throws. */
-export function clientPlan(req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'> & { plan: PlanRequest }, reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up'> & { action: Action }, requestSock: string): WirePlan {
+export function clientPlan(
+  req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'> & { plan: PlanRequest },
+  reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up'> & { action: Action },
+  requestSock: string,
+): WirePlan {
   const p = req.plan;
   try {
     // the client found this daemon by its own reading of the paths: the run's exec gate must reach the same one
@@ -112,9 +116,36 @@ export function clientPlan(req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'
     if (p.rerun_why !== undefined) {
       const offer = rerunDecision(reply.action, p.rerun_why);
       if (!offer.rerun) return { rerun_of: offer };
-      return { ...wire(planRun({ reply, invocation: inv, script: req.script, env: envRecord(p.env), cwd: req.cwd, bash: findBash(), inheritedFds: p.fds, shimsDir: p.shims }), p, req.script, false), rerun_of: offer };
+      return {
+        ...wire(
+          planRun({
+            reply,
+            invocation: inv,
+            script: req.script,
+            env: envRecord(p.env),
+            cwd: req.cwd,
+            bash: findBash(),
+            inheritedFds: p.fds,
+            shimsDir: p.shims,
+          }),
+          p,
+          req.script,
+          false,
+        ),
+        rerun_of: offer,
+      };
     }
-    const plan = planRun({ reply, invocation: inv, script: req.script, env: envRecord(p.env), cwd: req.cwd, bash: findBash(), inheritedFds: p.fds, shimsDir: p.shims, startUp: reply.start_up === true });
+    const plan = planRun({
+      reply,
+      invocation: inv,
+      script: req.script,
+      env: envRecord(p.env),
+      cwd: req.cwd,
+      bash: findBash(),
+      inheritedFds: p.fds,
+      shimsDir: p.shims,
+      startUp: reply.start_up === true,
+    });
     return wire(plan, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
   } catch (e) {
     if (e instanceof ArgsError) return { error: `protocol error: the daemon cannot read the arguments (${e.message})` };

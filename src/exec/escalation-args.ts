@@ -24,11 +24,13 @@ export class EscalationArgsError extends Error {}
 
 function paths(v: unknown, what: string, cwd: string, home: string): string[] | undefined {
   if (v === undefined) return undefined;
-  if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p === '')) throw new EscalationArgsError(`--with-permissions: file_system.${what} must be a list of paths`);
+  if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p === ''))
+    throw new EscalationArgsError(`--with-permissions: file_system.${what} must be a list of paths`);
   const out = (v as string[]).map((p) => {
     const abs = p === '~' || p.startsWith('~/') ? posix.join(home, p.slice(1)) : posix.resolve(cwd, p);
     const n = posix.normalize(abs).replace(/(.)\/+$/, '$1');
-    if (what === 'write' && n === '/') throw new EscalationArgsError(`--with-permissions: write access to '/' is not a sandbox; name specific folders, or use --escalate`);
+    if (what === 'write' && n === '/')
+      throw new EscalationArgsError(`--with-permissions: write access to '/' is not a sandbox; name specific folders, or use --escalate`);
     return n;
   });
   return [...new Set(out)];
@@ -39,17 +41,23 @@ export function parseProfileArg(json: string, cwd: string, home: string): Permis
   try {
     v = JSON.parse(json);
   } catch (e) {
-    throw new EscalationArgsError(`--with-permissions: not JSON (${(e as Error).message}); expected {"network":false,"file_system":{"read":[...],"write":[...]}}`);
+    throw new EscalationArgsError(
+      `--with-permissions: not JSON (${(e as Error).message}); expected {"network":false,"file_system":{"read":[...],"write":[...]}}`,
+    );
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new EscalationArgsError('--with-permissions: expected an object with network and file_system');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new EscalationArgsError('--with-permissions: expected an object with network and file_system');
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (k !== 'network' && k !== 'file_system') throw new EscalationArgsError(`--with-permissions: unknown key '${k}' (network, file_system)`);
+  for (const k of Object.keys(o))
+    if (k !== 'network' && k !== 'file_system') throw new EscalationArgsError(`--with-permissions: unknown key '${k}' (network, file_system)`);
   if (o.network !== undefined && typeof o.network !== 'boolean') throw new EscalationArgsError('--with-permissions: network must be true or false');
   const profile: PermissionProfile = { network: o.network === true };
   if (o.file_system !== undefined) {
     const f = o.file_system as Record<string, unknown>;
-    if (typeof f !== 'object' || f === null || Array.isArray(f)) throw new EscalationArgsError('--with-permissions: file_system must be an object (read, write)');
-    for (const k of Object.keys(f)) if (k !== 'read' && k !== 'write') throw new EscalationArgsError(`--with-permissions: unknown key 'file_system.${k}' (read, write)`);
+    if (typeof f !== 'object' || f === null || Array.isArray(f))
+      throw new EscalationArgsError('--with-permissions: file_system must be an object (read, write)');
+    for (const k of Object.keys(f))
+      if (k !== 'read' && k !== 'write') throw new EscalationArgsError(`--with-permissions: unknown key 'file_system.${k}' (read, write)`);
     const read = paths(f.read, 'read', cwd, home);
     const write = paths(f.write, 'write', cwd, home);
     if (read || write) profile.file_system = { ...(read ? { read } : {}), ...(write ? { write } : {}) };
@@ -59,10 +67,18 @@ export function parseProfileArg(json: string, cwd: string, home: string): Permis
 
 /** The pre-flight fields for what the caller asked; `use_default` when nothing was. */
 export function escalationFields(a: EscalationArgs, cwd: string, home: string): EscalationFields {
-  if (a.escalate && a.withPermissions !== undefined) throw new EscalationArgsError('--escalate and --with-permissions exclude each other: one asks to leave the sandbox, the other for exactly these permissions');
+  if (a.escalate && a.withPermissions !== undefined)
+    throw new EscalationArgsError(
+      '--escalate and --with-permissions exclude each other: one asks to leave the sandbox, the other for exactly these permissions',
+    );
   const justification = a.justification !== undefined && a.justification.trim() !== '' ? a.justification : undefined;
   if (a.escalate) return { sandbox_permissions: 'require_escalated', ...(justification ? { justification } : {}) };
-  if (a.withPermissions !== undefined) return { sandbox_permissions: 'with_additional_permissions', additional_permissions: parseProfileArg(a.withPermissions, cwd, home), ...(justification ? { justification } : {}) };
+  if (a.withPermissions !== undefined)
+    return {
+      sandbox_permissions: 'with_additional_permissions',
+      additional_permissions: parseProfileArg(a.withPermissions, cwd, home),
+      ...(justification ? { justification } : {}),
+    };
   if (justification) throw new EscalationArgsError('--justification goes with --escalate or --with-permissions');
   return { sandbox_permissions: 'use_default' };
 }

@@ -13,7 +13,10 @@ export interface Denial {
 
 const PATTERNS: ReadonlyArray<readonly [DenialKind, RegExp]> = [
   ['read-only-fs', /read-only file system|\bEROFS\b/i],
-  ['network', /network is unreachable|\bENETUNREACH\b|could not resolve host|temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|failed to resolve|no address associated with hostname/i],
+  [
+    'network',
+    /network is unreachable|\bENETUNREACH\b|could not resolve host|temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|failed to resolve|no address associated with hostname/i,
+  ],
   ['permission', /operation not permitted|permission denied|\bEACCES\b|\bEPERM\b|failed to write file/i],
 ];
 
@@ -35,6 +38,11 @@ export function sandboxDenial(status: number, stderrTail: string): Denial | null
 }
 
 export function denialReason(d: Denial): string {
-  const what = d.kind === 'network' ? 'no network in the sandbox' : d.kind === 'read-only-fs' ? 'read-only file system in the sandbox' : 'permission denied in the sandbox';
+  const what =
+    d.kind === 'network'
+      ? 'no network in the sandbox'
+      : d.kind === 'read-only-fs'
+        ? 'read-only file system in the sandbox'
+        : 'permission denied in the sandbox';
   return `${what}: ${d.evidence}`;
 }

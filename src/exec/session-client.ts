@@ -14,7 +14,10 @@ export async function joinSessionSandbox<T extends JoinablePlan>(plan: T, client
   const shape = sessionShape(plan);
   if (!shape) return plan;
   try {
-    const reply = await client.request<SessionSandboxReply>({ type: 'session-sandbox', key: shape.key, own_network: shape.ownNetwork }, { timeoutMs: 5000, retries: 1 });
+    const reply = await client.request<SessionSandboxReply>(
+      { type: 'session-sandbox', key: shape.key, own_network: shape.ownNetwork },
+      { timeoutMs: 5000, retries: 1 },
+    );
     if (reply.type !== 'session-sandbox' || !reply.join) return plan;
     return joinPlan(plan, reply.join);
   } catch {

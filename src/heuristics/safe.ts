@@ -41,7 +41,9 @@ export function isSafeToCallWithExec(argv: readonly string[], opts: SafeOptions 
       return !args.some((a) => FIND_UNSAFE.has(a));
     case 'rg':
       // gate-sh: also `-nz` (search-zip runs decompressors); Codex only rejects a lone `-z`
-      return !args.some((a) => RG_UNSAFE_BARE.has(a) || RG_UNSAFE_VALUE.some((o) => a === o || a.startsWith(`${o}=`)) || (isShortCluster(a) && a.includes('z')));
+      return !args.some(
+        (a) => RG_UNSAFE_BARE.has(a) || RG_UNSAFE_VALUE.some((o) => a === o || a.startsWith(`${o}=`)) || (isShortCluster(a) && a.includes('z')),
+      );
     case 'sed':
       return argv.length <= 4 && argv[1] === '-n' && SED_RANGE.test(argv[2] ?? '');
     case 'git':

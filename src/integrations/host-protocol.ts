@@ -47,7 +47,9 @@ export function approvalRequestParams(p: PromptEvent): Record<string, unknown> {
     proposedExecpolicyAmendment: p.proposed_execpolicy_amendment ?? null,
     amendmentRule: p.amendment_rule ?? null,
     availableDecisions: p.available_decisions.map(hostDecision),
-    ...(p.sandbox_permissions && p.sandbox_permissions !== 'use_default' ? { sandboxPermissions: p.sandbox_permissions, additionalPermissions: p.requested_permissions ?? null } : {}),
+    ...(p.sandbox_permissions && p.sandbox_permissions !== 'use_default'
+      ? { sandboxPermissions: p.sandbox_permissions, additionalPermissions: p.requested_permissions ?? null }
+      : {}),
     ...(p.risk_assessment ? { riskAssessment: { summary: p.risk_assessment.summary, riskLevel: p.risk_assessment.risk_level } } : {}),
     ...(p.expires_at ? { expiresAt: p.expires_at } : {}),
   };
@@ -67,13 +69,22 @@ function decisionOf(result: unknown): ReviewDecision | { error: string } {
     if (kind) return kind;
   } else if (v && typeof v === 'object' && !Array.isArray(v)) {
     // the proposed rule is always the one appended; a prefix the host sends is not used
-    if ('acceptWithExecpolicyAmendment' in v || 'approved_execpolicy_amendment' in v) return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
+    if ('acceptWithExecpolicyAmendment' in v || 'approved_execpolicy_amendment' in v)
+      return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
   }
-  return { error: `invalid decision ${JSON.stringify(v)}: expected {"decision": accept | acceptForSession | acceptWithExecpolicyAmendment | decline | cancel} (or approved, approved_for_session, approved_execpolicy_amendment, denied, abort)` };
+  return {
+    error: `invalid decision ${JSON.stringify(v)}: expected {"decision": accept | acceptForSession | acceptWithExecpolicyAmendment | decline | cancel} (or approved, approved_for_session, approved_execpolicy_amendment, denied, abort)`,
+  };
 }
 
 export function resolvedParams(r: { approval_id: string; decision: ReviewDecision; approver: string; note?: string }): Record<string, unknown> {
-  return { approvalId: r.approval_id, decision: hostDecision(r.decision), reviewDecision: reviewDecisionKind(r.decision), approver: r.approver, ...(r.note ? { note: r.note } : {}) };
+  return {
+    approvalId: r.approval_id,
+    decision: hostDecision(r.decision),
+    reviewDecision: reviewDecisionKind(r.decision),
+    approver: r.approver,
+    ...(r.note ? { note: r.note } : {}),
+  };
 }
 
 export { reviewDecisionKind };

@@ -81,24 +81,38 @@ export class JsonRpcPeer {
     const id = m && typeof m === 'object' && !Array.isArray(m) ? m.id : undefined;
     const validId = typeof id === 'number' || typeof id === 'string';
     if (!m || typeof m !== 'object' || Array.isArray(m) || m.jsonrpc !== '2.0')
-      return this.send({ jsonrpc: '2.0', id: validId ? id : null, error: { code: INVALID_REQUEST, message: 'invalid request: expected a JSON-RPC 2.0 object (batches are not supported)' } });
+      return this.send({
+        jsonrpc: '2.0',
+        id: validId ? id : null,
+        error: { code: INVALID_REQUEST, message: 'invalid request: expected a JSON-RPC 2.0 object (batches are not supported)' },
+      });
     if (typeof m.method === 'string') return void this.onRequest(m.method, m.params, validId ? (id as Id) : undefined, 'id' in m && !validId);
     if (validId && this.waiting.has(id as Id)) {
       const w = this.waiting.get(id as Id)!;
       this.waiting.delete(id as Id);
       const err = m.error as { code?: unknown; message?: unknown; data?: unknown } | undefined;
-      if (err && typeof err === 'object') w.reject(new RpcError(typeof err.code === 'number' ? err.code : INTERNAL_ERROR, String(err.message ?? 'error'), err.data));
+      if (err && typeof err === 'object')
+        w.reject(new RpcError(typeof err.code === 'number' ? err.code : INTERNAL_ERROR, String(err.message ?? 'error'), err.data));
       else w.resolve(m.result);
       return;
     }
-    this.send({ jsonrpc: '2.0', id: validId ? id : null, error: { code: INVALID_REQUEST, message: `invalid request: no method, and no request of ours has id ${JSON.stringify(id)}` } });
+    this.send({
+      jsonrpc: '2.0',
+      id: validId ? id : null,
+      error: { code: INVALID_REQUEST, message: `invalid request: no method, and no request of ours has id ${JSON.stringify(id)}` },
+    });
   }
 
   private async onRequest(method: string, params: unknown, id: Id | undefined, badId: boolean): Promise<void> {
     if (badId) return this.send({ jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'invalid request: id must be a number or a string' } });
     const h = Object.hasOwn(this.handlers, method) ? this.handlers[method] : undefined;
     if (!h) {
-      if (id !== undefined) this.send({ jsonrpc: '2.0', id, error: { code: METHOD_NOT_FOUND, message: `method not found: ${method} (methods: ${Object.keys(this.handlers).join(', ')})` } });
+      if (id !== undefined)
+        this.send({
+          jsonrpc: '2.0',
+          id,
+          error: { code: METHOD_NOT_FOUND, message: `method not found: ${method} (methods: ${Object.keys(this.handlers).join(', ')})` },
+        });
       return;
     }
     try {

@@ -87,9 +87,17 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
         sandbox_permissions: z
           .enum(['use_default', 'require_escalated', 'with_additional_permissions'])
           .optional()
-          .describe('use_default (the turn sandbox), require_escalated (ask to run outside it) or with_additional_permissions (ask for exactly additional_permissions). A person decides.'),
+          .describe(
+            'use_default (the turn sandbox), require_escalated (ask to run outside it) or with_additional_permissions (ask for exactly additional_permissions). A person decides.',
+          ),
         additional_permissions: z
-          .object({ network: z.boolean().optional(), file_system: z.object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional() }).strict().optional() })
+          .object({
+            network: z.boolean().optional(),
+            file_system: z
+              .object({ read: z.array(z.string()).optional(), write: z.array(z.string()).optional() })
+              .strict()
+              .optional(),
+          })
           .strict()
           .optional()
           .describe('With with_additional_permissions: the permissions asked for; relative paths are against workdir.'),

@@ -135,7 +135,17 @@ class Call implements PlannedCall {
     const env = o.env;
     const envList = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
     const plan: PlanRequest = { argv: o.argv, argv0: o.gateSh, env: envList, fds: [], shims: o.shimsDir };
-    const preflight = { type: 'preflight', id: newId(), shell: 'bash', flag: o.login ? '-lc' : '-c', script: o.script, cwd, pid: process.pid, sandbox_permissions: 'use_default', plan } as Outgoing & { plan: PlanRequest };
+    const preflight = {
+      type: 'preflight',
+      id: newId(),
+      shell: 'bash',
+      flag: o.login ? '-lc' : '-c',
+      script: o.script,
+      cwd,
+      pid: process.pid,
+      sandbox_permissions: 'use_default',
+      plan,
+    } as Outgoing & { plan: PlanRequest };
     const withKey = (): void => {
       const key = startUpKey(paths);
       if (key !== undefined) plan.start_up_key = key;
@@ -210,7 +220,13 @@ class Call implements PlannedCall {
     let second: PreflightReply;
     try {
       const { start_up_key: _key, ...planNoKey } = plan;
-      second = await this.ask({ ...preflight, id: newId(), sandbox_permissions: 'require_escalated', justification: justification ?? '', plan: { ...planNoKey, rerun_why: why } });
+      second = await this.ask({
+        ...preflight,
+        id: newId(),
+        sandbox_permissions: 'require_escalated',
+        justification: justification ?? '',
+        plan: { ...planNoKey, rerun_why: why },
+      });
       if (second.type !== 'preflight' || !second.action) throw new Error(`unexpected reply '${String(second.type)}'`);
     } catch (e) {
       this.say(`the sandboxed run failed (${why}); could not ask to rerun it: ${(e as Error).message}`);
@@ -280,7 +296,13 @@ class Call implements PlannedCall {
       try {
         // its own session and process group: bwrap away from any terminal's signals, and the timeout or
         // a cancel kills everything the run started
-        child = spawn(program, pl.args as string[], { stdio: stdio as StdioOptions, env: planEnv(this.o.env, pl), cwd: pl.cwd, argv0: program, detached: true });
+        child = spawn(program, pl.args as string[], {
+          stdio: stdio as StdioOptions,
+          env: planEnv(this.o.env, pl),
+          cwd: pl.cwd,
+          argv0: program,
+          detached: true,
+        });
       } catch (e) {
         this.say(`cannot start ${program}: ${(e as Error).message}; nothing ran`);
         for (const fd of [...(ready ?? []), ...(go ?? [])]) closeSync(fd);

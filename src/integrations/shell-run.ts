@@ -1,9 +1,10 @@
 /**
  * One `shell` tool call: `gate-sh -c|-lc <command>` in `workdir`, through the full gate (pre-flight, daemon,
  * sandbox, exec gate): run in this process from the daemon's plan (shell-plan.ts), or, for what the native
- * gate-sh would hand to Node (and when a gate-sh launcher is given), by spawning gate-sh. stdout and stderr are captured together in arrival order; the timeout kills the whole
- * process group. The clock can be paused while a human is being asked (Codex pauses its stopwatch for an
- * elicitation), so a slow answer is not a timeout.
+ * gate-sh would hand to Node (and when a gate-sh launcher is given), by spawning gate-sh. stdout and stderr
+ * are captured together in arrival order; the timeout kills the whole process group. The clock can be
+ * paused while a human is being asked (Codex pauses its stopwatch for an elicitation), so a slow answer is
+ * not a timeout.
  */
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -78,8 +79,10 @@ export class ShellParamsError extends Error {}
 
 export function checkShellParams(p: ShellParams): void {
   if (typeof p.command !== 'string') throw new ShellParamsError('command must be a string');
-  if (typeof p.workdir !== 'string' || !p.workdir.startsWith('/')) throw new ShellParamsError(`workdir must be an absolute path, not ${JSON.stringify(p.workdir)}`);
-  if (p.timeout_ms !== undefined && (!Number.isInteger(p.timeout_ms) || p.timeout_ms < 0)) throw new ShellParamsError('timeout_ms must be a non-negative integer');
+  if (typeof p.workdir !== 'string' || !p.workdir.startsWith('/'))
+    throw new ShellParamsError(`workdir must be an absolute path, not ${JSON.stringify(p.workdir)}`);
+  if (p.timeout_ms !== undefined && (!Number.isInteger(p.timeout_ms) || p.timeout_ms < 0))
+    throw new ShellParamsError('timeout_ms must be a non-negative integer');
 }
 
 /** What runs a call: gate-sh's work in this process (shell-plan.ts), or a spawned gate-sh. */

@@ -184,7 +184,13 @@ export class RequestClient {
         if (code === -2) return reject(notRunning(this.paths.requestSock, 'no socket'));
         if (code === -111) return reject(notRunning(this.paths.requestSock, 'stale socket'));
         if (DENIED_ERRNOS.has(code)) return reject(unreachable(`sending to ${this.paths.requestSock} is refused with ${ERRNO[code]}`));
-        if (code === -11) return reject(new RequestError('overloaded', `the gate daemon is overloaded (its queue stayed full for ${(budgetMs / 1000).toFixed(1)} s); retry, or check 'gate status'`));
+        if (code === -11)
+          return reject(
+            new RequestError(
+              'overloaded',
+              `the gate daemon is overloaded (its queue stayed full for ${(budgetMs / 1000).toFixed(1)} s); retry, or check 'gate status'`,
+            ),
+          );
         reject(new RequestError('protocol', `send to ${this.paths.requestSock} failed (${ERRNO[code] ?? code})`));
       };
       attempt();

@@ -59,7 +59,11 @@ export function decode(buf: Buffer): Envelope {
   const id = typeof o.id === 'string' && o.id.length > 0 && o.id.length <= 128 ? o.id : undefined;
   if (!id) throw new ProtocolError('malformed', 'message has no valid "id"');
   if (o.v !== PROTOCOL_VERSION)
-    throw new ProtocolError('bad-version', `unsupported protocol version ${JSON.stringify(o.v)} (this daemon speaks ${PROTOCOL_VERSION}); restart the daemon and gate-sh from the same install`, id);
+    throw new ProtocolError(
+      'bad-version',
+      `unsupported protocol version ${JSON.stringify(o.v)} (this daemon speaks ${PROTOCOL_VERSION}); restart the daemon and gate-sh from the same install`,
+      id,
+    );
   if (typeof o.type !== 'string') throw new ProtocolError('malformed', 'message has no "type"', id);
   return o as Envelope;
 }

@@ -123,7 +123,12 @@ export class DatagramRequest<R extends Reply> {
       const seconds = (this.budgetMs / 1000).toFixed(1);
       const last = this.link.lastError();
       const hint = last ? ` (last error: ${last.message})` : '';
-      return this.done(new RequestError('not-answering', `the gate daemon did not answer within ${seconds} s${hint}; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'`));
+      return this.done(
+        new RequestError(
+          'not-answering',
+          `the gate daemon did not answer within ${seconds} s${hint}; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'`,
+        ),
+      );
     }
     this.attempts++;
     this.send(this.buf);

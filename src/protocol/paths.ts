@@ -169,5 +169,13 @@ const LONGEST_REPLY_NAME = 'zzzzzzz-0123456789.sock';
  * created, so a long runtime folder is a clear error and never a socket bound at a cut-off path elsewhere.
  */
 export function checkSocketPaths(paths: GatePaths): void {
-  for (const p of [paths.requestSock, paths.streamSock, paths.escalateSock, paths.approvalSock, join(paths.approvalDir, 'host.sock'), join(paths.clientDir, LONGEST_REPLY_NAME)]) checkSocketPath(p);
+  for (const p of [
+    paths.requestSock,
+    paths.streamSock,
+    paths.escalateSock,
+    paths.approvalSock,
+    join(paths.approvalDir, 'host.sock'),
+    join(paths.clientDir, LONGEST_REPLY_NAME),
+  ])
+    checkSocketPath(p);
 }

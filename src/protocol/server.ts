@@ -138,7 +138,10 @@ export class RequestServer {
     if (!peer) this.logLimited(`request.sock: datagram of ${buf.length} bytes from a sender without a bound path: no reply possible`);
     // unix-dgram reads into a 64 KiB buffer and drops MSG_TRUNC: a full buffer means the message was cut.
     if (buf.length >= 65_536) {
-      this.reject(target, errorReply(readIdLoosely(buf), 'too-large', `datagram of ${buf.length}+ bytes was truncated; send messages over ${MAX_DATAGRAM} bytes on stream.sock`));
+      this.reject(
+        target,
+        errorReply(readIdLoosely(buf), 'too-large', `datagram of ${buf.length}+ bytes was truncated; send messages over ${MAX_DATAGRAM} bytes on stream.sock`),
+      );
       return;
     }
     this.dispatch(buf, target, peer);
@@ -223,7 +226,11 @@ export class RequestServer {
     // a UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting
     const bytes = json.length * 3 <= MAX_DATAGRAM ? 0 : Buffer.byteLength(json, 'utf8');
     if (target.transport === 'dgram' && bytes > MAX_DATAGRAM) {
-      target.send(encodeText(errorReply(id, 'too-large', `reply of ${bytes} bytes is over ${MAX_DATAGRAM}; resend the same request on stream.sock`) as unknown as Envelope));
+      target.send(
+        encodeText(
+          errorReply(id, 'too-large', `reply of ${bytes} bytes is over ${MAX_DATAGRAM}; resend the same request on stream.sock`) as unknown as Envelope,
+        ),
+      );
       return false; // kept for the stream resend
     }
     const whole = json.length * 3 <= CLIENT_REPLY_ROOM || (bytes || Buffer.byteLength(json, 'utf8')) <= CLIENT_REPLY_ROOM;

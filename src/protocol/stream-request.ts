@@ -43,7 +43,8 @@ export async function streamRequest<R extends Reply>(paths: GatePaths, env: Enve
     conn.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return done(notRunning(paths.streamSock, 'no socket'));
       if (e.code === 'ECONNREFUSED') return done(notRunning(paths.streamSock, 'stale socket'));
-      if (e.code === 'EPERM' || e.code === 'EACCES' || e.code === 'EROFS') return done(unreachable(`connecting to ${paths.streamSock} is refused with ${e.code}`));
+      if (e.code === 'EPERM' || e.code === 'EACCES' || e.code === 'EROFS')
+        return done(unreachable(`connecting to ${paths.streamSock} is refused with ${e.code}`));
       done(new RequestError('protocol', `stream connection to the gate daemon failed: ${e.message}`));
     });
     conn.on('close', () => done(new RequestError('not-answering', `the gate daemon closed the connection before answering; check 'gate status'`)));

@@ -40,7 +40,8 @@ export function validatePreflight(m: Envelope): PreflightRequest {
   str(m, 'script');
   absolute(m, 'cwd');
   int(m, 'pid');
-  if (!SANDBOX_PERMISSIONS.has(m.sandbox_permissions as string)) fail(m, '"sandbox_permissions" must be use_default, require_escalated or with_additional_permissions');
+  if (!SANDBOX_PERMISSIONS.has(m.sandbox_permissions as string))
+    fail(m, '"sandbox_permissions" must be use_default, require_escalated or with_additional_permissions');
   const ap = m.additional_permissions;
   if (ap !== undefined && (typeof ap !== 'object' || ap === null || Array.isArray(ap))) fail(m, '"additional_permissions" must be an object');
   str(m, 'justification', true);

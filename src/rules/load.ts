@@ -111,7 +111,12 @@ function isValid(bytes: Uint8Array): boolean {
 
 function reason(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
-  const map: Record<string, string> = { ENOENT: 'No such file or directory', EACCES: 'Permission denied', ENOTDIR: 'Not a directory', EISDIR: 'Is a directory' };
+  const map: Record<string, string> = {
+    ENOENT: 'No such file or directory',
+    EACCES: 'Permission denied',
+    ENOTDIR: 'Not a directory',
+    EISDIR: 'Is a directory',
+  };
   return (err.code && map[err.code]) || err.message || String(e);
 }
 

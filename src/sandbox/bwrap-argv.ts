@@ -49,11 +49,12 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
   switch (policy.type) {
     case 'danger-full-access':
       return null;
-    case 'external-sandbox':
+    case 'external-sandbox': {
       if (policy.network_access === 'enabled') return null;
       // No filesystem restriction (the outer sandbox has it), but still no network and no approval channel.
       const ops: MountOp[] = [{ op: 'bind', src: '/', dest: '/' }];
       return assemble([...ops, ...hidden(ctx, ops, fs), ...requestDir(ctx, fs)], false, ctx);
+    }
     case 'read-only': {
       const ops: MountOp[] = [{ op: 'ro-bind', src: '/', dest: '/' }];
       return assemble([...ops, ...gateMounts(ctx, ops, fs)], false, ctx);

@@ -56,7 +56,13 @@ function parts(): Parts {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   const req = createRequire(createRequire(import.meta.url).resolve('bash-parser'));
-  return { utils: req('./utils'), shellLexer: req('./shell-lexer'), compose: req('compose-function'), reducers: req('./modes/posix/tokenizer/reducers'), posix: req('./modes/posix') };
+  return {
+    utils: req('./utils'),
+    shellLexer: req('./shell-lexer'),
+    compose: req('compose-function'),
+    reducers: req('./modes/posix/tokenizer/reducers'),
+    posix: req('./modes/posix'),
+  };
 }
 
 function load(): Parse {
@@ -96,7 +102,7 @@ const PATCHED = Symbol('gate-sh fast advanceLoc');
  * (`start` runs once per character: this wrapper must stay cheap.)
  */
 function fastStart(start: Reducer): Reducer {
-  return function (state, source, reducers) {
+  return (state, source, reducers) => {
     if (state[PATCHED] !== true) {
       const proto = Object.getPrototypeOf(state);
       proto.advanceLoc = advanceLoc;

@@ -54,7 +54,16 @@ export function walkFile(file: MvNode, src: Buffer, hooks: WalkHooks, mode: Walk
     w.stmt(stmts[i], true);
     if (i + 1 < stmts.length) w.ops.push(stmts[i].Background ? '&' : validPos(stmts[i].Semicolon) ? ';' : '\n');
   }
-  return { commands: w.commands, ops: w.ops, reasons: w.reasons, literal: w.literal, hashes: w.hashes, ansiC: w.ansiC, dynamicName: w.dynamicName, writes: w.writes };
+  return {
+    commands: w.commands,
+    ops: w.ops,
+    reasons: w.reasons,
+    literal: w.literal,
+    hashes: w.hashes,
+    ansiC: w.ansiC,
+    dynamicName: w.dynamicName,
+    writes: w.writes,
+  };
 }
 
 class Walker {

@@ -39,7 +39,7 @@ function optionGrammar(g: Grammar): (argv: string[]) => Step {
       if (a.startsWith('--') && a.length > 2) {
         const [name] = a.split('=', 1);
         if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, name)) return { start: null, opaque: hidden(g.opaqueOpts[name]) };
-        if (g.noRun && g.noRun.split(' ').includes(name)) return { start: null };
+        if (g.noRun?.split(' ').includes(name)) return { start: null };
         if (g.longArg?.includes(name) && !a.includes('=')) i++;
         continue;
       }
@@ -48,7 +48,7 @@ function optionGrammar(g: Grammar): (argv: string[]) => Step {
         for (let k = 1; k < a.length; k++) {
           const ch = '-' + a[k];
           if (g.opaqueOpts && Object.hasOwn(g.opaqueOpts, ch)) return { start: null, opaque: hidden(g.opaqueOpts[ch]) };
-          if (g.noRun && g.noRun.split(' ').includes(ch)) return { start: null };
+          if (g.noRun?.split(' ').includes(ch)) return { start: null };
           if (g.shortArg?.includes(a[k])) {
             if (k === a.length - 1) i++;
             break;
@@ -80,14 +80,23 @@ function findExec(argv: string[]): Step {
 
 function xargsStep(argv: string[]): Step {
   // -i[R], -e[EOF], -l[N] take their value only when attached
-  const s = optionGrammar({ shortArg: 'IEdLnPsa', longArg: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--max-lines', '--process-slot-var'] })(argv);
+  const s = optionGrammar({
+    shortArg: 'IEdLnPsa',
+    longArg: ['--arg-file', '--delimiter', '--max-args', '--max-procs', '--max-chars', '--max-lines', '--process-slot-var'],
+  })(argv);
   // xargs with no command runs echo; its arguments come from stdin (not visible here).
   if (s.start === null) return { start: null, more: [['echo']] };
   return s;
 }
 
 export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
-  env: optionGrammar({ shortArg: 'uCa', longArg: ['--unset', '--chdir', '--argv0'], opaqueOpts: { '-S': ['command-string', 'split-string (-S) command is opaque'], '--split-string': ['command-string', 'split-string command is opaque'] }, assignments: true, dashOption: true }),
+  env: optionGrammar({
+    shortArg: 'uCa',
+    longArg: ['--unset', '--chdir', '--argv0'],
+    opaqueOpts: { '-S': ['command-string', 'split-string (-S) command is opaque'], '--split-string': ['command-string', 'split-string command is opaque'] },
+    assignments: true,
+    dashOption: true,
+  }),
   timeout: optionGrammar({ shortArg: 'ks', longArg: ['--kill-after', '--signal'], positional: 1 }),
   nice: optionGrammar({ shortArg: 'n', longArg: ['--adjustment'], numericOpt: true }),
   nohup: optionGrammar({}),
@@ -97,10 +106,15 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   exec: optionGrammar({ shortArg: 'a' }),
   builtin: optionGrammar({}),
   sudo: optionGrammar({
-    shortArg: 'CDghprRtTUu', longArg: ['--close-from', '--chdir', '--chroot', '--group', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--user'],
+    shortArg: 'CDghprRtTUu',
+    longArg: ['--close-from', '--chdir', '--chroot', '--group', '--host', '--prompt', '--role', '--type', '--command-timeout', '--other-user', '--user'],
     opaqueOpts: {
-      '-s': ['shell', 'runs a shell (-s)'], '--shell': ['shell', 'runs a shell'], '-i': ['shell', 'runs a login shell (-i)'], '--login': ['shell', 'runs a login shell'],
-      '-e': ['edits-files', 'edits files (sudoedit)'], '--edit': ['edits-files', 'edits files (sudoedit)'],
+      '-s': ['shell', 'runs a shell (-s)'],
+      '--shell': ['shell', 'runs a shell'],
+      '-i': ['shell', 'runs a login shell (-i)'],
+      '--login': ['shell', 'runs a login shell'],
+      '-e': ['edits-files', 'edits files (sudoedit)'],
+      '--edit': ['edits-files', 'edits files (sudoedit)'],
     },
     noRun: '-l --list -v --validate -k -K --reset-timestamp --remove-timestamp -V --version -h --help',
     assignments: true,
@@ -109,7 +123,9 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   xargs: xargsStep,
   find: findExec,
   // the loader run as a program and multi-call binaries run their command in process (src/script/in-process.ts)
-  ...Object.fromEntries(['ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1', 'ld-linux.so.2', 'ld.so', 'ld-musl-x86_64.so.1', 'busybox', 'toybox'].map((n) => [n, inProcessStep])),
+  ...Object.fromEntries(
+    ['ld-linux-x86-64.so.2', 'ld-linux-aarch64.so.1', 'ld-linux.so.2', 'ld.so', 'ld-musl-x86_64.so.1', 'busybox', 'toybox'].map((n) => [n, inProcessStep]),
+  ),
 };
 
 /** Shell applets of busybox/toybox (hush and msh are busybox's own shells, unknown to SHELL_NAMES). */
@@ -121,7 +137,8 @@ function inProcessStep(argv: string[]): Step {
   // A multi-call shell may run its applets in process, without an exec the exec gate would see: it stays
   // opaque (as busybox was before it was seen through), while its script is still parsed for what it names.
   if (start === null) return { start, opaque: { kind: 'shell', text: 'runs applets and shells' } };
-  if (MULTI_CALL_SHELLS.has(basename(argv[start]))) return { start, opaque: { kind: 'shell', text: `runs a shell (${argv[start]}) whose applets run in process, unseen by the exec gate` } };
+  if (MULTI_CALL_SHELLS.has(basename(argv[start])))
+    return { start, opaque: { kind: 'shell', text: `runs a shell (${argv[start]}) whose applets run in process, unseen by the exec gate` } };
   return { start };
 }
 

@@ -23,7 +23,8 @@ export function parseDeclared(v: unknown, file: string): DeclaredPermissions | n
     out.network = o.network;
   }
   if (o.file_system !== undefined && o.file_system !== null) {
-    if (typeof o.file_system !== 'object' || Array.isArray(o.file_system)) throw new SkillError(`${file}: permissions.file_system must be a mapping (read, write)`);
+    if (typeof o.file_system !== 'object' || Array.isArray(o.file_system))
+      throw new SkillError(`${file}: permissions.file_system must be a mapping (read, write)`);
     const f = o.file_system as Record<string, unknown>;
     const read = paths(f.read, `${file}: permissions.file_system.read`);
     const write = paths(f.write, `${file}: permissions.file_system.write`);

@@ -240,7 +240,12 @@ class InteractiveShell {
     for (const [k, v] of Object.entries(this.opts.env)) if (v !== undefined) env[k] = v;
     const inv = this.opts.invocation;
     const bash = findBash();
-    const base = { program: bash, args: [...inv.longOptions.filter((o) => o !== '--norc' && o !== '--noprofile'), '--noediting', '--rcfile', '/dev/fd/5', '-i'], env: { ...env, GATE_RUN: reply.run_id }, cwd: this.cwd };
+    const base = {
+      program: bash,
+      args: [...inv.longOptions.filter((o) => o !== '--norc' && o !== '--noprofile'), '--noediting', '--rcfile', '/dev/fd/5', '-i'],
+      env: { ...env, GATE_RUN: reply.run_id },
+      cwd: this.cwd,
+    };
     const sandboxed = withSandbox(base, { policy: reply.sandbox, env, bwrap: () => findBwrap(env), interactive: true });
     const plan = withExecGate(sandboxed, { paths: this.paths, runId: reply.run_id, parentPid: 0 });
     const rc = inv.longOptions.includes('--norc') ? 'none' : inv.login ? 'profile' : 'bashrc';

@@ -27,7 +27,16 @@ export class LineGate {
 
   /** `sessionRun`: the run the session's long-lived bash was started under (its execs carry that id) */
   async check(line: string, cwd: string, login: boolean, sessionRun?: string): Promise<LineVerdict> {
-    const req = { type: 'preflight', shell: 'bash', flag: login ? '-lc' : '-c', script: line, cwd, pid: process.pid, sandbox_permissions: 'use_default', ...(sessionRun ? { session_run: sessionRun } : {}) };
+    const req = {
+      type: 'preflight',
+      shell: 'bash',
+      flag: login ? '-lc' : '-c',
+      script: line,
+      cwd,
+      pid: process.pid,
+      sandbox_permissions: 'use_default',
+      ...(sessionRun ? { session_run: sessionRun } : {}),
+    };
     try {
       this.client ??= RequestClient.open(this.paths);
       // resend every second with the same id (idempotent); a pending approval keeps the wait alive

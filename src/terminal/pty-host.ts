@@ -38,7 +38,11 @@ export function hostInPty(opts: PtyHostOptions): Promise<number> {
   const nonce = newNonce();
   const script = opts.scriptFd === undefined ? undefined : privateFile(opts.scriptFd.data);
   const late = Object.entries(opts.lateEnv ?? {}).map(([k, v]) => `${k}=${v}`);
-  const [file, ...argv] = wrapperArgv(opts.bash ?? '/bin/bash', nonce, [opts.program, ...opts.args], { scriptFile: script?.path, scriptFd: opts.scriptFd?.fd, late });
+  const [file, ...argv] = wrapperArgv(opts.bash ?? '/bin/bash', nonce, [opts.program, ...opts.args], {
+    scriptFile: script?.path,
+    scriptFd: opts.scriptFd?.fd,
+    late,
+  });
   const env = { ...opts.env } as Record<string, string>;
   const size = terminalSize(io);
   let pty: IPty;

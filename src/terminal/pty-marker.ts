@@ -52,7 +52,12 @@ export const STOPPED_PAYLOAD = 'T';
  * `extra.scriptFile`: a file the command gets on descriptor `extra.scriptFd` (a large script, see plan.ts);
  * `extra.late`: K=V settings for the command only (the exec gate's LD_PRELOAD must not load into the wrapper).
  */
-export function wrapperArgv(bash: string, nonce: string, argv: readonly string[], extra: { scriptFile?: string; scriptFd?: number; late?: readonly string[] } = {}): string[] {
+export function wrapperArgv(
+  bash: string,
+  nonce: string,
+  argv: readonly string[],
+  extra: { scriptFile?: string; scriptFd?: number; late?: readonly string[] } = {},
+): string[] {
   const file = extra.scriptFile;
   const open = file === undefined ? '' : `exec ${extra.scriptFd ?? 3}<"$1" || exit 126; shift; `;
   const stopped = `printf '\\033]7770;%s;%d;1;${STOPPED_PAYLOAD}\\007' "$0" "$__gate_s"`;

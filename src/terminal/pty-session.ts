@@ -59,7 +59,8 @@ function rcScript(nonce: string, rc: SessionSpawn['rc']): string {
   const user = {
     none: '',
     bashrc: '[ -f ~/.bashrc ] && . ~/.bashrc',
-    profile: '[ -f /etc/profile ] && . /etc/profile; for __f in ~/.bash_profile ~/.bash_login ~/.profile; do [ -f "$__f" ] && { . "$__f"; break; }; done; unset __f',
+    profile:
+      '[ -f /etc/profile ] && . /etc/profile; for __f in ~/.bash_profile ~/.bash_login ~/.profile; do [ -f "$__f" ] && { . "$__f"; break; }; done; unset __f',
   }[rc];
   return [
     'exec 5<&-',

@@ -19,7 +19,12 @@ test('claude-code, shell route: gate-sh is the shell; allowed runs, rm denied wi
     const doc = gate(s, ['doctor']);
     assert.equal(doc.code, 0, doc.stdout);
     assert.match(doc.stdout, /shell wired +CLAUDE_CODE_SHELL=.*\/\.gate-sh\/bin\/bash \(settings\.json env\) → gate-sh/);
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', 'type find | head -1'], ['--allowedTools', 'Bash']);
+    const run = await runAgent(
+      A,
+      s,
+      ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', 'type find | head -1'],
+      ['--allowedTools', 'Bash'],
+    );
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.results.length, 4, JSON.stringify(run.results));
     assert.match(run.results[0].output, /On branch[\s\S]*\nok$/);
@@ -32,7 +37,10 @@ test('claude-code, shell route: gate-sh is the shell; allowed runs, rm denied wi
     // one folder of HOME set-up makes writable (agent_writable_roots), and sourced before each command:
     // its functions are there (it shadows find with its own)
     assert.equal(run.results[3].output, 'find is a function');
-    assert.match(readFileSync(join(s.home, '.gate-sh', 'config.toml'), 'utf8'), /^agent_writable_roots = \[".*\/\.claude\/shell-snapshots"\] # added by gate setup$/m);
+    assert.match(
+      readFileSync(join(s.home, '.gate-sh', 'config.toml'), 'utf8'),
+      /^agent_writable_roots = \[".*\/\.claude\/shell-snapshots"\] # added by gate setup$/m,
+    );
     // (d) nothing but the scripted rm was denied or asked about, start-up included
     const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
     assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));
@@ -70,7 +78,13 @@ test('claude-code: the hook route gives the same verdicts as the shell route', a
     assert.match(sw.stdout, /route shell → hook/);
     const viaHook = await runAgent(A, s, commands);
     const verdict = (r: { output: string; isError?: boolean }) =>
-      /use trash instead/.test(r.output) ? 'denied by rule' : /approval needed|requires approval|cannot be inspected|permission/i.test(r.output) ? 'asked' : r.isError ? 'error' : 'ran';
+      /use trash instead/.test(r.output)
+        ? 'denied by rule'
+        : /approval needed|requires approval|cannot be inspected|permission/i.test(r.output)
+          ? 'asked'
+          : r.isError
+            ? 'error'
+            : 'ran';
     assert.deepEqual(viaShell.results.map(verdict), ['ran', 'denied by rule', 'asked'], JSON.stringify(viaShell.results));
     assert.deepEqual(viaHook.results.map(verdict), ['ran', 'denied by rule', 'asked'], JSON.stringify(viaHook.results));
     assert.equal(viaHook.results[0].output.replace(/\nok$/, ''), viaShell.results[0].output.replace(/\nok$/, ''));

@@ -105,7 +105,9 @@ function anthropic(req: IncomingMessage, res: ServerResponse, body: any, o: Fake
   const path = (req.url ?? '').split('?')[0];
   if (req.method !== 'POST' || !path.endsWith('/messages')) {
     if (path.endsWith('/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}');
-    return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"type":"error","error":{"type":"not_found_error","message":"fake model: not here"}}');
+    return void res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end('{"type":"error","error":{"type":"not_found_error","message":"fake model: not here"}}');
   }
   const tools: string[] = Array.isArray(body.tools) ? body.tools.map((t: any) => String(t?.name)) : [];
   const main = tools.includes('Bash');
@@ -126,10 +128,23 @@ function anthropic(req: IncomingMessage, res: ServerResponse, body: any, o: Fake
       : { type: 'text', text: reply.text };
   const stop = 'command' in reply ? 'tool_use' : 'end_turn';
   const usage = { input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-  const message = { id, type: 'message', role: 'assistant', model: String(body.model ?? 'fake'), content: [] as unknown[], stop_reason: null, stop_sequence: null, usage };
-  if (!body.stream) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, content: [content], stop_reason: stop }));
+  const message = {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: String(body.model ?? 'fake'),
+    content: [] as unknown[],
+    stop_reason: null,
+    stop_sequence: null,
+    usage,
+  };
+  if (!body.stream)
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...message, content: [content], stop_reason: stop }));
   const start = content.type === 'tool_use' ? { ...content, input: {} } : { type: 'text', text: '' };
-  const delta = content.type === 'tool_use' ? { type: 'input_json_delta', partial_json: JSON.stringify((content as { input: unknown }).input) } : { type: 'text_delta', text: (content as { text: string }).text };
+  const delta =
+    content.type === 'tool_use'
+      ? { type: 'input_json_delta', partial_json: JSON.stringify((content as { input: unknown }).input) }
+      : { type: 'text_delta', text: (content as { text: string }).text };
   sse(res, [
     { event: 'message_start', data: { type: 'message_start', message } },
     { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: start } },
@@ -144,8 +159,10 @@ function anthropic(req: IncomingMessage, res: ServerResponse, body: any, o: Fake
 
 function openai(req: IncomingMessage, res: ServerResponse, body: any, o: FakeModelOptions, st: FakeModel): void {
   const path = (req.url ?? '').split('?')[0];
-  if (req.method === 'GET' && path.endsWith('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[],"models":[]}');
-  if (req.method !== 'POST' || !path.endsWith('/responses')) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"fake model: not here"}}');
+  if (req.method === 'GET' && path.endsWith('/models'))
+    return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[],"models":[]}');
+  if (req.method !== 'POST' || !path.endsWith('/responses'))
+    return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"fake model: not here"}}');
   const tools: string[] = Array.isArray(body.tools) ? body.tools.map((t: any) => String(t?.name ?? t?.type)) : [];
   st.tools = tools;
   // an MCP server's tools come as a namespace (Codex: mcp__<server>); gate-sh's is mcp__gate / shell
@@ -176,7 +193,13 @@ function openai(req: IncomingMessage, res: ServerResponse, body: any, o: FakeMod
           ),
         }
       : { type: 'message', id: `m_${st.requests.length}`, role: 'assistant', content: [{ type: 'output_text', text: reply.text, annotations: [] }] };
-  const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
   sse(res, [
     { event: 'response.created', data: { type: 'response.created', response: { id: rid } } },
     { event: 'response.output_item.done', data: { type: 'response.output_item.done', output_index: 0, item } },
@@ -202,10 +225,12 @@ function outputText(out: unknown): string {
 
 function gemini(req: IncomingMessage, res: ServerResponse, body: any, o: FakeModelOptions, st: FakeModel): void {
   const path = (req.url ?? '').split('?')[0];
-  if (req.method !== 'POST') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":404,"message":"fake model: not here"}}');
+  if (req.method !== 'POST')
+    return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":404,"message":"fake model: not here"}}');
   if (path.endsWith(':countTokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"totalTokens":10}');
   const decls: string[] = [];
-  for (const t of Array.isArray(body.tools) ? body.tools : []) for (const f of Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : []) decls.push(String(f?.name));
+  for (const t of Array.isArray(body.tools) ? body.tools : [])
+    for (const f of Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : []) decls.push(String(f?.name));
   const main = decls.includes('run_shell_command');
   let reply: { command: string } | { text: string } = { text: '{"next_speaker":"user","reasoning":"done"}' };
   if (main) {
@@ -220,8 +245,14 @@ function gemini(req: IncomingMessage, res: ServerResponse, body: any, o: FakeMod
     st.results = results.map((r, i) => ({ command: o.commands[i] ?? '', ...r }));
     reply = next(o, results.length, st);
   }
-  const part = 'command' in reply ? { functionCall: { name: 'run_shell_command', args: { command: reply.command, description: 'scripted command' } } } : { text: reply.text };
-  const chunk = { candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } };
+  const part =
+    'command' in reply
+      ? { functionCall: { name: 'run_shell_command', args: { command: reply.command, description: 'scripted command' } } }
+      : { text: reply.text };
+  const chunk = {
+    candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+  };
   if (path.includes(':streamGenerateContent')) return sse(res, [{ data: chunk }]);
   res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(chunk));
 }

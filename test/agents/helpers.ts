@@ -48,7 +48,8 @@ export function scratch(agent: PinnedAgent): Scratch {
   mkdirSync(work);
   mkdirSync(join(dir, 'r'), { mode: 0o700 });
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_)/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_)/.test(k)) env[k] = v;
   Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: join(dir, 'r'), PATH: `${agentBinDir(agent)}:${process.env.PATH}`, SHELL: '/bin/bash' });
   spawnSync('git', ['init', '-q', '.'], { cwd: work, env });
   if (agent === 'gemini') {
@@ -95,10 +96,25 @@ function agentCommand(agent: PinnedAgent, url: string, extra: string[]): { argv:
       env: { ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: 'sk-ant-fake', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
     };
   if (agent === 'gemini')
-    return { argv: ['gemini', '-p', 'run the scripted commands', ...extra], env: { GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: url, GEMINI_CLI_NO_RELAUNCH: 'true' } };
+    return {
+      argv: ['gemini', '-p', 'run the scripted commands', ...extra],
+      env: { GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: url, GEMINI_CLI_NO_RELAUNCH: 'true' },
+    };
   return {
     // a model Codex knows (its tool set depends on the model family); the provider is the fake server
-    argv: ['codex', 'exec', '--skip-git-repo-check', '-m', 'gpt-5', '-c', 'model_provider="fake"', '-c', `model_providers.fake={name="fake",base_url="${url}/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`, ...extra, 'run the scripted commands'],
+    argv: [
+      'codex',
+      'exec',
+      '--skip-git-repo-check',
+      '-m',
+      'gpt-5',
+      '-c',
+      'model_provider="fake"',
+      '-c',
+      `model_providers.fake={name="fake",base_url="${url}/v1",wire_api="responses",env_key="OPENAI_API_KEY"}`,
+      ...extra,
+      'run the scripted commands',
+    ],
     env: { OPENAI_API_KEY: 'sk-fake' },
   };
 }

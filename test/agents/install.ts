@@ -25,7 +25,10 @@ export function agentBinDir(a: PinnedAgent): string {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"name":"gate-sh-agent-under-test","private":true}\n');
     process.stderr.write(`installing ${p.pkg}@${p.version} into ${dir} (end-to-end tests)...\n`);
-    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', `${p.pkg}@${p.version}`], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', `${p.pkg}@${p.version}`], {
+      cwd: dir,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     if (r.status !== 0 || !existsSync(join(binDir, p.bin))) throw new Error(`could not install ${p.pkg}@${p.version} into ${dir}`);
   }
   return binDir;

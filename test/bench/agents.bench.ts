@@ -50,12 +50,23 @@ function setup(s: Scratch, args: string[]): void {
 function stats(xs: number[]): { n: number; p50: number; mean: number; min: number; max: number } {
   const s = [...xs].sort((a, b) => a - b);
   const r = (x: number) => Math.round(x * 10) / 10;
-  return { n: s.length, p50: r(s[Math.floor(s.length / 2)] ?? NaN), mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)), min: r(s[0] ?? NaN), max: r(s[s.length - 1] ?? NaN) };
+  return {
+    n: s.length,
+    p50: r(s[Math.floor(s.length / 2)] ?? NaN),
+    mean: r(s.reduce((a, b) => a + b, 0) / (s.length || 1)),
+    min: r(s[0] ?? NaN),
+    max: r(s[s.length - 1] ?? NaN),
+  };
 }
 
 async function main(): Promise<void> {
   // the machine's load says how far these figures can be trusted (node -e 0 alone is ~110 ms when idle)
-  const out: Record<string, unknown> = { calls_per_run: CALLS, rounds: ROUNDS, command: COMMAND, loadavg_at_start: loadavg().map((x) => Math.round(x * 10) / 10) };
+  const out: Record<string, unknown> = {
+    calls_per_run: CALLS,
+    rounds: ROUNDS,
+    command: COMMAND,
+    loadavg_at_start: loadavg().map((x) => Math.round(x * 10) / 10),
+  };
   const only = process.env.GATE_BENCH_AGENTS?.split(',');
   for (const agent of (['claude-code', 'gemini', 'codex'] as PinnedAgent[]).filter((a) => !only || only.includes(a))) {
     const modes = MODES.filter((m) => m.agent === agent);
@@ -88,9 +99,11 @@ async function main(): Promise<void> {
       }
     }
     const res: Record<string, unknown> = {};
-    for (const [name, p] of Object.entries(per)) res[name] = { ...stats(p.callMs), calls_that_ran: `${p.ok}/${p.calls}`, ...(p.failed ? { a_call_that_did_not_run: p.failed } : {}) };
+    for (const [name, p] of Object.entries(per))
+      res[name] = { ...stats(p.callMs), calls_that_ran: `${p.ok}/${p.calls}`, ...(p.failed ? { a_call_that_did_not_run: p.failed } : {}) };
     const base = (res.bash as { p50: number }).p50;
-    for (const name of Object.keys(res)) if (name !== 'bash') (res[name] as Record<string, unknown>).p50_over_bash_ms = Math.round(((res[name] as { p50: number }).p50 - base) * 10) / 10;
+    for (const name of Object.keys(res))
+      if (name !== 'bash') (res[name] as Record<string, unknown>).p50_over_bash_ms = Math.round(((res[name] as { p50: number }).p50 - base) * 10) / 10;
     out[agent] = res;
   }
   out.loadavg_at_end = loadavg().map((x) => Math.round(x * 10) / 10);

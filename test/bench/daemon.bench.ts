@@ -18,7 +18,8 @@ import { RequestClient } from '../../src/protocol/client.js';
 import { warmedUp } from '../daemon/helpers.js';
 import { killAll, startDaemon } from '../helpers/daemon.js';
 
-const SCRIPT = 'git status && ls -la src && cat README.md | grep -n gate; npm test && make build; tool17 sub x && echo done && pwd && wc -l notes.txt && tool999 sub y';
+const SCRIPT =
+  'git status && ls -la src && cat README.md | grep -n gate; npm test && make build; tool17 sub x && echo done && pwd && wc -l notes.txt && tool999 sub y';
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -56,7 +57,15 @@ async function main(): Promise<void> {
   const d = await startDaemon({ te, args: ['--approval-policy', 'never', '--sandbox', 'workspace-write'] });
   try {
     const clients = Array.from({ length: 8 }, () => RequestClient.open(d.paths));
-    const preflight = (ci: number) => ({ type: 'preflight', shell: 'bash', flag: '-lc', script: SCRIPT, cwd: '/tmp', pid: ci, sandbox_permissions: 'use_default' });
+    const preflight = (ci: number) => ({
+      type: 'preflight',
+      shell: 'bash',
+      flag: '-lc',
+      script: SCRIPT,
+      cwd: '/tmp',
+      pid: ci,
+      sandbox_permissions: 'use_default',
+    });
     await measure(clients, 1000, preflight); // warm-up: a daemon serving agents all day is warm (its JIT tiers, its heap sizes)
     const t0 = cpuTimes();
     const pf = await measure(clients, 1000, preflight);
@@ -64,7 +73,14 @@ async function main(): Promise<void> {
     const single = await measure(clients.slice(0, 1), 200, preflight); // service time without queueing
     // a different script every time (no assessment cache hits): the parsers' cost shows
     const unique = await measure(clients, 25, (ci, i) => ({ ...preflight(ci), script: SCRIPT.replace('echo done', `echo done-${ci}-${i}`) }));
-    const exec = await measure(clients, 200, (ci, i) => ({ type: 'exec', run_id: 'bench', program: `/usr/local/bin/tool${i % 1000}`, argv: [`tool${i % 1000}`, 'sub', String(ci)], cwd: '/tmp', pid: ci }));
+    const exec = await measure(clients, 200, (ci, i) => ({
+      type: 'exec',
+      run_id: 'bench',
+      program: `/usr/local/bin/tool${i % 1000}`,
+      argv: [`tool${i % 1000}`, 'sub', String(ci)],
+      cwd: '/tmp',
+      pid: ci,
+    }));
     const ping = await measure(clients, 200, () => ({ type: 'ping' }));
     // the same uncached load once the daemon has had idle time to compile its parsers (its warm-up)
     const warm = await warmedUp(d.paths);

@@ -77,12 +77,18 @@ function project(dir: string): void {
   mkdirSync(dir, { recursive: true });
   const objs: string[] = [];
   for (let i = 0; i < FILES; i++) {
-    const fns = Array.from({ length: 8 }, (_, k) => `int f${i}_${k}(int x) { int s = 0; for (int j = 0; j < x; j++) s += (j * ${k + 1}) ^ ${i}; return s; }`).join('\n');
+    const fns = Array.from(
+      { length: 8 },
+      (_, k) => `int f${i}_${k}(int x) { int s = 0; for (int j = 0; j < x; j++) s += (j * ${k + 1}) ^ ${i}; return s; }`,
+    ).join('\n');
     writeFileSync(join(dir, `m${i}.c`), `#include <stdio.h>\n${fns}\n`);
     objs.push(`m${i}.o`);
   }
   writeFileSync(join(dir, 'main.c'), 'int main(void) { return 0; }\n');
-  writeFileSync(join(dir, 'Makefile'), `OBJS = main.o ${objs.join(' ')}\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%.o: %.c\n\t$(CC) -O1 -c $< -o $@\nclean:\n\trm -f prog *.o\n`);
+  writeFileSync(
+    join(dir, 'Makefile'),
+    `OBJS = main.o ${objs.join(' ')}\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n%.o: %.c\n\t$(CC) -O1 -c $< -o $@\nclean:\n\trm -f prog *.o\n`,
+  );
 }
 
 async function build(rig: DaemonProc): Promise<{ gated: number[]; plain: number[] }> {

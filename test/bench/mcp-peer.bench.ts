@@ -35,8 +35,12 @@ function peerInstall(): { server: string; linuxSandbox: string } {
   if (!existsSync(server) || !existsSync(codex)) {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'package.json'), '{"name":"gate-sh-bench-peer","private":true}\n');
-    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', `@openai/codex-shell-tool-mcp@${VERSION}`, `@openai/codex@${VERSION}`], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (r.status !== 0 || !existsSync(server) || !existsSync(codex)) throw new Error(`could not install @openai/codex-shell-tool-mcp@${VERSION} and @openai/codex@${VERSION} into ${dir}`);
+    const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', `@openai/codex-shell-tool-mcp@${VERSION}`, `@openai/codex@${VERSION}`], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (r.status !== 0 || !existsSync(server) || !existsSync(codex))
+      throw new Error(`could not install @openai/codex-shell-tool-mcp@${VERSION} and @openai/codex@${VERSION} into ${dir}`);
   }
   // Codex's sandbox helper is its own binary started as codex-linux-sandbox (it dispatches on argv[0])
   const linuxSandbox = join(dir, 'bin', 'codex-linux-sandbox');
@@ -76,7 +80,10 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
   const gate = await connect(process.execPath, [GATE, 'mcp'], { ...d.te.env, GATE_NO_AUTOSTART: '1' });
   const other = await connect(process.execPath, [peer.server], d.te.env);
   // /tmp and TMPDIR not writable: the workspace (under /tmp here) is, the check's target beside it is not
-  const policy = mode === 'workspace-write' ? { type: 'workspace-write', writable_roots: [ws], network_access: false, exclude_tmpdir_env_var: true, exclude_slash_tmp: true } : { type: 'danger-full-access' };
+  const policy =
+    mode === 'workspace-write'
+      ? { type: 'workspace-write', writable_roots: [ws], network_access: false, exclude_tmpdir_env_var: true, exclude_slash_tmp: true }
+      : { type: 'danger-full-access' };
   const state = { sandboxPolicy: policy, sandboxCwd: ws, codexLinuxSandboxExe: peer.linuxSandbox };
   try {
     // the same policy on both sides (gate's daemon already runs in it)

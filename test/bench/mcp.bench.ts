@@ -7,7 +7,6 @@
  */
 import { performance } from 'node:perf_hooks';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { GATE, GATE_SH } from '../helpers/env.js';

@@ -39,7 +39,16 @@ async function sandboxArgv(env: Record<string, string>, ws: string, script: stri
   const c = RequestClient.open(gatePaths(env));
   try {
     const plan = { argv: ['-lc', script], argv0: GATE_SH, env: Object.entries(env).map(([k, v]) => `${k}=${v}`), fds: [], shims: join(ROOT, 'shims') };
-    const reply = (await c.request({ type: 'preflight', shell: 'bash', flag: '-lc', script, cwd: ws, pid: process.pid, sandbox_permissions: 'use_default', plan })) as { plan?: { program?: string; args?: string[] } };
+    const reply = (await c.request({
+      type: 'preflight',
+      shell: 'bash',
+      flag: '-lc',
+      script,
+      cwd: ws,
+      pid: process.pid,
+      sandbox_permissions: 'use_default',
+      plan,
+    })) as { plan?: { program?: string; args?: string[] } };
     const p = reply.plan;
     if (!p?.program || !p.args) throw new Error(`no plan for ${script}: ${JSON.stringify(reply)}`);
     // the plan starts bwrap under the kernel layer's launcher (gate-launch [--session-ns ...] BWRAP ARGS):
@@ -65,7 +74,11 @@ interface Row {
   ratio: number;
 }
 
-async function perCall(mode: 'danger-full-access' | 'workspace-write', d: DaemonProc, ws: string): Promise<{ rows: Row[]; median_ratio: number; max_ratio: number }> {
+async function perCall(
+  mode: 'danger-full-access' | 'workspace-write',
+  d: DaemonProc,
+  ws: string,
+): Promise<{ rows: Row[]; median_ratio: number; max_ratio: number }> {
   const env = { ...d.te.env, GATE_NO_AUTOSTART: '1' };
   const rows: Row[] = [];
   for (const s of SCRIPTS) {
@@ -78,7 +91,11 @@ async function perCall(mode: 'danger-full-access' | 'workspace-write', d: Daemon
       const order = [0, 1, 2].map((k) => (k + i) % 3);
       for (const k of order) {
         const ms =
-          k === 0 ? time(base.program, base.args, { env: d.te.env, cwd: ws }) : k === 1 ? time(GATE_SH, ['-lc', s], { env, cwd: ws }) : time(GATE_SH, ['-lc', s], { env: { ...env, GATE_SH_NODE: '1' }, cwd: ws });
+          k === 0
+            ? time(base.program, base.args, { env: d.te.env, cwd: ws })
+            : k === 1
+              ? time(GATE_SH, ['-lc', s], { env, cwd: ws })
+              : time(GATE_SH, ['-lc', s], { env: { ...env, GATE_SH_NODE: '1' }, cwd: ws });
         if (i > 0) (k === 0 ? b : k === 1 ? n : j).push(ms);
       }
     }
@@ -99,7 +116,10 @@ async function coldStart(): Promise<Record<string, unknown>> {
   for (let i = 0; i < 5; i++) {
     for (let j = 0; j < kinds.length; j++) {
       const k = kinds[(i + j) % kinds.length];
-      const te = tempEnv({ GATE_SANDBOX_MODE: 'danger-full-access', ...(k === 'node_client' ? { GATE_AUTOSTART: 'true' } : k === 'daemon_module_graph' ? { GATE_NO_BUNDLE: '1' } : {}) });
+      const te = tempEnv({
+        GATE_SANDBOX_MODE: 'danger-full-access',
+        ...(k === 'node_client' ? { GATE_AUTOSTART: 'true' } : k === 'daemon_module_graph' ? { GATE_NO_BUNDLE: '1' } : {}),
+      });
       try {
         const t0 = performance.now();
         const r =
@@ -136,7 +156,16 @@ async function memory(d: DaemonProc, ws: string): Promise<Record<string, unknown
   try {
     for (let i = 0; i < CALLS; i++) {
       const s = SCRIPTS[i % SCRIPTS.length];
-      const reply = (await c.request({ type: 'preflight', shell: 'bash', flag: '-lc', script: s, cwd: ws, pid: process.pid, sandbox_permissions: 'use_default', plan: { argv: ['-lc', s], argv0: GATE_SH, env: planEnv, fds: [], shims: join(ROOT, 'shims') } })) as { run_id: string };
+      const reply = (await c.request({
+        type: 'preflight',
+        shell: 'bash',
+        flag: '-lc',
+        script: s,
+        cwd: ws,
+        pid: process.pid,
+        sandbox_permissions: 'use_default',
+        plan: { argv: ['-lc', s], argv0: GATE_SH, env: planEnv, fds: [], shims: join(ROOT, 'shims') },
+      })) as { run_id: string };
       c.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: 0, duration_ms: 1 });
     }
   } finally {

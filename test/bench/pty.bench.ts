@@ -9,7 +9,7 @@ import { spawn as ptySpawn } from 'node-pty';
 import { GATE_SH, ROOT } from '../helpers/env.js';
 import { describeMismatch, runOnRawTerminal } from '../pty/raw-term.js';
 import { Term } from '../pty/term.js';
-import { startDaemon, waitFor } from '../helpers/daemon.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 const MIB = 1 << 20;
 const SIZE = 32 * MIB;
@@ -138,7 +138,12 @@ console.log(
     host_seq_200000_complete: `${complete.complete}/100`,
     host_seq_200000_failures: complete.failures,
     measuring_terminal_alone_seq_200000_complete: alone,
-    targets: { keystroke_echo_p99_ms: 10, host_seq_200000_complete: '100/100', measuring_terminal_alone: 'raw_terminal 20/20 (node-pty alone loses tails: deps.md §4)', note: 'PTY throughput is bounded by the kernel ONLCR pass (deps.md §4); used for interactive sessions only' },
+    targets: {
+      keystroke_echo_p99_ms: 10,
+      host_seq_200000_complete: '100/100',
+      measuring_terminal_alone: 'raw_terminal 20/20 (node-pty alone loses tails: deps.md §4)',
+      note: 'PTY throughput is bounded by the kernel ONLCR pass (deps.md §4); used for interactive sessions only',
+    },
   }),
 );
 process.exit(0);

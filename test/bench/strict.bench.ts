@@ -39,7 +39,18 @@ interface PolicyFigures {
 }
 
 async function measure(approvalPolicy: string, home: string): Promise<PolicyFigures> {
-  const te = tempEnv({ HOME: home, GATE_APPROVAL_POLICY: approvalPolicy, GATE_SANDBOX_MODE: 'workspace-write', GATE_NO_AUTOSTART: '1', GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com', npm_config_update_notifier: 'false', npm_config_fund: 'false' });
+  const te = tempEnv({
+    HOME: home,
+    GATE_APPROVAL_POLICY: approvalPolicy,
+    GATE_SANDBOX_MODE: 'workspace-write',
+    GATE_NO_AUTOSTART: '1',
+    GIT_AUTHOR_NAME: 'A',
+    GIT_AUTHOR_EMAIL: 'a@example.com',
+    GIT_COMMITTER_NAME: 'A',
+    GIT_COMMITTER_EMAIL: 'a@example.com',
+    npm_config_update_notifier: 'false',
+    npm_config_fund: 'false',
+  });
   const env = te.env;
   const ws = join(te.dir, 'w');
   agentWorkspace(ws, env);

@@ -37,7 +37,12 @@ try {
     for (const [name, c] of Object.entries(cases)) {
       const fd = c.seccomp ? openSync(filter, 'r') : undefined;
       const t0 = performance.now();
-      const r = spawnSync(c.argv[0], c.argv.slice(1), { cwd: work, env: d.te.env, stdio: ['ignore', 'ignore', 'pipe', ...(fd === undefined ? [] : [fd])], encoding: 'utf8' });
+      const r = spawnSync(c.argv[0], c.argv.slice(1), {
+        cwd: work,
+        env: d.te.env,
+        stdio: ['ignore', 'ignore', 'pipe', ...(fd === undefined ? [] : [fd])],
+        encoding: 'utf8',
+      });
       const ms = performance.now() - t0;
       if (fd !== undefined) closeSync(fd);
       if (r.status !== c.want) throw new Error(`${name}: exit ${r.status}, wanted ${c.want}: ${r.stderr}`);

@@ -26,11 +26,32 @@ test("gate-sh --help: bash's usage layout, every long option gate-sh takes, and 
   assert.equal(r.stderr, '');
   const bash = spawnSync('bash', ['--help'], { encoding: 'utf8' }).stdout;
   // the same layout as bash's own: version line, two Usage lines, then the option groups
-  assert.match(bash, /^GNU bash, version .*\nUsage:\tbash \[GNU long option\] \[option\] \.\.\.\n\tbash \[GNU long option\] \[option\] script-file \.\.\.\nGNU long options:\n/);
-  assert.match(r.stdout, new RegExp(`^gate-sh ${VERSION.replace(/\./g, '\\.')} \\(a gated GNU bash\\)\nUsage:\tgate-sh \\[GNU long option\\] \\[option\\] \\.\\.\\.\n\tgate-sh \\[GNU long option\\] \\[option\\] script-file \\.\\.\\.\nGNU long options \\(as bash\\):\n`));
-  for (const o of ['--login', '--noprofile', '--norc', '--posix', '--rcfile FILE', '--init-file FILE', '--help', '--version', '-c command', '-o option', '-O shopt_option'])
+  assert.match(
+    bash,
+    /^GNU bash, version .*\nUsage:\tbash \[GNU long option\] \[option\] \.\.\.\n\tbash \[GNU long option\] \[option\] script-file \.\.\.\nGNU long options:\n/,
+  );
+  assert.match(
+    r.stdout,
+    new RegExp(
+      `^gate-sh ${VERSION.replace(/\./g, '\\.')} \\(a gated GNU bash\\)\nUsage:\tgate-sh \\[GNU long option\\] \\[option\\] \\.\\.\\.\n\tgate-sh \\[GNU long option\\] \\[option\\] script-file \\.\\.\\.\nGNU long options \\(as bash\\):\n`,
+    ),
+  );
+  for (const o of [
+    '--login',
+    '--noprofile',
+    '--norc',
+    '--posix',
+    '--rcfile FILE',
+    '--init-file FILE',
+    '--help',
+    '--version',
+    '-c command',
+    '-o option',
+    '-O shopt_option',
+  ])
     assert.ok(r.stdout.includes(o), `${o} missing`);
-  for (const o of ['--pty, --no-pty', '--escalate', '--with-permissions JSON', '--justification TEXT']) assert.match(r.stdout, new RegExp(`\\n\\t${o}\\t`), `${o} missing`);
+  for (const o of ['--pty, --no-pty', '--escalate', '--with-permissions JSON', '--justification TEXT'])
+    assert.match(r.stdout, new RegExp(`\\n\\t${o}\\t`), `${o} missing`);
   // the usage also follows a wrong option, on stderr, exit 2, as bash does
   const bad = run(GATE_SH, ['--no-such-option']);
   assert.equal(bad.status, 2);

@@ -108,7 +108,11 @@ test('timeout with an approver attached; gate approve --answer one-shot; the pen
     await approvalCall(d.paths, 'config-set', { key: 'approval_timeout_ms', value: '20000' });
     let pendings = 0;
     const { request } = await import('../../src/protocol/client.js');
-    const reply = request(d.paths, { type: 'preflight', shell: 'bash', flag: '-c', script: 'make ok', cwd: '/tmp', pid: 1, sandbox_permissions: 'use_default' }, { onPending: () => pendings++ });
+    const reply = request(
+      d.paths,
+      { type: 'preflight', shell: 'bash', flag: '-c', script: 'make ok', cwd: '/tmp', pid: 1, sandbox_permissions: 'use_default' },
+      { onPending: () => pendings++ },
+    );
     const p = await c.next('prompt');
     await new Promise((r) => setTimeout(r, 1300)); // ~1 s keepalives while the human thinks
     const one = await runGate(d.te.env, ['approve', '--answer', p.approval_id, 'approved']);

@@ -23,7 +23,13 @@ test('defaults with no config: on-request, workspace-write, autostart, 120 s', (
 
 test('Codex key names, the reject table, and gate-sh keys', () => {
   const c = configFromTable(
-    { approval_policy: { reject: { sandbox_approval: true, rules: false, mcp_elicitations: true } }, sandbox_mode: 'read-only', autostart: false, rules: ['/x.rules'], git_read_only: true },
+    {
+      approval_policy: { reject: { sandbox_approval: true, rules: false, mcp_elicitations: true } },
+      sandbox_mode: 'read-only',
+      autostart: false,
+      rules: ['/x.rules'],
+      git_read_only: true,
+    },
     'f.toml',
   );
   assert.deepEqual(c.approval_policy, { reject: { sandbox_approval: true, rules: false, mcp_elicitations: true } });
@@ -32,7 +38,13 @@ test('Codex key names, the reject table, and gate-sh keys', () => {
   assert.deepEqual(c.rules, ['/x.rules']);
   // [sandbox_workspace_write] alone applies to the default workspace-write mode
   const ww = configFromTable({ sandbox_workspace_write: { exclude_slash_tmp: true } }, 'f.toml');
-  assert.deepEqual(ww.sandbox_policy, { type: 'workspace-write', writable_roots: [], network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: true });
+  assert.deepEqual(ww.sandbox_policy, {
+    type: 'workspace-write',
+    writable_roots: [],
+    network_access: false,
+    exclude_tmpdir_env_var: false,
+    exclude_slash_tmp: true,
+  });
   assert.equal(configView(ww).sandbox_mode, 'workspace-write');
 });
 
@@ -59,7 +71,16 @@ test('bad values name the file (line:col for TOML syntax) and the key', () => {
 });
 
 test('environment over file, flags over environment; run-time set validates', () => {
-  const env = configFromEnv({ GATE_APPROVAL_POLICY: 'never', GATE_SANDBOX_MODE: 'danger-full-access', GATE_APPROVAL_TIMEOUT_MS: '50', GATE_RULES: '/a.rules:/b.rules', GATE_AUTOSTART: '0' }, DEFAULT_CONFIG);
+  const env = configFromEnv(
+    {
+      GATE_APPROVAL_POLICY: 'never',
+      GATE_SANDBOX_MODE: 'danger-full-access',
+      GATE_APPROVAL_TIMEOUT_MS: '50',
+      GATE_RULES: '/a.rules:/b.rules',
+      GATE_AUTOSTART: '0',
+    },
+    DEFAULT_CONFIG,
+  );
   assert.equal(env.approval_policy, 'never');
   assert.deepEqual(env.sandbox_policy, { type: 'danger-full-access' });
   assert.equal(env.approval_timeout_ms, 50);
@@ -76,7 +97,16 @@ test('audit filters and rows; the session lock: exclusive, a dead owner is stale
   assert.equal(parseSince('10m', now), now - 600_000);
   assert.equal(parseSince('2026-01-01T00:00:00Z'), Date.parse('2026-01-01T00:00:00Z'));
   assert.throws(() => parseSince('yesterday'), /invalid --since 'yesterday'/);
-  const rec = { time: '2026-01-01T11:55:00.123Z', session: 's', kind: 'decision' as const, run_id: 'r-1', argv: ['rm', '-rf', 'a b'], decision: 'forbidden', action: 'Deny(x)', source: '/r.rules:3' };
+  const rec = {
+    time: '2026-01-01T11:55:00.123Z',
+    session: 's',
+    kind: 'decision' as const,
+    run_id: 'r-1',
+    argv: ['rm', '-rf', 'a b'],
+    decision: 'forbidden',
+    action: 'Deny(x)',
+    source: '/r.rules:3',
+  };
   assert.ok(matches(rec, { run: 'r-1', decision: 'forbidden', since: now - 600_000 }));
   assert.ok(matches(rec, { decision: 'deny' }));
   assert.ok(!matches(rec, { run: 'r-2' }));

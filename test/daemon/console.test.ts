@@ -26,7 +26,10 @@ test('gate approve (interactive): shows command, cwd, reason, rule and the exact
     const r = await reply;
     assert.equal(r.action.type, 'Run');
     assert.equal(r.subcommands[0].source.at(-1).approver, 'alice');
-    assert.equal(readFileSync(join(d.te.env.CODEX_HOME, 'rules', 'default.rules'), 'utf8'), 'prefix_rule(pattern=["cargo", "fmt", "--check"], decision="allow")\n');
+    assert.equal(
+      readFileSync(join(d.te.env.CODEX_HOME, 'rules', 'default.rules'), 'utf8'),
+      'prefix_rule(pattern=["cargo", "fmt", "--check"], decision="allow")\n',
+    );
     await waitFor(() => (screen.includes('approved_execpolicy_amendment by alice') ? true : undefined), 'the resolution on screen');
   } finally {
     term.kill('SIGTERM');

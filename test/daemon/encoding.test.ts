@@ -14,7 +14,13 @@ test('a pre-flight reply assembled from pre-encoded verdicts is the same text as
       complex: true,
       subcommands: [
         { argv: ['echo', 'a\nb', '"'], decision: 'allow', action: { type: 'Run' }, source: [{ kind: 'heuristic', name: 'safe' }] },
-        { argv: ['rm', '-rf', '/'], decision: 'forbidden', action: { type: 'Deny', reason: 'nope "quoted"' }, source: [{ kind: 'rule', file: '/r/a.rules', line: 3, pattern: ['rm'] }], approval_id: 'x' },
+        {
+          argv: ['rm', '-rf', '/'],
+          decision: 'forbidden',
+          action: { type: 'Deny', reason: 'nope "quoted"' },
+          source: [{ kind: 'rule', file: '/r/a.rules', line: 3, pattern: ['rm'] }],
+          approval_id: 'x',
+        },
       ],
       sandbox: { type: 'workspace-write', writable_roots: ['/w'], network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: true },
     },

@@ -3,7 +3,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GrantTable, type EscalationGrant } from '../../src/daemon/escalation.js';
 
-const grant = (token: string, expires_at: number): EscalationGrant => ({ token, run_id: 'r', program: '/bin/true', argv: ['true'], cwd: '/', execution: { type: 'Unsandboxed' }, expires_at });
+const grant = (token: string, expires_at: number): EscalationGrant => ({
+  token,
+  run_id: 'r',
+  program: '/bin/true',
+  argv: ['true'],
+  cwd: '/',
+  execution: { type: 'Unsandboxed' },
+  expires_at,
+});
 
 test('grants: redeemed once, not after expiry, and unredeemed ones do not pile up', () => {
   let now = 1_000;

@@ -31,7 +31,11 @@ export async function warmedUp(paths: GatePaths): Promise<{ done: number; of: nu
 }
 
 export function preflight(paths: GatePaths, script: string, extra: Partial<Outgoing> = {}): Promise<Reply & Record<string, any>> {
-  return request(paths, { type: 'preflight', shell: 'bash', flag: '-c', script, cwd: '/tmp', pid: process.pid, sandbox_permissions: 'use_default', ...extra }, { timeoutMs: 5000 }) as Promise<Reply & Record<string, any>>;
+  return request(
+    paths,
+    { type: 'preflight', shell: 'bash', flag: '-c', script, cwd: '/tmp', pid: process.pid, sandbox_permissions: 'use_default', ...extra },
+    { timeoutMs: 5000 },
+  ) as Promise<Reply & Record<string, any>>;
 }
 
 /** A real `gate approve --json` process: events in `events`, answers written as JSON lines. */
@@ -76,10 +80,19 @@ export async function approveConsole(env: Record<string, string>, name: string):
 }
 
 /** `gate <args>`; `wrap` runs it under another program (e.g. `unshare --pid --fork --mount-proc`, bwrap). */
-export function runGate(env: Record<string, string>, args: string[], input?: string, wrap: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runGate(
+  env: Record<string, string>,
+  args: string[],
+  input?: string,
+  wrap: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const argv = [...wrap, process.execPath, GATE, ...args];
-    const child = track(spawn(argv[0], argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] })) as ReturnType<typeof spawn> & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream; stdin: NodeJS.WritableStream };
+    const child = track(spawn(argv[0], argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] })) as ReturnType<typeof spawn> & {
+      stdout: NodeJS.ReadableStream;
+      stderr: NodeJS.ReadableStream;
+      stdin: NodeJS.WritableStream;
+    };
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -20,7 +20,10 @@ test('socket paths over 107 bytes: gate-sh, gate daemon start and run refuse cle
       [GATE, ['daemon', 'start'], 1],
       [GATE, ['daemon', 'run'], 1],
     ] as const) {
-      const r = cmd === GATE_SH ? spawnSync(cmd, args, { env, encoding: 'utf8', timeout: 30_000 }) : spawnSync(process.execPath, [cmd, ...args], { env, encoding: 'utf8', timeout: 30_000 });
+      const r =
+        cmd === GATE_SH
+          ? spawnSync(cmd, args, { env, encoding: 'utf8', timeout: 30_000 })
+          : spawnSync(process.execPath, [cmd, ...args], { env, encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, code, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stdout, '', 'nothing ran');
       assert.match(r.stderr, /^gate-sh: socket path too long \(\d+ > 107 bytes\): .*; set XDG_RUNTIME_DIR to a shorter folder/m, args.join(' '));

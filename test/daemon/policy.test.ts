@@ -132,7 +132,13 @@ test('config: file, environment and flags layer; gate config set changes the liv
     assert.equal(cfg.approval_timeout_ms, 7000); // env over file
     assert.deepEqual(cfg.sandbox_workspace_write, { writable_roots: ['/srv'], network_access: true, exclude_tmpdir_env_var: false, exclude_slash_tmp: false });
     const pf = await preflight(d.paths, 'true');
-    assert.deepEqual(pf.sandbox, { type: 'workspace-write', writable_roots: ['/srv'], network_access: true, exclude_tmpdir_env_var: false, exclude_slash_tmp: false });
+    assert.deepEqual(pf.sandbox, {
+      type: 'workspace-write',
+      writable_roots: ['/srv'],
+      network_access: true,
+      exclude_tmpdir_env_var: false,
+      exclude_slash_tmp: false,
+    });
     const set = await runGate(te.env, ['config', 'set', 'approval_policy', 'never']);
     assert.equal(set.code, 0, set.stderr);
     assert.equal((await runGate(te.env, ['config', 'get', 'approval_policy'])).stdout, 'never\n');
@@ -158,13 +164,17 @@ test('exec requests reuse what pre-flight settled for the run; escalations carry
     c.answer((await c.next('prompt')).approval_id, 'approved');
     const run = await pf;
     assert.equal(run.action.type, 'Run');
-    const exec = (argv: string[]) => request(d.paths, { type: 'exec', run_id: run.run_id, program: `/usr/bin/${argv[0]}`, argv, cwd: '/tmp', pid: process.pid }) as Promise<any>;
+    const exec = (argv: string[]) =>
+      request(d.paths, { type: 'exec', run_id: run.run_id, program: `/usr/bin/${argv[0]}`, argv, cwd: '/tmp', pid: process.pid }) as Promise<any>;
     assert.deepEqual((await exec(['cargo', 'test'])).action, { type: 'Run' });
     const allowed = await exec(['make', 'all']);
     assert.deepEqual(allowed.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
     assert.equal(typeof allowed.escalation_token, 'string');
     // the exec-time denial carries the rule's justification and where the rule is, as pre-flight does
-    assert.deepEqual((await exec(['rm', '-f', 'x'])).action, { type: 'Deny', reason: `Execution forbidden by policy: use trash (rule ${join(te.env.GATE_HOME, 'rules', 'team.rules')}:1)` });
+    assert.deepEqual((await exec(['rm', '-f', 'x'])).action, {
+      type: 'Deny',
+      reason: `Execution forbidden by policy: use trash (rule ${join(te.env.GATE_HOME, 'rules', 'team.rules')}:1)`,
+    });
     assert.equal(c.events.filter((e) => e.type === 'prompt').length, 1, 'pre-flight answer reused');
   } finally {
     await c.close();

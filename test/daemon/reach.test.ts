@@ -6,7 +6,20 @@
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GATE_SH, tempEnv } from '../helpers/env.js';
@@ -30,8 +43,15 @@ test('a daemon started in a private PID namespace next to a live one leaves it a
     // must still be seen as held.
     const second = await runGate(d.te.env, ['daemon', 'run', '--no-terminal'], '', PIDNS);
     assert.equal(second.code, 1, second.stderr);
-    assert.match(second.stderr, new RegExp(`already running for session 'default' \\(pid ${d.child.pid} in another PID namespace, ${escape(readlinkSync('/proc/self/ns/pid'))}\\)`));
-    assert.deepEqual([d.paths.requestSock, d.paths.streamSock, d.paths.approvalSock].map((p) => statSync(p).ino), before, 'sockets untouched');
+    assert.match(
+      second.stderr,
+      new RegExp(`already running for session 'default' \\(pid ${d.child.pid} in another PID namespace, ${regexEscape(readlinkSync('/proc/self/ns/pid'))}\\)`),
+    );
+    assert.deepEqual(
+      [d.paths.requestSock, d.paths.streamSock, d.paths.approvalSock].map((p) => statSync(p).ino),
+      before,
+      'sockets untouched',
+    );
     assert.equal((await pingDaemon(d.paths, 2000))?.pid, d.child.pid, 'the live daemon still answers');
     assert.equal(readOwner(d.paths.lockFile)?.pid, d.child.pid);
 
@@ -58,14 +78,22 @@ test('a daemon whose sockets were removed is still found by gate daemon stop: by
     unlinkSync(d.paths.requestSock);
     const status = await runGate(d.te.env, ['daemon', 'stop'], '', PIDNS);
     assert.equal(status.code, 1);
-    assert.match(status.stderr, new RegExp(`holds the session lock .* \\(pid ${d.child.pid} in PID namespace pid:\\[\\d+\\], this process is in pid:\\[\\d+\\]\\).*cannot be stopped from here`));
+    assert.match(
+      status.stderr,
+      new RegExp(
+        `holds the session lock .* \\(pid ${d.child.pid} in PID namespace pid:\\[\\d+\\], this process is in pid:\\[\\d+\\]\\).*cannot be stopped from here`,
+      ),
+    );
     assert.equal(d.child.exitCode, null, 'still running');
     const viaApproval = await runGate(d.te.env, ['daemon', 'status', '--json']);
     assert.equal(JSON.parse(viaApproval.stdout).pid, d.child.pid, 'status asks over the approval socket, still there');
     unlinkSync(d.paths.approvalSock);
     const st = await runGate(d.te.env, ['daemon', 'status']);
     assert.equal(st.code, 3);
-    assert.match(st.stderr, new RegExp(`cannot reach the gate daemon from here: a gate daemon holds the session lock .* \\(pid ${d.child.pid}\\) but its socket .* gives ENOENT`));
+    assert.match(
+      st.stderr,
+      new RegExp(`cannot reach the gate daemon from here: a gate daemon holds the session lock .* \\(pid ${d.child.pid}\\) but its socket .* gives ENOENT`),
+    );
     // gate-sh meanwhile fails at once rather than starting a second daemon next to it
     const sh = await run(GATE_SH, ['-c', 'echo never'], { env: d.te.env });
     assert.equal(sh.code, 126);
@@ -96,13 +124,22 @@ test('gate-sh inside a sandbox that forbids or hides the socket fails at once, s
     closeSync(fd);
     assert.equal(denied.code, 126, denied.stderr.toString());
     assert.equal(denied.stdout.toString(), '');
-    assert.match(denied.stderr.toString(), /^gate-sh: cannot reach the gate daemon from here: binding a reply socket in .* is refused with EPERM \(this process runs under a seccomp filter\)\. .*another sandbox.*Turn the agent's own sandbox off.*'gate mcp'.*; nothing ran\n$/s);
+    assert.match(
+      denied.stderr.toString(),
+      /^gate-sh: cannot reach the gate daemon from here: binding a reply socket in .* is refused with EPERM \(this process runs under a seccomp filter\)\. .*another sandbox.*Turn the agent's own sandbox off.*'gate mcp'.*; nothing ran\n$/s,
+    );
     assert.equal(existsSync(marker), false);
 
     // bubblewrap without the runtime folder (a tmpfs over it): the folder does not exist in there
     const hidden = await run(BWRAP[0], [...BWRAP.slice(1), '--tmpfs', d.te.dir, GATE_SH, '-c', script], { env: d.te.env });
     assert.equal(hidden.code, 126, hidden.stderr.toString());
-    assert.match(hidden.stderr.toString(), new RegExp(`cannot reach the gate daemon from here: the runtime folder ${d.te.env.XDG_RUNTIME_DIR} \\(XDG_RUNTIME_DIR\\) does not exist here\\..*nothing ran`, 's'));
+    assert.match(
+      hidden.stderr.toString(),
+      new RegExp(
+        `cannot reach the gate daemon from here: the runtime folder ${d.te.env.XDG_RUNTIME_DIR} \\(XDG_RUNTIME_DIR\\) does not exist here\\..*nothing ran`,
+        's',
+      ),
+    );
     assert.equal(existsSync(marker), false);
 
     // Landlock (Codex's other Linux sandbox): writes only in the workspace, so no reply socket can be made
@@ -111,9 +148,15 @@ test('gate-sh inside a sandbox that forbids or hides the socket fails at once, s
     mkdirSync(work);
     const landlocked = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
     assert.equal(landlocked.code, 126, landlocked.stderr.toString());
-    assert.match(landlocked.stderr.toString(), /^gate-sh: cannot reach the gate daemon from here: binding a reply socket in .* is refused with EACCES\. .*another sandbox.*; nothing ran\n$/s);
+    assert.match(
+      landlocked.stderr.toString(),
+      /^gate-sh: cannot reach the gate daemon from here: binding a reply socket in .* is refused with EACCES\. .*another sandbox.*; nothing ran\n$/s,
+    );
     assert.equal(existsSync(marker), false);
-    const landlockAllowed = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev:${d.te.env.XDG_RUNTIME_DIR}:${d.te.dir}`, GATE_SH, '-c', script], { env: d.te.env, cwd: work });
+    const landlockAllowed = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev:${d.te.env.XDG_RUNTIME_DIR}:${d.te.dir}`, GATE_SH, '-c', script], {
+      env: d.te.env,
+      cwd: work,
+    });
     assert.equal(landlockAllowed.code, 0, landlockAllowed.stderr.toString());
     rmSync(marker);
 
@@ -191,7 +234,10 @@ test('no daemon, and a sandbox where none can start (Landlock: no writes in the 
     const r = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev`, GATE_SH, '-c', 'echo never'], { env: te.env, cwd: work });
     assert.equal(r.code, 126, r.stderr.toString());
     assert.equal(r.stdout.toString(), '');
-    assert.match(r.stderr.toString(), /^gate-sh: cannot reach the gate daemon from here: no gate daemon answers, and one cannot start here either \(.*EACCES: permission denied, mkdir .*\)\. .*another sandbox.*; nothing ran\n$/s);
+    assert.match(
+      r.stderr.toString(),
+      /^gate-sh: cannot reach the gate daemon from here: no gate daemon answers, and one cannot start here either \(.*EACCES: permission denied, mkdir .*\)\. .*another sandbox.*; nothing ran\n$/s,
+    );
     const ok = await run(LANDLOCK[0], [LANDLOCK[1], `${work}:/dev:${te.dir}`, GATE_SH, '-c', 'echo started'], { env: te.env, cwd: work });
     assert.equal(ok.code, 0, ok.stderr.toString());
     assert.equal(ok.stdout.toString(), 'started\n');
@@ -201,6 +247,6 @@ test('no daemon, and a sandbox where none can start (Landlock: no writes in the 
   }
 });
 
-function escape(s: string): string {
+function regexEscape(s: string): string {
   return s.replace(/[[\]()]/g, '\\$&');
 }

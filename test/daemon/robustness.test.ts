@@ -4,7 +4,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { unixDgram } from '../../src/protocol/dgram.js';
 import { RequestClient } from '../../src/protocol/client.js';
-import { encode } from '../../src/protocol/codec.js';
 import { TestClient } from './dgram-client.js';
 import { approveConsole, preflight } from './helpers.js';
 import { tempEnv } from '../helpers/env.js';
@@ -80,7 +79,10 @@ test('10,000 malformed datagrams (garbage, bad version, huge, truncated, unbound
 test('50 concurrent clients x 100 requests: no lost or crossed replies; a retried id is handled once', async () => {
   const te = tempEnv();
   mkdirSync(join(te.env.GATE_HOME, 'rules'), { recursive: true });
-  writeFileSync(join(te.env.GATE_HOME, 'rules', 'r.rules'), 'prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["make"], decision="allow")\n');
+  writeFileSync(
+    join(te.env.GATE_HOME, 'rules', 'r.rules'),
+    'prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["make"], decision="allow")\n',
+  );
   const d = await startDaemon({ te, args: ['--approval-policy', 'never', '--sandbox', 'danger-full-access'] });
   try {
     const clients = Array.from({ length: 50 }, () => new TestClient(d.paths));
@@ -95,12 +97,27 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
     const progs = Object.keys(expected);
     const counts = await Promise.all(
       clients.map(async (c, ci) => {
-        const pf: any = await c.request({ type: 'preflight', shell: 'bash', flag: '-c', script: `echo c${ci}`, cwd: '/tmp', pid: process.pid, sandbox_permissions: 'use_default' });
+        const pf: any = await c.request({
+          type: 'preflight',
+          shell: 'bash',
+          flag: '-c',
+          script: `echo c${ci}`,
+          cwd: '/tmp',
+          pid: process.pid,
+          sandbox_permissions: 'use_default',
+        });
         assert.deepEqual(pf.subcommands[0].argv, ['echo', `c${ci}`]);
         let ok = 1;
         for (let i = 1; i < 100; i++) {
           const prog = progs[(ci + i) % progs.length];
-          const r: any = await c.request({ type: 'exec', run_id: pf.run_id, program: `/usr/bin/${prog}`, argv: [prog, `c${ci}-${i}`], cwd: '/tmp', pid: process.pid });
+          const r: any = await c.request({
+            type: 'exec',
+            run_id: pf.run_id,
+            program: `/usr/bin/${prog}`,
+            argv: [prog, `c${ci}-${i}`],
+            cwd: '/tmp',
+            pid: process.pid,
+          });
           assert.deepEqual(r.action, expected[prog], `reply to ${prog} c${ci}-${i}`);
           ok++;
         }

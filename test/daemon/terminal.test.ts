@@ -8,7 +8,13 @@ import { waitFor } from '../helpers/daemon.js';
 
 test('gate daemon run in a terminal: prompts show there and one key answers them', async () => {
   const te = tempEnv();
-  const term = pty.spawn(process.execPath, [GATE, 'daemon', 'run', '--approval-policy', 'untrusted'], { name: 'xterm', cols: 200, rows: 40, cwd: te.dir, env: te.env });
+  const term = pty.spawn(process.execPath, [GATE, 'daemon', 'run', '--approval-policy', 'untrusted'], {
+    name: 'xterm',
+    cols: 200,
+    rows: 40,
+    cwd: te.dir,
+    env: te.env,
+  });
   let screen = '';
   term.onData((d) => (screen += d));
   const exited = new Promise((r) => term.onExit(r));

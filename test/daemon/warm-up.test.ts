@@ -22,12 +22,35 @@ test('warm-up: starts after the delay, steps only while no client is asking, sto
   const binding = policyBinding({ env: te.env, extraFiles: [], gitReadOnly: () => false });
   const config = loadConfig({ file: paths.configFile, env: te.env, flags: { approval_policy: 'never', sandbox_mode: 'danger-full-access' } });
   const logs: string[] = [];
-  const daemon = new Daemon<unknown>({ paths, config, policy: new PolicyWatcher(binding.loader, () => {}), deciderFor: binding.deciderFor, amend: async () => '', audit, escalation: { grant() {} }, log: (l) => logs.push(l), requestStop() {} });
+  const daemon = new Daemon<unknown>({
+    paths,
+    config,
+    policy: new PolicyWatcher(binding.loader, () => {}),
+    deciderFor: binding.deciderFor,
+    amend: async () => '',
+    audit,
+    escalation: { grant() {} },
+    log: (l) => logs.push(l),
+    requestStop() {},
+  });
   const ctx: HandlerContext = { transport: 'dgram', setPending() {} };
   const progress = () => (daemon.info().warm_up as { done: number; of: number }).done;
   let n = 0;
   const ask = async () => {
-    const r = (await daemon.handle({ v: PROTOCOL_VERSION, id: `t${n++}`, type: 'preflight', shell: 'bash', flag: '-c', script: `echo ${n} | wc -c`, cwd: '/tmp', pid: process.pid, sandbox_permissions: 'use_default' }, ctx)) as unknown as { json?: string };
+    const r = (await daemon.handle(
+      {
+        v: PROTOCOL_VERSION,
+        id: `t${n++}`,
+        type: 'preflight',
+        shell: 'bash',
+        flag: '-c',
+        script: `echo ${n} | wc -c`,
+        cwd: '/tmp',
+        pid: process.pid,
+        sandbox_permissions: 'use_default',
+      },
+      ctx,
+    )) as unknown as { json?: string };
     const reply = JSON.parse(r.json ?? JSON.stringify(r));
     assert.deepEqual(reply.subcommands.map((s: any) => s.argv[0]), ['echo', 'wc']);
   };

@@ -18,7 +18,10 @@ test('equal requests give equal keys; the same command spelled as a one-command 
   assert.equal(approvalKey(base), approvalKey({ ...base, command: ['bash', '-lc', 'git status'] }));
   const p1 = { network: false, file_system: { write: ['/b', '/a', '/a'] } };
   const p2 = { file_system: { write: ['/a', '/b'], read: [] } };
-  assert.equal(approvalKey({ ...base, sandboxPermissions: 'with_additional_permissions', additionalPermissions: p1 }), approvalKey({ ...base, sandboxPermissions: 'with_additional_permissions', additionalPermissions: p2 }));
+  assert.equal(
+    approvalKey({ ...base, sandboxPermissions: 'with_additional_permissions', additionalPermissions: p1 }),
+    approvalKey({ ...base, sandboxPermissions: 'with_additional_permissions', additionalPermissions: p2 }),
+  );
   assert.doesNotThrow(() => JSON.parse(approvalKey(base)));
 });
 

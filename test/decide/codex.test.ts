@@ -64,14 +64,14 @@ test('requested_amendment_cases: banned prefixes, empty, and an existing match',
   for (const v of vectors.requested_amendment_cases) {
     const prefix: string[] | null = v.prefix_rule;
     const policy = vectorPolicy(v.existing_match ? `prefix_rule(pattern=${JSON.stringify(v.existing_match)}, decision="prompt")` : null);
-    const command = prefix && prefix.length ? [...prefix, 'arg'] : ['cargo', 'build'];
+    const command = prefix?.length ? [...prefix, 'arg'] : ['cargo', 'build'];
     const fallback = () => 'prompt' as const;
     const options = { resolveHostExecutables: true, hardened: false };
     const ev = policy.checkMultiple([command], options, fallback);
     const got = deriveRequestedAmendment({ prefixRule: prefix, matchedRules: ev.matchedRules, policy, commands: [command], fallback, options });
     assert.equal(got !== null, v.offered, `${JSON.stringify(prefix)} (${v.note})`);
     if (got) assert.deepEqual(got, prefix);
-    if (prefix && prefix.length && !v.existing_match) assert.equal(isBannedPrefixSuggestion(prefix), !v.offered);
+    if (prefix?.length && !v.existing_match) assert.equal(isBannedPrefixSuggestion(prefix), !v.offered);
   }
 });
 

@@ -72,7 +72,14 @@ test('bad input: a broken rule file is a located error (exit 1), bad flags exit 
   assert.equal(r.code, 1);
   assert.match(r.err, new RegExp(`^gate-sh: ${bad.replace(/[.]/g, '\\.')}:2:\\d+: .*invalid decision: maybe`));
   assert.equal(r.out, '');
-  for (const args of [['--approval-policy', 'sometimes', 'ls'], ['--sandbox', 'nope', 'ls'], ['--bogus', 'ls'], [], ['--prefix-rule', '{', 'ls'], ['--sandbox-permissions', 'all', 'ls']]) {
+  for (const args of [
+    ['--approval-policy', 'sometimes', 'ls'],
+    ['--sandbox', 'nope', 'ls'],
+    ['--bogus', 'ls'],
+    [],
+    ['--prefix-rule', '{', 'ls'],
+    ['--sandbox-permissions', 'all', 'ls'],
+  ]) {
     const b = gate(args, te.env);
     assert.equal(b.code, 2, `${args.join(' ')}: ${b.err}`);
     assert.match(b.err, /^gate-sh: explain: /);

@@ -69,7 +69,15 @@ test('the mapping: explicit allow → Escalate(Unsandboxed), heuristic allow →
   const allow = decideIntercepted('/usr/bin/git', ['git', 'status'], '/w', base('prefix_rule(pattern=["git", "status"])'));
   assert.deepEqual(allow.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
   assert.equal(allow.decision_driven_by_policy, true);
-  assert.deepEqual(allow.decided_by, { type: 'rule', decision: 'allow', matched_prefix: ['git', 'status'], file: 'vector.rules', line: 1, col: 1, resolved_program: '/usr/bin/git' });
+  assert.deepEqual(allow.decided_by, {
+    type: 'rule',
+    decision: 'allow',
+    matched_prefix: ['git', 'status'],
+    file: 'vector.rules',
+    line: 1,
+    col: 1,
+    resolved_program: '/usr/bin/git',
+  });
   const heur = decideIntercepted('/usr/bin/ls', ['ls'], '/w', base(''));
   assert.deepEqual(heur.action, { type: 'Run' });
   assert.deepEqual(heur.decided_by, { type: 'heuristic', decision: 'allow', name: 'sandbox', command: ['/usr/bin/ls'] });
@@ -86,7 +94,13 @@ test('hardened by default: a forbidden basename rule catches any path spelling',
 });
 
 test('a symlink to a forbidden or prompted program: a rule about the real program decides too (rules only)', () => {
-  const ctx = { ...vectorContext({ sandbox: 'workspace-write', approval_policy: 'on-request', policy: '' }), policy: policyOf('prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["curl"], decision="prompt")\nprefix_rule(pattern=["ls"], decision="allow")'), hardened: true };
+  const ctx = {
+    ...vectorContext({ sandbox: 'workspace-write', approval_policy: 'on-request', policy: '' }),
+    policy: policyOf(
+      'prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["curl"], decision="prompt")\nprefix_rule(pattern=["ls"], decision="allow")',
+    ),
+    hardened: true,
+  };
   const rm = decideIntercepted('/tmp/x', ['x', '-f', 'y'], '/work', { ...ctx, realProgram: '/usr/bin/rm' });
   assert.equal(rm.decision, 'forbidden');
   assert.deepEqual(rm.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
@@ -94,7 +108,10 @@ test('a symlink to a forbidden or prompted program: a rule about the real progra
   assert.equal(decideIntercepted('/tmp/x', ['x', 'https://e.x'], '/work', { ...ctx, realProgram: '/usr/bin/curl' }).action, 'prompt');
   // not stricter: the called name's own decision stands; no real path, or the same path: unchanged
   assert.equal(decideIntercepted('/usr/bin/ls', ['ls'], '/work', { ...ctx, realProgram: '/usr/bin/busybox' }).decision, 'allow');
-  assert.equal(decideIntercepted('/tmp/x', ['x'], '/work', { ...ctx, realProgram: '/tmp/x' }).decision, decideIntercepted('/tmp/x', ['x'], '/work', ctx).decision);
+  assert.equal(
+    decideIntercepted('/tmp/x', ['x'], '/work', { ...ctx, realProgram: '/tmp/x' }).decision,
+    decideIntercepted('/tmp/x', ['x'], '/work', ctx).decision,
+  );
   assert.notEqual(decideIntercepted('/tmp/x', ['x', '-f', 'y'], '/work', ctx).decision, 'forbidden', 'without the real path the name alone cannot tell');
 });
 
@@ -111,14 +128,24 @@ test('prompts: as the request asked once approved; Denied/Abort texts; rejected 
   assert.equal(never.action !== 'prompt' && never.action.type, 'Deny');
   // fallback prompt with additional permissions → Permissions(profile) once approved, [approved, ..., abort]
   const profile = { file_system: { write: ['/tmp/x'] } };
-  const q = decideIntercepted('/usr/bin/touch', ['touch', '/tmp/x/y'], '/w', base('', { sandboxPermissions: 'with_additional_permissions', additionalPermissions: profile }));
+  const q = decideIntercepted(
+    '/usr/bin/touch',
+    ['touch', '/tmp/x/y'],
+    '/w',
+    base('', { sandboxPermissions: 'with_additional_permissions', additionalPermissions: profile }),
+  );
   assert.equal(q.action, 'prompt');
   assert.deepEqual(q.on_approval, { type: 'Escalate', execution: { type: 'Permissions', profile } });
   // untrusted: a heuristic prompt, approved → Run (use_default, not policy-driven)
   const u = decideIntercepted('/usr/bin/make', ['make'], '/w', base('', { approvalPolicy: 'untrusted' }));
   assert.equal(u.action, 'prompt');
   assert.deepEqual(u.on_approval, { type: 'Run' });
-  const granular = decideIntercepted('/usr/bin/make', ['make'], '/w', base('', { approvalPolicy: parseApprovalPolicy({ granular: { sandbox_approval: false, rules: true } }), sandboxPermissions: 'require_escalated' }));
+  const granular = decideIntercepted(
+    '/usr/bin/make',
+    ['make'],
+    '/w',
+    base('', { approvalPolicy: parseApprovalPolicy({ granular: { sandbox_approval: false, rules: true } }), sandboxPermissions: 'require_escalated' }),
+  );
   assert.deepEqual(granular.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
 });
 
@@ -136,7 +163,12 @@ test('code-loading variables turn a widening escalation into a prompt (LD_PRELOA
   const inPlace = decideIntercepted('/usr/bin/ls', ['ls'], '/w', base('', { env: { LD_PRELOAD: './evil.so' } }));
   assert.deepEqual(inPlace.action, { type: 'Run' });
   // gate-sh's own shim in LD_PRELOAD is not a finding
-  const own = decideIntercepted('/usr/bin/git', ['git', 'status'], '/w', base(rules, { env: { LD_PRELOAD: '/opt/gate/shim.so' }, codeLoading: { own: { LD_PRELOAD: ['/opt/gate/shim.so'] } } }));
+  const own = decideIntercepted(
+    '/usr/bin/git',
+    ['git', 'status'],
+    '/w',
+    base(rules, { env: { LD_PRELOAD: '/opt/gate/shim.so' }, codeLoading: { own: { LD_PRELOAD: ['/opt/gate/shim.so'] } } }),
+  );
   assert.deepEqual(own.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
 });
 
@@ -150,7 +182,10 @@ test('an escalation never runs a program from a writable folder without asking',
     assert.equal(d.action, 'prompt', prog);
     assert.match(d.reason, /writable folder/);
   }
-  assert.deepEqual(decideIntercepted('/work/wsx/git', ['git', 'status'], '/w', base(rules, { codeLoading })).action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
+  assert.deepEqual(decideIntercepted('/work/wsx/git', ['git', 'status'], '/w', base(rules, { codeLoading })).action, {
+    type: 'Escalate',
+    execution: { type: 'Unsandboxed' },
+  });
 });
 
 test('skill scripts: declared permissions only after an approval (session approvals offered); none → turn sandbox', () => {
@@ -162,7 +197,12 @@ test('skill scripts: declared permissions only after an approval (session approv
   assert.deepEqual(d.available_decisions, ['approved', 'approved_for_session', 'denied', 'abort']);
   const none = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base(rules, { skill: {} }));
   assert.deepEqual(none.action, { type: 'Run' }, 'never Unsandboxed by a rule: the turn sandbox');
-  const forbidden = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base('prefix_rule(pattern=["run.sh"], decision="forbidden")', { skill: { permissions: profile } }));
+  const forbidden = decideIntercepted(
+    '/skills/s/scripts/run.sh',
+    ['run.sh'],
+    '/w',
+    base('prefix_rule(pattern=["run.sh"], decision="forbidden")', { skill: { permissions: profile } }),
+  );
   assert.deepEqual(forbidden.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
   const never = decideIntercepted('/skills/s/scripts/run.sh', ['run.sh'], '/w', base('', { approvalPolicy: 'never', skill: { permissions: profile } }));
   assert.deepEqual(never.action, { type: 'Deny', reason: FORBIDDEN_BY_POLICY });
@@ -199,6 +239,11 @@ test('without explicit writable roots, the turn sandbox decides which PATH entri
   assert.equal(ws({ PATH: '/w/node_modules/.bin:/usr/bin' }).action, 'prompt', 'inside the workspace');
   assert.equal(ws({ PATH: '/tmp/x:/usr/bin' }).action, 'prompt', 'a temporary folder');
   assert.equal(ws({ PATH: '/usr/bin' }, '/w/tools/make').action, 'prompt', 'a program the caller could have written');
-  const ro = decideIntercepted('/usr/bin/make', ['make'], '/w', base(rules, { sandboxPolicy: parseSandboxPolicy('read-only'), env: { PATH: '/w/bin:/usr/bin' } }));
+  const ro = decideIntercepted(
+    '/usr/bin/make',
+    ['make'],
+    '/w',
+    base(rules, { sandboxPolicy: parseSandboxPolicy('read-only'), env: { PATH: '/w/bin:/usr/bin' } }),
+  );
   assert.deepEqual(ro.action, ESC, 'read-only: the workspace is not writable from the sandbox');
 });

@@ -20,7 +20,16 @@ const ctxOf = (over: Partial<DecideContext> = {}): DecideContext => ({
 const lc = (script: string, over: Partial<DecideContext> = {}) => decideScript('bash', '-lc', script, ctxOf(over));
 
 test('a script complex only by its shape is decided per exec: nothing asked up front', () => {
-  for (const s of ['git status 2>&1', 'wc -l < README.md', 'ls -la $(echo src)', 'for f in *.md; do wc -l "$f"; done', 'cat <<EOF\nx\nEOF', 'git status 2>/dev/null || echo no', 'git status >&2', 'ls > /dev/null']) {
+  for (const s of [
+    'git status 2>&1',
+    'wc -l < README.md',
+    'ls -la $(echo src)',
+    'for f in *.md; do wc -l "$f"; done',
+    'cat <<EOF\nx\nEOF',
+    'git status 2>/dev/null || echo no',
+    'git status >&2',
+    'ls > /dev/null',
+  ]) {
     const a = lc(s);
     assert.equal(a.per_exec, true, s);
     assert.equal(a.decision, 'allow', s);

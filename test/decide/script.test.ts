@@ -48,12 +48,32 @@ test('forbidden anywhere: Deny with Codex reason texts; overall reason on the or
   assert.equal(a.decision, 'forbidden');
   assert.deepEqual(a.subcommands[1].action, { type: 'Deny', reason: '`rm -rf /some/dir` rejected: policy forbids commands starting with `rm`' });
   assert.equal(a.subcommands[1].execution, null);
-  assert.deepEqual(a.requirement, { type: 'forbidden', reason: "`bash -lc 'git status && rm -rf /some/dir'` rejected: policy forbids commands starting with `rm`" });
+  assert.deepEqual(a.requirement, {
+    type: 'forbidden',
+    reason: "`bash -lc 'git status && rm -rf /some/dir'` rejected: policy forbids commands starting with `rm`",
+  });
 });
 
 test('wrappers are seen through: a forbidden inner command forbids the subcommand', () => {
   const ctx = ctxOf('prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["timeout"])\nprefix_rule(pattern=["env"])');
-  for (const script of ['env rm x', 'env -i PATH=/bin rm x', 'timeout 5 rm x', 'nice rm x', 'nohup rm x', 'xargs rm', 'find . -exec rm {} ;', 'sudo rm x', "bash -c 'rm x'", "bash -c \"bash -c 'rm x'\"", '/bin/rm x', '\\rm x', 'stdbuf -oL rm x', 'nohup rm x &', 'echo "$(rm x)"', 'for i in 1; do rm x; done']) {
+  for (const script of [
+    'env rm x',
+    'env -i PATH=/bin rm x',
+    'timeout 5 rm x',
+    'nice rm x',
+    'nohup rm x',
+    'xargs rm',
+    'find . -exec rm {} ;',
+    'sudo rm x',
+    "bash -c 'rm x'",
+    'bash -c "bash -c \'rm x\'"',
+    '/bin/rm x',
+    '\\rm x',
+    'stdbuf -oL rm x',
+    'nohup rm x &',
+    'echo "$(rm x)"',
+    'for i in 1; do rm x; done',
+  ]) {
     const a = sh(script, ctx);
     assert.equal(a.decision, 'forbidden', `${script}: ${JSON.stringify(a.subcommands.map((s) => s.evaluated))}`);
   }
@@ -155,17 +175,30 @@ test('prompts: execution as requested, available_decisions, amendments', () => {
 test('rule prompts and approval-policy rejections use Codex texts', () => {
   const rules = 'prefix_rule(pattern=["git", "push"], decision="prompt", justification="pushes are reviewed")';
   const a = sh('git push origin main', ctxOf(rules));
-  assert.deepEqual(a.subcommands[0].requirement, { type: 'needs_approval', reason: '`git push origin main` requires approval: pushes are reviewed', proposed_execpolicy_amendment: null });
+  assert.deepEqual(a.subcommands[0].requirement, {
+    type: 'needs_approval',
+    reason: '`git push origin main` requires approval: pushes are reviewed',
+    proposed_execpolicy_amendment: null,
+  });
   const never = sh('git push origin main', ctxOf(rules, { approvalPolicy: 'never' }));
   // Codex's text in the requirement; the denial adds what asked (the rule's justification)
-  assert.equal(never.subcommands[0].requirement.type === 'forbidden' && never.subcommands[0].requirement.reason, 'approval required by policy, but AskForApproval is set to Never');
-  assert.deepEqual(never.subcommands[0].action, { type: 'Deny', reason: 'approval required by policy, but AskForApproval is set to Never: `git push origin main` requires approval: pushes are reviewed' });
+  assert.equal(
+    never.subcommands[0].requirement.type === 'forbidden' && never.subcommands[0].requirement.reason,
+    'approval required by policy, but AskForApproval is set to Never',
+  );
+  assert.deepEqual(never.subcommands[0].action, {
+    type: 'Deny',
+    reason: 'approval required by policy, but AskForApproval is set to Never: `git push origin main` requires approval: pushes are reviewed',
+  });
   // a code-loading variable that asked is named
   const env = sh('GIT_PAGER="sh -c x" git status', ctxOf('', { approvalPolicy: 'never' }));
   const act = env.subcommands[0].action;
   assert.match(act !== 'prompt' && act.type === 'Deny' ? act.reason : '', /Never: .*sets code-loading variables: GIT_PAGER$/);
   const gr: ApprovalPolicy = { reject: { sandbox_approval: false, rules: true, mcp_elicitations: false } };
-  assert.deepEqual(sh('git push origin main', ctxOf(rules, { approvalPolicy: gr })).requirement, { type: 'forbidden', reason: 'approval required by policy rule, but AskForApproval::Granular.rules is false' });
+  assert.deepEqual(sh('git push origin main', ctxOf(rules, { approvalPolicy: gr })).requirement, {
+    type: 'forbidden',
+    reason: 'approval required by policy rule, but AskForApproval::Granular.rules is false',
+  });
 });
 
 test('hardened matching: a forbidden basename rule catches path spellings', () => {
@@ -184,7 +217,17 @@ test('the caller environment: code-loading variables turn an unsandboxed run int
 test('decideScript and a stable JSON shape', () => {
   const a = decideScript('/bin/bash', '-c', 'ls && pwd', ctxOf(''));
   assert.deepEqual(a.command, ['/bin/bash', '-c', 'ls && pwd']);
-  assert.deepEqual(Object.keys(a), ['decision', 'complex', 'complex_reasons', 'command', 'requirement', 'bypass_sandbox', 'subcommands', 'per_exec', 'asked_up_front']);
+  assert.deepEqual(Object.keys(a), [
+    'decision',
+    'complex',
+    'complex_reasons',
+    'command',
+    'requirement',
+    'bypass_sandbox',
+    'subcommands',
+    'per_exec',
+    'asked_up_front',
+  ]);
   assert.deepEqual(JSON.parse(JSON.stringify(a)), a);
   for (const [i, s] of a.subcommands.entries()) assert.equal(s.index, i);
 });

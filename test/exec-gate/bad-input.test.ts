@@ -66,12 +66,21 @@ async function brokenDaemon(mode: 'garbage' | 'no-action' | 'wrong-type' | 'sile
   const sock = dgram.createSocket('unix_dgram', (buf: Buffer, rinfo: { path?: string }) => {
     const id = JSON.parse(buf.toString()).id;
     const out =
-      mode === 'garbage' ? '{"v":1,"id":' : mode === 'no-action' ? JSON.stringify({ v: 1, id, type: 'exec' }) : mode === 'wrong-type' ? JSON.stringify({ v: 1, id, type: 'ack' }) : null;
+      mode === 'garbage'
+        ? '{"v":1,"id":'
+        : mode === 'no-action'
+          ? JSON.stringify({ v: 1, id, type: 'exec' })
+          : mode === 'wrong-type'
+            ? JSON.stringify({ v: 1, id, type: 'ack' })
+            : null;
     if (out && rinfo.path) sock.send(Buffer.from(out), 0, out.length, rinfo.path);
   });
   sock.on('error', () => {});
   sock.bind(paths.requestSock);
-  const gated = withExecGate({ program: '/bin/bash', args: ['-c', '/bin/echo ran; echo rc=$?'], env: { ...te.env, GATE_EXEC_TIMEOUT_MS: '100' } }, { paths, runId: 'r-broken', parentPid: process.pid });
+  const gated = withExecGate(
+    { program: '/bin/bash', args: ['-c', '/bin/echo ran; echo rc=$?'], env: { ...te.env, GATE_EXEC_TIMEOUT_MS: '100' } },
+    { paths, runId: 'r-broken', parentPid: process.pid },
+  );
   const r = await run(gated.program, gated.args, { env: gated.env, cwd: te.dir, timeoutMs: 10_000 });
   sock.close();
   te.cleanup();
@@ -79,7 +88,12 @@ async function brokenDaemon(mode: 'garbage' | 'no-action' | 'wrong-type' | 'sile
 }
 
 test('a malformed, wrong or missing reply fails the exec closed with the reason', async () => {
-  const cases = { garbage: /malformed reply/, 'no-action': /malformed reply from the daemon \(no action\)/, 'wrong-type': /unexpected reply type ack/, silent: /did not answer/ } as const;
+  const cases = {
+    garbage: /malformed reply/,
+    'no-action': /malformed reply from the daemon \(no action\)/,
+    'wrong-type': /unexpected reply type ack/,
+    silent: /did not answer/,
+  } as const;
   for (const [mode, why] of Object.entries(cases)) {
     const r = await brokenDaemon(mode as keyof typeof cases);
     assert.doesNotMatch(r.stdout, /^ran$/m, mode);

@@ -30,14 +30,20 @@ export const ATTEMPTS: [string, string][] = [
 /** Beyond the issue's list: paths the hooks do not see, closed by the library's constructor. */
 export const CONSTRUCTOR_ATTEMPTS: [string, string][] = [
   // a raw execve syscall from a dynamically linked program that keeps its environment
-  ['raw execve syscall', `python3 -c 'import ctypes,os,sys; l=ctypes.CDLL(None); a=(ctypes.c_char_p*3)(b"/bin/rm", sys.argv[1].encode(), None); e=(ctypes.c_char_p*(len(os.environ)+1))(*[("%s=%s"%kv).encode() for kv in os.environ.items()], None); l.syscall(59, b"/bin/rm", a, e); print("execve failed")' "$T"`],
+  [
+    'raw execve syscall',
+    `python3 -c 'import ctypes,os,sys; l=ctypes.CDLL(None); a=(ctypes.c_char_p*3)(b"/bin/rm", sys.argv[1].encode(), None); e=(ctypes.c_char_p*(len(os.environ)+1))(*[("%s=%s"%kv).encode() for kv in os.environ.items()], None); l.syscall(59, b"/bin/rm", a, e); print("execve failed")' "$T"`,
+  ],
   ['posix_spawn from python', `python3 -c 'import os,sys; pid=os.posix_spawn("/bin/rm", ["rm", sys.argv[1]], os.environ); os.waitpid(pid, 0)' "$T"`],
   ['popen from python', `python3 -c 'import os,sys; print(os.popen("rm " + sys.argv[1]).read())' "$T"`],
   // the program under another name: a symlink is resolved (a copy or hard link is not covered: README)
   ['symlink to rm', `ln -sf /bin/rm "./alias-$T" && "./alias-$T" "$T"`],
   // exec by descriptor: python's os.execve(fd, ...) is fexecve; execveat through libc (dirfd + name)
   ['fexecve from python', `python3 -c 'import os,sys; fd=os.open("/bin/rm", os.O_RDONLY); os.execve(fd, ["rm", sys.argv[1]], dict(os.environ))' "$T"`],
-  ['execveat from libc', `python3 -c 'import ctypes,os,sys; l=ctypes.CDLL(None); d=os.open("/bin", os.O_RDONLY|os.O_DIRECTORY); a=(ctypes.c_char_p*3)(b"rm", sys.argv[1].encode(), None); e=(ctypes.c_char_p*(len(os.environ)+1))(*[("%s=%s"%kv).encode() for kv in os.environ.items()], None); l.execveat(d, b"rm", a, e, 0); print("execveat failed")' "$T"`],
+  [
+    'execveat from libc',
+    `python3 -c 'import ctypes,os,sys; l=ctypes.CDLL(None); d=os.open("/bin", os.O_RDONLY|os.O_DIRECTORY); a=(ctypes.c_char_p*3)(b"rm", sys.argv[1].encode(), None); e=(ctypes.c_char_p*(len(os.environ)+1))(*[("%s=%s"%kv).encode() for kv in os.environ.items()], None); l.execveat(d, b"rm", a, e, 0); print("execveat failed")' "$T"`,
+  ],
 ];
 
 /** Literal: the script as given to gate-sh. Hidden: the same lines in a file run by `bash ./file`, so

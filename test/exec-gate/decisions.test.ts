@@ -15,7 +15,9 @@ import { killAll, startDaemon } from '../helpers/daemon.js';
 const asked = (prompts: Record<string, any>[], word: string) => prompts.filter((p) => JSON.stringify(p.command).includes(word));
 
 test('asked once: in pre-flight, at exec time (own approval id), or up front by a nested shell', async (t) => {
-  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["touch"], decision="prompt")', 'prefix_rule(pattern=["bash"], decision="allow")'], autoApprove: true }));
+  const rig = await startDaemon(
+    execGateOptions({ rules: ['prefix_rule(pattern=["touch"], decision="prompt")', 'prefix_rule(pattern=["bash"], decision="allow")'], autoApprove: true }),
+  );
   t.after(async () => (killAll(), rig.close()));
 
   const pre = await gateSh(rig, 'touch one');

@@ -25,7 +25,9 @@ const ESC = escFixture();
 async function escRig(approve = false): Promise<{ rig: DaemonProc; esc: string; daemonPid: number }> {
   const esc = ESC;
   // `bash` allowed: a script file run by bash is decided at exec time, line by line, by the exec gate
-  const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["${esc}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")'], autoApprove: approve }));
+  const rig = await startDaemon(
+    execGateOptions({ rules: [`prefix_rule(pattern=["${esc}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")'], autoApprove: approve }),
+  );
   const daemonPid = Number(readFileSync(rig.paths.pidFile, 'utf8').trim());
   return { rig, esc, daemonPid };
 }
@@ -147,10 +149,16 @@ print(json.dumps(json.loads(data[4:].decode())))
 `;
 
 test('inside the turn sandbox (bubblewrap): rm is denied, writes outside fail, an allowed command escalates out of it', async (t) => {
-  const rig = await startDaemon(execGateOptions({
-    rules: [`prefix_rule(pattern=["${ESC}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["rm"], decision="forbidden")'],
-    config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n',
-  }));
+  const rig = await startDaemon(
+    execGateOptions({
+      rules: [
+        `prefix_rule(pattern=["${ESC}"], decision="allow")`,
+        'prefix_rule(pattern=["bash"], decision="allow")',
+        'prefix_rule(pattern=["rm"], decision="forbidden")',
+      ],
+      config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n',
+    }),
+  );
   t.after(async () => (killAll(), rig.close()));
   const outside = join(rig.te.dir, 'outside');
   writeFileSync(join(rig.ws, 'victim'), 'x');

@@ -14,7 +14,12 @@ import { type DaemonOptions, type DaemonProc, track } from '../helpers/daemon.js
  * autostart and, unless a config.toml says otherwise, no turn sandbox (these tests are about the exec gate).
  */
 export function execGateOptions(o: { rules: string[]; autoApprove?: boolean; env?: Record<string, string>; config?: string }): DaemonOptions {
-  const env = { ...(o.config ? {} : { GATE_SANDBOX_MODE: 'danger-full-access' }), GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1', ...(o.env ?? {}) };
+  const env = {
+    ...(o.config ? {} : { GATE_SANDBOX_MODE: 'danger-full-access' }),
+    GATE_APPROVAL_POLICY: 'on-request',
+    GATE_NO_AUTOSTART: '1',
+    ...(o.env ?? {}),
+  };
   return { rules: o.rules, config: o.config, env, workspace: 'w', autoApprove: o.autoApprove };
 }
 
@@ -40,7 +45,11 @@ export interface Result {
   stderr: string;
 }
 
-export function run(program: string, args: string[], o: { env: Record<string, string>; cwd: string; input?: string | Buffer; timeoutMs?: number }): Promise<Result> {
+export function run(
+  program: string,
+  args: string[],
+  o: { env: Record<string, string>; cwd: string; input?: string | Buffer; timeoutMs?: number },
+): Promise<Result> {
   return new Promise((resolve) => {
     const child = track(spawn(program, args, { env: o.env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'] }));
     let stdout = '';
@@ -71,7 +80,11 @@ export function run(program: string, args: string[], o: { env: Record<string, st
 /** How long a result waits, after its process exited, for the pipes to be read to their end. */
 const RUN_GRACE_MS = 2000;
 
-export function gateSh(rig: DaemonProc, script: string, o: { input?: string | Buffer; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<Result> {
+export function gateSh(
+  rig: DaemonProc,
+  script: string,
+  o: { input?: string | Buffer; env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<Result> {
   return run(GATE_SH, ['-c', script], { env: { ...rig.env, ...(o.env ?? {}) }, cwd: o.cwd ?? rig.ws, input: o.input, timeoutMs: o.timeoutMs });
 }
 

@@ -22,7 +22,8 @@ let bin = '';
 
 before(() => {
   bin = mkdtempSync(join(tmpdir(), 'gate-kernel-bin-'));
-  for (const p of PROGRAMS) execFileSync('gcc', ['-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, p), join(ROOT, 'test', 'exec-gate', 'programs', `${p}.c`)]);
+  for (const p of PROGRAMS)
+    execFileSync('gcc', ['-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, p), join(ROOT, 'test', 'exec-gate', 'programs', `${p}.c`)]);
   process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
 });
 
@@ -34,20 +35,32 @@ const ALLOW_RM = ['prefix_rule(pattern=["rm"], decision="allow")', ...ALLOWED];
 const SPELLINGS: [string, string][] = [
   ['static program, execve with an empty environment', `"$B/static-exec" /bin/rm rm -f "$T"`],
   ['static program, execveat(fd, "", AT_EMPTY_PATH)', `"$B/static-execveat" /bin/rm rm -f "$T"`],
-  ['python raw execve syscall, environment dropped', `python3 -c 'import ctypes,sys; l=ctypes.CDLL(None); a=(ctypes.c_char_p*4)(b"rm", b"-f", sys.argv[1].encode(), None); e=(ctypes.c_char_p*1)(None); l.syscall(59, b"/bin/rm", a, e); print("execve failed")' "$T"`],
+  [
+    'python raw execve syscall, environment dropped',
+    `python3 -c 'import ctypes,sys; l=ctypes.CDLL(None); a=(ctypes.c_char_p*4)(b"rm", b"-f", sys.argv[1].encode(), None); e=(ctypes.c_char_p*1)(None); l.syscall(59, b"/bin/rm", a, e); print("execve failed")' "$T"`,
+  ],
   // a #! script named rm (made by the test: see prepareCopies) that removes its argument through python
   ['static program exec of a script named rm', `"$B/static-exec" ./rm rm -f "$T"`],
   ['descriptors all closed, then execve', `"$B/closefds" /bin/rm rm -f "$T"`],
   // programs known by what they are (src/script/in-process.ts): the loader as a program, a multi-call binary
   ['the dynamic loader run as the program', `${LOADER} /bin/rm -f "$T"`],
-  ['the dynamic loader through python os.posix_spawn', `python3 -c 'import os,sys; p=os.posix_spawn("${LOADER}", ["ld.so", "/bin/rm", "-f", sys.argv[1]], {}); os.waitpid(p, 0)' "$T"`],
+  [
+    'the dynamic loader through python os.posix_spawn',
+    `python3 -c 'import os,sys; p=os.posix_spawn("${LOADER}", ["ld.so", "/bin/rm", "-f", sys.argv[1]], {}); os.waitpid(p, 0)' "$T"`,
+  ],
   ['busybox rm', `busybox rm -f "$T"`],
   // the same bytes under another name (src/daemon/program-identity.ts); the files are made before the run
   ['a copy of rm', `./copy-of-rm -f "$T"`],
   ['a hard link to rm', `./link-to-rm -f "$T"`],
   ['a renamed rm', `./renamed-rm -f "$T"`],
-  ['a memfd holding rm, exec\'d as "ls" (python fexecve)', `python3 -c 'import os,sys; fd=os.memfd_create("x"); os.write(fd, open("/bin/rm","rb").read()); os.execve(fd, ["ls", "-f", sys.argv[1]], dict(os.environ))' "$T"`],
-  ['a memfd holding rm, from a static program (execveat AT_EMPTY_PATH)', `python3 -c 'import os,sys; fd=os.memfd_create("x", 0); os.write(fd, open("/bin/rm","rb").read()); os.set_inheritable(fd, True); os.execv(sys.argv[2], [sys.argv[2], "/proc/self/fd/%d" % fd, "ls", "-f", sys.argv[1]])' "$T" "$B/static-execveat"`],
+  [
+    'a memfd holding rm, exec\'d as "ls" (python fexecve)',
+    `python3 -c 'import os,sys; fd=os.memfd_create("x"); os.write(fd, open("/bin/rm","rb").read()); os.execve(fd, ["ls", "-f", sys.argv[1]], dict(os.environ))' "$T"`,
+  ],
+  [
+    'a memfd holding rm, from a static program (execveat AT_EMPTY_PATH)',
+    `python3 -c 'import os,sys; fd=os.memfd_create("x", 0); os.write(fd, open("/bin/rm","rb").read()); os.set_inheritable(fd, True); os.execv(sys.argv[2], [sys.argv[2], "/proc/self/fd/%d" % fd, "ls", "-f", sys.argv[1]])' "$T" "$B/static-execveat"`,
+  ],
 ];
 
 /** The copies of rm and the script named rm that the spellings above run, made in the workspace by the test
@@ -99,7 +112,10 @@ for (const mode of MODES) {
       // read-only: rm runs, and the sandbox (not the gate) keeps the file — unless an allowed interpreter
       // was escalated out of the sandbox, where its rm removes it
       // (rm's own status 1 where it cannot say why: it ran with every descriptor closed)
-      const ran = r.removed || (mode === 'read-only' && (/: cannot remove .*(Read-only file system|Permission denied|Operation not permitted)/.test(r.stderr) || /^status=1$/m.test(r.stdout)));
+      const ran =
+        r.removed ||
+        (mode === 'read-only' &&
+          (/: cannot remove .*(Read-only file system|Permission denied|Operation not permitted)/.test(r.stderr) || /^status=1$/m.test(r.stdout)));
       assert.ok(ran, `${SPELLINGS[i][0]} did not run (exit ${r.code}): ${r.stderr}`);
     });
   });
@@ -144,7 +160,11 @@ test('kernel layer: the supervisor killed mid-run: the run ends with a clear err
   // (a shell started with an empty environment, so without the LD_PRELOAD layer, whose requests went through
   // the supervisor and would be refused first)
   // and a bash with the LD_PRELOAD layer, whose request the gone supervisor cannot relay
-  const pending = gateSh(rig, `"${bin}/static-exec" /bin/sh sh -c 'echo > ready; while [ ! -e go ]; do :; done; /bin/rm -f keep 2> rm-error; echo "rm=$?" > after' & (trap '' HUP TERM; while [ ! -e go ]; do :; done; /bin/true 2> shim-error) & sleep 60`, { timeoutMs: 30_000 });
+  const pending = gateSh(
+    rig,
+    `"${bin}/static-exec" /bin/sh sh -c 'echo > ready; while [ ! -e go ]; do :; done; /bin/rm -f keep 2> rm-error; echo "rm=$?" > after' & (trap '' HUP TERM; while [ ! -e go ]; do :; done; /bin/true 2> shim-error) & sleep 60`,
+    { timeoutMs: 30_000 },
+  );
   await waitFor(() => existsSync(join(rig.ws, 'ready')) || undefined, 'the run to start');
   const mine = await waitFor(() => supervisors().filter((p) => !before.has(p))[0], 'the supervisor');
   process.kill(mine, 'SIGKILL');
@@ -157,7 +177,10 @@ test('kernel layer: the supervisor killed mid-run: the run ends with a clear err
   assert.match(readFileSync(join(rig.ws, 'after'), 'utf8'), /rm=12[67]/);
   // with its listener gone the kernel fails the notifying execve with ENOSYS
   assert.match(readFileSync(join(rig.ws, 'rm-error'), 'utf8'), /Function not implemented/);
-  await waitFor(() => readFileSync(join(rig.ws, 'shim-error'), { encoding: 'utf8', flag: 'a+' }).includes('supervisor') || undefined, 'the LD_PRELOAD layer to fail closed');
+  await waitFor(
+    () => readFileSync(join(rig.ws, 'shim-error'), { encoding: 'utf8', flag: 'a+' }).includes('supervisor') || undefined,
+    'the LD_PRELOAD layer to fail closed',
+  );
   assert.match(readFileSync(join(rig.ws, 'shim-error'), 'utf8'), /gate-sh: exec gate: \/bin\/true: the exec supervisor of this run is gone/);
 });
 

@@ -43,7 +43,11 @@ function execRecords(rig: DaemonProc, argv: string[]): number {
 
 /** [name, script, the argv of the exec both layers see] */
 const CASES: [string, string, string[]][] = [
-  ['python os.posix_spawn of python3', `python3 -c 'import os; p=os.posix_spawn("/usr/bin/python3", ["python3", "-c", "pass", "m-py"], dict(os.environ)); print("status=%d" % os.waitpid(p, 0)[1])'`, ['python3', '-c', 'pass', 'm-py']],
+  [
+    'python os.posix_spawn of python3',
+    `python3 -c 'import os; p=os.posix_spawn("/usr/bin/python3", ["python3", "-c", "pass", "m-py"], dict(os.environ)); print("status=%d" % os.waitpid(p, 0)[1])'`,
+    ['python3', '-c', 'pass', 'm-py'],
+  ],
   ['posix_spawn from a C program', `"$B/spawner" spawn /bin/echo echo m-spawn`, ['echo', 'm-spawn']],
   ['system()', `"$B/spawner" system 'echo m-system'`, ['sh', '-c', 'echo m-system']],
   ['popen()', `"$B/spawner" popen 'echo m-popen'`, ['sh', '-c', 'echo m-popen']],
@@ -72,7 +76,9 @@ for (const [mode, rules, how] of [
 
 test('the pairing cannot be forged: Run for `true`, then an exec of rm (itself or a vfork child) meets the rm rule', async (t) => {
   for (const decision of ['forbidden', 'allow'] as const) {
-    const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], autoApprove: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
+    const rig = await startDaemon(
+      execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], autoApprove: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } }),
+    );
     t.after(async () => (killAll(), rig.close()));
     for (const how of ['self', 'vfork']) {
       const target = `target-${how}`;

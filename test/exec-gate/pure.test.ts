@@ -9,7 +9,10 @@ import { gatePaths } from '../../src/protocol/paths.js';
 const paths = gatePaths({ XDG_RUNTIME_DIR: '/run/u', GATE_HOME: '/h' });
 
 test('withExecGate: the gate first in LD_PRELOAD and PATH, socket paths, run id, the checked mark', () => {
-  const p = withExecGate({ program: '/bin/bash', args: ['-c', 'x'], env: { PATH: '/usr/bin:/bin', LD_PRELOAD: '/x.so', GATE_CHECKED: 'stale', GATE_ESCALATE: 'stale' } }, { paths, runId: 'r-1', parentPid: 42 });
+  const p = withExecGate(
+    { program: '/bin/bash', args: ['-c', 'x'], env: { PATH: '/usr/bin:/bin', LD_PRELOAD: '/x.so', GATE_CHECKED: 'stale', GATE_ESCALATE: 'stale' } },
+    { paths, runId: 'r-1', parentPid: 42 },
+  );
   assert.equal(p.env.LD_PRELOAD, `${LIBGATE}:/x.so`);
   assert.equal(p.env.PATH, `${SHIM_BIN}:/usr/bin:/bin`);
   assert.equal(p.env.GATE_RUN, 'r-1');
@@ -34,19 +37,35 @@ test('withExecGate: the gate first in LD_PRELOAD and PATH, socket paths, run id,
 });
 
 test('withExecGate through bubblewrap: the wrapper is marked, the program after -- is let through once', () => {
-  const p = withExecGate({ program: '/usr/bin/bwrap', args: ['--ro-bind', '/', '/', '--', '/bin/bash', '-c', 'x'], env: {} }, { paths, runId: 'r', parentPid: 0 });
+  const p = withExecGate(
+    { program: '/usr/bin/bwrap', args: ['--ro-bind', '/', '/', '--', '/bin/bash', '-c', 'x'], env: {} },
+    { paths, runId: 'r', parentPid: 0 },
+  );
   assert.equal(p.env.GATE_CHECKED, '0:/usr/bin/bwrap');
   assert.equal(p.env.GATE_THEN, '/bin/bash');
   // the shims stay readable inside, whatever the profile reads
   assert.deepEqual(p.args, ['/usr/bin/bwrap', '--ro-bind', '/', '/', '--ro-bind', SHIMS_DIR, SHIMS_DIR, '--', '/bin/bash', '-c', 'x']);
 });
 
-test('escalationEnv: code-loading variables are what the decision saw, or dropped; the gate\'s own are removed', () => {
-  const sent = ['HOME=/root', `LD_PRELOAD=${LIBGATE}:/tmp/evil.so`, 'PYTHONPATH=/tmp/p', 'PATH=/tmp/bin:/usr/bin', 'GATE_RUN=r', 'TERM=xterm', 'BASH_ENV=/w/rc'];
+test("escalationEnv: code-loading variables are what the decision saw, or dropped; the gate's own are removed", () => {
+  const sent = [
+    'HOME=/root',
+    `LD_PRELOAD=${LIBGATE}:/tmp/evil.so`,
+    'PYTHONPATH=/tmp/p',
+    'PATH=/tmp/bin:/usr/bin',
+    'GATE_RUN=r',
+    'TERM=xterm',
+    'BASH_ENV=/w/rc',
+  ];
   const { env, corrected } = escalationEnv({ sent, decided: { PATH: '/usr/bin', BASH_ENV: '/w/rc' }, lib: LIBGATE, fallbackPath: '/bin' });
   assert.deepEqual(env, { HOME: '/root', PATH: '/usr/bin', TERM: 'xterm', BASH_ENV: '/w/rc' });
   assert.deepEqual(corrected.sort(), ['LD_PRELOAD', 'PATH', 'PYTHONPATH']);
-  const same = escalationEnv({ sent: ['PATH=/opt/x:/usr/bin', `LD_PRELOAD=${LIBGATE}`], decided: { PATH: '/opt/x:/usr/bin' }, lib: LIBGATE, fallbackPath: '/bin' });
+  const same = escalationEnv({
+    sent: ['PATH=/opt/x:/usr/bin', `LD_PRELOAD=${LIBGATE}`],
+    decided: { PATH: '/opt/x:/usr/bin' },
+    lib: LIBGATE,
+    fallbackPath: '/bin',
+  });
   assert.deepEqual(same, { env: { PATH: '/opt/x:/usr/bin' }, corrected: [] });
   const none = escalationEnv({ sent: ['PATH=/opt/x:/usr/bin'], lib: LIBGATE, fallbackPath: '/usr/bin:/bin' });
   assert.equal(none.env.PATH, '/usr/bin:/bin');
@@ -54,7 +73,16 @@ test('escalationEnv: code-loading variables are what the decision saw, or droppe
 
 test('decodeWire: base64 fields decoded (invalid bytes become U+FFFD, and such commands are lossy)', () => {
   const b = (x: Buffer | string) => Buffer.from(x).toString('base64');
-  const m = decodeWire({ v: 1, id: 'i', type: 'exec', encoding: 'base64', program: b('/usr/bin/rm'), argv: [b('rm'), b(Buffer.from([0x74, 0xff]))], cwd: b('/w'), env: { PATH: b('/bin') } });
+  const m = decodeWire({
+    v: 1,
+    id: 'i',
+    type: 'exec',
+    encoding: 'base64',
+    program: b('/usr/bin/rm'),
+    argv: [b('rm'), b(Buffer.from([0x74, 0xff]))],
+    cwd: b('/w'),
+    env: { PATH: b('/bin') },
+  });
   assert.equal(m.program, '/usr/bin/rm');
   assert.deepEqual(m.argv, ['rm', 't\uFFFD']);
   assert.deepEqual(m.env, { PATH: '/bin' });

@@ -34,8 +34,10 @@ out['still'] = mine(os.getpid())
 print(json.dumps(out))
 `;
 
-test('one reply socket per asking process, never a parent\'s, none left after exit', async (t) => {
-  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")', 'prefix_rule(pattern=["bash"], decision="allow")'] }));
+test("one reply socket per asking process, never a parent's, none left after exit", async (t) => {
+  const rig = await startDaemon(
+    execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")', 'prefix_rule(pattern=["bash"], decision="allow")'] }),
+  );
   t.after(async () => (killAll(), rig.close()));
   writeFileSync(join(rig.ws, 'asks.py'), SCRIPT);
   writeFileSync(join(rig.ws, 'asks.sh'), 'python3 ./asks.py\n');
@@ -80,7 +82,9 @@ os.write(9, ('%s %s %d\\n' % (codes, fds, fd)).encode())
 
 test('an answer too large for the reply buffer or for a datagram is fetched again over the stream socket', async (t) => {
   // a nested shell's pre-flight answer lists every subcommand: ~0.1 KB each
-  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["true"], decision="allow")'] }));
+  const rig = await startDaemon(
+    execGateOptions({ rules: ['prefix_rule(pattern=["bash"], decision="allow")', 'prefix_rule(pattern=["true"], decision="allow")'] }),
+  );
   t.after(async () => (killAll(), rig.close()));
   const script = (n: number) => Array.from({ length: n }, (_, i) => `true ${i}`).join('; ') + `; echo done${n}`;
   writeFileSync(join(rig.ws, 'nested.sh'), `bash -c '${script(150)}'\nbash -c '${script(1500)}'\n`);

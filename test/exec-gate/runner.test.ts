@@ -41,7 +41,13 @@ test('grants run as decided: Unsandboxed as is, TurnDefault and Permissions insi
   mkdirSync(work);
   mkdirSync(outside);
   const logs: string[] = [];
-  const server = new EscalationServer({ paths, env: te.env, turnPolicy: () => ({ type: 'read-only' }), bwrap: () => findBwrap(te.env), log: (l) => logs.push(l) });
+  const server = new EscalationServer({
+    paths,
+    env: te.env,
+    turnPolicy: () => ({ type: 'read-only' }),
+    bwrap: () => findBwrap(te.env),
+    log: (l) => logs.push(l),
+  });
   await server.start();
   t.after(async () => (await server.close(), te.cleanup()));
   const client = join(te.dir, 'client.py');
@@ -49,8 +55,20 @@ test('grants run as decided: Unsandboxed as is, TurnDefault and Permissions insi
   let n = 0;
   const escalate = async (execution: EscalationExecution, script: string, o: { nfds?: number; cwd?: string; grantCwd?: string } = {}) => {
     const token = `tok-${++n}`;
-    server.grant({ token, run_id: 'r-test', program: '/bin/sh', argv: ['sh', '-c', script], cwd: o.grantCwd ?? work, execution, expires_at: Date.now() + 30_000 });
-    const r = await run('/usr/bin/python3', [client, token, String(o.nfds ?? 3)], { env: { ...te.env, ESC_SOCK: paths.escalateSock }, cwd: o.cwd ?? work, timeoutMs: 20_000 });
+    server.grant({
+      token,
+      run_id: 'r-test',
+      program: '/bin/sh',
+      argv: ['sh', '-c', script],
+      cwd: o.grantCwd ?? work,
+      execution,
+      expires_at: Date.now() + 30_000,
+    });
+    const r = await run('/usr/bin/python3', [client, token, String(o.nfds ?? 3)], {
+      env: { ...te.env, ESC_SOCK: paths.escalateSock },
+      cwd: o.cwd ?? work,
+      timeoutMs: 20_000,
+    });
     return { ...r, token };
   };
 
@@ -63,14 +81,20 @@ test('grants run as decided: Unsandboxed as is, TurnDefault and Permissions insi
   assert.match(turn.stdout, /touch=[12]\n/, turn.stderr); // dash: 2 for a failed redirection
   assert.ok(!existsSync(join(outside, 'turn')), 'TurnDefault (read-only) wrote outside');
 
-  const perms = await escalate({ type: 'Permissions', profile: { file_system: { write: [outside] } } }, `: > ${outside}/perm; echo touch=$?; (: > ${work}/no) 2>/dev/null; echo work=$?`);
+  const perms = await escalate(
+    { type: 'Permissions', profile: { file_system: { write: [outside] } } },
+    `: > ${outside}/perm; echo touch=$?; (: > ${work}/no) 2>/dev/null; echo work=$?`,
+  );
   assert.match(perms.stdout, /touch=0/, perms.stderr);
   assert.match(perms.stdout, /work=[12]\n/, perms.stderr);
   assert.ok(existsSync(join(outside, 'perm')));
 
   // a profile that reads almost nothing still loads the gate: the exec inside meets it (and, with no
   // daemon here, fails closed) instead of running ungated
-  const narrow = await escalate({ type: 'Permissions', profile: { file_system: { read: [work], write: [outside] } } }, `touch ${outside}/narrow; echo touch=$?`);
+  const narrow = await escalate(
+    { type: 'Permissions', profile: { file_system: { read: [work], write: [outside] } } },
+    `touch ${outside}/narrow; echo touch=$?`,
+  );
   assert.match(narrow.stdout, /touch=126/, narrow.stderr);
   assert.match(narrow.stderr, /gate-sh: exec gate: touch .*narrow: the gate-sh daemon is not reachable/);
   assert.ok(!existsSync(join(outside, 'narrow')));

@@ -56,9 +56,23 @@ test('pager and editor variables are judged by their values: a program that runs
   assert.deepEqual(names({ PAGER: 'cat', GIT_PAGER: 'cat', GH_PAGER: 'cat', MANPAGER: 'cat', GIT_EDITOR: 'true', EDITOR: ':' }), []);
   assert.deepEqual(names({ PAGER: 'less -R', GIT_PAGER: '', SYSTEMD_PAGER: 'less', VISUAL: 'true', GIT_SEQUENCE_EDITOR: 'true' }), []);
   // anything else still loads code, and says which variable
-  const bad = { PAGER: '/tmp/evil', GIT_PAGER: 'sh -c "rm -rf ~"', GH_PAGER: 'cat; rm x', MANPAGER: './cat', EDITOR: 'vim', GIT_EDITOR: 'true; rm x', VISUAL: 'less +!rm' };
+  const bad = {
+    PAGER: '/tmp/evil',
+    GIT_PAGER: 'sh -c "rm -rf ~"',
+    GH_PAGER: 'cat; rm x',
+    MANPAGER: './cat',
+    EDITOR: 'vim',
+    GIT_EDITOR: 'true; rm x',
+    VISUAL: 'less +!rm',
+  };
   assert.deepEqual(names(bad), Object.keys(bad).sort());
   assert.match(codeLoadingVariables({ GIT_PAGER: 'sh -c x' })[0].reason, /^GIT_PAGER can make/);
   // values only matter for pagers and editors: the loader, shells and interpreters stay judged by name
-  assert.deepEqual(names({ LD_PRELOAD: 'cat', BASH_ENV: 'true', PYTHONSTARTUP: 'cat', NODE_OPTIONS: '--require ./x.js', LESSOPEN: 'cat' }), ['BASH_ENV', 'LD_PRELOAD', 'LESSOPEN', 'NODE_OPTIONS', 'PYTHONSTARTUP']);
+  assert.deepEqual(names({ LD_PRELOAD: 'cat', BASH_ENV: 'true', PYTHONSTARTUP: 'cat', NODE_OPTIONS: '--require ./x.js', LESSOPEN: 'cat' }), [
+    'BASH_ENV',
+    'LD_PRELOAD',
+    'LESSOPEN',
+    'NODE_OPTIONS',
+    'PYTHONSTARTUP',
+  ]);
 });

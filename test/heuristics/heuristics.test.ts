@@ -33,8 +33,19 @@ test('git opt-in never makes overrides, pagers, output files or mutations safe',
 });
 
 test('gate-sh is stricter than Codex on option clusters that write files or run programs', () => {
-  for (const c of [['rg', '-nz', 'x'], ['rg', '-zn', 'x'], ['base64', '-do', 'out'], ['base64', '-io', 'x']]) assert.equal(isKnownSafeCommand(c), false, label(c));
-  for (const c of [['rg', '-n', 'x'], ['base64', '-d', 'f'], ['base64', '-w0', 'f']]) assert.equal(isKnownSafeCommand(c), true, label(c));
+  for (const c of [
+    ['rg', '-nz', 'x'],
+    ['rg', '-zn', 'x'],
+    ['base64', '-do', 'out'],
+    ['base64', '-io', 'x'],
+  ])
+    assert.equal(isKnownSafeCommand(c), false, label(c));
+  for (const c of [
+    ['rg', '-n', 'x'],
+    ['base64', '-d', 'f'],
+    ['base64', '-w0', 'f'],
+  ])
+    assert.equal(isKnownSafeCommand(c), true, label(c));
 });
 
 test('bare names only: a path-qualified safe program is never safe', () => {

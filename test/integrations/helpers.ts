@@ -1,7 +1,6 @@
 /** MCP clients (the SDK's own Client over real stdio spawning `gate mcp`) and JSON-RPC host drivers. Test-only. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
@@ -17,7 +16,15 @@ export interface McpSession {
   /** wait this long before answering (a human reading the prompt) */
   answerDelayMs: number;
   stderr(): string;
-  shell(args: { command: string; workdir: string; timeout_ms?: number; login?: boolean; sandbox_permissions?: string; justification?: string; additional_permissions?: unknown }): Promise<{ exit_code: number; output: string; timed_out: boolean; duration: { secs: number; nanos: number } }>;
+  shell(args: {
+    command: string;
+    workdir: string;
+    timeout_ms?: number;
+    login?: boolean;
+    sandbox_permissions?: string;
+    justification?: string;
+    additional_permissions?: unknown;
+  }): Promise<{ exit_code: number; output: string; timed_out: boolean; duration: { secs: number; nanos: number } }>;
   close(): Promise<void>;
 }
 

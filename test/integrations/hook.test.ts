@@ -7,12 +7,15 @@ import assert from 'node:assert/strict';
 import { approveConsole, runGate } from '../daemon/helpers.js';
 import { startDaemon } from '../helpers/daemon.js';
 
-const RULES = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
+const RULES =
+  'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
 
 const rig = () => startDaemon({ rules: RULES, rulesFile: 'team.rules' });
 
-const claude = (command: string, cwd = '/tmp') => JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'x' }, cwd });
-const gemini = (command: string, cwd = '/tmp') => JSON.stringify({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command }, cwd });
+const claude = (command: string, cwd = '/tmp') =>
+  JSON.stringify({ session_id: 's', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command, description: 'x' }, cwd });
+const gemini = (command: string, cwd = '/tmp') =>
+  JSON.stringify({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command }, cwd });
 
 test('hook claude-code: allow by rule, deny by rule with its justification, ask where gate-sh would ask', async () => {
   const d = await rig();

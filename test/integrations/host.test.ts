@@ -54,7 +54,13 @@ test('gate host: approvals as JSON-RPC requests, every answer form, policy metho
     ran = run('mkdir made');
     req = await h.next(isApproval, 'an approval request with an amendment');
     assert.deepEqual(req.params.proposedExecpolicyAmendment, ['mkdir', 'made']);
-    assert.deepEqual(req.params.availableDecisions, ['accept', 'acceptForSession', { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['mkdir', 'made'] } }, 'decline', 'cancel']);
+    assert.deepEqual(req.params.availableDecisions, [
+      'accept',
+      'acceptForSession',
+      { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['mkdir', 'made'] } },
+      'decline',
+      'cancel',
+    ]);
     // the proposed rule is what is saved, whatever prefix the host sends
     h.send({ jsonrpc: '2.0', id: req.id, result: { decision: { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['mkdir'] } } } });
     r = await ran;
@@ -81,7 +87,12 @@ test('gate host: approvals as JSON-RPC requests, every answer form, policy metho
 
     // sandboxPolicy/set (Codex shape), config/read, status/read
     const sp = await h.call('sandboxPolicy/set', { sandboxPolicy: { type: 'workspace-write', writable_roots: ['/srv'], network_access: true } });
-    assert.deepEqual(sp.result.config.sandbox_workspace_write, { writable_roots: ['/srv'], network_access: true, exclude_tmpdir_env_var: false, exclude_slash_tmp: false });
+    assert.deepEqual(sp.result.config.sandbox_workspace_write, {
+      writable_roots: ['/srv'],
+      network_access: true,
+      exclude_tmpdir_env_var: false,
+      exclude_slash_tmp: false,
+    });
     assert.equal((await h.call('config/read')).result.config.sandbox_mode, 'workspace-write');
     assert.deepEqual((await h.call('status/read')).result.status.approvers, ['ide']);
 

@@ -22,8 +22,13 @@ const prompt = (over: Partial<PromptEvent> = {}): PromptEvent => ({
 });
 
 test('elicitation: Codex message and schema, extra lines, decisions offered as an optional enum', () => {
-  const e = elicitationFor(prompt({ reason: 'why', matched_rule: 'f.rules:2', risk_assessment: { summary: 'builds', risk_level: 'low' }, amendment_rule: 'prefix_rule(...)' }));
-  assert.equal(e.message, 'Allow agent to run `cargo build` in `/w`?\nReason: why\nRule: f.rules:2\nRisk: low: builds\n"approved_execpolicy_amendment" saves: prefix_rule(...)');
+  const e = elicitationFor(
+    prompt({ reason: 'why', matched_rule: 'f.rules:2', risk_assessment: { summary: 'builds', risk_level: 'low' }, amendment_rule: 'prefix_rule(...)' }),
+  );
+  assert.equal(
+    e.message,
+    'Allow agent to run `cargo build` in `/w`?\nReason: why\nRule: f.rules:2\nRisk: low: builds\n"approved_execpolicy_amendment" saves: prefix_rule(...)',
+  );
   assert.equal(e.requestedSchema.title, 'Execution Permission Request');
   assert.deepEqual(e.requestedSchema.properties.reason, { type: 'string', description: 'Optional reason for allowing or denying execution' });
   assert.deepEqual(e.requestedSchema.properties.decision.enum, ['approved', 'approved_for_session', 'approved_execpolicy_amendment']);
@@ -43,18 +48,33 @@ test('elicitation answers: accept/decline/cancel, chosen approvals only when off
   assert.equal(decisionForElicitation(p, { action: 'accept', content: { decision: 'approved_for_session' } }), 'approved_for_session');
   assert.deepEqual(decisionForElicitation(p, { action: 'accept', content: { decision: 'approved_execpolicy_amendment' } }), AMEND);
   assert.equal(decisionForElicitation(p, { action: 'accept', content: { decision: 'denied' } }), 'approved'); // not an approval kind
-  assert.equal(decisionForElicitation(prompt({ available_decisions: ['approved', 'abort'] }), { action: 'accept', content: { decision: 'approved_for_session' } }), 'approved');
+  assert.equal(
+    decisionForElicitation(prompt({ available_decisions: ['approved', 'abort'] }), { action: 'accept', content: { decision: 'approved_for_session' } }),
+    'approved',
+  );
   assert.equal(decisionForElicitation(p, { action: 'decline' }), 'denied');
   assert.equal(decisionForElicitation(prompt({ available_decisions: ['approved', 'abort'] }), { action: 'decline' }), 'abort');
   assert.equal(decisionForElicitation(p, { action: 'cancel' }), 'abort');
 });
 
 test('host protocol: request params, decisions both ways', () => {
-  const r = approvalRequestParams(prompt({ proposed_execpolicy_amendment: ['cargo', 'build'], risk_assessment: { summary: 's', risk_level: 'medium' }, sandbox_permissions: 'require_escalated' }));
+  const r = approvalRequestParams(
+    prompt({
+      proposed_execpolicy_amendment: ['cargo', 'build'],
+      risk_assessment: { summary: 's', risk_level: 'medium' },
+      sandbox_permissions: 'require_escalated',
+    }),
+  );
   assert.equal(r.approvalId, 'id1');
   assert.equal(r.command, 'cargo build');
   assert.deepEqual(r.proposedExecpolicyAmendment, ['cargo', 'build']);
-  assert.deepEqual(r.availableDecisions, ['accept', 'acceptForSession', { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['cargo', 'build'] } }, 'decline', 'cancel']);
+  assert.deepEqual(r.availableDecisions, [
+    'accept',
+    'acceptForSession',
+    { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['cargo', 'build'] } },
+    'decline',
+    'cancel',
+  ]);
   assert.deepEqual(r.riskAssessment, { summary: 's', riskLevel: 'medium' });
   assert.equal(r.sandboxPermissions, 'require_escalated');
   assert.equal(hostDecision('denied'), 'decline');
@@ -77,15 +97,25 @@ test('host protocol: request params, decisions both ways', () => {
 });
 
 test('sandbox state: Codex shape, sandboxCwd becomes a writable root, bad params are named', () => {
-  assert.deepEqual(sandboxPolicyFromState({ sandboxPolicy: { type: 'workspace-write', writable_roots: ['/a'], network_access: true }, sandboxCwd: '/w', codexLinuxSandboxExe: '/x' }), {
-    type: 'workspace-write',
-    writable_roots: ['/a', '/w'],
-    network_access: true,
-    exclude_tmpdir_env_var: false,
-    exclude_slash_tmp: false,
-  });
+  assert.deepEqual(
+    sandboxPolicyFromState({
+      sandboxPolicy: { type: 'workspace-write', writable_roots: ['/a'], network_access: true },
+      sandboxCwd: '/w',
+      codexLinuxSandboxExe: '/x',
+    }),
+    {
+      type: 'workspace-write',
+      writable_roots: ['/a', '/w'],
+      network_access: true,
+      exclude_tmpdir_env_var: false,
+      exclude_slash_tmp: false,
+    },
+  );
   assert.deepEqual(sandboxPolicyFromState({ sandboxPolicy: { type: 'read-only' }, sandboxCwd: '/w' }), { type: 'read-only' });
-  assert.deepEqual(sandboxPolicyFromState({ sandboxPolicy: { type: 'external-sandbox', network_access: 'enabled' } }), { type: 'external-sandbox', network_access: 'enabled' });
+  assert.deepEqual(sandboxPolicyFromState({ sandboxPolicy: { type: 'external-sandbox', network_access: 'enabled' } }), {
+    type: 'external-sandbox',
+    network_access: 'enabled',
+  });
   for (const [bad, msg] of [
     [undefined, /missing params/],
     [{}, /needs "sandboxPolicy"/],
@@ -99,7 +129,16 @@ test('sandbox state: Codex shape, sandboxCwd becomes a writable root, bad params
 test('assessor output: exactly {summary, risk_level}', () => {
   assert.deepEqual(parseAssessment('{"summary":" a\\n b ","risk_level":"high","extra":1}\n'), { summary: 'a b', risk_level: 'high' });
   assert.equal((parseAssessment(JSON.stringify({ summary: 'x'.repeat(600), risk_level: 'low' })) as { summary: string }).summary.length, 500);
-  for (const bad of ['', 'null', '[]', '{"summary":"x"}', '{"summary":"","risk_level":"low"}', '{"summary":1,"risk_level":"low"}', '{"summary":"x","risk_level":"LOW"}', 'not json'])
+  for (const bad of [
+    '',
+    'null',
+    '[]',
+    '{"summary":"x"}',
+    '{"summary":"","risk_level":"low"}',
+    '{"summary":1,"risk_level":"low"}',
+    '{"summary":"x","risk_level":"LOW"}',
+    'not json',
+  ])
     assert.equal(typeof parseAssessment(bad), 'string', bad);
 });
 
@@ -108,5 +147,9 @@ test('config risk_assessor: a command string or argv; anything else names the fi
   assert.deepEqual(configFromTable({ risk_assessor: ['/bin/assess', '--json'] }, 'c.toml').risk_assessor, ['/bin/assess', '--json']);
   assert.equal(DEFAULT_CONFIG.risk_assessor, undefined); // off by default
   for (const bad of ['', ' ', [], [''], [1], 5, true])
-    assert.throws(() => configFromTable({ risk_assessor: bad }, 'c.toml'), (e: Error) => e instanceof ConfigError && /^c\.toml: 'risk_assessor' must be/.test(e.message), JSON.stringify(bad));
+    assert.throws(
+      () => configFromTable({ risk_assessor: bad }, 'c.toml'),
+      (e: Error) => e instanceof ConfigError && /^c\.toml: 'risk_assessor' must be/.test(e.message),
+      JSON.stringify(bad),
+    );
 });

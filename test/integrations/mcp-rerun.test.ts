@@ -27,7 +27,10 @@ test('gate mcp: a sandbox denial is asked as an escalation and rerun as approved
   const ok = await attempt(join(outside, 'f'), 'approved');
   assert.equal(ok.exit_code, 0, ok.output);
   assert.equal(readFileSync(join(outside, 'f'), 'utf8'), readFileSync('/etc/hostname', 'utf8'));
-  assert.match(ok.output, /^before\ncp: .*Read-only file system\ngate-sh: the sandboxed run failed \(.*\); rerunning as approved \(outside the sandbox\)\nbefore\n$/);
+  assert.match(
+    ok.output,
+    /^before\ncp: .*Read-only file system\ngate-sh: the sandboxed run failed \(.*\); rerunning as approved \(outside the sandbox\)\nbefore\n$/,
+  );
 
   const no = await attempt(join(outside, 'g'), 'denied');
   assert.notEqual(no.exit_code, 0);

@@ -22,7 +22,9 @@ prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")
 prefix_rule(pattern=["echo"], decision="allow")
 `;
 
-test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell, timeout, sandbox state, no-elicitation clients', { timeout: 180_000 }, async () => {
+test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell, timeout, sandbox state, no-elicitation clients', {
+  timeout: 180_000,
+}, async () => {
   const te = tempEnv();
   const w = join(te.dir, 'w');
   mkdirSync(w);
@@ -31,8 +33,19 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
   const b = await mcpSession(te.env, { elicitation: false });
   try {
     const tools = await a.client.listTools();
-    assert.deepEqual(tools.tools.map((t) => t.name), ['shell']);
-    assert.deepEqual(Object.keys(tools.tools[0].inputSchema.properties ?? {}).sort(), ['additional_permissions', 'command', 'justification', 'login', 'sandbox_permissions', 'timeout_ms', 'workdir']);
+    assert.deepEqual(
+      tools.tools.map((t) => t.name),
+      ['shell'],
+    );
+    assert.deepEqual(Object.keys(tools.tools[0].inputSchema.properties ?? {}).sort(), [
+      'additional_permissions',
+      'command',
+      'justification',
+      'login',
+      'sandbox_permissions',
+      'timeout_ms',
+      'workdir',
+    ]);
     assert.deepEqual(tools.tools[0].inputSchema.required, ['command', 'workdir']);
     assert.deepEqual(a.client.getServerCapabilities()?.experimental, { 'codex/sandbox-state': { version: '1.0.0' } });
 
@@ -110,7 +123,9 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
 
     // the client cancels the call: the run's process group is killed
     const ac = new AbortController();
-    const cancelled = a.client.callTool({ name: 'shell', arguments: { command: 'sleep 61.2345', workdir: w, timeout_ms: 60_000 } }, undefined, { signal: ac.signal });
+    const cancelled = a.client.callTool({ name: 'shell', arguments: { command: 'sleep 61.2345', workdir: w, timeout_ms: 60_000 } }, undefined, {
+      signal: ac.signal,
+    });
     const running = () => spawnSync('pgrep', ['-f', 'sleep 61.2345']).status === 0;
     await waitFor(() => running() || undefined, 'the sleep to start');
     // the call runs in gate mcp's own process (issue 19): the run's ancestors hold no gate-sh process
@@ -144,7 +159,10 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
       assert.equal(a.elicitations.length, before);
 
       // reject.mcp_elicitations: client a's prompts go to the console instead of an elicitation
-      await approvalCall(d.paths, 'config-set', { key: 'approval_policy', value: '{"reject":{"sandbox_approval":false,"rules":false,"mcp_elicitations":true}}' });
+      await approvalCall(d.paths, 'config-set', {
+        key: 'approval_policy',
+        value: '{"reject":{"sandbox_approval":false,"rules":false,"mcp_elicitations":true}}',
+      });
       const pa = a.shell({ command: 'touch by-a', workdir: w });
       const q = await c.next('prompt');
       assert.equal(q.display, 'touch by-a');
@@ -159,7 +177,10 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
 
     // sandbox-state update: Codex's request switches the session sandbox policy; bad params → invalid params
     await a.client.request(
-      { method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'workspace-write', writable_roots: ['/srv/x'], network_access: false }, sandboxCwd: w, codexLinuxSandboxExe: null } } as never,
+      {
+        method: 'codex/sandbox-state/update',
+        params: { sandboxPolicy: { type: 'workspace-write', writable_roots: ['/srv/x'], network_access: false }, sandboxCwd: w, codexLinuxSandboxExe: null },
+      } as never,
       EmptyResultSchema,
     );
     let cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
@@ -181,7 +202,10 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     const asked = (a.elicitations[e0] as { message: string }).message;
     assert.match(asked, /Reason: write the result file \(gate: /);
     assert.match(asked, /Asks: to run outside the sandbox/);
-    const noProfile = await a.client.callTool({ name: 'shell', arguments: { command: 'true', workdir: w, sandbox_permissions: 'with_additional_permissions' } });
+    const noProfile = await a.client.callTool({
+      name: 'shell',
+      arguments: { command: 'true', workdir: w, sandbox_permissions: 'with_additional_permissions' },
+    });
     assert.equal(noProfile.isError, true);
     await assert.rejects(
       a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'bogus' } } } as never, EmptyResultSchema),
@@ -189,13 +213,18 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     );
     // also honoured as a notification
     await a.client.notification({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'danger-full-access' } } } as never);
-    await waitFor(async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'danger-full-access' || undefined, 'the notification to apply');
+    await waitFor(
+      async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'danger-full-access' || undefined,
+      'the notification to apply',
+    );
 
     // bad tool params → a tool error, nothing runs
     const bad = await a.client.callTool({ name: 'shell', arguments: { command: 'echo x', workdir: 'relative' } });
     assert.equal(bad.isError, true);
   } catch (err) {
-    process.stderr.write(`--- elicitations:\n${a.elicitations.map((x) => JSON.stringify(x)).join("\n")}\n--- gate mcp (a) stderr:\n${a.stderr()}\n--- daemon:\n${d.output()}\n`);
+    process.stderr.write(
+      `--- elicitations:\n${a.elicitations.map((x) => JSON.stringify(x)).join('\n')}\n--- gate mcp (a) stderr:\n${a.stderr()}\n--- daemon:\n${d.output()}\n`,
+    );
     throw err;
   } finally {
     await a.close();

@@ -30,7 +30,9 @@ else if (what === 'garbage') console.log('definitely not json');
 else if (what === 'shape') console.log(JSON.stringify({ summary: 'x', risk_level: 'catastrophic' }));
 `;
 
-test('risk assessor: shown in every frontend when it answers; slow, crashing, garbage or wrong shape → the prompt appears without it; decisions unchanged', { timeout: 180_000 }, async () => {
+test('risk assessor: shown in every frontend when it answers; slow, crashing, garbage or wrong shape → the prompt appears without it; decisions unchanged', {
+  timeout: 180_000,
+}, async () => {
   const te = tempEnv();
   const rules = `prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")\nprefix_rule(pattern=["rm"], decision="forbidden")\n`;
   const w = join(te.dir, 'w');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { GATE_SH, ROOT } from '../helpers/env.js';
 import { describeMismatch, runOnRawTerminal } from './raw-term.js';
 import { Term } from './term.js';
-import { startDaemon, waitFor } from '../helpers/daemon.js';
+import { startDaemon } from '../helpers/daemon.js';
 
 const RUNS = 100;
 /** the single-command host starts a process per run (node + wrapper): fewer runs keep the suite short */
@@ -43,7 +43,9 @@ test(`interactive gate-sh: seq 1 200000 typed ${RUNS} times, every byte arrives 
   }
 });
 
-test(`PTY host (gate-sh's single-command PTY path): seq 1 200000 run ${HOST_RUNS} times on a raw terminal, complete every time`, { timeout: 300_000 }, async () => {
+test(`PTY host (gate-sh's single-command PTY path): seq 1 200000 run ${HOST_RUNS} times on a raw terminal, complete every time`, {
+  timeout: 300_000,
+}, async () => {
   // the outer terminal is a raw pty read until EIO (no node-pty there): any loss is the host's
   let next = 0;
   const short: string[] = [];

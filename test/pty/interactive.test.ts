@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
 import { Term } from './term.js';
-import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 const FULL = { GATE_SANDBOX_MODE: 'danger-full-access', GATE_NO_AUTOSTART: '1' };
 const PROMPT = /gate-sh:[^\r\n]*\$ /g;
@@ -18,8 +18,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 after(() => killAll());
 
 /** A daemon (with rule lines, approval policy) and gate-sh on a terminal in its temp home. */
-async function shell(o: { rules?: string; policy?: string; rows?: number; sandbox?: string } = {}): Promise<{ d: DaemonProc; t: Term; line(s: string | Buffer, ms?: number): Promise<string>; done(): Promise<void> }> {
-  const d = await startDaemon({ env: { ...FULL, ...(o.sandbox ? { GATE_SANDBOX_MODE: o.sandbox } : {}) }, args: o.policy ? ['--approval-policy', o.policy] : [] });
+async function shell(
+  o: { rules?: string; policy?: string; rows?: number; sandbox?: string } = {},
+): Promise<{ d: DaemonProc; t: Term; line(s: string | Buffer, ms?: number): Promise<string>; done(): Promise<void> }> {
+  const d = await startDaemon({
+    env: { ...FULL, ...(o.sandbox ? { GATE_SANDBOX_MODE: o.sandbox } : {}) },
+    args: o.policy ? ['--approval-policy', o.policy] : [],
+  });
   if (o.rules) {
     mkdirSync(join(d.te.env.GATE_HOME, 'rules'), { recursive: true });
     writeFileSync(join(d.te.env.GATE_HOME, 'rules', 'default.rules'), o.rules);
@@ -206,7 +211,9 @@ test('resize is seen by stty size; less with a keypress; invalid UTF-8 printed s
     const out = await s.line(`printf 'A\\xff\\xfe\\x80Z\\n'`);
     assert.deepEqual(Buffer.from(out, 'latin1'), Buffer.from([0x41, 0xff, 0xfe, 0x80, 0x5a, 0x0d, 0x0a]));
     // invalid UTF-8 typed at the prompt reaches bash unchanged
-    const typed = await s.line(Buffer.concat([Buffer.from("printf %s '<"), Buffer.from([0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from(">' | od -An -tx1")]));
+    const typed = await s.line(
+      Buffer.concat([Buffer.from("printf %s '<"), Buffer.from([0xff, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from(">' | od -An -tx1")]),
+    );
     assert.match(typed, /3c ff c3 28 ed a0 80 3e/);
   } finally {
     await s.done();

@@ -12,7 +12,10 @@ import { ROOT } from '../helpers/env.js';
 
 test('formatAllowPrefixRule: JSON-encoded tokens, Codex layout', () => {
   assert.equal(formatAllowPrefixRule(['echo', 'Hello, world!']), 'prefix_rule(pattern=["echo", "Hello, world!"], decision="allow")');
-  assert.equal(formatAllowPrefixRule(['printf', '%s', '"q"\\', 'é', '\x1b']), 'prefix_rule(pattern=["printf", "%s", "\\"q\\"\\\\", "é", "\\u001b"], decision="allow")');
+  assert.equal(
+    formatAllowPrefixRule(['printf', '%s', '"q"\\', 'é', '\x1b']),
+    'prefix_rule(pattern=["printf", "%s", "\\"q\\"\\\\", "é", "\\u001b"], decision="allow")',
+  );
   // what we write, we read back to the same tokens
   const tokens = ['a"b', 'c\\d', 'tab\t', 'nl\n', 'é', '\u2028', '\x7f', ''];
   const p = parsePolicy([{ path: 'x', text: formatAllowPrefixRule(['x', ...tokens]) }]);

@@ -25,7 +25,10 @@ test('same bytes as codex execpolicy check (compact, pretty, no match, paths, se
   try {
     const a = join(t.dir, 'a.rules');
     const b = join(t.dir, 'b.rules');
-    writeFileSync(a, 'prefix_rule(pattern=["git", ["status", "log"]], decision="prompt", justification="read \\"only\\" é")\nprefix_rule(pattern=[["ls", "dir"]])\n');
+    writeFileSync(
+      a,
+      'prefix_rule(pattern=["git", ["status", "log"]], decision="prompt", justification="read \\"only\\" é")\nprefix_rule(pattern=[["ls", "dir"]])\n',
+    );
     writeFileSync(b, 'prefix_rule(pattern=["git"], decision="forbidden")\nhost_executable(name="git", paths=["/usr/bin/git"])\n');
     const argsList = [
       ['--rules', a, 'git', 'status', '-s'],
@@ -72,7 +75,11 @@ test('bad input: located gate-sh error, non-zero exit, no stack trace — and Co
     const cases: [string, string, RegExp][] = [
       ['unterminated', f('u.rules', 'prefix_rule(pattern=["git", "status])\n'), /u\.rules:1:29: starlark error: unfinished string literal/],
       ['unknown builtin', f('k.rules', '\nprefix_rul(pattern=["git"])\n'), /k\.rules:2:1: starlark error: Variable `prefix_rul` not found/],
-      ['wrong type', f('w.rules', 'prefix_rule(pattern=["git"], decision=["allow"])\n'), /w\.rules:1:1: .*Type of parameter `decision` doesn't match, expected `str`, actual `list/],
+      [
+        'wrong type',
+        f('w.rules', 'prefix_rule(pattern=["git"], decision=["allow"])\n'),
+        /w\.rules:1:1: .*Type of parameter `decision` doesn't match, expected `str`, actual `list/,
+      ],
       ['non-UTF-8', f('n.rules', Buffer.from([0x70, 0x72, 0xff, 0x0a])), /n\.rules:1:3: rules file is not valid UTF-8/],
       ['10 MB', f('big.rules', '#'.repeat(10 * 1024 * 1024)), /big\.rules:1:1: rules file is too large/],
       ['missing', join(t.dir, 'missing.rules'), /missing\.rules: failed to read policy: No such file or directory/],
@@ -106,7 +113,10 @@ test('an unreadable rules folder stops `gate policy check` without --rules', asy
     const wrap = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
     const r = await gate(['git', 'status'], t, wrap, copy.gate);
     assert.equal(r.status, 1, r.stderr);
-    assert.match(r.stderr, /^gate-sh: failed to read rules files\n\nCaused by:\n {4}.*ch\/rules: failed to read rules files from .*ch\/rules: Permission denied\n$/);
+    assert.match(
+      r.stderr,
+      /^gate-sh: failed to read rules files\n\nCaused by:\n {4}.*ch\/rules: failed to read rules files from .*ch\/rules: Permission denied\n$/,
+    );
     // readable again: the same command uses those rules
     chmodSync(rules, 0o755);
     const ok = await gate(['git', 'status'], t, wrap, copy.gate);

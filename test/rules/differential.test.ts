@@ -70,7 +70,8 @@ test('gate matches codex execpolicy check on vector and random policies', async 
         else errorsBoth++;
         // in substance: Codex's text carries our reason (structural parse errors are worded differently)
         const core = mine.out.replace(/^starlark error: /, '');
-        if (!mine.ok && !core.startsWith('Parse error') && !core.startsWith('unsupported') && !theirs.stderr.includes(core.split(/ \(got| or use/)[0].slice(0, 60))) {
+        const reason = core.split(/ \(got| or use/)[0].slice(0, 60);
+        if (!mine.ok && !core.startsWith('Parse error') && !core.startsWith('unsupported') && !theirs.stderr.includes(reason)) {
           mismatches.push(`wording: ${describe()}`);
         }
       }

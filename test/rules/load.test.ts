@@ -66,7 +66,11 @@ test('fail closed: broken file, non-UTF-8, oversized, rules path not a folder â€
     failsAt(() => loadPolicy({ env: t.env }), /b\.rules$/, /b\.rules:2:26: rules file is not valid UTF-8/);
 
     writeFileSync(join(rules, 'b.rules'), '#'.repeat(10 * 1024 * 1024));
-    failsAt(() => loadPolicy({ env: t.env }), /b\.rules$/, new RegExp(`b\\.rules:1:1: rules file is too large \\(10485760 bytes; the limit is ${MAX_RULES_FILE_BYTES}\\)`));
+    failsAt(
+      () => loadPolicy({ env: t.env }),
+      /b\.rules$/,
+      new RegExp(`b\\.rules:1:1: rules file is too large \\(10485760 bytes; the limit is ${MAX_RULES_FILE_BYTES}\\)`),
+    );
 
     writeFileSync(join(rules, 'b.rules'), '');
     mkdirSync(t.env.CODEX_HOME, { recursive: true });

@@ -119,7 +119,21 @@ test('network hosts: canonical form and rejections', () => {
   assert.equal(normalizeHost('[2001:0DB8:0:0::1]:443'), '2001:db8::1');
   assert.equal(normalizeHost('[fe80::1%25ETH0]'), 'fe80::1%eth0');
   assert.equal(normalizeHost('127.0.0.1:80'), '127.0.0.1');
-  for (const bad of ['', '*', '*.example.com', 'https://x', 'a/b', 'a b', 'example.com:abc', 'garbage::host', '[example.com]', '[::1]:65536', 'example.com:', 'user@example.com', '[::1%]']) {
+  for (const bad of [
+    '',
+    '*',
+    '*.example.com',
+    'https://x',
+    'a/b',
+    'a b',
+    'example.com:abc',
+    'garbage::host',
+    '[example.com]',
+    '[::1]:65536',
+    'example.com:',
+    'user@example.com',
+    '[::1%]',
+  ]) {
     assert.throws(() => normalizeHost(bad), /network_rule host/, bad);
   }
   const p = load('network_rule("a.test", "https_connect", "allow", "why")\nnetwork_rule(host="b.test", protocol="socks5_udp", decision="forbidden")');

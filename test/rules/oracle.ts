@@ -29,10 +29,15 @@ const codexHome = join(tmpdir(), `gate-oracle-home-${process.pid}`);
 export function runOracle(bin: string, args: string[]): Promise<OracleResult> {
   mkdirSync(codexHome, { recursive: true });
   return new Promise((resolve) => {
-    execFile(bin, ['execpolicy', 'check', ...args], { env: { ...process.env, CODEX_HOME: codexHome, RUST_BACKTRACE: '0' }, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
-      const status = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ status, stdout, stderr });
-    });
+    execFile(
+      bin,
+      ['execpolicy', 'check', ...args],
+      { env: { ...process.env, CODEX_HOME: codexHome, RUST_BACKTRACE: '0' }, maxBuffer: 1 << 24 },
+      (err, stdout, stderr) => {
+        const status = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+        resolve({ status, stdout, stderr });
+      },
+    );
   });
 }
 

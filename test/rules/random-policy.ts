@@ -21,7 +21,31 @@ export interface Case {
 }
 
 const PROGRAMS = ['git', 'ls', 'rm', 'npm', 'python3', 'sh', '/usr/bin/git', '/opt/x/rm', 'GIT', 'git.exe'];
-const ODD = ['', ' ', '\t', '--', '-rf', 'a b', 'a"b', "a'b", 'x\\y', '$HOME', '*', 'é', '日本', '#c', '^x', '!', 'a=b', '\n', 'status', 'commit', '-m', 'i', 'install'];
+const ODD = [
+  '',
+  ' ',
+  '\t',
+  '--',
+  '-rf',
+  'a b',
+  'a"b',
+  "a'b",
+  'x\\y',
+  '$HOME',
+  '*',
+  'é',
+  '日本',
+  '#c',
+  '^x',
+  '!',
+  'a=b',
+  '\n',
+  'status',
+  'commit',
+  '-m',
+  'i',
+  'install',
+];
 const PATHS: Record<string, string[]> = {
   git: ['/usr/bin/git', '/usr/local/bin/git', '/opt/homebrew/bin/git'],
   rm: ['/bin/rm', '/usr/bin/rm', '/opt/x/rm'],
@@ -109,7 +133,8 @@ export function generateCase(r: () => number): Case {
     const base = command[0].split('/').pop()!;
     const respell = r();
     if (respell < 0.3 && PATHS[base]) command[0] = pick(PATHS[base]);
-    else if (respell < 0.4) command[0] = pick([`./${base}`, `../bin/${base}`, `/usr/bin/${base}/`, `/usr/bin/../bin/${base}`, `/${base}`, `~/${base}`, `bin/${base}`]);
+    else if (respell < 0.4)
+      command[0] = pick([`./${base}`, `../bin/${base}`, `/usr/bin/${base}/`, `/usr/bin/../bin/${base}`, `/${base}`, `~/${base}`, `bin/${base}`]);
     if (r() < 0.1) command = command.slice(0, 1 + Math.floor(r() * command.length));
   } else {
     command = [pick([...PROGRAMS, ...hostNames, '/usr/bin/python3', 'unknown'])];

@@ -44,7 +44,8 @@ test('external sandbox without network: whole disk writable, no network, approva
 test('every wrapped run drops capabilities, dies with its parent, has its own pid namespace; ends in --', () => {
   for (const a of [turnSandboxArgv({ type: 'read-only' }, ctx())!, turnSandboxArgv(workspaceWrite(), ctx())!, permissionProfileArgv({}, ctx())]) {
     const s = a.join(' ');
-    for (const f of ['--cap-drop ALL', '--die-with-parent', '--unshare-pid', '--new-session', '--proc /proc', '--dev /dev']) assert.ok(s.includes(f), `${f} in ${s}`);
+    for (const f of ['--cap-drop ALL', '--die-with-parent', '--unshare-pid', '--new-session', '--proc /proc', '--dev /dev'])
+      assert.ok(s.includes(f), `${f} in ${s}`);
     assert.equal(a.at(-1), '--');
   }
   assert.ok(!turnSandboxArgv({ type: 'read-only' }, ctx({}, { newSession: false }))!.includes('--new-session'));
@@ -74,7 +75,10 @@ test("agent writable roots: writable while present, skipped while missing (a mis
   const b = turnSandboxArgv(workspaceWrite({ agent_writable_roots: ['/home/u/.claude/shell-snapshots'] }), ctx())!;
   assert.equal(at(b, '--bind', '/home/u/.claude/shell-snapshots'), -1);
   assert.ok(!b.join(' ').includes('/home/u'), 'a missing agent root leaves no trace and creates nothing');
-  assert.throws(() => turnSandboxArgv(workspaceWrite({ agent_writable_roots: ['/home/u/.claude/shell-snapshots'], writable_roots: ['/missing'] }), ctx()), /writable root '\/missing' does not exist/);
+  assert.throws(
+    () => turnSandboxArgv(workspaceWrite({ agent_writable_roots: ['/home/u/.claude/shell-snapshots'], writable_roots: ['/missing'] }), ctx()),
+    /writable root '\/missing' does not exist/,
+  );
 });
 
 test('protected entries come after the writable binds; missing .git/.codex only in the workspace root', () => {
@@ -90,7 +94,10 @@ test('protected entries come after the writable binds; missing .git/.codex only 
 });
 
 test('.git file (worktree) protects its gitdir target; a symlinked .git protects its target', () => {
-  const a = turnSandboxArgv(workspaceWrite({ writable_roots: ['/other'] }), ctx({ '/ws/.git': { text: 'gitdir: ../other/repo.git\n' }, '/other/repo.git': 'dir' }))!;
+  const a = turnSandboxArgv(
+    workspaceWrite({ writable_roots: ['/other'] }),
+    ctx({ '/ws/.git': { text: 'gitdir: ../other/repo.git\n' }, '/other/repo.git': 'dir' }),
+  )!;
   assert.ok(at(a, '--ro-bind', '/ws/.git') > 0);
   assert.ok(at(a, '--ro-bind', '/other/repo.git') > at(a, '--bind', '/other'));
   const b = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.git': '->/ws/src/realgit', '/ws/src/realgit': 'dir' }))!;
@@ -111,7 +118,10 @@ test('gate-sh folders: read-only, missing ones uncreatable inside writable roots
 });
 
 test('bad input: missing or relative writable roots and cwd', () => {
-  assert.throws(() => turnSandboxArgv(workspaceWrite({ writable_roots: ['/missing'] }), ctx()), (e: Error) => e instanceof SandboxError && /writable root '\/missing' does not exist/.test(e.message));
+  assert.throws(
+    () => turnSandboxArgv(workspaceWrite({ writable_roots: ['/missing'] }), ctx()),
+    (e: Error) => e instanceof SandboxError && /writable root '\/missing' does not exist/.test(e.message),
+  );
   assert.throws(() => turnSandboxArgv(workspaceWrite({ writable_roots: ['rel'] }), ctx()), /not an absolute path/);
   assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({}, { cwd: '/gone' })), /working folder/);
   assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({}, { cwd: '/' })), /the working folder '\/' would make the whole filesystem writable/);
@@ -152,12 +162,20 @@ test('profile: widening or ambiguous paths are errors, never silently widened', 
     [{ file_system: { write: '/ws' } }, /must be a list/],
     [{ network: 'yes' }, /network must be/],
   ];
-  for (const [p, re] of cases) assert.throws(() => permissionProfileArgv(p as never, c), (e: Error) => e instanceof SandboxError && re.test(e.message), JSON.stringify(p));
+  for (const [p, re] of cases)
+    assert.throws(
+      () => permissionProfileArgv(p as never, c),
+      (e: Error) => e instanceof SandboxError && re.test(e.message),
+      JSON.stringify(p),
+    );
   assert.throws(() => permissionProfileArgv({ file_system: { write: ['/rootlink'] } }, ctx({ '/rootlink': '->/' })), /resolves to '\/'/);
 });
 
 test('profile: a write path inside a protected folder stays writable; critical paths stay read-only under it', () => {
-  const c = ctx({ '/ch/skills/s/out': 'dir', '/ch/rules': 'dir' }, { protectedExtra: ['/gh', '/ch'], critical: [{ path: '/ch/rules' }, { path: '/ch/config.toml', file: true }] });
+  const c = ctx(
+    { '/ch/skills/s/out': 'dir', '/ch/rules': 'dir' },
+    { protectedExtra: ['/gh', '/ch'], critical: [{ path: '/ch/rules' }, { path: '/ch/config.toml', file: true }] },
+  );
   const a = permissionProfileArgv({ file_system: { write: ['/ch/skills/s/out'] } }, c);
   const prot = at(a, '--ro-bind', '/ch');
   const first = a.indexOf('/ch/skills/s/out') - 1;

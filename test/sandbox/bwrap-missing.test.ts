@@ -17,7 +17,21 @@ test('bubblewrap missing: gate-sh names the package, exits 126, nothing ran; dan
   const hide = TRUSTED_BWRAP_DIRS.map((dir) => join(dir, 'bwrap')).filter((p) => existsSync(p));
   assert.ok(hide.length > 0, 'bubblewrap is installed on this machine (.ci/run installs it)');
   const inNs = (script: string, env: Record<string, string>) =>
-    spawnSync('unshare', [...(process.getuid?.() === 0 ? [] : ['--map-root-user']), '--mount', 'sh', '-c', `${hide.map((p) => `mount --bind /dev/null ${p}`).join(' && ')} && exec "$@"`, 'sh', GATE_SH, '-c', script], { env, cwd: ws, encoding: 'utf8', timeout: 30_000 });
+    spawnSync(
+      'unshare',
+      [
+        ...(process.getuid?.() === 0 ? [] : ['--map-root-user']),
+        '--mount',
+        'sh',
+        '-c',
+        `${hide.map((p) => `mount --bind /dev/null ${p}`).join(' && ')} && exec "$@"`,
+        'sh',
+        GATE_SH,
+        '-c',
+        script,
+      ],
+      { env, cwd: ws, encoding: 'utf8', timeout: 30_000 },
+    );
 
   const r = inNs('echo ran > made', te.env);
   assert.equal(r.status, 126, r.stderr);

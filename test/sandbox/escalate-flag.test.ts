@@ -11,7 +11,10 @@ import { escalationFields, EscalationArgsError } from '../../src/exec/escalation
 
 test('escalation args: fields, paths against the cwd, and refusals', () => {
   assert.deepEqual(escalationFields({}, '/w', '/h'), { sandbox_permissions: 'use_default' });
-  assert.deepEqual(escalationFields({ escalate: true, justification: 'needs /var' }, '/w', '/h'), { sandbox_permissions: 'require_escalated', justification: 'needs /var' });
+  assert.deepEqual(escalationFields({ escalate: true, justification: 'needs /var' }, '/w', '/h'), {
+    sandbox_permissions: 'require_escalated',
+    justification: 'needs /var',
+  });
   assert.deepEqual(escalationFields({ withPermissions: '{"file_system":{"read":[".","~/x"],"write":["out/","../y"]}}' }, '/w/a', '/h'), {
     sandbox_permissions: 'with_additional_permissions',
     additional_permissions: { network: false, file_system: { read: ['/w/a', '/h/x'], write: ['/w/a/out', '/w/y'] } },

@@ -30,7 +30,10 @@ test('a gated script runs in the turn sandbox: the workspace is writable, .git a
   assert.equal(r.code, 3);
   assert.equal(r.stderr.match(/: Read-only file system\n/g)?.length, 2, r.stderr);
   // the on-failure rerun is offered, but no approver is attached: the failure stands, and says how to get one
-  assert.match(r.stderr, /gate-sh: the sandboxed run failed \(read-only file system in the sandbox: .*\); not rerun: .*no approver is attached \(run 'gate approve'\)(: [^\n]*)?\n$/);
+  assert.match(
+    r.stderr,
+    /gate-sh: the sandboxed run failed \(read-only file system in the sandbox: .*\); not rerun: .*no approver is attached \(run 'gate approve'\)(: [^\n]*)?\n$/,
+  );
   assert.equal(readFileSync(join(rig.ws, 'f'), 'utf8'), 'in\n');
   assert.ok(!existsSync(join(outside, 'f')));
   assert.equal(readFileSync(join(rig.ws, '.git', 'config'), 'utf8'), '[core]\n');
@@ -88,7 +91,11 @@ test('signals sent to gate-sh reach the sandboxed script: traps run, untrapped S
 });
 
 test('bad input: a configured writable root that does not exist → a clear error, exit 126, nothing ran', async (t) => {
-  const { te, ws } = await daemonForTest(t, { config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nwritable_roots = ["/nonexistent/gate-root"]\n', workspace: 'ws', env: { GATE_NO_AUTOSTART: '1' } });
+  const { te, ws } = await daemonForTest(t, {
+    config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nwritable_roots = ["/nonexistent/gate-root"]\n',
+    workspace: 'ws',
+    env: { GATE_NO_AUTOSTART: '1' },
+  });
   const r = await run(GATE_SH, ['-c', 'touch ran'], { env: te.env, cwd: ws });
   assert.equal(r.code, 126);
   assert.match(r.stderr, /^gate-sh: writable root '\/nonexistent\/gate-root' does not exist or is not a folder; nothing ran\n$/);

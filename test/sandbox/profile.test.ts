@@ -33,6 +33,9 @@ test('profile with network and default reads: everything readable, nothing writa
   t.after(b.cleanup);
   const wr = join(b.dir, 'wr');
   mkdirSync(wr);
-  const r = b.run(permissionProfileArgv({ network: true, file_system: { write: [wr] } }, b.ctx()), `cat ${b.ws}/.git/config; echo x > ${wr}/f && echo wrote; echo x > ${b.ws}/f || echo ws-ro; pwd`);
+  const r = b.run(
+    permissionProfileArgv({ network: true, file_system: { write: [wr] } }, b.ctx()),
+    `cat ${b.ws}/.git/config; echo x > ${wr}/f && echo wrote; echo x > ${b.ws}/f || echo ws-ro; pwd`,
+  );
   assert.equal(r.out, `[core]\nwrote\nws-ro\n${b.ws}\n`, r.err);
 });

@@ -43,7 +43,10 @@ test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved;
   c.answer(pm.approval_id, 'approved');
   const mr = await m;
   assert.equal(mr.code, 0, mr.stdout.toString());
-  assert.match(mr.stdout.toString(), /^one\ntwo\nthree\ncp: .*Read-only file system\ngate-sh: the sandboxed run failed .*rerunning as approved \(outside the sandbox\)\none\ntwo\nthree\n$/);
+  assert.match(
+    mr.stdout.toString(),
+    /^one\ntwo\nthree\ncp: .*Read-only file system\ngate-sh: the sandboxed run failed .*rerunning as approved \(outside the sandbox\)\none\ntwo\nthree\n$/,
+  );
   assert.ok(existsSync(join(outside, 'm')));
   // the reader goes away (`| head -1`): the script meets EPIPE/SIGPIPE as under bash, and ends
   const yes = await run('/bin/sh', ['-c', '"$@" 2>&1 | head -n 1', 'sh', GATE_SH, '-c', 'yes'], { env: te.env, cwd: ws });

@@ -22,7 +22,12 @@ test('a sandbox denial is offered as an escalation and rerun as approved; a refu
     assert.equal(first.action.type, 'Run', JSON.stringify(first));
     const turn = first.sandbox as SandboxPolicy;
     const run = (execution: Parameters<typeof sandboxArgvFor>[0]) =>
-      runCommandLine(wrapCommand(['bash', '-c', script], sandboxArgvFor(execution, turn, ctx), BWRAP), { cwd: ws, env: te.env, command: ['bash'], stdio: 'pipe' });
+      runCommandLine(wrapCommand(['bash', '-c', script], sandboxArgvFor(execution, turn, ctx), BWRAP), {
+        cwd: ws,
+        env: te.env,
+        command: ['bash'],
+        stdio: 'pipe',
+      });
     const notices: string[] = [];
     const result = await rerunOnDenial({
       first: await run({ type: 'TurnDefault' }),

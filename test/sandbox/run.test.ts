@@ -71,7 +71,13 @@ test('denial detection: real sandbox failures are denials; ordinary failures are
 test('the sandbox step of a run plan: wraps per policy, leaves danger-full-access alone without needing bwrap', (t) => {
   const b = box();
   t.after(b.cleanup);
-  const plan = { program: '/bin/bash', args: ['-c', 'echo "$0:$1"; touch /etc/x_$$ 2>/dev/null || echo ro', 'name', 'arg'], cwd: b.ws, env: b.env, fds: [] as number[] };
+  const plan = {
+    program: '/bin/bash',
+    args: ['-c', 'echo "$0:$1"; touch /etc/x_$$ 2>/dev/null || echo ro', 'name', 'arg'],
+    cwd: b.ws,
+    env: b.env,
+    fds: [] as number[],
+  };
   const noBwrap = () => findBwrap({ PATH: '/nonexistent' }, []);
   const full = withSandbox(plan, { policy: { type: 'danger-full-access' }, env: b.env, bwrap: noBwrap });
   assert.equal(full.program, '/bin/bash');
@@ -84,7 +90,10 @@ test('the sandbox step of a run plan: wraps per policy, leaves danger-full-acces
   assert.ok(!withSandbox(plan, { policy: workspaceWrite(), env: b.env, bwrap: () => BWRAP, interactive: true }).args.includes('--new-session'));
   const r = spawnSync(w.program, w.args, { cwd: w.cwd, env: w.env, encoding: 'utf8' });
   assert.equal(r.stdout, 'name:arg\nro\n');
-  assert.throws(() => withSandbox({ ...plan, cwd: join(b.dir, 'gone') }, { policy: workspaceWrite(), env: b.env, bwrap: () => BWRAP }), /the working folder '.*gone' does not exist/);
+  assert.throws(
+    () => withSandbox({ ...plan, cwd: join(b.dir, 'gone') }, { policy: workspaceWrite(), env: b.env, bwrap: () => BWRAP }),
+    /the working folder '.*gone' does not exist/,
+  );
 });
 
 test('the sandbox step follows an overall escalation: Unsandboxed as is, Permissions exactly the profile', (t) => {

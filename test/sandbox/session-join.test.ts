@@ -5,7 +5,10 @@ import { joinPlan, sessionSandboxOff, sessionShape } from '../../src/sandbox/ses
 
 const LAUNCH = '/opt/gate/shims/gate-launch';
 const BWRAP = '/usr/bin/bwrap';
-const base = (opts: string[], cwd = '/w') => ({ program: LAUNCH, args: [BWRAP, '--ro-bind', '/', '/', '--bind', cwd, cwd, ...opts, '--unshare-pid', '--die-with-parent', '--chdir', cwd, '--', '/bin/bash', '-c', 'true'] });
+const base = (opts: string[], cwd = '/w') => ({
+  program: LAUNCH,
+  args: [BWRAP, '--ro-bind', '/', '/', '--bind', cwd, cwd, ...opts, '--unshare-pid', '--die-with-parent', '--chdir', cwd, '--', '/bin/bash', '-c', 'true'],
+});
 
 test('the key follows the mounts and the network, not the command or where it starts', () => {
   const a = sessionShape(base(['--unshare-net']))!;

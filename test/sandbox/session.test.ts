@@ -24,7 +24,9 @@ after(async () => {
 });
 
 async function rig(o: { rules?: string[]; config?: string } = {}): Promise<DaemonProc> {
-  const r = await startDaemon(execGateOptions({ rules: o.rules ?? [], ...(o.config ? { config: o.config } : { env: { GATE_SANDBOX_MODE: 'workspace-write' } }) }));
+  const r = await startDaemon(
+    execGateOptions({ rules: o.rules ?? [], ...(o.config ? { config: o.config } : { env: { GATE_SANDBOX_MODE: 'workspace-write' } }) }),
+  );
   rigs.push(r);
   return r;
 }
@@ -51,7 +53,9 @@ async function hostCurl(p: number): Promise<string> {
 }
 
 for (const entry of ['native', 'node'] as const) {
-  test(`${entry}: a server started by one command answers the next (network off: loopback inside the session sandbox only); gate jobs lists it and gate jobs kill ends it`, { timeout: 90_000 }, async () => {
+  test(`${entry}: a server started by one command answers the next (network off: loopback inside the session sandbox only); gate jobs lists it and gate jobs kill ends it`, {
+    timeout: 90_000,
+  }, async () => {
     const PORT = port++;
     const r = await rig();
     const env: Record<string, string> = entry === 'node' ? { GATE_SH_NODE: '1' } : {};
@@ -72,8 +76,15 @@ for (const entry of ['native', 'node'] as const) {
     assert.equal(third.stdout, '000\nunreachable\n');
     // audited: the job outlived its command (started), and ended with SIGKILL's status
     await waitFor(() => readFileSync(r.paths.auditLog, 'utf8').includes('"exit_status":137') || undefined, 'the job end record');
-    const recs = readFileSync(r.paths.auditLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((x) => x.kind === 'job');
-    assert.ok(recs.some((x) => /^started: /.test(x.detail) && x.argv.includes('http.server') && x.cwd === r.ws && typeof x.run_id === 'string'), JSON.stringify(recs));
+    const recs = readFileSync(r.paths.auditLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((x) => x.kind === 'job');
+    assert.ok(
+      recs.some((x) => /^started: /.test(x.detail) && x.argv.includes('http.server') && x.cwd === r.ws && typeof x.run_id === 'string'),
+      JSON.stringify(recs),
+    );
     assert.ok(recs.some((x) => /^ended: /.test(x.detail) && x.exit_status === 137));
     const human = await run(process.execPath, [GATE, 'log'], { env: r.env, cwd: r.ws });
     assert.match(human.stdout, /  job .* started: \S*python3 -m http\.server /);
@@ -211,7 +222,9 @@ function cmdline(pid: number): string {
 }
 
 for (const entry of ['native', 'node'] as const) {
-  test(`${entry}: gate-sh killed mid-command with its process group (as a timeout does): what the command started ends with it, earlier jobs stay`, { timeout: 60_000 }, async () => {
+  test(`${entry}: gate-sh killed mid-command with its process group (as a timeout does): what the command started ends with it, earlier jobs stay`, {
+    timeout: 60_000,
+  }, async () => {
     const r = await rig();
     const env = { ...r.env, ...(entry === 'node' ? { GATE_SH_NODE: '1' } : {}) };
     await gateSh(r, 'sleep 303 > /dev/null 2>&1 &', { env });
@@ -230,7 +243,10 @@ for (const entry of ['native', 'node'] as const) {
 
 test("the holder (pid 1 of the session sandbox) is out of the jobs' reach: its /proc files cannot be opened", { timeout: 60_000 }, async () => {
   const r = await rig();
-  const g = await gateSh(r, 'cat /proc/1/cmdline | tr "\\0" " "; echo; ls /proc/1/root/ 2>&1 | head -1; cat /proc/1/environ 2>&1 | head -1; ls /proc/1/cwd/ 2>&1 | head -1');
+  const g = await gateSh(
+    r,
+    'cat /proc/1/cmdline | tr "\\0" " "; echo; ls /proc/1/root/ 2>&1 | head -1; cat /proc/1/environ 2>&1 | head -1; ls /proc/1/cwd/ 2>&1 | head -1',
+  );
   assert.match(g.stdout, /^\S*gate-session --net \n/);
   assert.match(g.stdout, /ls: cannot access '\/proc\/1\/root\/': Permission denied\n/);
   assert.match(g.stdout, /cat: \/proc\/1\/environ: Permission denied\n/);

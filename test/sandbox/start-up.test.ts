@@ -19,7 +19,9 @@ let rig: DaemonProc;
 before(async () => {
   home = mkdtempSync('/var/tmp/gate-home-');
   writeFileSync(join(home, '.profile'), 'export FROM_PROFILE=yes\nuname -s > /dev/null\nid -u > /dev/null\n');
-  rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["uname"], decision="prompt")'], config: CONFIG, env: { HOME: home, GATE_APPROVAL_POLICY: 'untrusted' } }));
+  rig = await startDaemon(
+    execGateOptions({ rules: ['prefix_rule(pattern=["uname"], decision="prompt")'], config: CONFIG, env: { HOME: home, GATE_APPROVAL_POLICY: 'untrusted' } }),
+  );
   writeFileSync(join(rig.ws, 'f.txt'), 'a\nb\n');
 });
 after(async () => {
@@ -59,7 +61,14 @@ test('the run id in the script\'s environment buys nothing once the phase is ove
   assert.equal(r.code, 0, r.stderr);
   const runId = r.stdout.trim();
   assert.match(runId, /^r-/);
-  const reply = await request<ExecReply>(rig.paths, { type: 'exec', run_id: runId, program: '/usr/bin/uname', argv: ['uname', '-s'], cwd: rig.ws, pid: process.pid });
+  const reply = await request<ExecReply>(rig.paths, {
+    type: 'exec',
+    run_id: runId,
+    program: '/usr/bin/uname',
+    argv: ['uname', '-s'],
+    cwd: rig.ws,
+    pid: process.pid,
+  });
   assert.equal(reply.action.type, 'Deny');
   const last = audit().filter((a) => a.kind === 'exec' && a.run_id === runId && String(a.argv?.[0]).endsWith('/uname')).pop();
   assert.equal(last?.phase, undefined);

@@ -3,9 +3,8 @@
 // decide is still held. Real daemon, gate-sh, bash, bubblewrap and exec gate.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
 import { GATE_SH } from '../helpers/env.js';
 import { execGateOptions } from '../exec-gate/helpers.js';
 import { bash, run, type Ran } from '../shell/helpers.js';
@@ -101,11 +100,27 @@ test('a script decided per exec runs read-only: a write no redirection shows (hi
   const g = await run(GATE_SH, ['-c', script], { env: env(), cwd: wsGate });
   assert.equal(g.stdout.toString(), 'status 1\n');
   assert.ok(!existsSync(join(wsGate, 'hist.txt')));
-  const reply = await request<PreflightReply>(rig.paths, { type: 'preflight', shell: 'bash', flag: '-c', script, cwd: wsGate, pid: process.pid, sandbox_permissions: 'use_default' });
+  const reply = await request<PreflightReply>(rig.paths, {
+    type: 'preflight',
+    shell: 'bash',
+    flag: '-c',
+    script,
+    cwd: wsGate,
+    pid: process.pid,
+    sandbox_permissions: 'use_default',
+  });
   assert.equal(reply.per_exec, true);
   assert.deepEqual(reply.sandbox, { type: 'read-only' });
   // a plain script keeps the turn sandbox
-  const plain = await request<PreflightReply>(rig.paths, { type: 'preflight', shell: 'bash', flag: '-c', script: 'ls', cwd: wsGate, pid: process.pid, sandbox_permissions: 'use_default' });
+  const plain = await request<PreflightReply>(rig.paths, {
+    type: 'preflight',
+    shell: 'bash',
+    flag: '-c',
+    script: 'ls',
+    cwd: wsGate,
+    pid: process.pid,
+    sandbox_permissions: 'use_default',
+  });
   assert.equal(plain.per_exec, undefined);
   assert.equal(plain.sandbox.type, 'workspace-write');
 });

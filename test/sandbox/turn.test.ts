@@ -32,7 +32,10 @@ test('workspace-write: writes inside roots work, outside fail with EROFS', (t) =
   assert.match(ro.err, /Read-only file system/);
   const ex = b.run(turnSandboxArgv(noTmp, b.ctx({ env: { ...b.env, TMPDIR: other } })), `echo x > /tmp/gate_tmp_$$; echo x > ${other}/t`);
   assert.equal(ex.err.match(/Read-only file system/g)?.length, 2, ex.err);
-  const td = b.run(turnSandboxArgv(workspaceWrite({ exclude_slash_tmp: true }), b.ctx({ env: { ...b.env, TMPDIR: other } })), `echo x > ${other}/t && echo tmpdir=ok`);
+  const td = b.run(
+    turnSandboxArgv(workspaceWrite({ exclude_slash_tmp: true }), b.ctx({ env: { ...b.env, TMPDIR: other } })),
+    `echo x > ${other}/t && echo tmpdir=ok`,
+  );
   assert.match(td.out, /tmpdir=ok/, td.err);
 });
 
@@ -41,19 +44,23 @@ test('.git stays read-only: directly, through a symlink, after umount and remoun
   t.after(b.cleanup);
   symlinkSync(join(b.ws, '.git'), join(b.ws, 'gitlink'));
   const args = turnSandboxArgv(workspaceWrite(), b.ctx())!;
-  const r = b.run(args, [
-    'echo evil >> .git/config; echo "rc1=$?"',
-    'echo evil >> gitlink/config; echo "rc2=$?"',
-    'mkdir .git/hooks2; echo "rc3=$?"',
-    `umount ${b.ws}/.git; echo "umount=$?"`,
-    `mount -o remount,rw ${b.ws}/.git; echo "remount=$?"`,
-    'mount -o remount,rw,bind /; echo "remount_root=$?"',
-    'echo evil >> .git/config; echo "rc4=$?"',
-    'echo x > /etc/gate_rw_test_$$; echo "etc=$?"',
-    'rm -rf .git; mv .git moved; echo "rc5=$?"',
-    'echo fine > work.txt; echo "ws=$?"',
-  ].join('\n'));
-  for (const k of ['rc1', 'rc2', 'rc3', 'umount', 'remount', 'remount_root', 'rc4', 'etc', 'rc5']) assert.doesNotMatch(r.out, new RegExp(`${k}=0\\b`), `${k}: ${r.out}\n${r.err}`);
+  const r = b.run(
+    args,
+    [
+      'echo evil >> .git/config; echo "rc1=$?"',
+      'echo evil >> gitlink/config; echo "rc2=$?"',
+      'mkdir .git/hooks2; echo "rc3=$?"',
+      `umount ${b.ws}/.git; echo "umount=$?"`,
+      `mount -o remount,rw ${b.ws}/.git; echo "remount=$?"`,
+      'mount -o remount,rw,bind /; echo "remount_root=$?"',
+      'echo evil >> .git/config; echo "rc4=$?"',
+      'echo x > /etc/gate_rw_test_$$; echo "etc=$?"',
+      'rm -rf .git; mv .git moved; echo "rc5=$?"',
+      'echo fine > work.txt; echo "ws=$?"',
+    ].join('\n'),
+  );
+  for (const k of ['rc1', 'rc2', 'rc3', 'umount', 'remount', 'remount_root', 'rc4', 'etc', 'rc5'])
+    assert.doesNotMatch(r.out, new RegExp(`${k}=0\\b`), `${k}: ${r.out}\n${r.err}`);
   assert.match(r.out, /ws=0/);
   assert.equal(readFileSync(join(b.ws, '.git', 'config'), 'utf8'), '[core]\n');
   assert.match(r.out, /umount=\d+/);
@@ -71,7 +78,10 @@ test('.git stays read-only: directly, through a symlink, after umount and remoun
 
   const ws3 = join(b.dir, 'ws3');
   mkdirSync(ws3);
-  const r3 = b.run(turnSandboxArgv(workspaceWrite(), b.ctx({ cwd: ws3 })), 'git init -q . 2>&1; mkdir -p .git/hooks; echo "rc=$?"; echo ok > file && echo w=ok');
+  const r3 = b.run(
+    turnSandboxArgv(workspaceWrite(), b.ctx({ cwd: ws3 })),
+    'git init -q . 2>&1; mkdir -p .git/hooks; echo "rc=$?"; echo ok > file && echo w=ok',
+  );
   assert.match(r3.out, /rc=1/);
   assert.match(r3.out, /w=ok/);
   assert.ok(!existsSync(join(ws3, '.git', 'hooks')));
@@ -101,8 +111,13 @@ test('the approval socket is unreachable inside; the request folder is reachable
   await listenPath(request, b.paths.streamSock);
   t.after(() => (approval.close(), request.close(), b.cleanup()));
   const probe = (p: string) =>
-    `${process.execPath} -e "require('net').connect(process.argv[1]).on('data',d=>process.stdout.write('${'$'}{p}:'+d)).on('error',e=>console.log(process.argv[1].split('/').pop()+':'+e.code))" ${p}`.replace('${p}', '');
-  const script = [probe(b.paths.approvalSock), probe(b.paths.streamSock), `ls ${b.paths.sessionDir}`, `touch ${b.paths.clientDir}/reply && echo bound`].join('; ');
+    `${process.execPath} -e "require('net').connect(process.argv[1]).on('data',d=>process.stdout.write('${'$'}{p}:'+d)).on('error',e=>console.log(process.argv[1].split('/').pop()+':'+e.code))" ${p}`.replace(
+      '${p}',
+      '',
+    );
+  const script = [probe(b.paths.approvalSock), probe(b.paths.streamSock), `ls ${b.paths.sessionDir}`, `touch ${b.paths.clientDir}/reply && echo bound`].join(
+    '; ',
+  );
   for (const args of [turnSandboxArgv(workspaceWrite(), b.ctx()), turnSandboxArgv({ type: 'read-only' }, b.ctx())]) {
     const r = await b.runAsync(args, script);
     assert.match(r.out, /approval\.sock:ENOENT/, r.out + r.err);

@@ -11,7 +11,21 @@ function mustBeComplex(script: string, reason: RegExp): void {
 }
 
 test('syntax errors are complex with the parser message', () => {
-  for (const s of ['ls &&', '&& ls', 'ls ;; pwd', 'ls | | wc', 'if true; then', 'echo "unclosed', "echo 'unclosed", 'foo(', 'ls )', 'cat <<EOF\nno end', '$(', '{ ls', 'case x in'])
+  for (const s of [
+    'ls &&',
+    '&& ls',
+    'ls ;; pwd',
+    'ls | | wc',
+    'if true; then',
+    'echo "unclosed',
+    "echo 'unclosed",
+    'foo(',
+    'ls )',
+    'cat <<EOF\nno end',
+    '$(',
+    '{ ls',
+    'case x in',
+  ])
     mustBeComplex(s, /parse error: .*\d+:\d+/);
 });
 

@@ -50,8 +50,8 @@ export function expectedRuns(commands: Subcommand[], ops: ListOp[]): string[][] 
       if (!skipping) { ran.push(commands[i].argv); last = status(commands[i]); }
       continue;
     }
-    if (op === '&&') skipping = last !== 0 ? true : false;
-    else if (op === '||') skipping = last === 0 ? true : false;
+    if (op === '&&') skipping = last !== 0;
+    else if (op === '||') skipping = last === 0;
     else skipping = false;
     if (skipping) continue; // a skipped pipeline keeps the previous status
     ran.push(commands[i].argv);

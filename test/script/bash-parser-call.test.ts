@@ -24,7 +24,16 @@ const LONG = Array.from({ length: 200 }, (_, i) => `echo line${i} "arg ${i}" && 
 test('bash-parser called once-built and with the fast location copy: same ASTs and errors as stock', () => {
   const r = rng(7);
   // failing scripts first, in the middle and last: a failed parse must leave nothing behind for the next one
-  const scripts = [...FAILING, ...CORPUS.map(([, s]) => s), ...FAILING, ...Array.from({ length: 2000 }, () => randomScript(r)), ...FAILING, LONG, 'éé 😀 "x y"\n\tz', ''];
+  const scripts = [
+    ...FAILING,
+    ...CORPUS.map(([, s]) => s),
+    ...FAILING,
+    ...Array.from({ length: 2000 }, () => randomScript(r)),
+    ...FAILING,
+    LONG,
+    'éé 😀 "x y"\n\tz',
+    '',
+  ];
   const diffs: string[] = [];
   let errors = 0;
   for (const s of scripts) {

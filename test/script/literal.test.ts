@@ -108,6 +108,18 @@ test('plain keeps the list structure and redirects is false', () => {
 test('assignments and resolution-changing builtins', () => {
   const a = analyzeScript('PATH=/tmp/evil LD_PRELOAD=x.so ls -l');
   assert.ok(a.kind === 'plain' && JSON.stringify(a.commands[0].assignments) === '["PATH=/tmp/evil","LD_PRELOAD=x.so"]');
-  for (const s of ['FOO=$(id) ls', 'FOO=~/x ls', 'FOO=a:~/b ls', 'arr=(1 2) ls', 'x=1', 'alias ls=rm', 'hash -p /bin/rm ls', 'enable -f x.so y', 'shopt -s expand_aliases', 'command alias ls=rm', 'builtin hash -p /bin/rm ls'])
+  for (const s of [
+    'FOO=$(id) ls',
+    'FOO=~/x ls',
+    'FOO=a:~/b ls',
+    'arr=(1 2) ls',
+    'x=1',
+    'alias ls=rm',
+    'hash -p /bin/rm ls',
+    'enable -f x.so y',
+    'shopt -s expand_aliases',
+    'command alias ls=rm',
+    'builtin hash -p /bin/rm ls',
+  ])
     assert.equal(analyzeScript(s).kind, 'complex', s);
 });

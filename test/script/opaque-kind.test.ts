@@ -36,7 +36,11 @@ test('wrappers and programs that hide what they run: the kind of each', () => {
 test('in scripts: subcommands carry the kind; trap strings and shells fed on stdin too', () => {
   const plain = analyzeScript("ssh host 'ls' && sudo -u bob env ls && bash -c 'ssh h ls' && bash -c 'eval x'");
   assert.ok(plain.kind === 'plain');
-  if (plain.kind === 'plain') assert.deepEqual(plain.commands.map((c) => c.opaqueKind), ['remote', undefined, 'remote', 'command-string']); // eval makes that script complex
+  if (plain.kind === 'plain')
+    assert.deepEqual(
+      plain.commands.map((c) => c.opaqueKind),
+      ['remote', undefined, 'remote', 'command-string'],
+    ); // eval makes that script complex
   const kinds = (s: string) => {
     const a = analyzeScript(s);
     assert.equal(a.kind, 'complex', s);

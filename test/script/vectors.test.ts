@@ -16,7 +16,14 @@ test('shell_detect_cases: exact names only; PowerShell is not a shell gate-sh pa
 test('extractShellInvocation takes exactly [shell, -c|-lc, script]', () => {
   assert.deepEqual(extractShellInvocation(['bash', '-lc', 'ls']), { shell: 'bash', kind: 'bash', flag: '-lc', script: 'ls' });
   assert.deepEqual(extractShellInvocation(['/bin/zsh', '-c', 'ls'])?.kind, 'zsh');
-  for (const argv of [['bash', '-l', '-c', 'ls'], ['bash', '-cl', 'ls'], ['bash', '-ic', 'ls'], ['bash', '-c', 'ls', 'x'], ['/tmp/bash', '-c', 'ls'], ['bash', '-c']])
+  for (const argv of [
+    ['bash', '-l', '-c', 'ls'],
+    ['bash', '-cl', 'ls'],
+    ['bash', '-ic', 'ls'],
+    ['bash', '-c', 'ls', 'x'],
+    ['/tmp/bash', '-c', 'ls'],
+    ['bash', '-c'],
+  ])
     assert.equal(extractShellInvocation(argv), null, JSON.stringify(argv));
 });
 

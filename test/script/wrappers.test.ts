@@ -55,7 +55,10 @@ test('each wrapper yields the inner command with its own option grammar', () => 
     [['bash', '-c', '-e', 'rm x'], [w('rm x')]],
     // nesting: outermost first
     [w('sudo env -i nice -n 5 rm x'), [w('env -i nice -n 5 rm x'), w('nice -n 5 rm x'), w('rm x')]],
-    [['env', 'bash', '-c', "sudo rm -rf / ; bash -c 'shred y'"], [['bash', '-c', "sudo rm -rf / ; bash -c 'shred y'"], w('sudo rm -rf /'), w('rm -rf /'), ['bash', '-c', 'shred y'], w('shred y')]],
+    [
+      ['env', 'bash', '-c', "sudo rm -rf / ; bash -c 'shred y'"],
+      [['bash', '-c', "sudo rm -rf / ; bash -c 'shred y'"], w('sudo rm -rf /'), w('rm -rf /'), ['bash', '-c', 'shred y'], w('shred y')],
+    ],
     [w('xargs -0 sudo rm'), [w('sudo rm'), w('rm')]],
     [['find', '.', '-exec', 'env', 'rm', '{}', ';'], [w('env rm {}'), w('rm {}')]],
   ];
@@ -113,7 +116,14 @@ test('in a script, wrappers fill Subcommand.inner and opaque', () => {
 
 test('eval, source and . of what is only known at run time: complex, commands still extracted', () => {
   // (a relative file is looked up in PATH by bash; with no reader no file is read)
-  for (const [s, inner] of [['eval "$x"', 'eval'], ['source f.sh && ls', 'source'], ['. f.sh', '.'], ['source /etc/f.sh', 'source'], ['command eval ls', 'eval'], ['builtin source f', 'source']]) {
+  for (const [s, inner] of [
+    ['eval "$x"', 'eval'],
+    ['source f.sh && ls', 'source'],
+    ['. f.sh', '.'],
+    ['source /etc/f.sh', 'source'],
+    ['command eval ls', 'eval'],
+    ['builtin source f', 'source'],
+  ]) {
     const a = analyzeScript(s);
     assert.equal(a.kind, 'complex', s);
     if (a.kind === 'complex') assert.ok(a.literalCommands.some((c) => c.argv[0] === inner), s);
@@ -123,8 +133,19 @@ test('eval, source and . of what is only known at run time: complex, commands st
 
 test('builtins that expand a subscript or run a callback from literal words: complex', () => {
   // each of these runs `rm x` in bash 5.2, although every word is quoted
-  for (const s of ["unset 'a[$(rm x)]'", "test -v 'a[$(rm x)]'", "[ -v 'a[`rm x`]' ]", "printf -v 'a[$(rm x)]' y", "printf -v'a[$(rm x)]' y", "read 'a[$(rm x)]'",
-    "mapfile -C 'rm x' -c 1 a", "readarray -tC 'rm x' a", "compgen -C 'rm x' w", 'jobs -x rm x', "command unset 'a[$(rm x)]'"])
+  for (const s of [
+    "unset 'a[$(rm x)]'",
+    "test -v 'a[$(rm x)]'",
+    "[ -v 'a[`rm x`]' ]",
+    "printf -v 'a[$(rm x)]' y",
+    "printf -v'a[$(rm x)]' y",
+    "read 'a[$(rm x)]'",
+    "mapfile -C 'rm x' -c 1 a",
+    "readarray -tC 'rm x' a",
+    "compgen -C 'rm x' w",
+    'jobs -x rm x',
+    "command unset 'a[$(rm x)]'",
+  ])
     assert.equal(analyzeScript(s).kind, 'complex', s);
   for (const s of ["printf '%s' 'a[$(x)]'", "echo 'a[$(x)]'", 'test -f a[1]'.replace('a[1]', "'a[1]'"), 'unset a', 'read -r line'])
     assert.equal(analyzeScript(s).kind, 'plain', s);

@@ -33,10 +33,17 @@ function nativeCopy(): string {
 }
 
 function build(dir: string, env: Record<string, string | undefined>) {
-  return spawnSync(process.execPath, [join(dir, 'scripts', 'build-native.mjs')], { cwd: dir, encoding: 'utf8', env: env as NodeJS.ProcessEnv, timeout: 300_000 });
+  return spawnSync(process.execPath, [join(dir, 'scripts', 'build-native.mjs')], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: env as NodeJS.ProcessEnv,
+    timeout: 300_000,
+  });
 }
 
-test("a warning in the addon under GATE_WERROR=1 stops the build with the compiler's message and what to install; nothing is left", { timeout: 300_000 }, () => {
+test("a warning in the addon under GATE_WERROR=1 stops the build with the compiler's message and what to install; nothing is left", {
+  timeout: 300_000,
+}, () => {
   const dir = nativeCopy();
   try {
     const c = join(dir, 'native', 'gate_native.c');

@@ -79,7 +79,11 @@ async function lockRegistry(): Promise<{ url: string; misses: string[]; server: 
   return { url, misses, server };
 }
 
-function run(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv; timeout?: number }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: NodeJS.ProcessEnv; timeout?: number },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const c = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -97,7 +101,14 @@ test('npm pack → npm install -g into a temp prefix → gate-sh and gate work f
   // Node's own headers for node-gyp (no header download), as scripts/build-native.mjs does
   const prefix = join(dirname(process.execPath), '..');
   const nodedir = existsSync(join(prefix, 'include', 'node', 'node_api.h')) ? { npm_config_nodedir: prefix } : {};
-  const npmEnv = { ...process.env, ...nodedir, npm_config_registry: reg.url, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const npmEnv = {
+    ...process.env,
+    ...nodedir,
+    npm_config_registry: reg.url,
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
   const prefixDir = join(dir, 'prefix');
   const env = {
     PATH: `${join(prefixDir, 'bin')}:/usr/local/bin:/usr/bin:/bin`,
@@ -116,16 +127,38 @@ test('npm pack → npm install -g into a temp prefix → gate-sh and gate work f
     const tgz = join(dir, info[0].filename);
     assert.match(info[0].filename, /^gate-sh-\d+\.\d+\.\d+\.tgz$/);
     // what runs, and nothing else: no tests, no TypeScript sources, no build output of this machine
-    for (const want of ['bin/gate-sh-node', 'bin/gate', 'shims/gate-sh-native.c', 'dist/src/cli/gate-sh.js', 'dist/cjs-src/cli/gate-sh.bundle.cjs', 'shims/Makefile', 'shims/libgate.c', 'native/gate_native.c', 'binding.gyp', 'scripts/build-native.mjs'])
+    for (const want of [
+      'bin/gate-sh-node',
+      'bin/gate',
+      'shims/gate-sh-native.c',
+      'dist/src/cli/gate-sh.js',
+      'dist/cjs-src/cli/gate-sh.bundle.cjs',
+      'shims/Makefile',
+      'shims/libgate.c',
+      'native/gate_native.c',
+      'binding.gyp',
+      'scripts/build-native.mjs',
+    ])
       assert.ok(files.includes(want), `${want} missing from the tarball`);
     const extra = files.filter((f) => /^(test|src|dist\/test|build|node_modules|scratch)\/|\.ts$|\.so$|^shims\/(gate-shell|gate-sh-native)$/.test(f));
     assert.deepEqual(extra, [], 'files that do not run');
 
-    const inst = await run('npm', ['install', '-g', '--prefer-offline', `--allow-scripts=${ALLOW_SCRIPTS}`, '--prefix', prefixDir, tgz], { cwd: dir, env: npmEnv, timeout: 540_000 });
+    const inst = await run('npm', ['install', '-g', '--prefer-offline', `--allow-scripts=${ALLOW_SCRIPTS}`, '--prefix', prefixDir, tgz], {
+      cwd: dir,
+      env: npmEnv,
+      timeout: 540_000,
+    });
     assert.equal(inst.status, 0, `npm install -g failed (tarballs not in npm's cache: ${reg.misses.join(', ')}):\n${inst.stderr.slice(-3000)}`);
     assert.deepEqual(reg.misses, [], 'tarballs asked of the registry');
     const pkg = join(prefixDir, 'lib', 'node_modules', 'gate-sh');
-    for (const built of ['shims/libgate.so', 'shims/gate-shell', 'shims/gate-sh-native', 'build/Release/gate_native.node', 'node_modules/node-pty/build/Release/pty.node', 'node_modules/unix-dgram/build/Release/unix_dgram.node'])
+    for (const built of [
+      'shims/libgate.so',
+      'shims/gate-shell',
+      'shims/gate-sh-native',
+      'build/Release/gate_native.node',
+      'node_modules/node-pty/build/Release/pty.node',
+      'node_modules/unix-dgram/build/Release/unix_dgram.node',
+    ])
       assert.ok(existsSync(join(pkg, built)), `${built} not built at install`);
 
     // gate-sh on PATH is the native entry (npm pack drops the bin/gate-sh link; the install step puts it back)

@@ -8,14 +8,15 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { bash, gateSh, type Ran } from './helpers.js';
 import { daemonForTest } from '../helpers/daemon.js';
 
-const RULES_FORBID = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
+const RULES_FORBID =
+  'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
 const RULES_ALLOW = 'prefix_rule(pattern=["rm"], decision="allow")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
 
 /** A shell snapshot in Claude Code 2.1.197's bash format, made by real bash from the functions and aliases given. */
@@ -137,7 +138,10 @@ test("an rm pre-flight cannot see (a snapshot function) is denied at exec time w
   const cwdFile = join(r.dir, 'claude-5e6f-cwd');
   const rules = join(r.env.GATE_HOME, 'rules', 'default.rules');
   const g = await gateSh(['-c', claude(r.snapshot, 'cleanup', cwdFile)], { env: r.env, cwd: r.ws });
-  assert.ok(g.stderr.toString().includes(`gate-sh: denied: rm -rf somefile: Execution forbidden by policy: use trash instead (rule ${rules}:1)\n`), g.stderr.toString());
+  assert.ok(
+    g.stderr.toString().includes(`gate-sh: denied: rm -rf somefile: Execution forbidden by policy: use trash instead (rule ${rules}:1)\n`),
+    g.stderr.toString(),
+  );
   assert.ok(existsSync(join(r.ws, 'somefile')), 'the file survives');
 
   const a = await rig(t, RULES_ALLOW);

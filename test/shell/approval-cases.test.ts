@@ -12,7 +12,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { vectors, type Vector } from '../helpers/vectors.js';
 import { gateSh, pool } from './helpers.js';
-import { tempEnv } from '../helpers/env.js';
 import { startDaemon } from '../helpers/daemon.js';
 
 function sh(w: string): string {

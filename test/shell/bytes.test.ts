@@ -101,7 +101,10 @@ test('descriptors beyond 0-2 that gate-sh inherits reach the script at the same 
     const path = join(daemon.d.te.dir, `fd5-${who}`);
     const fd = openSync(path, 'w');
     try {
-      const r = await f(['-c', 'echo "to five" >&5; echo out'], { env: { ...daemon.d.te.env, GATE_NO_AUTOSTART: '1' }, stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'ignore', fd] });
+      const r = await f(['-c', 'echo "to five" >&5; echo out'], {
+        env: { ...daemon.d.te.env, GATE_NO_AUTOSTART: '1' },
+        stdio: ['pipe', 'pipe', 'pipe', 'ignore', 'ignore', fd],
+      });
       assert.equal(r.code, 0, `${who}: ${r.stderr}`);
       assert.equal(r.stdout.toString(), 'out\n');
     } finally {

@@ -115,7 +115,10 @@ test('daemon killed mid-prompt: gate-sh exits 126 promptly with a clear message,
     const r = await running;
     const ms = Date.now() - t0;
     assert.equal(r.code, 126);
-    assert.match(r.stderr.toString(), /gate-sh: the gate daemon stopped (while an approval was pending|before answering); .*'gate daemon start'.*; nothing ran\n$/);
+    assert.match(
+      r.stderr.toString(),
+      /gate-sh: the gate daemon stopped (while an approval was pending|before answering); .*'gate daemon start'.*; nothing ran\n$/,
+    );
     assert.ok(ms < 3000, `exited ${ms} ms after the daemon died`);
     assert.equal(existsSync(marker), false);
   } finally {

@@ -49,7 +49,15 @@ export function run(program: string, args: string[], o: RunOpts): Promise<Ran> {
     }
     o.onSpawn?.(c);
     c.on('close', (code, signal) =>
-      resolve({ code, signal, stdout: Buffer.concat(out), stderr: Buffer.concat(err), digest: h ? `${h.digest('hex')}:${n}` : undefined, ms: Date.now() - t0, exitMs }),
+      resolve({
+        code,
+        signal,
+        stdout: Buffer.concat(out),
+        stderr: Buffer.concat(err),
+        digest: h ? `${h.digest('hex')}:${n}` : undefined,
+        ms: Date.now() - t0,
+        exitMs,
+      }),
     );
   });
 }

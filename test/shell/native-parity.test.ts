@@ -46,7 +46,11 @@ function same(a: Ran, b: Ran, what: string): void {
 
 for (const mode of ['danger-full-access', 'workspace-write'] as const) {
   test(`native and Node gate-sh: same argv, environment, output and status (${mode})`, { timeout: 120_000 }, async (t) => {
-    const { te, ws } = await daemonForTest(t, { config: `sandbox_mode = "${mode}"\napproval_policy = "on-request"\n`, workspace: 'ws', env: { GATE_NO_AUTOSTART: '1' } });
+    const { te, ws } = await daemonForTest(t, {
+      config: `sandbox_mode = "${mode}"\napproval_policy = "on-request"\n`,
+      workspace: 'ws',
+      env: { GATE_NO_AUTOSTART: '1' },
+    });
     writeFileSync(join(ws, 's.sh'), 'echo "file $0 $1"\n');
     mkdirSync(join(ws, 'd'));
     for (const c of CASES) {

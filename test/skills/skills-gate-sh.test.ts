@@ -22,7 +22,9 @@ function skill(root: string, name: string, frontMatter: string): string {
   return dir;
 }
 
-test('a skill script gets exactly its declared write path after approval, also from a cached session approval; none declared → the turn sandbox', { timeout: 120_000 }, async (t) => {
+test('a skill script gets exactly its declared write path after approval, also from a cached session approval; none declared → the turn sandbox', {
+  timeout: 120_000,
+}, async (t) => {
   const rig = await startDaemon(execGateOptions({ rules: [], config: 'sandbox_mode = "workspace-write"\napproval_policy = "on-request"\n' }));
   const human = await approveConsole(rig.env, 'human');
   t.after(async () => (await human.close(), killAll(), await rig.close()));

@@ -5,7 +5,17 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tempEnv } from '../helpers/env.js';
-import { defaultSkillRoots, discoverSkills, skillExecution, skillForProgram, SKILL_AVAILABLE_DECISIONS, parseFrontMatter, compileProfile, lookupSkill, skillsFor } from '../../src/skills/index.js';
+import {
+  defaultSkillRoots,
+  discoverSkills,
+  skillExecution,
+  skillForProgram,
+  SKILL_AVAILABLE_DECISIONS,
+  parseFrontMatter,
+  compileProfile,
+  lookupSkill,
+  skillsFor,
+} from '../../src/skills/index.js';
 import { sandboxArgvFor, wrapCommand } from '../../src/sandbox/wrap.js';
 import { workspaceWrite } from '../../src/sandbox/policy.js';
 import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
@@ -46,7 +56,14 @@ test('declared paths: relative to the skill folder, ~ expanded; escaping, .. and
   });
   assert.deepEqual(compileProfile({ file_system: { read: ['/srv'] } }, c).file_system, { read: ['/srv', '/sk/a'] });
   assert.deepEqual(compileProfile({}, c), { network: false });
-  for (const [p, re] of [['../b', /leaves the skill folder/], ['x/../../b', /leaves the skill folder/], ['/a/../etc', /'\.\.'/], ['~/../etc', /'\.\.'/], ['/', /write access to '\/'/], ['/.', /write access to '\/'/]] as const)
+  for (const [p, re] of [
+    ['../b', /leaves the skill folder/],
+    ['x/../../b', /leaves the skill folder/],
+    ['/a/../etc', /'\.\.'/],
+    ['~/../etc', /'\.\.'/],
+    ['/', /write access to '\/'/],
+    ['/.', /write access to '\/'/],
+  ] as const)
     assert.throws(() => compileProfile({ file_system: { write: [p] } }, c), re, p);
 });
 
@@ -56,7 +73,7 @@ test('discovery: nested roots, symlinked skills, openai.yaml, malformed skills k
   const root = join(e.dir, 'skills');
   const a = skill(root, 'writer', 'name: writer\ndescription: writes\npermissions:\n  file_system:\n    write: [out]');
   const b = skill(join(root, 'group'), 'plain', 'name: plain\ndescription: nothing declared');
-  const c = skill(root, 'codex', 'name: codex\ndescription: via openai.yaml', undefined, 'permissions:\n  network: true\n  macos: {calendar: true}\n');
+  const _c = skill(root, 'codex', 'name: codex\ndescription: via openai.yaml', undefined, 'permissions:\n  network: true\n  macos: {calendar: true}\n');
   const bad = skill(root, 'bad', 'name: bad\npermissions: {network: maybe}');
   const worse = skill(root, 'worse', 'name: [unclosed');
   const elsewhere = skill(join(e.dir, 'elsewhere'), 'linked', 'name: linked');
@@ -121,14 +138,20 @@ test('real bubblewrap: a skill writes to its declared path and nowhere else; a p
     assert.ok(line.sandboxed);
     return spawnSync(line.program, line.args, { cwd: ws, env: e.env, encoding: 'utf8' });
   };
-  const w = runSkill(join(writer, 'scripts', 'run.sh'), `echo ok > ${writer}/out/r && echo wrote; echo x > ${ws}/ws-file; echo x > ${outside}/f; echo x > ${writer}/SKILL.md; echo x > /tmp/skill_$$`);
+  const w = runSkill(
+    join(writer, 'scripts', 'run.sh'),
+    `echo ok > ${writer}/out/r && echo wrote; echo x > ${ws}/ws-file; echo x > ${outside}/f; echo x > ${writer}/SKILL.md; echo x > /tmp/skill_$$`,
+  );
   assert.match(w.stdout, /wrote/, w.stderr);
   assert.equal(readFileSync(join(writer, 'out', 'r'), 'utf8'), 'ok\n');
   assert.equal(w.stderr.match(/Read-only file system/g)?.length, 4, w.stderr); // ws, outside, SKILL.md, /tmp
   assert.ok(!existsSync(join(ws, 'ws-file')) && !existsSync(join(outside, 'f')));
   assert.match(readFileSync(join(writer, 'SKILL.md'), 'utf8'), /^---\nname: writer/);
 
-  const p = runSkill(join(plain, 'scripts', 'run.sh'), `echo x > ${ws}/in-ws && echo ws-ok; echo x > ${outside}/f; echo x > ${plain}/SKILL.md && echo skill-ok`);
+  const p = runSkill(
+    join(plain, 'scripts', 'run.sh'),
+    `echo x > ${ws}/in-ws && echo ws-ok; echo x > ${outside}/f; echo x > ${plain}/SKILL.md && echo skill-ok`,
+  );
   assert.match(p.stdout, /ws-ok/, 'the turn sandbox: the workspace is writable');
   assert.doesNotMatch(p.stdout, /skill-ok/, 'skill folders under .codex stay read-only');
   assert.match(p.stderr, new RegExp(`${outside}/f: Read-only file system`));
@@ -144,7 +167,10 @@ test('a skill declaring a missing write folder is refused by the sandbox, not wi
   const how = skillExecution(m);
   assert.ok(how.ok);
   prepareGateDirs(e.env);
-  assert.throws(() => sandboxArgvFor(how.execution, workspaceWrite(), gateSandboxContext({ cwd: dir, env: e.env })), (x: Error) => x instanceof SandboxError && /write path '.*\/m\/nope' does not exist/.test(x.message));
+  assert.throws(
+    () => sandboxArgvFor(how.execution, workspaceWrite(), gateSandboxContext({ cwd: dir, env: e.env })),
+    (x: Error) => x instanceof SandboxError && /write path '.*\/m\/nope' does not exist/.test(x.message),
+  );
 });
 
 test('real bubblewrap: a skill under CODEX_HOME writes its own output, never Codex or gate-sh rules', (t) => {
@@ -189,7 +215,11 @@ test('lookup for the decision layer: skill script with its profile, turn sandbox
   const p = skill(join(e.env.HOME, '.claude', 'skills'), 'p', 'name: p');
   const bad = skill(join(e.env.GATE_HOME, 'skills'), 'bad', 'name: [');
   const skills = skillsFor(e.env, cwd);
-  assert.deepEqual(lookupSkill(join(w, 'scripts', 'run.sh'), skills), { kind: 'skill', skill: skills.find((s) => s.name === 'w'), exec: { permissions: { network: true } } });
+  assert.deepEqual(lookupSkill(join(w, 'scripts', 'run.sh'), skills), {
+    kind: 'skill',
+    skill: skills.find((s) => s.name === 'w'),
+    exec: { permissions: { network: true } },
+  });
   const lp = lookupSkill(join(p, 'scripts', 'run.sh'), skills);
   assert.ok(lp.kind === 'skill' && lp.exec.permissions === undefined);
   const lb = lookupSkill(join(bad, 'scripts', 'run.sh'), skills);

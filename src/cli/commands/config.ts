@@ -14,7 +14,11 @@ const USAGE = `usage: gate config get [KEY] [--json] | gate config set KEY VALUE
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   const [sub, key, value] = positionals;
   if (values.help || !sub) {
     process.stdout.write(USAGE);

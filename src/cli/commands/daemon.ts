@@ -58,7 +58,9 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       const { startBackgroundDaemon } = await import('../../client/autostart.js');
-      const args = Object.entries(flags).flatMap(([k, v]) => (k === 'rules' ? v.split(':').flatMap((f) => ['--rules', f]) : [`--${k === 'sandbox_mode' ? 'sandbox' : k.replace(/_/g, '-')}`, v]));
+      const args = Object.entries(flags).flatMap(([k, v]) =>
+        k === 'rules' ? v.split(':').flatMap((f) => ['--rules', f]) : [`--${k === 'sandbox_mode' ? 'sandbox' : k.replace(/_/g, '-')}`, v],
+      );
       const started = await startBackgroundDaemon(process.env, paths, { args });
       process.stdout.write(`gate daemon started (pid ${started.pid}, session '${paths.session}')\n`);
       return 0;
@@ -96,7 +98,7 @@ async function stopUnanswering(paths: GatePaths, reach: Exclude<Reach, { state: 
   }
   const owner = readOwner(paths.lockFile);
   const ns = pidNamespace();
-  if (!owner || !owner.pidNamespace || owner.pidNamespace !== ns) {
+  if (!owner?.pidNamespace || owner.pidNamespace !== ns) {
     process.stderr.write(`gate-sh: ${unreachableMessage(reach.why)}; it cannot be stopped from here\n`);
     return 1;
   }

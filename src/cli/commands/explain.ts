@@ -98,7 +98,16 @@ export async function run(argv: string[]): Promise<number> {
   // One argument is a script (as `bash -lc`); several are an argv (a shell invocation or a program).
   const command = words.length === 1 ? ['bash', '-lc', words[0]] : words;
   // files the script sources are read as the daemon reads them
-  const ctx = { policy, approvalPolicy, sandboxPolicy, sandboxPermissions, prefixRule, gitReadOnly: v['git-read-only'] === true || config.git_read_only, readSource: sourceReader({ hidden: [gatePaths(process.env).runtime] }).read, cwd: process.cwd() };
+  const ctx = {
+    policy,
+    approvalPolicy,
+    sandboxPolicy,
+    sandboxPermissions,
+    prefixRule,
+    gitReadOnly: v['git-read-only'] === true || config.git_read_only,
+    readSource: sourceReader({ hidden: [gatePaths(process.env).runtime] }).read,
+    cwd: process.cwd(),
+  };
   // `gate-sh -c '...'` (or a shell at any path) is explained as the script it runs.
   const shellScript = command.length === 3 && (command[1] === '-c' || command[1] === '-lc') && SHELLS.test(command[0]);
   const assessment = shellScript ? decideScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : decideInvocation(command, ctx);
@@ -109,7 +118,9 @@ export async function run(argv: string[]): Promise<number> {
     };
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
-    process.stdout.write(formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }));
+    process.stdout.write(
+      formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }),
+    );
   }
   return 0;
 }
@@ -121,6 +132,7 @@ function parsePrefixRule(text: string): string[] {
   } catch {
     throw new Error(`invalid --prefix-rule ${JSON.stringify(text)}: expected a JSON list of strings`);
   }
-  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string')) throw new Error(`invalid --prefix-rule ${JSON.stringify(text)}: expected a JSON list of strings`);
+  if (!Array.isArray(v) || v.some((t) => typeof t !== 'string'))
+    throw new Error(`invalid --prefix-rule ${JSON.stringify(text)}: expected a JSON list of strings`);
   return v as string[];
 }

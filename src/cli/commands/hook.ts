@@ -36,12 +36,16 @@ async function decide(agent: HookAgent): Promise<HookDecision | null> {
     call = parseHookInput(agent, readFileSync(0, 'utf8'), process.cwd());
   } catch (e) {
     // any failure is a denial: both agents go on with the command when a hook exits with an error
-    return { decision: 'deny', reason: `gate-sh: ${e instanceof HookInputError ? e.message : `cannot read the hook input (${(e as Error).message})`}; nothing runs` };
+    return {
+      decision: 'deny',
+      reason: `gate-sh: ${e instanceof HookInputError ? e.message : `cannot read the hook input (${(e as Error).message})`}; nothing runs`,
+    };
   }
   if (!call) return null;
   try {
     const reply = await preflight(call.command, call.cwd);
-    if (reply.type !== 'preflight' || !reply.action) return { decision: 'deny', reason: `gate-sh: protocol error: unexpected reply '${String(reply.type)}'; nothing runs` };
+    if (reply.type !== 'preflight' || !reply.action)
+      return { decision: 'deny', reason: `gate-sh: protocol error: unexpected reply '${String(reply.type)}'; nothing runs` };
     return hookDecision(reply);
   } catch (e) {
     return { decision: 'deny', reason: `gate-sh: ${(e as Error).message}; nothing runs` };

@@ -14,7 +14,15 @@ const USAGE = `usage: gate jobs [--json]          what runs in this session's sa
 
 export function formatJobs(jobs: SessionJob[]): string {
   if (jobs.length === 0) return 'no processes in session sandboxes\n';
-  const rows = jobs.map((j) => [String(j.pid), String(j.pid_in_sandbox), j.outlived_command ? 'job' : 'command', j.started_at.replace(/\.\d+Z$/, 'Z'), j.sandbox, j.cwd, j.argv.join(' ')]);
+  const rows = jobs.map((j) => [
+    String(j.pid),
+    String(j.pid_in_sandbox),
+    j.outlived_command ? 'job' : 'command',
+    j.started_at.replace(/\.\d+Z$/, 'Z'),
+    j.sandbox,
+    j.cwd,
+    j.argv.join(' '),
+  ]);
   const head = ['PID', 'IN-SANDBOX', 'STATE', 'STARTED', 'SANDBOX', 'CWD', 'COMMAND'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(width[i]))).join('  ');
@@ -22,7 +30,11 @@ export function formatJobs(jobs: SessionJob[]): string {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;

@@ -21,7 +21,9 @@ export async function run(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    process.stdout.write('usage: gate log [--follow] [--json] [--run ID] [--decision allow|prompt|forbidden|Run|Deny|Escalate] [--since 10m|ISO] [-n N] [--file PATH]\n');
+    process.stdout.write(
+      'usage: gate log [--follow] [--json] [--run ID] [--decision allow|prompt|forbidden|Run|Deny|Escalate] [--since 10m|ISO] [-n N] [--file PATH]\n',
+    );
     return 0;
   }
   const paths = gatePaths(process.env);

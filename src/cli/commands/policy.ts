@@ -4,7 +4,17 @@
  * gate-sh loads ($GATE_HOME/rules, $CODEX_HOME/rules, $CODEX_HOME/policy). Hand-parsed: no yargs at start-up.
  */
 import { homedir } from 'node:os';
-import { appendAllowPrefixRule, defaultRulesFile, formatAllowPrefixRule, formatCheckOutput, parsePolicy, PolicyError, type PolicySource, readRulesFile, ruleFiles } from '../../rules/index.js';
+import {
+  appendAllowPrefixRule,
+  defaultRulesFile,
+  formatAllowPrefixRule,
+  formatCheckOutput,
+  parsePolicy,
+  PolicyError,
+  type PolicySource,
+  readRulesFile,
+  ruleFiles,
+} from '../../rules/index.js';
 
 const USAGE = `usage: gate policy check [--rules PATH]... [--pretty] [--resolve-host-executables] [--hardened] [--] COMMAND...
        gate policy files [--rules PATH]...

@@ -24,7 +24,11 @@ Changes are recorded in $GATE_HOME/setup/ (with a copy of each file as it was). 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { undo: { type: 'boolean' }, route: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { undo: { type: 'boolean' }, route: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (e) {
     process.stderr.write(`gate-sh: setup: ${(e as Error).message}\n${USAGE}`);
     return 2;

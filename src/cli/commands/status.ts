@@ -1,4 +1,6 @@
-/** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy, approvers, pending prompts), and per agent on this machine whether it really uses gate-sh (gate doctor's summary). */
+/** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy,
+ * approvers, pending prompts), and per agent on this machine whether it really uses gate-sh (gate doctor's
+ * summary). */
 import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
 import { approvalCall } from '../../client/approval-client.js';

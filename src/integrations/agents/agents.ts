@@ -92,10 +92,17 @@ export function hookCommand(id: 'claude-code' | 'gemini', inst: Install): string
 export function jsonEdits(id: 'claude-code' | 'gemini', route: Route, inst: Install): JsonEdit[] {
   if (id === 'claude-code') {
     if (route === 'shell') return [{ op: 'set', path: ['env', 'CLAUDE_CODE_SHELL'], value: inst.entry }];
-    if (route === 'hook') return [{ op: 'add', path: ['hooks', 'PreToolUse'], item: { matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(id, inst) }] } }];
+    if (route === 'hook')
+      return [{ op: 'add', path: ['hooks', 'PreToolUse'], item: { matcher: 'Bash', hooks: [{ type: 'command', command: hookCommand(id, inst) }] } }];
   }
   if (id === 'gemini' && route === 'hook')
-    return [{ op: 'add', path: ['hooks', 'BeforeTool'], item: { matcher: 'run_shell_command', hooks: [{ type: 'command', name: 'gate-sh', command: hookCommand(id, inst) }] } }];
+    return [
+      {
+        op: 'add',
+        path: ['hooks', 'BeforeTool'],
+        item: { matcher: 'run_shell_command', hooks: [{ type: 'command', name: 'gate-sh', command: hookCommand(id, inst) }] },
+      },
+    ];
   return [];
 }
 

@@ -72,8 +72,13 @@ export function diagnose(env: Env): AgentReport[] {
     const r: AgentReport = { agent: id, title: a.title, ...(found ? { found } : {}), setUp: rec !== undefined, routes: [], gated: false, warnings: [] };
     const shellRoute = (choice: ShellChoice, wiredWhere: string): RouteReport => {
       const gated = choice.shell !== '' && isGateShEntry(choice.shell, inst);
-      if (choice.ignored) r.warnings.push(`${a.title} IGNORES gate-sh: ${choice.ignored}; it runs ${choice.shell || 'no shell'} instead and its commands are NOT gated`);
-      return { route: 'shell', state: gated ? 'wired' : choice.ignored || rec?.routes.includes('shell') ? 'broken' : 'not-wired', detail: `${choice.why}${gated ? ' → gate-sh' : ` → not gate-sh${wiredWhere}`}` };
+      if (choice.ignored)
+        r.warnings.push(`${a.title} IGNORES gate-sh: ${choice.ignored}; it runs ${choice.shell || 'no shell'} instead and its commands are NOT gated`);
+      return {
+        route: 'shell',
+        state: gated ? 'wired' : choice.ignored || rec?.routes.includes('shell') ? 'broken' : 'not-wired',
+        detail: `${choice.why}${gated ? ' → gate-sh' : ` → not gate-sh${wiredWhere}`}`,
+      };
     };
     if (id === 'claude-code') {
       const s = readJson(file);
@@ -92,7 +97,11 @@ export function diagnose(env: Env): AgentReport[] {
       }
       const choice = codexShell(login);
       const gated = isGateShEntry(choice.shell, inst);
-      r.routes.push({ route: 'shell', state: gated ? 'wired' : 'not-wired', detail: `${choice.why}${gated ? ' → gate-sh' : ' → not gate-sh (changing the login shell needs root; use the MCP route)'}` });
+      r.routes.push({
+        route: 'shell',
+        state: gated ? 'wired' : 'not-wired',
+        detail: `${choice.why}${gated ? ' → gate-sh' : ' → not gate-sh (changing the login shell needs root; use the MCP route)'}`,
+      });
       let cfg: Record<string, any> = {};
       try {
         cfg = parseToml(readFileSync(file, 'utf8')) as Record<string, any>;
@@ -106,7 +115,9 @@ export function diagnose(env: Env): AgentReport[] {
       r.routes.push({
         route: 'mcp',
         state,
-        detail: mcpOk ? `[mcp_servers.gate] runs gate mcp${builtinOff ? '; the built-in shell tool is off' : '; but the built-in shell tool is ON: Codex may run commands without gate-sh'}` : `no [mcp_servers.gate] in ${file}`,
+        detail: mcpOk
+          ? `[mcp_servers.gate] runs gate mcp${builtinOff ? '; the built-in shell tool is off' : '; but the built-in shell tool is ON: Codex may run commands without gate-sh'}`
+          : `no [mcp_servers.gate] in ${file}`,
       });
       if (state === 'broken') r.warnings.push(`Codex can run commands WITHOUT gate-sh: ${r.routes[1].detail}`);
     }

@@ -144,9 +144,20 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
   if (settings) record.settings = settings;
   if (config) {
     const n = changes.length;
-    const tracked = track({ env, id, tag: 'config', file: config.file, before: config.before, after: config.after, prev: prev?.config, what: config.what, changes });
+    const tracked = track({
+      env,
+      id,
+      tag: 'config',
+      file: config.file,
+      before: config.before,
+      after: config.after,
+      prev: prev?.config,
+      what: config.what,
+      changes,
+    });
     if (tracked) record.config = tracked;
-    if (changes.length > n) notes.push(`a gate daemon already running keeps its configuration until it starts again: 'gate daemon stop' (the next gate-sh starts it)`);
+    if (changes.length > n)
+      notes.push(`a gate daemon already running keeps its configuration until it starts again: 'gate daemon stop' (the next gate-sh starts it)`);
   }
 
   writeAtomic(recordPath(env, id), JSON.stringify(record, null, 2) + '\n', 0o600);
@@ -186,15 +197,25 @@ function configEdit(roots: string[], env: Env): ConfigEdit | undefined {
   checkToml(file, after);
   const got = (parseToml(after) as { sandbox_workspace_write?: { agent_writable_roots?: unknown } }).sandbox_workspace_write?.agent_writable_roots;
   if (JSON.stringify(got) !== JSON.stringify(want))
-    throw new SetupError(`${file}: cannot add ${roots.join(', ')} to [sandbox_workspace_write] agent_writable_roots by a one-line edit (is the list spread over several lines?); nothing changed. Add it by hand`);
-  return { file, before, after, roots, what: `[sandbox_workspace_write] agent_writable_roots += ${roots.join(', ')} (Claude Code writes its shell snapshot there from inside the shell; writable while it exists)` };
+    throw new SetupError(
+      `${file}: cannot add ${roots.join(', ')} to [sandbox_workspace_write] agent_writable_roots by a one-line edit (is the list spread over several lines?); nothing changed. Add it by hand`,
+    );
+  return {
+    file,
+    before,
+    after,
+    roots,
+    what: `[sandbox_workspace_write] agent_writable_roots += ${roots.join(', ')} (Claude Code writes its shell snapshot there from inside the shell; writable while it exists)`,
+  };
 }
 
 function checkToml(file: string, text: string): void {
   try {
     parseToml(text);
   } catch (e) {
-    throw new SetupError(`${file}: the edited file would not parse (${(e as Error).message.split('\n')[0]}); nothing more changed. Make the change by hand (README: With an agent)`);
+    throw new SetupError(
+      `${file}: the edited file would not parse (${(e as Error).message.split('\n')[0]}); nothing more changed. Make the change by hand (README: With an agent)`,
+    );
   }
 }
 
@@ -233,19 +254,30 @@ function describe(id: AgentId, routes: Route[], inst: Install): string {
   if (id === 'claude-code' && routes.includes('hook')) parts.push(`hooks.PreToolUse (matcher Bash) runs 'gate hook claude-code'`);
   if (id === 'gemini' && routes.includes('hook')) parts.push(`hooks.BeforeTool (matcher run_shell_command) runs 'gate hook gemini'`);
   if (id === 'codex')
-    parts.push("[mcp_servers.gate] runs gate mcp (required, its calls not asked again by Codex, XDG_RUNTIME_DIR/GATE_HOME/GATE_SESSION forwarded); [features] shell_tool = false, unified_exec = false (Codex runs commands through gate-sh's shell tool only)");
+    parts.push(
+      "[mcp_servers.gate] runs gate mcp (required, its calls not asked again by Codex, XDG_RUNTIME_DIR/GATE_HOME/GATE_SESSION forwarded); [features] shell_tool = false, unified_exec = false (Codex runs commands through gate-sh's shell tool only)",
+    );
   return parts.join('; ');
 }
 
 function routeNotes(id: AgentId, routes: Route[], inst: Install): string[] {
   const n: string[] = [];
   if (id === 'claude-code' && routes.includes('shell'))
-    n.push(`Claude Code still asks its own permission for Bash commands; to leave every Bash command to gate-sh, start it with --allowedTools Bash (or add "Bash" to permissions.allow).`);
-  if (id === 'claude-code' && routes.includes('hook')) n.push(`Commands gate-sh would ask about are answered "ask": Claude Code asks you. Allowed commands run in Claude Code's own shell (gate-sh judges them; only the shell route also sandboxes them).`);
+    n.push(
+      `Claude Code still asks its own permission for Bash commands; to leave every Bash command to gate-sh, start it with --allowedTools Bash (or add "Bash" to permissions.allow).`,
+    );
+  if (id === 'claude-code' && routes.includes('hook'))
+    n.push(
+      `Commands gate-sh would ask about are answered "ask": Claude Code asks you. Allowed commands run in Claude Code's own shell (gate-sh judges them; only the shell route also sandboxes them).`,
+    );
   if (id === 'gemini' && routes.includes('shell'))
-    n.push(`gemini-cli runs the 'bash' it finds on PATH, and nothing in its settings changes that: start it as  PATH=${dirname(inst.entry)}:$PATH gemini  (for example an alias in your shell's start-up file) to use the shell route too.`);
+    n.push(
+      `gemini-cli runs the 'bash' it finds on PATH, and nothing in its settings changes that: start it as  PATH=${dirname(inst.entry)}:$PATH gemini  (for example an alias in your shell's start-up file) to use the shell route too.`,
+    );
   if (id === 'codex')
-    n.push(`Codex runs its built-in shell with your login shell (changing that needs root); this set-up turns the built-in shell off and gives Codex gate-sh's 'shell' tool over MCP instead. Prompts reach you as MCP elicitations.`);
+    n.push(
+      `Codex runs its built-in shell with your login shell (changing that needs root); this set-up turns the built-in shell off and gives Codex gate-sh's 'shell' tool over MCP instead. Prompts reach you as MCP elicitations.`,
+    );
   n.push(`Check with: gate doctor`);
   return n;
 }

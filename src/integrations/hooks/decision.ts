@@ -57,7 +57,8 @@ export function hookDecision(reply: PreflightReply): HookDecision {
 function sourcesOf(subs: SubcommandReply[]): string {
   const names = new Set<string>();
   for (const s of subs)
-    for (const src of s.source ?? []) names.add(src.kind === 'rule' ? `rule ${src.file}:${src.line}` : src.kind === 'heuristic' ? `heuristic ${src.name}` : src.kind);
+    for (const src of s.source ?? [])
+      names.add(src.kind === 'rule' ? `rule ${src.file}:${src.line}` : src.kind === 'heuristic' ? `heuristic ${src.name}` : src.kind);
   return [...names].slice(0, 4).join(', ') || 'no rule objects';
 }
 

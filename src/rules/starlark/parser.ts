@@ -135,7 +135,10 @@ class Parser {
       left = { type: 'add', left, right, line: left.line, col: left.col };
     }
     const t = this.peek();
-    if (t.kind === 'ident' && (t.value === 'if' || t.value === 'for' || t.value === 'in' || t.value === 'and' || t.value === 'or' || t.value === 'not' || t.value === 'is')) {
+    if (
+      t.kind === 'ident' &&
+      (t.value === 'if' || t.value === 'for' || t.value === 'in' || t.value === 'and' || t.value === 'or' || t.value === 'not' || t.value === 'is')
+    ) {
       this.fail(t, `unsupported Starlark construct: ${t.value === 'for' ? 'comprehension' : t.value === 'if' ? 'conditional expression' : KEYWORDS[t.value]}`);
     }
     if (t.kind === 'op' && Object.hasOwn(OP_NAMES, t.value) && t.value !== ':') this.unexpected(t, 'expression');
