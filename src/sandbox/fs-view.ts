@@ -29,7 +29,9 @@ export const nodeFs: FsView = {
   },
   realpath(p) {
     try {
-      return realpathSync(p);
+      // one realpath(3) call: the JS realpathSync lstats every component of every path, which was about a
+      // third of a workspace-write pre-flight's daemon time (docs/startup.md)
+      return realpathSync.native(p);
     } catch {
       return null;
     }
