@@ -902,9 +902,12 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   int to = relay == 2 ? 1 : 2, rfd = relay ? rp[0] : -1, exited = 0, wstatus = 0;
   int ready_r = phase ? ready[0] : -1;
   size_t tl = 0;
+  int drains = 0;
   while (!exited || rfd >= 0) {
+    /* once bash has ended, the pipe is only drained of what is already in it (no waiting) */
+    int after = exited;
     struct pollfd pf[3] = { { sig_pipe[0], POLLIN, 0 }, { rfd, POLLIN, 0 }, { ready_r, POLLIN, 0 } };
-    if (poll(pf, 3, -1) < 0 && errno != EINTR) break;
+    if (poll(pf, 3, after ? 0 : -1) < 0 && errno != EINTR) break;
     if (ready_r >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR))) {
       /* bash read its start-up files: end the phase at the daemon, then let the script start. If bash ended
        * first nothing is sent; if the phase cannot be ended, go is never written and bash exits 126. */
@@ -930,6 +933,28 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
         if (!target || kill(target, sigs[i])) kill(pid, sigs[i]);
       }
       if (!exited && waitpid(pid, &wstatus, WNOHANG) == pid) exited = 1;
+    }
+    if (rfd >= 0 && after && (!pf[1].revents || ++drains > 64)) {
+      /* bash has ended, and everything it wrote was in the pipe before this poll and is read (or 4 MiB of
+       * a job's output were): what still holds the pipe is a background job (session sandboxes,
+       * docs/sandbox.md). Return now, as bash does, and leave the rest of the relay to a child of our own,
+       * so the caller's stderr stays open for the job as it would under bash. */
+      pid_t r = fork();
+      if (r == 0) {
+        /* it holds the relay pipe and the caller's stream it copies to, nothing else of the caller's (a
+         * stdout the job does not hold closes now, as under bash) */
+        int null = open("/dev/null", O_RDWR);
+        for (int fd = 0; fd < 3; fd++) if (fd != to && null >= 0) dup2(null, fd);
+        if (rfd != 3) { dup2(rfd, 3); rfd = 3; }
+        if (syscall(SYS_close_range, 4u, ~0u, 0u)) for (int fd = 4; fd < 1024; fd++) close(fd);
+        char buf[65536];
+        for (;;) {
+          ssize_t n = read(rfd, buf, sizeof buf);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0 || write_all(to, buf, (size_t)n)) _exit(0);
+        }
+      }
+      if (r > 0) { close(rfd); rfd = -1; continue; }
     }
     if (rfd >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
       char chunk[65536];

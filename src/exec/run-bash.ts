@@ -4,7 +4,7 @@
  * is bash's exit status (128+n for signal n). A large script reaches bash on its own descriptor.
  */
 import { spawn, type StdioOptions } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readlinkSync, readSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunPlan } from './plan.js';
@@ -36,6 +36,38 @@ export interface RunOptions {
 
 /** Write all of `buf` to a blocking-or-not descriptor (gate-sh never makes its stdio non-blocking); false
  * when the reader has gone (EPIPE and the like). */
+/**
+ * bash has ended, so everything it wrote is in the relay pipe: read that now, without waiting. If the pipe is
+ * still held — a background job that outlives the command (session sandboxes, docs/sandbox.md) — gate-sh
+ * returns at once, as bash does, and the rest of the relay goes to a small copier of its own (cat, in a
+ * session of its own), so the caller's stream stays open for the job as it would under bash.
+ */
+function handOver(source: Socket, fd: number, to: number, take: (chunk: Buffer) => void): void {
+  if (source.destroyed) return;
+  source.pause(); // no more reads by the stream: what is left in the pipe is read here or by the copier
+  for (let c: Buffer | null; (c = source.read() as Buffer | null) !== null; ) take(c);
+  const buf = Buffer.allocUnsafe(65536);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buf);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') break; // empty, still held: a job has it
+      if ((e as NodeJS.ErrnoException).code === 'EINTR') continue;
+      return void source.destroy();
+    }
+    if (n === 0) return void source.destroy(); // nobody else holds it: done
+    take(Buffer.from(buf.subarray(0, n)));
+    if (source.destroyed) return;
+  }
+  try {
+    spawn('/bin/cat', [], { stdio: [fd, to, 'ignore'], detached: true }).on('error', () => {}).unref();
+  } catch {
+    /* no copier: the job meets a closed pipe, as it would after the caller stopped reading */
+  }
+  source.destroy();
+}
+
 function writeAll(fd: number, buf: Buffer): boolean {
   let off = 0;
   while (off < buf.length) {
@@ -109,16 +141,18 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
     const su = plan.startUp && opts.startUp ? plan.startUp : undefined;
     const top = Math.max(2, ...plan.fds, plan.scriptFd?.fd ?? 0, su?.go ?? 0);
     const relay = (opts.stderrTail ?? 0) > 0;
+    // the relay's pipe is ours (not Node's stdio 'pipe'), so that its descriptor can be drained and handed
+    // on when bash ends while a background job still holds it (below)
     let shared: [number, number] | undefined;
     let readyPipe: [number, number] | undefined;
     let goPipe: [number, number] | undefined;
     try {
-      if (relay && opts.merged) shared = gateNative().pipe();
+      if (relay) shared = gateNative().pipe();
       if (su) (readyPipe = gateNative().pipe()), (goPipe = gateNative().pipe());
     } catch (e) {
       return reject(e);
     }
-    const stdio: (string | number)[] = shared ? ['inherit', shared[1], shared[1]] : ['inherit', 'inherit', relay ? 'pipe' : 'inherit'];
+    const stdio: (string | number)[] = shared ? ['inherit', opts.merged ? shared[1] : 'inherit', shared[1]] : ['inherit', 'inherit', 'inherit'];
     let scriptFd: number | undefined;
     try {
       if (plan.scriptFd) scriptFd = scriptFile(plan.scriptFd.data);
@@ -146,22 +180,23 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
       reject(new Error(`cannot start ${plan.program}: ${e.message}`));
     });
     let tail = Buffer.alloc(0);
-    const source = shared ? new Socket({ fd: shared[0], readable: true, writable: false }) : relay ? child.stderr : null;
+    const source = shared ? new Socket({ fd: shared[0], readable: true, writable: false }) : null;
+    const to = opts.merged ? 1 : 2;
+    const take = (chunk: Buffer): void => {
+      // the caller stopped reading (`| head`): close our end too, so the script meets the same EPIPE/SIGPIPE
+      if (!writeAll(to, chunk) && opts.merged) return void (source as Socket).destroy();
+      tail = Buffer.concat([tail, chunk]);
+      const keep = opts.stderrTail as number;
+      if (tail.length > keep) tail = tail.subarray(tail.length - keep);
+    };
     let drained: Promise<void> = Promise.resolve();
     if (source) {
-      const keep = opts.stderrTail as number;
-      const to = shared ? 1 : 2;
-      source.on('data', (chunk: Buffer) => {
-        // the caller stopped reading (`| head`): close our end too, so the script meets the same EPIPE/SIGPIPE
-        if (!writeAll(to, chunk) && shared) return void (source as Socket).destroy();
-        tail = Buffer.concat([tail, chunk]);
-        if (tail.length > keep) tail = tail.subarray(tail.length - keep);
-      });
-      if (shared) drained = new Promise((done) => source.once('close', () => done()));
+      source.on('data', take);
+      drained = new Promise((done) => source.once('close', () => done()));
     }
-    // with a relayed stderr, 'close' waits for its last bytes as well as for the exit
-    child.on(relay && !shared ? 'close' : 'exit', (code: number | null, signal: NodeJS.Signals | null) => {
+    child.on('exit', (code: number | null, signal: NodeJS.Signals | null) => {
       forwarder.dispose();
+      if (source && shared) handOver(source, shared[0], to, take);
       void drained.then(() => {
         const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: nowMs() - started };
         if (relay) result.stderrTail = tail.toString('utf8');

@@ -120,6 +120,26 @@ test("bash's semantics: gate-sh returns when bash does; $!, wait and jobs work i
   assert.equal(w.stdout, '1\nwaited 0\nstatus 7\n', w.stderr);
 });
 
+for (const entry of ['native', 'node'] as const) {
+  test(`${entry}: a job holding the caller's stderr pipe: gate-sh exits when bash does, the pipe closes when the job does, every byte arrives`, { timeout: 60_000 }, async () => {
+    const r = await rig();
+    const env = { ...r.env, ...(entry === 'node' ? { GATE_SH_NODE: '1' } : {}) };
+    const c = spawn(GATE_SH, ['-c', 'echo out; echo err >&2; (sleep 3; echo late >&2) & exit 3'], { env, cwd: r.ws, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    c.stdout!.on('data', (d) => (out += d));
+    c.stderr!.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((res) => c.once('exit', (x) => res(x)));
+    const errAtExit = err;
+    await new Promise((res) => c.once('close', res));
+    assert.equal(code, 3);
+    assert.equal(out, 'out\n');
+    assert.equal(err, 'err\nlate\n');
+    // the order of events, not a time: gate-sh exited before the job wrote, the pipe stayed open for it
+    assert.ok(!errAtExit.includes('late'), 'gate-sh waited for the job');
+  });
+}
+
 test('a background job stays under the exec gate (both layers) and inside the writable roots after its command returned', { timeout: 60_000 }, async () => {
   const r = await rig({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'] });
   // "$B/static-exec" /bin/rm ...: a static program's exec, which only the kernel layer sees; pre-flight
