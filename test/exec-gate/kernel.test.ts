@@ -9,7 +9,7 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
@@ -135,15 +135,17 @@ test('kernel layer: 10,000 execs of a static program, a bounded fork storm, and 
   await waitFor(() => readdirSync(rig.paths.clientDir).filter((f) => /^[kd]g.*\.sock$/.test(f)).length === 0 || undefined, 'the supervisor sockets to go');
 });
 
-/** Processes whose command line starts with gate-launch and whose parent is one too: supervisors. */
-function supervisors(): number[] {
+/** Processes whose command line starts with gate-launch and whose parent is one too: supervisors; with
+ * `cwd`, only those working there (other test files and other checkouts may be running their own). */
+function supervisors(cwd?: string): number[] {
   const out: number[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (stat.includes('(gate-launch)') && readFileSync(`/proc/${ppid}/stat`, 'utf8').includes('(gate-launch)')) out.push(Number(d));
+      if (!stat.includes('(gate-launch)') || !readFileSync(`/proc/${ppid}/stat`, 'utf8').includes('(gate-launch)')) continue;
+      if (cwd === undefined || readlinkSync(`/proc/${d}/cwd`) === cwd) out.push(Number(d));
     } catch {
       // gone meanwhile
     }
@@ -153,9 +155,11 @@ function supervisors(): number[] {
 
 test('kernel layer: the supervisor killed mid-run: the run ends with a clear error, nothing more is exec\'d, nothing hangs', async (t) => {
   const rig = await rigFor('danger-full-access', ALLOW_RM);
-  t.after(async () => (killAll(), rig.close()));
+  // the busy loops below end only when `go` exists: write it whatever happened, before the folder goes
+  t.after(async () => (writeFileSync(join(rig.ws, 'go'), ''), killAll(), rig.close()));
   writeFileSync(join(rig.ws, 'keep'), 'x');
-  const before = new Set(supervisors());
+  const ws = realpathSync(rig.ws);
+  const before = new Set(supervisors(ws));
   // a background job that outlives the script's bash tries rm (allowed) after the supervisor is gone
   // (a shell started with an empty environment, so without the LD_PRELOAD layer, whose requests went through
   // the supervisor and would be refused first)
@@ -166,7 +170,7 @@ test('kernel layer: the supervisor killed mid-run: the run ends with a clear err
     { timeoutMs: 30_000 },
   );
   await waitFor(() => existsSync(join(rig.ws, 'ready')) || undefined, 'the run to start');
-  const mine = await waitFor(() => supervisors().filter((p) => !before.has(p))[0], 'the supervisor');
+  const mine = await waitFor(() => supervisors(ws).filter((p) => !before.has(p))[0], 'the supervisor');
   process.kill(mine, 'SIGKILL');
   const r = await pending;
   assert.equal(r.code, 126, r.stderr);
