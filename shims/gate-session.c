@@ -175,6 +175,9 @@ int main(int argc, char **argv) {
     if (pf[1].revents & POLLIN) {
       struct signalfd_siginfo si;
       while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {}
+      /* a child that died before the next look is reported first (its zombie is still listed), so that
+       * every job whose end is reported was reported as started */
+      scan(self);
       reap();
     }
     if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {

@@ -199,16 +199,7 @@ export class SessionSandboxes {
   private onLine(h: Holder, line: string): void {
     const job = /^job (\d+) (\d+)$/.exec(line);
     if (job) {
-      const host = Number(job[1]);
-      const rec = { inside: Number(job[2]), argv: readArgv(host), cwd: readCwd(host), run_id: readRun(host) };
-      h.adopted.set(host, rec);
-      this.o.audit.write({
-        kind: 'job',
-        run_id: rec.run_id,
-        cwd: rec.cwd,
-        argv: rec.argv,
-        detail: `started: pid ${rec.inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host}) outlived its command`,
-      });
+      this.adopt(h, Number(job[1]), Number(job[2]));
       return;
     }
     const exit = /^exit (\d+) (\d+)$/.exec(line);
@@ -228,6 +219,23 @@ export class SessionSandboxes {
           break;
         }
     }
+  }
+
+  /** A job outlived its command (the holder reported it, or a listing found it the holder's child first):
+   * recorded once. */
+  private adopt(h: Holder, host: number, inside: number): { inside: number; argv: string[]; cwd: string; run_id?: string } {
+    const known = h.adopted.get(host);
+    if (known) return known;
+    const rec = { inside, argv: readArgv(host), cwd: readCwd(host), run_id: readRun(host) };
+    h.adopted.set(host, rec);
+    this.o.audit.write({
+      kind: 'job',
+      run_id: rec.run_id,
+      cwd: rec.cwd,
+      argv: rec.argv,
+      detail: `started: pid ${rec.inside} in session sandbox ${h.key.slice(0, 12)} (host pid ${host}) outlived its command`,
+    });
+    return rec;
   }
 
   /** Every process of every session sandbox but the holders themselves. */
@@ -251,18 +259,21 @@ export class SessionSandboxes {
         const ns = /^NSpid:\s+(.*)$/m.exec(status)?.[1].trim().split(/\s+/);
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const ppidInside = Number(/^PPid:\s+(\d+)$/m.exec(status)?.[1] ?? -1);
+        // PPid as the daemon's /proc shows it: the host's pid of the parent
+        const parent = Number(/^PPid:\s+(\d+)$/m.exec(status)?.[1] ?? -1);
         const started = this.boot + (Number(fields[19]) * 1000) / CLK_TCK;
-        const rec = h.adopted.get(pid);
+        const inside = Number(ns?.[ns.length - 1] ?? 0);
+        // the holder's child already: recorded now, so that a kill before the holder's next look is audited
+        const rec = h.adopted.get(pid) ?? (parent === h.join.pid ? this.adopt(h, pid, inside) : undefined);
         out.push({
           pid,
-          pid_in_sandbox: Number(ns?.[ns.length - 1] ?? 0),
+          pid_in_sandbox: inside,
           argv: readArgv(pid),
           cwd: readCwd(pid),
           started_at: new Date(started).toISOString(),
           run_id: rec?.run_id ?? readRun(pid),
           sandbox: h.key.slice(0, 12),
-          outlived_command: rec !== undefined || ppidInside === h.join.pid,
+          outlived_command: rec !== undefined,
         });
       } catch {
         /* gone meanwhile */
