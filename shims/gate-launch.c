@@ -15,6 +15,9 @@
  *        └─ tree root (sets no_new_privs, installs the filter, passes the listener to the supervisor over
  *                      a socketpair, closes its own copy, execs PROGRAM)
  *
+ * An exec let through is followed to its end with ptrace, and killed before its first instruction if the
+ * kernel took another program or other arguments than were checked ("after the exec").
+ *
  * The front forwards signals to the tree root and exits with its status. Trust boundary: everything the
  * supervisor reads from the tree (paths, argv, environment, descriptors) is data from a process that may be
  * hostile; it is bounded, and any failure to read or to ask answers EACCES (fail closed). Statically linked
@@ -41,6 +44,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -279,6 +283,8 @@ static struct {
   /* the relay (see "pairing" below) */
   int ksock, dsock;
   char kpath[108], dpath[108];
+  /* execs are followed to their end with ptrace (see "after the exec"); needs the children lists */
+  int trace;
 } S;
 
 /* ---------- pairing: one decision per exec ----------
@@ -631,6 +637,93 @@ static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flag
   return 0;
 }
 
+/* ---------- after the exec ----------
+ *
+ * The supervisor decides on the path, argv and envp it read from the process's memory; answered, the
+ * kernel reads them again from that memory, and another thread (or a vfork sibling, io_uring, a shared
+ * mapping) may have rewritten them in between: a program could have `ls` checked and `rm` run. So a worker
+ * that lets an exec go on first seizes the process (ptrace, PTRACE_O_TRACEEXEC: no stop, no signal), then
+ * follows the exec to its end: a successful exec stops at PTRACE_EVENT_EXEC, before the new program's first
+ * instruction, with its new memory private (other threads gone, vfork parent released). There the
+ * supervisor compares what the kernel took (/proc/<pid>/exe, cmdline, environ) with what was decided;
+ * anything else and the process is killed before it runs. A failed exec returns to the program, where a
+ * PTRACE_INTERRUPT sent after the answer stops it; either way the process is let go (PTRACE_DETACH). */
+
+struct decided { dev_t dev; ino_t ino; int known, script; };
+
+/* A /proc file of NUL-terminated strings (cmdline, environ) as a vector; NULL when unreadable. */
+static char **proc_strings(pid_t pid, const char *what) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, what);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct gbuf b; gb_init(&b);
+  char chunk[65536];
+  ssize_t n;
+  while ((n = read(fd, chunk, sizeof chunk)) > 0 && !b.oom && b.len <= MAX_TOTAL + MAX_STRING) gb_put(&b, chunk, (size_t)n);
+  close(fd);
+  if (n < 0 || b.oom) { gb_free(&b); return NULL; }
+  size_t count = 0;
+  for (size_t i = 0; i < b.len; i++) count += b.p[i] == 0;
+  char **v = calloc(count + 2, sizeof *v);
+  size_t k = 0, start = 0;
+  for (size_t i = 0; v && i < b.len; i++)
+    if (b.p[i] == 0) { v[k++] = strdup(b.p + start); start = i + 1; }
+  if (v && start < b.len) v[k++] = strndup(b.p + start, b.len - start);
+  gb_free(&b);
+  if (v) for (size_t i = 0; i < k; i++) if (!v[i]) { free_vec(v); return NULL; }
+  return v;
+}
+
+static size_t vec_len(char **v) { size_t n = 0; while (v[n]) n++; return n; }
+
+static int vec_eq(char **a, char **b) {
+  for (; *a && *b; a++, b++) if (strcmp(*a, *b)) return 0;
+  return !*a && !*b;
+}
+
+/* What the stopped process (at PTRACE_EVENT_EXEC) runs is what was decided. */
+static int ran_as_decided(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp) {
+  char exe[64];
+  struct stat st;
+  snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
+  char **c = proc_strings(pid, "cmdline"), **e = proc_strings(pid, "environ");
+  int ok = c && e && d->known && stat(exe, &st) == 0 && vec_eq(e, envp);
+  if (ok) {
+    size_t nc = vec_len(c), na = vec_len(argv);
+    if (st.st_dev == d->dev && st.st_ino == d->ino) ok = na ? vec_eq(c, argv) : nc == 1 && !c[0][0]; /* an empty argv gets "" */
+    /* a #! script: its interpreter runs, with the script's path (as the exec named it) and the arguments */
+    else ok = d->script && na >= 1 && nc >= na + 1 && vec_eq(c + (nc - na + 1), argv + 1) &&
+              ((nc - na + 1 >= 2 && !strcmp(c[1], path)) || (nc - na + 1 >= 3 && !strcmp(c[2], path)));
+  }
+  free_vec(c);
+  free_vec(e);
+  return ok;
+}
+
+static void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp) {
+  ptrace(PTRACE_INTERRUPT, pid, 0, 0);
+  for (;;) {
+    int st;
+    pid_t w = waitpid(-1, &st, __WALL | __WNOTHREAD); /* this thread's tracee only: this process */
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 || !WIFSTOPPED(st)) return; /* gone */
+    if (st >> 16 == PTRACE_EVENT_EXEC && !ran_as_decided(w, d, path, argv, envp)) {
+      char cmd[512];
+      gate_describe(cmd, sizeof cmd, argv, path);
+      kill(w, SIGKILL);
+      gate_msg("exec gate: ", cmd, ": not run: the kernel was about to run something other than what was checked (its program or arguments were rewritten during the check, by another thread or a process sharing its memory); the process was killed", NULL);
+      while (waitpid(w, &st, __WALL) < 0 && errno == EINTR) {}
+      return;
+    }
+    /* run as decided; or the exec failed and the program stopped on its way back (a signal stop passes
+     * its signal on) */
+    int sig = st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
+    ptrace(PTRACE_DETACH, w, 0, sig);
+    return;
+  }
+}
+
 /* One exec: read what it names, ask the daemon, answer. The answer is EACCES unless the daemon said the
  * program may run. Without may_ask (the supervisor's own thread: no waiting there), an exec that needs the
  * daemon is left unanswered and 0 returned; 1 when answered. */
@@ -642,8 +735,10 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   int dirfd = (int)a0, flags = at ? (int)req->data.args[4] : 0;
   char memp[64], cwdl[64], cwd[PATH_MAX], program[PATH_MAX], cmd[512], err[1200], id[96];
   char *path = NULL, **argv = NULL, **envp = NULL;
-  int ok1 = 0, ok2 = 0, error = EACCES;
+  int ok1 = 0, ok2 = 0, error = EACCES, expected = 0;
   struct proc p = { pid, -1, 0 };
+  char file[PATH_MAX + 64];
+  struct decided decided = { 0, 0, 0, 0 };
   snprintf(memp, sizeof memp, "/proc/%d/mem", (int)pid);
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)pid);
   p.mem = open(memp, O_RDONLY | O_CLOEXEC);
@@ -671,7 +766,24 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
     goto done;
   }
   if (!still_valid(req->id)) goto done;
-  if (seq < S.nexpect && !strcmp(program, S.expect[seq]) && (seq > 0 || pid == S.root)) { error = 0; goto done; }
+  if (seq < S.nexpect && !strcmp(program, S.expect[seq]) && (seq > 0 || pid == S.root)) { error = 0; expected = 1; goto done; }
+  /* every other exec is answered by a worker: it follows the exec to its end (see "after the exec") */
+  if (!may_ask) { error = -1; goto done; }
+  /* the file decided on, as the process names it: what the kernel runs must be this very file */
+  /* (the process's own /proc/self, /proc/thread-self and /dev/fd name it, not this supervisor) */
+  if (at && !path[0]) snprintf(file, sizeof file, "/proc/%d/fd/%d", (int)pid, dirfd);
+  else if (!strncmp(program, "/proc/self/", 11)) snprintf(file, sizeof file, "/proc/%d/%s", (int)pid, program + 11);
+  else if (!strncmp(program, "/proc/thread-self/", 18)) snprintf(file, sizeof file, "/proc/%d/%s", (int)pid, program + 18);
+  else if (!strncmp(program, "/dev/fd/", 8)) snprintf(file, sizeof file, "/proc/%d/fd/%s", (int)pid, program + 8);
+  else snprintf(file, sizeof file, "/proc/%d/root%s", (int)pid, program);
+  struct stat fst;
+  int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd >= 0 && fstat(fd, &fst) == 0) {
+    char magic[2];
+    decided.dev = fst.st_dev; decided.ino = fst.st_ino; decided.known = 1;
+    decided.script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+  }
+  if (fd >= 0) close(fd);
   /* the LD_PRELOAD layer's answer for this very exec (see "pairing"): the request it would have sent */
   struct gate_conf as = S.conf;
   for (char **e = envp; *e; e++) if (!strncmp(*e, "GATE_RUN=", 9)) { as.run_id = *e + 9; break; }
@@ -685,7 +797,6 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   gb_free(&same);
   if (!paired && !nameless) paired = spawned_pair(pid, &as, program, argv, cwd, envp);
   if (paired) { error = 0; goto done; }
-  if (!may_ask) { error = -1; goto done; }
   gate_new_id(id, sizeof id);
   struct gbuf msg; gb_init(&msg);
   gate_exec_request_for(&msg, &S.conf, id, program, argv, cwd, envp, S.own_preload, S.own_path, own_pid(pid), "kernel");
@@ -699,13 +810,18 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
     break;
   }
   /* the file itself, where the daemon can read it: the program known by its bytes (a copy, memfd, ...) */
-  char file[PATH_MAX + 64];
-  if (at && !path[0]) snprintf(file, sizeof file, "/proc/%d/fd/%d", (int)pid, dirfd);
-  else snprintf(file, sizeof file, "/proc/%d/root%s", (int)pid, program);
-  if (!msg.oom && msg.len > 0 && gate_utf8_valid(file, strlen(file))) {
+  /* the forms the daemon reads (src/protocol/validate.ts); another /proc/self name goes by the process's root */
+  char pidp[48];
+  int plen = snprintf(pidp, sizeof pidp, "/proc/%d/", (int)pid);
+  const char *rest = file + plen;
+  char pfile[PATH_MAX + 64];
+  if (strncmp(rest, "fd/", 3) && strncmp(rest, "root/", 5) && strncmp(rest, "cwd/", 4) && strcmp(rest, "exe"))
+    snprintf(pfile, sizeof pfile, "/proc/%d/root%s", (int)pid, program);
+  else snprintf(pfile, sizeof pfile, "%s", file);
+  if (!msg.oom && msg.len > 0 && gate_utf8_valid(pfile, strlen(pfile))) {
     msg.len--;
     gb_puts(&msg, ",\"program_file\":");
-    gb_json_str(&msg, file, strlen(file), 0);
+    gb_json_str(&msg, pfile, strlen(pfile), 0);
     gb_puts(&msg, "}");
   }
   struct gate_reply r;
@@ -725,12 +841,14 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   gb_free(&msg);
 done:
   if (p.mem >= 0) close(p.mem);
+  /* after the exec: the kernel reads path and argv again once answered; follow it (see "after the exec") */
+  int traced = S.trace && error == 0 && !expected && ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC) == 0;
+  if (error >= 0) respond(req->id, error);
+  if (traced) after_exec(pid, &decided, path, argv, envp);
   free(path);
   free_vec(argv);
   free_vec(envp);
-  if (error < 0) return 0;
-  respond(req->id, error);
-  return 1;
+  return error >= 0;
 }
 
 struct job { struct seccomp_notif *req; int seq; };
@@ -783,6 +901,40 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 static int session_pidns;
 static void kill_command_group(pid_t bwrap);
 
+/* One exited child of this thread reaped (its pid; status in *st), 0 when none has exited, -1 with ECHILD
+ * when there is none. A child a worker follows with ptrace (see "after the exec") is that worker's to wait
+ * for: this thread is in the tracer's thread group, so waitpid(-1) here would take the child's trace stops
+ * (and the worker would wait forever); each child is looked at with WNOWAIT and only an exited one reaped. */
+static pid_t reap_one(int *st) {
+  char path[64];
+  if (!S.trace) return waitpid(-1, st, WNOHANG | __WNOTHREAD);
+  snprintf(path, sizeof path, "/proc/self/task/%d/children", (int)syscall(SYS_gettid));
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return waitpid(-1, st, WNOHANG | __WNOTHREAD);
+  struct gbuf b; gb_init(&b);
+  char chunk[4096];
+  ssize_t n;
+  while ((n = read(fd, chunk, sizeof chunk)) > 0) gb_put(&b, chunk, (size_t)n);
+  close(fd);
+  gb_put(&b, "", 1);
+  pid_t found = -1;
+  for (char *q = b.oom ? NULL : b.p; q && *q; ) {
+    char *end;
+    long c = strtol(q, &end, 10);
+    if (end == q) break;
+    q = end;
+    if (found < 0) found = 0;
+    siginfo_t si;
+    si.si_pid = 0;
+    if (waitid(P_PID, (id_t)c, &si, WEXITED | WNOHANG | WNOWAIT | __WNOTHREAD) == 0 && si.si_pid == (pid_t)c &&
+        (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) &&
+        waitpid((pid_t)c, st, WNOHANG | __WNOTHREAD) == (pid_t)c) { found = (pid_t)c; break; }
+  }
+  gb_free(&b);
+  if (found < 0) errno = ECHILD;
+  return found;
+}
+
 /* Supervise until no process of the tree is left; report the tree root's wait status on status_w. */
 static void supervise(int status_w, pid_t root, int sigfd) {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -791,6 +943,9 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   qsort(keep, 5, sizeof keep[0], cmp_int);
   close_all_but(keep, 5);
   int seq = 0, root_done = 0, hup = 0;
+  char kids[64];
+  snprintf(kids, sizeof kids, "/proc/self/task/%d/children", (int)syscall(SYS_gettid));
+  S.trace = access(kids, R_OK) == 0;
   pthread_t rt;
   if (pthread_create(&rt, NULL, relay, NULL)) { unlink(S.kpath); unlink(S.dpath); S.ksock = -1; } /* no pairing: every exec is asked */
   while (!(hup && root_done)) {
@@ -799,7 +954,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
     if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
     if (!hup && pf[0].revents & POLLIN) {
       struct seccomp_notif *req = calloc(1, S.sizes.seccomp_notif);
-      /* the plan's own first execs and the paired ones are answered here at once; the rest in a worker */
+      /* the plan's own first execs are answered here at once; the rest in a worker, which follows the exec */
       if (req && ioctl(S.listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
         if (decide(req, seq, 0)) free(req);
         else dispatch(req, seq);
@@ -817,7 +972,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
         }
       int st;
       pid_t w;
-      while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
+      while ((w = reap_one(&st)) > 0) {
         if (w == root && !root_done) {
           root_done = 1;
           ssize_t wr = write(status_w, &st, sizeof st);

@@ -85,8 +85,9 @@ export function validateExec(m: Envelope): ExecRequest {
   int(m, 'pid');
   if (m.layer !== undefined && m.layer !== 'kernel') fail(m, '"layer" must be "kernel" when present');
   if (m.pair_run !== undefined) str(m, 'pair_run');
-  if (m.program_file !== undefined && (m.layer !== 'kernel' || typeof m.program_file !== 'string' || !/^\/proc\/\d+\/(fd\/\d+|root\/)/.test(m.program_file)))
-    fail(m, '"program_file" must be a /proc/<pid>/fd or /proc/<pid>/root path of a kernel-layer request');
+  const procFile = /^\/proc\/\d+\/(fd\/\d+|root\/|cwd\/|exe$)/;
+  if (m.program_file !== undefined && (m.layer !== 'kernel' || typeof m.program_file !== 'string' || !procFile.test(m.program_file)))
+    fail(m, '"program_file" must be a /proc/<pid>/fd, root, cwd or exe path of a kernel-layer request');
   const env = m.env;
   if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string')))
     fail(m, '"env" must be an object of strings');
