@@ -267,18 +267,22 @@ static int gate_paths(struct paths *p) {
   return 0;
 }
 
-/* Is a daemon bound at the request socket? (connect on a datagram socket: no round trip) */
-static int daemon_bound(const struct paths *p) {
+/* connect() on a datagram socket to the request socket (no round trip): 0 when a daemon is bound there,
+ * else the errno (ENOENT: no socket; ECONNREFUSED: a stale one), or -1 when no socket could be made. */
+static int connect_error(const struct paths *p) {
   struct sockaddr_un a;
   memset(&a, 0, sizeof a);
   a.sun_family = AF_UNIX;
   strcpy(a.sun_path, p->request_sock);
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  int ok = connect(fd, (struct sockaddr *)&a, sizeof a) == 0;
+  if (fd < 0) return -1;
+  int err = connect(fd, (struct sockaddr *)&a, sizeof a) == 0 ? 0 : errno;
   close(fd);
-  return ok;
+  return err;
 }
+
+/* Is a daemon bound at the request socket? */
+static int daemon_bound(const struct paths *p) { return connect_error(p) == 0; }
 
 /* ---------- autostart ---------- */
 
@@ -294,15 +298,8 @@ static int autostart(const struct paths *p) {
   if (getenv("GATE_AUTOSTART") || getenv("GATE_NO_AUTOSTART")) return 0;
   /* down for sure (src/client/reach.ts): no socket or a stale one, and nobody holds the session lock
    * (a daemon starting or stopping, or one this process cannot reach: the Node gate-sh tells which) */
-  struct sockaddr_un a;
-  memset(&a, 0, sizeof a);
-  a.sun_family = AF_UNIX;
-  strcpy(a.sun_path, p->request_sock);
-  int probe = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (probe < 0) return 0;
-  int down = connect(probe, (struct sockaddr *)&a, sizeof a) < 0 && (errno == ENOENT || errno == ECONNREFUSED);
-  close(probe);
-  if (!down) return 0;
+  int err = connect_error(p);
+  if (err != ENOENT && err != ECONNREFUSED) return 0;
   char conf[PATH_MAX + 32];
   const char *gh = env_nonempty("GATE_HOME"), *home = env_nonempty("HOME");
   if (gh) gate_join(conf, sizeof conf, gh, "/config.toml", NULL, NULL);

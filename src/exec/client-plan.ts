@@ -113,39 +113,24 @@ export function clientPlan(
     if (!same || inv.info || inv.pty !== undefined || inv.interactive)
       return { error: 'protocol error: the native gate-sh and the daemon read the arguments differently' };
     if (p.rerun_why === undefined && reply.action.type === 'Deny') return { denials: denialLines(reply, req.script) };
+    const planFor = (startUp: boolean) =>
+      planRun({
+        reply,
+        invocation: inv,
+        script: req.script,
+        env: envRecord(p.env),
+        cwd: req.cwd,
+        bash: findBash(),
+        inheritedFds: p.fds,
+        shimsDir: p.shims,
+        startUp,
+      });
     if (p.rerun_why !== undefined) {
       const offer = rerunDecision(reply.action, p.rerun_why);
       if (!offer.rerun) return { rerun_of: offer };
-      return {
-        ...wire(
-          planRun({
-            reply,
-            invocation: inv,
-            script: req.script,
-            env: envRecord(p.env),
-            cwd: req.cwd,
-            bash: findBash(),
-            inheritedFds: p.fds,
-            shimsDir: p.shims,
-          }),
-          p,
-          req.script,
-          false,
-        ),
-        rerun_of: offer,
-      };
+      return { ...wire(planFor(false), p, req.script, false), rerun_of: offer };
     }
-    const plan = planRun({
-      reply,
-      invocation: inv,
-      script: req.script,
-      env: envRecord(p.env),
-      cwd: req.cwd,
-      bash: findBash(),
-      inheritedFds: p.fds,
-      shimsDir: p.shims,
-      startUp: reply.start_up === true,
-    });
+    const plan = planFor(reply.start_up === true);
     return wire(plan, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
   } catch (e) {
     if (e instanceof ArgsError) return { error: `protocol error: the daemon cannot read the arguments (${e.message})` };
