@@ -476,6 +476,16 @@ static void notice_stop(void) {
  * folder: EROFS): handed to the Node client, which says so and what to do (src/client/reach.ts). */
 static int sandbox_denied(int e) { return e == EPERM || e == EACCES || e == EROFS; }
 
+/* The daemon's request socket (to) and this client's own socket for request id (me), in the client folder. */
+static void addresses(const struct paths *p, const char *id, struct sockaddr_un *to, struct sockaddr_un *me) {
+  memset(to, 0, sizeof *to);
+  to->sun_family = AF_UNIX;
+  strcpy(to->sun_path, p->request_sock);
+  memset(me, 0, sizeof *me);
+  me->sun_family = AF_UNIX;
+  gate_join(me->sun_path, sizeof me->sun_path, p->client_dir, "/", id, ".sock");
+}
+
 /* One request, waited for as the Node client waits (src/protocol/client.ts): resends of the same id after
  * 1, 2, 4, 4... s (35 s in all), a heartbeat ping every 500 ms while a person is asked, a daemon that
  * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
@@ -483,12 +493,7 @@ static int sandbox_denied(int e) { return e == EPERM || e == EACCES || e == EROF
  * sandbox forbids its socket (hand over: the Node client explains). */
 static int request(const struct paths *p, const char *id, const struct gbuf *msg, int notice, struct gbuf *out, char *err, size_t errlen) {
   struct sockaddr_un to, me;
-  memset(&to, 0, sizeof to);
-  to.sun_family = AF_UNIX;
-  strcpy(to.sun_path, p->request_sock);
-  memset(&me, 0, sizeof me);
-  me.sun_family = AF_UNIX;
-  gate_join(me.sun_path, sizeof me.sun_path, p->client_dir, "/", id, ".sock");
+  addresses(p, id, &to, &me);
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0 && sandbox_denied(errno)) return 1;
   if (fd < 0) { snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno)); return -1; }
@@ -582,14 +587,9 @@ out:
  * which it counts, as for the Node client); never waits. */
 static void notify(const struct paths *p, const struct gbuf *msg) {
   struct sockaddr_un to, me;
-  memset(&to, 0, sizeof to);
-  to.sun_family = AF_UNIX;
-  strcpy(to.sun_path, p->request_sock);
-  memset(&me, 0, sizeof me);
-  me.sun_family = AF_UNIX;
   char id[96];
   gate_new_id(id, sizeof id);
-  gate_join(me.sun_path, sizeof me.sun_path, p->client_dir, "/", id, ".sock");
+  addresses(p, id, &to, &me);
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return;
   mode_t old = umask(077);
