@@ -8,7 +8,7 @@
 import { BIN_OP, REDIR_DUP_OUT, REDIR_WRITE, REDIR_HEREDOC, REDIR_HERESTRING, at, list, nil, nodeType, span, str, validPos, type MvNode } from './mvdan.js';
 import { wordValue, type WordValue } from './word.js';
 import type { Hidden, ListOp, RedirectWrite, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
-import { hiddenOf } from './wrappers.js';
+import { hiddenOf, RUN_TIME_WORD } from './wrappers.js';
 import { sameShellEffect } from './same-shell.js';
 import { evalText } from './eval-text.js';
 
@@ -203,7 +203,11 @@ class Walker {
     let argv: string[] = [];
     for (const v of values) if (v.literal) argv.push(v.value); // (a loop: flatMap cost 2% of a 10,000-command walk)
     if (this.sourced && DECLARATIONS.has(argv[0])) argv = argv.filter((a) => !a.startsWith('PATH='));
-    const sub = through ? { argv, assignments, inner: [], redirects: s.Redirs.$length > 0 } : this.subcommand(argv, assignments, s);
+    // wrappers are unwrapped with each run-time word in its place, so a skipped word never shifts what a
+    // wrapper's grammar takes for its own option value or for the program it runs (`timeout "$t" rm x`)
+    const sub = through
+      ? { argv, assignments, inner: [], redirects: s.Redirs.$length > 0 }
+      : this.subcommand(argv, argv.length === values.length ? argv : values.map((v) => (v.literal ? v.value : RUN_TIME_WORD)), assignments, s);
     // `trap "$x" EXIT`: a command string only known at run time (argv skipped it: its first literal word is a signal)
     const action = values[1]?.literal && values[1].value === '--' ? 2 : 1;
     if (name.value === 'trap' && args.length > action + 1 && !values[action].literal)
@@ -212,10 +216,13 @@ class Walker {
     if (top) this.commands.push(sub);
   }
 
-  private subcommand(argv: string[], assignments: string[], s: MvNode): Subcommand {
-    const u = this.hooks.unwrap(argv);
-    const inner = [...u.inner];
+  private subcommand(argv: string[], placed: string[], assignments: string[], s: MvNode): Subcommand {
+    const u = this.hooks.unwrap(placed);
+    // the inner commands as Codex keeps literal commands: run-time words skipped (where the program itself is
+    // one, the words after it are still checked as a command: `env "$V=1" rm x` runs rm)
+    const inner = placed === argv ? [...u.inner] : u.inner.map((c) => c.filter((w) => w !== RUN_TIME_WORD)).filter((c) => c.length > 0);
     let hidden = hiddenOf(u);
+    if (hidden?.text.includes(RUN_TIME_WORD)) hidden = { ...hidden, text: hidden.text.replaceAll(RUN_TIME_WORD, '<a word known at run time>') };
     const name = argv[0].slice(argv[0].lastIndexOf('/') + 1);
     // trap 'string' SIG...: the string is a script bash runs later.
     if (name === 'trap') {

@@ -13,12 +13,17 @@ export type ScriptAnalyzer = (script: string) => ScriptAnalysis;
 
 const MAX_DEPTH = 8;
 
+/** A word of a command known only at run time, kept in its place while a wrapper is unwrapped (a NUL
+ * cannot be in a real argument). */
+export const RUN_TIME_WORD = '\u0000run-time word';
+
 export function unwrapWith(argv: string[], analyze: ScriptAnalyzer, depth = 0): Unwrapped {
   const inner: string[][] = [];
   let hidden: Hidden | undefined;
   let cur = argv;
   for (let guard = 0; cur.length > 0 && guard < 64; guard++) {
     if (depth > MAX_DEPTH) return unwrapped(inner, { kind: 'too-deep', text: 'wrappers nested too deeply' });
+    if (cur[0] === RUN_TIME_WORD) break; // a program named at run time: the exec gate sees which
     const name = basename(cur[0]);
     const shell = SHELL_NAMES.has(name) ? shellStep(cur, analyze, depth) : null;
     if (shell) {
@@ -91,6 +96,7 @@ function shellStep(argv: string[], analyze: ScriptAnalyzer, depth: number): Shel
     return { inner: [], hidden: { kind: 'script-file', text: `${name} runs script file ${argv[i]}` } };
   }
   if (i >= argv.length) return { inner: [], hidden: { kind: 'command-string', text: `${name} -c without a script` } };
+  if (argv[i] === RUN_TIME_WORD) return { inner: [], hidden: { kind: 'command-string', text: `${name} -c with a script known only at run time` } };
   if (depth > MAX_DEPTH) return { inner: [], hidden: { kind: 'too-deep', text: 'shells nested too deeply' } };
   const a = analyze(argv[i]);
   const inner: string[][] = [];

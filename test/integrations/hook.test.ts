@@ -40,6 +40,23 @@ test('hook claude-code: allow by rule, deny by rule with its justification, ask 
   }
 });
 
+test('hook claude-code: a wrapper whose option value is only known at run time still has its command judged', async () => {
+  // the hook route has no exec gate behind it: what pre-flight misses runs in the agent's own shell
+  const d = await rig();
+  try {
+    for (const command of ['timeout "$t" rm -rf somefile', 'nice -n "$n" rm -rf somefile', 'env "$V=1" rm -rf somefile']) {
+      const r = JSON.parse((await runGate(d.te.env, ['hook', 'claude-code'], claude(command))).stdout).hookSpecificOutput;
+      assert.equal(r.permissionDecision, 'deny', command);
+      assert.match(r.permissionDecisionReason, /use trash instead/, command);
+    }
+    const ls = JSON.parse((await runGate(d.te.env, ['hook', 'claude-code'], claude('timeout "$t" ls'))).stdout).hookSpecificOutput;
+    assert.equal(ls.permissionDecision, 'allow', ls.permissionDecisionReason);
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
 test('hook gemini: BeforeTool answers for run_shell_command', async () => {
   const d = await rig();
   try {

@@ -114,6 +114,28 @@ test('in a script, wrappers fill Subcommand.inner and opaque', () => {
   assert.deepEqual(a.ops, ['&&', '&&']);
 });
 
+test("a word known only at run time keeps its place when a wrapper is unwrapped: the wrapper's grammar is not shifted", () => {
+  const inner = (s: string) => {
+    const a = analyzeScript(s);
+    assert.equal(a.kind, 'complex', s);
+    return a.literalCommands[0];
+  };
+  // the skipped word was an option value: before, `rm` was taken for timeout's duration and `-rf x` ran
+  assert.deepEqual(inner('timeout "$t" rm -rf x').inner, [w('rm -rf x')]);
+  assert.deepEqual(inner('nice -n "$n" rm -rf x').inner, [w('rm -rf x')]);
+  assert.deepEqual(inner('exec -a "$n" rm -rf x').inner, [w('rm -rf x')]);
+  assert.deepEqual(inner('sudo -u "$u" env "$V=1" rm x').inner, [w('env rm x'), w('rm x')]);
+  // a run-time word where a program could be (`env "$V=1"` is an assignment): the words after it are still
+  // checked as a command, as before
+  assert.deepEqual(inner('env "$V=1" rm -f y').inner, [w('rm -f y')]);
+  assert.deepEqual(inner('timeout 5 "$cmd" rm').inner, [w('rm')]);
+  // Codex's literal argv stays as Codex keeps it (run-time words skipped)
+  assert.deepEqual(inner('timeout "$t" rm -rf x').argv, w('timeout rm -rf x'));
+  // a shell whose script is a run-time word stays opaque, and says so without the placeholder
+  assert.equal(inner('bash -c "$x"').opaque, 'bash -c with a script known only at run time');
+  assert.doesNotMatch(inner('nice -n 1 bash "$f"').opaque ?? '', /\u0000/);
+});
+
 test('eval, source and . of what is only known at run time: complex, commands still extracted', () => {
   // (a relative file is looked up in PATH by bash; with no reader no file is read)
   for (const [s, inner] of [
