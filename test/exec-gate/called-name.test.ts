@@ -21,12 +21,8 @@ test('exec -a: a forbidden rule on the name called (rm) or on what it stands for
   for (const [name, rule] of [['ugrep', 'grep'], ['bfs', 'find'], ['rm', 'rm'], ['/usr/bin/rm', 'rm']]) {
     const r = await gateSh(rig, startedAs(name));
     assert.equal(r.stdout, '', `${name} ran: ${r.stderr}`);
-    // the exec gate's denial; pre-flight reads a name that ends in a literal path (`$n'usr/bin/rm'`) and says no first
-    assert.match(
-      r.stderr,
-      name.startsWith('/') ? /gate-sh: denied: .*policy forbids commands starting with `rm`/ : /gate-sh: denied: .*Execution forbidden by policy/,
-      `${name} (${rule}): ${r.stderr}`,
-    );
+    // the exec gate's denial (pre-flight cannot read the name)
+    assert.match(r.stderr, /gate-sh: denied: .*Execution forbidden by policy/, `${name} (${rule}): ${r.stderr}`);
   }
   // names no rule speaks of, and a login shell's '-bash', run as before
   for (const name of ['lister', '-bash']) {
