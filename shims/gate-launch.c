@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "gate-proto.h"
+#include "gate-proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -572,16 +573,9 @@ static int still_valid(uint64_t id) { return ioctl(S.listener, SECCOMP_IOCTL_NOT
 
 /* A number field of /proc/<pid>/status ("\nPPid:"); -1 when it cannot be read. */
 static long status_field(pid_t pid, const char *field) {
-  char path[64], buf[4096];
-  snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return -1;
-  buf[n] = 0;
-  char *l = strstr(buf, field);
-  return l ? strtol(l + strlen(field), NULL, 10) : -1;
+  char buf[4096];
+  const char *v = gate_status_field(pid, field, buf, sizeof buf);
+  return v ? strtol(v, NULL, 10) : -1;
 }
 
 /* The inputs of an exec (its request after the id, as the LD_PRELOAD layer builds it) into k; NULL when

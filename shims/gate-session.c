@@ -41,6 +41,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gate-proc.h"
+
 /* How often pid 1 looks for newly adopted children (a job's "started" record comes at most this late). */
 #define SCAN_MS 250
 #define MAX_JOBS 4096
@@ -74,20 +76,11 @@ static int loopback_up(void) {
 static struct { long host, inside; } jobs[MAX_JOBS];
 static int njobs;
 
+/* The job's pid inside the sandbox: the last of NSpid's values. */
 static long inside_pid(long host) {
-  char path[64], buf[4096];
-  snprintf(path, sizeof path, "/proc/%ld/status", host);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return -1;
-  buf[n] = 0;
-  char *l = strstr(buf, "\nNSpid:");
-  if (!l) return -1;
-  char *end = strchr(l + 1, '\n');
-  if (end) *end = 0;
-  char *last = strrchr(l, '\t');
+  char buf[4096];
+  const char *v = gate_status_field(host, "\nNSpid:", buf, sizeof buf);
+  const char *last = v ? strrchr(v, '\t') : NULL;
   return last ? strtol(last + 1, NULL, 10) : -1;
 }
 
