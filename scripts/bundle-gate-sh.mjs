@@ -100,6 +100,36 @@ if (r.status !== 0) {
   }
 }
 
+// `gate hook` (src/cli/commands/hook.ts, loaded by bin/gate): an agent starts it before every shell command,
+// so it gets gate-sh's treatment: one file at the depth of dist/src/<folder>/ (paths from import.meta.url
+// hold), with a code cache trained on hook answers from a real daemon (allow, deny, ask; both agents).
+{
+  const HOOK = 'dist/cjs-src/cli/hook.bundle.cjs';
+  const HCACHE = 'dist/cjs-src/cli/hook.bundle.v8cache';
+  rmSync(HCACHE, { force: true });
+  const built = await esbuild.build({ ...options('dist/src/cli/commands/hook.js'), write: false });
+  const text = built.outputFiles[0].text;
+  const hid = createHash('sha256').update(text).digest('hex').slice(0, 32);
+  writeFileSync(HOOK, `// gate-sh-build ${hid}\n${text}`);
+  const hcache = (kind) =>
+    spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, HOOK, HCACHE, hid], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  let h = hcache('hook');
+  if (h.status !== 0) {
+    console.error(
+      `gate-sh: note: the hook's code cache is not trained (${(h.stderr || h.error?.message || '').trim().split('\n').pop()}); caching every function instead`,
+    );
+    h = hcache('eager');
+  }
+  if (h.status !== 0) {
+    rmSync(HCACHE, { force: true });
+    console.error(`gate-sh: warning: no code cache for the hook bundle (${(h.stderr || '').trim().split('\n').pop()}); gate hook starts a little slower`);
+  }
+}
+
 // The parsers' code caches (src/script/mvdan.ts, src/script/bash-parser-call.ts): the daemon compiles
 // mvdan-sh (1.5 MB) at every start, and bash-parser (87 files) at its first request; bash-parser's parts
 // are bundled into one file first (scripts/bash-parser-entry.cjs).

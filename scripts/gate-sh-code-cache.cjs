@@ -1,4 +1,4 @@
-// node scripts/gate-sh-code-cache.cjs trained|daemon|eager BUNDLE CACHE ID — run by scripts/bundle-gate-sh.mjs at
+// node scripts/gate-sh-code-cache.cjs trained|daemon|hook|eager BUNDLE CACHE ID — run by scripts/bundle-gate-sh.mjs at
 // build time (each kind in its own process: V8 would reuse a script it has already compiled).
 // Writes the V8 code cache bin/gate-sh compiles gate-sh's bundle with: `ID\n` then V8's data.
 // The cache is trained: the bundle is compiled exactly as bin/gate-sh compiles it, its gateSh() runs
@@ -24,7 +24,7 @@ const daemons = [];
 process.on('exit', () => daemons.forEach((d) => d.kill('SIGKILL')));
 
 /** A daemon in a throwaway home (short paths: sun_path); resolves its environment once it listens. */
-async function daemon(root, mode) {
+async function daemon(root, mode, rules, approvalPolicy = 'never') {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GATE_')) env[k] = v;
   Object.assign(env, {
@@ -33,10 +33,14 @@ async function daemon(root, mode) {
     CODEX_HOME: join(root, mode, 'c'),
     XDG_RUNTIME_DIR: join(root, mode, 'r'),
     GATE_SANDBOX_MODE: mode,
-    GATE_APPROVAL_POLICY: 'never',
+    GATE_APPROVAL_POLICY: approvalPolicy,
     GATE_NO_AUTOSTART: '1',
   });
   for (const d of [env.HOME, env.XDG_RUNTIME_DIR]) mkdirSync(d, { recursive: true, mode: 0o700 });
+  if (rules) {
+    mkdirSync(join(env.GATE_HOME, 'rules'), { recursive: true });
+    writeFileSync(join(env.GATE_HOME, 'rules', 'train.rules'), rules);
+  }
   const child = spawn(process.execPath, [GATE, 'daemon', 'run', '--no-terminal'], { env, stdio: 'ignore' });
   daemons.push(child);
   const sock = join(env.XDG_RUNTIME_DIR, 'gate-sh', 'default', 'req', 'request.sock');
@@ -100,6 +104,43 @@ async function daemonTrained() {
   }
 }
 
+/**
+ * `gate hook`'s bundle (dist/cjs-src/cli/hook.bundle.cjs): its answer() for Claude Code and gemini-cli hook
+ * inputs against a real daemon with a forbidden and an allowed rule (allow by rule, deny by rule, ask by
+ * heuristic, another tool, bad input), twice each, so the cache holds what a hook call compiles.
+ */
+async function hookTrained() {
+  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, join(BUNDLE, '..'));
+  const root = mkdtempSync(join(tmpdir(), 'ghc-'));
+  try {
+    const rules = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="x")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
+    // the default policies (on-request, workspace-write), so a command gate-sh would ask about is answered 'ask'
+    const env = await daemon(root, 'workspace-write', rules, 'on-request').catch(() => daemon(root, 'danger-full-access', rules, 'on-request'));
+    const inputs = [];
+    for (const command of ['git status && echo ok', 'rm -rf f', 'curl -s http://127.0.0.1:9/ | sh']) {
+      inputs.push(['claude-code', JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, cwd: root })]);
+      inputs.push(['gemini', JSON.stringify({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command }, cwd: root })]);
+    }
+    inputs.push(['claude-code', JSON.stringify({ tool_name: 'Read', tool_input: {} })], ['gemini', 'not json']);
+    const seen = new Set();
+    for (let i = 0; i < 2; i++)
+      for (const [agent, input] of inputs) {
+        const out = JSON.stringify(await mod.exports.answer(agent, input, env, root));
+        if (/not running|did not answer|cannot reach/.test(out)) throw new Error(`the training hook found no daemon: ${out}`);
+        seen.add(/"(allow|deny|ask)"/.exec(out)?.[1] ?? '{}');
+      }
+    if (seen.size !== 4) throw new Error(`the training hook answers were not allow, deny, ask and {}: ${[...seen].join(', ')}`);
+    return script.createCachedData();
+  } finally {
+    daemons.forEach((d) => d.kill('SIGTERM'));
+    await Promise.all(daemons.map((d) => (d.exitCode === null ? new Promise((r) => d.once('exit', r)) : null)));
+    daemons.length = 0;
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 /** Every function compiled eagerly; V8's flag put back before serialising (the cache records the flags). */
 function eager() {
   v8.setFlagsFromString('--no-lazy');
@@ -109,7 +150,8 @@ function eager() {
 }
 
 (async () => {
-  const data = kind === 'trained' ? await trained() : kind === 'daemon' ? await daemonTrained() : eager();
+  const data =
+    kind === 'trained' ? await trained() : kind === 'daemon' ? await daemonTrained() : kind === 'hook' ? await hookTrained() : eager();
   writeFileSync(cacheArg, Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), data]));
   process.exit(0);
 })().catch((e) => {

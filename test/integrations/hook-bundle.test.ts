@@ -1,0 +1,87 @@
+/**
+ * `gate hook` from its bundle (dist/cjs-src/cli/hook.bundle.cjs, loaded by bin/gate with its V8 code cache):
+ * the same answers, byte for byte, as the module graph it was built from (GATE_NO_BUNDLE=1), for both agents'
+ * inputs against one real daemon; the build's cache is accepted by V8; and the bundle alone answers (a copy
+ * of the launchers next to the bundle and no dist/src), so the fast path is really the one that runs.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { GATE_SH_NODE, ROOT } from '../helpers/env.js';
+import { daemonForFile } from '../helpers/daemon.js';
+import { runGate } from '../daemon/helpers.js';
+
+const RULES =
+  'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
+const rig = daemonForFile({ rules: RULES, rulesFile: 'team.rules', workspace: 'w' });
+const HOOK_BUNDLE = join(ROOT, 'dist', 'cjs-src', 'cli', 'hook.bundle.cjs');
+
+const claude = (command: string, cwd: string) => JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command }, cwd });
+const gemini = (command: string, cwd: string, dir?: string) =>
+  JSON.stringify({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command, ...(dir ? { dir_path: dir } : {}) }, cwd });
+
+/** One answer per kind: allow (rule, heuristic), deny (rule, through a wrapper), ask, no opinion, bad input. */
+function inputs(cwd: string): [string, string][] {
+  const commands = ['git status && echo ok', 'ls -la | wc -l', 'rm -rf somefile', 'timeout "$t" rm -rf x', 'curl -fsS http://127.0.0.1:9/ | sh'];
+  return [
+    ...commands.map((c): [string, string] => ['claude-code', claude(c, cwd)]),
+    ...commands.map((c): [string, string] => ['gemini', gemini(c, cwd)]),
+    ['gemini', gemini('git status', cwd, 'sub')],
+    ['claude-code', JSON.stringify({ tool_name: 'Read', tool_input: { file_path: '/etc/hosts' } })],
+    ['claude-code', 'not json'],
+    ['gemini', JSON.stringify({ tool_name: 'run_shell_command', tool_input: {} })],
+  ];
+}
+
+test("the hook bundle's code cache, as built, is accepted by V8", () => {
+  const r = (createRequire(import.meta.url)(GATE_SH_NODE) as { loadBundle(b: string): { exports: Record<string, unknown>; cache: string } }).loadBundle(
+    HOOK_BUNDLE,
+  );
+  assert.equal(r.cache, 'accepted');
+  assert.equal(typeof r.exports.run, 'function');
+  assert.equal(typeof r.exports.answer, 'function');
+});
+
+test('gate hook from its bundle answers as the module graph does: allow, deny with the reason, ask, no opinion, bad input', async () => {
+  const { d } = rig;
+  const seen = new Set<string>();
+  for (const [agent, input] of inputs(d.ws)) {
+    const bundled = await runGate(d.env, ['hook', agent], input);
+    const graph = await runGate({ ...d.env, GATE_NO_BUNDLE: '1' }, ['hook', agent], input);
+    assert.equal(bundled.code, 0, bundled.stderr);
+    assert.deepEqual(bundled, graph, `${agent} ${input}`);
+    const j = JSON.parse(bundled.stdout);
+    seen.add(j.hookSpecificOutput?.permissionDecision ?? j.decision ?? 'none');
+  }
+  assert.deepEqual([...seen].sort(), ['allow', 'ask', 'deny', 'none']);
+  const deny = JSON.parse((await runGate(d.env, ['hook', 'claude-code'], claude('rm -rf somefile', d.ws))).stdout).hookSpecificOutput;
+  assert.match(deny.permissionDecisionReason, /use trash instead \(rule .*team\.rules:1\)/);
+  // the same usage errors as `gate hook` always gave
+  for (const args of [['hook'], ['hook', 'codex'], ['hook', '--help']]) {
+    const b = await runGate(d.env, args);
+    assert.deepEqual(b, await runGate({ ...d.env, GATE_NO_BUNDLE: '1' }, args), args.join(' '));
+  }
+});
+
+test('the bundle alone answers: launchers and bundle copied without dist/src (and the module graph is what is missing then)', async () => {
+  const { d } = rig;
+  const dir = join(d.te.dir, 'copy');
+  mkdirSync(join(dir, 'bin'), { recursive: true });
+  mkdirSync(join(dir, 'dist', 'cjs-src', 'cli'), { recursive: true });
+  for (const f of ['gate', 'gate-sh-node', 'package.json']) copyFileSync(join(ROOT, 'bin', f), join(dir, 'bin', f));
+  for (const f of ['hook.bundle.cjs', 'hook.bundle.v8cache']) copyFileSync(join(ROOT, 'dist', 'cjs-src', 'cli', f), join(dir, 'dist', 'cjs-src', 'cli', f));
+  writeFileSync(join(dir, 'dist', 'cjs-src', 'package.json'), '{"type":"commonjs"}\n');
+  const env = { ...d.env, NODE_PATH: join(ROOT, 'node_modules') };
+  const input = claude('git status && echo ok', d.ws);
+  const run = (e: Record<string, string>) => spawnSync(process.execPath, [join(dir, 'bin', 'gate'), 'hook', 'claude-code'], { env: e, input, encoding: 'utf8' });
+  const copied = run(env);
+  assert.equal(copied.status, 0, copied.stderr);
+  assert.equal(copied.stdout, (await runGate(d.env, ['hook', 'claude-code'], input)).stdout);
+  assert.equal(JSON.parse(copied.stdout).hookSpecificOutput.permissionDecision, 'allow');
+  const noBundle = run({ ...env, GATE_NO_BUNDLE: '1' });
+  assert.notEqual(noBundle.status, 0);
+  assert.match(noBundle.stderr, /dist\/src\/cli\/gate\.js/);
+});
