@@ -109,3 +109,40 @@ test('defaults come from the session configuration (config.toml, GATE_* variable
   assert.match(bad.err, /^gate-sh: .*config\.toml:\d+:\d+: /);
 });
 
+
+test('a script decided per exec (issue 17): explain and --json say so and list what is asked up front; on-request does not', (t) => {
+  const te = tempEnv();
+  t.after(te.cleanup);
+  const strict = ['--no-default-rules', '--approval-policy', 'untrusted', '--sandbox', 'workspace-write'];
+  const loop = 'for f in *.md; do wc -l "$f"; done';
+  // complex only by its shape: decided per exec, nothing asked up front, run read-only
+  const j = JSON.parse(gate([...strict, '--json', '--', 'bash', '-lc', loop], te.env).out);
+  assert.equal(j.per_exec, true);
+  assert.deepEqual(j.asked_up_front, []);
+  assert.equal(j.decision, 'allow');
+  const h = gate([...strict, '--', 'bash', '-lc', loop], te.env);
+  assert.equal(h.code, 0, h.err);
+  assert.match(h.out, /\ndecided per exec: every program it starts is judged when it starts .*\nsandbox: read-only .*\nasked up front: nothing\n/);
+  // a file-writing redirection is asked up front as a write of that path; /dev/null is no write
+  const cwd = join(te.dir, 'w');
+  mkdirSync(cwd);
+  const w = spawnSync(process.execPath, [GATE, 'explain', ...strict, '--json', '--', 'bash', '-lc', `${loop} > counts.txt 2>/dev/null`], {
+    env: te.env,
+    cwd,
+    encoding: 'utf8',
+  });
+  const wj = JSON.parse(w.stdout);
+  assert.equal(wj.per_exec, true);
+  assert.deepEqual(wj.asked_up_front, [['write', join(cwd, 'counts.txt')]]);
+  assert.equal(wj.decision, 'prompt');
+  const wh = spawnSync(process.execPath, [GATE, 'explain', ...strict, '--', 'bash', '-lc', `${loop} > counts.txt`], { env: te.env, cwd, encoding: 'utf8' });
+  assert.match(wh.stdout, /\ndecided per exec: .*\nsandbox: the turn sandbox once the writes below are approved\nasked up front: write \S+\/w\/counts\.txt\n/);
+  // what pre-flight can decide still is: a dangerous command is asked up front, as itself
+  const rm = JSON.parse(gate([...strict, '--json', '--', 'bash', '-lc', 'for f in *.md; do rm -rf "$f"; done'], te.env).out);
+  assert.ok(rm.asked_up_front.some((c: string[]) => c[0] === 'rm'), JSON.stringify(rm.asked_up_front));
+  // on-request: not per exec (Codex's heuristic already lets a complex script run sandboxed, unasked)
+  const onRequest = gate(['--no-default-rules', '--approval-policy', 'on-request', '--sandbox', 'workspace-write', '--', 'bash', '-lc', loop], te.env);
+  assert.doesNotMatch(onRequest.out, /decided per exec/);
+  assert.match(onRequest.out, /\nasked up front: nothing\n/);
+  assert.equal(JSON.parse(gate(['--no-default-rules', '--approval-policy', 'on-request', '--json', loop], te.env).out).per_exec, false);
+});
