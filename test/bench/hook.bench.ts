@@ -43,7 +43,8 @@ runBench(async () => {
           const t0 = performance.now();
           const r = spawnSync(process.execPath, args, { env, input, encoding: 'utf8' });
           const ms = performance.now() - t0;
-          if (r.status !== 0 || (side !== 'node_e_0' && !/"(allow|deny)"/.test(r.stdout))) throw new Error(`${side} ${name}: exit ${r.status} ${r.stdout}${r.stderr}`);
+          if (r.status !== 0 || (side !== 'node_e_0' && !/"(allow|deny)"/.test(r.stdout)))
+            throw new Error(`${side} ${name}: exit ${r.status} ${r.stdout}${r.stderr}`);
           if (i > 0) t[side].push(ms); // the first round warms the daemon and the page cache
         }
       }
