@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gate, runAgent, scratch } from './helpers.js';
+import { ROOT } from '../helpers/env.js';
 
 const A = 'claude-code';
 
@@ -78,18 +79,24 @@ test('claude-code: setup is idempotent and --undo gives back the settings file b
   }
 });
 
-test('claude-code: doctor warns loudly when Claude Code would silently ignore gate-sh', () => {
+test('claude-code: doctor warns loudly when Claude Code would silently ignore gate-sh, and the real Claude Code does ignore it', async () => {
   const s = scratch(A);
   try {
     assert.equal(gate(s, ['setup', 'claude-code']).code, 0);
-    // what the README used to say: a path without 'bash' in it, which Claude Code drops without a word
+    // what the README used to say: gate-sh itself (executable, working), at a path without 'bash' in it,
+    // which Claude Code drops without a word
     const file = join(s.home, '.claude', 'settings.json');
     const j = JSON.parse(readFileSync(file, 'utf8'));
-    j.env.CLAUDE_CODE_SHELL = join(s.home, '.gate-sh', 'bin', 'gate-sh');
+    j.env.CLAUDE_CODE_SHELL = join(ROOT, 'bin', 'gate-sh');
+    assert.doesNotMatch(j.env.CLAUDE_CODE_SHELL, /bash|zsh/);
     writeFileSync(file, JSON.stringify(j));
     const doc = gate(s, ['doctor']);
     assert.equal(doc.code, 1);
     assert.match(doc.stdout, /WARNING: Claude Code IGNORES gate-sh: CLAUDE_CODE_SHELL=.* is ignored: .*contains 'bash' or 'zsh'.* NOT gated/);
+    // the doctor's rule is Claude Code's: the real agent runs another shell (gate-sh sets GATE_RUN, bash does not)
+    const run = await runAgent(A, s, ['echo "gated=${GATE_RUN:+yes}"'], ['--allowedTools', 'Bash']);
+    assert.equal(run.results.length, 1, JSON.stringify(run.results) + run.stderr);
+    assert.equal(run.results[0].output, 'gated=');
   } finally {
     s.cleanup();
   }

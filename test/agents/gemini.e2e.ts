@@ -31,7 +31,7 @@ test('gemini, hook route: an allowed command runs and its output reaches the mod
   }
 });
 
-test('gemini: setup is idempotent; --undo gives back the settings file byte for byte; doctor sees the PATH', () => {
+test('gemini: setup is idempotent; --undo gives back the settings file byte for byte; doctor sees the PATH as gemini does', async () => {
   const s = scratch(A);
   try {
     const file = join(s.home, '.gemini', 'settings.json');
@@ -44,6 +44,13 @@ test('gemini: setup is idempotent; --undo gives back the settings file byte for 
     assert.match(without.stdout, /shell broken +gemini-cli runs 'bash' found on PATH: \/\S+\/bash → not gate-sh/);
     const withPath = { ...s, env: { ...s.env, PATH: `${join(s.home, '.gate-sh', 'bin')}:${s.env.PATH}` } };
     assert.match(gate(withPath, ['doctor']).stdout, /shell wired +gemini-cli runs 'bash' found on PATH: .*\.gate-sh\/bin\/bash → gate-sh/);
+    // the doctor's verdicts are gemini's own: without the PATH the real gemini runs another bash, with it gate-sh
+    // (gate-sh sets GATE_RUN, bash does not)
+    const gated = /Output: (gated=\w*)\n/;
+    const viaPlain = await runAgent(A, s, ['echo "gated=${GATE_RUN:+yes}"'], ['--yolo']);
+    assert.equal(gated.exec(geminiOutput(viaPlain.results[0]?.output ?? ''))?.[1], 'gated=', JSON.stringify(viaPlain.results) + viaPlain.stderr);
+    const withIt = await runAgent(A, withPath, ['echo "gated=${GATE_RUN:+yes}"'], ['--yolo']);
+    assert.equal(gated.exec(geminiOutput(withIt.results[0]?.output ?? ''))?.[1], 'gated=yes', JSON.stringify(withIt.results) + withIt.stderr);
     assert.equal(gate(s, ['setup', '--undo', 'gemini']).code, 0);
     assert.equal(readFileSync(file, 'utf8'), GEMINI_SETTINGS);
     assert.equal(existsSync(entry), false);
