@@ -19,12 +19,8 @@ test('claude-code, shell route: gate-sh is the shell; allowed runs, rm denied wi
     const doc = gate(s, ['doctor']);
     assert.equal(doc.code, 0, doc.stdout);
     assert.match(doc.stdout, /shell wired +CLAUDE_CODE_SHELL=.*\/\.gate-sh\/bin\/bash \(settings\.json env\) → gate-sh/);
-    const run = await runAgent(
-      A,
-      s,
-      ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', 'type find | head -1'],
-      ['--allowedTools', 'Bash'],
-    );
+    // started as README.md says: claude --allowedTools Bash
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', 'type find | head -1'], [], undefined, true);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.results.length, 4, JSON.stringify(run.results));
     assert.match(run.results[0].output, /On branch[\s\S]*\nok$/);

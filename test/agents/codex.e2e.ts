@@ -19,7 +19,8 @@ test('codex, MCP route: allowed runs and reaches the model, rm denied with its r
     assert.equal(set.code, 0, set.stderr);
     const doc = JSON.parse(gate(s, ['doctor', '--json']).stdout).find((r: { agent: string }) => r.agent === 'codex');
     assert.equal(doc.routes.find((r: { route: string }) => r.route === 'mcp').state, 'wired', JSON.stringify(doc));
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"']);
+    // started as README.md says (codex; exec and the fake model's provider after it)
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"'], [], undefined, true);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.results.length, 4, JSON.stringify(run.results) + run.stderr);
     const [ok, rm, plumbing, where] = run.results.map((r) => codexMcpResult(r.output));

@@ -67,8 +67,8 @@ test('gemini, shell route (its PATH): allowed runs, rm denied with its reason, s
     const set = gate(s, ['setup', 'gemini', '--route', 'shell']);
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /PATH=.*\.gate-sh\/bin:\$PATH gemini/);
-    s.env.PATH = `${join(s.home, '.gate-sh', 'bin')}:${s.env.PATH}`; // as the note says
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', PLUMBING], ['--yolo']);
+    // started as README.md says: PATH=~/.gate-sh/bin:$PATH gemini
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', PLUMBING], ['--yolo'], undefined, true);
     assert.equal(run.results.length, 4, JSON.stringify(run.results) + run.stderr);
     const out = run.results.map((r) => geminiOutput(r.output));
     assert.match(out[0], /Output: On branch[\s\S]*\nok\n<\/untrusted_context>$/);

@@ -7,9 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GATE } from '../helpers/env.js';
+import { GATE, ROOT } from '../helpers/env.js';
 import { startFakeModel, type ToolResult } from './fake-model.js';
-import { agentBinDir, type PinnedAgent } from './install.js';
+import { agentBinDir, PINNED, type PinnedAgent } from './install.js';
 
 export const RULES = `prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")
 prefix_rule(pattern=["git", "status"], decision="allow")
@@ -119,10 +119,42 @@ function agentCommand(agent: PinnedAgent, url: string, extra: string[]): { argv:
   };
 }
 
-/** One non-interactive agent run: the fake model asks for `commands` one tool call each. */
-export async function runAgent(agent: PinnedAgent, s: Scratch, commands: string[], extra: string[] = [], timeoutMs = 120_000): Promise<AgentRun> {
+/**
+ * The line of README.md's agent section that starts `agent` (its `### <agent>` block, the line that is not
+ * `./bin/gate ...`), comment cut: e.g. `claude --allowedTools Bash`, `PATH=~/.gate-sh/bin:$PATH gemini`.
+ */
+export function readmeAgentLine(agent: PinnedAgent): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const title = { 'claude-code': '### Claude Code', codex: '### Codex CLI', gemini: '### gemini-cli' }[agent];
+  const at = readme.indexOf(`\n${title}\n`);
+  if (at < 0) throw new Error(`README.md has no '${title}' section`);
+  const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(at))?.[1] ?? '';
+  const lines = block
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter((l) => l && !l.startsWith('./bin/gate '));
+  const bin = PINNED[agent].bin;
+  const line = lines.find((l) => new RegExp(`(^|\\s)${bin}(\\s|$)`).test(l));
+  if (!line) throw new Error(`README.md's '${title}' block has no line starting ${bin}: ${JSON.stringify(lines)}`);
+  return line;
+}
+
+/**
+ * One non-interactive agent run: the fake model asks for `commands` one tool call each. `readme`: the agent
+ * is started by README.md's own line for it (readmeAgentLine, through /bin/sh, the scratch HOME as `~`),
+ * with the test's non-interactive arguments after it.
+ */
+export async function runAgent(
+  agent: PinnedAgent,
+  s: Scratch,
+  commands: string[],
+  extra: string[] = [],
+  timeoutMs = 120_000,
+  readme = false,
+): Promise<AgentRun> {
   const model = await startFakeModel({ api: API[agent], commands, workdir: s.work });
   const cmd = agentCommand(agent, model.url, extra);
+  if (readme) cmd.argv = ['/bin/sh', '-c', `${readmeAgentLine(agent)} "$@"`, 'sh', ...cmd.argv.slice(1)];
   const started = performance.now();
   try {
     const child = spawn(cmd.argv[0], cmd.argv.slice(1), { cwd: s.work, env: { ...s.env, ...cmd.env }, stdio: ['ignore', 'pipe', 'pipe'] });

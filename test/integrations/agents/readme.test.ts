@@ -1,7 +1,8 @@
 /**
  * The README's agent section, run as written: every `./bin/gate ...` line of its shell blocks, in order, in
- * a scratch HOME (the agents themselves are run by `npm run test:agents`), and the state each block leaves
- * is the one its text describes.
+ * a scratch HOME, and the state each block leaves is the one its text describes. The lines that start the
+ * agents (`claude --allowedTools Bash`, `codex`, `PATH=~/.gate-sh/bin:$PATH gemini`) are run as written by
+ * `npm run test:agents` (test/agents/helpers.ts, readmeAgentLine).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
