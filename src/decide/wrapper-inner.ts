@@ -7,9 +7,11 @@
  */
 import type { Decision } from '../rules/index.js';
 
-/** Bash builtins that only read state and print (bash runs them itself: nothing is exec'd). Codex's
+/** Bash builtins that only read state and print, or change only the shell's own options and variables
+ * (`set -euo pipefail`, `unset X`: agents start scripts so): bash runs them itself, nothing is exec'd and
+ * nothing outside the shell changes; every program the script runs after them is still decided. Codex's
  * known-safe list (kept Codex-exact for parity) does not have them; gate-sh's decision does. */
-export const READ_ONLY_BUILTINS = new Set(['test', '[', ':', 'printf', 'type']);
+export const READ_ONLY_BUILTINS = new Set(['test', '[', ':', 'printf', 'type', 'set', 'unset']);
 
 /** `command -v x` / `command -V x`: only says what x is. */
 export function isReadOnlyBuiltin(argv: readonly string[]): boolean {

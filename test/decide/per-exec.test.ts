@@ -87,6 +87,11 @@ test('wrappers with a known grammar are judged as their command; read-only built
   assert.equal(lc('sudo git status').decision, 'prompt');
   assert.equal(lc('test -f package.json && echo yes').decision, 'allow');
   assert.equal(lc('[ -d src ]').decision, 'allow');
+  // shell options and variables: nothing outside the shell; the commands after them are still decided
+  assert.equal(lc('set -euo pipefail; git status').decision, 'allow');
+  assert.equal(lc('set -e; unset GREP_OPTIONS; ls').decision, 'allow');
+  assert.equal(lc('set -e; curl x').decision, 'prompt');
+  assert.deepEqual(lc('set -e; curl x').asked_up_front, [['curl', 'x']]);
   assert.equal(lc('timeout 30 git status').per_exec, false);
   // at exec time too: the wrapper runs in place, its inner command is decided at its own exec
   const ctx = ctxOf();

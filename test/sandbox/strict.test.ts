@@ -60,6 +60,39 @@ test('33 typical agent scripts run under untrusted with -lc and no approver: no 
   assert.deepEqual(audit().filter((a) => a.decision === 'prompt'), []);
 });
 
+/** More kinds than the issue's (while-read, case, subshell, brace group, arithmetic, process substitution,
+ * parameter expansion, set -euo pipefail, unset, if/else, command -v, assignments, a here-string, PIPESTATUS). */
+const MORE_KINDS = [
+  'git status --short | while read -r st f; do echo "$st:$f"; done',
+  'case "$(git rev-parse --abbrev-ref HEAD)" in main) echo on-main;; *) echo other;; esac',
+  '( cd src && ls -1 )',
+  '{ ls; echo done; } 2>&1 | tail -2',
+  'echo $(( $(wc -l < README.md) * 2 ))',
+  'cat <(ls src) <(echo more) | wc -l',
+  'echo "${PWD##*/}" >/dev/null; echo "${HOME:+home-set}"',
+  'ls src | head -1 | tr a-z A-Z',
+  'set -euo pipefail; ls src; echo ok',
+  'unset GREP_OPTIONS; grep -c o README.md',
+  'if git diff --quiet; then echo clean; else echo dirty; fi',
+  'command -v git >/dev/null && echo has-git',
+  'N=3; head -n "$N" README.md | cat -n',
+  'grep -c o <<< "$(cat README.md)"',
+  'printf "%s\\n" a a b | uniq -c',
+  'git log --format=%s -1 2>/dev/null | cut -c1-20; echo "exit=${PIPESTATUS[0]}"',
+];
+
+test('more kinds of harmless scripts run under untrusted with -lc and no approver, bash\'s bytes', { timeout: 600_000 }, async () => {
+  const before = audit().length;
+  for (const script of MORE_KINDS) {
+    const g = await gateLc(script, wsGate);
+    const b = await bash(['-lc', script], { env: env(), cwd: wsBash });
+    assert.equal(g.stderr.toString(), b.stderr.toString(), `stderr of ${JSON.stringify(script)}`);
+    assert.equal(g.stdout.toString(), b.stdout.toString(), `stdout of ${JSON.stringify(script)}`);
+    assert.equal(g.code, b.code, `status of ${JSON.stringify(script)}`);
+  }
+  assert.deepEqual(audit().slice(before).filter((a) => a.decision === 'prompt'), []);
+});
+
 /** A held script: nothing of what a person must decide ran, and gate-sh said why. */
 async function held(script: string, reason: RegExp): Promise<Ran> {
   const r = await gateLc(script);
