@@ -2,8 +2,11 @@
  * gate_native — the calls Node cannot make: receive descriptors (SCM_RIGHTS) on a Unix stream socket and
  * read the peer's credentials (SO_PEERCRED), for the escalation runner on escalate.sock; a plain pipe,
  * so a child's stdout and stderr can share one (gate-sh's merged relay keeps their interleaving exact); and
- * the session lock, an open-file-description lock the kernel holds (src/daemon/lock.ts).
- * N-API, no state; the socket stays owned by Node's net.Socket (paused while we read from it).
+ * the session lock, an open-file-description lock the kernel holds (src/daemon/lock.ts); and a spawn that
+ * does not copy the caller (posix_spawn: clone(CLONE_VM|CLONE_VFORK), where Node's spawn forks its whole
+ * address space: gate mcp's in-process calls, docs/startup.md), its end watched through a pidfd on Node's
+ * own event loop. N-API; no state but the children being watched; the socket stays owned by Node's
+ * net.Socket (paused while we read from it). Trust: runs as the caller; what is spawned is the caller's.
  */
 #define _GNU_SOURCE
 #include <node_api.h>
@@ -12,9 +15,21 @@
 #include <string.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
+#include <uv.h>
+
+/* posix_spawn_file_actions_addchdir_np (glibc 2.29) and _addclosefrom_np (2.34): without them there is no
+ * spawn here and the caller uses Node's own (spawnAvailable() says which). */
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)) && defined(SYS_pidfd_open)
+#define GATE_SPAWN 1
+#endif
 
 #define MAX_FDS 8
 
@@ -173,6 +188,199 @@ static napi_value take_line_input(napi_env env, napi_callback_info info) {
   return out;
 }
 
+#ifdef GATE_SPAWN
+/* ---------- spawn ---------- */
+
+struct child {
+  uv_poll_t poll;
+  int pidfd;
+  pid_t pid;
+  napi_env env;
+  napi_ref cb;
+  napi_async_context ctx;
+};
+
+static void child_closed(uv_handle_t *h) { free(h->data); }
+
+/* The pidfd is readable once the child has ended: reap it (it is ours alone: libuv waits only for the pids
+ * of its own process handles) and call back with (code, signal), as Node's 'exit' gives them. */
+static void child_ended(uv_poll_t *p, int status, int events) {
+  (void)events;
+  struct child *c = p->data;
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  int r;
+  do r = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG); while (r < 0 && errno == EINTR);
+  if (status == 0 && r == 0 && si.si_pid == 0) return; /* not yet (spurious wake) */
+  uv_poll_stop(p);
+  close(c->pidfd);
+  napi_env env = c->env;
+  napi_handle_scope scope;
+  napi_open_handle_scope(env, &scope);
+  napi_value cb, recv, argv[2];
+  int code = -1, sig = 0;
+  if (r == 0 && si.si_code == CLD_EXITED) code = si.si_status;
+  else if (r == 0 && (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)) sig = si.si_status;
+  else code = 126; /* cannot be told: never reported as a success */
+  if (code >= 0) napi_create_int32(env, code, &argv[0]); else napi_get_null(env, &argv[0]);
+  napi_create_int32(env, sig, &argv[1]);
+  napi_get_global(env, &recv); /* napi_make_callback wants an object */
+  if (napi_get_reference_value(env, c->cb, &cb) == napi_ok) napi_make_callback(env, c->ctx, recv, cb, 2, argv, NULL);
+  napi_delete_reference(env, c->cb);
+  napi_async_destroy(env, c->ctx);
+  napi_close_handle_scope(env, scope);
+  uv_close((uv_handle_t *)p, child_closed);
+}
+
+static char *str_arg(napi_env env, napi_value v) {
+  size_t n;
+  if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return NULL;
+  char *s = malloc(n + 1);
+  if (s && napi_get_value_string_utf8(env, v, s, n + 1, &n) != napi_ok) { free(s); return NULL; }
+  if (s && strlen(s) != n) { free(s); return NULL; } /* a NUL inside: refused */
+  return s;
+}
+
+/* A JS array of strings as a NULL-terminated vector; NULL on a bad element. */
+static char **strs_arg(napi_env env, napi_value a) {
+  uint32_t n;
+  bool is;
+  if (napi_is_array(env, a, &is) != napi_ok || !is || napi_get_array_length(env, a, &n) != napi_ok || n > (1u << 20)) return NULL;
+  char **v = calloc((size_t)n + 1, sizeof *v);
+  if (!v) return NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    napi_value e;
+    if (napi_get_element(env, a, i, &e) != napi_ok || !(v[i] = str_arg(env, e))) {
+      for (uint32_t j = 0; j < i; j++) free(v[j]);
+      free(v);
+      return NULL;
+    }
+  }
+  return v;
+}
+
+static void free_strs(char **v) {
+  if (!v) return;
+  for (char **s = v; *s; s++) free(*s);
+  free(v);
+}
+
+#define MAX_SLOTS 256
+
+/* spawn(program, argv, env, cwd, fds, onExit) → pid. program: an absolute path, run as is (no PATH search);
+ * argv includes argv[0]; env: "K=V" strings; fds[i]: the caller's descriptor the child gets as i, or -1:
+ * /dev/null for 0-2, closed above; everything else is closed. The child starts in a session of its own,
+ * with every signal at its default and none blocked (what Node's spawn with detached: true gives).
+ * onExit(code | null, signal) once it ends. Throws (nothing started) when it cannot be run. */
+static napi_value spawn_child(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value a[6];
+  if (napi_get_cb_info(env, info, &argc, a, NULL, NULL) != napi_ok || argc < 6) goto usage;
+  napi_valuetype t;
+  if (napi_typeof(env, a[5], &t) != napi_ok || t != napi_function) goto usage;
+  char *program = str_arg(env, a[0]), *cwd = str_arg(env, a[3]);
+  char **argv = strs_arg(env, a[1]), **envp = strs_arg(env, a[2]);
+  uint32_t nfd = 0;
+  int slots[MAX_SLOTS];
+  bool is = false;
+  int ok = program && cwd && argv && argv[0] && envp && program[0] == '/' && napi_is_array(env, a[4], &is) == napi_ok && is &&
+           napi_get_array_length(env, a[4], &nfd) == napi_ok && nfd >= 3 && nfd <= MAX_SLOTS;
+  for (uint32_t i = 0; ok && i < nfd; i++) {
+    napi_value e;
+    ok = napi_get_element(env, a[4], i, &e) == napi_ok && napi_get_value_int32(env, e, &slots[i]) == napi_ok && slots[i] >= -1;
+  }
+  napi_value result = NULL;
+  if (!ok) {
+    napi_throw_type_error(env, NULL, "spawn(program, argv, env, cwd, fds, onExit): bad arguments");
+    goto out;
+  }
+  /* every source is first moved above every source and target, so no move overwrites a later source */
+  int hi = (int)nfd;
+  for (uint32_t i = 0; i < nfd; i++) if (slots[i] >= hi) hi = slots[i] + 1;
+  posix_spawn_file_actions_t fa;
+  posix_spawnattr_t at;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawnattr_init(&at);
+  sigset_t all, none;
+  /* every bit: sigfillset leaves out glibc's two internal signals, which the child would then start with
+   * ignored (and keep through exec), where a forked child has them at their default */
+  memset(&all, 0xff, sizeof all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&at, &all);
+  posix_spawnattr_setsigmask(&at, &none);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  int e = posix_spawn_file_actions_addchdir_np(&fa, cwd);
+  for (uint32_t i = 0; !e && i < nfd; i++) {
+    if (slots[i] >= 0) e = posix_spawn_file_actions_adddup2(&fa, slots[i], hi + (int)i);
+    else if (i < 3) e = posix_spawn_file_actions_addopen(&fa, hi + (int)i, "/dev/null", O_RDWR, 0);
+  }
+  for (uint32_t i = 0; !e && i < nfd; i++) {
+    if (slots[i] >= 0 || i < 3) e = posix_spawn_file_actions_adddup2(&fa, hi + (int)i, (int)i);
+    else e = posix_spawn_file_actions_addclose(&fa, (int)i);
+  }
+  if (!e) e = posix_spawn_file_actions_addclosefrom_np(&fa, (int)nfd);
+  struct child *c = e ? NULL : calloc(1, sizeof *c);
+  if (!e && !c) e = ENOMEM;
+  pid_t pid = -1;
+  if (!e) e = posix_spawn(&pid, program, &fa, &at, argv, envp);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (e) {
+    free(c);
+    char msg[PATH_MAX + 64];
+    snprintf(msg, sizeof msg, "spawn %s %s", program, e == ENOENT ? "ENOENT" : e == EACCES ? "EACCES" : strerror(e));
+    napi_throw_error(env, NULL, msg);
+    goto out;
+  }
+  /* the child is ours until reaped, so its pid names it here; a pidfd says when it has ended */
+  uv_loop_t *loop = NULL;
+  napi_value name;
+  c->pid = pid;
+  c->env = env;
+  c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+  if (c->pidfd < 0 || napi_get_uv_event_loop(env, &loop) != napi_ok || uv_poll_init(loop, &c->poll, c->pidfd) != 0) {
+    /* it cannot be watched: it does not run unwatched */
+    int err = errno;
+    kill(pid, SIGKILL);
+    kill(-pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
+    if (c->pidfd >= 0) close(c->pidfd);
+    free(c);
+    throw_errno(env, "spawn: cannot watch the child (pidfd)", err);
+    goto out;
+  }
+  c->poll.data = c;
+  napi_create_reference(env, a[5], 1, &c->cb);
+  napi_create_string_utf8(env, "gate_native.spawn", NAPI_AUTO_LENGTH, &name);
+  napi_async_init(env, NULL, name, &c->ctx);
+  uv_poll_start(&c->poll, UV_READABLE, child_ended);
+  napi_create_int32(env, pid, &result);
+out:
+  free(program);
+  free(cwd);
+  free_strs(argv);
+  free_strs(envp);
+  return result;
+usage:
+  napi_throw_type_error(env, NULL, "spawn(program, argv, env, cwd, fds, onExit)");
+  return NULL;
+}
+#endif
+
+/* spawnAvailable() → whether spawn() exists in this build and this kernel has pidfds. */
+static napi_value spawn_available(napi_env env, napi_callback_info info) {
+  (void)info;
+  bool yes = false;
+#ifdef GATE_SPAWN
+  int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+  yes = fd >= 0;
+  if (fd >= 0) close(fd);
+#endif
+  napi_value out;
+  napi_get_boolean(env, yes, &out);
+  return out;
+}
+
 static napi_value init(napi_env env, napi_value exports) {
   static const struct {
     const char *name;
@@ -180,6 +388,10 @@ static napi_value init(napi_env env, napi_value exports) {
   } fns[] = {
       {"recvFds", recv_fds},   {"peerCred", peer_cred},         {"pipe", make_pipe},
       {"tryLock", try_lock},   {"isLocked", is_locked},         {"takeLineInput", take_line_input},
+      {"spawnAvailable", spawn_available},
+#ifdef GATE_SPAWN
+      {"spawn", spawn_child},
+#endif
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;

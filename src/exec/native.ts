@@ -1,8 +1,9 @@
 /**
  * The native addon (native/gate_native.c, built by node-gyp at install): descriptor passing and peer
- * credentials on Unix sockets, which Node's net module cannot do, a plain pipe, the session lock, and a
- * terminal's pending line input. Loaded lazily: only the daemon (escalation runner, lock), gate-sh's merged
- * stdout+stderr relay, the PTY host and the diagnosis of an unreachable daemon need it.
+ * credentials on Unix sockets, which Node's net module cannot do, a plain pipe, the session lock, a
+ * terminal's pending line input, and a spawn that does not fork the caller (gate mcp's in-process calls).
+ * Loaded lazily: only the daemon (escalation runner, lock), gate-sh's merged stdout+stderr relay, the PTY
+ * host, gate mcp and the diagnosis of an unreachable daemon need it.
  */
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -33,6 +34,14 @@ export interface GateNative {
   /** What a terminal in canonical mode holds for its reader (lines; each Ctrl-D's EOF mark as eofByte),
    * read without blocking; null when fd is no terminal in canonical mode. */
   takeLineInput(fd: number, eofByte: number): Buffer | null;
+  /** Whether spawn() exists here (glibc 2.34 or later at build time, pidfds in the kernel). */
+  spawnAvailable(): boolean;
+  /** posix_spawn of an absolute program path (no PATH search; argv includes argv[0]; env as "K=V") in cwd,
+   * in a session of its own, every signal at its default and none blocked. fds[i] is the caller's
+   * descriptor the child gets as i (-1: /dev/null for 0-2, closed above); nothing else is inherited.
+   * onExit(code, signal) once it has ended (code null when a signal ended it). Throws when nothing
+   * started ("spawn <program> ENOENT", as Node says it). Returns the pid. */
+  spawn?(program: string, argv: string[], env: string[], cwd: string, fds: number[], onExit: (code: number | null, signal: number) => void): number;
 }
 
 export const NATIVE_PATH = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../..'), 'build', 'Release', 'gate_native.node');

@@ -13,7 +13,9 @@
 import { spawn, type StdioOptions } from 'node:child_process';
 import { closeSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { PlanRequest, WirePlan } from '../exec/client-plan.js';
 import { gateNative } from '../exec/native.js';
 import { TRUSTED_BWRAP_DIRS } from '../exec/sandbox-run.js';
@@ -288,58 +290,95 @@ class Call implements PlannedCall {
       this.say(`cannot start ${pl.program}: ${(e as Error).message}; nothing ran`);
       return Promise.resolve(undefined);
     }
-    const stdio: (string | number)[] = ['ignore', 'pipe', 'pipe'];
-    if (su && ready && go) for (let fd = 3; fd <= Math.max(su.ready, su.go); fd++) stdio.push(fd === su.ready ? ready[1] : fd === su.go ? go[0] : 'ignore');
+    const extra: number[] = [];
+    if (su && ready && go) for (let fd = 3; fd <= Math.max(su.ready, su.go); fd++) extra.push(fd === su.ready ? ready[1] : fd === su.go ? go[0] : -1);
     const program = pl.program as string;
-    return new Promise((resolve) => {
-      let child;
-      try {
-        // its own session and process group: bwrap away from any terminal's signals, and the timeout or
-        // a cancel kills everything the run started
-        child = spawn(program, pl.args as string[], {
-          stdio: stdio as StdioOptions,
-          env: planEnv(this.o.env, pl),
-          cwd: pl.cwd,
-          argv0: program,
-          detached: true,
-        });
-      } catch (e) {
-        this.say(`cannot start ${program}: ${(e as Error).message}; nothing ran`);
-        for (const fd of [...(ready ?? []), ...(go ?? [])]) closeSync(fd);
-        return resolve(undefined);
-      }
-      this.pid = child.pid;
-      if (this.stopped) this.kill();
-      if (su && ready && go) {
-        closeSync(ready[1]);
-        closeSync(go[0]);
-        const client = this.client as RequestClient;
-        watchStartUp(
-          ready[0],
-          go[1],
-          async () => void (await client.request({ type: 'start-up-end', run_id: runId }, { timeoutMs: 1000, retries: 9 })),
-          (e) => this.say(`the start-up phase could not be ended (${e.message}); the script did not run`),
-        );
-      }
-      let tail = Buffer.alloc(0);
-      child.stdout?.on('data', (d: Buffer) => this.o.output(d));
-      child.stderr?.on('data', (d: Buffer) => {
-        this.o.output(d);
-        if (!keepTail) return;
-        tail = tail.length + d.length > TAIL_BYTES * 2 ? Buffer.concat([tail, d]).subarray(-TAIL_BYTES) : Buffer.concat([tail, d]);
-      });
-      let failed = false;
-      child.on('error', (e) => {
-        failed = true;
-        this.say(`cannot start ${program}: ${e.message}; nothing ran`);
-      });
-      child.on('close', (code, signal) => {
-        if (failed) return resolve(undefined);
-        const status = code ?? 128 + (signal ? (constants.signals as Record<string, number>)[signal] ?? 0 : 0);
-        resolve({ status, ms: nowMs() - started, tail: utf8Tail(tail.subarray(-TAIL_BYTES)) });
-      });
+    let child: Launched;
+    try {
+      // its own session and process group: bwrap away from any terminal's signals, and the timeout or
+      // a cancel kills everything the run started
+      child = launch(program, pl.args as string[], planEnv(this.o.env, pl), pl.cwd as string, extra);
+    } catch (e) {
+      this.say(`cannot start ${program}: ${(e as Error).message}; nothing ran`);
+      for (const fd of [...(ready ?? []), ...(go ?? [])]) closeSync(fd);
+      return Promise.resolve(undefined);
+    }
+    this.pid = child.pid;
+    if (this.stopped) this.kill();
+    if (su && ready && go) {
+      closeSync(ready[1]);
+      closeSync(go[0]);
+      const client = this.client as RequestClient;
+      watchStartUp(
+        ready[0],
+        go[1],
+        async () => void (await client.request({ type: 'start-up-end', run_id: runId }, { timeoutMs: 1000, retries: 9 })),
+        (e) => this.say(`the start-up phase could not be ended (${e.message}); the script did not run`),
+      );
+    }
+    let tail = Buffer.alloc(0);
+    child.stdout.on('data', (d: Buffer) => this.o.output(d));
+    child.stderr.on('data', (d: Buffer) => {
+      this.o.output(d);
+      if (!keepTail) return;
+      tail = tail.length + d.length > TAIL_BYTES * 2 ? Buffer.concat([tail, d]).subarray(-TAIL_BYTES) : Buffer.concat([tail, d]);
     });
+    return child.closed.then(
+      (status) => ({ status, ms: nowMs() - started, tail: utf8Tail(tail.subarray(-TAIL_BYTES)) }),
+      (e: Error) => {
+        this.say(`cannot start ${program}: ${e.message}; nothing ran`);
+        return undefined;
+      },
+    );
   }
+}
+
+/** A started plan: its pid, its output pipes, and its status once it has ended and both pipes are closed
+ * (bash's: 128+n for signal n); `closed` rejects when it could not start after all. */
+interface Launched {
+  pid: number | undefined;
+  stdout: Readable;
+  stderr: Readable;
+  closed: Promise<number>;
+}
+
+/**
+ * Start a plan's program: stdin /dev/null, stdout and stderr pipes, extra[i] (a descriptor of ours, or -1:
+ * none) as its descriptor 3 + i, a session of its own. Through the native addon's posix_spawn where it has
+ * one: Node's spawn forks this whole process and waits for the exec, 1-3 ms per call in a server of this
+ * size, blocking every other call meanwhile (docs/startup.md); else Node's spawn (also with GATE_NODE_SPAWN=1 in
+ * the server's environment, for A/B measurements). Throws when nothing started.
+ */
+function launch(program: string, args: string[], env: Record<string, string>, cwd: string, extra: number[]): Launched {
+  const native = gateNative();
+  if (native.spawn && program.startsWith('/') && process.env.GATE_NODE_SPAWN !== '1' && native.spawnAvailable()) {
+    const [outR, outW] = native.pipe();
+    const [errR, errW] = native.pipe();
+    let ended: (v: { code: number | null; signal: number }) => void = () => {};
+    const exited = new Promise<{ code: number | null; signal: number }>((r) => (ended = r));
+    let pid: number;
+    try {
+      const envList = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+      pid = native.spawn(program, [program, ...args], envList, cwd, [-1, outW, errW, ...extra], (code, signal) => ended({ code, signal }));
+    } catch (e) {
+      for (const fd of [outR, errR]) closeSync(fd);
+      throw e;
+    } finally {
+      for (const fd of [outW, errW]) closeSync(fd);
+    }
+    const stdout = new Socket({ fd: outR, readable: true, writable: false });
+    const stderr = new Socket({ fd: errR, readable: true, writable: false });
+    const shut = (s: Socket): Promise<void> => new Promise((r) => s.once('close', () => r()));
+    const closed = Promise.all([exited, shut(stdout), shut(stderr)]).then(([x]) => x.code ?? 128 + x.signal);
+    return { pid, stdout, stderr, closed };
+  }
+  const stdio: (string | number)[] = ['ignore', 'pipe', 'pipe', ...extra.map((fd) => (fd < 0 ? 'ignore' : fd))];
+  const child = spawn(program, args, { stdio: stdio as StdioOptions, env, cwd, argv0: program, detached: true });
+  const closed = new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals as Record<string, number>)[signal] ?? 0 : 0)));
+  });
+  return { pid: child.pid, stdout: child.stdout as Readable, stderr: child.stderr as Readable, closed };
 }
 
 function runnable(pl: WirePlan): boolean {

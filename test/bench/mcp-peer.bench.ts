@@ -5,7 +5,9 @@
  * codex-linux-sandbox: the `codex` binary of the same release, started under that name). Both peers are
  * installed from npm into scratch/ on first use (pinned) and kept. A write outside the workspace is tried
  * on both in workspace-write, so a figure is never of an unsandboxed run. The load average is read before
- * and after. Median ms per call; `ratio` is gate / peer. Prints one JSON object; asserts no time.
+ * and after. Median ms per call; `ratio` is gate / peer. `gate_node_spawn_ms` is the same gate mcp spawning
+ * its plans with Node's spawn (GATE_NODE_SPAWN=1) instead of the native addon's posix_spawn, in the same
+ * rotation (`median_spawn_ratio`: addon / Node). Prints one JSON object; asserts no time.
  * BENCH_ROUNDS (default 7) rounds per script after one warm-up round.
  */
 import { spawnSync } from 'node:child_process';
@@ -78,6 +80,8 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
   // the peer refuses to start without its CODEX_HOME (its rules folder); both read the same, empty one
   mkdirSync(d.te.env.CODEX_HOME, { recursive: true });
   const gate = await connect(process.execPath, [GATE, 'mcp'], { ...d.te.env, GATE_NO_AUTOSTART: '1' });
+  // the same server spawning its plans with Node's spawn instead of the addon's posix_spawn (A/B)
+  const gateNode = await connect(process.execPath, [GATE, 'mcp'], { ...d.te.env, GATE_NO_AUTOSTART: '1', GATE_NODE_SPAWN: '1' });
   const other = await connect(process.execPath, [peer.server], d.te.env);
   // /tmp and TMPDIR not writable: the workspace (under /tmp here) is, the check's target beside it is not
   const policy =
@@ -87,7 +91,7 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
   const state = { sandboxPolicy: policy, sandboxCwd: ws, codexLinuxSandboxExe: peer.linuxSandbox };
   try {
     // the same policy on both sides (gate's daemon already runs in it)
-    for (const c of [gate, other]) await c.request({ method: 'codex/sandbox-state/update', params: state } as never, EmptyResultSchema);
+    for (const c of [gate, gateNode, other]) await c.request({ method: 'codex/sandbox-state/update', params: state } as never, EmptyResultSchema);
     const out: Record<string, unknown> = { load_before: loadAverage() };
     if (mode === 'workspace-write') {
       // both sandboxes are on: a write outside the workspace fails and leaves nothing
@@ -104,24 +108,39 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
     for (const s of SCRIPTS) {
       const g: number[] = [];
       const p: number[] = [];
+      const n: number[] = [];
       for (let i = 0; i < ROUNDS + 1; i++) {
-        const order: [Client, number[]][] = i % 2 === 0 ? [[gate, g], [other, p]] : [[other, p], [gate, g]];
+        // the order rotates, so no side always runs right after another
+        const sides: [Client, number[]][] = [[gate, g], [other, p], [gateNode, n]];
+        const order = [0, 1, 2].map((k) => sides[(k + i) % 3]);
         const outputs: string[] = [];
         for (const [c, into] of order) {
           const { ms, r } = await shell(c, s, ws);
-          if (r.exit_code !== 0) throw new Error(`${c === gate ? 'gate' : 'peer'}: ${s} exited ${r.exit_code}: ${r.output.slice(0, 300)}`);
+          if (r.exit_code !== 0) throw new Error(`${c === other ? 'peer' : 'gate'}: ${s} exited ${r.exit_code}: ${r.output.slice(0, 300)}`);
           outputs.push(r.output);
           if (i > 0) into.push(ms);
         }
         // the same script gives the same output on both (git status, ls -la differ only in what changed meanwhile)
-        if (i === 0 && outputs[0] !== outputs[1] && !/^(ls|git status)/.test(s)) throw new Error(`outputs differ for ${s}: ${JSON.stringify(outputs)}`);
+        const differ = outputs.some((o) => o !== outputs[0]);
+        if (i === 0 && differ && !/^(ls|git status)/.test(s)) throw new Error(`outputs differ for ${s}: ${JSON.stringify(outputs)}`);
       }
-      rows.push({ script: s, gate_ms: r1(median(g)), peer_ms: r1(median(p)), ratio: r2(median(g) / median(p)) });
+      const ratio = r2(median(g) / median(p));
+      rows.push({ script: s, gate_ms: r1(median(g)), peer_ms: r1(median(p)), ratio, gate_node_spawn_ms: r1(median(n)) });
     }
     const ratios = rows.map((r) => r.ratio as number);
-    return { ...out, rows, median_ratio: median(ratios), max_ratio: Math.max(...ratios), load_after: loadAverage() };
+    const spawnRatios = rows.map((r) => (r.gate_ms as number) / (r.gate_node_spawn_ms as number));
+    return {
+      ...out,
+      rows,
+      median_ratio: median(ratios),
+      max_ratio: Math.max(...ratios),
+      // gate with the addon's spawn / gate with Node's spawn, median over the scripts
+      median_spawn_ratio: r2(median(spawnRatios)),
+      load_after: loadAverage(),
+    };
   } finally {
     await gate.close();
+    await gateNode.close();
     await other.close();
   }
 }
