@@ -179,30 +179,68 @@ static int recv_fd(int sock, int *why) {
 
 /* ---------- reading the notifying process ---------- */
 
+/* The process's memory is read a page at a time and each page kept for the rest of this exec's reading:
+ * argv and envp strings lie close together (a stack, or a few heap pages), so an exec costs a few reads of
+ * /proc/<pid>/mem instead of two per string (each read walks the remote page tables). */
+#define PAGE 4096
+#define CACHED_PAGES 16
+
 struct proc {
   pid_t pid;   /* as the supervisor sees it */
   int mem;     /* /proc/<pid>/mem */
   size_t total;
+  int used, next;
+  uint64_t at[CACHED_PAGES];
+  char (*page)[PAGE]; /* CACHED_PAGES pages, allocated on first use */
 };
 
-/* A NUL-terminated string at addr (page by page: it may end just before an unmapped page). */
+/* The page holding addr (NULL when unmapped or unreadable). */
+static const char *page_of(struct proc *p, uint64_t addr) {
+  uint64_t base = addr & ~(uint64_t)(PAGE - 1);
+  for (int i = 0; i < p->used; i++) if (p->at[i] == base) return p->page[i];
+  if (!p->page && !(p->page = malloc(CACHED_PAGES * (size_t)PAGE))) return NULL;
+  int slot = p->used < CACHED_PAGES ? p->used++ : (p->next++ % CACHED_PAGES);
+  if (pread(p->mem, p->page[slot], PAGE, (off_t)base) != PAGE) { p->at[slot] = 1; return NULL; } /* 1: no page's address */
+  p->at[slot] = base;
+  return p->page[slot];
+}
+
+static void proc_done(struct proc *p) {
+  if (p->mem >= 0) close(p->mem);
+  free(p->page);
+  p->mem = -1;
+  p->page = NULL;
+}
+
+/* A NUL-terminated string at addr (it may end just before an unmapped page). */
 static char *read_str(struct proc *p, uint64_t addr) {
   struct gbuf b; gb_init(&b);
-  char chunk[4096];
   for (;;) {
-    size_t room = 4096 - (addr & 4095);
-    ssize_t n = pread(p->mem, chunk, room, (off_t)addr);
-    if (n <= 0) { gb_free(&b); return NULL; }
-    char *z = memchr(chunk, 0, (size_t)n);
-    gb_put(&b, chunk, z ? (size_t)(z - chunk) : (size_t)n);
+    const char *pg = page_of(p, addr);
+    if (!pg) { gb_free(&b); return NULL; }
+    size_t off = addr & (PAGE - 1), room = PAGE - off;
+    const char *z = memchr(pg + off, 0, room);
+    gb_put(&b, pg + off, z ? (size_t)(z - pg - off) : room);
     if (b.oom || b.len > MAX_STRING) { gb_free(&b); return NULL; }
     if (z) break;
-    addr += (uint64_t)n;
+    addr += room;
   }
   if (!b.p) gb_puts(&b, "");
   p->total += b.len + 1;
   if (b.oom || p->total > MAX_TOTAL) { gb_free(&b); return NULL; }
   return b.p;
+}
+
+/* A pointer at addr (8-byte aligned in every ABI we read; an unaligned one is read across pages). */
+static int read_ptr(struct proc *p, uint64_t addr, uint64_t *out) {
+  unsigned char b[8];
+  for (int i = 0; i < 8; i++) {
+    const char *pg = page_of(p, addr + (uint64_t)i);
+    if (!pg) return -1;
+    b[i] = (unsigned char)pg[(addr + (uint64_t)i) & (PAGE - 1)];
+  }
+  memcpy(out, b, 8);
+  return 0;
 }
 
 static void free_vec(char **v) {
@@ -220,7 +258,7 @@ static char **read_vec(struct proc *p, uint64_t addr, int *ok) {
   if (!addr) { *ok = 1; return v; }
   for (;;) {
     uint64_t ptr;
-    if (pread(p->mem, &ptr, sizeof ptr, (off_t)(addr + 8 * n)) != (ssize_t)sizeof ptr) break;
+    if (read_ptr(p, addr + 8 * n, &ptr)) break;
     if (!ptr) { *ok = 1; break; }
     if (n >= MAX_STRINGS) break;
     if (n == cap) {
@@ -323,13 +361,26 @@ static struct {
 struct pair { pid_t pid; long expires; char *key; dev_t dev; ino_t ino; char *token; };
 /* the LD_PRELOAD layer's Run answers, and the kernel layer's own (see above) */
 static struct pair PAIRS[MAX_PAIRS], LANDED[MAX_PAIRS];
-struct pending { char id[130]; struct sockaddr_un from; socklen_t fromlen; pid_t pid; char *key; long at; };
+/* where a reply goes: the socket the request came with (SCM_RIGHTS), else the sender's bound address */
+struct peer { int fd; struct sockaddr_un addr; socklen_t len; };
+struct pending { char id[130]; struct peer to; pid_t pid; char *key; long at; };
 static struct pending PENDING[MAX_PENDING];
 
 static long mono_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void peer_send(const struct peer *to, const char *msg, size_t n) {
+  ssize_t s;
+  if (to->fd >= 0) { do s = send(to->fd, msg, n, MSG_NOSIGNAL | MSG_DONTWAIT); while (s < 0 && errno == EINTR); }
+  else { do s = sendto(S.ksock, msg, n, MSG_NOSIGNAL, (const struct sockaddr *)&to->addr, to->len); while (s < 0 && errno == EINTR); }
+}
+
+static void peer_close(struct peer *to) {
+  if (to->fd >= 0) close(to->fd);
+  to->fd = -1;
 }
 
 /* The text after a request's id (`{"v":1,"id":"<id>"` then the rest): its decision inputs. NULL if the
@@ -389,7 +440,7 @@ static int pair_any(struct pair *t, pid_t pid) {
 
 /* A request from pid for the program the kernel layer has just let it exec (LANDED, see above): answered
  * Run here, 1; else 0 (the request goes to the daemon). rest: the request after its id. */
-static int landed_answer(const char *id, const char *rest, const char *end, pid_t pid, const struct sockaddr_un *from, socklen_t fromlen) {
+static int landed_answer(const char *id, const char *rest, const char *end, pid_t pid, const struct peer *from) {
   static const char prog[] = ",\"program\":";
   if (!pair_any(LANDED, pid) || strncmp(rest, ",\"type\":\"exec\"", 14)) return 0;
   /* the field order is gate_exec_request_for's; `,"` never occurs inside a JSON string (its quotes are
@@ -424,18 +475,19 @@ static int landed_answer(const char *id, const char *rest, const char *end, pid_
   if (token) gb_json_str(&r, token, strlen(token), 0);
   gb_puts(&r, "}");
   free(token);
-  ssize_t s;
-  if (!r.oom) { do s = sendto(S.ksock, r.p, r.len, MSG_NOSIGNAL, (struct sockaddr *)from, fromlen); while (s < 0 && errno == EINTR); }
+  if (!r.oom) peer_send(from, r.p, r.len);
   gb_free(&r);
   return 1;
 }
 
-/* A request from the tree: remember who sent it, forward it to the daemon. */
-static void relay_request(const char *msg, size_t n, const struct sockaddr_un *from, socklen_t fromlen, pid_t pid) {
+/* A request from the tree: remember who sent it, forward it to the daemon. The reply socket is this
+ * function's to close (or to keep in PENDING until the final reply). */
+static void relay_request(const char *msg, size_t n, struct peer *from, pid_t pid) {
   char id[130];
   const char *rest = after_id(msg, n, id, sizeof id);
-  if (!rest || fromlen <= offsetof(struct sockaddr_un, sun_path)) return; /* not a request we relay: dropped (the sender times out, fails closed) */
-  if (landed_answer(id, rest, msg + n, pid, from, fromlen)) return;
+  /* not a request we relay, or nowhere to answer: dropped (the sender times out, fails closed) */
+  if (!rest || (from->fd < 0 && from->len <= offsetof(struct sockaddr_un, sun_path))) { peer_close(from); return; }
+  if (landed_answer(id, rest, msg + n, pid, from)) { peer_close(from); return; }
   long now = mono_ms();
   int slot = -1, oldest = 0;
   for (int i = 0; i < MAX_PENDING; i++) {
@@ -450,9 +502,10 @@ static void relay_request(const char *msg, size_t n, const struct sockaddr_un *f
     p->key = NULL;
     if (!strncmp(rest, ",\"type\":\"exec\"", 14)) p->key = strndup(rest, (size_t)(msg + n - rest));
   }
+  if (p->id[0]) peer_close(&p->to); /* a resend comes with a new reply socket; an evicted request's goes */
   memcpy(p->id, id, strlen(id) + 1);
-  p->from = *from;
-  p->fromlen = fromlen;
+  p->to = *from;
+  from->fd = -1;
   p->pid = pid;
   p->at = now;
   struct sockaddr_un to = { .sun_family = AF_UNIX };
@@ -470,8 +523,9 @@ static void relay_request(const char *msg, size_t n, const struct sockaddr_un *f
   gb_puts(&e, ",\"type\":\"error\",\"code\":\"unreachable\",\"message\":");
   gb_json_str(&e, why, strlen(why), 0);
   gb_puts(&e, "}");
-  if (!e.oom) { do s = sendto(S.ksock, e.p, e.len, MSG_NOSIGNAL, (struct sockaddr *)from, fromlen); while (s < 0 && errno == EINTR); }
+  if (!e.oom) peer_send(&p->to, e.p, e.len);
   gb_free(&e);
+  peer_close(&p->to);
   free(p->key);
   p->key = NULL;
   p->id[0] = 0;
@@ -487,8 +541,8 @@ static void relay_reply(const char *msg, size_t n) {
     for (int i = 0; i < MAX_PENDING; i++) {
       struct pending *p = &PENDING[i];
       if (!p->id[0]) continue;
-      ssize_t s;
-      do s = sendto(S.ksock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&p->from, p->fromlen); while (s < 0 && errno == EINTR);
+      peer_send(&p->to, msg, n);
+      peer_close(&p->to);
       free(p->key);
       p->key = NULL;
       p->id[0] = 0;
@@ -502,9 +556,8 @@ static void relay_reply(const char *msg, size_t n) {
     /* Escalate too: the kernel layer lets it go on in place either way (the layer escalates, or a spawned
      * child's constructor does with its mark) */
     if (final && !strcmp(r.type, "exec") && (r.action == GA_RUN || r.action == GA_ESCALATE) && p->key) { pair_add(PAIRS, p->pid, p->key, 0, 0, NULL); p->key = NULL; }
-    ssize_t s;
-    do s = sendto(S.ksock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&p->from, p->fromlen); while (s < 0 && errno == EINTR);
-    if (final) { free(p->key); p->key = NULL; p->id[0] = 0; }
+    peer_send(&p->to, msg, n);
+    if (final) { peer_close(&p->to); free(p->key); p->key = NULL; p->id[0] = 0; }
     break;
   }
 }
@@ -516,18 +569,34 @@ static void *relay(void *unused) {
     struct pollfd pf[2] = { { S.ksock, POLLIN, 0 }, { S.dsock, POLLIN, 0 } };
     if (poll(pf, 2, -1) < 0) { if (errno == EINTR) continue; break; }
     if (pf[0].revents & POLLIN) {
-      struct sockaddr_un from;
-      union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(struct ucred))]; } u;
+      struct peer from = { .fd = -1 };
+      union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))]; } u;
       struct iovec iov = { buf, sizeof buf - 1 };
-      struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
-      ssize_t n = recvmsg(S.ksock, &m, MSG_DONTWAIT);
-      struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&m) : NULL;
-      if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && !(m.msg_flags & MSG_TRUNC)) {
-        struct ucred cr;
-        memcpy(&cr, CMSG_DATA(c), sizeof cr);
-        buf[n] = 0;
-        relay_request(buf, (size_t)n, &from, m.msg_namelen, cr.pid);
+      struct msghdr m = { .msg_name = &from.addr, .msg_namelen = sizeof from.addr, .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+      ssize_t n = recvmsg(S.ksock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+      from.len = n >= 0 ? m.msg_namelen : 0;
+      int credited = 0;
+      struct ucred cr;
+      for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET) continue;
+        if (c->cmsg_type == SCM_CREDENTIALS) { memcpy(&cr, CMSG_DATA(c), sizeof cr); credited = 1; }
+        if (c->cmsg_type == SCM_RIGHTS) {
+          /* the reply socket: one descriptor; any more are closed, and a second one replaces nothing */
+          size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+          for (size_t i = 0; i < k; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+            struct stat st;
+            int sock = fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+            if (from.fd < 0 && sock && i == 0) from.fd = fd;
+            else close(fd);
+          }
+        }
       }
+      if (n > 0 && credited && !(m.msg_flags & (MSG_TRUNC | MSG_CTRUNC))) {
+        buf[n] = 0;
+        relay_request(buf, (size_t)n, &from, cr.pid);
+      } else peer_close(&from);
     }
     if (pf[1].revents & POLLIN) {
       ssize_t n = recv(S.dsock, buf, sizeof buf - 1, MSG_DONTWAIT);
@@ -730,7 +799,7 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   char memp[64], cwdl[64], cwd[PATH_MAX], program[PATH_MAX], cmd[512], err[1200], id[96];
   char *path = NULL, **argv = NULL, **envp = NULL;
   int ok1 = 0, ok2 = 0, error = EACCES, expected = 0;
-  struct proc p = { pid, -1, 0 };
+  struct proc p = { .pid = pid, .mem = -1 };
   char file[PATH_MAX + 64];
   struct decided decided = { 0, 0, 0, 0 };
   snprintf(memp, sizeof memp, "/proc/%d/mem", (int)pid);
@@ -834,7 +903,7 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
   gb_free(&msg);
 done:
-  if (p.mem >= 0) close(p.mem);
+  proc_done(&p);
   /* after the exec: the kernel reads path and argv again once answered; follow it (see "after the exec") */
   int traced = S.trace && error == 0 && !expected && ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC) == 0;
   if (error >= 0) respond(req->id, error);
@@ -845,10 +914,15 @@ done:
   return error >= 0;
 }
 
-struct job { struct seccomp_notif *req; int seq; };
+/* Workers are kept for later notifications (a thread started per exec cost a clone, a stack and an exit
+ * each): a notification goes to an idle worker when there is one, else to a new thread, up to MAX_WORKERS
+ * at once. S.workers counts the notifications being answered. */
+struct job { struct seccomp_notif *req; int seq; struct job *next; };
+static struct job *QHEAD, *QTAIL;
+static int IDLE, QUEUED;
+static pthread_cond_t WORK = PTHREAD_COND_INITIALIZER;
 
-static void *worker(void *arg) {
-  struct job *j = arg;
+static void answer(struct job *j) {
   decide(j->req, j->seq, 1);
   free(j->req);
   free(j);
@@ -856,6 +930,21 @@ static void *worker(void *arg) {
   S.workers--;
   pthread_cond_signal(&S.freed);
   pthread_mutex_unlock(&S.lock);
+}
+
+static void *worker(void *first) {
+  if (first) answer(first);
+  pthread_mutex_lock(&S.lock);
+  for (;;) {
+    while (!QHEAD) { IDLE++; pthread_cond_wait(&WORK, &S.lock); IDLE--; }
+    struct job *j = QHEAD;
+    QHEAD = j->next;
+    if (!QHEAD) QTAIL = NULL;
+    QUEUED--;
+    pthread_mutex_unlock(&S.lock);
+    answer(j);
+    pthread_mutex_lock(&S.lock);
+  }
   return NULL;
 }
 
@@ -864,18 +953,23 @@ static void dispatch(struct seccomp_notif *req, int seq) {
   pthread_attr_t attr;
   pthread_t t;
   if (!j) { respond(req->id, EACCES); free(req); return; }
-  j->req = req; j->seq = seq;
+  *j = (struct job){ req, seq, NULL };
   pthread_mutex_lock(&S.lock);
   while (S.workers >= MAX_WORKERS) pthread_cond_wait(&S.freed, &S.lock);
   S.workers++;
+  if (IDLE > QUEUED) {
+    if (QTAIL) QTAIL->next = j; else QHEAD = j;
+    QTAIL = j;
+    QUEUED++;
+    pthread_cond_signal(&WORK);
+    pthread_mutex_unlock(&S.lock);
+    return;
+  }
   pthread_mutex_unlock(&S.lock);
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 512 * 1024);
-  if (pthread_create(&t, &attr, worker, j)) {
-    /* no thread: decide here (slower, never skipped) */
-    worker(j);
-  }
+  if (pthread_create(&t, &attr, worker, j)) answer(j); /* no thread: decide here (slower, never skipped) */
   pthread_attr_destroy(&attr);
 }
 

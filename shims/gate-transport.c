@@ -210,23 +210,55 @@ void gate_reply_release(void) {
   __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE);
 }
 
+/* One datagram to `to` carrying `carry` (SCM_RIGHTS) when it is a descriptor. */
+static ssize_t send_request(int fd, const struct sockaddr_un *to, const struct gbuf *msg, int carry) {
+  struct iovec iov = { msg->p, msg->len };
+  union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
+  struct msghdr m = { .msg_name = (void *)to, .msg_namelen = sizeof *to, .msg_iov = &iov, .msg_iovlen = 1 };
+  if (carry >= 0) {
+    memset(&u, 0, sizeof u);
+    m.msg_control = u.b;
+    m.msg_controllen = sizeof u.b;
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    h->cmsg_level = SOL_SOCKET;
+    h->cmsg_type = SCM_RIGHTS;
+    h->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(h), &carry, sizeof carry);
+  }
+  ssize_t s;
+  do s = sendmsg(fd, &m, MSG_NOSIGNAL); while (s < 0 && errno == EINTR);
+  return s;
+}
+
+/* The reply channel. To the daemon: a reply socket bound in the client folder (above). To the kernel
+ * layer's supervisor (same process tree, GATE_KERNEL_SOCK): a socket pair whose other end goes with the
+ * request, so nothing is created in the filesystem per request (a socket file's create and unlink on a disk
+ * filesystem cost more than the rest of the request); the supervisor answers on that end and closes it. */
 int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
                  char *err, size_t errlen) {
   if (msg->oom) { snprintf(err, errlen, "out of memory building the request"); return -1; }
   if (msg->len > GATE_MAX_DATAGRAM) return request_stream(c, id, msg, r, err, errlen);
   struct sockaddr_un to;
   if (gate_sock_addr(&to, c->request_sock, err, errlen)) return -1;
-  char path[256];
-  gate_join(path, sizeof path, c->client_dir, "/", id, ".sock");
-  int kept, fd = reply_open(path, &kept, err, errlen);
-  if (fd < 0) return -1;
+  char path[256] = "";
+  int kept = 0, carry = -1, fd;
+  if (c->via_supervisor) {
+    int sp[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp)) { snprintf(err, errlen, "socketpair: %s; nothing was run", strerror(errno)); return -1; }
+    fd = sp[0];
+    carry = sp[1];
+    struct timeval tv = { 1, 0 };
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  } else {
+    gate_join(path, sizeof path, c->client_dir, "/", id, ".sock");
+    fd = reply_open(path, &kept, err, errlen);
+    if (fd < 0) return -1;
+  }
   int rc = -1, by_stream = 0;
   /* On the stack, not a 64 KiB heap block: exec answers are a few hundred bytes (see GATE_REPLY_ROOM). */
   char buf[GATE_REPLY_ROOM];
   for (int attempt = 0; attempt < c->attempts; attempt++) {
-    ssize_t s;
-    do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to);
-    while (s < 0 && errno == EINTR);
+    ssize_t s = send_request(fd, &to, msg, carry);
     if (s < 0 && errno != EAGAIN && errno != ENOBUFS && c->via_supervisor) {
       snprintf(err, errlen, "the exec supervisor of this run is gone (%s); nothing more can run in this run", strerror(errno));
       goto out;
@@ -246,7 +278,8 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   }
   snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);
 out:
-  reply_done(fd, path, kept);
+  if (carry >= 0) { close(carry); close(fd); }
+  else reply_done(fd, path, kept);
   /* A reply too large for buf, or for a datagram: the daemon keeps every reply longer than
    * GATE_REPLY_ROOM by request id and answers a repeated id from that cache (never deciding twice), so
    * the same request on the stream socket fetches it whole. */
