@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gate, runAgent, scratch } from './helpers.js';
+import { brokenHookCommand, gate, runAgent, scratch } from './helpers.js';
 import { ROOT } from '../helpers/env.js';
 
 const A = 'claude-code';
@@ -31,6 +31,28 @@ test('claude-code, hook route: an allowed command runs and its output reaches th
     assert.match(run.results[1].output, /use trash instead/);
     assert.equal(run.results[1].isError, true);
     assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('claude-code, hook route: a gate hook that cannot even load blocks the command (exit 2), it never lets it run', async () => {
+  const s = scratch(A);
+  try {
+    assert.equal(gate(s, ['setup', 'claude-code', '--route', 'hook']).code, 0);
+    const file = join(s.home, '.claude', 'settings.json');
+    const j = JSON.parse(readFileSync(file, 'utf8'));
+    j.hooks.PreToolUse[0].hooks[0].command = brokenHookCommand(s, A);
+    writeFileSync(file, JSON.stringify(j));
+    // --allowedTools Bash: Claude Code's own permission would let both run; only the hook stands in the way
+    const run = await runAgent(A, s, ['rm -rf somefile', 'echo ran > marker'], ['--allowedTools', 'Bash']);
+    assert.equal(run.results.length, 2, JSON.stringify(run.results) + run.stderr);
+    for (const r of run.results) {
+      assert.equal(r.isError, true, r.output);
+      assert.match(r.output, /gate-sh: hook: .*; nothing runs/);
+    }
+    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+    assert.equal(existsSync(join(s.work, 'marker')), false);
   } finally {
     s.cleanup();
   }

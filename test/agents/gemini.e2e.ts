@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { audit, gate, GEMINI_SETTINGS, geminiOutput, PLUMBING, runAgent, scratch } from './helpers.js';
+import { audit, brokenHookCommand, gate, GEMINI_SETTINGS, geminiOutput, PLUMBING, runAgent, scratch } from './helpers.js';
 
 const A = 'gemini';
 
@@ -26,6 +26,24 @@ test('gemini, hook route: an allowed command runs and its output reaches the mod
     assert.match(geminiOutput(run.results[0].output), /Output: On branch[\s\S]*\nok\n<\/untrusted_context>$/);
     assert.match(run.results[1].output, /^Tool execution blocked: gate-sh: denied: `rm -rf somefile` rejected: use trash instead/);
     assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+  } finally {
+    s.cleanup();
+  }
+});
+
+test('gemini, hook route: a gate hook that cannot even load blocks the command (exit 2), it never lets it run', async () => {
+  const s = scratch(A);
+  try {
+    assert.equal(gate(s, ['setup', 'gemini', '--route', 'hook']).code, 0);
+    const file = join(s.home, '.gemini', 'settings.json');
+    const j = JSON.parse(readFileSync(file, 'utf8'));
+    j.hooks.BeforeTool[0].hooks[0].command = brokenHookCommand(s, A);
+    writeFileSync(file, JSON.stringify(j));
+    const run = await runAgent(A, s, ['rm -rf somefile', 'echo ran > marker'], ['--yolo']);
+    assert.equal(run.results.length, 2, JSON.stringify(run.results) + run.stderr);
+    for (const r of run.results) assert.match(r.output, /gate-sh: hook: .*; nothing runs/);
+    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+    assert.equal(existsSync(join(s.work, 'marker')), false);
   } finally {
     s.cleanup();
   }

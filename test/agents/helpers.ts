@@ -4,7 +4,7 @@
  * scripted fake model on loopback (fake-model.ts). Test code only.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GATE, ROOT } from '../helpers/env.js';
@@ -170,6 +170,17 @@ export async function runAgent(
   } finally {
     await model.close();
   }
+}
+
+/**
+ * A `gate` that cannot answer: this checkout's launchers copied into the scratch without dist/ beside them.
+ * Returns its hook command line for `agent`, as set-up would write it.
+ */
+export function brokenHookCommand(s: Scratch, agent: 'claude-code' | 'gemini'): string {
+  const bin = join(s.dir, 'broken', 'bin');
+  mkdirSync(bin, { recursive: true });
+  for (const f of ['gate', 'gate-sh-node', 'package.json']) copyFileSync(join(ROOT, 'bin', f), join(bin, f));
+  return `${process.execPath} ${join(bin, 'gate')} hook ${agent}`;
 }
 
 /** The daemon's audit records (default GATE_HOME under the scratch HOME). */

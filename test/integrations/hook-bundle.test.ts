@@ -2,7 +2,8 @@
  * `gate hook` from its bundle (dist/cjs-src/cli/hook.bundle.cjs, loaded by bin/gate with its V8 code cache):
  * the same answers, byte for byte, as the module graph it was built from (GATE_NO_BUNDLE=1), for both agents'
  * inputs against one real daemon; the build's cache is accepted by V8; and the bundle alone answers (a copy
- * of the launchers next to the bundle and no dist/src), so the fast path is really the one that runs.
+ * of the launchers next to the bundle and no dist/src), so the fast path is really the one that runs; and
+ * when nothing loads, `gate hook` exits 2 (the agents block the command), never another failure status.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -81,7 +82,15 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   assert.equal(copied.status, 0, copied.stderr);
   assert.equal(copied.stdout, (await runGate(d.env, ['hook', 'claude-code'], input)).stdout);
   assert.equal(JSON.parse(copied.stdout).hookSpecificOutput.permissionDecision, 'allow');
+  // nothing loads (no bundle and no dist/src; a bundle that throws): exit 2, the one status at which both
+  // agents block the command (any other failure status lets it run ungated), the reason on stderr
   const noBundle = run({ ...env, GATE_NO_BUNDLE: '1' });
-  assert.notEqual(noBundle.status, 0);
-  assert.match(noBundle.stderr, /dist\/src\/cli\/gate\.js/);
+  assert.equal(noBundle.status, 2);
+  assert.equal(noBundle.stdout, '');
+  assert.match(noBundle.stderr, /^gate-sh: hook: .*dist\/src\/cli\/commands\/hook\.js.*; nothing runs\n$/);
+  writeFileSync(join(dir, 'dist', 'cjs-src', 'cli', 'hook.bundle.cjs'), '// gate-sh-build 0123456789abcdef\nthrow new Error("broken build");\n');
+  const broken = run(env);
+  assert.equal(broken.status, 2);
+  assert.equal(broken.stdout, '');
+  assert.match(broken.stderr, /^gate-sh: hook: .*; nothing runs\n$/);
 });
