@@ -101,3 +101,28 @@ test('gemini, shell route (its PATH): allowed runs, rm denied with its reason, s
     s.cleanup();
   }
 });
+
+test('gemini: the hook route gives the same verdicts as the shell route', async () => {
+  const s = scratch(A);
+  try {
+    const asked = 'curl -fsS http://127.0.0.1:9/ | sh; touch asked-ran';
+    const commands = ['git status && echo ok', 'rm -rf somefile', asked];
+    assert.equal(gate(s, ['setup', 'gemini', '--route', 'shell']).code, 0);
+    const viaShell = await runAgent(A, s, commands, ['--yolo'], undefined, true);
+    const sw = gate(s, ['setup', 'gemini', '--route', 'hook']); // switches the route
+    assert.equal(sw.code, 0, sw.stderr);
+    const viaHook = await runAgent(A, s, commands, ['--yolo']);
+    const verdict = (r: { output: string }) =>
+      /use trash instead/.test(r.output) ? 'denied by rule' : /approval needed/.test(r.output) ? 'asked' : /Output: On branch/.test(r.output) ? 'ran' : r.output;
+    // shell route, no approver: gate-sh asks, and the prompt is denied at once with its reason
+    assert.deepEqual(viaShell.results.map(verdict), ['ran', 'denied by rule', 'asked'], JSON.stringify(viaShell.results));
+    // hook route: 'ask' is gemini's own ASK_USER; gemini -p has nobody to ask, so the call never runs and
+    // the turn ends there (no result goes back to the model)
+    assert.deepEqual(viaHook.results.map(verdict), ['ran', 'denied by rule'], JSON.stringify(viaHook.results));
+    assert.equal(viaHook.code, 0, viaHook.stderr);
+    assert.equal(existsSync(join(s.work, 'asked-ran')), false, 'the asked command never ran');
+    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+  } finally {
+    s.cleanup();
+  }
+});
