@@ -4,7 +4,7 @@
 // bubblewrap and exec gate; no approver.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
 import { run, execGateOptions } from '../exec-gate/helpers.js';
@@ -100,4 +100,38 @@ test('a start-up file changed during the session (as a script with an approval c
   const r = await lc('ls f.txt');
   assert.match(r.stderr, /gate-sh: denied: uname -s/);
   assert.ok(audit().some((a) => a.kind === 'run' && /no start-up phase: start-up file .*\.profile changed during this session/.test(a.detail ?? '')));
+});
+
+test('a forbidden rule still holds in the start-up phase: the profile\'s rm is denied; where a rule only asks, it runs unasked', async () => {
+  for (const [decision, survives] of [
+    ['forbidden', true],
+    ['prompt', false],
+  ] as const) {
+    const h = mkdtempSync('/var/tmp/gate-home-');
+    writeFileSync(join(h, '.profile'), 'rm -f victim\n');
+    const rules = [`prefix_rule(pattern=["rm"], decision="${decision}", justification="no rm in profiles")`];
+    const d = await startDaemon(execGateOptions({ rules, config: CONFIG, env: { HOME: h, GATE_APPROVAL_POLICY: 'untrusted' } }));
+    try {
+      writeFileSync(join(d.ws, 'victim'), 'x\n');
+      const r = await run(GATE_SH, ['-lc', 'echo script-ran'], { env: d.env, cwd: d.ws });
+      assert.equal(r.stdout, 'script-ran\n', r.stderr);
+      assert.equal(existsSync(join(d.ws, 'victim')), survives, `${decision}: ${r.stderr}`);
+      const rm = readFileSync(join(d.env.GATE_HOME, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((a) => a.kind === 'exec' && a.phase === 'start-up' && String(a.argv?.[0]).endsWith('/rm'));
+      assert.equal(rm.length, 1, JSON.stringify(rm));
+      if (survives) {
+        assert.match(r.stderr, /gate-sh: denied: rm -f victim: .*no rm in profiles/);
+        assert.equal(rm[0].decision, 'forbidden');
+      } else {
+        assert.equal(r.stderr, '');
+        assert.equal(rm[0].decision, 'allow');
+      }
+    } finally {
+      await d.close();
+      rmSync(h, { recursive: true, force: true });
+    }
+  }
 });
