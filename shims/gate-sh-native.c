@@ -60,7 +60,10 @@ static void say(const char *a, const char *b, const char *c, const char *d) { ga
 
 /* Exec the Node gate-sh with the same arguments. `script`: a script already read from stdin, put back as
  * stdin so Node reads the same bytes (an unlinked in-memory file at offset 0). Never returns. */
+static void reply_release(void);
+
 static void handover(const char *script, size_t len) {
+  reply_release(); /* the Node gate-sh binds its own */
   if (script) {
     int fd = memfd_create("gate-sh-script", 0);
     size_t off = 0;
@@ -486,26 +489,60 @@ static void addresses(const struct paths *p, const char *id, struct sockaddr_un 
   gate_join(me->sun_path, sizeof me->sun_path, p->client_dir, "/", id, ".sock");
 }
 
+/* The reply socket: one per gate-sh, bound at the first request and kept for the pre-flight, the start-up
+ * phase's end, run-finished and the rerun's questions (replies are told apart by id), as the Node client
+ * keeps one; a socket file bound on the runtime folder's filesystem per request cost a bind and an unlink
+ * each (docs/startup.md). Removed at exit and before a hand-over, by this process only (a forked child
+ * leaves it). */
+static int g_reply = -1;
+static pid_t g_reply_owner;
+static char g_reply_path[sizeof ((struct sockaddr_un *)0)->sun_path];
+
+static void reply_release(void) {
+  if (g_reply < 0 || getpid() != g_reply_owner) return;
+  close(g_reply);
+  g_reply = -1;
+  unlink(g_reply_path);
+}
+
+/* The reply socket (made and bound on first use) and the daemon's address in *to: the descriptor; -2 when
+ * a sandbox forbids it (hand over: the Node client explains); -1 with the message in err. */
+static int reply_socket(const struct paths *p, struct sockaddr_un *to, char *err, size_t errlen) {
+  struct sockaddr_un me;
+  char id[96];
+  gate_new_id(id, sizeof id);
+  addresses(p, id, to, &me);
+  if (g_reply >= 0) return g_reply;
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 && sandbox_denied(errno)) return -2;
+  if (fd < 0) { snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno)); return -1; }
+  mode_t old = umask(077);
+  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
+  umask(old);
+  if (b && sandbox_denied(errno)) { close(fd); return -2; }
+  if (b) {
+    snprintf(err, errlen, "cannot bind a reply socket at %s (%s); check 'gate status'", me.sun_path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  g_reply = fd;
+  g_reply_owner = getpid();
+  memcpy(g_reply_path, me.sun_path, sizeof g_reply_path);
+  static int registered;
+  if (!registered) registered = atexit(reply_release) == 0;
+  return fd;
+}
+
 /* One request, waited for as the Node client waits (src/protocol/client.ts): resends of the same id after
  * 1, 2, 4, 4... s (35 s in all), a heartbeat ping every 500 ms while a person is asked, a daemon that
  * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
  * by the caller in err; 1 when the daemon is not running at the first send (hand over: autostart), or a
  * sandbox forbids its socket (hand over: the Node client explains). */
 static int request(const struct paths *p, const char *id, const struct gbuf *msg, int notice, struct gbuf *out, char *err, size_t errlen) {
-  struct sockaddr_un to, me;
-  addresses(p, id, &to, &me);
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 && sandbox_denied(errno)) return 1;
-  if (fd < 0) { snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno)); return -1; }
-  mode_t old = umask(077);
-  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
-  umask(old);
-  if (b && sandbox_denied(errno)) { close(fd); return 1; }
-  if (b) {
-    snprintf(err, errlen, "cannot bind a reply socket at %s (%s); check 'gate status'", me.sun_path, strerror(errno));
-    close(fd);
-    return -1;
-  }
+  struct sockaddr_un to;
+  int fd = reply_socket(p, &to, err, errlen);
+  if (fd == -2) return 1;
+  if (fd < 0) return -1;
   int rc = -1, attempts = 0, pending = 0, sent = 0;
   long last_life = now_ms();
   char ping_id[96] = "";
@@ -578,29 +615,18 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
 out:
   if (notice) notice_stop();
   free(buf);
-  close(fd);
-  unlink(me.sun_path);
   return rc;
 }
 
-/* Fire and forget (run-finished): one datagram from a one-off bound socket (the daemon's ack finds it gone,
- * which it counts, as for the Node client); never waits. */
+/* Fire and forget (run-finished): one datagram from the reply socket (the daemon's ack arrives unread, or
+ * finds it gone once this process has exited, which it counts, as for the Node client); never waits. */
 static void notify(const struct paths *p, const struct gbuf *msg) {
-  struct sockaddr_un to, me;
-  char id[96];
-  gate_new_id(id, sizeof id);
-  addresses(p, id, &to, &me);
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un to;
+  char err[256];
+  int fd = reply_socket(p, &to, err, sizeof err);
   if (fd < 0) return;
-  mode_t old = umask(077);
-  int b = bind(fd, (struct sockaddr *)&me, sizeof me);
-  umask(old);
-  if (b == 0) {
-    ssize_t s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to);
-    (void)s;
-    unlink(me.sun_path);
-  }
-  close(fd);
+  ssize_t s;
+  do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to); while (s < 0 && errno == EINTR);
 }
 
 static void run_finished(struct gbuf *m, const char *run_id, int status, double ms, const char *tail) {
