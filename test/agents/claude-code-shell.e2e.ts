@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { audit, gate, PLUMBING, runAgent, scratch } from './helpers.js';
 
@@ -19,10 +19,13 @@ test('claude-code, shell route: gate-sh is the shell; allowed runs, rm denied wi
     const doc = gate(s, ['doctor']);
     assert.equal(doc.code, 0, doc.stdout);
     assert.match(doc.stdout, /shell wired +CLAUDE_CODE_SHELL=.*\/\.gate-sh\/bin\/bash \(settings\.json env\) → gate-sh/);
+    // an rm no pre-flight can see: make runs it (denied at exec time, the justification must still reach the model)
+    writeFileSync(join(s.work, 'Makefile'), 'clean:\n\trm -rf somefile\n');
     // started as README.md says: claude --allowedTools Bash
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', 'type find | head -1'], [], undefined, true);
+    const commands = ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', 'type find | head -1', 'make clean'];
+    const run = await runAgent(A, s, commands, [], undefined, true);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.results.length, 4, JSON.stringify(run.results));
+    assert.equal(run.results.length, 5, JSON.stringify(run.results));
     assert.match(run.results[0].output, /On branch[\s\S]*\nok$/);
     assert.equal(run.results[0].isError, false, run.results[0].output);
     assert.match(run.results[1].output, /use trash instead/);
@@ -33,6 +36,8 @@ test('claude-code, shell route: gate-sh is the shell; allowed runs, rm denied wi
     // one folder of HOME set-up makes writable (agent_writable_roots), and sourced before each command:
     // its functions are there (it shadows find with its own)
     assert.equal(run.results[3].output, 'find is a function');
+    assert.match(run.results[4].output, /gate-sh: denied: rm -rf somefile: Execution forbidden by policy: use trash instead \(rule .*team\.rules:1\)/);
+    assert.equal(run.results[4].isError, true);
     assert.match(
       readFileSync(join(s.home, '.gate-sh', 'config.toml'), 'utf8'),
       /^agent_writable_roots = \[".*\/\.claude\/shell-snapshots"\] # added by gate setup$/m,

@@ -19,11 +19,16 @@ test('codex, MCP route: allowed runs and reaches the model, rm denied with its r
     assert.equal(set.code, 0, set.stderr);
     const doc = JSON.parse(gate(s, ['doctor', '--json']).stdout).find((r: { agent: string }) => r.agent === 'codex');
     assert.equal(doc.routes.find((r: { route: string }) => r.route === 'mcp').state, 'wired', JSON.stringify(doc));
+    // an rm no pre-flight can see: make runs it (denied at exec time, the justification must still reach the model)
+    writeFileSync(join(s.work, 'Makefile'), 'clean:\n\trm -rf somefile\n');
     // started as README.md says (codex; exec and the fake model's provider after it)
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"'], [], undefined, true);
+    const commands = ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"', 'make clean'];
+    const run = await runAgent(A, s, commands, [], undefined, true);
     assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.results.length, 4, JSON.stringify(run.results) + run.stderr);
-    const [ok, rm, plumbing, where] = run.results.map((r) => codexMcpResult(r.output));
+    assert.equal(run.results.length, 5, JSON.stringify(run.results) + run.stderr);
+    const [ok, rm, plumbing, where, make] = run.results.map((r) => codexMcpResult(r.output));
+    assert.match(make.output, /gate-sh: denied: rm -rf somefile: Execution forbidden by policy: use trash instead \(rule .*team\.rules:1\)/);
+    assert.notEqual(make.exit_code, 0);
     assert.equal(ok.exit_code, 0);
     assert.match(ok.output, /^On branch[\s\S]*\nok\n$/);
     assert.equal(rm.exit_code, 126);
