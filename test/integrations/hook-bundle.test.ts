@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { GATE_SH_NODE, ROOT } from '../helpers/env.js';
+import { GATE_SH_NODE, ROOT, tempEnv } from '../helpers/env.js';
 import { daemonForFile } from '../helpers/daemon.js';
 import { runGate } from '../daemon/helpers.js';
 
@@ -93,4 +93,25 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   assert.equal(broken.status, 2);
   assert.equal(broken.stdout, '');
   assert.match(broken.stderr, /^gate-sh: hook: .*; nothing runs\n$/);
+});
+
+test('with no daemon running, the bundled hook starts one (the autostart it loads only then) and answers from it', async () => {
+  const te = tempEnv();
+  try {
+    const input = claude('git status && echo ok', te.dir);
+    const r = await runGate(te.env, ['hook', 'claude-code'], input);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, 'allow', r.stdout);
+    const st = await runGate(te.env, ['daemon', 'status', '--json']);
+    assert.equal(st.code, 0, st.stderr);
+    assert.ok(JSON.parse(st.stdout).pid > 0);
+    // refused autostart: a denial with the reason, never an allow
+    await runGate(te.env, ['daemon', 'stop']);
+    const off = JSON.parse((await runGate({ ...te.env, GATE_NO_AUTOSTART: '1' }, ['hook', 'claude-code'], input)).stdout).hookSpecificOutput;
+    assert.equal(off.permissionDecision, 'deny');
+    assert.match(off.permissionDecisionReason, /^gate-sh: .*; nothing runs$/);
+  } finally {
+    await runGate(te.env, ['daemon', 'stop']);
+    te.cleanup();
+  }
 });
