@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, ROOT } from '../helpers/env.js';
 import { track, waitFor } from '../helpers/daemon.js';
+import { run } from '../helpers/run.js';
 import type { GatePaths } from '../../src/protocol/paths.js';
 import { pingDaemon } from '../../src/protocol/ping.js';
 import { request, type Outgoing } from '../../src/protocol/client.js';
@@ -80,26 +81,16 @@ export async function approveConsole(env: Record<string, string>, name: string):
 }
 
 /** `gate <args>`; `wrap` runs it under another program (e.g. `unshare --pid --fork --mount-proc`, bwrap). */
-export function runGate(
+export async function runGate(
   env: Record<string, string>,
   args: string[],
   input?: string,
   wrap: string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const argv = [...wrap, process.execPath, GATE, ...args];
-    const child = track(spawn(argv[0], argv.slice(1), { env, stdio: ['pipe', 'pipe', 'pipe'] })) as ReturnType<typeof spawn> & {
-      stdout: NodeJS.ReadableStream;
-      stderr: NodeJS.ReadableStream;
-      stdin: NodeJS.WritableStream;
-    };
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.stdin.end(input ?? '');
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
+  // waits for the pipes to be read to their end (see run), not only for the exit
+  const argv = [...wrap, process.execPath, GATE, ...args];
+  const r = await run(argv[0], argv.slice(1), { env, input, timeoutMs: 120_000 });
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** node-pty, for the tests that need a real terminal (the console and the foreground daemon). */
