@@ -1,6 +1,7 @@
 /**
  * SandboxPolicy / PermissionProfile → bubblewrap arguments (everything between `bwrap` and the command,
- * ending in `--`). Pure: the filesystem is looked at only through the injected FsView.
+ * ending in `--`). Pure: the filesystem is looked at only through the injected FsView (each path once per
+ * build: memoFs).
  *
  * Always: `--cap-drop ALL` (as root, bwrap's read-only binds can otherwise be unmounted or remounted rw
  * from inside), `--die-with-parent` (bwrap forwards no signals), `--unshare-pid`, `--proc /proc`,
@@ -8,7 +9,7 @@
  * (see docs/sandbox.md: it stops TIOCSTI terminal injection but takes away the controlling terminal).
  */
 import type { PermissionProfile, SandboxPolicy } from './policy.js';
-import { nodeFs, type FsView } from './fs-view.js';
+import { memoFs, nodeFs, type FsView } from './fs-view.js';
 import { SandboxError } from './errors.js';
 import { isWithin, mountArgs, normAbs, sortRoots, type MountOp } from './mounts.js';
 import { hidePath, protectExtra, protectRoot } from './protected.js';
@@ -45,7 +46,7 @@ export const PLATFORM_READ = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64
 
 /** The turn sandbox, or null for no wrapping at all (danger-full-access, external sandbox with network). */
 export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): string[] | null {
-  const fs = ctx.fs ?? nodeFs;
+  const fs = memoFs(ctx.fs ?? nodeFs);
   switch (policy.type) {
     case 'danger-full-access':
       return null;
@@ -77,7 +78,7 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
 
 /** Exactly the profile's permissions: write paths read-write, reads restricted when a `read` list is given. */
 export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxContext): string[] {
-  const fs = ctx.fs ?? nodeFs;
+  const fs = memoFs(ctx.fs ?? nodeFs);
   const p = resolveProfile(profile, fs);
   const ops: MountOp[] = [];
   if (p.read === 'all') ops.push({ op: 'ro-bind', src: '/', dest: '/' });

@@ -53,6 +53,31 @@ export const nodeFs: FsView = {
 };
 
 /**
+ * The same view, each answer kept for the wrapper's life (one argv build): the builders ask about the same
+ * paths several times (the gate's own folders by protectExtra and gateMounts, /tmp, each root's entries),
+ * 52 lookups of 34 paths for a workspace-write turn, each a system call. One build then also sees one
+ * answer per path, never two that disagree because the filesystem changed in between.
+ */
+export function memoFs(fs: FsView): FsView {
+  const kinds = new Map<string, EntryKind | null>();
+  const reals = new Map<string, string | null>();
+  const texts = new Map<string, string | null>();
+  const links = new Map<string, string | null>();
+  const memo = <T>(m: Map<string, T>, f: (p: string) => T) => (p: string): T => {
+    if (m.has(p)) return m.get(p) as T;
+    const v = f(p);
+    m.set(p, v);
+    return v;
+  };
+  return {
+    kind: memo(kinds, (p) => fs.kind(p)),
+    realpath: memo(reals, (p) => fs.realpath(p)),
+    readText: memo(texts, (p) => fs.readText(p)),
+    readlink: memo(links, (p) => fs.readlink(p)),
+  };
+}
+
+/**
  * A filesystem made of plain data: `{ '/w': 'dir', '/w/.git': 'file', '/w/l': '->/x' }` (a `->` value is a
  * symlink, an object `{text}` a file with contents). Parents are implied.
  */
