@@ -85,12 +85,23 @@ function run(
   o: { cwd: string; env: NodeJS.ProcessEnv; timeout?: number },
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const c = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // a process group of its own: at the time limit npm and everything it started (node-gyp, make, a
+    // daemon) is killed, not npm alone with its children holding the pipes open and the test waiting
+    const c = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let stdout = '';
     let stderr = '';
     c.stdout.on('data', (d) => (stdout += d));
     c.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => c.kill('SIGKILL'), o.timeout ?? 60_000);
+    const kill = () => {
+      try {
+        process.kill(-c.pid!, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    };
+    const timer = setTimeout(kill, o.timeout ?? 60_000);
+    // after the exit, whatever of the group still holds the pipes gets a short while, then is killed
+    c.on('exit', () => (clearTimeout(timer), setTimeout(kill, 5_000).unref()));
     c.on('close', (status) => (clearTimeout(timer), resolve({ status, stdout, stderr })));
   });
 }
@@ -184,6 +195,8 @@ test('npm pack → npm install -g into a temp prefix → gate-sh and gate work f
     assert.equal((await run('gate-sh', ['--version'], { cwd: work, env })).stdout, `gate-sh ${v} (a gated GNU bash)\n`);
     assert.equal((await run('gate', ['--version'], { cwd: work, env })).stdout, `gate (gate-sh) ${v}\n`);
   } finally {
+    // keep-alive connections (npm's) would hold the test process open long after a failure
+    reg.server.closeAllConnections();
     reg.server.close();
     if (existsSync(join(prefixDir, 'bin', 'gate'))) await run('gate', ['daemon', 'stop'], { cwd: dir, env });
     rmSync(dir, { recursive: true, force: true });
