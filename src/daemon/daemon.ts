@@ -286,7 +286,7 @@ export class Daemon<P> {
     const req = validateExec(msg);
     const kernel = req.layer === 'kernel';
     // one decision per exec: the kernel layer's report of an exec the LD_PRELOAD layer was just told to run
-    if (kernel && req.pair_run !== undefined && !nameless(req.program) && this.pairs.take(pairKey(req.pair_run, req), Date.now())) {
+    if (kernel && req.pair_run !== undefined && this.pairs.size > 0 && !nameless(req.program) && this.pairs.take(pairKey(req.pair_run, req), Date.now())) {
       this.counters.paired++;
       return { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: { type: 'Run' } };
     }
@@ -295,7 +295,7 @@ export class Daemon<P> {
     if (run?.startUp) {
       // never settled into the run: the script's own `id -u` is not covered by the profile's
       const s = this.currentDecider().startUp(req, run.startUp.sandboxed);
-      return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, req.run_id).action);
+      return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, req.run_id).action, ctx);
     }
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
@@ -309,14 +309,17 @@ export class Daemon<P> {
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
     ctx.setPending(null);
-    return this.execReply(req, v.action);
+    return this.execReply(req, v.action, ctx);
   }
 
-  private execReply(req: ExecRequest, action: Action): ExecReply {
+  private execReply(req: ExecRequest, action: Action, ctx: HandlerContext): ExecReply {
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
-    // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates
-    if (!kernel && (action.type === 'Run' || action.type === 'Escalate') && !nameless(req.program)) this.pairs.add(pairKey(req.run_id, req), Date.now());
+    // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.
+    // Only a request that came over stream.sock: a datagram came through the run's supervisor, which has
+    // paired it itself (shims/gate-launch.c), so remembering it here would cost every exec for nothing.
+    if (!kernel && ctx.transport === 'stream' && (action.type === 'Run' || action.type === 'Escalate') && !nameless(req.program))
+      this.pairs.add(pairKey(req.run_id, req), Date.now());
     // the kernel layer cannot hand over descriptors: it lets an Escalate run in place (inside the sandbox),
     // and its supervisor hands the token to the new program's LD_PRELOAD layer, which escalates with it
     // (one decision, not a second one from that program's constructor; shims/gate-launch.c, "landed")
