@@ -1128,14 +1128,8 @@ static void join_session(const char *spec, const char *prog) {
  * killing the group of a bash run by the caller would: what bash started with `&` goes with it, what left
  * the group (setsid, a daemon) stays, as under bash. */
 static void kill_command_group(pid_t bwrap) {
-  char path[64], buf[512];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)bwrap, (int)bwrap);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return;
-  buf[n] = 0;
+  char buf[512];
+  if (!gate_children(bwrap, buf, sizeof buf)) return;
   for (char *p = buf, *e; *p; p = e) {
     long c = strtol(p, &e, 10);
     if (e == p) break;

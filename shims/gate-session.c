@@ -85,14 +85,8 @@ static long inside_pid(long host) {
 }
 
 static void scan(long self) {
-  char path[96], buf[16384];
-  snprintf(path, sizeof path, "/proc/%ld/task/%ld/children", self, self);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return;
-  buf[n] = 0;
+  char buf[16384];
+  if (!gate_children(self, buf, sizeof buf)) return;
   for (char *p = buf; *p;) {
     char *e;
     long h = strtol(p, &e, 10);
