@@ -33,3 +33,31 @@ test('doctor and status: wired shows gated; a CLAUDE_CODE_SHELL Claude Code woul
     te.cleanup();
   }
 });
+
+test('doctor, Codex: the MCP route is wired only with the built-in shell tool off; turned back on, a WARNING and exit 1', async () => {
+  const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
+  try {
+    assert.equal((await runGate(te.env, ['setup', 'codex'])).code, 0);
+    const ok = await runGate(te.env, ['doctor', '--json']);
+    assert.equal(ok.code, 0, ok.stdout);
+    const codex = JSON.parse(ok.stdout).find((r: { agent: string }) => r.agent === 'codex');
+    assert.equal(codex.gated, true);
+    assert.deepEqual(
+      codex.routes.map((r: { route: string; state: string }) => [r.route, r.state]),
+      [
+        ['shell', 'not-wired'],
+        ['mcp', 'wired'],
+      ],
+    );
+    assert.match(codex.routes[0].detail, /changing the login shell needs root; use the MCP route/);
+    const file = join(te.env.CODEX_HOME, 'config.toml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^shell_tool = false .*$/m, 'shell_tool = true'));
+    const bad = await runGate(te.env, ['doctor']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout, /^Codex CLI \(not on PATH\): NOT gated by gate-sh\n/);
+    assert.match(bad.stdout, /\n {2}mcp {3}broken .*the built-in shell tool is ON: Codex may run commands without gate-sh\n/);
+    assert.match(bad.stdout, /\n {2}WARNING: Codex can run commands WITHOUT gate-sh/);
+  } finally {
+    te.cleanup();
+  }
+});

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyEdits, undoEdits } from '../../../src/integrations/agents/json-edit.js';
 import { removeTomlEdits, setTomlKey } from '../../../src/integrations/agents/toml-edit.js';
-import { claudeShell, type Probe } from '../../../src/integrations/agents/agents.js';
+import { claudeShell, codexShell, geminiShell, type Probe } from '../../../src/integrations/agents/agents.js';
 
 test('json edits: set and add, idempotent, undone exactly; a value changed since is kept', () => {
   const orig = { env: { A: '1' }, hooks: { Stop: [] } };
@@ -49,4 +49,15 @@ test("Claude Code's shell rule: an override without bash/zsh in its path is sile
   // settings.json env wins over the environment; a missing file is not executable
   assert.equal(claudeShell({ CLAUDE_CODE_SHELL: '/x/zsh', SHELL: '/bin/sh' }, {}, p).shell, '/x/zsh');
   assert.equal(claudeShell({ CLAUDE_CODE_SHELL: '/missing/bash', SHELL: '/bin/sh' }, {}, p).shell, '/usr/bin/zsh');
+});
+
+test("gemini-cli's and Codex's shell rules: bash first on PATH; the login shell only when named bash, zsh or sh", () => {
+  const p: Probe = { executable: () => true, which: (n, path) => (path ?? '').split(':').filter(Boolean).map((d) => `${d}/${n}`)[0] };
+  assert.equal(geminiShell({ PATH: '/g/bin:/usr/bin' }, p).shell, '/g/bin/bash');
+  assert.equal(geminiShell({ PATH: '' }, p).shell, '');
+  assert.equal(codexShell('/usr/bin/zsh').shell, '/usr/bin/zsh');
+  assert.equal(codexShell('/home/u/.gate-sh/bin/bash').shell, '/home/u/.gate-sh/bin/bash');
+  // gate-sh under its own name is not taken: Codex falls back to its default
+  assert.equal(codexShell('/opt/gate/bin/gate-sh').shell, '/bin/bash');
+  assert.match(codexShell('/usr/bin/fish').why, /not bash\/zsh\/sh: Codex falls back/);
 });
