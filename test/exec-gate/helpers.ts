@@ -3,11 +3,10 @@
  * auto-approving `gate approve --json` console when asked), gate-sh runs and processes with bounded time.
  * Test-only.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH, ROOT } from '../helpers/env.js';
-import { type DaemonOptions, type DaemonProc, track } from '../helpers/daemon.js';
+import type { DaemonOptions, DaemonProc } from '../helpers/daemon.js';
 import { run, type Result } from '../helpers/run.js';
 
 export { run, type Result };
