@@ -41,94 +41,70 @@ const options = (entry) => ({
 // `gate policy` (its check is measured against node -e 0 too): required as is by the dispatcher
 await esbuild.build({ ...options('dist/src/cli/commands/policy.js'), outfile: 'dist/cjs-src/cli/commands/policy.bundle.cjs' });
 
-const BUNDLE = 'dist/cjs-src/cli/gate-sh.bundle.cjs';
-const CACHE = 'dist/cjs-src/cli/gate-sh.bundle.v8cache';
-rmSync(CACHE, { force: true }); // never a cache next to a bundle it was not made from
-const out = await esbuild.build({ ...options('dist/src/cli/gate-sh.js'), write: false });
-const code = out.outputFiles[0].text;
-const id = createHash('sha256').update(code).digest('hex').slice(0, 32);
-writeFileSync(BUNDLE, `// gate-sh-build ${id}\n${code}`);
+/** The last line of a child's stderr (or its spawn error), for a build note. */
+const why = (r) => (r.stderr || r.error?.message || '').trim().split('\n').pop();
 
-// The cache is trained on real runs (scripts/gate-sh-code-cache.cjs); where no daemon can run here, every
-// function compiled eagerly instead; a failure of both costs speed only.
-const cache = (kind) =>
-  spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, BUNDLE, CACHE, id], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-let r = cache('trained');
-if (r.status !== 0) {
-  console.error(
-    `gate-sh: note: the code cache is not trained (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); caching every function instead`,
-  );
-  r = cache('eager');
-}
-if (r.status !== 0) {
-  rmSync(CACHE, { force: true });
-  console.error(`gate-sh: warning: no code cache for the gate-sh bundle (${(r.stderr || '').trim().split('\n').pop()}); gate-sh starts a little slower`);
-}
-
-// The daemon (`gate daemon run`, src/cli/gate.ts loads it through src/cli/code-cache.ts): one file at the
-// depth of dist/src/<folder>/ (paths from import.meta.url hold), with a code cache trained on a daemon run.
-// Its module graph costs most of an autostart's wait (docs/startup.md, "Cold start").
-{
-  const DAEMON = 'dist/cjs-src/daemon/daemon.bundle.cjs';
-  const DCACHE = 'dist/cjs-src/daemon/daemon.bundle.v8cache';
-  mkdirSync('dist/cjs-src/daemon', { recursive: true });
-  rmSync(DCACHE, { force: true });
-  const built = await esbuild.build({ ...options('dist/src/cli/commands/daemon.js'), write: false });
+/**
+ * One bundle of an entry point, at the depth of dist/src/<folder>/ (paths from import.meta.url hold), with
+ * its V8 code cache: trained on real runs (scripts/gate-sh-code-cache.cjs, kind `trained`), or where no
+ * daemon can run here every function compiled eagerly; a failure of both costs speed only. Never a cache
+ * next to a bundle it was not made from.
+ */
+async function cachedBundle({ entry, bundle, cache, kind, name, slower }) {
+  mkdirSync(bundle.slice(0, bundle.lastIndexOf('/')), { recursive: true });
+  rmSync(cache, { force: true });
+  const built = await esbuild.build({ ...options(entry), write: false });
   const text = built.outputFiles[0].text;
-  const did = createHash('sha256').update(text).digest('hex').slice(0, 32);
-  writeFileSync(DAEMON, `// gate-sh-build ${did}\n${text}`);
-  const dcache = (kind) =>
-    spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, DAEMON, DCACHE, did], {
+  const id = createHash('sha256').update(text).digest('hex').slice(0, 32);
+  writeFileSync(bundle, `// gate-sh-build ${id}\n${text}`);
+  const make = (k) =>
+    spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', k, bundle, cache, id], {
       stdio: ['ignore', 'ignore', 'pipe'],
       encoding: 'utf8',
       timeout: 60_000,
     });
-  let d = dcache('daemon');
-  if (d.status !== 0) {
-    console.error(
-      `gate-sh: note: the daemon's code cache is not trained (${(d.stderr || d.error?.message || '').trim().split('\n').pop()}); caching every function instead`,
-    );
-    d = dcache('eager');
+  let r = make(kind);
+  if (r.status !== 0) {
+    console.error(`gate-sh: note: the code cache of ${name} is not trained (${why(r)}); caching every function instead`);
+    r = make('eager');
   }
-  if (d.status !== 0) {
-    rmSync(DCACHE, { force: true });
-    console.error(`gate-sh: warning: no code cache for the daemon bundle (${(d.stderr || '').trim().split('\n').pop()}); the daemon starts a little slower`);
+  if (r.status !== 0) {
+    rmSync(cache, { force: true });
+    console.error(`gate-sh: warning: no code cache for ${name} (${why(r)}); ${slower}`);
   }
 }
+
+// gate-sh itself (bin/gate-sh-node)
+await cachedBundle({
+  entry: 'dist/src/cli/gate-sh.js',
+  bundle: 'dist/cjs-src/cli/gate-sh.bundle.cjs',
+  cache: 'dist/cjs-src/cli/gate-sh.bundle.v8cache',
+  kind: 'trained',
+  name: 'the gate-sh bundle',
+  slower: 'gate-sh starts a little slower',
+});
+
+// The daemon (`gate daemon run`, src/cli/gate.ts loads it through src/cli/code-cache.ts), trained on a daemon
+// run. Its module graph costs most of an autostart's wait (docs/startup.md, "Cold start").
+await cachedBundle({
+  entry: 'dist/src/cli/commands/daemon.js',
+  bundle: 'dist/cjs-src/daemon/daemon.bundle.cjs',
+  cache: 'dist/cjs-src/daemon/daemon.bundle.v8cache',
+  kind: 'daemon',
+  name: 'the daemon bundle',
+  slower: 'the daemon starts a little slower',
+});
 
 // `gate hook` (src/cli/commands/hook.ts, loaded by bin/gate): an agent starts it before every shell command,
-// so it gets gate-sh's treatment: one file at the depth of dist/src/<folder>/ (paths from import.meta.url
-// hold), with a code cache trained on hook answers from a real daemon (allow, deny, ask; both agents).
-{
-  const HOOK = 'dist/cjs-src/cli/hook.bundle.cjs';
-  const HCACHE = 'dist/cjs-src/cli/hook.bundle.v8cache';
-  rmSync(HCACHE, { force: true });
-  const built = await esbuild.build({ ...options('dist/src/cli/commands/hook.js'), write: false });
-  const text = built.outputFiles[0].text;
-  const hid = createHash('sha256').update(text).digest('hex').slice(0, 32);
-  writeFileSync(HOOK, `// gate-sh-build ${hid}\n${text}`);
-  const hcache = (kind) =>
-    spawnSync(process.execPath, ['scripts/gate-sh-code-cache.cjs', kind, HOOK, HCACHE, hid], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-  let h = hcache('hook');
-  if (h.status !== 0) {
-    console.error(
-      `gate-sh: note: the hook's code cache is not trained (${(h.stderr || h.error?.message || '').trim().split('\n').pop()}); caching every function instead`,
-    );
-    h = hcache('eager');
-  }
-  if (h.status !== 0) {
-    rmSync(HCACHE, { force: true });
-    console.error(`gate-sh: warning: no code cache for the hook bundle (${(h.stderr || '').trim().split('\n').pop()}); gate hook starts a little slower`);
-  }
-}
+// so it gets gate-sh's treatment, trained on hook answers from a real daemon (allow, deny, ask; both agents).
+await cachedBundle({
+  entry: 'dist/src/cli/commands/hook.js',
+  bundle: 'dist/cjs-src/cli/hook.bundle.cjs',
+  cache: 'dist/cjs-src/cli/hook.bundle.v8cache',
+  kind: 'hook',
+  name: 'the hook bundle',
+  slower: 'gate hook starts a little slower',
+});
 
 // The parsers' code caches (src/script/mvdan.ts, src/script/bash-parser-call.ts): the daemon compiles
 // mvdan-sh (1.5 MB) at every start, and bash-parser (87 files) at its first request; bash-parser's parts
@@ -160,9 +136,7 @@ if (r.status !== 0) {
     });
     if (r.status !== 0) {
       rmSync(file, { force: true });
-      console.error(
-        `gate-sh: warning: no code cache for ${name} (${(r.stderr || r.error?.message || '').trim().split('\n').pop()}); the daemon starts a little slower`,
-      );
+      console.error(`gate-sh: warning: no code cache for ${name} (${why(r)}); the daemon starts a little slower`);
     }
   }
 }

@@ -23,6 +23,21 @@ const source = readFileSync(BUNDLE, 'utf8');
 const daemons = [];
 process.on('exit', () => daemons.forEach((d) => d.kill('SIGKILL')));
 
+/** The bundle compiled and run as the launcher does (bin/gate-sh-node's loadBundle): its script and module. */
+function loaded() {
+  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, join(BUNDLE, '..'));
+  return { script, mod };
+}
+
+/** The training daemons stopped, and waited for. */
+async function stopDaemons() {
+  daemons.forEach((d) => d.kill('SIGTERM'));
+  await Promise.all(daemons.map((d) => (d.exitCode === null ? new Promise((r) => d.once('exit', r)) : null)));
+  daemons.length = 0;
+}
+
 /** A daemon in a throwaway home (short paths: sun_path); resolves its environment once it listens. */
 async function daemon(root, mode, rules, approvalPolicy = 'never') {
   const env = {};
@@ -50,9 +65,7 @@ async function daemon(root, mode, rules, approvalPolicy = 'never') {
 }
 
 async function trained() {
-  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
-  const mod = { exports: {} };
-  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, join(BUNDLE, '..'));
+  const { script, mod } = loaded();
   const root = mkdtempSync(join(tmpdir(), 'gsc-'));
   try {
     const [full, ws] = await Promise.allSettled([daemon(root, 'danger-full-access'), daemon(root, 'workspace-write')]);
@@ -64,9 +77,7 @@ async function trained() {
     if (ws.status === 'fulfilled') for (let i = 0; i < 2; i++) await gateSh(['-c', 'true'], ws.value, 'gate-sh');
     return script.createCachedData();
   } finally {
-    daemons.forEach((d) => d.kill('SIGTERM'));
-    await Promise.all(daemons.map((d) => (d.exitCode === null ? new Promise((r) => d.once('exit', r)) : null)));
-    daemons.length = 0;
+    await stopDaemons();
     rmSync(root, { recursive: true, force: true });
   }
 }
@@ -78,9 +89,7 @@ async function trained() {
  * compiled: the start, the first decision and the request path.
  */
 async function daemonTrained() {
-  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
-  const mod = { exports: {} };
-  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, join(BUNDLE, '..'));
+  const { script, mod } = loaded();
   const root = mkdtempSync(join(tmpdir(), 'gdc-'));
   const env = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('GATE_')) env[k] = v;
@@ -110,9 +119,7 @@ async function daemonTrained() {
  * heuristic, another tool, bad input), twice each, so the cache holds what a hook call compiles.
  */
 async function hookTrained() {
-  const script = new vm.Script(Module.wrap(source), { filename: BUNDLE });
-  const mod = { exports: {} };
-  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(BUNDLE), mod, BUNDLE, join(BUNDLE, '..'));
+  const { script, mod } = loaded();
   const root = mkdtempSync(join(tmpdir(), 'ghc-'));
   try {
     const rules = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="x")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
@@ -134,9 +141,7 @@ async function hookTrained() {
     if (seen.size !== 4) throw new Error(`the training hook answers were not allow, deny, ask and {}: ${[...seen].join(', ')}`);
     return script.createCachedData();
   } finally {
-    daemons.forEach((d) => d.kill('SIGTERM'));
-    await Promise.all(daemons.map((d) => (d.exitCode === null ? new Promise((r) => d.once('exit', r)) : null)));
-    daemons.length = 0;
+    await stopDaemons();
     rmSync(root, { recursive: true, force: true });
   }
 }
