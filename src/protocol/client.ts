@@ -13,27 +13,17 @@ import { createRequire } from 'node:module';
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { encode, needsStream, newId, type Envelope } from './codec.js';
-import { PROTOCOL_VERSION, type Pending, type Reply } from './messages.js';
+import { PROTOCOL_VERSION, type Reply } from './messages.js';
 import { checkSocketPath, type GatePaths } from './paths.js';
 import { decodeReply, DENIED_ERRNOS, ERRNO, notRunning, RequestError, unreachable } from './client-errors.js';
 import { streamRequest } from './stream-request.js';
 import { DatagramRequest, type DatagramLink } from './datagram-request.js';
+import type { RequestOptions } from './request-options.js';
+
+export type { RequestOptions } from './request-options.js';
 
 // the errors are the client's API too
 export { DENIED_ERRNOS, RequestError, unreachableMessage, type RequestErrorKind } from './client-errors.js';
-
-export interface RequestOptions {
-  /** wait for an answer before the first resend (default 2000 ms); each later wait doubles, up to 4 s */
-  timeoutMs?: number;
-  /** resends after a timeout or a `busy` reply, same id (default 2) */
-  retries?: number;
-  /** while pending: liveness probe interval (default 500 ms) */
-  heartbeatMs?: number;
-  /** while pending: give up after this long without any sign of life (default 5000 ms) */
-  pendingSilenceMs?: number;
-  /** called on each `pending` message (approval in progress) */
-  onPending?: (p: Pending) => void;
-}
 
 /** Messages as the client sends them: the envelope fields are filled in here. */
 export type Outgoing = { type: string; id?: string; v?: number } & Record<string, unknown>;

@@ -8,7 +8,7 @@
 import { encode, newId, type Envelope } from './codec.js';
 import { PROTOCOL_VERSION, type Pending, type Reply } from './messages.js';
 import type { GatePaths } from './paths.js';
-import type { RequestOptions } from './client.js';
+import type { RequestOptions } from './request-options.js';
 import { died, fromErrorReply, RequestError } from './client-errors.js';
 import { streamRequest } from './stream-request.js';
 

@@ -7,7 +7,7 @@
 import { frame, Deframer, type Envelope } from './codec.js';
 import type { Pending, Reply } from './messages.js';
 import { checkSocketPath, type GatePaths } from './paths.js';
-import type { RequestOptions } from './client.js';
+import type { RequestOptions } from './request-options.js';
 import { decodeReply, fromErrorReply, notRunning, RequestError, unreachable } from './client-errors.js';
 
 /** Large messages: one stream connection carries the request and its replies; its close means the daemon is gone. */

@@ -7,13 +7,10 @@ import { baseName, programPath } from './host-executable.js';
 import { compileDomains, type NetworkRule } from './network.js';
 import { matchPrefix } from './pattern.js';
 import { PolicyError } from './error.js';
-import type { PrefixRule } from './rule.js';
+import type { PrefixRule, RuleSource } from './rule.js';
 
-export interface RuleSource {
-  file: string;
-  line: number;
-  col: number;
-} // 1-based, of the prefix_rule call
+export type { RuleSource } from './rule.js';
+
 export interface PrefixRuleMatch {
   type: 'prefixRuleMatch';
   matchedPrefix: string[];

@@ -1,7 +1,13 @@
 /** One prefix rule as registered by a `prefix_rule` call (first-position alternatives already expanded). */
 import type { Decision } from './decision.js';
 import { debugPattern, rustStr, type PrefixPattern } from './pattern.js';
-import type { RuleSource } from './policy.js';
+
+/** Where a rule was written: 1-based, of the prefix_rule call. */
+export interface RuleSource {
+  file: string;
+  line: number;
+  col: number;
+}
 
 export interface PrefixRule {
   readonly pattern: PrefixPattern;
