@@ -1034,6 +1034,13 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   char kids[64];
   snprintf(kids, sizeof kids, "/proc/self/task/%d/children", (int)syscall(SYS_gettid));
   S.trace = access(kids, R_OK) == 0;
+  /* every waiting request of the tree holds its reply socket here until answered: the soft limit on
+   * descriptors (often 1024) is raised to the hard one, for this process only */
+  struct rlimit nofile;
+  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+    nofile.rlim_cur = nofile.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &nofile);
+  }
   pthread_t rt;
   if (pthread_create(&rt, NULL, relay, NULL)) { unlink(S.kpath); unlink(S.dpath); S.ksock = -1; } /* no pairing: every exec is asked */
   while (!(hup && root_done)) {
