@@ -788,9 +788,8 @@ static void after_exec(pid_t pid, const struct decided *d, const char *path, cha
 }
 
 /* One exec: read what it names, ask the daemon, answer. The answer is EACCES unless the daemon said the
- * program may run. Without may_ask (the supervisor's own thread: no waiting there), an exec that needs the
- * daemon is left unanswered and 0 returned; 1 when answered. */
-static int decide(struct seccomp_notif *req, int seq, int may_ask) {
+ * program may run. */
+static void decide(struct seccomp_notif *req, int seq) {
   pid_t pid = (pid_t)req->pid;
   int nr = req->data.nr, at = nr == __NR_execveat;
   uint64_t a0 = req->data.args[0], a1 = req->data.args[1], a2 = req->data.args[2], a3 = req->data.args[3];
@@ -831,7 +830,6 @@ static int decide(struct seccomp_notif *req, int seq, int may_ask) {
   if (!still_valid(req->id)) goto done;
   if (seq < S.nexpect && !strcmp(program, S.expect[seq]) && (seq > 0 || pid == S.root)) { error = 0; expected = 1; goto done; }
   /* every other exec is answered by a worker: it follows the exec to its end (see "after the exec") */
-  if (!may_ask) { error = -1; goto done; }
   /* the file decided on, as the process names it: what the kernel runs must be this very file */
   /* (the process's own /proc/self, /proc/thread-self and /dev/fd name it, not this supervisor) */
   if (at && !path[0]) snprintf(file, sizeof file, "/proc/%d/fd/%d", (int)pid, dirfd);
@@ -906,71 +904,73 @@ done:
   proc_done(&p);
   /* after the exec: the kernel reads path and argv again once answered; follow it (see "after the exec") */
   int traced = S.trace && error == 0 && !expected && ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC) == 0;
-  if (error >= 0) respond(req->id, error);
+  respond(req->id, error);
   if (traced) after_exec(pid, &decided, path, argv, envp);
   free(path);
   free_vec(argv);
   free_vec(envp);
-  return error >= 0;
 }
 
-/* Workers are kept for later notifications (a thread started per exec cost a clone, a stack and an exit
- * each): a notification goes to an idle worker when there is one, else to a new thread, up to MAX_WORKERS
- * at once. S.workers counts the notifications being answered. */
-struct job { struct seccomp_notif *req; int seq; struct job *next; };
-static struct job *QHEAD, *QTAIL;
-static int IDLE, QUEUED;
-static pthread_cond_t WORK = PTHREAD_COND_INITIALIZER;
+/* Workers take the notifications from the kernel themselves (SECCOMP_IOCTL_NOTIF_RECV blocks until one
+ * arrives and hands each to one waiting thread), so an exec waits for no hand-off inside this process. One
+ * always waits: a worker that takes a notification while no other is waiting starts another, up to
+ * MAX_WORKERS. S.workers counts the notifications being answered. Where no worker thread can be started at
+ * all, the supervisor's own thread takes them (slower, never skipped). */
+static int IDLE, THREADS, SEQ, INLINE;
 
-static void answer(struct job *j) {
-  decide(j->req, j->seq, 1);
-  free(j->req);
-  free(j);
+static int start_worker(void);
+
+/* One notification taken (0) into req, numbered in *seq; -1 on an error of the ioctl (errno). */
+static int take_notification(struct seccomp_notif *req, int *seq, int *more) {
+  memset(req, 0, S.sizes.seccomp_notif);
+  pthread_mutex_lock(&S.lock);
+  IDLE++;
+  pthread_mutex_unlock(&S.lock);
+  int r = ioctl(S.listener, SECCOMP_IOCTL_NOTIF_RECV, req), e = errno;
+  pthread_mutex_lock(&S.lock);
+  IDLE--;
+  *more = r == 0 && !INLINE && IDLE == 0 && THREADS < MAX_WORKERS;
+  if (*more) THREADS++;
+  if (r == 0) { *seq = SEQ++; S.workers++; }
+  pthread_mutex_unlock(&S.lock);
+  errno = e;
+  return r;
+}
+
+static void answered(void) {
   pthread_mutex_lock(&S.lock);
   S.workers--;
   pthread_cond_signal(&S.freed);
   pthread_mutex_unlock(&S.lock);
 }
 
-static void *worker(void *first) {
-  if (first) answer(first);
-  pthread_mutex_lock(&S.lock);
-  for (;;) {
-    while (!QHEAD) { IDLE++; pthread_cond_wait(&WORK, &S.lock); IDLE--; }
-    struct job *j = QHEAD;
-    QHEAD = j->next;
-    if (!QHEAD) QTAIL = NULL;
-    QUEUED--;
-    pthread_mutex_unlock(&S.lock);
-    answer(j);
-    pthread_mutex_lock(&S.lock);
+static void *worker(void *unused) {
+  (void)unused;
+  struct seccomp_notif *req = malloc(S.sizes.seccomp_notif);
+  for (int seq, more; req;) {
+    if (take_notification(req, &seq, &more)) {
+      if (errno != EINTR && errno != ENOENT) usleep(1000); /* unexpected: never a busy loop */
+      continue;
+    }
+    if (more && start_worker()) { pthread_mutex_lock(&S.lock); THREADS--; pthread_mutex_unlock(&S.lock); }
+    decide(req, seq);
+    answered();
   }
+  pthread_mutex_lock(&S.lock);
+  THREADS--;
+  pthread_mutex_unlock(&S.lock);
   return NULL;
 }
 
-static void dispatch(struct seccomp_notif *req, int seq) {
-  struct job *j = malloc(sizeof *j);
+static int start_worker(void) {
   pthread_attr_t attr;
   pthread_t t;
-  if (!j) { respond(req->id, EACCES); free(req); return; }
-  *j = (struct job){ req, seq, NULL };
-  pthread_mutex_lock(&S.lock);
-  while (S.workers >= MAX_WORKERS) pthread_cond_wait(&S.freed, &S.lock);
-  S.workers++;
-  if (IDLE > QUEUED) {
-    if (QTAIL) QTAIL->next = j; else QHEAD = j;
-    QTAIL = j;
-    QUEUED++;
-    pthread_cond_signal(&WORK);
-    pthread_mutex_unlock(&S.lock);
-    return;
-  }
-  pthread_mutex_unlock(&S.lock);
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_attr_setstacksize(&attr, 512 * 1024);
-  if (pthread_create(&t, &attr, worker, j)) answer(j); /* no thread: decide here (slower, never skipped) */
+  int r = pthread_create(&t, &attr, worker, NULL);
   pthread_attr_destroy(&attr);
+  return r;
 }
 
 static void close_all_but(const int *keep, int n) {
@@ -1030,7 +1030,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   int keep[5] = { S.listener, status_w, sigfd, S.ksock, S.dsock };
   qsort(keep, 5, sizeof keep[0], cmp_int);
   close_all_but(keep, 5);
-  int seq = 0, root_done = 0, hup = 0;
+  int root_done = 0, hup = 0;
   char kids[64];
   snprintf(kids, sizeof kids, "/proc/self/task/%d/children", (int)syscall(SYS_gettid));
   S.trace = access(kids, R_OK) == 0;
@@ -1043,18 +1043,18 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   }
   pthread_t rt;
   if (pthread_create(&rt, NULL, relay, NULL)) { unlink(S.kpath); unlink(S.dpath); S.ksock = -1; } /* no pairing: every exec is asked */
+  THREADS = 1;
+  if (start_worker()) { THREADS = 0; INLINE = 1; }
+  struct seccomp_notif *own = INLINE ? malloc(S.sizes.seccomp_notif) : NULL;
   while (!(hup && root_done)) {
-    /* after the hang-up only children are left to reap (a negative fd is skipped by poll) */
-    struct pollfd pf[2] = { { hup ? -1 : S.listener, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+    /* after the hang-up only children are left to reap (a negative fd is skipped by poll); the workers
+     * take the notifications, so this thread waits for the hang-up alone (POLLHUP is always reported) */
+    struct pollfd pf[2] = { { hup ? -1 : S.listener, own ? POLLIN : 0, 0 }, { sigfd, POLLIN, 0 } };
     if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
-    if (!hup && pf[0].revents & POLLIN) {
-      struct seccomp_notif *req = calloc(1, S.sizes.seccomp_notif);
-      /* the plan's own first execs are answered here at once; the rest in a worker, which follows the exec */
-      if (req && ioctl(S.listener, SECCOMP_IOCTL_NOTIF_RECV, req) == 0) {
-        if (decide(req, seq, 0)) free(req);
-        else dispatch(req, seq);
-        seq++;
-      } else free(req);
+    int seq, more;
+    if (!hup && own && pf[0].revents & POLLIN && take_notification(own, &seq, &more) == 0) {
+      decide(own, seq);
+      answered();
     } else if (!hup && pf[0].revents & (POLLHUP | POLLERR)) hup = 1; /* no filtered process left */
     if (pf[1].revents & POLLIN) {
       struct signalfd_siginfo si;
