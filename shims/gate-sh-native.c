@@ -652,7 +652,7 @@ struct strs { char **v; int n; };
 struct plan {
   char *program, *cwd, *error, *notice;
   struct strs args, env_set, env_unset, denials;
-  int sandboxed, rerun, has_plan, script_fd, has_rerun_of, rerun_of_run;
+  int sandboxed, rerun, rerun_any_status, has_plan, script_fd, has_rerun_of, rerun_of_run;
   int ready_fd, go_fd; /* the start-up phase's descriptors in bash, or 0 */
 };
 
@@ -710,6 +710,7 @@ static int plan_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, "denials")) return strs_field(p, &pl->denials);
   if (!strcmp(key, "sandboxed")) return (pl->sandboxed = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, "rerun")) return (pl->rerun = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, "rerun_any_status")) return (pl->rerun_any_status = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, "script_fd")) { pl->script_fd = 1; return gate_jskip(p); }
   if (!strcmp(key, "rerun_of")) { pl->has_rerun_of = 1; return gate_jobject(p, rerun_of_field, pl); }
   if (!strcmp(key, "start_up")) return gate_jobject(p, start_up_field, pl);
@@ -1156,8 +1157,9 @@ int main(int argc, char **argv) {
   struct phase_ctx pc = { &paths, r.run_id };
   if (run_plan(pl, relay, end_phase, &pc, &res, err, sizeof err)) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
   struct gbuf fin; gb_init(&fin);
-  /* a failed turn-sandbox attempt: the daemon reads its stderr for a sandbox denial (the on-failure rerun) */
-  int ask = relay && res.status != 0 && res.status != 127;
+  /* a failed turn-sandbox attempt: the daemon reads its stderr for a sandbox denial (the on-failure rerun);
+   * after a 0 too when the daemon ran it stricter than the turn's sandbox (its verdict decides) */
+  int ask = relay && res.status != 127 && (res.status != 0 || pl->rerun_any_status);
   run_finished(&fin, r.run_id, res.status, res.ms, ask ? res.tail : NULL);
   if (!ask) { notify(&paths, &fin); return res.status; }
   char fid[96];

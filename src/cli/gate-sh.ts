@@ -165,7 +165,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     const result = await runPlan(plan, { ...(relay ? { stderrTail: 4096, merged: relay === 'merged' } : {}), ...(endStartUp ? { startUp: endStartUp } : {}) });
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
     if (!relay) return result.status;
-    return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds });
+    return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds, narrowed: reply.sandbox_narrowed === true });
   } catch (e) {
     if (e instanceof RequestError) say(`${e.message}; nothing ran`);
     else say(`${(e as Error).message}; nothing ran`);
@@ -202,6 +202,8 @@ interface RerunContext {
   env: Record<string, string | undefined>;
   cwd: string;
   fds: number[];
+  /** the first attempt's sandbox was stricter than the turn's (PreflightReply.sandbox_narrowed) */
+  narrowed: boolean;
 }
 
 /** The on-failure rerun (src/exec/sandbox-rerun.ts): a sandbox denial is asked about as an escalation. */
@@ -211,6 +213,7 @@ async function rerunIfDenied(first: { status: number; stderrTail?: string }, c: 
   const attempt = await rerunOnDenial({
     first: { status: first.status, stderr: first.stderrTail ?? '' },
     sandboxed: true,
+    narrowed: c.narrowed,
     ask: async (justification) => {
       const notice = pendingNotice();
       try {

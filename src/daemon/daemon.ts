@@ -22,7 +22,7 @@ import {
   type SubcommandReply,
 } from '../protocol/messages.js';
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
-import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
+import { isRestricted } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
 import { validateExec, validatePreflight, validateRunFinished, validateSessionSandbox, validateStartUpEnd } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
@@ -71,7 +71,6 @@ export interface DaemonDeps<P> {
 }
 
 const GRANT_TTL_MS = 30_000;
-const READ_ONLY: SandboxPolicy = { type: 'read-only' };
 
 /** A run record names its script; a long one is cut (each subcommand's own record has its words). */
 function clip(script: string): string {
@@ -217,10 +216,16 @@ export class Daemon<P> {
       subcommands: subReplies,
       sandbox: this.config.sandbox_policy,
     };
-    if (check.perExec && reply.action.type !== 'Deny') {
+    if (check.perExecSandbox && reply.action.type !== 'Deny') {
       // decided per exec: the script cannot write unless a person agreed to the writes it asked up front
+      // (the sandbox is the decision's own, as `gate explain` shows it)
       reply.per_exec = true;
-      if (!check.subcommands.some((s) => s.write)) reply.sandbox = READ_ONLY;
+      reply.sandbox = check.perExecSandbox;
+      if (check.sandboxNarrowed) {
+        // a write this stricter sandbox refuses is offered as the rerun even when the script exits 0
+        reply.sandbox_narrowed = true;
+        run.sandboxNarrowed = true;
+      }
     }
     if (req.start_up && reply.action.type !== 'Deny' && this.grantStartUp(req, check, run)) {
       reply.start_up = true;
@@ -375,7 +380,7 @@ export class Daemon<P> {
     });
     if (req.stderr_tail === undefined) return { v: PROTOCOL_VERSION, id: req.id, type: 'ack' };
     // the native gate-sh asks whether its failed sandboxed attempt was a sandbox denial (the on-failure rerun)
-    const denial = sandboxDenial(req.exit_status, req.stderr_tail);
+    const denial = sandboxDenial(req.exit_status, req.stderr_tail, run?.sandboxNarrowed === true);
     return {
       v: PROTOCOL_VERSION,
       id: req.id,

@@ -33,6 +33,9 @@ export interface RunRecord {
   /** set while bash reads its start-up files (src/daemon/start-up.ts); cleared for good by start-up-end.
    * sandboxed: bash runs in the turn sandbox (else a start-up exec is sent into it) */
   startUp?: { sandboxed: boolean };
+  /** pre-flight ran it in a sandbox stricter than the turn's (a per-exec script): its run-finished verdict
+   * counts a denial whatever the exit status */
+  sandboxNarrowed?: boolean;
 }
 
 export interface Settlement {

@@ -44,6 +44,10 @@ export interface ScriptResult {
   /** the script is decided per exec (issue 17): run it in the read-only sandbox, or in the turn sandbox
    * once a person agreed to its asked writes */
   perExec?: boolean;
+  /** where a per-exec script runs (ScriptDecision.per_exec_sandbox: decided once, in src/decide/per-exec.ts) */
+  perExecSandbox?: SandboxPolicy | null;
+  /** that sandbox is stricter than the turn's (ScriptDecision.sandbox_narrowed) */
+  sandboxNarrowed?: boolean;
   subcommands: SubcommandResult[];
 }
 

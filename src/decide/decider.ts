@@ -91,6 +91,8 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         complex: a.complex,
         parses: !a.complex_reasons.some((r) => UNPARSED.test(r)),
         perExec: a.per_exec,
+        perExecSandbox: a.per_exec_sandbox,
+        sandboxNarrowed: a.sandbox_narrowed,
         subcommands: a.subcommands.map((s) =>
           toResult(
             s,

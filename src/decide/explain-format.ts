@@ -2,6 +2,7 @@
 import type { ScriptDecision, DecidedBy, SubcommandDecision } from './types.js';
 import { formatAction } from '../protocol/action.js';
 import { formatAllowPrefixRule, shlexJoin } from '../rules/index.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 
 export interface FormatContext {
   approvalPolicy: string;
@@ -36,11 +37,18 @@ function formatSub(s: SubcommandDecision, n: number): string[] {
     if (s.requirement.type === 'needs_approval' && s.requirement.reason) out.push(`    reason       ${s.requirement.reason}`);
     if (s.available_decisions)
       out.push(`    decisions    ${s.available_decisions.map((d) => (typeof d === 'string' ? d : 'approved_execpolicy_amendment')).join(', ')}`);
+  } else if (s.sandbox && s.action.type !== 'Deny') {
+    // a per-exec script: its bash runs in this sandbox, not in the turn's as such
+    out.push(`    action       ${formatAction(s.action)} (${sandboxName(s.sandbox)}; every exec decided when it starts)`);
   } else {
     out.push(`    action       ${formatAction(s.action)}${s.action.type === 'Deny' ? '' : exec}`);
   }
   if (s.proposed_execpolicy_amendment) out.push(`    amendment    ${formatAllowPrefixRule(s.proposed_execpolicy_amendment)}`);
   return out;
+}
+
+function sandboxName(p: SandboxPolicy): string {
+  return p.type === 'read-only' ? 'in a read-only sandbox' : `in the turn sandbox, ${p.type}, once the writes are approved`;
 }
 
 export function formatExplanation(a: ScriptDecision, ctx: FormatContext): string {
@@ -56,14 +64,17 @@ export function formatExplanation(a: ScriptDecision, ctx: FormatContext): string
   } else {
     lines.push(`plain script: ${a.subcommands.length} subcommand(s)`);
   }
-  if (a.per_exec) {
-    const writes = a.subcommands.some((s) => s.kind === 'write');
+  if (a.per_exec && a.per_exec_sandbox) {
     lines.push(
       'decided per exec: every program it starts is judged when it starts (known-safe and allowed run, forbidden is denied, anything else is asked then)',
     );
-    lines.push(
-      `sandbox: ${writes ? 'the turn sandbox once the writes below are approved' : 'read-only (a write it tries fails, and is offered as a sandbox-failure rerun)'}`,
-    );
+    const where =
+      a.per_exec_sandbox.type !== 'read-only'
+        ? 'the turn sandbox once the writes below are approved'
+        : a.sandbox_narrowed
+          ? 'read-only, stricter than the turn\'s (a write it tries fails, and is offered as a sandbox-failure rerun, even when the script exits 0)'
+          : 'read-only (a write it tries fails, and is offered as a sandbox-failure rerun)';
+    lines.push(`sandbox: ${where}`);
   }
   lines.push(a.asked_up_front.length ? `asked up front: ${a.asked_up_front.map((c) => shlexJoin(c)).join('; ')}` : 'asked up front: nothing');
   if (a.requirement.type === 'forbidden') lines.push(`reason: ${a.requirement.reason}`);

@@ -14,6 +14,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { DecideContext } from './types.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { ComplexScript, RedirectWrite } from '../script/analyze.js';
 import { entryDecision, type Entry } from './entries.js';
 
@@ -33,6 +34,26 @@ export function perExecWrites(ctx: DecideContext, a: ComplexScript, head: Entry)
   if (!sources.every((s) => s.type === 'heuristic' && (s.decision !== 'prompt' || s.name === 'approval-policy'))) return null;
   if (!a.writes || a.writes.some((w) => w.target === null)) return null;
   return a.writes.filter((w) => !HARMLESS_TARGETS.has(w.target!));
+}
+
+const READ_ONLY: SandboxPolicy = { type: 'read-only' };
+
+/**
+ * The sandbox a per-exec script's bash runs in — the one fact the daemon's pre-flight answer (its
+ * `sandbox`) and `gate explain` both show: read-only, unless the script asks writes up front (it then runs
+ * only once they are approved, in the turn sandbox).
+ */
+export function perExecSandbox(turn: SandboxPolicy, asksWrites: boolean): SandboxPolicy {
+  return asksWrites ? turn : READ_ONLY;
+}
+
+/**
+ * Whether that sandbox is stricter than the turn's: then a write the turn allows fails there because
+ * gate-sh chose so, and such a denial is offered as the sandbox-failure rerun even when the script still
+ * exits 0 (src/exec/sandbox-denial.ts).
+ */
+export function narrowsTurn(run: SandboxPolicy, turn: SandboxPolicy): boolean {
+  return run.type === 'read-only' && turn.type !== 'read-only';
 }
 
 /** The whole invocation, decided per exec: allowed to start; each exec is decided when it happens. */

@@ -19,7 +19,7 @@ import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from 
 import { everyCommandExplicitlyAllowed, requirementFor, type ExecApprovalRequirement } from './requirement.js';
 import { explainUnmatchedCommand } from './unmatched.js';
 import { writableRootsFor } from './exec-writable.js';
-import { perExecEntry, perExecWrites, writeEntry } from './per-exec.js';
+import { narrowsTurn, perExecEntry, perExecSandbox, perExecWrites, writeEntry } from './per-exec.js';
 
 export type { ScriptDecision, DecideContext, SubcommandDecision } from './types.js';
 
@@ -106,6 +106,9 @@ function finish(command: string[], complex: boolean, reasons: string[], entries:
     skipAmendment: amendable ? amendmentForAllow(all) : null,
   });
   const askedUpFront = subcommands.filter((s) => s.action === 'prompt').map((s) => s.argv);
+  const sandbox = perExec ? perExecSandbox(ctx.sandboxPolicy, entries.some((e) => e.kind === 'write')) : null;
+  // the whole-script entry says where it runs: its Run is in that sandbox, not in the turn's as such
+  if (sandbox) subcommands[0] = { ...subcommands[0], sandbox };
   return {
     decision,
     complex,
@@ -116,6 +119,8 @@ function finish(command: string[], complex: boolean, reasons: string[], entries:
     subcommands,
     per_exec: perExec,
     asked_up_front: askedUpFront,
+    per_exec_sandbox: sandbox,
+    sandbox_narrowed: sandbox !== null && narrowsTurn(sandbox, ctx.sandboxPolicy),
   };
 }
 

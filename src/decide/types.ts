@@ -101,6 +101,9 @@ export interface SubcommandDecision {
   /** The same as data (src/script/types.ts OpaqueKind); present exactly when `opaque` is. */
   opaque_kind?: OpaqueKind;
   assignments?: string[];
+  /** A per-exec script's whole-script entry: the sandbox its bash runs in (ScriptDecision.per_exec_sandbox);
+   * its `action` and `execution` are then relative to that sandbox, not the turn's. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface ScriptDecision {
@@ -121,6 +124,12 @@ export interface ScriptDecision {
   per_exec: boolean;
   /** The subcommands asked before anything runs (argv), in script order. */
   asked_up_front: string[][];
+  /** Where a per-exec script's bash runs (null when not per exec): read-only, or the turn sandbox once
+   * the writes it asks up front are approved. The daemon's pre-flight answer carries this same policy. */
+  per_exec_sandbox: SandboxPolicy | null;
+  /** per_exec_sandbox is stricter than the turn's: a denial it causes is offered as the sandbox-failure
+   * rerun even when the script exits 0. */
+  sandbox_narrowed: boolean;
 }
 
 /** The request-channel form of a DecidedBy. */

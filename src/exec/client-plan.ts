@@ -99,7 +99,7 @@ export function turnDefault(action: Action): boolean {
 /** The plan for a native client's pre-flight, or why nothing may run. Never throws. */
 export function clientPlan(
   req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'> & { plan: PlanRequest },
-  reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up'> & { action: Action },
+  reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up' | 'sandbox_narrowed'> & { action: Action },
   requestSock: string,
 ): WirePlan {
   const p = req.plan;
@@ -131,7 +131,10 @@ export function clientPlan(
       return { ...wire(planFor(false), p, req.script, false), rerun_of: offer };
     }
     const plan = planFor(reply.start_up === true);
-    return wire(plan, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
+    const out = wire(plan, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
+    // the client asks the daemon's verdict after a 0 too (the verdict itself is the same as the Node client's)
+    if (out.rerun && reply.sandbox_narrowed) out.rerun_any_status = true;
+    return out;
   } catch (e) {
     if (e instanceof ArgsError) return { error: `protocol error: the daemon cannot read the arguments (${e.message})` };
     return { error: (e as Error).message };

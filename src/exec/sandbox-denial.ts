@@ -22,15 +22,19 @@ const PATTERNS: ReadonlyArray<readonly [DenialKind, RegExp]> = [
 
 /**
  * 0 is success; 126/127 are "cannot execute"/"not found" from the shell (not the sandbox); a denial needs
- * evidence on stderr.
+ * evidence on stderr. `narrowed`: gate-sh itself ran the attempt in a sandbox stricter than the turn's (a
+ * script decided per exec runs read-only), so a write it refused is gate-sh's doing and is a denial even
+ * when the script exits 0 (`touch x; echo done`); only a read-only file system counts then — that is what
+ * the narrowing causes, while "permission denied" lines are common in scripts that succeed.
  */
-export function sandboxDenial(status: number, stderrTail: string): Denial | null {
-  if (status === 0 || status === 127) return null;
+export function sandboxDenial(status: number, stderrTail: string, narrowed = false): Denial | null {
+  if (status === 127) return null;
+  if (status === 0 && !narrowed) return null;
   // the exec gate said no (its EACCES reads like a permission denial): a policy decision, not the
   // sandbox's — offering to rerun it outside the sandbox would re-ask a question already answered
   if (/^gate-sh: denied: /m.test(stderrTail)) return null;
   const lines = stderrTail.split('\n').reverse();
-  for (const [kind, re] of PATTERNS) {
+  for (const [kind, re] of status === 0 ? PATTERNS.filter(([k]) => k === 'read-only-fs') : PATTERNS) {
     const line = lines.find((l) => re.test(l));
     if (line !== undefined) return { kind, evidence: line.trim().slice(0, 300) };
   }

@@ -22,6 +22,8 @@ export interface RerunOptions {
   first: Attempt;
   /** whether the first attempt ran under bubblewrap (an unsandboxed failure is never the sandbox's) */
   sandboxed: boolean;
+  /** the attempt's sandbox was stricter than the turn's (PreflightReply.sandbox_narrowed) */
+  narrowed?: boolean;
   /** ask the daemon to escalate the whole script with this justification; the overall Action */
   ask(justification: string): Promise<Action>;
   /** run the script again as decided */
@@ -32,7 +34,7 @@ export interface RerunOptions {
 
 export async function rerunOnDenial(o: RerunOptions): Promise<Attempt> {
   if (!o.sandboxed) return o.first;
-  const denial = sandboxDenial(o.first.status, o.first.stderr);
+  const denial = sandboxDenial(o.first.status, o.first.stderr, o.narrowed === true);
   if (!denial) return o.first;
   const why = denialReason(denial);
   let action: Action;

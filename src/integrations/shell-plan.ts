@@ -203,7 +203,7 @@ class Call implements PlannedCall {
     if (!runnable(pl)) return this.noPlan();
     const first = await this.run(pl, reply.run_id, pl.rerun === true);
     if (first === undefined) return EXIT_DENIED;
-    const ask = pl.rerun === true && first.status !== 0 && first.status !== 127;
+    const ask = pl.rerun === true && first.status !== 127 && (first.status !== 0 || pl.rerun_any_status === true);
     const finished = { type: 'run-finished', run_id: reply.run_id, exit_status: first.status, duration_ms: Math.round(first.ms) };
     if (!ask) {
       client.notify(finished);

@@ -83,6 +83,9 @@ export interface PreflightReply {
   /** the script is decided per exec (issue 17): it runs in `sandbox`, which is then read-only unless a
    * person agreed to the writes it asked up front */
   per_exec?: boolean;
+  /** `sandbox` is stricter than the turn's (gate-sh chose it for a per-exec script): a sandbox denial is
+   * offered as the on-failure rerun even when the script exits 0 (src/exec/sandbox-denial.ts) */
+  sandbox_narrowed?: boolean;
   /** when the request asked for one: what to run, exactly (src/exec/client-plan.ts) */
   plan?: WirePlan;
 }

@@ -122,7 +122,17 @@ test('a script decided per exec (issue 17): explain and --json say so and list w
   assert.equal(j.decision, 'allow');
   const h = gate([...strict, '--', 'bash', '-lc', loop], te.env);
   assert.equal(h.code, 0, h.err);
-  assert.match(h.out, /\ndecided per exec: every program it starts is judged when it starts .*\nsandbox: read-only .*\nasked up front: nothing\n/);
+  assert.match(h.out, /\ndecided per exec: every program it starts is judged when it starts .*\nsandbox: read-only, stricter than the turn's .*even when the script exits 0\)\nasked up front: nothing\n/);
+  // the whole-script entry says where it really runs (not `Run (TurnDefault)`), and --json says the same
+  assert.match(h.out, /\n\[1\] bash -lc .*\(whole script\)\n(    .*\n)*?    action       Run \(in a read-only sandbox; every exec decided when it starts\)\n\[2\]/);
+  assert.doesNotMatch(h.out.split('\n[2]')[0], /TurnDefault/);
+  assert.deepEqual(j.per_exec_sandbox, { type: 'read-only' });
+  assert.equal(j.sandbox_narrowed, true);
+  assert.equal(j.subcommands[0].kind, 'script');
+  assert.deepEqual(j.subcommands[0].sandbox, j.per_exec_sandbox);
+  // a read-only turn: the same read-only sandbox, not stricter than the turn's
+  const ro = JSON.parse(gate(['--no-default-rules', '--approval-policy', 'untrusted', '--sandbox', 'read-only', '--json', '--', 'bash', '-lc', loop], te.env).out);
+  assert.deepEqual([ro.per_exec, ro.per_exec_sandbox, ro.sandbox_narrowed], [true, { type: 'read-only' }, false]);
   // a file-writing redirection is asked up front as a write of that path; /dev/null is no write
   const cwd = join(te.dir, 'w');
   mkdirSync(cwd);
@@ -137,6 +147,8 @@ test('a script decided per exec (issue 17): explain and --json say so and list w
   assert.equal(wj.decision, 'prompt');
   const wh = spawnSync(process.execPath, [GATE, 'explain', ...strict, '--', 'bash', '-lc', `${loop} > counts.txt`], { env: te.env, cwd, encoding: 'utf8' });
   assert.match(wh.stdout, /\ndecided per exec: .*\nsandbox: the turn sandbox once the writes below are approved\nasked up front: write \S+\/w\/counts\.txt\n/);
+  assert.match(wh.stdout, /\n    action       Run \(in the turn sandbox, workspace-write, once the writes are approved; every exec decided when it starts\)\n/);
+  assert.deepEqual([wj.per_exec_sandbox.type, wj.sandbox_narrowed, wj.subcommands[0].sandbox.type], ['workspace-write', false, 'workspace-write']);
   // what pre-flight can decide still is: a dangerous command is asked up front, as itself
   const rm = JSON.parse(gate([...strict, '--json', '--', 'bash', '-lc', 'for f in *.md; do rm -rf "$f"; done'], te.env).out);
   assert.ok(rm.asked_up_front.some((c: string[]) => c[0] === 'rm'), JSON.stringify(rm.asked_up_front));
@@ -144,5 +156,6 @@ test('a script decided per exec (issue 17): explain and --json say so and list w
   const onRequest = gate(['--no-default-rules', '--approval-policy', 'on-request', '--sandbox', 'workspace-write', '--', 'bash', '-lc', loop], te.env);
   assert.doesNotMatch(onRequest.out, /decided per exec/);
   assert.match(onRequest.out, /\nasked up front: nothing\n/);
-  assert.equal(JSON.parse(gate(['--no-default-rules', '--approval-policy', 'on-request', '--json', loop], te.env).out).per_exec, false);
+  const oj = JSON.parse(gate(['--no-default-rules', '--approval-policy', 'on-request', '--json', loop], te.env).out);
+  assert.deepEqual([oj.per_exec, oj.per_exec_sandbox, oj.sandbox_narrowed, oj.subcommands[0].sandbox], [false, null, false, undefined]);
 });

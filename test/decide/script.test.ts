@@ -227,6 +227,8 @@ test('decideScript and a stable JSON shape', () => {
     'subcommands',
     'per_exec',
     'asked_up_front',
+    'per_exec_sandbox',
+    'sandbox_narrowed',
   ]);
   assert.deepEqual(JSON.parse(JSON.stringify(a)), a);
   for (const [i, s] of a.subcommands.entries()) assert.equal(s.index, i);

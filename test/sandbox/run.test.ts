@@ -59,6 +59,11 @@ test('denial detection: real sandbox failures are denials; ordinary failures are
   const plain = await runCommandLine(wrapCommand(['bash', '-c', 'echo oops >&2; exit 3'], args, BWRAP), o);
   assert.equal(sandboxDenial(plain.status, plain.stderr), null);
   assert.equal(sandboxDenial(0, 'Read-only file system'), null, 'success is never a denial');
+  // ...unless gate-sh ran it in a sandbox stricter than the turn's (a per-exec script): then a lost write counts
+  assert.equal(sandboxDenial(0, 'touch: cannot touch x: Read-only file system', true)?.kind, 'read-only-fs');
+  assert.equal(sandboxDenial(0, 'find: /root: Permission denied', true), null, 'after a 0 only a read-only file system');
+  assert.equal(sandboxDenial(0, 'touch: cannot touch x: Read-only file system\ngate-sh: denied: rm x: no', true), null);
+  assert.equal(sandboxDenial(127, 'x: Read-only file system', true), null);
   assert.equal(sandboxDenial(127, 'bash: x: Permission denied'), null);
   // the exec gate's own denial (EACCES) is a policy decision, not the sandbox's: never offered for a rerun
   const gated = "gate-sh: denied: rm -f x: Execution forbidden by policy\n./f.sh: line 1: /usr/bin/rm: Permission denied\n";

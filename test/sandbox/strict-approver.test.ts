@@ -91,3 +91,29 @@ test('a write no redirection shows fails in the read-only sandbox and is offered
     }
   }
 });
+
+test('a write that fails read-only in a script that still exits 0 is offered as the rerun: refused, nothing runs twice; approved, it runs', async () => {
+  const script = 'for i in 1; do mkdir out && echo made; done; echo end';
+  for (const rerun of ['denied', 'approved'] as const) {
+    const ran = gateC(script);
+    const p = await person.next('prompt');
+    assert.deepEqual(p.command, ['/usr/bin/mkdir', 'out']);
+    person.answer(p.approval_id, 'approved'); // the exec: mkdir runs, in the script's read-only sandbox, and fails
+    const offer = await person.next('prompt');
+    assert.equal(offer.origin, 'preflight');
+    assert.equal(offer.sandbox_permissions, 'require_escalated');
+    assert.match(offer.reason, /^the sandboxed run failed \(read-only file system in the sandbox: mkdir: cannot create directory .out.: Read-only file system\); rerun it outside/);
+    person.answer(offer.approval_id, rerun);
+    const r = await ran;
+    assert.equal(r.code, 0, r.stderr);
+    if (rerun === 'denied') {
+      assert.equal(r.stdout, 'end\n', 'ran once');
+      assert.match(r.stderr, /not rerun: User denied execution\n$/);
+      assert.equal(existsSync(join(rig.ws, 'out')), false);
+    } else {
+      assert.equal(r.stdout, 'end\nmade\nend\n');
+      assert.match(r.stderr, /rerunning as approved \(outside the sandbox\)\n$/);
+      assert.equal(existsSync(join(rig.ws, 'out')), true);
+    }
+  }
+});

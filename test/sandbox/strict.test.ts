@@ -5,7 +5,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GATE_SH } from '../helpers/env.js';
+import { spawnSync } from 'node:child_process';
+import { GATE, GATE_SH } from '../helpers/env.js';
 import { execGateOptions } from '../exec-gate/helpers.js';
 import { bash, run, type Ran } from '../shell/helpers.js';
 import { request } from '../../src/protocol/client.js';
@@ -156,4 +157,38 @@ test('a script decided per exec runs read-only: a write no redirection shows (hi
   });
   assert.equal(plain.per_exec, undefined);
   assert.equal(plain.sandbox.type, 'workspace-write');
+});
+
+test('gate explain says where a script really runs: the same sandbox the daemon answers pre-flight with', async () => {
+  for (const script of ['for f in *.md; do wc -l "$f"; done', 'ls src | head -1', 'ls', 'git status 2>&1']) {
+    const ex = spawnSync(process.execPath, [GATE, 'explain', '--json', '--', 'bash', '-c', script], { env: env(), cwd: wsGate, encoding: 'utf8' });
+    assert.equal(ex.status, 0, ex.stderr);
+    const j = JSON.parse(ex.stdout);
+    const reply = await request<PreflightReply>(rig.paths, { type: 'preflight', shell: 'bash', flag: '-c', script, cwd: wsGate, pid: process.pid, sandbox_permissions: 'use_default' });
+    assert.equal(j.per_exec, reply.per_exec === true, script);
+    assert.deepEqual(j.per_exec_sandbox ?? j.context.sandbox_policy, reply.sandbox, script);
+    assert.equal(j.sandbox_narrowed, reply.sandbox_narrowed === true, script);
+    if (j.per_exec) assert.deepEqual(j.subcommands[0].sandbox, reply.sandbox, script);
+  }
+});
+
+test('a per-exec script whose write fails read-only but that exits 0 is offered the rerun: with no approver nothing runs twice and gate-sh says so', async () => {
+  // a here-document over 64 KiB is a temporary file bash writes (/tmp is writable in the turn sandbox)
+  const script = `cat <<EOF | wc -c\n${'x'.repeat(70_000)}\nEOF\necho "status $?"`;
+  const b = await bash(['-c', script], { env: env(), cwd: wsBash });
+  assert.equal(b.stdout.toString(), '70001\nstatus 0\n');
+  const g = await run(GATE_SH, ['-c', script], { env: env(), cwd: wsGate });
+  assert.equal(g.code, 0);
+  assert.equal(g.stdout.toString(), '0\nstatus 0\n', 'ran once');
+  assert.match(
+    g.stderr.toString(),
+    /^\S+: line 1: cannot create temp file for here-document: Read-only file system\ngate-sh: the sandboxed run failed \(read-only file system in the sandbox: .*cannot create temp file for here-document: Read-only file system\); not rerun: approval needed for 'bash -c [\s\S]*' but no approver is attached \(run 'gate approve'\)[^\n]*\n$/,
+  );
+  // not per exec (a plain script in the turn sandbox): a 0 stays a success, whatever its stderr says (as Codex)
+  const plain = "ls 'x: Read-only file system'; true";
+  const p = await run(GATE_SH, ['-c', plain], { env: env(), cwd: wsGate });
+  const pb = await bash(['-c', plain], { env: env(), cwd: wsBash });
+  assert.equal(p.code, 0);
+  assert.equal(p.stderr.toString(), pb.stderr.toString());
+  assert.match(p.stderr.toString(), /Read-only file system/);
 });
