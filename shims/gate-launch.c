@@ -1046,6 +1046,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   THREADS = 1;
   if (start_worker()) { THREADS = 0; INLINE = 1; }
   struct seccomp_notif *own = INLINE ? malloc(S.sizes.seccomp_notif) : NULL;
+  if (INLINE && !own) _exit(126); /* nobody could answer an exec: the front stops the run (fail closed) */
   while (!(hup && root_done)) {
     /* after the hang-up only children are left to reap (a negative fd is skipped by poll); the workers
      * take the notifications, so this thread waits for the hang-up alone (POLLHUP is always reported) */
