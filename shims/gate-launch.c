@@ -1253,6 +1253,20 @@ int main(int argc, char **argv) {
   pthread_cond_init(&S.freed, NULL);
   /* under bubblewrap's --die-with-parent the sandbox goes when its spawner does: keep that through us */
   int die_with_parent = has_arg(prog, "--die-with-parent");
+  /* Joining a session sandbox (--pidns), bubblewrap forks intermediate processes that exit at once, and its
+   * child sets its parent-death signal while its parent may still be such an intermediate: when that one's
+   * exit comes late (a busy machine), the kernel SIGKILLs the sandbox's pid 1 and the command with it (seen
+   * as exit 137 in about 1 of 1,500 concurrent runs). There the option is left out of bubblewrap's
+   * arguments; the front's death still takes the command down (the supervisor kills the command's group
+   * and bubblewrap), and so does the supervisor's (the front does the same). */
+  if (session_pidns >= 0 && die_with_parent) {
+    int o = 0, command = 0;
+    for (int i = 0; prog[i]; i++) {
+      command = command || !strcmp(prog[i], "--"); /* the command's own words are never touched */
+      if (command || strcmp(prog[i], "--die-with-parent")) prog[o++] = prog[i];
+    }
+    prog[o] = NULL;
+  }
   pid_t spawner = getppid();
   if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != spawner)) die126(prog[0], ": not run: its caller is gone", NULL);
 
@@ -1352,6 +1366,7 @@ int main(int argc, char **argv) {
       if (n == (ssize_t)sizeof st) return pass_on(st);
       /* the supervisor is gone before the command ended: no exec can pass any more (the kernel answers
        * ENOSYS); end the command rather than leave it running half-able */
+      if (root > 0 && session_pidns >= 0) kill_command_group(root);
       if (root > 0) kill(root, SIGKILL);
       gate_msg("exec gate: the exec supervisor of this run is gone; the run was stopped (nothing more could be checked)", NULL, NULL, NULL);
       return 126;

@@ -3,7 +3,7 @@
 // with the daemon. Real daemon, real gate-sh (native and Node entries), bubblewrap, exec gate; loopback only.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync, spawn } from 'node:child_process';
 import { GATE, GATE_SH, ROOT } from '../helpers/env.js';
@@ -260,6 +260,46 @@ for (const entry of ['native', 'node'] as const) {
     assert.ok(earlier && running(earlier.pid), 'the earlier command\'s job lives on');
   });
 }
+
+/** The run's exec supervisor: a gate-launch whose parent is a gate-launch (the front), working in cwd. */
+function supervisorIn(cwd: string): number | undefined {
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (stat.includes('(gate-launch)') && readFileSync(`/proc/${ppid}/stat`, 'utf8').includes('(gate-launch)') && readlinkSync(`/proc/${d}/cwd`) === cwd)
+        return Number(d);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+// Joining the session sandbox, bubblewrap runs without --die-with-parent (its intermediate processes made
+// that SIGKILL the command now and then on a busy machine: shims/gate-launch.c); the supervisor's end must
+// still take the command down, as bubblewrap's option did.
+test('the exec supervisor killed mid-command in a session sandbox: gate-sh says so and exits 126, the command and what it started end, earlier jobs stay', {
+  timeout: 60_000,
+}, async () => {
+  const r = await rig();
+  await gateSh(r, 'sleep 313 > /dev/null 2>&1 &');
+  const pending = gateSh(r, 'sleep 314 > /dev/null 2>&1 & sleep 315', { timeoutMs: 30_000 });
+  const named = (j: SessionJob[], a: string) => j.find((x) => x.argv.join(' ') === a);
+  const started = await waitFor(async () => {
+    const j = await jobs(r);
+    return named(j, 'sleep 314') && named(j, 'sleep 315') ? [named(j, 'sleep 314')!, named(j, 'sleep 315')!] : undefined;
+  }, 'the command and its background job');
+  const sup = await waitFor(() => supervisorIn(realpathSync(r.ws)), 'the run\'s supervisor');
+  process.kill(sup, 'SIGKILL');
+  const res = await pending;
+  assert.equal(res.code, 126, res.stderr);
+  assert.match(res.stderr, /gate-sh: exec gate: the exec supervisor of this run is gone/);
+  await waitFor(() => started.every((x) => !running(x.pid)) || undefined, 'the command and what it started to end');
+  const earlier = named(await jobs(r), 'sleep 313');
+  assert.ok(earlier && running(earlier.pid), "the earlier command's job lives on");
+});
 
 test("the holder (pid 1 of the session sandbox) is out of the jobs' reach: its /proc files cannot be opened", { timeout: 60_000 }, async () => {
   const r = await rig();
