@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brokenHookCommand, gate, runAgent, scratch } from './helpers.js';
+import { breakHook, gate, runAgent, scratch } from './helpers.js';
 import { ROOT } from '../helpers/env.js';
 
 const A = 'claude-code';
@@ -40,10 +40,7 @@ test('claude-code, hook route: a gate hook that cannot even load blocks the comm
   const s = scratch(A);
   try {
     assert.equal(gate(s, ['setup', 'claude-code', '--route', 'hook']).code, 0);
-    const file = join(s.home, '.claude', 'settings.json');
-    const j = JSON.parse(readFileSync(file, 'utf8'));
-    j.hooks.PreToolUse[0].hooks[0].command = brokenHookCommand(s, A);
-    writeFileSync(file, JSON.stringify(j));
+    breakHook(s, A);
     // --allowedTools Bash: Claude Code's own permission would let both run; only the hook stands in the way
     const run = await runAgent(A, s, ['rm -rf somefile', 'echo ran > marker'], ['--allowedTools', 'Bash']);
     assert.equal(run.results.length, 2, JSON.stringify(run.results) + run.stderr);

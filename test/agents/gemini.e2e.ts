@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { audit, brokenHookCommand, gate, GEMINI_SETTINGS, geminiOutput, PLUMBING, runAgent, scratch } from './helpers.js';
+import { audit, breakHook, gate, GEMINI_SETTINGS, geminiOutput, PLUMBING, runAgent, scratch } from './helpers.js';
 
 const A = 'gemini';
 
@@ -35,10 +35,7 @@ test('gemini, hook route: a gate hook that cannot even load blocks the command (
   const s = scratch(A);
   try {
     assert.equal(gate(s, ['setup', 'gemini', '--route', 'hook']).code, 0);
-    const file = join(s.home, '.gemini', 'settings.json');
-    const j = JSON.parse(readFileSync(file, 'utf8'));
-    j.hooks.BeforeTool[0].hooks[0].command = brokenHookCommand(s, A);
-    writeFileSync(file, JSON.stringify(j));
+    breakHook(s, A);
     const run = await runAgent(A, s, ['rm -rf somefile', 'echo ran > marker'], ['--yolo']);
     assert.equal(run.results.length, 2, JSON.stringify(run.results) + run.stderr);
     for (const r of run.results) assert.match(r.output, /gate-sh: hook: .*; nothing runs/);

@@ -173,14 +173,17 @@ export async function runAgent(
 }
 
 /**
- * A `gate` that cannot answer: this checkout's launchers copied into the scratch without dist/ beside them.
- * Returns its hook command line for `agent`, as set-up would write it.
+ * A `gate` that cannot answer: this checkout's launchers copied into the scratch without dist/ beside them,
+ * put in place of the hook command that `gate setup <agent> --route hook` wrote into the agent's settings.
  */
-export function brokenHookCommand(s: Scratch, agent: 'claude-code' | 'gemini'): string {
+export function breakHook(s: Scratch, agent: 'claude-code' | 'gemini'): void {
   const bin = join(s.dir, 'broken', 'bin');
   mkdirSync(bin, { recursive: true });
   for (const f of ['gate', 'gate-sh-node', 'package.json']) copyFileSync(join(ROOT, 'bin', f), join(bin, f));
-  return `${process.execPath} ${join(bin, 'gate')} hook ${agent}`;
+  const [file, event] = agent === 'claude-code' ? [join(s.home, '.claude', 'settings.json'), 'PreToolUse'] : [join(s.home, '.gemini', 'settings.json'), 'BeforeTool'];
+  const settings = JSON.parse(readFileSync(file, 'utf8'));
+  settings.hooks[event][0].hooks[0].command = `${process.execPath} ${join(bin, 'gate')} hook ${agent}`;
+  writeFileSync(file, JSON.stringify(settings));
 }
 
 /** The daemon's audit records (default GATE_HOME under the scratch HOME). */
