@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gateNative } from '../../src/exec/native.js';
 
@@ -47,6 +47,24 @@ function run(script: string, o: { cwd?: string; env?: string[]; extra?: number[]
 }
 
 const available = gateNative().spawnAvailable() && typeof gateNative().spawn === 'function';
+
+/** glibc's version at run time ("2.36"), or null off glibc. */
+function glibc(): number[] | null {
+  const v = (process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime;
+  return v ? v.split('.').map(Number) : null;
+}
+
+// The two tests below are skipped only where the addon cannot have its spawn; this one makes sure a machine
+// that can (glibc 2.34 or later, for posix_spawn's pidfd support; Linux 5.3 or later, for pidfd_open) has it,
+// so a build that lost it does not hide behind the skip.
+test('native spawn: built and usable wherever glibc has posix_spawn with pidfds (2.34 or later)', () => {
+  const v = glibc();
+  const [major, minor] = release().split('.').map(Number);
+  const pidfds = major > 5 || (major === 5 && minor >= 3); // pidfd_open: Linux 5.3
+  const capable = pidfds && v !== null && (v[0] > 2 || (v[0] === 2 && v[1] >= 34));
+  if (capable) assert.ok(available, `glibc ${v!.join('.')} and Linux ${release()} here, yet the addon has no spawn (gate mcp would fall back to Node's)`);
+  else assert.equal(available, false, 'spawn reported available without glibc 2.34 and pidfds');
+});
 
 test('native spawn: exit status, signal, cwd, environment, session, signals, descriptors', { skip: !available && 'no posix_spawn with pidfds here' }, async () => {
   const r1 = await run('exit 3');
