@@ -191,14 +191,17 @@ struct proc {
   size_t total;
   int used, next;
   uint64_t at[CACHED_PAGES];
-  char (*page)[PAGE]; /* CACHED_PAGES pages, allocated on first use */
+  char (*page)[PAGE]; /* the worker's CACHED_PAGES pages (THREAD_PAGES) */
 };
+
+/* Each worker keeps its page buffer for every exec it reads (workers are kept: no allocation per exec). */
+static __thread char (*THREAD_PAGES)[PAGE];
 
 /* The page holding addr (NULL when unmapped or unreadable). */
 static const char *page_of(struct proc *p, uint64_t addr) {
   uint64_t base = addr & ~(uint64_t)(PAGE - 1);
   for (int i = 0; i < p->used; i++) if (p->at[i] == base) return p->page[i];
-  if (!p->page && !(p->page = malloc(CACHED_PAGES * (size_t)PAGE))) return NULL;
+  if (!p->page && !(p->page = THREAD_PAGES ? THREAD_PAGES : (THREAD_PAGES = malloc(CACHED_PAGES * (size_t)PAGE)))) return NULL;
   int slot = p->used < CACHED_PAGES ? p->used++ : (p->next++ % CACHED_PAGES);
   if (pread(p->mem, p->page[slot], PAGE, (off_t)base) != PAGE) { p->at[slot] = 1; return NULL; } /* 1: no page's address */
   p->at[slot] = base;
@@ -207,9 +210,8 @@ static const char *page_of(struct proc *p, uint64_t addr) {
 
 static void proc_done(struct proc *p) {
   if (p->mem >= 0) close(p->mem);
-  free(p->page);
   p->mem = -1;
-  p->page = NULL;
+  p->page = NULL; /* the thread's, kept */
 }
 
 /* A NUL-terminated string at addr (it may end just before an unmapped page). */
