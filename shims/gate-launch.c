@@ -564,6 +564,15 @@ static void relay_reply(const char *msg, size_t n) {
   }
 }
 
+/* A datagram sent from the daemon's own bound socket (the request socket's path, which only the daemon can
+ * bind: it exists, and inside a sandbox its folder is read-only). */
+static int from_daemon(const struct sockaddr_un *a, socklen_t len) {
+  size_t at = offsetof(struct sockaddr_un, sun_path), want = strlen(S.conf.request_sock);
+  if (len <= at || a->sun_family != AF_UNIX) return 0;
+  size_t got = strnlen(a->sun_path, len - at);
+  return got == want && !memcmp(a->sun_path, S.conf.request_sock, want);
+}
+
 static void *relay(void *unused) {
   (void)unused;
   static char buf[GATE_MAX_DATAGRAM + 1];
@@ -601,8 +610,12 @@ static void *relay(void *unused) {
       } else peer_close(&from);
     }
     if (pf[1].revents & POLLIN) {
-      ssize_t n = recv(S.dsock, buf, sizeof buf - 1, MSG_DONTWAIT);
-      if (n > 0) { buf[n] = 0; relay_reply(buf, (size_t)n); }
+      /* only the daemon answers: this socket's name is known inside the run (the request side's with one
+       * letter changed), and a reply a process of the run made for its own request would pair its exec */
+      struct sockaddr_un from;
+      socklen_t flen = sizeof from;
+      ssize_t n = recvfrom(S.dsock, buf, sizeof buf - 1, MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
+      if (n > 0 && from_daemon(&from, flen)) { buf[n] = 0; relay_reply(buf, (size_t)n); }
     }
   }
   return NULL;

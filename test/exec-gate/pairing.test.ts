@@ -24,6 +24,10 @@ before(() => {
   const cc = ['-O2', '-Wall', '-Wextra', '-Werror'];
   execFileSync('gcc', [...cc, '-o', join(bin, 'spawner'), join(programs, 'spawner.c')]);
   execFileSync('gcc', [...cc, '-o', join(bin, 'forge'), join(programs, 'forge.c')]);
+  // linked with the shims' request code: its request is the one the supervisor rebuilds at the exec
+  const shims = join(ROOT, 'shims');
+  const request = ['gate-request.c', 'gate-common.c', 'gate-json.c'].map((f) => join(shims, f));
+  execFileSync('gcc', [...cc, '-I', shims, '-o', join(bin, 'forge-reply'), join(programs, 'forge-reply.c'), ...request]);
   process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
 });
 
@@ -99,6 +103,29 @@ test('the pairing cannot be forged: Run for `true`, then an exec of rm (itself o
         assert.equal(existsSync(join(rig.ws, target)), false, `${how}: rm did not run: ${r.stdout}${r.stderr}`);
         assert.match(r.stdout, /^status=0$/m, r.stderr);
         assert.equal(execRecords(rig, ['rm', '-f', target]), 1, `${how}: rm decided once`);
+      }
+    }
+  }
+});
+
+test("a process of the run cannot answer its own exec check: a reply to the supervisor that does not come from the daemon's socket is dropped", async (t) => {
+  for (const decision of ['forbidden', 'allow'] as const) {
+    const rig = await startDaemon(
+      execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], autoApprove: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } }),
+    );
+    t.after(async () => (killAll(), rig.close()));
+    for (let i = 0; i < 5; i++) {
+      const target = `target-${i}`;
+      writeFileSync(join(rig.ws, target), 'x');
+      const r = await gateSh(rig, `"${bin}/forge-reply" /bin/rm rm -f ${target}; echo status=$?`, { timeoutMs: 60_000 });
+      if (decision === 'forbidden') {
+        assert.ok(existsSync(join(rig.ws, target)), `round ${i}: rm ran: ${r.stdout}${r.stderr}`);
+        assert.doesNotMatch(r.stdout, /^asked=Run$/m, `round ${i}: the forged reply was relayed: ${r.stdout}`);
+        assert.match(r.stderr, new RegExp(`gate-sh: denied: rm -f ${target}: `), `round ${i}: ${r.stderr}`);
+        assert.match(r.stdout, /^status=126$/m);
+      } else {
+        assert.equal(existsSync(join(rig.ws, target)), false, `round ${i}: rm did not run: ${r.stdout}${r.stderr}`);
+        assert.match(r.stdout, /^status=0$/m, r.stderr);
       }
     }
   }
