@@ -564,15 +564,6 @@ static void relay_reply(const char *msg, size_t n) {
   }
 }
 
-/* A datagram sent from the daemon's own bound socket (the request socket's path, which only the daemon can
- * bind: it exists, and inside a sandbox its folder is read-only). */
-static int from_daemon(const struct sockaddr_un *a, socklen_t len) {
-  size_t at = offsetof(struct sockaddr_un, sun_path), want = strlen(S.conf.request_sock);
-  if (len <= at || a->sun_family != AF_UNIX) return 0;
-  size_t got = strnlen(a->sun_path, len - at);
-  return got == want && !memcmp(a->sun_path, S.conf.request_sock, want);
-}
-
 static void *relay(void *unused) {
   (void)unused;
   static char buf[GATE_MAX_DATAGRAM + 1];
@@ -615,7 +606,7 @@ static void *relay(void *unused) {
       struct sockaddr_un from;
       socklen_t flen = sizeof from;
       ssize_t n = recvfrom(S.dsock, buf, sizeof buf - 1, MSG_DONTWAIT, (struct sockaddr *)&from, &flen);
-      if (n > 0 && from_daemon(&from, flen)) { buf[n] = 0; relay_reply(buf, (size_t)n); }
+      if (n > 0 && gate_sent_from(&from, flen, S.conf.request_sock)) { buf[n] = 0; relay_reply(buf, (size_t)n); }
     }
   }
   return NULL;

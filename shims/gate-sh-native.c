@@ -584,7 +584,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
     long wait = pending ? 500 : (attempts == 0 ? 1000 : attempts == 1 ? 2000 : 4000);
     long deadline = now_ms() + wait;
     for (;;) {
-      ssize_t n = gate_recv_until(fd, buf, GATE_MAX_DATAGRAM, deadline);
+      ssize_t n = gate_recv_until(fd, buf, GATE_MAX_DATAGRAM, deadline, p->request_sock);
       if (n < 0) break;
       if (n > GATE_MAX_DATAGRAM) { snprintf(err, errlen, "protocol error from the gate daemon: reply too large"); goto out; }
       struct gate_reply r;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static long now_ms(void) {
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms) {
+ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms, const char *from) {
   for (;;) {
     long left = deadline_ms - now_ms();
     if (left <= 0) return -1;
@@ -32,10 +33,19 @@ ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms) {
     int pr = poll(&pf, 1, (int)left);
     if (pr < 0 && errno == EINTR) continue;
     if (pr <= 0) return -1;
-    ssize_t got = recv(fd, buf, n, MSG_TRUNC);
+    struct sockaddr_un a;
+    socklen_t alen = sizeof a;
+    ssize_t got = recvfrom(fd, buf, n, MSG_TRUNC, (struct sockaddr *)&a, &alen);
     if (got < 0) { if (errno == EINTR) continue; return -1; }
+    if (from && !gate_sent_from(&a, alen, from)) continue; /* not the daemon's: dropped */
     return got;
   }
+}
+
+int gate_sent_from(const struct sockaddr_un *a, socklen_t len, const char *path) {
+  size_t at = offsetof(struct sockaddr_un, sun_path), want = strlen(path);
+  if (len <= at || a->sun_family != AF_UNIX) return 0;
+  return strnlen(a->sun_path, len - at) == want && !memcmp(a->sun_path, path, want);
 }
 
 int gate_sock_addr(struct sockaddr_un *a, const char *path, char *err, size_t errlen) {
@@ -266,7 +276,7 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
     if (s < 0 && errno != EAGAIN && errno != ENOBUFS) { gate_unreachable(c->request_sock, errno, err, errlen); goto out; }
     long deadline = now_ms() + c->timeout_ms;
     for (;;) {
-      ssize_t n = gate_recv_until(fd, buf, sizeof buf, deadline);
+      ssize_t n = gate_recv_until(fd, buf, sizeof buf, deadline, c->via_supervisor ? NULL : c->request_sock);
       if (n < 0) break;
       if ((size_t)n > sizeof buf) { by_stream = 1; goto out; }
       int t = take(buf, (size_t)n, id, r, err, errlen, 1);

@@ -7,13 +7,18 @@
 #ifndef GATE_TRANSPORT_H
 #define GATE_TRANSPORT_H
 
+#include <sys/socket.h>
 #include <sys/un.h>
 
 #include "gate-request.h"
 
 /* One datagram from fd by deadline_ms (CLOCK_MONOTONIC ms), its full length even beyond n (MSG_TRUNC,
- * so a caller sees one too large); -1 when none came in time or recv failed. Retries EINTR. */
-ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms);
+ * so a caller sees one too large); -1 when none came in time or recv failed. Retries EINTR. from: when not
+ * NULL, only a datagram sent from the socket bound there counts (a reply socket's name can be read by the
+ * run, and anyone who can reach it could otherwise answer for the daemon); others are dropped. */
+ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms, const char *from);
+/* 1 when a datagram's sender address is the socket bound at path. */
+int gate_sent_from(const struct sockaddr_un *a, socklen_t len, const char *path);
 
 /* Send one request (JSON, with its id) and wait for the reply with that id. Datagram up to
  * GATE_MAX_DATAGRAM, else the stream socket. 0 on success; -1 with err on any failure (fail closed). */

@@ -8,8 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
 import { gateSh, execGateOptions } from './helpers.js';
 import { killAll, startDaemon } from '../helpers/daemon.js';
 
@@ -93,4 +96,24 @@ test('an answer too large for the reply buffer or for a datagram is fetched agai
   const r = await gateSh(rig, 'bash ./nested.sh', { timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stderr.slice(0, 2000));
   assert.equal(r.stdout, 'done150\ndone1500\n');
+});
+
+test("a reply socket in the client folder takes only the daemon's answers: one forged from another socket is dropped", async (t) => {
+  const bin = mkdtempSync(join(tmpdir(), 'gate-forge-client-'));
+  t.after(() => rmSync(bin, { recursive: true, force: true }));
+  const shims = join(ROOT, 'shims');
+  const sources = ['gate-transport.c', 'gate-request.c', 'gate-common.c', 'gate-json.c'].map((f) => join(shims, f));
+  const prog = join(bin, 'forge-client');
+  execFileSync('gcc', ['-O2', '-Wall', '-Wextra', '-Werror', '-pthread', '-I', shims, '-o', prog, join(ROOT, 'test', 'exec-gate', 'programs', 'forge-client.c'), ...sources]);
+  for (const decision of ['forbidden', 'allow'] as const) {
+    const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`] }));
+    t.after(async () => (killAll(), rig.close()));
+    const env = { ...process.env, GATE_REQUEST_SOCK: rig.paths.requestSock, GATE_CLIENT_DIR: rig.paths.clientDir, GATE_STREAM_SOCK: rig.paths.streamSock, GATE_ESCALATE_SOCK: rig.paths.escalateSock, GATE_RUN: 'forge-client' };
+    for (let i = 0; i < 5; i++) {
+      const out = execFileSync(prog, ['/bin/rm', 'rm', '-f', 'x'], { env, cwd: rig.ws, encoding: 'utf8' });
+      assert.match(out, /^forged=[1-9]/m, `the forged replies reached the socket: ${out}`);
+      // an allow rule escalates: Escalate is neither Run nor Deny
+      assert.match(out, decision === 'forbidden' ? /^action=Deny$/m : /^action=other$/m, `round ${i}: ${out}`);
+    }
+  }
 });
