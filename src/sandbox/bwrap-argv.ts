@@ -6,8 +6,11 @@
  * Always: `--cap-drop ALL` (as root, bwrap's read-only binds can otherwise be unmounted or remounted rw
  * from inside), `--die-with-parent` (bwrap forwards no signals), `--unshare-pid`, `--proc /proc`,
  * `--dev /dev`; `--unshare-net` when network is off; `--new-session` unless the run is interactive
- * (see docs/sandbox.md: it stops TIOCSTI terminal injection but takes away the controlling terminal).
+ * (see docs/sandbox.md: it stops TIOCSTI terminal injection but takes away the controlling terminal);
+ * the daemon's request folder last, read-only, with only its clients' folder writable (requestDir below).
+ * Trust boundary: everything inside the sandbox is untrusted; these arguments are all that confines it.
  */
+import { posix } from 'node:path';
 import type { PermissionProfile, SandboxPolicy } from './policy.js';
 import { memoFs, nodeFs, type FsView } from './fs-view.js';
 import { SandboxError } from './errors.js';
@@ -24,8 +27,11 @@ export interface CriticalPath {
 export interface SandboxContext {
   cwd: string;
   env: Record<string, string | undefined>;
-  /** bound read-write at the same absolute path: the request channel and reply sockets live there */
+  /** bound read-only at the same absolute path: the request channel's sockets live there (the daemon's,
+   *  which nothing inside may unlink or replace) */
   runtimeRequestDir?: string;
+  /** the clients' folder directly inside it, bound read-write on top: reply sockets are bound there */
+  runtimeClientDir?: string;
   /** invisible inside (the approval folder) */
   hiddenPaths: readonly string[];
   /** folders read-only inside even within writable roots (GATE_HOME, CODEX_HOME); a Permissions profile's
@@ -139,10 +145,22 @@ function hidden(ctx: SandboxContext, before: readonly MountOp[], fs: FsView): Mo
   return ops.slice(before.length);
 }
 
-/** Last, so nothing above hides it; only if it exists (no daemon, no channel to reach). */
+/**
+ * Last, so nothing above hides it; only if it exists (no daemon, no channel to reach). Read-only: a bind
+ * shares the folder with the host, so a process that could unlink request.sock, stream.sock or
+ * escalate.sock there would take the daemon's socket away from everybody and could bind its own in its
+ * place, a fake daemon answering Run to every exec check (connecting and sending to a socket on a
+ * read-only mount still works). Only the clients' folder is writable, bound on top: and only when it is
+ * a folder right inside (a symlink pointing elsewhere would make its target writable); without it the
+ * clients inside cannot bind a reply socket and fail closed.
+ */
 function requestDir(ctx: SandboxContext, fs: FsView): MountOp[] {
   const real = ctx.runtimeRequestDir ? fs.realpath(ctx.runtimeRequestDir) : null;
-  return real ? [{ op: 'bind', src: real, dest: real }] : [];
+  if (!real) return [];
+  const ops: MountOp[] = [{ op: 'ro-bind', src: real, dest: real }];
+  const clients = ctx.runtimeClientDir ? fs.realpath(ctx.runtimeClientDir) : null;
+  if (clients && posix.dirname(clients) === real && fs.kind(clients) === 'dir') ops.push({ op: 'bind', src: clients, dest: clients });
+  return ops;
 }
 
 function assemble(ops: MountOp[], network: boolean, ctx: SandboxContext, chdir = normAbs(ctx.cwd)): string[] {

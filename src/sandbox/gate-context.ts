@@ -1,7 +1,8 @@
 /**
  * The SandboxContext for gate-sh's own layout: GATE_HOME (rules, config, audit log), CODEX_HOME (Codex
  * rules, skills) and what of gate-sh's installation runs read-only (their rules, config and audit log even under a profile's declared write path); the whole runtime folder hidden — every session's approval socket, and other
- * sessions' request sockets — with only this session's request folder bound back at the same path.
+ * sessions' request sockets — with only this session's request folder bound back at the same path, read-only
+ * but for its clients' folder (the daemon's sockets cannot be unlinked or replaced from inside).
  */
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     cwd: o.cwd,
     env: o.env,
     runtimeRequestDir: paths.requestDir,
+    runtimeClientDir: paths.clientDir,
     hiddenPaths: [paths.runtime],
     protectedExtra: [paths.home, codexHome(o.env), ...GATE_INSTALL_RUNS],
     critical: [

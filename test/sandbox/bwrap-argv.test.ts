@@ -8,7 +8,8 @@ import { SandboxError } from '../../src/sandbox/errors.js';
 
 const base = {
   '/usr': 'dir', '/etc': 'dir', '/bin': '->usr/bin', '/usr/bin': 'dir', '/tmp': 'dir', '/ws': 'dir', '/ws/src': 'dir',
-  '/ws/.git': 'dir', '/other': 'dir', '/gh': 'dir', '/rt/gate-sh/default/req': 'dir', '/rt/gate-sh/default/approval': 'dir',
+  '/ws/.git': 'dir', '/other': 'dir', '/gh': 'dir', '/rt/gate-sh/default/req': 'dir', '/rt/gate-sh/default/req/c': 'dir',
+  '/rt/gate-sh/default/approval': 'dir',
 } as const;
 
 function ctx(extra: Record<string, string | { text: string }> = {}, over: Partial<SandboxContext> = {}): SandboxContext {
@@ -16,6 +17,7 @@ function ctx(extra: Record<string, string | { text: string }> = {}, over: Partia
     cwd: '/ws',
     env: {},
     runtimeRequestDir: '/rt/gate-sh/default/req',
+    runtimeClientDir: '/rt/gate-sh/default/req/c',
     hiddenPaths: ['/rt/gate-sh'],
     protectedExtra: ['/gh', '/ch'],
     fs: fakeFs({ ...base, ...extra }),
@@ -53,8 +55,8 @@ test('every wrapped run drops capabilities, dies with its parent, has its own pi
 
 test('read-only: nothing writable, no network', () => {
   const a = turnSandboxArgv({ type: 'read-only' }, ctx())!;
-  assert.equal(a.filter((x) => x === '--bind').length, 1, 'only the request folder is writable');
-  assert.ok(at(a, '--bind', '/rt/gate-sh/default/req') > 0);
+  assert.equal(a.filter((x) => x === '--bind').length, 1, "only the request folder's clients' folder is writable");
+  assert.ok(at(a, '--bind', '/rt/gate-sh/default/req/c') > 0);
   assert.ok(a.includes('--unshare-net'));
 });
 
@@ -110,11 +112,46 @@ test('gate-sh folders: read-only, missing ones uncreatable inside writable roots
   assert.ok(at(a, '--ro-bind', '/gh') > 0);
   assert.ok(at(a, '--tmpfs', '/other/ch') > at(a, '--bind', '/other'), 'first missing component blocked');
   const hide = at(a, '--tmpfs', '/rt/gate-sh');
-  const req = at(a, '--bind', '/rt/gate-sh/default/req');
+  const req = at(a, '--ro-bind', '/rt/gate-sh/default/req');
   const remount = at(a, '--remount-ro', '/rt/gate-sh');
   assert.ok(hide > 0 && req > hide && remount > req, a.join(' '));
   // missing runtime outside any writable root cannot be hidden: refuse rather than leave it reachable later
   assert.throws(() => turnSandboxArgv({ type: 'read-only' }, ctx({}, { hiddenPaths: ['/nope/gate-sh'] })), /cannot hide/);
+});
+
+test("the request folder: read-only in every sandbox, only its clients' folder writable, both last", () => {
+  const req = '/rt/gate-sh/default/req';
+  // also where a writable root or a profile's write path contains the runtime folder
+  for (const [name, a] of [
+    ['read-only', turnSandboxArgv({ type: 'read-only' }, ctx())!],
+    ['workspace-write', turnSandboxArgv(workspaceWrite({ writable_roots: ['/rt'] }), ctx())!],
+    ['external-sandbox', turnSandboxArgv({ type: 'external-sandbox', network_access: 'restricted' }, ctx())!],
+    ['profile, reads open', permissionProfileArgv({ file_system: { write: ['/rt/gate-sh'] } }, ctx())],
+    ['profile, reads restricted', permissionProfileArgv({ file_system: { read: ['/other'], write: ['/ws'] } }, ctx())],
+  ] as const) {
+    const s = a.join(' ');
+    const ro = at(a, '--ro-bind', req);
+    const rw = at(a, '--bind', `${req}/c`);
+    assert.ok(ro > 0 && rw > ro, `${name}: ${s}`);
+    assert.equal(at(a, '--bind', req), -1, `${name}: the request folder itself is never bound writable: ${s}`);
+    // nothing after them mounts over the folder again (only the empty folders' --remount-ro and the options)
+    const later = a.slice(rw + 3, a.indexOf('--unshare-pid'));
+    assert.ok(later.every((x, i) => (i % 2 === 0 ? x === '--remount-ro' : !x.startsWith(req))), `${name}: ${later.join(' ')}`);
+  }
+  // a clients' folder that is a symlink out of the request folder, missing, or not a folder: not bound (the
+  // clients inside then cannot bind a reply socket, and fail closed), never its target
+  for (const [entry, what] of [[{ '/rt/gate-sh/default/req/c': '->/ws' }, 'symlink'], [{ '/rt/gate-sh/default/req/c': 'file' }, 'file']] as const) {
+    const a = turnSandboxArgv(workspaceWrite(), ctx(entry))!;
+    assert.ok(at(a, '--ro-bind', req) > 0, what);
+    assert.equal(a.filter((x) => x.startsWith(`${req}/`)).length, 0, `${what}: ${a.join(' ')}`);
+    assert.equal(a.filter((x, i) => x === '--bind' && a[i + 2] === '/ws').length, 1, `${what}: /ws bound once, as the workspace`);
+  }
+  const none = turnSandboxArgv({ type: 'read-only' }, ctx({}, { runtimeClientDir: undefined }))!;
+  assert.ok(at(none, '--ro-bind', req) > 0);
+  assert.equal(none.filter((x) => x === '--bind').length, 0);
+  // no request folder (no daemon): nothing of it mounted
+  const gone = turnSandboxArgv({ type: 'read-only' }, ctx({}, { runtimeRequestDir: '/rt/gate-sh/other/req', runtimeClientDir: '/rt/gate-sh/other/req/c' }))!;
+  assert.ok(!gone.some((x) => x.includes('/other/req')), gone.join(' '));
 });
 
 test('bad input: missing or relative writable roots and cwd', () => {
@@ -131,7 +168,7 @@ test('bad input: missing or relative writable roots and cwd', () => {
 
 test('profile: exactly the write paths, resolved; reads restricted to platform folders plus the list', () => {
   const a = permissionProfileArgv({ file_system: { write: ['/ws/src/', '/ws/link'], read: ['/other'] } }, ctx({ '/ws/link': '->/ws/src' }));
-  assert.equal(a.filter((x) => x === '--bind').length, 2, a.join(' ')); // /ws/src + request folder
+  assert.equal(a.filter((x) => x === '--bind').length, 2, a.join(' ')); // /ws/src + the clients' folder
   assert.ok(at(a, '--bind', '/ws/src') > at(a, '--tmpfs', '/tmp'));
   assert.ok(at(a, '--ro-bind', '/other') > at(a, '--tmpfs', '/tmp'), 'private /tmp first, then the read paths');
   assert.equal(at(a, '--ro-bind', '/'), -1);
