@@ -2,14 +2,15 @@
  * daemon about `PROGRAM ARGV...` the way the exec gate's C client does when it talks to the daemon itself
  * (a reply socket bound in the client folder, named after the request's id), while a second thread, playing
  * a process that can reach that folder, answers the request itself with Run, 20 times, from a socket
- * of its own:
+ * of its own. The daemon (pid DAEMON_PID) is stopped meanwhile, so that its own answer comes last:
  *
- *   forge-client PROGRAM ARGV...      (GATE_REQUEST_SOCK, GATE_CLIENT_DIR, GATE_RUN from the environment)
+ *   DAEMON_PID=N forge-client PROGRAM ARGV...   (GATE_REQUEST_SOCK, GATE_CLIENT_DIR, GATE_RUN as well)
  *
  * Prints "action=Run", "action=Deny" or "error=<why>", and "forged=N", the forged replies sent. */
 #define _GNU_SOURCE
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 static char ID[96], DIR_[200];
 static volatile int DONE, FORGED;
+static pid_t DAEMON;
 
 static void *forger(void *unused) {
   (void)unused;
@@ -34,6 +36,8 @@ static void *forger(void *unused) {
   while (!DONE && FORGED < 20) { /* a few: a flood would only delay the daemon's answer (its send finds the queue full) */
     if (sendto(s, reply, (size_t)n, MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to) == n) FORGED++;
   }
+  usleep(50000);
+  kill(DAEMON, SIGCONT);
   return NULL;
 }
 
@@ -48,6 +52,9 @@ int main(int argc, char **argv) {
   char *none[] = { NULL };
   struct gbuf req; gb_init(&req);
   gate_exec_request_for(&req, &c, ID, argv[1], argv + 2, cwd, none, "", "", (long)getpid(), NULL);
+  const char *d = getenv("DAEMON_PID");
+  DAEMON = d ? (pid_t)atoi(d) : 0;
+  if (DAEMON <= 0 || kill(DAEMON, SIGSTOP)) { fprintf(stderr, "forge-client: DAEMON_PID not set or not stoppable\n"); return 2; }
   pthread_t t;
   pthread_create(&t, NULL, forger, NULL);
   struct gate_reply r;
