@@ -51,6 +51,9 @@ export function render() {
 /* Room for a datagram reply; a larger one is fetched again over the stream socket (CLIENT_REPLY_ROOM). */
 #define GATE_REPLY_ROOM ${c.CLIENT_REPLY_ROOM}
 
+/* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
+#define GATE_POLICY_EPOCH_FILE ${cstr(c.POLICY_EPOCH_FILE)}
+
 /* The exec gate's variables (EXEC_GATE_VARIABLES). */
 ${vars.join('\n')}
 

@@ -158,11 +158,29 @@ static int sub_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
+static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_reply *r = ctx;
+  if (!strcmp(key, "grant") && *p->s == '"') return gate_jstr(p, r->grant, sizeof r->grant);
+  if (!strcmp(key, "epoch") && p->s < p->e && *p->s >= '0' && *p->s <= '9') {
+    unsigned long long v = 0;
+    while (p->s < p->e && *p->s >= '0' && *p->s <= '9' && v < 1000000000000000ULL) v = v * 10 + (unsigned)(*p->s++ - '0');
+    if (p->s < p->e && *p->s >= '0' && *p->s <= '9') return -1; /* too large */
+    r->epoch = v;
+    return 0;
+  }
+  return gate_jskip(p);
+}
+
 static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
   if (!strcmp(key, "type")) return gate_jstr(p, r->type, sizeof r->type);
   if (!strcmp(key, "id")) return gate_jstr(p, r->id, sizeof r->id);
   if (!strcmp(key, "action")) return gate_jobject(p, action_field, r);
+  if (!strcmp(key, "reuse") && *p->s == '{') {
+    if (gate_jobject(p, reuse_field, r)) return -1;
+    if (!r->epoch) r->grant[0] = 0; /* both, or neither */
+    return 0;
+  }
   if (!strcmp(key, "escalation_token") && *p->s == '"') return gate_jstr(p, r->token, sizeof r->token);
   if (!strcmp(key, "run_id")) return gate_jstr(p, r->run_id, sizeof r->run_id);
   if (!strcmp(key, "message") && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
@@ -188,7 +206,8 @@ static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
 
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen) {
   /* field by field, not memset: the struct stays mostly untouched (see gate-proto.h) */
-  r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = r->code[0] = 0;
+  r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = r->code[0] = r->grant[0] = 0;
+  r->epoch = 0;
   r->action = GA_NONE;
   r->deny_count = 0;
   struct gate_jp p = { json, json + n, 0 };

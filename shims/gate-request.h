@@ -27,6 +27,8 @@ struct gate_reply {
   char code[24];          /* error code (too-large, busy, ...) */
   int deny_count;         /* preflight: denied subcommands, listed in denied[] when the caller gave room */
   gate_denial *denied;    /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
+  char grant[48];         /* exec: the "reuse" grant (empty: none), valid while the policy epoch is `epoch` */
+  unsigned long long epoch;
 };
 /* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);

@@ -15,6 +15,9 @@
 /* Room for a datagram reply; a larger one is fetched again over the stream socket (CLIENT_REPLY_ROOM). */
 #define GATE_REPLY_ROOM 8192
 
+/* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
+#define GATE_POLICY_EPOCH_FILE "policy_epoch"
+
 /* The exec gate's variables (EXEC_GATE_VARIABLES). */
 #define GATE_VAR_RUN "GATE_RUN"
 #define GATE_VAR_REQUEST_SOCK "GATE_REQUEST_SOCK"

@@ -28,6 +28,9 @@ export interface AuditRecord {
   detail?: string;
   /** 'start-up': an exec of the login profile or rc files, before the script's first command */
   phase?: string;
+  /** an exec the run's supervisor answered with a Run the daemon gave for that program before
+   * (src/daemon/reuse-grants.ts) */
+  reused?: boolean;
 }
 
 export class AuditLog {

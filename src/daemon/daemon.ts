@@ -23,8 +23,8 @@ import {
 } from '../protocol/messages.js';
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
 import { isRestricted } from '../sandbox/policy.js';
-import { EncodedReply, errorReply, type HandlerContext } from '../protocol/server.js';
-import { validateExec, validatePreflight, validateRunFinished, validateSessionSandbox, validateStartUpEnd } from '../protocol/validate.js';
+import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../protocol/server.js';
+import { validateExec, validateExecReused, validatePreflight, validateRunFinished, validateSessionSandbox, validateStartUpEnd } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
 import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
 import { setConfigValue, type GateConfig } from '../config/config.js';
@@ -43,6 +43,7 @@ import { clientPlan, nativeRequest, type PlanRequest } from '../exec/client-plan
 import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
+import type { ReuseGrants } from './reuse-grants.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
 import { auditFields, type Settled } from './audit-fields.js';
 import { warmUp, type WarmUpOptions } from './warm-up.js';
@@ -68,6 +69,8 @@ export interface DaemonDeps<P> {
   startUpKey?: string;
   /** the session sandboxes that gated runs join (src/daemon/session-sandbox.ts); none: every run makes its own */
   sessions?: SessionSandboxes;
+  /** answers the runs' supervisors may reuse (src/daemon/reuse-grants.ts); none: every exec is asked */
+  reuse?: ReuseGrants;
 }
 
 const GRANT_TTL_MS = 30_000;
@@ -85,7 +88,7 @@ export class Daemon<P> {
   readonly startedAt = new Date();
   private decider: Decider;
   private deciderPolicy: P;
-  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0 };
+  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0, reused: 0 };
   /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
   private readonly pairs = new ExecPairs();
   private readonly settlements = new Settlements();
@@ -114,6 +117,8 @@ export class Daemon<P> {
           return await this.preflight(msg, ctx);
         case 'exec':
           return await this.exec(msg, ctx);
+        case 'exec-reused':
+          return this.execReused(msg);
         case 'run-finished':
           return this.runFinished(msg);
         case 'start-up-end':
@@ -124,7 +129,7 @@ export class Daemon<P> {
           return { v: PROTOCOL_VERSION, id: msg.id, type: 'session-sandbox', join } satisfies SessionSandboxReply;
         }
       }
-      throw new ProtocolError('unknown-type', `unknown message type '${msg.type}' (expected ping, preflight, exec, start-up-end or run-finished)`, msg.id);
+      throw new ProtocolError('unknown-type', `unknown message type '${msg.type}' (expected ping, preflight, exec, exec-reused, start-up-end, run-finished or session-sandbox)`, msg.id);
     } catch (e) {
       if (!(e instanceof ProtocolError)) throw e;
       this.deps.log(`request ${msg.id} rejected (${e.code}): ${e.message}`);
@@ -314,7 +319,29 @@ export class Daemon<P> {
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
     ctx.setPending(null);
-    return this.execReply(req, v.action, ctx);
+    const reply = this.execReply(req, v.action, ctx);
+    // the decision's own answer, nothing added by a session approval or an enclosing run
+    if (check.reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding)
+      reply.reuse = this.deps.reuse.grant({ run_id: req.run_id, program: req.program, source: check.matched_rule ?? '', decision: check.decision });
+    return reply;
+  }
+
+  /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse): the exec's audit record. */
+  private execReused(msg: Envelope): EncodedReply {
+    const req = validateExecReused(msg);
+    this.counters.reused++;
+    const g = this.deps.reuse?.granted(req.grant, req.run_id, req.program);
+    const rec = {
+      cwd: req.cwd,
+      argv: [req.program, ...req.argv.slice(1)],
+      source: g ? g.source : 'reuse:unverified',
+      decision: g ? g.decision : 'allow',
+      action: 'Run',
+      execution: 'TurnDefault',
+      reused: true,
+    };
+    this.deps.audit.writeEncoded(`"kind":"exec","run_id":${JSON.stringify(req.run_id)},${JSON.stringify(rec).slice(1, -1)}`);
+    return NO_REPLY;
   }
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext): ExecReply {

@@ -4,6 +4,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
+import { ReuseGrants } from './reuse-grants.js';
 import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePaths } from '../protocol/paths.js';
 import { RequestServer } from '../protocol/server.js';
 import { ApprovalServer } from './approval-server.js';
@@ -87,9 +88,13 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
   try {
     const audit = new AuditLog(config.audit_log ?? paths.auditLog, paths.session);
     cleanups.push(() => audit.close());
+    // the policy epoch: raised here (a new daemon) and on every reload, before a decision under new rules
+    const reuse = new ReuseGrants(paths.requestDir);
+    cleanups.push(() => reuse.close());
     const binding = policyBinding({ env: opts.env, extraFiles: config.rules, gitReadOnly: () => daemon.config.git_read_only });
     let daemon: Daemon<unknown>;
     const watcher = new PolicyWatcher<unknown>(binding.loader, (e) => {
+      if (e.ok) reuse.bump();
       if (e.ok) log(`policy reloaded from ${e.files.length} file(s)`);
       else log(`policy reload failed, keeping the last good policy: ${e.error}`);
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
@@ -117,6 +122,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       log,
       requestStop: () => stop(),
       sessions,
+      reuse,
       startUpKey: writeStartUpKey(paths),
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));

@@ -35,6 +35,8 @@ export interface SubcommandResult {
   unsettled?: boolean;
   /** an exec of the run's start-up phase (the login profile, rc files): the audit log says so */
   phase?: 'start-up';
+  /** an exec-time Run that holds for any argv of the same file, path, name and run (src/decide/reuse.ts) */
+  reusable?: boolean;
 }
 
 export interface ScriptResult {

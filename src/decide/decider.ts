@@ -10,6 +10,7 @@ import type { SkillLookup } from '../skills/lookup.js';
 import type { CodeLoadingOptions } from '../heuristics/code-loading.js';
 import { decideScript } from './script.js';
 import type { DecidedBy } from './types.js';
+import { reusableForAnyArgv } from './reuse.js';
 import { decideIntercepted } from './intercepted.js';
 import { decideStartUpExec } from './start-up.js';
 import { approvalKey } from './approval-key.js';
@@ -160,7 +161,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
               execution: d.execution,
             })
           : '';
-      return toResult(
+      const result = toResult(
         {
           argv: d.command,
           decision: d.decision,
@@ -172,6 +173,10 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         },
         key,
       );
+      const own = action === d.action;
+      const reuse = { program: req.program, argv: req.argv, realProgram: req.real_program, knownAs, skill: found.kind === 'skill', ownAnswer: own };
+      if (reusableForAnyArgv(policy, d, reuse)) result.reusable = true;
+      return result;
     },
     startUp(req, sandboxed): SubcommandResult {
       const d = decideStartUpExec(

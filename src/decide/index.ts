@@ -17,3 +17,4 @@ export { sourceLabel, type Decider, type ExecContext, type ScriptResult, type Se
 export { formatApprovalPolicy, parseApprovalPolicy, ApprovalPolicyError, type ApprovalPolicy } from './approval-policy.js';
 export { approvalKey } from './approval-key.js';
 export { formatExplanation, type FormatContext } from './explain-format.js';
+export { reusableForAnyArgv, argvDecides, type ReuseInput } from './reuse.js';

@@ -96,7 +96,7 @@ export interface InterceptedDecision {
 
 /** Drop-in implementations a program may be started as: Claude Code's shell snapshot runs its own binary
  * as `bfs` for find and `ugrep` for grep. A rule about the command a name stands for applies to it too. */
-const STANDS_FOR: Readonly<Record<string, string>> = { bfs: 'find', ugrep: 'grep' };
+export const STANDS_FOR: Readonly<Record<string, string>> = { bfs: 'find', ugrep: 'grep' };
 
 /**
  * The names an exec is called by besides its program's own: argv[0] when it names another program

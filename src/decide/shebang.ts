@@ -6,7 +6,7 @@
  */
 import { SYSTEM_BIN } from './exec-command.js';
 
-const INTERPRETERS = new Set(['node', 'nodejs', 'python3', 'python', 'perl', 'ruby', 'bash', 'sh']);
+export const INTERPRETERS: ReadonlySet<string> = new Set(['node', 'nodejs', 'python3', 'python', 'perl', 'ruby', 'bash', 'sh']);
 
 /** `[script, args...]` when `program argv[1..]` is an interpreter running a system script of its own kind. */
 export function scriptRunByInterpreter(program: string, argv: readonly string[], shebangOf: (path: string) => string | null): string[] | null {

@@ -10,6 +10,13 @@ export interface DangerOptions {
   historicGit?: boolean;
 }
 
+/** Whether dangerousCommand can say anything of a program whose path is this (its arguments decide): the
+ * exec gate's reuse of answers (src/decide/reuse.ts) leaves these programs to be decided every time. */
+export function dangerLooksAt(program: string): boolean {
+  const base = program.slice(program.lastIndexOf('/') + 1);
+  return base === 'rm' || base === 'sudo' || program.endsWith('git');
+}
+
 /** The danger of one argv as exec'd, or null. The program is matched by basename (`/bin/rm` too). */
 export function dangerousCommand(argv: readonly string[], opts: DangerOptions = {}): DangerKind | null {
   const prog = argv[0];

@@ -125,6 +125,17 @@ export interface ExecReply {
   action: Action;
   /** for Escalate: a one-time token the shim presents on the escalation socket with its descriptors */
   escalation_token?: string;
+  /** Run holds for any argv of the same file, path, name and run (src/decide/reuse.ts): the run's
+   * supervisor may give it again itself while the policy epoch (POLICY_EPOCH_FILE) stays `epoch`, telling
+   * the daemon of each such exec with an ExecReused naming `grant` */
+  reuse?: { grant: string; epoch: number };
+}
+
+/** supervisor → daemon, no reply: an exec answered from a reused Run (ExecReply.reuse); audited. The
+ * exec's own inputs, as an ExecRequest has them. */
+export interface ExecReused extends Omit<ExecRequest, 'type'> {
+  type: 'exec-reused';
+  grant: string;
 }
 
 /** gate-sh → daemon: the script finished (audit). */

@@ -26,6 +26,9 @@ export class EncodedReply {
   constructor(readonly json: string) {}
 }
 
+/** What a handler returns for a notice (a message its sender does not wait on): nothing is sent back. */
+export const NO_REPLY = new EncodedReply('');
+
 export type RequestHandler = (msg: Envelope, ctx: HandlerContext) => Promise<Reply | EncodedReply>;
 
 export interface RequestServerOptions {
@@ -214,8 +217,9 @@ export class RequestServer {
     }).then((reply) => {
       this.setPending(entry, msg.id, null);
       this.inFlight.delete(msg.id);
-      const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
       const expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
+      if (reply === NO_REPLY) return void this.done.set(msg.id, { expires });
+      const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
       this.done.set(msg.id, this.deliver(entry.target, json, msg.id) ? { expires } : { expires, reply: json });
       if (this.done.size > (this.opts.maxAnswered ?? MAX_ANSWERED)) this.done.delete(this.done.keys().next().value!);
     });

@@ -15,6 +15,11 @@ export const CLIENT_REPLY_ROOM = 8192;
 /** Stream frames above this are refused (a 1 MiB script plus its environment fits). */
 export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
 
+/** In the daemon's request folder (beside GATE_REQUEST_SOCK): the policy epoch, a little-endian 64-bit
+ * count the daemon raises whenever its decisions may change (a rule reloaded, a new daemon); a supervisor
+ * reuses an answer only while it still reads the epoch the answer came with (src/daemon/reuse-grants.ts). */
+export const POLICY_EPOCH_FILE = 'policy_epoch';
+
 /** The variables that tell a gated run's execs where to ask (set by the run plan, read by the C client). */
 export const EXEC_GATE_VARIABLES = {
   run: 'GATE_RUN',

@@ -3,7 +3,7 @@
  * validator returns the typed message or throws ProtocolError('malformed') naming the bad field.
  */
 import { ProtocolError, type Envelope } from './codec.js';
-import type { ExecRequest, PreflightRequest, RunFinished, SessionSandboxRequest, StartUpEnd } from './messages.js';
+import type { ExecRequest, ExecReused, PreflightRequest, RunFinished, SessionSandboxRequest, StartUpEnd } from './messages.js';
 import { decodeWire } from './exec-gate-wire.js';
 
 function fail(m: Envelope, what: string): never {
@@ -92,6 +92,12 @@ export function validateExec(m: Envelope): ExecRequest {
   if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string')))
     fail(m, '"env" must be an object of strings');
   return m as unknown as ExecRequest;
+}
+
+export function validateExecReused(m: Envelope): ExecReused {
+  str(m, 'grant');
+  validateExec(m);
+  return m as unknown as ExecReused;
 }
 
 export function validateStartUpEnd(m: Envelope): StartUpEnd {

@@ -82,6 +82,12 @@ export class Policy {
     return [...this.byProgram].filter(([, rules]) => rules.some((r) => r.decision !== 'allow')).map(([p]) => p);
   }
 
+  /** A rule could match a command run as this program: one names its path, or its name (host executables
+   * and gate-sh's hardened matching look rules up by the name). */
+  namesProgram(program: string): boolean {
+    return this.byProgram.has(program) || this.byProgram.has(program.slice(program.lastIndexOf('/') + 1));
+  }
+
   static empty(): Policy {
     return new Policy({ rules: [], hostExecutables: new Map(), networkRules: [], files: [] });
   }

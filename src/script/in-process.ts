@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 
 /** ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-linux.so.2, ld.so, ld-musl-x86_64.so.1 */
 const LOADER = /^ld(-linux(-[\w-]+)?|-musl-[\w-]+)?\.so(\.\d+)*$/;
-const MULTI_CALL = new Set(['busybox', 'toybox']);
+export const MULTI_CALL: ReadonlySet<string> = new Set(['busybox', 'toybox']);
 /** the loader's options that take a value (glibc's ld.so --help) */
 const LOADER_ARG = new Set(['--library-path', '--inhibit-rpath', '--audit', '--preload', '--argv0', '--glibc-hwcaps-prepend', '--glibc-hwcaps-mask']);
 /** options after which the loader runs nothing */

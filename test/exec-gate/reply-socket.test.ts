@@ -108,7 +108,12 @@ test("a reply socket in the client folder takes only the daemon's answers: one f
   for (const decision of ['forbidden', 'allow'] as const) {
     const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`] }));
     t.after(async () => (killAll(), rig.close()));
-    const env = { ...process.env, GATE_REQUEST_SOCK: rig.paths.requestSock, GATE_CLIENT_DIR: rig.paths.clientDir, GATE_STREAM_SOCK: rig.paths.streamSock, GATE_ESCALATE_SOCK: rig.paths.escalateSock, GATE_RUN: 'forge-client', DAEMON_PID: String(rig.child.pid) };
+    const p = rig.paths;
+    const env = {
+      ...process.env,
+      ...{ GATE_REQUEST_SOCK: p.requestSock, GATE_CLIENT_DIR: p.clientDir, GATE_STREAM_SOCK: p.streamSock, GATE_ESCALATE_SOCK: p.escalateSock },
+      ...{ GATE_RUN: 'forge-client', DAEMON_PID: String(rig.child.pid) },
+    };
     for (let i = 0; i < 5; i++) {
       const out = execFileSync(prog, ['/bin/rm', 'rm', '-f', 'x'], { env, cwd: rig.ws, encoding: 'utf8' });
       assert.match(out, /^forged=[1-9]/m, `the forged replies reached the socket: ${out}`);

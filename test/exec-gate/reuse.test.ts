@@ -1,0 +1,97 @@
+/**
+ * Answers reused by the run's supervisor (issue 16; docs/exec-gate.md, "Answers reused"): a Run that holds
+ * for any argv of a program is given again by the supervisor for the same run, path, name and file, each
+ * such exec still in the audit log (marked reused) — and never once a rule changed, the file changed at
+ * that path (rewritten in place or replaced), or the program is called by another name. Real daemon, real
+ * gate-sh, real sandbox; each denial is shown next to the same script running when the rule allows it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import { gateSh, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+
+interface Rec { kind: string; argv?: string[]; reused?: boolean; action?: string; detail?: string }
+
+function audit(rig: DaemonProc): Rec[] {
+  return readFileSync(rig.paths.auditLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
+}
+
+/** The exec records of the program at path, in order: [argv after the program, reused]. */
+function execsOf(rig: DaemonProc, path: string): [string[], boolean][] {
+  return audit(rig)
+    .filter((r) => r.kind === 'exec' && r.action !== undefined && r.argv !== undefined && normalize(r.argv[0]) === path)
+    .map((r) => [r.argv!.slice(1), r.reused === true]);
+}
+
+for (const mode of ['workspace-write', 'danger-full-access'] as const) {
+  test(`${mode}: a program's Run is reused for other argv and audited each time; a rule added mid-run is in force for the next exec`, async (t) => {
+    for (const change of ['forbid tool', 'no change'] as const) {
+      const rig = await startDaemon(execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      const tool = join(rig.ws, 'tool');
+      const running = gateSh(
+        rig,
+        `cp /bin/true ./tool; for i in 1 2 3; do ./tool $i; done; while [ ! -e go ]; do sleep 0.05; done; ./tool 4; echo status=$?`,
+        { timeoutMs: 60_000 },
+      );
+      try {
+        await waitFor(() => execsOf(rig, tool).length >= 3 || undefined, 'three execs of tool');
+        assert.deepEqual(execsOf(rig, tool), [
+          [['1'], false],
+          [['2'], true],
+          [['3'], true],
+        ]);
+        if (change === 'forbid tool') {
+          const reloads = audit(rig).filter((r) => r.kind === 'reload').length;
+          writeFileSync(join(rig.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["tool"], decision="forbidden")\n');
+          await waitFor(() => audit(rig).filter((r) => r.kind === 'reload').length > reloads || undefined, 'the rules to reload');
+        }
+      } finally {
+        writeFileSync(join(rig.ws, 'go'), ''); // the script ends whatever happened above
+      }
+      const r = await running;
+      if (change === 'forbid tool') {
+        assert.match(r.stdout, /^status=126$/m, r.stderr);
+        assert.match(r.stderr, /gate-sh: denied: \S*tool 4: /);
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['4'], false]);
+      } else {
+        assert.match(r.stdout, /^status=0$/m, r.stderr);
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['4'], true]);
+      }
+    }
+  });
+
+  test(`${mode}: a file changed at a reused path, or a program called by another name, is decided again (rm forbidden, then allowed)`, async (t) => {
+    for (const decision of ['forbidden', 'allow'] as const) {
+      const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      for (const v of ['a', 'b', 'c']) writeFileSync(join(rig.ws, `victim-${v}`), 'x');
+      const r = await gateSh(
+        rig,
+        [
+          // rewritten in place: the same inode, other bytes
+          'cp /bin/true ./t1; ./t1; ./t1 x; cat /bin/rm > ./t1; ./t1 -f victim-a; echo a=$?',
+          // replaced by a rename: another inode at the same path
+          'cp /bin/true ./t2; ./t2; ./t2 x; cp /bin/rm ./new; mv ./new ./t2; ./t2 -f victim-b; echo b=$?',
+          // called as rm (argv[0]): a rule about rm applies to it
+          'cp /bin/true ./t3; ./t3; ./t3 x; (exec -a rm ./t3 -f victim-c); echo c=$?',
+        ].join('\n'),
+        { timeoutMs: 60_000 },
+      );
+      for (const n of ['t1', 't2', 't3']) assert.deepEqual(execsOf(rig, join(rig.ws, n)).slice(0, 2), [[[], false], [['x'], true]], `${n} reused before the change`);
+      if (decision === 'forbidden') {
+        for (const v of ['a', 'b', 'c']) {
+          assert.match(r.stdout, new RegExp(`^${v}=126$`, 'm'), `${v}: ${r.stdout}${r.stderr}`);
+          assert.ok(existsSync(join(rig.ws, `victim-${v}`)), `victim-${v} was removed`);
+        }
+        assert.match(r.stderr, /gate-sh: denied: \S*t1 -f victim-a: /);
+      } else {
+        for (const v of ['a', 'b', 'c']) assert.match(r.stdout, new RegExp(`^${v}=0$`, 'm'), `${v}: ${r.stdout}${r.stderr}`);
+        assert.equal(existsSync(join(rig.ws, 'victim-a')), false, 'the rm copy ran');
+        assert.equal(existsSync(join(rig.ws, 'victim-b')), false, 'the rm copy ran');
+      }
+    }
+  });
+}
