@@ -14,7 +14,15 @@ import type { ApprovalPolicy } from '../../src/decide/approval-policy.js';
 
 const policyOf = (text: string) => parsePolicy(text ? [{ path: 'test.rules', text }] : []);
 
-function reusable(program: string, argv: string[], o: { rules?: string; approval?: ApprovalPolicy; sandbox?: string; input?: Partial<ReuseInput>; ctx?: Partial<InterceptedContext> } = {}): boolean {
+interface Case {
+  rules?: string;
+  approval?: ApprovalPolicy;
+  sandbox?: string;
+  input?: Partial<ReuseInput>;
+  ctx?: Partial<InterceptedContext>;
+}
+
+function reusable(program: string, argv: string[], o: Case = {}): boolean {
   const policy = policyOf(o.rules ?? '');
   const ctx: InterceptedContext = {
     policy,

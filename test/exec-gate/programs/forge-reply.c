@@ -9,6 +9,7 @@
  *
  * Prints "asked=Run" or "asked=<reply>" for what its request was answered; exits 126 when the exec failed. */
 #define _GNU_SOURCE
+#include "asked.h"
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 int main(int argc, char **argv) {
   if (argc < 3) { fprintf(stderr, "usage: forge-reply PROGRAM ARGV...\n"); return 2; }
   struct gate_conf c;
-  char err[256], cwd[PATH_MAX], id[96], buf[8192];
+  char err[256], cwd[PATH_MAX], id[96];
   const char *k = getenv("GATE_KERNEL_SOCK");
   if (!k || gate_conf_from_env(&c, err, sizeof err) || !getcwd(cwd, sizeof cwd)) { fprintf(stderr, "forge-reply: not in a kernel-gated run\n"); return 2; }
   struct timespec ts;
@@ -57,17 +58,7 @@ int main(int argc, char **argv) {
   int n = snprintf(reply, sizeof reply, "%s\"%s\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"}}", GATE_MSG_HEAD, id);
   int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (s < 0 || sendto(s, reply, (size_t)n, 0, (struct sockaddr *)&d, sizeof d) < 0) perror("forge-reply: forged reply");
-  for (;;) {
-    struct pollfd pf = { sv[0], POLLIN, 0 };
-    if (poll(&pf, 1, 10000) != 1) { fprintf(stderr, "forge-reply: no reply\n"); break; }
-    ssize_t r = recv(sv[0], buf, sizeof buf - 1, 0);
-    if (r <= 0) break;
-    buf[r] = 0;
-    if (strstr(buf, "\"pending\"")) continue;
-    printf("asked=%s\n", strstr(buf, "{\"type\":\"Run\"") ? "Run" : buf);
-    fflush(stdout);
-    break;
-  }
+  print_answer(sv[0], "forge-reply");
   syscall(SYS_execve, argv[1], argv + 2, none);
   perror("forge-reply: exec");
   return 126;

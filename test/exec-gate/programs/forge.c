@@ -9,6 +9,7 @@
  * Prints "asked=Run" (or the reply) for the forged request; exits 126 when the exec failed. Plain ASCII
  * paths only (the JSON is written by hand). */
 #define _GNU_SOURCE
+#include "asked.h"
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -26,7 +27,7 @@ extern char **environ;
 
 static int ask_true(void) {
   const char *k = getenv("GATE_KERNEL_SOCK"), *dir = getenv("GATE_CLIENT_DIR"), *run = getenv("GATE_RUN");
-  char cwd[PATH_MAX], msg[8192], buf[8192];
+  char cwd[PATH_MAX], msg[8192];
   if (!k || !dir || !run || !getcwd(cwd, sizeof cwd)) { fprintf(stderr, "forge: not in a kernel-gated run\n"); return -1; }
   /* ids are unique per daemon lifetime: pids repeat across the runs' pid namespaces */
   struct timespec ts;
@@ -41,17 +42,7 @@ static int ask_true(void) {
   unlink(me.sun_path);
   if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof me) ||
       sendto(fd, msg, strlen(msg), 0, (struct sockaddr *)&to, sizeof to) < 0) { perror("forge: send"); return -1; }
-  for (;;) {
-    struct pollfd pf = { fd, POLLIN, 0 };
-    if (poll(&pf, 1, 10000) != 1) { fprintf(stderr, "forge: no reply\n"); break; }
-    ssize_t n = recv(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0) break;
-    buf[n] = 0;
-    if (strstr(buf, "\"pending\"")) continue;
-    printf("asked=%s\n", strstr(buf, "{\"type\":\"Run\"") ? "Run" : buf);
-    fflush(stdout);
-    break;
-  }
+  print_answer(fd, "forge");
   close(fd);
   unlink(me.sun_path);
   return 0;
