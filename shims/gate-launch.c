@@ -519,7 +519,8 @@ static int asked_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, "run_id") && !a->run) return (a->run = gate_jstr_dup(p)) ? 0 : -1;
   if (!strcmp(key, "program") && !a->program) return (a->program = gate_jstr_dup(p)) ? 0 : -1;
   if (!strcmp(key, "argv") && *p->s == '[') return gate_jarray(p, asked_argv0, a);
-  if (!strcmp(key, "encoding") || !strcmp(key, "layer") || !strcmp(key, "real_program")) a->other = 1;
+  /* (a real_program is a symlink's target: the file's identity, read through the symlink, is what counts) */
+  if (!strcmp(key, "encoding") || !strcmp(key, "layer")) a->other = 1;
   return gate_jskip(p);
 }
 

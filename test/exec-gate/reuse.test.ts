@@ -2,8 +2,9 @@
  * Answers reused by the run's supervisor (issue 16; docs/exec-gate.md, "Answers reused"): a Run that holds
  * for any argv of a program is given again by the supervisor for the same run, path, name and file, each
  * such exec still in the audit log (marked reused) — and never once a rule changed, the file changed at
- * that path (rewritten in place or replaced), or the program is called by another name. Real daemon, real
- * gate-sh, real sandbox; each denial is shown next to the same script running when the rule allows it.
+ * that path (rewritten in place or replaced), a symlink there was pointed elsewhere, or the program is
+ * called by another name. Real daemon, real gate-sh, real sandbox; each denial is shown next to the same
+ * script running when the rule allows it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -67,7 +68,7 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
     for (const decision of ['forbidden', 'allow'] as const) {
       const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], env: { GATE_SANDBOX_MODE: mode } }));
       t.after(async () => (killAll(), rig.close()));
-      for (const v of ['a', 'b', 'c']) writeFileSync(join(rig.ws, `victim-${v}`), 'x');
+      for (const v of ['a', 'b', 'c', 'd']) writeFileSync(join(rig.ws, `victim-${v}`), 'x');
       const r = await gateSh(
         rig,
         [
@@ -77,20 +78,21 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
           'cp /bin/true ./t2; ./t2; ./t2 x; cp /bin/rm ./new; mv ./new ./t2; ./t2 -f victim-b; echo b=$?',
           // called as rm (argv[0]): a rule about rm applies to it
           'cp /bin/true ./t3; ./t3; ./t3 x; (exec -a rm ./t3 -f victim-c); echo c=$?',
+          // a symlink pointed elsewhere: its target's rules apply
+          'ln -s /bin/true ./t4; ./t4; ./t4 x; ln -sf /bin/rm ./t4; ./t4 -f victim-d; echo d=$?',
         ].join('\n'),
         { timeoutMs: 60_000 },
       );
-      for (const n of ['t1', 't2', 't3']) assert.deepEqual(execsOf(rig, join(rig.ws, n)).slice(0, 2), [[[], false], [['x'], true]], `${n} reused before the change`);
+      for (const n of ['t1', 't2', 't3', 't4']) assert.deepEqual(execsOf(rig, join(rig.ws, n)).slice(0, 2), [[[], false], [['x'], true]], `${n} reused before the change`);
       if (decision === 'forbidden') {
-        for (const v of ['a', 'b', 'c']) {
+        for (const v of ['a', 'b', 'c', 'd']) {
           assert.match(r.stdout, new RegExp(`^${v}=126$`, 'm'), `${v}: ${r.stdout}${r.stderr}`);
           assert.ok(existsSync(join(rig.ws, `victim-${v}`)), `victim-${v} was removed`);
         }
         assert.match(r.stderr, /gate-sh: denied: \S*t1 -f victim-a: /);
       } else {
-        for (const v of ['a', 'b', 'c']) assert.match(r.stdout, new RegExp(`^${v}=0$`, 'm'), `${v}: ${r.stdout}${r.stderr}`);
-        assert.equal(existsSync(join(rig.ws, 'victim-a')), false, 'the rm copy ran');
-        assert.equal(existsSync(join(rig.ws, 'victim-b')), false, 'the rm copy ran');
+        for (const v of ['a', 'b', 'c', 'd']) assert.match(r.stdout, new RegExp(`^${v}=0$`, 'm'), `${v}: ${r.stdout}${r.stderr}`);
+        for (const v of ['a', 'b', 'd']) assert.equal(existsSync(join(rig.ws, `victim-${v}`)), false, `victim-${v}: rm did not run`);
       }
     }
   });
