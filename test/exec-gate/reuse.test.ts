@@ -97,3 +97,36 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
     }
   });
 }
+
+test('a new daemon ends the reuse of the answers its predecessor gave: a rule written while no daemon ran is in force for the next exec', async (t) => {
+  for (const change of ['forbid tool', 'no change'] as const) {
+    const first = await startDaemon(execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: 'danger-full-access' } }));
+    let rig = first;
+    t.after(async () => (killAll(), rig.close()));
+    const tool = join(rig.ws, 'tool');
+    const running = gateSh(rig, `cp /bin/true ./tool; ./tool 1; ./tool 2; while [ ! -e go ]; do sleep 0.05; done; ./tool 3; echo status=$?`, {
+      timeoutMs: 60_000,
+    });
+    try {
+      await waitFor(() => execsOf(rig, tool).length >= 2 || undefined, 'two execs of tool');
+      assert.deepEqual(execsOf(rig, tool), [
+        [['1'], false],
+        [['2'], true],
+      ]);
+      await first.kill();
+      if (change === 'forbid tool') writeFileSync(join(rig.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["tool"], decision="forbidden")\n');
+      rig = await startDaemon({ ...execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: 'danger-full-access' } }), te: first.te, rules: undefined });
+    } finally {
+      writeFileSync(join(first.ws, 'go'), '');
+    }
+    const r = await running;
+    if (change === 'forbid tool') {
+      assert.match(r.stdout, /^status=126$/m, r.stderr);
+      assert.match(r.stderr, /gate-sh: denied: \S*tool 3: /);
+    } else {
+      assert.match(r.stdout, /^status=0$/m, r.stderr);
+      // asked again: the new daemon raised the epoch, so the old grant is not used
+      assert.deepEqual(execsOf(rig, tool).at(-1), [['3'], false]);
+    }
+  }
+});
