@@ -867,13 +867,16 @@ static int vec_eq(char **a, char **b) {
   return !*a && !*b;
 }
 
-/* What the stopped process (at PTRACE_EVENT_EXEC) runs is what was decided. */
+/* What the stopped process (at PTRACE_EVENT_EXEC) runs is what was decided: 1; 0 when it is not; -1 when
+ * it cannot be told (its /proc files are closed to this user: the program it now runs is not readable). */
 static int ran_as_decided(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp) {
   char exe[64];
   struct stat st;
   snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
   char **c = proc_strings(pid, "cmdline"), **e = proc_strings(pid, "environ");
-  int ok = c && e && d->known && stat(exe, &st) == 0 && vec_eq(e, envp);
+  int seen = e != NULL && stat(exe, &st) == 0;
+  if (!seen && errno == EACCES) { free_vec(c); free_vec(e); return -1; }
+  int ok = c && e && d->known && seen && vec_eq(e, envp);
   if (ok) {
     size_t nc = vec_len(c), na = vec_len(argv);
     if (st.st_dev == d->dev && st.st_ino == d->ino) ok = na ? vec_eq(c, argv) : nc == 1 && !c[0][0]; /* an empty argv gets "" */
@@ -893,11 +896,15 @@ static void after_exec(pid_t pid, const struct decided *d, const char *path, cha
     pid_t w = waitpid(-1, &st, __WALL | __WNOTHREAD); /* this thread's tracee only: this process */
     if (w < 0 && errno == EINTR) continue;
     if (w < 0 || !WIFSTOPPED(st)) return; /* gone */
-    if (st >> 16 == PTRACE_EVENT_EXEC && !ran_as_decided(w, d, path, argv, envp)) {
+    int as = st >> 16 == PTRACE_EVENT_EXEC ? ran_as_decided(w, d, path, argv, envp) : 1;
+    if (as != 1) {
       char cmd[512];
       gate_describe(cmd, sizeof cmd, argv, path);
       kill(w, SIGKILL);
-      gate_msg("exec gate: ", cmd, ": not run: the kernel was about to run something other than what was checked (its program or arguments were rewritten during the check, by another thread or a process sharing its memory); the process was killed", NULL);
+      if (as < 0)
+        gate_msg("exec gate: ", cmd, ": not run: what the kernel runs cannot be checked after the exec (the program is not readable by this user, mode --x, so its arguments cannot be compared with what was decided); the process was killed; make the program readable", NULL);
+      else
+        gate_msg("exec gate: ", cmd, ": not run: the kernel was about to run something other than what was checked (its program or arguments were rewritten during the check, by another thread or a process sharing its memory); the process was killed", NULL);
       while (waitpid(w, &st, __WALL) < 0 && errno == EINTR) {}
       return;
     }
@@ -966,6 +973,12 @@ static void decide(struct seccomp_notif *req, int seq) {
     decided.dev = fst.st_dev; decided.ino = fst.st_ino; decided.known = 1;
     gate_ident_of(&decided.id, &fst);
     decided.script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+  }
+  /* an execute-only program (mode --x, not root): the kernel runs it though nobody may read it; its
+   * identity is all the checks need (a #! script it cannot be: its interpreter could not read it) */
+  else if (stat(file, &fst) == 0) {
+    decided.dev = fst.st_dev; decided.ino = fst.st_ino; decided.known = 1;
+    gate_ident_of(&decided.id, &fst);
   }
   if (fd >= 0) close(fd);
   /* the LD_PRELOAD layer's answer for this very exec (see "pairing"): the request it would have sent */
