@@ -12,10 +12,12 @@ import { codexHome, gatePaths, gateHome, type Env } from '../protocol/paths.js';
 import { lookupSkill, skillsFor } from '../skills/lookup.js';
 import type { PolicyLoader } from './policy-watch.js';
 import { sameSourcedFiles, sourceReader, type SourcedFile } from './sourced-files.js';
-import { ProgramIdentity } from './program-identity.js';
+import { inProcessRunners, ProgramIdentity } from './program-identity.js';
 
 /** One for the daemon: its hash cache outlives policy reloads. */
 const identity = new ProgramIdentity();
+/** Looked up once: the loaders and multi-call binaries a copy of which is judged as what it runs. */
+const RUNNERS = inProcessRunners();
 
 export interface BindingOptions {
   env: Env;
@@ -85,7 +87,7 @@ function deciderIo(trusted: Env): DeciderIo<SourcedFile> {
     readSources: () => sourceReader({ hidden }),
     sameSources: sameSourcedFiles,
     skillFor: (program, cwd) => lookupSkill(program, skillsFor(trusted, cwd)),
-    guardPrograms: (names) => identity.setNames(names),
+    guardPrograms: (names) => identity.setNames([...names, ...RUNNERS]),
     knownAs,
     shebangOf,
   };

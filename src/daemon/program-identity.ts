@@ -1,7 +1,8 @@
 /**
  * Programs known by what they are (docs/exec-gate.md): a copy, hard link, rename, memfd or deleted file
  * holding the same bytes as an executable that a `prompt` or `forbidden` rule names is judged as that
- * program. The named executables are the rules' first words found on the system PATH (or the path a rule
+ * program; so is one holding the dynamic loader or a multi-call binary (`./ld /bin/rm f` runs rm as the
+ * loader does: judged as the program it runs, src/script/in-process.ts). The named executables are the rules' first words found on the system PATH (or the path a rule
  * names); a file is compared with them only when its size equals one of theirs, and then by SHA-256 of its
  * contents, cached by device, inode, size and mtime.
  *
@@ -10,7 +11,8 @@
  * kernel is about to run (up to a rewrite between the check and the exec: docs/exec-gate.md).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { isLoader, MULTI_CALL } from '../script/in-process.js';
 import { basename, join } from 'node:path';
 
 /** Where a rule's bare program name is looked up (a trusted, fixed list: not the caller's PATH). */
@@ -30,6 +32,25 @@ function statOrNull(p: string): Stats | null {
   } catch {
     return null;
   }
+}
+
+/** Where the dynamic loaders live (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld-musl-*.so.1). */
+const LOADER_DIRS = ['/lib64', '/lib', '/usr/lib64', '/usr/lib'];
+
+/** Programs that run another program in their own process, known by their bytes too: the loaders found on
+ * this system (by path) and the multi-call binaries (by name, on the system PATH). */
+export function inProcessRunners(): string[] {
+  const loaders: string[] = [];
+  for (const d of LOADER_DIRS) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const n of names) if (isLoader(n)) loaders.push(join(d, n));
+  }
+  return [...loaders, ...MULTI_CALL];
 }
 
 export class ProgramIdentity {

@@ -62,6 +62,8 @@ const SPELLINGS: [string, string][] = [
     `python3 -c 'import os,sys; p=os.posix_spawn("${LOADER}", ["ld.so", "/bin/rm", "-f", sys.argv[1]], {}); os.waitpid(p, 0)' "$T"`,
   ],
   ['busybox rm', `busybox rm -f "$T"`],
+  // a copy of the loader under another name is the loader (src/daemon/program-identity.ts)
+  ['a copy of the dynamic loader run as the program', `./loader-copy /bin/rm -f "$T"`],
   // the same bytes under another name (src/daemon/program-identity.ts); the files are made before the run
   ['a copy of rm', `./copy-of-rm -f "$T"`],
   ['a hard link to rm', `./link-to-rm -f "$T"`],
@@ -89,7 +91,8 @@ function prepareCopies(work: string): void {
   copyFileSync('/bin/rm', join(work, 'rm-before-rename'));
   renameSync(join(work, 'rm-before-rename'), join(work, 'renamed-rm'));
   writeFileSync(join(work, 'rm'), '#!/bin/sh\nfor a; do case $a in -*) ;; *) exec python3 -c "import os,sys; os.unlink(sys.argv[1])" "$a";; esac; done\n');
-  for (const f of ['copy-of-rm', 'link-to-rm', 'renamed-rm', 'rm']) chmodSync(join(work, f), 0o755);
+  copyFileSync(LOADER, join(work, 'loader-copy'));
+  for (const f of ['copy-of-rm', 'link-to-rm', 'renamed-rm', 'rm', 'loader-copy']) chmodSync(join(work, f), 0o755);
 }
 
 const MODES = ['workspace-write', 'read-only', 'danger-full-access'] as const;
