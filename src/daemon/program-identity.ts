@@ -3,8 +3,9 @@
  * holding the same bytes as an executable that a `prompt` or `forbidden` rule names is judged as that
  * program; so is one holding the dynamic loader or a multi-call binary (`./ld /bin/rm f` runs rm as the
  * loader does: judged as the program it runs, src/script/in-process.ts). The named executables are the
- * rules' first words found on the system PATH (or the path a rule names); a file is compared with them only when its size equals one of theirs, and then by SHA-256 of its
- * contents, cached by device, inode, size and mtime.
+ * rules' first words found on the system PATH (or the path a rule names); a file is compared with them
+ * only when its size equals one of theirs, and then by SHA-256 of its contents, cached by device, inode,
+ * size and mtime.
  *
  * I/O edge of the daemon (stat and read of program files). Trust: the file is the one the exec named — for
  * the kernel layer a /proc/<pid>/fd or /proc/<pid>/root path the supervisor gives, so the bytes are those the
