@@ -443,6 +443,18 @@ static int pair_any(struct pair *t, pid_t pid) {
   return any;
 }
 
+/* An exec request answered by the supervisor itself: Run, or Escalate with token. */
+static void answer_here(const struct peer *to, const char *id, const char *token) {
+  struct gbuf r; gb_init(&r);
+  gb_puts(&r, GATE_MSG_HEAD "\"");
+  gb_puts(&r, id);
+  gb_puts(&r, token ? "\",\"type\":\"exec\",\"action\":{\"type\":\"Escalate\"},\"escalation_token\":" : "\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"}");
+  if (token) gb_json_str(&r, token, strlen(token), 0);
+  gb_puts(&r, "}");
+  if (!r.oom) peer_send(to, r.p, r.len);
+  gb_free(&r);
+}
+
 /* A request from pid for the program the kernel layer has just let it exec (LANDED, see above): answered
  * Run here, 1; else 0 (the request goes to the daemon). rest: the request after its id. */
 static int landed_answer(const char *id, const char *rest, const char *end, pid_t pid, const struct peer *from) {
@@ -475,15 +487,8 @@ static int landed_answer(const char *id, const char *rest, const char *end, pid_
   gb_free(&key);
   if (!hit) return 0;
   /* the daemon's answer to the kernel layer: Run, or Escalate with the token it granted */
-  struct gbuf r; gb_init(&r);
-  gb_puts(&r, GATE_MSG_HEAD "\"");
-  gb_puts(&r, id);
-  gb_puts(&r, token ? "\",\"type\":\"exec\",\"action\":{\"type\":\"Escalate\"},\"escalation_token\":" : "\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"}");
-  if (token) gb_json_str(&r, token, strlen(token), 0);
-  gb_puts(&r, "}");
+  answer_here(from, id, token);
   free(token);
-  if (!r.oom) peer_send(from, r.p, r.len);
-  gb_free(&r);
   return 1;
 }
 
@@ -573,12 +578,7 @@ static int reused_answer(const char *msg, size_t n, const char *id, const char *
   char *key = strndup(rest, (size_t)(msg + n - rest));
   if (!key || tell_reused(grant, rest, msg + n)) { free(key); return 0; }
   pair_add(PAIRS, pid, key, file, NULL);
-  struct gbuf r; gb_init(&r);
-  gb_puts(&r, GATE_MSG_HEAD "\"");
-  gb_puts(&r, id);
-  gb_puts(&r, "\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"}}");
-  if (!r.oom) peer_send(from, r.p, r.len);
-  gb_free(&r);
+  answer_here(from, id, NULL);
   return 1;
 }
 
