@@ -55,8 +55,8 @@ export const nodeFs: FsView = {
 /**
  * The same view, each answer kept for the wrapper's life (one argv build): the builders ask about the same
  * paths several times (the gate's own folders by protectExtra and gateMounts, /tmp, each root's entries),
- * 52 lookups of 34 paths for a workspace-write turn, each a system call. One build then also sees one
- * answer per path, never two that disagree because the filesystem changed in between.
+ * 52 lookups of 34 paths for a workspace-write turn, each a system call. A path's kind and real path are
+ * kept apart, so the two are made to agree when the path appeared between the questions (below).
  */
 export function memoFs(fs: FsView): FsView {
   const kinds = new Map<string, EntryKind | null>();
@@ -69,9 +69,20 @@ export function memoFs(fs: FsView): FsView {
     m.set(p, v);
     return v;
   };
+  // A path that appears during the build (another run made CODEX_HOME) may be missing for one question and
+  // there for the next: an answer that it exists drops a kept answer that it does not, so a folder is never
+  // taken for a dangling symlink (it exists, yet has no real path).
   return {
-    kind: memo(kinds, (p) => fs.kind(p)),
-    realpath: memo(reals, (p) => fs.realpath(p)),
+    kind: memo(kinds, (p) => {
+      const k = fs.kind(p);
+      if (k !== null && k !== 'symlink' && reals.get(p) === null) reals.delete(p);
+      return k;
+    }),
+    realpath: memo(reals, (p) => {
+      const r = fs.realpath(p);
+      if (r !== null && kinds.get(p) === null) kinds.delete(p);
+      return r;
+    }),
     readText: memo(texts, (p) => fs.readText(p)),
     readlink: memo(links, (p) => fs.readlink(p)),
   };
