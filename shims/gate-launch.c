@@ -834,7 +834,8 @@ static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flag
  * anything else and the process is killed before it runs. A failed exec returns to the program, where a
  * PTRACE_INTERRUPT sent after the answer stops it; either way the process is let go (PTRACE_DETACH). */
 
-struct decided { dev_t dev; ino_t ino; int known, script; struct gate_ident id; };
+/* id: the file decided on (id.known: it could be told); script: it starts with #! */
+struct decided { struct gate_ident id; int script; };
 
 /* A /proc file of NUL-terminated strings (cmdline, environ) as a vector; NULL when unreadable. */
 static char **proc_strings(pid_t pid, const char *what) {
@@ -876,10 +877,10 @@ static int ran_as_decided(pid_t pid, const struct decided *d, const char *path, 
   char **c = proc_strings(pid, "cmdline"), **e = proc_strings(pid, "environ");
   int seen = e != NULL && stat(exe, &st) == 0;
   if (!seen && errno == EACCES) { free_vec(c); free_vec(e); return -1; }
-  int ok = c && e && d->known && seen && vec_eq(e, envp);
+  int ok = c && e && d->id.known && seen && vec_eq(e, envp);
   if (ok) {
     size_t nc = vec_len(c), na = vec_len(argv);
-    if (st.st_dev == d->dev && st.st_ino == d->ino) ok = na ? vec_eq(c, argv) : nc == 1 && !c[0][0]; /* an empty argv gets "" */
+    if (st.st_dev == d->id.dev && st.st_ino == d->id.ino) ok = na ? vec_eq(c, argv) : nc == 1 && !c[0][0]; /* an empty argv gets "" */
     /* a #! script: its interpreter runs, with the script's path (as the exec named it) and the arguments */
     else ok = d->script && na >= 1 && nc >= na + 1 && vec_eq(c + (nc - na + 1), argv + 1) &&
               ((nc - na + 1 >= 2 && !strcmp(c[1], path)) || (nc - na + 1 >= 3 && !strcmp(c[2], path)));
@@ -970,14 +971,12 @@ static void decide(struct seccomp_notif *req, int seq) {
   int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd >= 0 && fstat(fd, &fst) == 0) {
     char magic[2];
-    decided.dev = fst.st_dev; decided.ino = fst.st_ino; decided.known = 1;
     gate_ident_of(&decided.id, &fst);
     decided.script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
   }
   /* an execute-only program (mode --x, not root): the kernel runs it though nobody may read it; its
    * identity is all the checks need (a #! script it cannot be: its interpreter could not read it) */
   else if (stat(file, &fst) == 0) {
-    decided.dev = fst.st_dev; decided.ino = fst.st_ino; decided.known = 1;
     gate_ident_of(&decided.id, &fst);
   }
   if (fd >= 0) close(fd);
