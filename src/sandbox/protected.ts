@@ -50,11 +50,15 @@ function gitdirTarget(gitFile: string, fs: FsView): MountOp[] {
   return real ? [{ op: 'ro-bind', src: real, dest: real }] : [];
 }
 
-/** The path's nearest existing ancestor (resolved) and the first missing component below it. */
-export function firstMissing(path: string, fs: FsView): string {
+/**
+ * The path's nearest existing ancestor (resolved) and the first missing component below it; null when the
+ * path itself exists after all (another run made it since it was found missing).
+ */
+export function firstMissing(path: string, fs: FsView): string | null {
   const parts = normAbs(path).split('/').filter(Boolean);
   let i = parts.length;
   while (i > 0 && fs.kind('/' + parts.slice(0, i).join('/')) === null) i--;
+  if (i === parts.length) return null;
   const existing = '/' + parts.slice(0, i).join('/');
   const real = fs.realpath(existing);
   if (real === null) throw new SandboxError(`cannot protect ${path}: ${existing} is a dangling symlink`);
@@ -71,8 +75,19 @@ export function protectExtra(path: string, before: readonly MountOp[], fs: FsVie
   if (real !== null) return [{ op: 'ro-bind', src: real, dest: real }];
   if (fs.kind(path) === 'symlink') throw new SandboxError(`cannot protect ${path}: it is a dangling symlink`);
   const first = firstMissing(path, fs);
+  if (first === null) {
+    const now = appeared(path, fs, 'protect');
+    return [{ op: 'ro-bind', src: now, dest: now }];
+  }
   if (!hostWritable(before, first)) return [];
   return isFile && first === path ? [{ op: 'ro-bind', src: '/dev/null', dest: first }] : [{ op: 'empty-ro', dest: first }];
+}
+
+/** The real path of a path found missing that exists now (the memo asks again once it is seen to exist). */
+function appeared(path: string, fs: FsView, verb: string): string {
+  const real = fs.realpath(path);
+  if (real === null) throw new SandboxError(`cannot ${verb} ${path}: it appeared while the sandbox was built, and its real path cannot be told`);
+  return real;
 }
 
 /** Paths that must not be visible inside at all (the approval folder): an empty read-only folder on top. */
@@ -83,6 +98,7 @@ export function hidePath(path: string, before: readonly MountOp[], fs: FsView): 
     return [{ op: 'empty-ro', dest: real }];
   }
   const first = firstMissing(path, fs);
+  if (first === null) return hidePath(appeared(path, fs, 'hide'), before, fs);
   if (hostWritable(before, first)) return [{ op: 'empty-ro', dest: first }];
   throw new SandboxError(`cannot hide ${path} from the sandbox: it does not exist yet (create it before running)`);
 }

@@ -1,12 +1,14 @@
 /**
  * The sandbox builders' memo of the filesystem (src/sandbox/fs-view.ts, memoFs): a path that appears
  * between two questions about it (another gated run made CODEX_HOME meanwhile) is never taken for a
- * dangling symlink. Pure: a plain-data filesystem changed between the calls.
+ * dangling symlink, nor taken for missing once it is seen to exist. Pure: a plain-data filesystem changed
+ * between the calls.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fakeFs, memoFs } from '../../src/sandbox/fs-view.js';
-import { firstMissing } from '../../src/sandbox/protected.js';
+import { fakeFs, memoFs, type FsView } from '../../src/sandbox/fs-view.js';
+import type { MountOp } from '../../src/sandbox/mounts.js';
+import { firstMissing, hidePath, protectExtra } from '../../src/sandbox/protected.js';
 
 test('a folder made after its real path was asked: its kind and real path agree, and protecting a path below it works', () => {
   const entries: Record<string, string> = { '/t': 'dir' };
@@ -32,4 +34,35 @@ test('a real dangling symlink is still one', () => {
   assert.equal(fs.realpath('/t/ch'), null);
   assert.equal(fs.kind('/t/ch'), 'symlink');
   assert.throws(() => firstMissing('/t/ch/rules', fs), /dangling symlink/);
+});
+
+/** A filesystem where `made` appears right after the first question about its real path (found missing). */
+function appearsAfterRealpath(made: string): FsView {
+  const entries: Record<string, string> = { '/t': 'dir' };
+  if (made.startsWith('/t/ch/')) entries['/t/ch'] = 'dir';
+  const fs = fakeFs(entries);
+  return {
+    ...fs,
+    realpath: (p) => {
+      const r = fs.realpath(p);
+      if (p === made && r === null) entries[made] = 'dir';
+      return r;
+    },
+  };
+}
+
+const WRITABLE: MountOp[] = [{ op: 'bind', src: '/', dest: '/' }];
+
+test('a path missing for its real path and there for its kind (made in between) is protected and hidden as the folder it now is', () => {
+  for (const made of ['/t/ch', '/t/ch/rules']) {
+    assert.deepEqual(protectExtra(made, WRITABLE, memoFs(appearsAfterRealpath(made))), [{ op: 'ro-bind', src: made, dest: made }]);
+    assert.deepEqual(hidePath(made, WRITABLE, memoFs(appearsAfterRealpath(made))), [{ op: 'empty-ro', dest: made }]);
+    const fs = memoFs(appearsAfterRealpath(made));
+    assert.equal(fs.realpath(made), null);
+    assert.equal(firstMissing(made, fs), null);
+  }
+  // still missing: the first missing component, as before
+  const fs = memoFs(fakeFs({ '/t': 'dir' }));
+  assert.equal(firstMissing('/t/ch/rules', fs), '/t/ch');
+  assert.deepEqual(protectExtra('/t/ch/rules', WRITABLE, fs), [{ op: 'empty-ro', dest: '/t/ch' }]);
 });
