@@ -47,6 +47,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -181,14 +182,17 @@ static int recv_fd(int sock, int *why) {
 /* ---------- reading the notifying process ---------- */
 
 /* The process's memory is read a page at a time and each page kept for the rest of this exec's reading:
- * argv and envp strings lie close together (a stack, or a few heap pages), so an exec costs a few reads of
- * /proc/<pid>/mem instead of two per string (each read walks the remote page tables). */
+ * argv and envp strings lie close together (a stack, or a few heap pages), so an exec costs a few reads
+ * instead of two per string (each read walks the remote page tables). The reads are process_vm_readv, not
+ * /proc/<pid>/mem: no file to open and close per exec; the kernel asks the same ptrace access of both. The
+ * pid cannot name another process meanwhile: the notification is checked still valid after the reads
+ * (the process is still waiting in its exec, so it was alive, and its pid its own, all along). */
 #define PAGE 4096
 #define CACHED_PAGES 16
 
 struct proc {
   pid_t pid;   /* as the supervisor sees it */
-  int mem;     /* /proc/<pid>/mem */
+  int error;   /* errno of the first read that failed, 0 when none did */
   size_t total;
   int used, next;
   uint64_t at[CACHED_PAGES];
@@ -204,14 +208,17 @@ static const char *page_of(struct proc *p, uint64_t addr) {
   for (int i = 0; i < p->used; i++) if (p->at[i] == base) return p->page[i];
   if (!p->page && !(p->page = THREAD_PAGES ? THREAD_PAGES : (THREAD_PAGES = malloc(CACHED_PAGES * (size_t)PAGE)))) return NULL;
   int slot = p->used < CACHED_PAGES ? p->used++ : (p->next++ % CACHED_PAGES);
-  if (pread(p->mem, p->page[slot], PAGE, (off_t)base) != PAGE) { p->at[slot] = 1; return NULL; } /* 1: no page's address */
+  struct iovec here = { p->page[slot], PAGE }, there = { (void *)(uintptr_t)base, PAGE };
+  if (process_vm_readv(p->pid, &here, 1, &there, 1, 0) != PAGE) {
+    if (!p->error) p->error = errno ? errno : EFAULT;
+    p->at[slot] = 1; /* 1: no page's address */
+    return NULL;
+  }
   p->at[slot] = base;
   return p->page[slot];
 }
 
 static void proc_done(struct proc *p) {
-  if (p->mem >= 0) close(p->mem);
-  p->mem = -1;
   p->page = NULL; /* the thread's, kept */
 }
 
@@ -285,27 +292,35 @@ static int read_link(const char *path, char *out, size_t n) {
   return 0;
 }
 
-/* The pid as the process knows itself (innermost namespace: what the LD_PRELOAD layer reports). */
-static long own_pid(pid_t pid) {
+/* A process's pids, from one read of /proc/<pid>/status: own is the pid as the process knows itself
+ * (innermost namespace: what the LD_PRELOAD layer reports; pid when unknown), parent its parent's as the
+ * supervisor sees it (-1 when unknown). */
+struct ids { long own, parent; };
+
+static struct ids ids_of(pid_t pid) {
+  struct ids r = { pid, -1 };
   char path[64], buf[4096];
   snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return pid;
+  if (fd < 0) return r;
   ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
-  if (n <= 0) return pid;
+  if (n <= 0) return r;
   buf[n] = 0;
+  char *pp = strstr(buf, "\nPPid:");
+  if (pp) r.parent = strtol(pp + 6, NULL, 10);
   char *l = strstr(buf, "\nNSpid:");
-  if (!l) return pid;
+  if (!l) return r;
   l += 7;
-  long last = pid;
   for (;;) {
     while (*l == ' ' || *l == '\t') l++;
     if (*l < '0' || *l > '9') break;
-    last = strtol(l, &l, 10);
+    r.own = strtol(l, &l, 10);
   }
-  return last;
+  return r;
 }
+
+static long own_pid(pid_t pid) { return ids_of(pid).own; }
 
 /* ---------- the supervisor ---------- */
 
@@ -760,13 +775,6 @@ static void respond(uint64_t id, int error) {
 
 static int still_valid(uint64_t id) { return ioctl(S.listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0; }
 
-/* A number field of /proc/<pid>/status ("\nPPid:"); -1 when it cannot be read. */
-static long status_field(pid_t pid, const char *field) {
-  char buf[4096];
-  const char *v = gate_status_field(pid, field, buf, sizeof buf);
-  return v ? strtol(v, NULL, 10) : -1;
-}
-
 /* The inputs of an exec (its request after the id, as the LD_PRELOAD layer builds it) into k; NULL when
  * out of memory. */
 static const char *inputs(struct gbuf *k, const struct gate_conf *as, const char *program, char **argv, const char *cwd, char **envp, long pid) {
@@ -778,8 +786,7 @@ static const char *inputs(struct gbuf *k, const struct gate_conf *as, const char
 
 /* posix_spawn, system(), popen(): the exec'ing task is a child sharing its parent's address space (glibc's
  * clone(CLONE_VM|CLONE_VFORK)), and the parent's LD_PRELOAD layer asked, with the parent's pid. */
-static int spawned_pair(pid_t pid, const struct gate_conf *as, const char *program, char **argv, const char *cwd, char **envp, const struct gate_ident *file) {
-  long parent = status_field(pid, "\nPPid:");
+static int spawned_pair(long parent, pid_t pid, const struct gate_conf *as, const char *program, char **argv, const char *cwd, char **envp, const struct gate_ident *file) {
   if (parent <= 1 || !pair_any(PAIRS, (pid_t)parent)) return 0;
   if (syscall(SYS_kcmp, (pid_t)parent, pid, KCMP_VM, 0, 0) != 0) return 0; /* its own memory, or unknown */
   struct gbuf k;
@@ -791,15 +798,12 @@ static int spawned_pair(pid_t pid, const struct gate_conf *as, const char *progr
 
 /* The kernel layer let pid exec file on the daemon's Run, or Escalate (token): the new program's own check
  * is answered with it (LANDED). */
-static void land(pid_t pid, const struct gate_conf *as, char **argv, const char *cwd, char **envp, const char *file, const char *token) {
-  struct stat st;
+static void land(pid_t pid, long own, const struct gate_conf *as, char **argv, const char *cwd, char **envp, const struct gate_ident *id, const char *token) {
   struct gbuf k;
-  if (stat(file, &st)) return;
-  const char *key = inputs(&k, as, "", argv, cwd, envp, own_pid(pid));
+  if (!id->known) return;
+  const char *key = inputs(&k, as, "", argv, cwd, envp, own);
   char *copy = key ? strdup(key) : NULL, *tok = token ? strdup(token) : NULL;
-  struct gate_ident id;
-  gate_ident_of(&id, &st);
-  if (copy && (!token || tok)) pair_add(LANDED, pid, copy, &id, tok);
+  if (copy && (!token || tok)) pair_add(LANDED, pid, copy, id, tok);
   else { free(copy); free(tok); }
   gb_free(&k);
 }
@@ -925,28 +929,25 @@ static void decide(struct seccomp_notif *req, int seq) {
   uint64_t a0 = req->data.args[0], a1 = req->data.args[1], a2 = req->data.args[2], a3 = req->data.args[3];
   uint64_t pathp = at ? a1 : a0, argvp = at ? a2 : a1, envpp = at ? a3 : a2;
   int dirfd = (int)a0, flags = at ? (int)req->data.args[4] : 0;
-  char memp[64], cwdl[64], cwd[PATH_MAX], program[PATH_MAX], cmd[512], err[1200], id[96];
+  char cwdl[64], cwd[PATH_MAX], program[PATH_MAX], cmd[512], err[1200], id[96];
   char *path = NULL, **argv = NULL, **envp = NULL;
   int ok1 = 0, ok2 = 0, error = EACCES, expected = 0;
-  struct proc p = { .pid = pid, .mem = -1 };
+  struct proc p = { .pid = pid };
   char file[PATH_MAX + 64];
   struct decided decided = { 0 };
-  snprintf(memp, sizeof memp, "/proc/%d/mem", (int)pid);
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)pid);
-  p.mem = open(memp, O_RDONLY | O_CLOEXEC);
-  int open_errno = errno;
-  /* the pid may have been reused by the time it was opened: valid id after open = the right process (an
-   * exec no longer waiting is not answered, nor reported: nobody waits for it) */
-  if (!still_valid(req->id)) goto done;
-  if (p.mem < 0) {
-    char pidn[24];
-    gate_msg("exec gate: an exec of process ", gate_num(pidn, (unsigned long)own_pid(pid), 10), " not run: its memory cannot be read: ", strerror(open_errno));
-    goto done;
-  }
   path = read_str(&p, pathp);
   argv = read_vec(&p, argvp, &ok1);
   envp = read_vec(&p, envpp, &ok2);
   if (read_link(cwdl, cwd, sizeof cwd)) strcpy(cwd, "/");
+  /* the pid may have died and been reused while it was read: a still valid id after the reads = it was
+   * the waiting process all along (an exec no longer waiting is not answered, nor reported: nobody waits) */
+  if (!still_valid(req->id)) goto done;
+  if (p.error == EPERM || p.error == EACCES || p.error == ESRCH) {
+    char pidn[24];
+    gate_msg("exec gate: an exec of process ", gate_num(pidn, (unsigned long)own_pid(pid), 10), " not run: its memory cannot be read: ", strerror(p.error));
+    goto done;
+  }
   if (!path || !ok1 || !ok2) {
     gate_describe(cmd, sizeof cmd, argv, path ? path : "?");
     gate_msg("exec gate: ", cmd, ": not run: its arguments could not be read (or are too large for the gate)", NULL);
@@ -984,18 +985,19 @@ static void decide(struct seccomp_notif *req, int seq) {
   struct gate_conf as = S.conf;
   for (char **e = envp; *e; e++) if (!strncmp(*e, "GATE_RUN=", 9)) { as.run_id = *e + 9; break; }
   struct gbuf same; gb_init(&same);
-  gate_exec_request_for(&same, &as, "", program, argv, cwd, envp, S.own_preload, S.own_path, own_pid(pid), NULL);
+  struct ids ids = ids_of(pid);
+  gate_exec_request_for(&same, &as, "", program, argv, cwd, envp, S.own_preload, S.own_path, ids.own, NULL);
   char none[4];
   const char *key = same.oom ? NULL : after_id(same.p, same.len, none, sizeof none);
   /* a file without a name (memfd, deleted) is always asked about: the daemon knows it by its bytes */
   int nameless = !strncmp(program, "/memfd:", 7) || strstr(program, " (deleted)") != NULL;
   int paired = key && !nameless && pair_take(PAIRS, pid, key, &decided.id, NULL);
   gb_free(&same);
-  if (!paired && !nameless) paired = spawned_pair(pid, &as, program, argv, cwd, envp, &decided.id);
+  if (!paired && !nameless) paired = spawned_pair(ids.parent, pid, &as, program, argv, cwd, envp, &decided.id);
   if (paired) { error = 0; goto done; }
   gate_new_id(id, sizeof id);
   struct gbuf msg; gb_init(&msg);
-  gate_exec_request_for(&msg, &S.conf, id, program, argv, cwd, envp, S.own_preload, S.own_path, own_pid(pid), "kernel");
+  gate_exec_request_for(&msg, &S.conf, id, program, argv, cwd, envp, S.own_preload, S.own_path, ids.own, "kernel");
   /* the run the process carries: where the LD_PRELOAD layer's answer for this exec is found (pairing) */
   for (char **e = envp; *e; e++) {
     if (strncmp(*e, "GATE_RUN=", 9) || msg.len < 1 || msg.oom) continue;
@@ -1026,7 +1028,7 @@ static void decide(struct seccomp_notif *req, int seq) {
   int reusable = inputs_text && !nameless && !decided.script && argv[0] && gate_same_name(argv[0], program);
   if (reusable && gate_reuse_find(S.conf.run_id, program, &decided.id, grant) && !tell_reused(grant, inputs_text, msg.p + msg.len)) {
     error = 0;
-    land(pid, &as, argv, cwd, envp, file, NULL);
+    land(pid, ids.own, &as, argv, cwd, envp, &decided.id, NULL);
     gb_free(&msg);
     goto done;
   }
@@ -1041,7 +1043,7 @@ static void decide(struct seccomp_notif *req, int seq) {
    * program's constructor with the token the daemon granted for this exec, handed over from LANDED) */
   else if (r.action == GA_RUN || r.action == GA_ESCALATE) {
     error = 0;
-    if (!nameless && (r.action == GA_RUN || r.token[0])) land(pid, &as, argv, cwd, envp, file, r.action == GA_RUN ? NULL : r.token);
+    if (!nameless && (r.action == GA_RUN || r.token[0])) land(pid, ids.own, &as, argv, cwd, envp, &decided.id, r.action == GA_RUN ? NULL : r.token);
     /* kept only when the file is still the one read before asking (so the one the daemon judged) */
     struct stat again;
     struct gate_ident now = { 0 };
