@@ -5,7 +5,10 @@
  *    under plain bash, in interleaved rounds; target: p50 overhead <= 0.5 ms;
  *  - per exec from a static program (fork + execv + wait, timed inside it): the kernel layer alone asks;
  *  - a real C build: 60 generated files, `make -j2`, through gate-sh and through plain bash, alternating
- *    which goes first; target: gated/plain wall time <= 1.10.
+ *    which goes first; target: gated/plain wall time <= 1.10;
+ *  - the floors on this machine, none of gate-sh's work in them: an exec whose execve a parent process
+ *    answers "continue" through seccomp user notification (programs/notif-floor.c), the same also followed
+ *    to its end with ptrace, and bash's execs with an empty library in LD_PRELOAD (each over plain).
  * Prints one JSON object on its last line.
  */
 import { execFileSync } from 'node:child_process';
@@ -72,6 +75,36 @@ async function fromStatic(rig: DaemonProc, loop: string): Promise<{ gated: numbe
   return { gated: sorted(gated), plain: sorted(plain) };
 }
 
+/** The floors: the mechanisms the two layers stand on, with none of gate-sh's work, against plain. */
+async function floors(rig: DaemonProc, bin: string): Promise<Record<string, number>> {
+  const floor = join(bin, 'notif-floor');
+  const empty = join(bin, 'empty.so');
+  execFileSync('gcc', ['-static', '-O2', '-o', floor, join(ROOT, 'test', 'bench', 'programs', 'notif-floor.c')]);
+  writeFileSync(join(bin, 'empty.c'), 'int gate_bench_empty;\n');
+  execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', empty, join(bin, 'empty.c')]);
+  const nums = (s: string) => s.trim().split('\n').map(Number).filter(Number.isFinite);
+  const xs: Record<'plain' | 'notif' | 'follow' | 'bash' | 'preload', number[]> = { plain: [], notif: [], follow: [], bash: [], preload: [] };
+  const loop = join(bin, 'exec-loop');
+  for (let i = 0; i < ROUNDS; i++) {
+    const take = async (k: keyof typeof xs, program: string, args: string[], env = rig.env) => {
+      const r = await run(program, args, { env, cwd: rig.ws, timeoutMs: 300_000 });
+      check(k, r);
+      xs[k].push(...(k === 'bash' || k === 'preload' ? durations(r.stdout) : nums(r.stdout)));
+    };
+    await take('plain', loop, [String(PER_ROUND), '/bin/true']);
+    await take('notif', floor, [String(PER_ROUND), '/bin/true']);
+    await take('follow', floor, ['--follow', String(PER_ROUND), '/bin/true']);
+    await take('bash', '/bin/bash', ['./true.sh']);
+    await take('preload', '/bin/bash', ['./true.sh'], { ...rig.env, LD_PRELOAD: empty });
+  }
+  const p50 = (k: keyof typeof xs) => pct(sorted(xs[k]), 50);
+  return {
+    floor_notif_overhead_p50_ms: r3(p50('notif') - p50('plain')),
+    floor_notif_follow_overhead_p50_ms: r3(p50('follow') - p50('plain')),
+    floor_empty_preload_overhead_p50_ms: r3(p50('preload') - p50('bash')),
+  };
+}
+
 /** A small C project: FILES sources with a few functions each, a main, a Makefile. */
 function project(dir: string): void {
   mkdirSync(dir, { recursive: true });
@@ -127,6 +160,7 @@ async function main(): Promise<Record<string, unknown>> {
     const b = await fromBash(rig);
     const s = await fromStatic(rig, loop);
     const c = await build(rig);
+    const f = await floors(rig, bin);
     const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
     figures = {
       layers: 'LD_PRELOAD + kernel (seccomp user notification)',
@@ -147,6 +181,7 @@ async function main(): Promise<Record<string, unknown>> {
       build_ms_plain: c.plain.map(Math.round),
       build_ratio_mean: r3(mean(c.gated) / mean(c.plain)),
       target_build_ratio: 1.1,
+      ...f,
       loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };
   } finally {
