@@ -1,5 +1,7 @@
 // Runs every compiled test file (dist/test/**/*.test.js) with node:test. Extra args filter by path substring.
-// A watchdog (GATE_TEST_WATCHDOG_S, default 1500 s) kills the whole run if it hangs: CI fails, it never stalls.
+// A test file that hangs fails by name after GATE_TEST_TIMEOUT_S (default 600 s: node's --test-timeout
+// bounds each file's run) and the other files go on; a watchdog (GATE_TEST_WATCHDOG_S, default 1500 s)
+// kills the whole run if it still hangs: CI fails, it never stalls.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
@@ -20,7 +22,11 @@ if (files.length === 0) {
 }
 const limit = Number(process.env.GATE_TEST_WATCHDOG_S || 1500);
 // its own process group, so the watchdog can take every test process and daemon down with it
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', ...files], { stdio: 'inherit', detached: true });
+const perFile = Number(process.env.GATE_TEST_TIMEOUT_S || 600);
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', `--test-timeout=${perFile * 1000}`, ...files], {
+  stdio: 'inherit',
+  detached: true,
+});
 const watchdog = setTimeout(() => {
   console.error(`\ntest watchdog: the suite ran longer than ${limit} s; killing it (a test is hanging)`);
   try {
