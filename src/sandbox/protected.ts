@@ -30,12 +30,13 @@ export function protectRoot(root: string, fs: FsView, opts: ProtectOptions): Mou
   for (const name of PROTECTED_NAMES) {
     const p = posix.join(root, name);
     const kind = fs.kind(p);
-    if (kind === null) {
+    // a symlink without a target is refused; an entry removed since its kind was asked is a missing one
+    const real = kind === null ? null : fs.realpath(p);
+    if (real === null && kind === 'symlink') throw new SandboxError(`cannot protect ${p}: it is a dangling symlink`);
+    if (real === null) {
       if (opts.missingToo && PROTECTED_WHEN_MISSING.has(name)) ops.push({ op: 'empty-ro', dest: p });
       continue;
     }
-    const real = fs.realpath(p);
-    if (real === null) throw new SandboxError(`cannot protect ${p}: it is a dangling symlink`);
     ops.push({ op: 'ro-bind', src: real, dest: real });
     if (name === '.git' && fs.kind(real) === 'file') ops.push(...gitdirTarget(real, fs));
   }

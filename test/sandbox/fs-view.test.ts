@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fakeFs, memoFs, type FsView } from '../../src/sandbox/fs-view.js';
 import type { MountOp } from '../../src/sandbox/mounts.js';
-import { firstMissing, hidePath, protectExtra } from '../../src/sandbox/protected.js';
+import { firstMissing, hidePath, protectExtra, protectRoot } from '../../src/sandbox/protected.js';
 
 test('a folder made after its real path was asked: its kind and real path agree, and protecting a path below it works', () => {
   const entries: Record<string, string> = { '/t': 'dir' };
@@ -65,4 +65,27 @@ test('a path missing for its real path and there for its kind (made in between) 
   const fs = memoFs(fakeFs({ '/t': 'dir' }));
   assert.equal(firstMissing('/t/ch/rules', fs), '/t/ch');
   assert.deepEqual(protectExtra('/t/ch/rules', WRITABLE, fs), [{ op: 'empty-ro', dest: '/t/ch' }]);
+});
+
+test("a protected entry removed between the questions about it is a missing one, not a 'dangling symlink'", () => {
+  const entries: Record<string, string> = { '/w': 'dir', '/w/.git': 'dir', '/w/.claude': 'dir' };
+  const base = fakeFs(entries);
+  const fs: FsView = {
+    ...base,
+    kind: (p) => {
+      const k = base.kind(p);
+      if (p === '/w/.git' || p === '/w/.claude') delete entries[p]; // removed right after it was seen
+      return k;
+    },
+  };
+  // .git is made uncreatable (as when missing, like the missing .codex), .claude is left alone (as when missing)
+  assert.deepEqual(protectRoot('/w', memoFs(fs), { missingToo: true }), [
+    { op: 'empty-ro', dest: '/w/.git' },
+    { op: 'empty-ro', dest: '/w/.codex' },
+  ]);
+  // present all along: bound read-only; a symlink without a target: refused
+  assert.deepEqual(protectRoot('/w', memoFs(fakeFs({ '/w': 'dir', '/w/.claude': 'dir' })), { missingToo: false }), [
+    { op: 'ro-bind', src: '/w/.claude', dest: '/w/.claude' },
+  ]);
+  assert.throws(() => protectRoot('/w', memoFs(fakeFs({ '/w': 'dir', '/w/.codex': '->/nowhere' })), { missingToo: false }), /dangling symlink/);
 });
