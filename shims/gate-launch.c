@@ -48,6 +48,8 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
+#include <sys/user.h>
+#include <elf.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -867,6 +869,41 @@ static char **proc_strings(pid_t pid, const char *what) {
 
 static size_t vec_len(char **v) { size_t n = 0; while (v[n]) n++; return n; }
 
+/* The argv and envp a process stopped at PTRACE_EVENT_EXEC starts with, read from its first stack: argc
+ * at the stack pointer, then the argv pointers, NULL, the envp pointers, NULL, pointing at the strings the
+ * kernel copied (what /proc/<pid>/cmdline and environ show; the program has run no instruction yet). 0,
+ * or -1 where it cannot be read that way (another ABI, a 32-bit program, memory this user may not read):
+ * then /proc is read instead. */
+static int first_stack(pid_t pid, char ***argv, char ***envp) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  struct user_regs_struct regs;
+  struct iovec io = { &regs, sizeof regs };
+  if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &io) || io.iov_len != sizeof regs) return -1;
+#if defined(__x86_64__)
+  if (regs.cs != 0x33) return -1; /* not the 64-bit code segment: 4-byte pointers */
+  uint64_t sp = regs.rsp;
+#else
+  uint64_t sp = regs.sp;
+#endif
+  struct proc p = { .pid = pid };
+  uint64_t argc;
+  int ok1 = 0, ok2 = 0;
+  char **a = NULL, **e = NULL;
+  if (!read_ptr(&p, sp, &argc) && argc < MAX_STRINGS) {
+    a = read_vec(&p, sp + 8, &ok1);
+    if (ok1 && vec_len(a) == argc) e = read_vec(&p, sp + 8 * (argc + 2), &ok2);
+  }
+  proc_done(&p);
+  if (!a || !e || !ok1 || !ok2 || vec_len(a) != argc) { free_vec(a); free_vec(e); return -1; }
+  *argv = a;
+  *envp = e;
+  return 0;
+#else
+  (void)pid; (void)argv; (void)envp;
+  return -1;
+#endif
+}
+
 static int vec_eq(char **a, char **b) {
   for (; *a && *b; a++, b++) if (strcmp(*a, *b)) return 0;
   return !*a && !*b;
@@ -878,7 +915,8 @@ static int ran_as_decided(pid_t pid, const struct decided *d, const char *path, 
   char exe[64];
   struct stat st;
   snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
-  char **c = proc_strings(pid, "cmdline"), **e = proc_strings(pid, "environ");
+  char **c = NULL, **e = NULL;
+  if (first_stack(pid, &c, &e)) { c = proc_strings(pid, "cmdline"); e = proc_strings(pid, "environ"); }
   int seen = e != NULL && stat(exe, &st) == 0;
   if (!seen && errno == EACCES) { free_vec(c); free_vec(e); return -1; }
   int ok = c && e && d->id.known && seen && vec_eq(e, envp);
