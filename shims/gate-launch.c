@@ -10,7 +10,7 @@
  *
  *   front (this pid: what gate-sh, the pty host or the escalation runner spawned and signals)
  *     └─ supervisor (forked before any filter exists: never filtered; a child subreaper, so every process
- *        │            of the tree stays its descendant and its /proc/<pid>/mem stays readable under Yama;
+ *        │            of the tree stays its descendant and its memory stays readable under Yama;
  *        │            not dumpable: the tree can neither ptrace it nor open its /proc files)
  *        └─ tree root (sets no_new_privs, installs the filter, passes the listener to the supervisor over
  *                      a socketpair, closes its own copy, execs PROGRAM)
@@ -353,7 +353,7 @@ static struct {
  * in its own pid namespace: the pid the notification names), forwards the request and relays every reply
  * back. An answer Run is remembered for that pid with the request's decision inputs (the request text after
  * its id: run, program, argv, cwd, pid, code-loading variables). When the kernel then stops that pid in
- * execve, the supervisor builds the same text from what it reads itself in /proc/<pid>/mem; if it is
+ * execve, the supervisor builds the same text from what it reads itself in the process's memory; if it is
  * identical, the exec continues without asking again. A remembered answer is used once and kept 30 s. A
  * request forged from inside the run can only pair an exec the daemon has just answered Run for with
  * exactly these inputs; anything that does not match is asked like any other exec.
@@ -836,7 +836,7 @@ static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flag
  * that lets an exec go on first seizes the process (ptrace, PTRACE_O_TRACEEXEC: no stop, no signal), then
  * follows the exec to its end: a successful exec stops at PTRACE_EVENT_EXEC, before the new program's first
  * instruction, with its new memory private (other threads gone, vfork parent released). There the
- * supervisor compares what the kernel took (/proc/<pid>/exe, cmdline, environ) with what was decided;
+ * supervisor compares what the kernel took (/proc/<pid>/exe, the new argv and environment) with what was decided;
  * anything else and the process is killed before it runs. A failed exec returns to the program, where a
  * PTRACE_INTERRUPT sent after the answer stops it; either way the process is let go (PTRACE_DETACH). */
 
