@@ -5,12 +5,13 @@
  * whose thread flips the exec'd path between /bin/ls and /bin/rm, or argv[1] between an allowed and a
  * forbidden file name, 200 times each: with the rewritten exec forbidden, rm and the forbidden touch must
  * never run; with them allowed, every attempt runs one of the two. Real daemon, real gate-sh, the program
- * built here with gcc -static -pthread.
+ * built here with gcc -static -pthread. Also: a 32-bit program, whose argv and environment the follow reads
+ * through /proc (not from its stack), runs with its arguments, and does not run when forbidden.
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
@@ -56,6 +57,33 @@ for (const decision of ['forbidden', 'allow'] as const) {
       // nothing is refused by policy; an attempt is refused or killed only by the TOCTOU check itself
       assert.doesNotMatch(r.stderr, /gate-sh: denied/);
       assert.ok((path[0] ?? 0) + (path[1] ?? 0) > 0 && existsSync(join(rig.ws, 'ok-file-xx')), r.stderr.slice(0, 2000));
+    }
+  });
+}
+
+// The follow reads a new program's argv and environment from its first stack; a 32-bit program has another
+// register set and 4-byte pointers, so its are read from /proc/<pid>/cmdline and environ instead. Either way
+// what runs is compared with what was decided: the 32-bit program runs with its arguments (it exits with its
+// argc), and with it forbidden it does not run at all.
+const I386_EXIT_ARGC = '.globl _start\n_start:\n  movl (%esp), %ebx\n  movl $1, %eax\n  int $0x80\n';
+
+for (const decision of ['allow', 'forbidden'] as const) {
+  test(`a 32-bit program exec'd from a 64-bit one is followed through /proc: ${decision === 'allow' ? 'it runs with its arguments' : 'forbidden, it never runs'}`, { skip: process.arch !== 'x64' && 'the program is i386 code' }, async (t) => {
+    const src = join(bin, 'argc32.S');
+    writeFileSync(src, I386_EXIT_ARGC);
+    execFileSync('gcc', ['-m32', '-nostdlib', '-static', '-o', join(bin, 'argc32'), src]);
+    // allowed: no rule (the sandbox's heuristic runs it in place); an allow rule would ask to run it outside
+    const rules = decision === 'forbidden' ? ['prefix_rule(pattern=["argc32"], decision="forbidden")'] : [];
+    const rig = await startDaemon(execGateOptions({ rules, autoApprove: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
+    t.after(async () => (killAll(), rig.close()));
+    // the name is known only at run time: the script is approved (autoApprove), the exec gate decides the program
+    const r = await gateSh(rig, `P=argc32; "${bin}/$P" a b c; echo "status=$?"`, { timeoutMs: 60_000 });
+    if (decision === 'allow') {
+      assert.match(r.stdout, /^status=4$/m, r.stderr);
+      assert.doesNotMatch(r.stderr, /rewritten|killed/);
+    } else {
+      assert.match(r.stdout, /^status=126$/m, r.stderr);
+      assert.match(r.stderr, /gate-sh: denied: \S*argc32 a b c: /);
     }
   });
 }
