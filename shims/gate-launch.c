@@ -894,7 +894,7 @@ static int first_stack(pid_t pid, char ***argv, char ***envp) {
     if (ok1 && vec_len(a) == argc) e = read_vec(&p, sp + 8 * (argc + 2), &ok2);
   }
   proc_done(&p);
-  if (!a || !e || !ok1 || !ok2 || vec_len(a) != argc) { free_vec(a); free_vec(e); return -1; }
+  if (!e || !ok2) { free_vec(a); free_vec(e); return -1; } /* e is read only after argv read whole, argc long */
   *argv = a;
   *envp = e;
   return 0;
