@@ -28,6 +28,14 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
 
 void gate_new_id(char *out, size_t n);
 
+/* An exec the LD_PRELOAD layer left to the kernel layer carries GATE_ASK=<pid> (pid: the exec'ing process,
+ * as it knows itself; the new program's constructor takes it out). A Deny or Escalate of such an exec
+ * fails it with GATE_EXEC_ASK (an errno execve never returns by itself), and the layer then asks for the
+ * decision, which the supervisor holds for that pid and those inputs (docs/exec-gate.md, "The kernel layer
+ * decides first"). */
+#define GATE_MARK_ASK "GATE_ASK="
+#define GATE_EXEC_ASK EBADRQC
+
 /* True for one of the gate's own variables (GATE_*), never reported or passed on as the caller's. */
 int gate_own_var(const char *entry);
 

@@ -382,6 +382,10 @@ static struct {
 struct pair { pid_t pid; long expires; char *key; struct gate_ident id; char *token; };
 /* the LD_PRELOAD layer's Run answers, and the kernel layer's own (see above) */
 static struct pair PAIRS[MAX_PAIRS], LANDED[MAX_PAIRS];
+/* the kernel layer's Deny and Escalate for an exec the LD_PRELOAD layer made (see "decides first") */
+#define MAX_HELD 64
+struct held { pid_t pid; long expires; char *key; int action; char *text; };
+static struct held HELD[MAX_HELD];
 /* where a reply goes: the socket the request came with (SCM_RIGHTS), else the sender's bound address */
 struct peer { int fd; struct sockaddr_un addr; socklen_t len; };
 /* run, program, file: what the request asked about (for its answer's reuse), when it could be told */
@@ -470,6 +474,64 @@ static void answer_here(const struct peer *to, const char *id, const char *token
   gb_puts(&r, "}");
   if (!r.oom) peer_send(to, r.p, r.len);
   gb_free(&r);
+}
+
+/* ---------- the kernel layer decides first ----------
+ *
+ * In a kernel-gated run the LD_PRELOAD layer does not ask before an exec: it marks the exec
+ * (GATE_ASK=<pid>, gate-common.h) and lets this layer decide. A Run goes on as any
+ * other. A Deny or an Escalate of a marked exec is held here for that pid and those inputs (30 s, once) and
+ * the exec fails with GATE_EXEC_ASK; the layer then asks, as it used to before the exec, and gets the held
+ * answer: it says the denial in the process's own words, or escalates with its descriptors (the kernel
+ * layer cannot). One decision, and no request at all for the execs that run. A mark forged by a process
+ * without the layer only turns its own denial into a quiet one, or its escalation into a failed exec. */
+
+static void held_add(pid_t pid, char *key, int action, const char *text) {
+  long now = mono_ms();
+  char *copy = strdup(text ? text : "");
+  if (!copy) { free(key); return; }
+  int slot = 0;
+  pthread_mutex_lock(&S.lock);
+  for (int i = 0; i < MAX_HELD; i++) {
+    if (!HELD[i].key || HELD[i].expires < now) { slot = i; break; }
+    if (HELD[i].expires < HELD[slot].expires) slot = i;
+  }
+  free(HELD[slot].key);
+  free(HELD[slot].text);
+  HELD[slot] = (struct held){ pid, now + PAIR_TTL_MS, key, action, copy };
+  pthread_mutex_unlock(&S.lock);
+}
+
+/* A request from pid with exactly the inputs of a held decision: answered with it, 1; else 0. */
+static int held_answer(const char *id, const char *rest, const char *end, pid_t pid, const struct peer *to) {
+  long now = mono_ms();
+  int action = -1;
+  char *text = NULL;
+  size_t n = (size_t)(end - rest);
+  pthread_mutex_lock(&S.lock);
+  for (int i = 0; i < MAX_HELD && action < 0; i++) {
+    struct held *h = &HELD[i];
+    if (!h->key || h->pid != pid || strlen(h->key) != n || memcmp(h->key, rest, n)) continue;
+    if (h->expires >= now) { action = h->action; text = h->text; h->text = NULL; }
+    free(h->key);
+    free(h->text);
+    *h = (struct held){ 0 };
+  }
+  pthread_mutex_unlock(&S.lock);
+  if (action < 0) return 0;
+  if (action == GA_ESCALATE) answer_here(to, id, text);
+  else {
+    struct gbuf r; gb_init(&r);
+    gb_puts(&r, GATE_MSG_HEAD "\"");
+    gb_puts(&r, id);
+    gb_puts(&r, "\",\"type\":\"exec\",\"action\":{\"type\":\"Deny\",\"reason\":");
+    gb_json_str(&r, text, strlen(text), 0);
+    gb_puts(&r, "}}");
+    if (!r.oom) peer_send(to, r.p, r.len);
+    gb_free(&r);
+  }
+  free(text);
+  return 1;
 }
 
 /* A request from pid for the program the kernel layer has just let it exec (LANDED, see above): answered
@@ -606,6 +668,7 @@ static void relay_request(const char *msg, size_t n, struct peer *from, pid_t pi
   const char *rest = after_id(msg, n, id, sizeof id);
   /* not a request we relay, or nowhere to answer: dropped (the sender times out, fails closed) */
   if (!rest || (from->fd < 0 && from->len <= offsetof(struct sockaddr_un, sun_path))) { peer_close(from); return; }
+  if (held_answer(id, rest, msg + n, pid, from)) { peer_close(from); return; }
   if (landed_answer(id, rest, msg + n, pid, from)) { peer_close(from); return; }
   struct asked a = { 0 };
   struct gate_ident file;
@@ -973,6 +1036,7 @@ static void decide(struct seccomp_notif *req, int seq) {
   struct proc p = { .pid = pid };
   char file[PATH_MAX + 64];
   struct decided decided = { 0 };
+  char *held_key = NULL; /* the inputs of an exec the LD_PRELOAD layer marked (see "decides first") */
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)pid);
   path = read_str(&p, pathp);
   argv = read_vec(&p, argvp, &ok1);
@@ -1030,6 +1094,11 @@ static void decide(struct seccomp_notif *req, int seq) {
   /* a file without a name (memfd, deleted) is always asked about: the daemon knows it by its bytes */
   int nameless = !strncmp(program, "/memfd:", 7) || strstr(program, " (deleted)") != NULL;
   int paired = key && !nameless && pair_take(PAIRS, pid, key, &decided.id, NULL);
+  /* made by the LD_PRELOAD layer of this very process: a Deny or Escalate is held for it to act on */
+  char mark[48], own[24];
+  gate_join(mark, sizeof mark, GATE_MARK_ASK, gate_num(own, (unsigned long)ids.own, 10), NULL, NULL);
+  for (char **e = envp; key && !paired && !held_key && *e; e++)
+    if (!strcmp(*e, mark)) held_key = strdup(key);
   gb_free(&same);
   if (!paired && !nameless) paired = spawned_pair(ids.parent, pid, &as, program, argv, cwd, envp, &decided.id);
   if (paired) { error = 0; goto done; }
@@ -1075,7 +1144,9 @@ static void decide(struct seccomp_notif *req, int seq) {
   gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
+  else if (r.action == GA_DENY && held_key) { held_add(pid, held_key, GA_DENY, r.reason[0] ? r.reason : "denied by policy"); held_key = NULL; error = GATE_EXEC_ASK; }
   else if (r.action == GA_DENY) gate_msg("denied: ", cmd, ": ", r.reason[0] ? r.reason : "denied by policy");
+  else if (r.action == GA_ESCALATE && held_key && r.token[0]) { held_add(pid, held_key, GA_ESCALATE, r.token); held_key = NULL; error = GATE_EXEC_ASK; }
   /* Escalate: the command may run, outside the sandbox even; in place it stays inside it (the LD_PRELOAD
    * layer, where it is loaded, escalates with the caller's descriptors: before the exec, or in the new
    * program's constructor with the token the daemon granted for this exec, handed over from LANDED) */
@@ -1091,6 +1162,7 @@ static void decide(struct seccomp_notif *req, int seq) {
   else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
   gb_free(&msg);
 done:
+  free(held_key);
   proc_done(&p);
   /* after the exec: the kernel reads path and argv again once answered; follow it (see "after the exec") */
   int traced = S.trace && error == 0 && !expected && ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC) == 0;

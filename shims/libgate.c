@@ -1,7 +1,9 @@
 /*
  * libgate.so — the exec-time gate (LD_PRELOAD). Every exec of this process is checked with the gate-sh
- * daemon first: Run (exec in place), Deny (fail with EACCES, say why on stderr) or Escalate (the daemon
- * runs the command with our stdin/stdout/stderr and we exit with its status).
+ * daemon: Run (exec in place), Deny (fail with EACCES, say why on stderr) or Escalate (the daemon
+ * runs the command with our stdin/stdout/stderr and we exit with its status). In a kernel-gated run
+ * (GATE_KERNEL_SOCK) the kernel layer decides an exec first and hands a Deny or Escalate back here
+ * (GATE_EXEC_ASK, gate-common.h); elsewhere, and for spawns, this layer asks before the exec.
  *
  * Marks: an exec the gate allowed carries GATE_CHECKED=<pid>:<program>, so the new process's constructor
  * does not ask again; a process started any other way (glibc-internal spawns, raw syscalls from a dynamic
@@ -40,6 +42,7 @@ static struct {
   char arena[2048];        /* the saved strings (strdup beyond it): no malloc in the constructor */
   char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
   char then[PATH_MAX];     /* one exec allowed without asking (the sandbox wrapper's inner program) */
+  int kernel;              /* a kernel-gated run (GATE_KERNEL_SOCK): that layer decides each exec first */
 } G;
 
 /* ---------- helpers ---------- */
@@ -95,10 +98,10 @@ static int own_var(const char *e) {
 
 /* The exec's environment with the gate put back: saved GATE_* vars, our library first in LD_PRELOAD,
  * the caller's other LD_PRELOAD entries kept (the daemon saw them), and the marks. */
-static char **gated_env(char *const envp[], const char *checked, const char *escalate_token) {
+static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask) {
   size_t n = 0;
   for (int i = 0; envp && envp[i]; i++) n++;
-  char **out = malloc((n + MAX_SAVED + 4) * sizeof *out);
+  char **out = malloc((n + MAX_SAVED + 5) * sizeof *out);
   if (!out) return NULL;
   size_t o = 0;
   const char *foreign = NULL;
@@ -125,6 +128,10 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
     char *m = malloc(n);
     if (m) { gate_join(m, n, "GATE_CHECKED=", pid, ":", checked); out[o++] = m; }
   }
+  if (ask) {
+    char *m = malloc(64);
+    if (m) { gate_join(m, 64, GATE_MARK_ASK, pid, NULL, NULL); out[o++] = m; }
+  }
   if (escalate_token) {
     size_t n = strlen(escalate_token) + 64;
     char *m = malloc(n);
@@ -132,6 +139,17 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   }
   out[o] = NULL;
   return out;
+}
+
+/* What gated_env allocated (after an exec that returned): the array, LD_PRELOAD and the marks. */
+static void free_env(char **env, char *const envp[]) {
+  for (char **e = env; *e; e++) {
+    int caller = 0;
+    for (int i = 0; envp && envp[i] && !caller; i++) caller = envp[i] == *e;
+    for (int i = 0; i < G.nsaved && !caller; i++) caller = G.saved[i] == *e;
+    if (!caller) free(*e);
+  }
+  free(env);
 }
 
 /* Put the gate back into this process's own environment (before system()/popen(), whose children
@@ -218,6 +236,16 @@ static void escalate_and_exit(const char *token, char *const envp[], char *const
   _exit(st);
 }
 
+/* Whether the exec's request fits a datagram with room to spare (escaping, base64): a larger one goes to
+ * the daemon over stream.sock, past the supervisor that holds the kernel layer's decision, so such an exec
+ * is asked first (the daemon pairs it with the kernel layer's report itself, src/daemon/exec-pairs.ts). */
+static int small(const char *program, char *const argv[], char *const envp[]) {
+  size_t n = strlen(program) + PATH_MAX;
+  for (int i = 0; argv && argv[i]; i++) n += strlen(argv[i]) + 4;
+  for (int i = 0; envp && envp[i]; i++) n += strlen(envp[i]) + 4;
+  return n * 2 < GATE_MAX_DATAGRAM;
+}
+
 /* The common path of every exec: decide, then run the real exec with the gated environment. */
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 
@@ -230,13 +258,27 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   if (path && *path && access(program, F_OK) != 0) return -1;
   int trusted = is_shim(program) || (G.then[0] && same_file(program, G.then));
   if (trusted) G.then[0] = 0;
-  enum verdict v = trusted ? V_RUN : check(program, argv, envp, token, sizeof token);
-  if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
-  if (v == V_ESCALATE) escalate_and_exit(token, envp, argv, program);
-  char **env = gated_env(envp, program, NULL);
-  if (!env) { errno = ENOMEM; return -1; }
-  gate_reply_release(); /* a kept reply socket would outlive the exec as a file */
-  return doit(path, argv, env, ctx);
+  /* in a kernel-gated run the kernel layer decides the exec itself: it runs what may run, and fails with
+   * GATE_EXEC_ASK what this layer must act on (a denial said here, an escalation with our descriptors) */
+  int first = G.kernel && !trusted && small(program, argv, envp);
+  enum verdict v = trusted || first ? V_RUN : check(program, argv, envp, token, sizeof token);
+  for (int tries = 0;; tries++) {
+    if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
+    if (v == V_ESCALATE) escalate_and_exit(token, envp, argv, program);
+    char **env = gated_env(envp, program, NULL, first);
+    if (!env) { errno = ENOMEM; return -1; }
+    gate_reply_release(); /* a kept reply socket would outlive the exec as a file */
+    int r = doit(path, argv, env, ctx);
+    int e = errno;
+    free_env(env, envp);
+    errno = e;
+    /* ENOSYS: the kernel's answer when the run's supervisor is gone; asking says so in our words */
+    if (first && e == ENOSYS && check(program, argv, envp, token, sizeof token) != V_RUN) errno = EACCES;
+    if (!first || e != GATE_EXEC_ASK) return r;
+    /* the supervisor holds its decision for this very exec: asked again (once), it answers with it */
+    if (tries) { errno = EACCES; return -1; }
+    v = check(program, argv, envp, token, sizeof token);
+  }
 }
 
 /* The next execve in the chain (libc's, or another preloaded library's), looked up by the constructor:
@@ -270,8 +312,12 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     if (!sh) return -1;
     sh[0] = (char *)"/bin/sh"; sh[1] = found;
     for (int i = 1; i <= n; i++) sh[i + 1] = argv[i];
-    char **env = gated_env(envp, found, NULL);
-    if (env) do_execve("/bin/sh", sh, env, NULL);
+    /* (in a kernel-gated run that layer decides the shell's exec as any other: what it holds is acted on) */
+    if (G.kernel) gated_execve("/bin/sh", "/bin/sh", sh, envp, do_execve, NULL);
+    else {
+      char **env = gated_env(envp, found, NULL, 0);
+      if (env) do_execve("/bin/sh", sh, env, NULL);
+    }
     free(sh);
     errno = ENOEXEC;
     return -1;
@@ -391,7 +437,7 @@ static int gated_spawn(pid_t *pid, const char *path, const char *program,
   if (access(program, F_OK) != 0) return errno;
   enum verdict v = is_shim(program) ? V_RUN : check(program, argv, envp, token, sizeof token);
   if (v == V_DENY || v == V_ERROR) return EACCES;
-  char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL);
+  char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, 0);
   if (!env) return ENOMEM;
   return f(pid, path, fa, at, argv, env);
 }
@@ -529,7 +575,11 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
     if (!strncmp(*e, "GATE_CHECKED=", 13)) { checked = *e + 13; continue; }
     if (!strncmp(*e, "GATE_ESCALATE=", 14)) { escalate = *e + 14; continue; }
     if (!strncmp(*e, "GATE_THEN=", 10)) { then = *e + 10; continue; }
-    if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) G.saved[G.nsaved++] = keep(*e);
+    if (!strncmp(*e, GATE_MARK_ASK, sizeof GATE_MARK_ASK - 1)) continue;
+    if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) {
+      G.saved[G.nsaved++] = keep(*e);
+      if (!strncmp(*e, GATE_VAR_KERNEL_SOCK "=", sizeof GATE_VAR_KERNEL_SOCK) && (*e)[sizeof GATE_VAR_KERNEL_SOCK]) G.kernel = 1;
+    }
     *w++ = *e;
   }
   if (w) *w = NULL;

@@ -301,11 +301,12 @@ export class Daemon<P> {
       return { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: { type: 'Run' } };
     }
     this.counters.exec++;
-    const run = this.runs.get(req.run_id);
+    const run = this.execRun(req);
+    const runId = run?.run_id ?? req.run_id;
     if (run?.startUp) {
       // never settled into the run: the script's own `id -u` is not covered by the profile's
       const s = this.currentDecider().startUp(req, run.startUp.sandboxed);
-      return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, req.run_id).action, ctx);
+      return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, runId).action, ctx, runId);
     }
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
@@ -317,13 +318,27 @@ export class Daemon<P> {
       additionalPermissions: run?.additional_permissions,
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
     });
-    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), req.run_id);
+    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId);
     ctx.setPending(null);
-    const reply = this.execReply(req, v.action, ctx);
-    // the decision's own answer, nothing added by a session approval or an enclosing run
-    if (check.reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding)
+    const reply = this.execReply(req, v.action, ctx, runId);
+    // the decision's own answer, nothing added by a session approval or an enclosing run (a reuse is the
+    // supervisor's, for its own run: an exec decided under a nested run's permissions is not reused)
+    if (check.reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding && runId === req.run_id)
       reply.reuse = this.deps.reuse.grant({ run_id: req.run_id, program: req.program, source: check.matched_rule ?? '', decision: check.decision });
     return reply;
+  }
+
+  /**
+   * The run an exec is decided under: the request's. A kernel-layer report names the supervisor's run and
+   * the run the exec'ing process carries (pair_run: a nested shell's, an interactive line's); that run's
+   * settlements, start-up phase and permissions apply, as they did when the LD_PRELOAD layer asked first,
+   * but only a run of the same tree (the same outermost gate-sh): the process chose the name.
+   */
+  private execRun(req: ExecRequest): RunRecord | undefined {
+    const run = this.runs.get(req.run_id);
+    if (req.layer !== 'kernel' || req.pair_run === undefined || req.pair_run === req.run_id || !run) return run;
+    const own = this.runs.get(req.pair_run);
+    return own && own.root_pid === run.root_pid ? own : run;
   }
 
   /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse): the exec's audit record. */
@@ -344,7 +359,7 @@ export class Daemon<P> {
     return NO_REPLY;
   }
 
-  private execReply(req: ExecRequest, action: Action, ctx: HandlerContext): ExecReply {
+  private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id): ExecReply {
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.
@@ -359,7 +374,7 @@ export class Daemon<P> {
       const token = this.tokens.next();
       this.deps.escalation.grant({
         token,
-        run_id: req.run_id,
+        run_id: runId,
         program: req.program,
         argv: req.argv,
         cwd: req.cwd,

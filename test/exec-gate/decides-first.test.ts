@@ -1,0 +1,102 @@
+/**
+ * The kernel layer decides first (docs/exec-gate.md, "The kernel layer decides first"): in a kernel-gated
+ * run the LD_PRELOAD layer sends no request before an exec; the kernel layer decides it, and a denial or an
+ * escalation of an exec the layer made comes back to the layer, which says the denial in the process's own
+ * words (its stderr: `2>/dev/null` silences it, as bash's own message) or escalates with its descriptors.
+ * Each exec is decided once. A mark forged by a static program changes nothing but the message. With the
+ * rule allowing rm, the same execs run (so the test can fail). Real daemon, real gate-sh, real bubblewrap.
+ */
+import { before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { ROOT } from '../helpers/env.js';
+import { escFixture, gateSh, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
+
+let bin = '';
+
+before(() => {
+  bin = mkdtempSync(join(tmpdir(), 'gate-first-bin-'));
+  execFileSync('gcc', ['-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, 'forge-ask'), join(ROOT, 'test', 'exec-gate', 'programs', 'forge-ask.c')]);
+  process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
+});
+
+const BASH = 'prefix_rule(pattern=["bash"], decision="allow")';
+
+/** Audit records of kind "exec" with an action, for a program (by name) and the rest of argv. */
+function execRecords(rig: DaemonProc, name: string, rest: string[]): Record<string, unknown>[] {
+  return readFileSync(rig.paths.auditLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.kind === 'exec' && r.action !== undefined && basename(r.argv[0]) === name && JSON.stringify(r.argv.slice(1)) === JSON.stringify(rest));
+}
+
+/** `bash ./f.sh`: pre-flight sees only bash; every exec in the file meets the exec gate. */
+function inFile(rig: DaemonProc, name: string, script: string) {
+  writeFileSync(join(rig.ws, name), script + '\n');
+  return gateSh(rig, `B=${bin} bash ./${name}`, { timeoutMs: 60_000 });
+}
+
+for (const mode of ['workspace-write', 'danger-full-access'] as const) {
+  test(`${mode}: a denied exec from bash is said once, in the process's own stderr, and decided once; allowed, it runs`, async (t) => {
+    for (const decision of ['forbidden', 'allow'] as const) {
+      const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`], env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      writeFileSync(join(rig.ws, 'a'), '');
+      writeFileSync(join(rig.ws, 'b'), '');
+      const r = await inFile(rig, 'del.sh', 'x=rm; $x -f a; echo "a=$?"; $x -f b 2>/dev/null; echo "b=$?"');
+      assert.equal(r.code, 0, r.stderr);
+      if (decision === 'forbidden') {
+        assert.equal(r.stdout, 'a=126\nb=126\n', r.stderr);
+        assert.ok(existsSync(join(rig.ws, 'a')) && existsSync(join(rig.ws, 'b')), 'a forbidden rm ran');
+        // the layer's words, once, for the exec whose stderr was not silenced (none from the supervisor)
+        assert.equal((r.stderr.match(/gate-sh: denied: rm -f a: /g) ?? []).length, 1, r.stderr);
+        assert.doesNotMatch(r.stderr, /rm -f b/);
+      } else {
+        assert.equal(r.stdout, 'a=0\nb=0\n', r.stderr);
+        assert.ok(!existsSync(join(rig.ws, 'a')) && !existsSync(join(rig.ws, 'b')), 'an allowed rm did not run');
+      }
+      for (const f of ['a', 'b']) assert.equal(execRecords(rig, 'rm', ['-f', f]).length, 1, `rm -f ${f}: decided once (${decision})`);
+    }
+  });
+}
+
+test('an exec from bash that escalates is decided once and runs through the daemon with the caller\'s pipe', async (t) => {
+  const esc = escFixture();
+  const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["${esc}"], decision="allow")`] }));
+  t.after(async () => (killAll(), rig.close()));
+  writeFileSync(join(rig.ws, 'in.txt'), 'hello\n');
+  const r = await inFile(rig, 'esc.sh', `${esc} cat < in.txt | cat; echo "rc=\${PIPESTATUS[0]}"`);
+  assert.equal(r.stdout, 'HELLO\nrc=0\n', r.stderr);
+  const recs = execRecords(rig, basename(esc), ['cat']);
+  assert.equal(recs.length, 1, JSON.stringify(recs));
+  assert.match(String(recs[0].action), /^Escalate/);
+});
+
+test('a mark forged by a static program: a forbidden exec still does not run (quietly), an escalation fails; run in place, it runs', async (t) => {
+  // rm forbidden; rm allowed by an explicit rule (which escalates it: the daemon would run it); touch, which
+  // no rule names (the sandbox heuristic runs it in place)
+  for (const [decision, program, runs] of [
+    ['forbidden', 'rm', false],
+    ['allow', 'rm', false],
+    ['allow', 'touch', true],
+  ] as const) {
+    const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`] }));
+    t.after(async () => (killAll(), rig.close()));
+    writeFileSync(join(rig.ws, 'c'), '');
+    const args = program === 'rm' ? ['-f', 'c'] : ['d'];
+    const r = await inFile(rig, 'forge.sh', `"$B/forge-ask" /bin/${program} ${program} ${args.join(' ')}; echo "rc=$?"`);
+    assert.equal(r.code, 0, r.stderr);
+    const what = `${program}, rm ${decision}`;
+    assert.equal(r.stdout, runs ? 'rc=0\n' : 'rc=126\n', `${what}: ${r.stderr}`);
+    if (program === 'rm') assert.ok(existsSync(join(rig.ws, 'c')), `${what}: rm ran`);
+    else assert.ok(existsSync(join(rig.ws, 'd')), `${what}: touch did not run`);
+    if (!runs) assert.match(r.stderr, /forge-ask: execv: /);
+    assert.doesNotMatch(r.stderr, /gate-sh: denied/);
+    assert.equal(execRecords(rig, program, args).length, 1, what);
+  }
+});
