@@ -995,6 +995,37 @@ static int ran_as_decided(pid_t pid, const struct decided *d, const char *path, 
   return ok;
 }
 
+/* The processes a worker follows now. A process whose exec failed at once (execvp trying each PATH entry)
+ * can be in its next execve before the worker's PTRACE_INTERRUPT lands; that exec's worker waits until the
+ * first has let the process go (the interrupt withdraws the waiting notification, the exec is made again)
+ * instead of answering it: answered, it would run while still traced by the first worker, whose check of
+ * its end compares it with the failed exec's inputs and kills it. */
+static pid_t FOLLOWING[MAX_WORKERS];
+static pthread_cond_t FOLLOWED = PTHREAD_COND_INITIALIZER;
+
+static int following(pid_t pid) {
+  for (int i = 0; i < MAX_WORKERS; i++) if (FOLLOWING[i] == pid) return 1;
+  return 0;
+}
+
+/* Wait until no other worker follows pid; then this worker does (1), or 0 when no slot was free. */
+static int follow_begin(pid_t pid) {
+  int slot = -1;
+  pthread_mutex_lock(&S.lock);
+  while (following(pid)) pthread_cond_wait(&FOLLOWED, &S.lock);
+  for (int i = 0; i < MAX_WORKERS && slot < 0; i++) if (!FOLLOWING[i]) slot = i;
+  if (slot >= 0) FOLLOWING[slot] = pid;
+  pthread_mutex_unlock(&S.lock);
+  return slot >= 0;
+}
+
+static void follow_end(pid_t pid) {
+  pthread_mutex_lock(&S.lock);
+  for (int i = 0; i < MAX_WORKERS; i++) if (FOLLOWING[i] == pid) FOLLOWING[i] = 0;
+  pthread_cond_broadcast(&FOLLOWED);
+  pthread_mutex_unlock(&S.lock);
+}
+
 static void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp) {
   ptrace(PTRACE_INTERRUPT, pid, 0, 0);
   for (;;) {
@@ -1165,9 +1196,13 @@ done:
   free(held_key);
   proc_done(&p);
   /* after the exec: the kernel reads path and argv again once answered; follow it (see "after the exec") */
-  int traced = S.trace && error == 0 && !expected && ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC) == 0;
+  int follow = S.trace && error == 0 && !expected;
+  /* (another worker may still follow this process's previous exec: see FOLLOWING) */
+  if (follow && !follow_begin(pid)) error = EACCES, follow = 0; /* more followed execs than workers: never unfollowed */
+  int traced = follow && still_valid(req->id) && ptrace(PTRACE_SEIZE, pid, 0, PTRACE_O_TRACEEXEC) == 0;
   respond(req->id, error);
   if (traced) after_exec(pid, &decided, path, argv, envp);
+  if (follow) follow_end(pid);
   free(path);
   free_vec(argv);
   free_vec(envp);

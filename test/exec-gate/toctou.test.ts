@@ -6,7 +6,11 @@
  * forbidden file name, 200 times each: with the rewritten exec forbidden, rm and the forbidden touch must
  * never run; with them allowed, every attempt runs one of the two. Real daemon, real gate-sh, the program
  * built here with gcc -static -pthread. Also: a 32-bit program, whose argv and environment the follow reads
- * through /proc (not from its stack), runs with its arguments, and does not run when forbidden.
+ * through /proc (not from its stack), runs with its arguments, and does not run when forbidden. And a
+ * static program that vforks and execvp's over a PATH whose first entries do not exist (as a compiler
+ * driver starts its passes, without the LD_PRELOAD layer): each failed attempt is followed too, and the
+ * program's next attempt, made before that follow ended, is not mistaken for a rewrite: every one runs;
+ * forbidden, none does.
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,6 +27,7 @@ let bin = '';
 before(() => {
   bin = mkdtempSync(join(tmpdir(), 'gate-toctou-bin-'));
   execFileSync('gcc', ['-static', '-pthread', '-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, 'race'), join(ROOT, 'test', 'exec-gate', 'programs', 'race.c')]);
+  execFileSync('gcc', ['-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, 'vfork-execvp'), join(ROOT, 'test', 'exec-gate', 'programs', 'vfork-execvp.c')]);
   process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
 });
 
@@ -87,3 +92,19 @@ for (const decision of ['allow', 'forbidden'] as const) {
     }
   });
 }
+
+test('vfork and execvp over missing PATH entries (no LD_PRELOAD layer): every attempt runs; forbidden, none does', async (t) => {
+  for (const decision of ['allow', 'forbidden'] as const) {
+    const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], autoApprove: true, env: { GATE_SANDBOX_MODE: "danger-full-access" } }));
+    t.after(async () => (killAll(), rig.close()));
+    // rm -f of a file that is not there: exits 0 when it runs
+    const r = await gateSh(rig, `PATH=/nx1:/nx2:/nx3:$PATH "${bin}/vfork-execvp" 300 ${decision === 'allow' ? 'true' : 'rm -f none-such'}`, { timeoutMs: 300_000 });
+    if (decision === 'allow') {
+      assert.equal(r.stdout, 'ok=300 of 300\n', r.stderr.slice(0, 2000));
+      assert.doesNotMatch(r.stderr, /rewritten/);
+    } else {
+      assert.match(r.stdout, /^ok=0 of 300 first-failure=exit 127$/m, r.stderr.slice(0, 2000));
+      assert.match(r.stderr, /gate-sh: denied: rm -f none-such: /);
+    }
+  }
+});
