@@ -44,7 +44,8 @@ function inFile(rig: DaemonProc, name: string, script: string) {
 for (const mode of ['workspace-write', 'danger-full-access'] as const) {
   test(`${mode}: a denied exec from bash is said once, in the process's own stderr, and decided once; allowed, it runs`, async (t) => {
     for (const decision of ['forbidden', 'allow'] as const) {
-      const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`], env: { GATE_SANDBOX_MODE: mode } }));
+      const rules = [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`];
+      const rig = await startDaemon(execGateOptions({ rules, env: { GATE_SANDBOX_MODE: mode } }));
       t.after(async () => (killAll(), rig.close()));
       writeFileSync(join(rig.ws, 'a'), '');
       writeFileSync(join(rig.ws, 'b'), '');
