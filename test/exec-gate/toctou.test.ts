@@ -95,10 +95,12 @@ for (const decision of ['allow', 'forbidden'] as const) {
 
 test('vfork and execvp over missing PATH entries (no LD_PRELOAD layer): every attempt runs; forbidden, none does', async (t) => {
   for (const decision of ['allow', 'forbidden'] as const) {
-    const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], autoApprove: true, env: { GATE_SANDBOX_MODE: 'danger-full-access' } }));
+    const rules = [`prefix_rule(pattern=["rm"], decision="${decision}")`];
+    const rig = await startDaemon(execGateOptions({ rules, autoApprove: true, env: { GATE_SANDBOX_MODE: 'danger-full-access' } }));
     t.after(async () => (killAll(), rig.close()));
     // rm -f of a file that is not there: exits 0 when it runs
-    const r = await gateSh(rig, `PATH=/nx1:/nx2:/nx3:$PATH "${bin}/vfork-execvp" 300 ${decision === 'allow' ? 'true' : 'rm -f none-such'}`, { timeoutMs: 300_000 });
+    const command = decision === 'allow' ? 'true' : 'rm -f none-such';
+    const r = await gateSh(rig, `PATH=/nx1:/nx2:/nx3:$PATH "${bin}/vfork-execvp" 300 ${command}`, { timeoutMs: 300_000 });
     if (decision === 'allow') {
       assert.equal(r.stdout, 'ok=300 of 300\n', r.stderr.slice(0, 2000));
       assert.doesNotMatch(r.stderr, /rewritten/);
