@@ -28,8 +28,9 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
 
 void gate_new_id(char *out, size_t n);
 
-/* An exec the LD_PRELOAD layer left to the kernel layer carries GATE_ASK=<pid> (pid: the exec'ing process,
- * as it knows itself; the new program's constructor takes it out). A Deny or Escalate of such an exec
+/* An exec the LD_PRELOAD layer left to the kernel layer carries GATE_ASK=<pid>:<program> (pid: the exec'ing
+ * process, as it knows itself; program: what it execs, as GATE_CHECKED names it; the new program's
+ * constructor takes it out, and a static program that keeps it names its own path, not its next exec's). A Deny or Escalate of such an exec
  * fails it with GATE_EXEC_ASK (an errno execve never returns by itself), and the layer then asks for the
  * decision, which the supervisor holds for that pid and those inputs (docs/exec-gate.md, "The kernel layer
  * decides first"). */

@@ -479,7 +479,7 @@ static void answer_here(const struct peer *to, const char *id, const char *token
 /* ---------- the kernel layer decides first ----------
  *
  * In a kernel-gated run the LD_PRELOAD layer does not ask before an exec: it marks the exec
- * (GATE_ASK=<pid>, gate-common.h) and lets this layer decide. A Run goes on as any
+ * (GATE_ASK=<pid>:<program>, gate-common.h) and lets this layer decide. A Run goes on as any
  * other. A Deny or an Escalate of a marked exec is held here for that pid and those inputs (30 s, once) and
  * the exec fails with GATE_EXEC_ASK; the layer then asks, as it used to before the exec, and gets the held
  * answer: it says the denial in the process's own words, or escalates with its descriptors (the kernel
@@ -873,6 +873,15 @@ static void land(pid_t pid, long own, const struct gate_conf *as, char **argv, c
   gb_free(&k);
 }
 
+/* The inputs of an exec as its LD_PRELOAD layer will ask about it, for holding (a copy; NULL: no memory). */
+static char *held_inputs(const struct gate_conf *as, const char *program, char **argv, const char *cwd, char **envp, long own) {
+  struct gbuf k;
+  const char *key = inputs(&k, as, program, argv, cwd, envp, own);
+  char *copy = key ? strdup(key) : NULL;
+  gb_free(&k);
+  return copy;
+}
+
 /* The program an exec names, as the process sees it: an absolute path (relative ones against its cwd or
  * the descriptor's folder; AT_EMPTY_PATH: the descriptor's own target). -1 when it cannot be told. */
 static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flags, const char *cwd, char *out, size_t n) {
@@ -1117,21 +1126,31 @@ static void decide(struct seccomp_notif *req, int seq) {
   /* the LD_PRELOAD layer's answer for this very exec (see "pairing"): the request it would have sent */
   struct gate_conf as = S.conf;
   for (char **e = envp; *e; e++) if (!strncmp(*e, "GATE_RUN=", 9)) { as.run_id = *e + 9; break; }
-  struct gbuf same; gb_init(&same);
   struct ids ids = ids_of(pid);
-  gate_exec_request_for(&same, &as, "", program, argv, cwd, envp, S.own_preload, S.own_path, ids.own, NULL);
-  char none[4];
-  const char *key = same.oom ? NULL : after_id(same.p, same.len, none, sizeof none);
   /* a file without a name (memfd, deleted) is always asked about: the daemon knows it by its bytes */
   int nameless = !strncmp(program, "/memfd:", 7) || strstr(program, " (deleted)") != NULL;
-  int paired = key && !nameless && pair_take(PAIRS, pid, key, &decided.id, NULL);
-  /* made by the LD_PRELOAD layer of this very process: a Deny or Escalate is held for it to act on */
-  char mark[48], own[24];
-  gate_join(mark, sizeof mark, GATE_MARK_ASK, gate_num(own, (unsigned long)ids.own, 10), NULL, NULL);
-  for (char **e = envp; key && !paired && !held_key && *e; e++)
-    if (!strcmp(*e, mark)) held_key = strdup(key);
-  gb_free(&same);
-  if (!paired && !nameless) paired = spawned_pair(ids.parent, pid, &as, program, argv, cwd, envp, &decided.id);
+  /* made by the LD_PRELOAD layer of this very process without asking (see "decides first"): nothing to
+   * pair; a Deny or Escalate is held for it to act on, and its new program does not ask (its mark) */
+  /* both marks name this pid and this program (a static program keeps the marks of its own exec) */
+  char own[24];
+  size_t ml = sizeof GATE_MARK_ASK - 1, cl = sizeof "GATE_CHECKED=" - 1, ol = strlen(gate_num(own, (unsigned long)ids.own, 10));
+  int asks = 0, marked = 0;
+  for (char **e = envp; *e; e++) {
+    const char *v = !strncmp(*e, GATE_MARK_ASK, ml) ? *e + ml : !strncmp(*e, "GATE_CHECKED=", cl) ? *e + cl : NULL;
+    if (!v || strncmp(v, own, ol) || v[ol] != ':' || strcmp(v + ol + 1, program)) continue;
+    if (v == *e + ml) asks = 1;
+    else marked = 1;
+  }
+  /* (the new program's constructor then honours GATE_CHECKED: no LANDED answer needed for it) */
+  int lands = !(asks && marked);
+  int paired = 0;
+  if (!asks && !nameless && pair_any(PAIRS, pid)) {
+    struct gbuf same;
+    const char *key = inputs(&same, &as, program, argv, cwd, envp, ids.own);
+    paired = key && pair_take(PAIRS, pid, key, &decided.id, NULL);
+    gb_free(&same);
+  }
+  if (!paired && !nameless && !asks) paired = spawned_pair(ids.parent, pid, &as, program, argv, cwd, envp, &decided.id);
   if (paired) { error = 0; goto done; }
   gate_new_id(id, sizeof id);
   struct gbuf msg; gb_init(&msg);
@@ -1166,7 +1185,7 @@ static void decide(struct seccomp_notif *req, int seq) {
   int reusable = inputs_text && !nameless && !decided.script && argv[0] && gate_same_name(argv[0], program);
   if (reusable && gate_reuse_find(S.conf.run_id, program, &decided.id, grant) && !tell_reused(grant, inputs_text, msg.p + msg.len)) {
     error = 0;
-    land(pid, ids.own, &as, argv, cwd, envp, &decided.id, NULL);
+    if (lands) land(pid, ids.own, &as, argv, cwd, envp, &decided.id, NULL);
     gb_free(&msg);
     goto done;
   }
@@ -1175,15 +1194,18 @@ static void decide(struct seccomp_notif *req, int seq) {
   gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
-  else if (r.action == GA_DENY && held_key) { held_add(pid, held_key, GA_DENY, r.reason[0] ? r.reason : "denied by policy"); held_key = NULL; error = GATE_EXEC_ASK; }
+  else if ((r.action == GA_DENY || (r.action == GA_ESCALATE && r.token[0])) && asks && (held_key = held_inputs(&as, program, argv, cwd, envp, ids.own))) {
+    held_add(pid, held_key, r.action, r.action == GA_DENY ? (r.reason[0] ? r.reason : "denied by policy") : r.token);
+    held_key = NULL;
+    error = GATE_EXEC_ASK;
+  }
   else if (r.action == GA_DENY) gate_msg("denied: ", cmd, ": ", r.reason[0] ? r.reason : "denied by policy");
-  else if (r.action == GA_ESCALATE && held_key && r.token[0]) { held_add(pid, held_key, GA_ESCALATE, r.token); held_key = NULL; error = GATE_EXEC_ASK; }
   /* Escalate: the command may run, outside the sandbox even; in place it stays inside it (the LD_PRELOAD
    * layer, where it is loaded, escalates with the caller's descriptors: before the exec, or in the new
    * program's constructor with the token the daemon granted for this exec, handed over from LANDED) */
   else if (r.action == GA_RUN || r.action == GA_ESCALATE) {
     error = 0;
-    if (!nameless && (r.action == GA_RUN || r.token[0])) land(pid, ids.own, &as, argv, cwd, envp, &decided.id, r.action == GA_RUN ? NULL : r.token);
+    if (!nameless && lands && (r.action == GA_RUN || r.token[0])) land(pid, ids.own, &as, argv, cwd, envp, &decided.id, r.action == GA_RUN ? NULL : r.token);
     /* kept only when the file is still the one read before asking (so the one the daemon judged) */
     struct stat again;
     struct gate_ident now = { 0 };

@@ -128,9 +128,10 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
     char *m = malloc(n);
     if (m) { gate_join(m, n, "GATE_CHECKED=", pid, ":", checked); out[o++] = m; }
   }
-  if (ask) {
-    char *m = malloc(64);
-    if (m) { gate_join(m, 64, GATE_MARK_ASK, pid, NULL, NULL); out[o++] = m; }
+  if (ask && checked) {
+    size_t n = strlen(checked) + 64;
+    char *m = malloc(n);
+    if (m) { gate_join(m, n, GATE_MARK_ASK, pid, ":", checked); out[o++] = m; }
   }
   if (escalate_token) {
     size_t n = strlen(escalate_token) + 64;

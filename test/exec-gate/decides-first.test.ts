@@ -3,8 +3,9 @@
  * run the LD_PRELOAD layer sends no request before an exec; the kernel layer decides it, and a denial or an
  * escalation of an exec the layer made comes back to the layer, which says the denial in the process's own
  * words (its stderr: `2>/dev/null` silences it, as bash's own message) or escalates with its descriptors.
- * Each exec is decided once. A mark forged by a static program changes nothing but the message. With the
- * rule allowing rm, the same execs run (so the test can fail). Real daemon, real gate-sh, real bubblewrap.
+ * Each exec is decided once. A mark forged by a static program changes nothing but the message, and the
+ * marks a static program keeps from its own exec do not pass to its next one. With the rule allowing rm,
+ * the same execs run (so the test can fail). Real daemon, real gate-sh, real bubblewrap.
  */
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -99,5 +100,25 @@ test('a mark forged by a static program: a forbidden exec still does not run (qu
     if (!runs) assert.match(r.stderr, /forge-ask: execv: /);
     assert.doesNotMatch(r.stderr, /gate-sh: denied/);
     assert.equal(execRecords(rig, program, args).length, 1, what);
+  }
+});
+
+test('a static program that execs without a fork keeps its own exec\'s marks: its forbidden rm is denied with the message; allowed, it runs', async (t) => {
+  for (const decision of ['forbidden', 'allow'] as const) {
+    const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`] }));
+    t.after(async () => (killAll(), rig.close()));
+    writeFileSync(join(rig.ws, 'e'), '');
+    const r = await inFile(rig, 'keep.sh', '"$B/forge-ask" --keep /bin/rm rm -f e; echo "rc=$?"');
+    assert.equal(r.code, 0, r.stderr);
+    if (decision === 'forbidden') {
+      assert.equal(r.stdout, 'rc=126\n', r.stderr);
+      assert.ok(existsSync(join(rig.ws, 'e')), 'a forbidden rm ran');
+      assert.match(r.stderr, /gate-sh: denied: rm -f e: /);
+    } else {
+      // an allow rule escalates; the kernel layer lets it run in place (no LD_PRELOAD layer to escalate)
+      assert.equal(r.stdout, 'rc=0\n', r.stderr);
+      assert.ok(!existsSync(join(rig.ws, 'e')), 'an allowed rm did not run');
+    }
+    assert.equal(execRecords(rig, 'rm', ['-f', 'e']).length, 1);
   }
 });
