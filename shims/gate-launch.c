@@ -384,7 +384,7 @@ struct pair { pid_t pid; long expires; char *key; struct gate_ident id; char *to
 static struct pair PAIRS[MAX_PAIRS], LANDED[MAX_PAIRS];
 /* the kernel layer's Deny and Escalate for an exec the LD_PRELOAD layer made (see "decides first") */
 #define MAX_HELD 64
-struct held { pid_t pid; long expires; char *key; int action; char *text; };
+struct held { pid_t pid; long expires; char *key; int action; char *text; struct gate_ident id; };
 static struct held HELD[MAX_HELD];
 /* where a reply goes: the socket the request came with (SCM_RIGHTS), else the sender's bound address */
 struct peer { int fd; struct sockaddr_un addr; socklen_t len; };
@@ -486,7 +486,7 @@ static void answer_here(const struct peer *to, const char *id, const char *token
  * layer cannot). One decision, and no request at all for the execs that run. A mark forged by a process
  * without the layer only turns its own denial into a quiet one, or its escalation into a failed exec. */
 
-static void held_add(pid_t pid, char *key, int action, const char *text) {
+static void held_add(pid_t pid, char *key, int action, const char *text, const struct gate_ident *id) {
   long now = mono_ms();
   char *copy = strdup(text ? text : "");
   if (!copy) { free(key); return; }
@@ -498,7 +498,7 @@ static void held_add(pid_t pid, char *key, int action, const char *text) {
   }
   free(HELD[slot].key);
   free(HELD[slot].text);
-  HELD[slot] = (struct held){ pid, now + PAIR_TTL_MS, key, action, copy };
+  HELD[slot] = (struct held){ pid, now + PAIR_TTL_MS, key, action, copy, *id };
   pthread_mutex_unlock(&S.lock);
 }
 
@@ -507,18 +507,23 @@ static int held_answer(const char *id, const char *rest, const char *end, pid_t 
   long now = mono_ms();
   int action = -1;
   char *text = NULL;
+  struct gate_ident file = { 0 };
   size_t n = (size_t)(end - rest);
   pthread_mutex_lock(&S.lock);
   for (int i = 0; i < MAX_HELD && action < 0; i++) {
     struct held *h = &HELD[i];
     if (!h->key || h->pid != pid || strlen(h->key) != n || memcmp(h->key, rest, n)) continue;
-    if (h->expires >= now) { action = h->action; text = h->text; h->text = NULL; }
+    if (h->expires >= now) { action = h->action; text = h->text; h->text = NULL; file = h->id; }
     free(h->key);
     free(h->text);
     *h = (struct held){ 0 };
   }
   pthread_mutex_unlock(&S.lock);
   if (action < 0) return 0;
+  /* an escalated spawn is made again, its child carrying the token: that exec is paired with this answer
+   * (as when the layer asked first), not decided a second time */
+  char *key = action == GA_ESCALATE ? strndup(rest, n) : NULL;
+  if (key) pair_add(PAIRS, pid, key, &file, NULL);
   if (action == GA_ESCALATE) answer_here(to, id, text);
   else {
     struct gbuf r; gb_init(&r);
@@ -1131,13 +1136,25 @@ static void decide(struct seccomp_notif *req, int seq) {
   int nameless = !strncmp(program, "/memfd:", 7) || strstr(program, " (deleted)") != NULL;
   /* made by the LD_PRELOAD layer of this very process without asking (see "decides first"): nothing to
    * pair; a Deny or Escalate is held for it to act on, and its new program does not ask (its mark) */
-  /* both marks name this pid and this program (a static program keeps the marks of its own exec) */
-  char own[24];
-  size_t ml = sizeof GATE_MARK_ASK - 1, cl = sizeof "GATE_CHECKED=" - 1, ol = strlen(gate_num(own, (unsigned long)ids.own, 10));
+  /* both marks name this program, and this pid, or (posix_spawn) the parent whose memory this task shares
+   * (a static program keeps the marks of its own exec: they name its own path) */
+  pid_t asker = pid;     /* who asks for a held answer, as the relay knows it (SCM_CREDENTIALS) */
+  long asker_own = ids.own;
   int asks = 0, marked = 0;
+  size_t ml = sizeof GATE_MARK_ASK - 1, cl = sizeof "GATE_CHECKED=" - 1;
   for (char **e = envp; *e; e++) {
     const char *v = !strncmp(*e, GATE_MARK_ASK, ml) ? *e + ml : !strncmp(*e, "GATE_CHECKED=", cl) ? *e + cl : NULL;
-    if (!v || strncmp(v, own, ol) || v[ol] != ':' || strcmp(v + ol + 1, program)) continue;
+    if (!v) continue;
+    char *colon;
+    long named = strtol(v, &colon, 10);
+    if (colon == v || *colon != ':' || strcmp(colon + 1, program)) continue;
+    if (named != ids.own) {
+      /* a spawn: the parent's layer marked its child's exec with its own pid */
+      if (asker == pid && (ids.parent <= 1 || named != own_pid((pid_t)ids.parent) ||
+                           syscall(SYS_kcmp, (pid_t)ids.parent, pid, KCMP_VM, 0, 0) != 0)) continue;
+      asker = (pid_t)ids.parent;
+      asker_own = named;
+    }
     if (v == *e + ml) asks = 1;
     else marked = 1;
   }
@@ -1194,8 +1211,8 @@ static void decide(struct seccomp_notif *req, int seq) {
   gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
-  else if ((r.action == GA_DENY || (r.action == GA_ESCALATE && r.token[0])) && asks && (held_key = held_inputs(&as, program, argv, cwd, envp, ids.own))) {
-    held_add(pid, held_key, r.action, r.action == GA_DENY ? (r.reason[0] ? r.reason : "denied by policy") : r.token);
+  else if ((r.action == GA_DENY || (r.action == GA_ESCALATE && r.token[0])) && asks && (held_key = held_inputs(&as, program, argv, cwd, envp, asker_own))) {
+    held_add(asker, held_key, r.action, r.action == GA_DENY ? (r.reason[0] ? r.reason : "denied by policy") : r.token, &decided.id);
     held_key = NULL;
     error = GATE_EXEC_ASK;
   }

@@ -436,11 +436,23 @@ static int gated_spawn(pid_t *pid, const char *path, const char *program,
   if (!f) f = (spawn_fn)real("posix_spawn");
   char token[256] = "";
   if (access(program, F_OK) != 0) return errno;
-  enum verdict v = is_shim(program) ? V_RUN : check(program, argv, envp, token, sizeof token);
-  if (v == V_DENY || v == V_ERROR) return EACCES;
-  char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, 0);
-  if (!env) return ENOMEM;
-  return f(pid, path, fa, at, argv, env);
+  /* in a kernel-gated run the child's exec is decided by the kernel layer first, as in gated_execve; a
+   * Deny or Escalate comes back as the spawn's error, and the held answer is asked for from here */
+  int shim = is_shim(program), first = G.kernel && !shim && small(program, argv, envp);
+  enum verdict v = shim || first ? V_RUN : check(program, argv, envp, token, sizeof token);
+  for (int tries = 0;; tries++) {
+    if (v == V_DENY || v == V_ERROR) return EACCES;
+    int ask = first && v == V_RUN; /* an escalation's child carries its token, not the question */
+    char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, ask);
+    if (!env) return ENOMEM;
+    int r = f(pid, path, fa, at, argv, env);
+    free_env(env, envp);
+    if (!ask || (r != GATE_EXEC_ASK && r != ENOSYS)) return r;
+    /* ENOSYS: the run's supervisor is gone; asking says so in our words */
+    if (r == ENOSYS) return check(program, argv, envp, token, sizeof token) == V_RUN ? r : EACCES;
+    if (tries) return EACCES;
+    v = check(program, argv, envp, token, sizeof token);
+  }
 }
 
 EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,

@@ -21,7 +21,10 @@ let bin = '';
 
 before(() => {
   bin = mkdtempSync(join(tmpdir(), 'gate-first-bin-'));
-  execFileSync('gcc', ['-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, 'forge-ask'), join(ROOT, 'test', 'exec-gate', 'programs', 'forge-ask.c')]);
+  const programs = join(ROOT, 'test', 'exec-gate', 'programs');
+  execFileSync('gcc', ['-static', '-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, 'forge-ask'), join(programs, 'forge-ask.c')]);
+  // dynamic: the LD_PRELOAD layer is loaded into it
+  execFileSync('gcc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', join(bin, 'spawner'), join(programs, 'spawner.c')]);
   process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
 });
 
@@ -43,26 +46,29 @@ function inFile(rig: DaemonProc, name: string, script: string) {
 }
 
 for (const mode of ['workspace-write', 'danger-full-access'] as const) {
-  test(`${mode}: a denied exec from bash is said once, in the process's own stderr, and decided once; allowed, it runs`, async (t) => {
+  test(`${mode}: a denied exec (from bash, posix_spawn) is said once, in the process's own stderr, and decided once; allowed, it runs`, async (t) => {
     for (const decision of ['forbidden', 'allow'] as const) {
       const rules = [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`];
       const rig = await startDaemon(execGateOptions({ rules, env: { GATE_SANDBOX_MODE: mode } }));
       t.after(async () => (killAll(), rig.close()));
       writeFileSync(join(rig.ws, 'a'), '');
       writeFileSync(join(rig.ws, 'b'), '');
-      const r = await inFile(rig, 'del.sh', 'x=rm; $x -f a; echo "a=$?"; $x -f b 2>/dev/null; echo "b=$?"');
+      writeFileSync(join(rig.ws, 's'), '');
+      const r = await inFile(rig, 'del.sh', 'x=rm; $x -f a; echo "a=$?"; $x -f b 2>/dev/null; echo "b=$?"; "$B/spawner" spawn /bin/rm rm -f s; echo "s=$?"');
       assert.equal(r.code, 0, r.stderr);
       if (decision === 'forbidden') {
-        assert.equal(r.stdout, 'a=126\nb=126\n', r.stderr);
-        assert.ok(existsSync(join(rig.ws, 'a')) && existsSync(join(rig.ws, 'b')), 'a forbidden rm ran');
+        assert.equal(r.stdout, 'a=126\nb=126\ns=126\n', r.stderr);
+        assert.ok(existsSync(join(rig.ws, 'a')) && existsSync(join(rig.ws, 'b')) && existsSync(join(rig.ws, 's')), 'a forbidden rm ran');
+        // posix_spawn: the spawn fails with EACCES, the layer's words said from the parent
+        assert.match(r.stderr, /gate-sh: denied: rm -f s: [^\n]*\nspawner: posix_spawn: Permission denied/);
         // the layer's words, once, for the exec whose stderr was not silenced (none from the supervisor)
         assert.equal((r.stderr.match(/gate-sh: denied: rm -f a: /g) ?? []).length, 1, r.stderr);
         assert.doesNotMatch(r.stderr, /rm -f b/);
       } else {
-        assert.equal(r.stdout, 'a=0\nb=0\n', r.stderr);
-        assert.ok(!existsSync(join(rig.ws, 'a')) && !existsSync(join(rig.ws, 'b')), 'an allowed rm did not run');
+        assert.equal(r.stdout, 'a=0\nb=0\nstatus=0\ns=0\n', r.stderr);
+        assert.ok(!existsSync(join(rig.ws, 'a')) && !existsSync(join(rig.ws, 'b')) && !existsSync(join(rig.ws, 's')), 'an allowed rm did not run');
       }
-      for (const f of ['a', 'b']) assert.equal(execRecords(rig, 'rm', ['-f', f]).length, 1, `rm -f ${f}: decided once (${decision})`);
+      for (const f of ['a', 'b', 's']) assert.equal(execRecords(rig, 'rm', ['-f', f]).length, 1, `rm -f ${f}: decided once (${decision})`);
     }
   });
 }
