@@ -1081,7 +1081,7 @@ static void decide(struct seccomp_notif *req, int seq) {
   struct proc p = { .pid = pid };
   char file[PATH_MAX + 64];
   struct decided decided = { 0 };
-  char *held_key = NULL; /* the inputs of an exec the LD_PRELOAD layer marked (see "decides first") */
+  char *held; /* the inputs of a Deny or Escalate held for the LD_PRELOAD layer (see "decides first") */
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)pid);
   path = read_str(&p, pathp);
   argv = read_vec(&p, argvp, &ok1);
@@ -1134,10 +1134,10 @@ static void decide(struct seccomp_notif *req, int seq) {
   struct ids ids = ids_of(pid);
   /* a file without a name (memfd, deleted) is always asked about: the daemon knows it by its bytes */
   int nameless = !strncmp(program, "/memfd:", 7) || strstr(program, " (deleted)") != NULL;
-  /* made by the LD_PRELOAD layer of this very process without asking (see "decides first"): nothing to
-   * pair; a Deny or Escalate is held for it to act on, and its new program does not ask (its mark) */
-  /* both marks name this program, and this pid, or (posix_spawn) the parent whose memory this task shares
-   * (a static program keeps the marks of its own exec: they name its own path) */
+  /* made by the LD_PRELOAD layer without asking (see "decides first"): nothing to pair; a Deny or Escalate
+   * is held for it to act on, and its new program does not ask (its mark). Both marks name this program,
+   * and this pid or (posix_spawn) the parent whose memory this task shares; a static program keeps the
+   * marks of its own exec, which name its own path. */
   pid_t asker = pid;     /* who asks for a held answer, as the relay knows it (SCM_CREDENTIALS) */
   long asker_own = ids.own;
   int asks = 0, marked = 0;
@@ -1148,10 +1148,10 @@ static void decide(struct seccomp_notif *req, int seq) {
     char *colon;
     long named = strtol(v, &colon, 10);
     if (colon == v || *colon != ':' || strcmp(colon + 1, program)) continue;
-    if (named != ids.own) {
+    if (named != ids.own && asker != pid && named != asker_own) continue;
+    if (named != ids.own && asker == pid) {
       /* a spawn: the parent's layer marked its child's exec with its own pid */
-      if (asker == pid && (ids.parent <= 1 || named != own_pid((pid_t)ids.parent) ||
-                           syscall(SYS_kcmp, (pid_t)ids.parent, pid, KCMP_VM, 0, 0) != 0)) continue;
+      if (ids.parent <= 1 || named != own_pid((pid_t)ids.parent) || syscall(SYS_kcmp, (pid_t)ids.parent, pid, KCMP_VM, 0, 0) != 0) continue;
       asker = (pid_t)ids.parent;
       asker_own = named;
     }
@@ -1211,9 +1211,8 @@ static void decide(struct seccomp_notif *req, int seq) {
   gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
-  else if ((r.action == GA_DENY || (r.action == GA_ESCALATE && r.token[0])) && asks && (held_key = held_inputs(&as, program, argv, cwd, envp, asker_own))) {
-    held_add(asker, held_key, r.action, r.action == GA_DENY ? (r.reason[0] ? r.reason : "denied by policy") : r.token, &decided.id);
-    held_key = NULL;
+  else if ((r.action == GA_DENY || (r.action == GA_ESCALATE && r.token[0])) && asks && (held = held_inputs(&as, program, argv, cwd, envp, asker_own))) {
+    held_add(asker, held, r.action, r.action == GA_DENY ? (r.reason[0] ? r.reason : "denied by policy") : r.token, &decided.id);
     error = GATE_EXEC_ASK;
   }
   else if (r.action == GA_DENY) gate_msg("denied: ", cmd, ": ", r.reason[0] ? r.reason : "denied by policy");
@@ -1232,7 +1231,6 @@ static void decide(struct seccomp_notif *req, int seq) {
   else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
   gb_free(&msg);
 done:
-  free(held_key);
   proc_done(&p);
   /* after the exec: the kernel reads path and argv again once answered; follow it (see "after the exec") */
   int follow = S.trace && error == 0 && !expected;
