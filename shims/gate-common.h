@@ -36,6 +36,10 @@ void gate_new_id(char *out, size_t n);
  * decides first"). */
 #define GATE_MARK_ASK "GATE_ASK="
 #define GATE_EXEC_ASK EBADRQC
+/* <GATE_KERNEL_SOCK>.e<pid>: the kernel layer let pid's exec go on in place on an Escalate, whose token
+ * its new program's constructor asks for; with no such file that constructor has nothing to ask (the
+ * kernel layer decided the exec, and a Run needs no word). */
+#define GATE_ESCALATING ".e"
 
 /* True for one of the gate's own variables (GATE_*), never reported or passed on as the caller's. */
 int gate_own_var(const char *entry);

@@ -28,6 +28,7 @@
 #include "gate-proc.h"
 #include "gate-reuse.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -539,6 +540,8 @@ static int held_answer(const char *id, const char *rest, const char *end, pid_t 
   return 1;
 }
 
+static void escalating(long own, int on);
+
 /* A request from pid for the program the kernel layer has just let it exec (LANDED, see above): answered
  * Run here, 1; else 0 (the request goes to the daemon). rest: the request after its id. */
 static int landed_answer(const char *id, const char *rest, const char *end, pid_t pid, const struct peer *from) {
@@ -572,6 +575,7 @@ static int landed_answer(const char *id, const char *rest, const char *end, pid_
   if (!hit) return 0;
   /* the daemon's answer to the kernel layer: Run, or Escalate with the token it granted */
   answer_here(from, id, token);
+  if (token) escalating(own_pid(pid), 0);
   free(token);
   return 1;
 }
@@ -876,6 +880,31 @@ static void land(pid_t pid, long own, const struct gate_conf *as, char **argv, c
   if (copy && (!token || tok)) pair_add(LANDED, pid, copy, id, tok);
   else { free(copy); free(tok); }
   gb_free(&k);
+}
+
+/* An Escalate the kernel layer let go on in place is the one answer a new program's constructor must ask
+ * for (it escalates with the token; a Run it need not hear of): the supervisor says so with a file named
+ * <GATE_KERNEL_SOCK>.e<pid> (the pid as the process knows itself) while that answer waits in LANDED, and
+ * a constructor that finds none does not ask (gate-common.h, GATE_ESCALATING). A file made or removed by
+ * the run itself only adds a question or turns an escalation into a run in place, inside the sandbox. */
+static void escalating(long own, int on) {
+  char path[sizeof S.kpath + 32], n[24];
+  gate_join(path, sizeof path, S.kpath, GATE_ESCALATING, gate_num(n, (unsigned long)own, 10), NULL);
+  if (!on) { unlink(path); return; }
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd >= 0) close(fd);
+}
+
+/* The escalation files of answers nobody asked for, when the supervisor ends. */
+static void escalations_gone(void) {
+  const char *base = strrchr(S.kpath, '/');
+  DIR *d = base ? opendir(S.conf.client_dir) : NULL;
+  if (!d) return;
+  char prefix[128];
+  size_t pl = gate_join(prefix, sizeof prefix, base + 1, GATE_ESCALATING, NULL, NULL);
+  for (struct dirent *e; (e = readdir(d));)
+    if (!strncmp(e->d_name, prefix, pl)) unlinkat(dirfd(d), e->d_name, 0);
+  closedir(d);
 }
 
 /* The inputs of an exec as its LD_PRELOAD layer will ask about it, for holding (a copy; NULL: no memory). */
@@ -1222,6 +1251,7 @@ static void decide(struct seccomp_notif *req, int seq) {
   else if (r.action == GA_RUN || r.action == GA_ESCALATE) {
     error = 0;
     if (!nameless && lands && (r.action == GA_RUN || r.token[0])) land(pid, ids.own, &as, argv, cwd, envp, &decided.id, r.action == GA_RUN ? NULL : r.token);
+    if (!nameless && lands && r.action == GA_ESCALATE && r.token[0] && decided.id.known) escalating(ids.own, 1);
     /* kept only when the file is still the one read before asking (so the one the daemon judged) */
     struct stat again;
     struct gate_ident now = { 0 };
@@ -1422,6 +1452,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
   while (S.workers > 0) pthread_cond_wait(&S.freed, &S.lock);
   pthread_mutex_unlock(&S.lock);
   gate_reply_release(); /* the workers' kept reply socket, if they asked more than once */
+  escalations_gone();
   unlink(S.kpath);
   unlink(S.dpath);
   _exit(0);

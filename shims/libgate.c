@@ -42,7 +42,7 @@ static struct {
   char arena[2048];        /* the saved strings (strdup beyond it): no malloc in the constructor */
   char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
   char then[PATH_MAX];     /* one exec allowed without asking (the sandbox wrapper's inner program) */
-  int kernel;              /* a kernel-gated run (GATE_KERNEL_SOCK): that layer decides each exec first */
+  const char *kernel;      /* a kernel-gated run: GATE_KERNEL_SOCK's value (that layer decides each exec first) */
 } G;
 
 /* ---------- helpers ---------- */
@@ -591,7 +591,8 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
     if (!strncmp(*e, GATE_MARK_ASK, sizeof GATE_MARK_ASK - 1)) continue;
     if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) {
       G.saved[G.nsaved++] = keep(*e);
-      if (!strncmp(*e, GATE_VAR_KERNEL_SOCK "=", sizeof GATE_VAR_KERNEL_SOCK) && (*e)[sizeof GATE_VAR_KERNEL_SOCK]) G.kernel = 1;
+      if (!strncmp(*e, GATE_VAR_KERNEL_SOCK "=", sizeof GATE_VAR_KERNEL_SOCK) && (*e)[sizeof GATE_VAR_KERNEL_SOCK])
+        G.kernel = G.saved[G.nsaved - 1] + sizeof GATE_VAR_KERNEL_SOCK;
     }
     *w++ = *e;
   }
@@ -604,6 +605,13 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   if (then) gate_join(G.then, sizeof G.then, then, NULL, NULL, NULL);
   if (checked && marked(checked, argv)) return;
   G.then[0] = 0;
+  /* in a kernel-gated run that layer decided this exec already: only an Escalate it let go on in place
+   * waits for this program to ask (its file, gate-common.h); a Run needs no word */
+  if (G.kernel) {
+    char esc[PATH_MAX], n[24];
+    gate_join(esc, sizeof esc, G.kernel, GATE_ESCALATING, gate_num(n, (unsigned long)getpid(), 10), NULL);
+    if (access(esc, F_OK) != 0) return;
+  }
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n < 0) { say(argv, "?", "exec gate: ", ": not run: cannot read /proc/self/exe", NULL); _exit(126); }

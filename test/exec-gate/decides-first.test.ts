@@ -128,3 +128,19 @@ test('a static program that execs without a fork keeps its own exec\'s marks: it
     assert.equal(execRecords(rig, 'rm', ['-f', 'e']).length, 1);
   }
 });
+
+test('an exec the LD_PRELOAD layer did not make, escalated by a rule: the new program escalates (the supervisor says so); unescalated, it stays in the sandbox', async (t) => {
+  // a static program's exec: the kernel layer decides it, lets the Escalate go on in place and leaves a
+  // word for touch's constructor, which escalates out of the turn's sandbox with the token
+  for (const escalated of [true, false]) {
+    const rules = [BASH, ...(escalated ? ['prefix_rule(pattern=["touch"], decision="allow")'] : [])];
+    const config = 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n';
+    const rig = await startDaemon(execGateOptions({ rules, config }));
+    t.after(async () => (killAll(), rig.close()));
+    const outside = join(rig.te.dir, 'outside-touch');
+    const r = await inFile(rig, 'esc-static.sh', `"$B/forge-ask" --keep /usr/bin/touch touch ${outside}; echo "rc=$?"`);
+    assert.equal(r.stdout, escalated ? 'rc=0\n' : 'rc=1\n', r.stderr);
+    assert.equal(existsSync(outside), escalated, escalated ? 'the escalated touch did not leave the sandbox' : 'touch left the sandbox');
+    assert.equal(execRecords(rig, 'touch', [outside]).length, 1);
+  }
+});
