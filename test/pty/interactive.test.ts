@@ -92,7 +92,9 @@ test('typeahead: keys no command read reach the next prompts, in order; a comman
     // a reading command takes the first line typed ahead; the rest is the next prompt's
     from = s.t.output().length;
     s.t.write('sleep 0.3; read -r x; echo "got [$x]"\rfirst\recho "after [$x]"\r');
-    await s.t.waitFor('after [first]', 10_000, from);
+    const after = await s.t.waitFor('after [first]', 10_000, from);
+    // (and the prompt after it: line() below reads from the end of what was printed so far)
+    await s.t.waitFor(PROMPT, 10_000, after);
     assert.match(s.t.output().subarray(from).toString('latin1'), /got \[first\][^]*after \[first\]/);
     assert.equal(await s.line('echo "$?"'), '0\r\n');
     // a pasted block (an empty line in it) runs line by line, each line once
