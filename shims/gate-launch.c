@@ -27,6 +27,7 @@
 #include "gate-proto.h"
 #include "gate-proc.h"
 #include "gate-reuse.h"
+#include "gate-join.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1350,7 +1351,7 @@ static void close_all_but(const int *keep, int n) {
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 /* joining a session sandbox (below) */
-static int session_pidns;
+static struct gate_join J;
 static void kill_command_group(pid_t bwrap);
 
 /* One exited child of this thread reaped (its pid; status in *st), 0 when none has exited, -1 with ECHILD
@@ -1427,7 +1428,7 @@ static void supervise(int status_w, pid_t root, int sigfd) {
         /* the front is gone before the command ended (its spawner died): take the sandbox down with it,
          * as bubblewrap's --die-with-parent would have, then finish as usual */
         if ((int)si.ssi_signo == FRONT_GONE && !root_done) {
-          if (session_pidns >= 0) kill_command_group(root);
+          if (J.pidns >= 0) kill_command_group(root);
           kill(root, SIGKILL);
         }
       int st;
@@ -1460,40 +1461,14 @@ static void supervise(int status_w, pid_t root, int sigfd) {
 
 /* ---------- joining a session sandbox ---------- */
 
-/* --session-ns PID:PIDNS:NETNS (docs/sandbox.md, "Session sandboxes"): the namespaces of the daemon's
- * holder process PID (shims/gate-session), named by their inode numbers so that a reused pid is never
- * joined. The network namespace (NETNS 0: keep this one) is entered here, before anything is forked, since
- * bubblewrap cannot join one. The pid namespace is handed to bubblewrap (`--pidns FD`, inserted after the
+/* --session-ns SPEC (docs/sandbox.md, "Session sandboxes"; gate-join.h): the namespaces of the daemon's
+ * holder process. The network namespace is entered before anything is forked, since bubblewrap cannot
+ * join one. With the holder's mounts the command runs without bubblewrap, born in the pid namespace by the
+ * supervisor's fork; otherwise the pid namespace is handed to bubblewrap (`--pidns FD`, inserted after the
  * program): only its child, the command, is born inside it (the front, the supervisor and bubblewrap stay
  * out of the sandbox's sight), and bubblewrap then mounts that namespace's own /proc — entered any other
  * way, without --unshare-pid, it would bind the host's /proc. bubblewrap leaves FD open in the command. */
-static int session_pidns = -1;
-static char session_fd[16];
-
-static int open_ns(long pid, const char *kind, unsigned long ino) {
-  char p[64];
-  snprintf(p, sizeof p, "/proc/%ld/ns/%s", pid, kind);
-  int fd = open(p, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) || (unsigned long)st.st_ino != ino)) { close(fd); fd = -1; errno = ESRCH; }
-  return fd;
-}
-
-static void join_session(const char *spec, const char *prog) {
-  char *e;
-  long pid = strtol(spec, &e, 10);
-  unsigned long pidns = *e == ':' ? strtoul(e + 1, &e, 10) : 0;
-  unsigned long netns = *e == ':' ? strtoul(e + 1, &e, 10) : 0;
-  if (pid <= 0 || pidns == 0 || *e) die126(prog, ": not run: malformed --session-ns ", spec);
-  session_pidns = open_ns(pid, "pid", pidns);
-  if (session_pidns < 0 || fcntl(session_pidns, F_SETFD, 0)) die126(prog, ": not run: the session sandbox is gone (its namespaces cannot be joined): ", strerror(errno));
-  snprintf(session_fd, sizeof session_fd, "%d", session_pidns);
-  if (netns) {
-    int fd = open_ns(pid, "net", netns);
-    if (fd < 0 || setns(fd, CLONE_NEWNET)) die126(prog, ": not run: cannot join the session sandbox's network: ", strerror(errno));
-    close(fd);
-  }
-}
+static struct gate_join J = { .pidns = -1, .mntns = -1 };
 
 /* The front is gone before the command ended (gate-sh killed, a caller's timeout): in a session sandbox,
  * bubblewrap's death takes only the command itself (--die-with-parent), and its children would live on in
@@ -1502,6 +1477,8 @@ static void join_session(const char *spec, const char *prog) {
  * the group (setsid, a daemon) stays, as under bash. */
 static void kill_command_group(pid_t bwrap) {
   char buf[512];
+  /* run without bubblewrap, the tree root is the command itself, its session's leader */
+  if (getpgid(bwrap) == bwrap) kill(-bwrap, SIGKILL);
   if (!gate_children(bwrap, buf, sizeof buf)) return;
   for (char *p = buf, *e; *p; p = e) {
     long c = strtol(p, &e, 10);
@@ -1537,6 +1514,7 @@ static void tree_root(int sock, const char *path, char *const argv[], const sigs
   for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
+  gate_join_enter(&J, &path, (char ***)&argv);
   execv(path, argv);
   int e = errno;
   gate_msg(path, ": ", strerror(e), NULL);
@@ -1592,12 +1570,12 @@ int main(int argc, char **argv) {
   char **prog = argv + 1;
   const char *path = prog[0];
   if (session) {
-    join_session(session, prog[0]);
+    if (gate_join_open(&J, session, err, sizeof err)) die126(prog[0], ": not run: ", err);
     /* PROGRAM --pidns FD ARGS...: argv has room (the two --session-ns words before it) */
     memmove(prog - 2, prog, sizeof *prog);
     prog -= 2;
     prog[1] = "--pidns";
-    prog[2] = session_fd;
+    prog[2] = J.pidns_arg;
   }
   /* this supervisor talks to the daemon itself; a nested launcher's tree keeps the enclosing one's */
   const char *outer = getenv("GATE_KERNEL_SOCK");
@@ -1624,7 +1602,7 @@ int main(int argc, char **argv) {
    * as exit 137 in about 1 of 1,500 concurrent runs). There the option is left out of bubblewrap's
    * arguments; the front's death still takes the command down (the supervisor kills the command's group
    * and bubblewrap), and so does the supervisor's (the front does the same). */
-  if (session_pidns >= 0 && die_with_parent) {
+  if (J.pidns >= 0 && die_with_parent) {
     int o = 0, command = 0;
     for (int i = 0; prog[i]; i++) {
       command = command || !strcmp(prog[i], "--"); /* the command's own words are never touched */
@@ -1632,6 +1610,7 @@ int main(int argc, char **argv) {
     }
     prog[o] = NULL;
   }
+  if (J.pidns >= 0) gate_join_plan(&J, prog);
   pid_t spawner = getppid();
   if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != spawner)) die126(prog[0], ": not run: its caller is gone", NULL);
 
@@ -1655,7 +1634,7 @@ int main(int argc, char **argv) {
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     /* in a session sandbox the jobs outlive the command and their supervisor must outlive the caller's
      * process group being killed (a timeout kills the group): a group of its own */
-    if (session_pidns >= 0) setpgid(0, 0);
+    if (J.pidns >= 0) setpgid(0, 0);
     /* the supervisor outlives interruptions meant for the command; only the tree's end stops it */
     for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
@@ -1670,7 +1649,11 @@ int main(int argc, char **argv) {
       _exit(0);
     }
     gate_reuse_open(S.conf.request_sock); /* no epoch file (an older daemon): nothing is reused */
+    int inside = gate_join_born_inside(&J, 1);
     pid_t root = fork();
+    if (inside && root != 0) gate_join_born_inside(&J, 0);
+    /* the plan's own first exec is the command's, not bubblewrap's */
+    if (J.direct) { S.expect[0] = J.command[0]; S.nexpect = 1; }
     if (root < 0) { gate_msg("exec gate: ", prog[0], ": not run: ", strerror(errno)); _exit(126); }
     if (root == 0) {
       close(sp[0]); close(status[1]); close(S.ksock); close(S.dsock);
@@ -1732,7 +1715,7 @@ int main(int argc, char **argv) {
       if (n == (ssize_t)sizeof st) return pass_on(st);
       /* the supervisor is gone before the command ended: no exec can pass any more (the kernel answers
        * ENOSYS); end the command rather than leave it running half-able */
-      if (root > 0 && session_pidns >= 0) kill_command_group(root);
+      if (root > 0 && J.pidns >= 0) kill_command_group(root);
       if (root > 0) kill(root, SIGKILL);
       gate_msg("exec gate: the exec supervisor of this run is gone; the run was stopped (nothing more could be checked)", NULL, NULL, NULL);
       return 126;

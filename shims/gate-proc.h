@@ -44,4 +44,35 @@ static inline ssize_t gate_children(long pid, char *buf, size_t size) {
   return n;
 }
 
+/* The mounts of the mount namespace this process is in, told by self/mountinfo of the procfs at proc (a
+ * descriptor, or AT_FDCWD for /proc: a procfs of a pid namespace this process is not in has no "self"
+ * for it, so a look from outside uses one opened before entering the mounts): FNV-1a over the
+ * first `count` lines' mount id, parent id, device, root and mount point (count < 0: every line), in
+ * *digest; returns how many lines there are, -1 when the file cannot be read. A session sandbox's holder
+ * records it when the namespace is built (shims/gate-session) and a command joining it checks it
+ * (shims/gate-launch): a mount gone since (a protected folder removed and made again on the host, whose
+ * read-only mount the kernel then detaches here too) changes the lines, and the command gets a sandbox of
+ * its own instead. Mounts added later (propagated from the host) come after the first `count` lines. */
+static inline long gate_mounts_digest(int proc, long count, unsigned long long *digest) {
+  int fd = openat(proc, proc == AT_FDCWD ? "/proc/self/mountinfo" : "self/mountinfo", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  unsigned long long h = 1469598103934665603ULL;
+  long lines = 0;
+  int field = 0;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    for (ssize_t i = 0; i < n; i++) {
+      char c = buf[i];
+      if (c == '\n') { lines++; field = 0; }
+      else if (c == ' ') field++;
+      if ((count < 0 || lines < count) && field < 5) { h ^= (unsigned char)c; h *= 1099511628211ULL; }
+      else if (c == '\n' && (count < 0 || lines <= count)) { h ^= '\n'; h *= 1099511628211ULL; }
+    }
+  close(fd);
+  if (n < 0) return -1;
+  *digest = h;
+  return lines;
+}
+
 #endif

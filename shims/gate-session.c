@@ -1,7 +1,8 @@
 /*
  * gate-session: the holder of one session sandbox (docs/sandbox.md, "Session sandboxes").
  *
- *   gate-session [--net]
+ *   gate-session [--net] [--mounts BWRAP OPTION... --]
+ *   gate-session --keep FD                (run by bubblewrap: see below)
  *
  * Started by the daemon (src/daemon/session-sandbox.ts), never by a sandboxed process. It makes a new pid
  * namespace (and with --net a new network namespace with only loopback, up) and stays in it as its pid 1:
@@ -10,8 +11,16 @@
  * kills every process left in the pid namespace. It goes when its stdin (a pipe from the daemon) closes —
  * the daemon stopped or died — or when the daemon kills it.
  *
+ * With --mounts it also holds a mount namespace built by bubblewrap with those options (the sandbox key's
+ * mounts, src/sandbox/session-join.ts): pid 1 runs `BWRAP OPTION... -- gate-session --keep FD`, whose
+ * keeper, inside the new mounts, hands its mount namespace back over FD with the digest of its mounts
+ * (gate-proc.h) and exits. Pid 1 keeps that namespace open on descriptor 3 for the commands that join it
+ * (shims/gate-launch enters it instead of running bubblewrap again). A namespace that cannot be built
+ * leaves the holder without one: commands then build their mounts themselves, as before.
+ *
  * Protocol on stdout, one line each (the daemon reads them; pids as the host sees them where said):
- *   ready <host pid of pid 1>          the namespaces exist, loopback is up
+ *   ready <host pid of pid 1> [3 <mount lines> <mount digest, hex>]
+ *                                      the namespaces exist, loopback is up (and the mounts are held)
  *   job <host pid> <pid inside>        a process became pid 1's child: its command ended, it lives on
  *   exit <pid inside> <wait status>    pid 1 reaped a child (a job, or a short-lived orphan)
  *   error <message>                    nothing was made; the process exits 1
@@ -122,7 +131,82 @@ static long host_pid_of_self(void) {
   return strtol(buf, NULL, 10);
 }
 
+
+/* The keeper, run by bubblewrap inside the new mounts: its mount namespace and the digest of its mounts
+ * go back over fd; then it exits (the namespace lives on in pid 1's descriptor). */
+static int keep(const char *fdarg) {
+  int fd = atoi(fdarg);
+  int ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  unsigned long long digest = 0;
+  long lines = gate_mounts_digest(AT_FDCWD, -1, &digest);
+  if (ns < 0 || lines <= 0) return 1;
+  struct { long lines; unsigned long long digest; } what = { lines, digest };
+  char ctl[CMSG_SPACE(sizeof(int))];
+  memset(ctl, 0, sizeof ctl);
+  struct iovec iov = { &what, sizeof what };
+  struct msghdr m = { 0 };
+  m.msg_iov = &iov; m.msg_iovlen = 1; m.msg_control = ctl; m.msg_controllen = sizeof ctl;
+  struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET; c->cmsg_type = SCM_RIGHTS; c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &ns, sizeof ns);
+  return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof what ? 0 : 1;
+}
+
+/* Pid 1 builds the mount namespace with bubblewrap (argv: BWRAP OPTION... up to "--") and keeps it on
+ * descriptor 3; 0 when held, with its mount lines and digest. Nothing of it is left when it fails. */
+static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
+  char self[PATH_MAX];
+  ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+  int n = 0;
+  while (argv[n] && strcmp(argv[n], "--")) n++;
+  if (sl <= 0 || !argv[n] || n < 1) return -1;
+  self[sl] = 0;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) return -1;
+  pid_t k = fork();
+  if (k < 0) { close(sv[0]); close(sv[1]); return -1; }
+  if (k == 0) {
+    int fd = open("/dev/null", O_RDWR);
+    if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(sv[1], 3) < 0) _exit(1);
+    char fdarg[] = "3", pidarg[16];
+    /* bubblewrap mounts a /proc of its own only for a pid namespace it is told of (else it binds the
+     * host's): this one, which this child is already in */
+    int pidns = open("/proc/self/ns/pid", O_RDONLY);
+    char **a = calloc((size_t)n + 7, sizeof *a);
+    if (pidns < 0 || !a) _exit(1);
+    snprintf(pidarg, sizeof pidarg, "%d", pidns);
+    a[0] = argv[0]; a[1] = "--pidns"; a[2] = pidarg;
+    for (int i = 1; i < n; i++) a[i + 2] = argv[i];
+    a[n + 2] = "--"; a[n + 3] = self; a[n + 4] = "--keep"; a[n + 5] = fdarg;
+    sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
+    execv(argv[0], a);
+    _exit(127);
+  }
+  close(sv[1]);
+  struct { long lines; unsigned long long digest; } what;
+  char ctl[CMSG_SPACE(sizeof(int))];
+  struct iovec iov = { &what, sizeof what };
+  struct msghdr m = { 0 };
+  m.msg_iov = &iov; m.msg_iovlen = 1; m.msg_control = ctl; m.msg_controllen = sizeof ctl;
+  int ns = -1;
+  struct pollfd pf = { sv[0], POLLIN, 0 };
+  if (poll(&pf, 1, 20000) == 1 && recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC) == (ssize_t)sizeof what) {
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&ns, CMSG_DATA(c), sizeof ns);
+  }
+  close(sv[0]);
+  if (ns < 0) kill(k, SIGKILL); /* (held: bubblewrap ends with its keeper) */
+  int st;
+  while (waitpid(k, &st, 0) < 0 && errno == EINTR) {}
+  if (ns < 0 || dup2(ns, 3) < 0) { if (ns >= 0) close(ns); return -1; }
+  if (ns != 3) close(ns);
+  *lines = what.lines;
+  *digest = what.digest;
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--keep")) return keep(argv[2]);
   int net = argc > 1 && !strcmp(argv[1], "--net");
   pid_t daemon_pid = getppid();
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != daemon_pid) _exit(1);
@@ -147,12 +231,21 @@ int main(int argc, char **argv) {
   prctl(PR_SET_DUMPABLE, 0);
   if (chdir("/")) fail("chdir /");
   if (net && loopback_up()) fail("cannot bring loopback up");
-  syscall(__NR_close_range, 3u, ~0u, 0);
+  char **mounts = NULL;
+  for (int i = 1; i < argc - 1; i++) if (!strcmp(argv[i], "--mounts")) { mounts = argv + i + 1; break; }
+  long lines = 0;
+  unsigned long long digest = 0;
+  int held = mounts && hold_mounts(mounts, &lines, &digest) == 0;
+  syscall(__NR_close_range, held ? 4u : 3u, ~0u, 0);
   int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd < 0) fail("signalfd");
   long self = host_pid_of_self();
   if (self <= 0) fail("cannot read its own pid");
-  say("ready %ld\n", self, 0);
+  if (held) {
+    char line[128];
+    int n = snprintf(line, sizeof line, "ready %ld 3 %ld %llx\n", self, lines, digest);
+    if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+  } else say("ready %ld\n", self, 0);
   char cmd[64];
   size_t have = 0;
   for (;;) {

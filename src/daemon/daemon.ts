@@ -125,7 +125,7 @@ export class Daemon<P> {
           return this.startUpEnd(msg);
         case 'session-sandbox': {
           const req = validateSessionSandbox(msg);
-          const join = (await this.deps.sessions?.join(req.key, req.own_network)) ?? null;
+          const join = (await this.deps.sessions?.join(req.key, req.own_network, req.mounts)) ?? null;
           return { v: PROTOCOL_VERSION, id: msg.id, type: 'session-sandbox', join } satisfies SessionSandboxReply;
         }
       }

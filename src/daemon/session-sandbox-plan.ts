@@ -25,6 +25,6 @@ export async function joinWirePlan<T extends PlanPart>(plan: T, env: readonly st
   if (sessionSandboxOff({ GATE_SESSION_SANDBOX: getenv(env, 'GATE_SESSION_SANDBOX') })) return plan;
   const shape = sessionShape({ program: plan.program, args: plan.args });
   if (!shape) return plan;
-  const join = await sessions.join(shape.key, shape.ownNetwork);
+  const join = await sessions.join(shape.key, shape.ownNetwork, shape.mounts);
   return join ? { ...plan, args: joinPlan({ program: plan.program, args: plan.args }, join).args } : plan;
 }

@@ -6,7 +6,9 @@
  * `gate status`), killed on request (`gate jobs kill`), audited (a job that outlived its command: started,
  * ended, exit status) and end with the sandbox: when the daemon stops, or when the sandbox has had nothing
  * running in it for the idle time. At most MAX_SANDBOXES at once: past that a run gets no session sandbox
- * (it builds its own, as before).
+ * (it builds its own, as before). Given the sandbox's mounts (bubblewrap and its options, which must give
+ * the key: src/sandbox/session-join.ts), the holder builds them once and keeps them for the commands that
+ * join; without them, or when they cannot be built, each command builds its own.
  * Not pure: spawns and kills holders, reads /proc. Trust boundary: a `session-sandbox` request comes on the
  * request channel, which sandboxed processes can reach; it can only make a holder for a key (bounded in
  * number) and learn its pid and namespace numbers, which give nothing without the privileges to join.
@@ -15,7 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import type { AuditLog } from './audit.js';
-import type { SessionJoin } from '../sandbox/session-join.js';
+import { mountsKey, type SessionJoin } from '../sandbox/session-join.js';
 import type { SessionJob } from '../protocol/approval.js';
 
 export const MAX_SANDBOXES = 16;
@@ -102,7 +104,7 @@ export class SessionSandboxes {
 
   /** The namespaces of the sandbox with this key, made on first use; null when none can be had (the run
    * then makes its own sandbox, as before). */
-  async join(key: string, ownNetwork: boolean): Promise<SessionJoin | null> {
+  async join(key: string, ownNetwork: boolean, mounts?: readonly string[]): Promise<SessionJoin | null> {
     if (!/^[0-9a-f]{64}$/.test(key) || this.stopped || this.unavailable) return null;
     const id = `${key}:${ownNetwork ? 1 : 0}`;
     const h = this.holders.get(id);
@@ -112,7 +114,8 @@ export class SessionSandboxes {
     }
     let p = this.starting.get(id);
     if (!p) {
-      p = this.start(id, key, ownNetwork).finally(() => this.starting.delete(id));
+      const built = mounts && mounts.length > 1 && mountsKey(mounts, ownNetwork) === key ? mounts : undefined;
+      p = this.start(id, key, ownNetwork, built).finally(() => this.starting.delete(id));
       this.starting.set(id, p);
     }
     return p;
@@ -126,7 +129,7 @@ export class SessionSandboxes {
     }
   }
 
-  private async start(id: string, key: string, ownNetwork: boolean): Promise<SessionJoin | null> {
+  private async start(id: string, key: string, ownNetwork: boolean, mounts?: readonly string[]): Promise<SessionJoin | null> {
     const old = this.holders.get(id);
     if (old) this.end(old, 'its holder was gone');
     if (this.holders.size >= MAX_SANDBOXES) {
@@ -136,7 +139,8 @@ export class SessionSandboxes {
         return null;
       }
     }
-    const proc = spawn(this.o.holder, ownNetwork ? ['--net'] : [], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const args = [...(ownNetwork ? ['--net'] : []), ...(mounts ? ['--mounts', ...mounts, '--'] : [])];
+    const proc = spawn(this.o.holder, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     proc.stdin!.on('error', () => {});
     const h: Holder = {
       key,
@@ -167,7 +171,7 @@ export class SessionSandboxes {
       proc.once('error', () => resolve(null));
       proc.once('exit', () => resolve(null));
     });
-    const m = ready ? /^ready (\d+)$/.exec(ready) : null;
+    const m = ready ? /^ready (\d+)(?: (\d+) (\d+) ([0-9a-f]{1,16}))?$/.exec(ready) : null;
     if (!m) {
       const why = ready?.startsWith('error ') ? ready.slice(6) : 'its holder did not start';
       // the namespaces themselves refused (not a passing failure): no session sandboxes in this daemon
@@ -179,6 +183,10 @@ export class SessionSandboxes {
     const pid = Number(m[1]);
     try {
       h.join = { pid, pidns: nsInode(pid, 'pid'), netns: ownNetwork ? nsInode(pid, 'net') : 0 };
+      if (m[2] !== undefined) {
+        const fd = Number(m[2]);
+        h.join.mounts = { fd, ns: statSync(`/proc/${pid}/fd/${fd}`).ino, lines: Number(m[3]), digest: m[4] };
+      }
     } catch (e) {
       this.o.log(`session sandbox not made: ${(e as Error).message}`);
       proc.kill('SIGKILL');
@@ -188,10 +196,11 @@ export class SessionSandboxes {
       if (!h.ended) this.end(h, 'its holder ended');
     });
     this.holders.set(id, h);
-    this.o.log(`session sandbox ${key.slice(0, 12)} made (holder pid ${pid}, network ${ownNetwork ? 'loopback only' : "the host's"})`);
+    const held = h.join.mounts ? 'mounts held' : mounts ? 'mounts not held (each command builds them)' : 'mounts built by each command';
+    this.o.log(`session sandbox ${key.slice(0, 12)} made (holder pid ${pid}, network ${ownNetwork ? 'loopback only' : "the host's"}, ${held})`);
     this.o.audit.write({
       kind: 'daemon',
-      detail: `session sandbox ${key.slice(0, 12)} made: holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'host'}`,
+      detail: `session sandbox ${key.slice(0, 12)} made: holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'host'}, ${held}`,
     });
     return h.join;
   }

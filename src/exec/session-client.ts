@@ -15,7 +15,7 @@ export async function joinSessionSandbox<T extends JoinablePlan>(plan: T, client
   if (!shape) return plan;
   try {
     const reply = await client.request<SessionSandboxReply>(
-      { type: 'session-sandbox', key: shape.key, own_network: shape.ownNetwork },
+      { type: 'session-sandbox', key: shape.key, own_network: shape.ownNetwork, mounts: shape.mounts },
       { timeoutMs: 5000, retries: 1 },
     );
     if (reply.type !== 'session-sandbox' || !reply.join) return plan;

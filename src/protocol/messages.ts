@@ -169,6 +169,21 @@ export interface SessionSandboxRequest {
   key: string;
   /** the sandbox has a network of its own (loopback only) */
   own_network: boolean;
+  /** sessionShape(plan).mounts: bubblewrap and the options that build the sandbox's mounts, which the
+   * holder builds once and keeps (ignored unless they give `key`) */
+  mounts?: string[];
+}
+
+/** A session sandbox's holder, as a command joins it (src/sandbox/session-join.ts). */
+export interface SessionJoin {
+  /** host pid of the holder (its pid namespace's pid 1) */
+  pid: number;
+  /** namespace inode numbers: pid, and network (0: the host's network) */
+  pidns: number;
+  netns: number;
+  /** the mounts the holder keeps: on its descriptor fd, namespace inode ns, with `lines` mountinfo lines of
+   * that digest (hex) when built; absent: each command builds its own */
+  mounts?: { fd: number; ns: number; lines: number; digest: string };
 }
 
 export interface SessionSandboxReply {
@@ -176,7 +191,7 @@ export interface SessionSandboxReply {
   id: string;
   type: 'session-sandbox';
   /** null: no session sandbox for this run (it makes its own, as before) */
-  join: { pid: number; pidns: number; netns: number } | null;
+  join: SessionJoin | null;
 }
 
 export interface Ping {

@@ -108,6 +108,8 @@ export function validateStartUpEnd(m: Envelope): StartUpEnd {
 export function validateSessionSandbox(m: Envelope): SessionSandboxRequest {
   str(m, 'key');
   if (typeof m.own_network !== 'boolean') fail(m, '"own_network" must be a boolean');
+  if (m.mounts !== undefined && !(Array.isArray(m.mounts) && m.mounts.length <= 4096 && m.mounts.every((a) => typeof a === 'string' && !a.includes('\0'))))
+    fail(m, '"mounts" must be a list of strings');
   return m as unknown as SessionSandboxRequest;
 }
 

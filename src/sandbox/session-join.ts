@@ -9,11 +9,15 @@
  * they have exactly the same mounts, so a job of one, reached through /proc/<pid>/root by the other, grants
  * nothing the other did not have. A different policy, profile, working folder (a writable root under
  * workspace-write) or network setting is another key, another sandbox. Joining drops `--unshare-pid` and
- * `--unshare-net` (the holder's namespaces replace them: gate-launch enters them, docs/sandbox.md) and keeps
- * every mount as it was built. Pure.
+ * `--unshare-net` (the holder's namespaces replace them: gate-launch enters them, docs/sandbox.md). The
+ * holder builds the key's mounts once (`mounts`, with bubblewrap) and keeps them; gate-launch enters them
+ * instead of running bubblewrap, and the plan keeps every mount option for when it cannot. Pure.
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
+import type { SessionJoin } from '../protocol/messages.js';
+
+export type { SessionJoin };
 
 export interface JoinablePlan {
   program: string;
@@ -26,14 +30,8 @@ export interface SessionShape {
   key: string;
   /** true: the holder makes a network namespace of its own (loopback only); false: the host's network */
   ownNetwork: boolean;
-}
-
-/** The holder's namespaces, as the daemon answers them (host pid of its pid 1, namespace inode numbers). */
-export interface SessionJoin {
-  pid: number;
-  pidns: number;
-  /** 0: no network namespace of its own (network on: the host's) */
-  netns: number;
+  /** bubblewrap and the options that build the sandbox's mounts, as the holder runs them once */
+  mounts: string[];
 }
 
 /** The bubblewrap options of a gate-launch + bwrap plan (between bwrap and `--`), or null. */
@@ -49,38 +47,50 @@ function bwrapOptions(plan: JoinablePlan): { at: number; end: number } | null {
   return { at: 1, end };
 }
 
-/** Which session sandbox a plan joins, or null when it cannot join one (not wrapped in bubblewrap). */
-export function sessionShape(plan: JoinablePlan): SessionShape | null {
-  const o = bwrapOptions(plan);
-  if (!o) return null;
-  const opts = plan.args.slice(o.at, o.end);
+/** Options of the plan's bubblewrap that are the command's own or the holder's, not the mounts'. */
+const NOT_MOUNTS = new Set(['--unshare-pid', '--unshare-net', '--die-with-parent']);
+
+/** The key of a sandbox with these mounts (bubblewrap first) and network choice. */
+export function mountsKey(mounts: readonly string[], ownNetwork: boolean): string {
   // A protected entry that is missing (.git, .codex, a missing $CODEX_HOME) is blocked with an empty
   // read-only tmpfs, and bubblewrap leaves an empty folder behind on the host, which the next run binds
   // read-only instead (docs/sandbox.md): the same access (nothing writable there; reads are not what the
   // sandbox restricts in these places), so the same key — else a workspace's first command and its second
   // would never share a sandbox. The hidden runtime folder is a read-only tmpfs in every run alike.
   const remounted = new Set<string>();
-  for (let i = 0; i < opts.length - 1; i++) if (opts[i] === '--remount-ro') remounted.add(opts[i + 1]);
-  const access: string[] = [];
+  for (let i = 0; i < mounts.length - 1; i++) if (mounts[i] === '--remount-ro') remounted.add(mounts[i + 1]);
+  const access: string[] = [ownNetwork ? 'network:own' : 'network:host'];
+  for (let i = 0; i < mounts.length; i++) {
+    if (mounts[i] === '--tmpfs' && remounted.has(mounts[i + 1])) {
+      access.push('--ro-bind', mounts[i + 1], mounts[i + 1]);
+      i++;
+      continue;
+    }
+    if (mounts[i] === '--remount-ro') {
+      i++;
+      continue;
+    }
+    access.push(mounts[i]);
+  }
+  // NUL cannot be in an argv word: the join is unambiguous
+  return createHash('sha256').update(access.join('\0')).digest('hex');
+}
+
+/** Which session sandbox a plan joins, or null when it cannot join one (not wrapped in bubblewrap). */
+export function sessionShape(plan: JoinablePlan): SessionShape | null {
+  const o = bwrapOptions(plan);
+  if (!o) return null;
+  const opts = plan.args.slice(o.at, o.end);
+  const mounts = [plan.args[0]];
   for (let i = 0; i < opts.length; i++) {
     if (opts[i] === '--chdir') {
       i++; // where the command starts is not access: the mounts are
       continue;
     }
-    if (opts[i] === '--tmpfs' && remounted.has(opts[i + 1])) {
-      access.push('--ro-bind', opts[i + 1], opts[i + 1]);
-      i++;
-      continue;
-    }
-    if (opts[i] === '--remount-ro') {
-      i++;
-      continue;
-    }
-    access.push(opts[i]);
+    if (!NOT_MOUNTS.has(opts[i])) mounts.push(opts[i]);
   }
-  // NUL cannot be in an argv word: the join is unambiguous
-  const key = createHash('sha256').update(access.join('\0')).digest('hex');
-  return { key, ownNetwork: opts.includes('--unshare-net') };
+  const ownNetwork = opts.includes('--unshare-net');
+  return { key: mountsKey(mounts, ownNetwork), ownNetwork, mounts };
 }
 
 /** The plan entering the holder's namespaces (gate-launch --session-ns), its mounts unchanged. */
@@ -88,7 +98,8 @@ export function joinPlan<T extends JoinablePlan>(plan: T, join: SessionJoin): T 
   const o = bwrapOptions(plan);
   if (!o) throw new Error('this plan cannot join a session sandbox');
   const opts = plan.args.slice(o.at, o.end).filter((a) => a !== '--unshare-pid' && a !== '--unshare-net');
-  const spec = `${join.pid}:${join.pidns}:${join.netns}`;
+  const m = join.mounts;
+  const spec = `${join.pid}:${join.pidns}:${join.netns}${m ? `:${m.fd}:${m.ns}:${m.lines}:${m.digest}` : ''}`;
   return { ...plan, args: ['--session-ns', spec, plan.args[0], ...opts, ...plan.args.slice(o.end)] };
 }
 

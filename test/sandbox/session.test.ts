@@ -305,9 +305,12 @@ test("the holder (pid 1 of the session sandbox) is out of the jobs' reach: its /
   const r = await rig();
   const g = await gateSh(
     r,
-    'cat /proc/1/cmdline | tr "\\0" " "; echo; ls /proc/1/root/ 2>&1 | head -1; cat /proc/1/environ 2>&1 | head -1; ls /proc/1/cwd/ 2>&1 | head -1',
+    'cat /proc/1/cmdline | tr "\\0" " "; echo; ls /proc/1/root/ 2>&1 | head -1; cat /proc/1/environ 2>&1 | head -1; ls /proc/1/cwd/ 2>&1 | head -1; ' +
+      'cat /proc/1/fd/3 2>&1 | head -1',
   );
-  assert.match(g.stdout, /^\S*gate-session --net \n/);
+  // it holds the sandbox's mounts (its descriptor 3), which nothing in the sandbox can open either
+  assert.match(g.stdout, /^\S*gate-session --net --mounts \S*bwrap .* -- \n/);
+  assert.match(g.stdout, /cat: \/proc\/1\/fd\/3: Permission denied\n/);
   assert.match(g.stdout, /ls: cannot access '\/proc\/1\/root\/': Permission denied\n/);
   assert.match(g.stdout, /cat: \/proc\/1\/environ: Permission denied\n/);
   assert.match(g.stdout, /ls: cannot access '\/proc\/1\/cwd\/': Permission denied\n/);
@@ -323,6 +326,63 @@ test('the daemon killed (SIGKILL): its session sandboxes and their jobs die with
   } finally {
     await r.close();
   }
+});
+
+/** What a command sees of its sandbox: its mount namespace, capabilities, no_new_privs, cwd, session. */
+const SELF =
+  'readlink /proc/self/ns/mnt; grep -E "^(CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):" /proc/self/status | tr -d "\\t"; echo "pwd=$PWD $(pwd)"; ' +
+  'echo "leader=$(( $(ps -o sid= -p $$) == $$ ))"; ps -e -o comm= | sort | tr "\\n" " "; echo';
+
+for (const entry of ['native', 'node'] as const) {
+  test(`${entry}: the sandbox's mounts are built once and held: each command enters them without bubblewrap, as bubblewrap would have started it`, {
+    timeout: 60_000,
+  }, async () => {
+    const r = await rig();
+    const env: Record<string, string> = entry === 'node' ? { GATE_SH_NODE: '1' } : {};
+    // the job keeps this command's mount namespace alive, so a later one with the same number is this one
+    const a = await gateSh(r, `sleep 30 > /dev/null 2>&1 & ${SELF}; touch made-here && echo wrote-ws; touch /etc/gate-held 2>&1; touch .git/x 2>&1; true`, {
+      env,
+    });
+    assert.equal(a.code, 0, a.stderr);
+    const b = await gateSh(r, SELF, { env });
+    const mnt = (o: string): string => o.split('\n')[0];
+    const host = readlinkSync('/proc/self/ns/mnt');
+    assert.match(mnt(a.stdout), /^mnt:\[\d+\]$/);
+    assert.equal(mnt(b.stdout), mnt(a.stdout), 'the second command is in the same mount namespace (a bubblewrap of its own would make another)');
+    assert.notEqual(mnt(a.stdout), host);
+    for (const o of [a.stdout, b.stdout]) {
+      // bubblewrap's --cap-drop ALL as root (and no bounding set: nothing an exec could regain), its
+      // no_new_privs, --chdir (and PWD), --new-session
+      assert.match(o, /CapPrm:0000000000000000\nCapEff:0000000000000000\nCapBnd:0000000000000000\nCapAmb:0000000000000000\nNoNewPrivs:1\n/);
+      assert.ok(o.includes(`pwd=${r.ws} ${r.ws}\n`), o);
+      assert.match(o, /leader=1\n/);
+      // the pid namespace's own /proc: the holder, the command (and the first one's job), no bubblewrap,
+      // nothing of the host
+      assert.match(o, /^bash gate-session ps sleep sort tr \n/m);
+    }
+    assert.match(a.stdout, /wrote-ws\ntouch: cannot touch '\/etc\/gate-held': Read-only file system\ntouch: cannot touch '\.git\/x': Read-only file system\n$/);
+    assert.ok(existsSync(join(r.ws, 'made-here')));
+    assert.ok(!existsSync(join(r.ws, '.git', 'x')));
+  });
+}
+
+test("a protected folder removed and made again on the host: the held mounts no longer hold it read-only, so the next command builds its own", {
+  timeout: 60_000,
+}, async () => {
+  const r = await rig();
+  mkdirSync(join(r.ws, '.git'), { recursive: true });
+  const first = await gateSh(r, 'readlink /proc/self/ns/mnt; touch .git/a 2>&1');
+  assert.match(first.stdout, /^mnt:\[\d+\]\ntouch: cannot touch '\.git\/a': Read-only file system\n$/);
+  const again = await gateSh(r, 'readlink /proc/self/ns/mnt');
+  assert.equal(again.stdout, first.stdout.split('\n')[0] + '\n', 'held');
+  // the kernel detaches the sandbox's read-only mount of the removed folder: the new one would be writable
+  rmSync(join(r.ws, '.git'), { recursive: true });
+  mkdirSync(join(r.ws, '.git'));
+  const after = await gateSh(r, 'readlink /proc/self/ns/mnt; touch .git/b 2>&1 || true; ls /proc/1/ns >/dev/null && echo pid-namespace-joined');
+  assert.equal(after.code, 0, after.stderr);
+  assert.notEqual(after.stdout.split('\n')[0], first.stdout.split('\n')[0]);
+  assert.match(after.stdout, /touch: cannot touch '\.git\/b': Read-only file system\npid-namespace-joined\n$/);
+  assert.ok(!existsSync(join(r.ws, '.git', 'b')));
 });
 
 test('GATE_SESSION_SANDBOX=off: a sandbox of its own per command, as before (its jobs end with it)', { timeout: 60_000 }, async () => {
