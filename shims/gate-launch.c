@@ -1314,7 +1314,12 @@ static void *worker(void *unused) {
   struct seccomp_notif *req = malloc(S.sizes.seccomp_notif);
   for (int seq, more; req;) {
     if (take_notification(req, &seq, &more)) {
-      if (errno != EINTR && errno != ENOENT) usleep(1000); /* unexpected: never a busy loop */
+      /* ENOENT: a notification went before it was taken, or (Linux 6.x) nothing is left under the filter,
+       * when the ioctl no longer waits: wait here instead, and end with the hang-up (never a busy loop) */
+      if (errno == ENOENT) {
+        struct pollfd pf = { S.listener, POLLIN, 0 };
+        if (poll(&pf, 1, -1) > 0 && (pf.revents & (POLLHUP | POLLERR | POLLNVAL))) break;
+      } else if (errno != EINTR) usleep(1000);
       continue;
     }
     if (more && start_worker()) { pthread_mutex_lock(&S.lock); THREADS--; pthread_mutex_unlock(&S.lock); }
