@@ -3,14 +3,19 @@
  * are taken in turn, per script). Prints one JSON object on its last line.
  * - per call: `gate-sh -lc S` (the native entry point) over 10 typical agent scripts next to `bash -lc S`
  *   (danger-full-access) and `bwrap <the plan's own mounts> bash -lc S` (workspace-write), with the Node
- *   gate-sh (GATE_SH_NODE=1) for reference; ratio of medians per script, and the median of those ratios
+ *   gate-sh (GATE_SH_NODE=1) for reference; ratio of medians per script, and the median of those ratios;
+ *   in danger-full-access also the floor (programs/notif-floor.c --call): a client's one round trip to a
+ *   responder that does no work, then `bash -lc S` under a seccomp filter whose every exec a supervisor
+ *   answers at once and follows — what any gate with a pre-flight and a kernel layer pays, none of gate-sh's
+ *   own work
  * - cold start: the first `gate-sh -c true` with no daemon (autostart), next to `gate daemon start` alone
  * - the daemon's resident memory before and after 10,000 plan pre-flights (plus run-finished each)
  * The MCP comparison with OpenAI's codex-shell-tool-mcp is mcp-peer.bench.ts. Timings are medians in ms;
  * the load average is printed with them. Nothing here asserts a time.
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GATE, GATE_SH, ROOT, tempEnv } from '../helpers/env.js';
@@ -72,36 +77,56 @@ interface Row {
   native_ms: number;
   node_ms: number;
   ratio: number;
+  /** danger-full-access: the floor (see the header) and floor / base */
+  floor_ms?: number;
+  floor_ratio?: number;
+}
+
+/** The floor's program, built here, and its responder: null in workspace-write. */
+interface Floor {
+  program: string;
+  sock: string;
 }
 
 async function perCall(
   mode: 'danger-full-access' | 'workspace-write',
   d: DaemonProc,
   ws: string,
-): Promise<{ rows: Row[]; median_ratio: number; max_ratio: number }> {
+  floor: Floor | null,
+): Promise<{ rows: Row[]; median_ratio: number; max_ratio: number; median_floor_ratio?: number }> {
   const env = { ...d.te.env, GATE_NO_AUTOSTART: '1' };
   const rows: Row[] = [];
+  const sides = floor ? 4 : 3;
   for (const s of SCRIPTS) {
     const base = mode === 'workspace-write' ? await sandboxArgv(env, ws, s) : { program: '/bin/bash', args: ['-lc', s] };
-    const b: number[] = [];
-    const n: number[] = [];
-    const j: number[] = [];
+    const t: number[][] = [[], [], [], []];
     for (let i = 0; i < ROUNDS + 1; i++) {
       // the order rotates, so no side always runs right after another
-      const order = [0, 1, 2].map((k) => (k + i) % 3);
+      const order = Array.from({ length: sides }, (_, k) => (k + i) % sides);
       for (const k of order) {
         const ms =
           k === 0
             ? time(base.program, base.args, { env: d.te.env, cwd: ws })
             : k === 1
               ? time(GATE_SH, ['-lc', s], { env, cwd: ws })
-              : time(GATE_SH, ['-lc', s], { env: { ...env, GATE_SH_NODE: '1' }, cwd: ws });
-        if (i > 0) (k === 0 ? b : k === 1 ? n : j).push(ms);
+              : k === 2
+                ? time(GATE_SH, ['-lc', s], { env: { ...env, GATE_SH_NODE: '1' }, cwd: ws })
+                : time(floor!.program, ['--call', floor!.sock, '/bin/bash', '-lc', s], { env: d.te.env, cwd: ws });
+        if (i > 0) t[k].push(ms);
       }
     }
-    rows.push({ script: s, base_ms: r1(median(b)), native_ms: r1(median(n)), node_ms: r1(median(j)), ratio: r2(median(n) / median(b)) });
+    const [b, n, j, f] = t.map((xs) => (xs.length ? median(xs) : 0));
+    rows.push({
+      script: s,
+      base_ms: r1(b),
+      native_ms: r1(n),
+      node_ms: r1(j),
+      ratio: r2(n / b),
+      ...(floor ? { floor_ms: r1(f), floor_ratio: r2(f / b) } : {}),
+    });
   }
-  return { rows, median_ratio: median(rows.map((r) => r.ratio)), max_ratio: Math.max(...rows.map((r) => r.ratio)) };
+  const floorRatio = floor ? { median_floor_ratio: median(rows.map((r) => r.floor_ratio!)) } : {};
+  return { rows, median_ratio: median(rows.map((r) => r.ratio)), max_ratio: Math.max(...rows.map((r) => r.ratio)), ...floorRatio };
 }
 
 /**
@@ -184,8 +209,18 @@ try {
   const wsDfa = workspace(dfa.te.dir, dfa.te.env);
   const wsWsw = workspace(wsw.te.dir, wsw.te.env);
   for (const s of SCRIPTS.slice(0, 3)) time(GATE_SH, ['-lc', s], { env: dfa.te.env, cwd: wsDfa }), time(GATE_SH, ['-lc', s], { env: wsw.te.env, cwd: wsWsw });
-  out.per_call_danger_full_access = await perCall('danger-full-access', dfa, wsDfa);
-  out.per_call_workspace_write = await perCall('workspace-write', wsw, wsWsw);
+  const floorDir = mkdtempSync(join(tmpdir(), 'g-floor-'));
+  const floor: Floor = { program: join(floorDir, 'notif-floor'), sock: join(floorDir, 'r.sock') };
+  execFileSync('gcc', ['-static', '-O2', '-o', floor.program, join(ROOT, 'test', 'bench', 'programs', 'notif-floor.c')]);
+  const responder = spawn(floor.program, ['--respond', floor.sock], { stdio: 'ignore' });
+  for (let i = 0; i < 500 && !existsSync(floor.sock); i++) await new Promise((r) => setTimeout(r, 10));
+  try {
+    out.per_call_danger_full_access = await perCall('danger-full-access', dfa, wsDfa, floor);
+  } finally {
+    responder.kill();
+    rmSync(floorDir, { recursive: true, force: true });
+  }
+  out.per_call_workspace_write = await perCall('workspace-write', wsw, wsWsw, null);
   out.cold_start = await coldStart();
   out.daemon_memory = await memory(dfa, wsDfa);
   out.load_average_after = loadAverage();

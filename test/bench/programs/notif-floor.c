@@ -5,7 +5,14 @@
  * N times, one after another, and prints each fork+exec+wait's wall time in milliseconds, one per line
  * (as exec-loop.c does). With --follow the parent also follows each exec to its end as gate-launch does
  * (ptrace seize, interrupt, the stop at PTRACE_EVENT_EXEC, detach). Not a gate: it lets everything
- * through. Usage: notif-floor [--follow] N PROGRAM [ARG...] */
+ * through. Usage: notif-floor [--follow] N PROGRAM [ARG...]
+ *
+ * The same for a whole gated call (test/bench/native.bench.ts): `notif-floor --respond SOCK` answers every
+ * datagram on SOCK with one of the size of a plan (a daemon that does no work); `notif-floor --call SOCK
+ * PROGRAM [ARG...]` makes one round trip of a pre-flight's size to it, then runs PROGRAM once under the
+ * filter, every exec answered "continue" and followed, and exits with its status: the mechanisms a gated
+ * call cannot do without (a client, one round trip, a supervisor outside the tree, a notification per
+ * exec), with none of gate-sh's work. */
 #define _GNU_SOURCE
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -19,6 +26,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -88,7 +96,48 @@ static int loop(int n, char **argv) {
   return 0;
 }
 
+
+/* --respond SOCK: answer each datagram with a reply of a plan's size, to its sender. */
+static int respond(const char *path) {
+  int s = socket(AF_UNIX, SOCK_DGRAM, 0);
+  struct sockaddr_un a = { .sun_family = AF_UNIX };
+  snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+  unlink(path);
+  if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a)) { perror("notif-floor: bind"); return 1; }
+  static char in[65536], out[2800];
+  memset(out, 'p', sizeof out);
+  for (;;) {
+    struct sockaddr_un from;
+    socklen_t fl = sizeof from;
+    if (recvfrom(s, in, sizeof in, 0, (struct sockaddr *)&from, &fl) >= 0) sendto(s, out, sizeof out, 0, (struct sockaddr *)&from, fl);
+  }
+}
+
+/* --call SOCK: one round trip of a pre-flight's size (from a reply socket of its own, as gate-sh's). */
+static int round_trip(const char *path) {
+  int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  struct sockaddr_un me = { .sun_family = AF_UNIX }, to = { .sun_family = AF_UNIX };
+  snprintf(me.sun_path, sizeof me.sun_path, "%s.%d", path, (int)getpid());
+  snprintf(to.sun_path, sizeof to.sun_path, "%s", path);
+  static char req[2000], rep[65536];
+  memset(req, 'q', sizeof req);
+  unlink(me.sun_path);
+  int ok = s >= 0 && bind(s, (struct sockaddr *)&me, sizeof me) == 0 &&
+           sendto(s, req, sizeof req, 0, (struct sockaddr *)&to, sizeof to) == (ssize_t)sizeof req && recv(s, rep, sizeof rep, 0) > 0;
+  unlink(me.sun_path);
+  if (s >= 0) close(s);
+  return ok ? 0 : -1;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--respond")) return respond(argv[2]);
+  int call = argc > 3 && !strcmp(argv[1], "--call");
+  if (call) {
+    if (round_trip(argv[2])) { perror("notif-floor: round trip"); return 1; }
+    argv[2] = "--follow"; /* the call's execs are followed, as gate-launch follows them */
+    argv += 1;
+    argc -= 1;
+  }
   if (argc < 3) return 2;
   int follow = !strcmp(argv[1], "--follow");
   argv += follow;
@@ -117,5 +166,6 @@ int main(int argc, char **argv) {
   if (listener < 0 || send_fd(sv[1], listener)) { perror("notif-floor: seccomp"); return 1; }
   close(listener);
   close(sv[1]);
+  if (call) { execv(argv[1], argv + 1); perror("notif-floor: exec"); _exit(127); }
   return loop(n, argv + 2);
 }
