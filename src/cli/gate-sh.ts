@@ -91,7 +91,14 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     say((e as Error).message);
     return EXIT_DENIED;
   }
-  const cwd = process.cwd();
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch (e) {
+    // decisions and the sandbox are about where the script runs: a folder that is gone cannot be judged
+    say(`the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach); nothing ran`);
+    return EXIT_DENIED;
+  }
   let asked: EscalationFields;
   try {
     asked = escalationFields(inv.escalation, cwd, env.HOME ?? '/');

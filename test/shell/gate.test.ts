@@ -3,9 +3,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempEnv } from '../helpers/env.js';
+import { GATE_SH, tempEnv } from '../helpers/env.js';
 import { approveConsole, runGate } from '../daemon/helpers.js';
-import { gateSh } from './helpers.js';
+import { gateSh, run } from './helpers.js';
 import { startDaemon, waitFor } from '../helpers/daemon.js';
 
 const FULL = { GATE_SANDBOX_MODE: 'danger-full-access' };
@@ -125,5 +125,24 @@ test('daemon killed mid-prompt: gate-sh exits 126 promptly with a clear message,
     await c.close();
     await d.stop();
     d.te.cleanup();
+  }
+});
+
+test('the current folder removed before gate-sh starts: exit 126, a message that says so, nothing ran', { timeout: 60_000 }, async () => {
+  const te = tempEnv(FULL);
+  try {
+    const gone = join(te.dir, 'gone');
+    const q = (x: string): string => `'${x.replace(/'/g, "'\\''")}'`;
+    // bash stays in the removed folder and starts gate-sh there; the same script in a folder that exists runs
+    const script = (rm: boolean): string => `mkdir -p ${q(gone)} && cd ${q(gone)} && ${rm ? `rmdir ${q(gone)} && ` : ''}exec ${q(GATE_SH)} -c 'echo ran'`;
+    const r = await run('/bin/bash', ['-c', script(true)], { env: te.env });
+    assert.equal(r.stdout.toString(), '');
+    assert.equal(r.stderr.toString(), 'gate-sh: the current folder cannot be read (ENOENT: removed, or out of reach); nothing ran\n');
+    assert.equal(r.code, 126);
+    const ok = await run('/bin/bash', ['-c', script(false)], { env: te.env });
+    assert.equal(ok.stdout.toString(), 'ran\n', ok.stderr.toString());
+  } finally {
+    await runGate(te.env, ['daemon', 'stop']);
+    te.cleanup();
   }
 });
