@@ -1,16 +1,12 @@
 /** `gate status`'s human view of the daemon's status object (pure, client side): the object is the approval channel's status reply. */
-interface SessionStatus {
-  sandboxes: { key: string; holder_pid: number; network: string; jobs: number }[];
-  jobs: { pid: number; pid_in_sandbox: number; outlived_command: boolean; cwd: string; argv: string[] }[];
-  unavailable?: string;
-}
+import type { SessionSandboxStatus as SessionStatus } from '../protocol/approval.js';
 
 /** Session sandboxes and what runs in them (src/daemon/session-sandbox.ts; `gate jobs` has the details). */
 function sessionLines(s: SessionStatus | undefined): string[] {
   if (!s) return [];
   return [
     `session sandboxes: ${s.unavailable ? `unavailable (${s.unavailable}): each command gets a sandbox of its own` : s.sandboxes.length || 'none'}`,
-    ...s.sandboxes.map((b) => `  ${b.key}  holder pid ${b.holder_pid}, network ${b.network}, ${b.jobs} process(es)`),
+    ...s.sandboxes.map((b) => `  ${b.key}  holder pid ${b.holder_pid}, network ${b.network}, mounts ${b.mounts}, ${b.jobs} process(es)`),
     ...s.jobs.map(
       (j) => `    pid ${j.pid} (${j.pid_in_sandbox} inside) ${j.outlived_command ? 'job' : 'command'}  ${j.argv.join(' ').slice(0, 100)}  (cwd ${j.cwd})`,
     ),

@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import type { AuditLog } from './audit.js';
 import { mountsKey, type SessionJoin } from '../sandbox/session-join.js';
-import type { SessionJob } from '../protocol/approval.js';
+import type { SessionJob, SessionSandboxStatus } from '../protocol/approval.js';
 
 export const MAX_SANDBOXES = 16;
 /** A sandbox with nothing running in it is ended after this long without a command joining it. */
@@ -312,7 +312,7 @@ export class SessionSandboxes {
   }
 
   /** For `gate status`. */
-  status(): { sandboxes: { key: string; holder_pid: number; network: string; created_at: string; jobs: number }[]; jobs: SessionJob[]; unavailable?: string } {
+  status(): SessionSandboxStatus {
     const jobs = this.jobs();
     return {
       sandboxes: [...this.holders.values()]
@@ -320,7 +320,8 @@ export class SessionSandboxes {
         .map((h) => ({
           key: h.key.slice(0, 12),
           holder_pid: h.join.pid,
-          network: h.ownNetwork ? 'loopback only' : 'host',
+          network: h.ownNetwork ? ('loopback only' as const) : ('host' as const),
+          mounts: h.join.mounts ? ('held' as const) : ('per command' as const),
           created_at: new Date(h.createdAt).toISOString(),
           jobs: jobs.filter((j) => j.sandbox === h.key.slice(0, 12)).length,
         })),

@@ -93,6 +93,23 @@ export interface SessionJob {
   outlived_command: boolean;
 }
 
+/** The session sandboxes in `gate status` (the status object's `session_sandboxes`). */
+export interface SessionSandboxStatus {
+  sandboxes: {
+    /** the key, shortened */
+    key: string;
+    holder_pid: number;
+    network: 'loopback only' | 'host';
+    /** 'held': built once, entered by each command; 'per command': each command builds them */
+    mounts: 'held' | 'per command';
+    created_at: string;
+    jobs: number;
+  }[];
+  jobs: SessionJob[];
+  /** why no session sandbox can be made here (every command gets a sandbox of its own) */
+  unavailable?: string;
+}
+
 export type ApprovalOp = keyof ApprovalRequests;
 
 /** Each operation's reply (an `error` line instead when it fails). */

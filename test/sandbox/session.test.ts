@@ -356,13 +356,17 @@ for (const entry of ['native', 'node'] as const) {
       assert.match(o, /CapPrm:0000000000000000\nCapEff:0000000000000000\nCapBnd:0000000000000000\nCapAmb:0000000000000000\nNoNewPrivs:1\n/);
       assert.ok(o.includes(`pwd=${r.ws} ${r.ws}\n`), o);
       assert.match(o, /leader=1\n/);
-      // the pid namespace's own /proc: the holder, the command (and the first one's job), no bubblewrap,
-      // nothing of the host
-      assert.match(o, /^bash gate-session ps sleep sort tr \n/m);
+      // the pid namespace's own /proc: the holder, the command and its pipeline (and the first one's job),
+      // no bubblewrap or launcher, nothing of the host (its init, kernel threads, the daemon)
+      const procs = o.split('\n')[8].split(' ').filter(Boolean);
+      assert.ok(procs.includes('gate-session') && procs.includes('sleep') && procs.length < 10, o);
+      assert.deepEqual(procs.filter((c) => /^(bwrap|gate-launch|node|kthreadd|process_api|systemd|init)$/.test(c)), [], o);
     }
     assert.match(a.stdout, /wrote-ws\ntouch: cannot touch '\/etc\/gate-held': Read-only file system\ntouch: cannot touch '\.git\/x': Read-only file system\n$/);
     assert.ok(existsSync(join(r.ws, 'made-here')));
     assert.ok(!existsSync(join(r.ws, '.git', 'x')));
+    const st = await run(process.execPath, [GATE, 'status'], { env: r.env, cwd: r.ws });
+    assert.match(st.stdout, /^ {2}[0-9a-f]{12} {2}holder pid \d+, network loopback only, mounts held, \d+ process\(es\)$/m, st.stdout);
   });
 }
 
