@@ -60,6 +60,8 @@ int gate_join_open(struct gate_join *j, const char *spec, char *err, size_t n) {
     char p[64];
     snprintf(p, sizeof p, "/proc/%ld/fd/%ld", pid, mntfd);
     j->mntns = open_checked(p, mntns);
+    j->holder = pid;
+    j->mntns_ino = mntns;
   }
   return 0;
 }
@@ -107,7 +109,8 @@ void gate_join_plan(struct gate_join *j, char **a) {
     if (!strcmp(a[i], "--cap-drop") && !strcmp(a[i + 1], "ALL")) { caps = 1; i++; continue; }
     return; /* anything else is bubblewrap's to do */
   }
-  if (!a[i] || !a[i + 1] || a[i + 1][0] != '/' || !dir || dir[0] != '/' || !caps || !mounts_hold(j)) return;
+  if (!a[i] || !a[i + 1] || a[i + 1][0] != '/' || !dir || dir[0] != '/' || !caps) return;
+  if (!mounts_hold(j)) { j->stale = 1; return; }
   j->chdir = dir;
   j->new_session = session;
   j->command = a + i + 1;

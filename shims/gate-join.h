@@ -16,6 +16,9 @@ struct gate_join {
   int pidns;          /* the holder's pid namespace (-1: not joining), handed to bubblewrap as --pidns */
   char pidns_arg[16];
   int mntns;          /* its held mounts (-1: none) */
+  long holder;        /* the holder's pid and its held mounts' namespace number, as the spec named them */
+  unsigned long mntns_ino;
+  int stale;          /* the held mounts changed since they were built: the daemon is to be told */
   long lines;         /* their mountinfo lines and digest when built (gate-proc.h) */
   unsigned long long digest;
   int direct;         /* the command runs without bubblewrap: the fields below are its */

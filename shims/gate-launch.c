@@ -1475,6 +1475,29 @@ static void supervise(int status_w, pid_t root, int sigfd) {
  * way, without --unshare-pid, it would bind the host's /proc. bubblewrap leaves FD open in the command. */
 static struct gate_join J = { .pidns = -1, .mntns = -1 };
 
+/* The held mounts changed (gate-join.h): this command builds its own; the daemon has the holder look at
+ * them and build them again, so the next ones enter them again. One datagram, no reply; if it is lost, the
+ * next command that finds them changed says so again. Sent by the supervisor, from its bound socket. */
+static void tell_stale(void) {
+  char id[96], n1[24], n2[24];
+  gate_new_id(id, sizeof id);
+  struct gbuf m; gb_init(&m);
+  gb_puts(&m, GATE_MSG_HEAD "\"");
+  gb_puts(&m, id);
+  gb_puts(&m, "\",\"type\":\"session-sandbox-stale\",\"pid\":");
+  gb_puts(&m, gate_num(n1, (unsigned long)J.holder, 10));
+  gb_puts(&m, ",\"mntns\":");
+  gb_puts(&m, gate_num(n2, J.mntns_ino, 10));
+  gb_puts(&m, "}");
+  struct sockaddr_un to = { .sun_family = AF_UNIX };
+  gate_join(to.sun_path, sizeof to.sun_path, S.conf.request_sock, NULL, NULL, NULL);
+  if (!m.oom) {
+    ssize_t w = sendto(S.dsock, m.p, m.len, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to);
+    (void)w;
+  }
+  gb_free(&m);
+}
+
 /* The front is gone before the command ended (gate-sh killed, a caller's timeout): in a session sandbox,
  * bubblewrap's death takes only the command itself (--die-with-parent), and its children would live on in
  * the sandbox. Kill the command's process group too — bubblewrap made it a session and group leader — as
@@ -1654,6 +1677,7 @@ int main(int argc, char **argv) {
       _exit(0);
     }
     gate_reuse_open(S.conf.request_sock); /* no epoch file (an older daemon): nothing is reused */
+    if (J.stale) tell_stale();
     int inside = gate_join_born_inside(&J, 1);
     pid_t root = fork();
     if (inside && root != 0) gate_join_born_inside(&J, 0);

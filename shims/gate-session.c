@@ -16,15 +16,20 @@
  * keeper, inside the new mounts, hands its mount namespace back over FD with the digest of its mounts
  * (gate-proc.h) and exits. Pid 1 keeps that namespace open on descriptor 3 for the commands that join it
  * (shims/gate-launch enters it instead of running bubblewrap again). A namespace that cannot be built
- * leaves the holder without one: commands then build their mounts themselves, as before.
+ * leaves the holder without one: commands then build their mounts themselves, as before. Told `check`
+ * (a command found the mounts changed: a folder they bind was removed on the host), pid 1 looks at them
+ * itself and, when they did change, builds them again (its jobs stay; commands then join the new ones).
  *
  * Protocol on stdout, one line each (the daemon reads them; pids as the host sees them where said):
  *   ready <host pid of pid 1> [3 <mount lines> <mount digest, hex>]
  *                                      the namespaces exist, loopback is up (and the mounts are held)
  *   job <host pid> <pid inside>        a process became pid 1's child: its command ended, it lives on
  *   exit <pid inside> <wait status>    pid 1 reaped a child (a job, or a short-lived orphan)
+ *   mounts 3 <lines> <digest> | mounts none
+ *                                      after `check` found the held mounts changed: built again, or not
  *   error <message>                    nothing was made; the process exits 1
- * On stdin: `killall\n` kills every process of the namespace but pid 1; EOF ends the sandbox.
+ * On stdin: `killall\n` kills every process of the namespace but pid 1; `check\n` (see above); EOF ends
+ * the sandbox.
  *
  * Trust boundary: the jobs share this pid namespace and run as the same uid, without capabilities. Pid 1 is
  * not dumpable, so they cannot open its /proc files (its root is the host's filesystem); as a namespace's
@@ -205,6 +210,23 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
   return 0;
 }
 
+/* `check`: the held mounts (descriptor 3) looked at from inside and left again (back to this process's own
+ * mount namespace, descriptor 4); when they changed, built again. Says so only when they changed. */
+static void check_mounts(char **mounts, long *lines, unsigned long long *digest) {
+  unsigned long long d = 0;
+  int same = setns(3, CLONE_NEWNS) == 0 && gate_mounts_digest(AT_FDCWD, *lines, &d) >= *lines && d == *digest;
+  if (setns(4, CLONE_NEWNS) || chdir("/")) fail("cannot come back from the held mounts");
+  if (same) return;
+  if (hold_mounts(mounts, lines, digest)) {
+    close(3);
+    say("mounts none\n", 0, 0);
+    return;
+  }
+  char line[128];
+  int n = snprintf(line, sizeof line, "mounts 3 %ld %llx\n", *lines, *digest);
+  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--keep")) return keep(argv[2]);
   int net = argc > 1 && !strcmp(argv[1], "--net");
@@ -236,7 +258,10 @@ int main(int argc, char **argv) {
   long lines = 0;
   unsigned long long digest = 0;
   int held = mounts && hold_mounts(mounts, &lines, &digest) == 0;
-  syscall(__NR_close_range, held ? 4u : 3u, ~0u, 0);
+  /* this process's own mount namespace on 4, to come back to after a check (never inherited) */
+  int own = held ? open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC) : -1;
+  if (held && (own < 0 || (own != 4 && dup3(own, 4, O_CLOEXEC) < 0))) fail("cannot keep its own mount namespace");
+  syscall(__NR_close_range, held ? 5u : 3u, ~0u, 0);
   int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (sigfd < 0) fail("signalfd");
   long self = host_pid_of_self();
@@ -270,6 +295,10 @@ int main(int argc, char **argv) {
         *nl = 0;
         /* kill(-1) from a namespace's init reaches every process in it but itself */
         if (!strcmp(cmd, "killall")) kill(-1, SIGKILL);
+        if (!strcmp(cmd, "check") && held) {
+          check_mounts(mounts, &lines, &digest);
+          held = fcntl(3, F_GETFD) >= 0;
+        }
         size_t rest = have - (size_t)(nl + 1 - cmd);
         memmove(cmd, nl + 1, rest + 1);
         have = rest;

@@ -24,7 +24,15 @@ import {
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
 import { isRestricted } from '../sandbox/policy.js';
 import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../protocol/server.js';
-import { validateExec, validateExecReused, validatePreflight, validateRunFinished, validateSessionSandbox, validateStartUpEnd } from '../protocol/validate.js';
+import {
+  validateExec,
+  validateExecReused,
+  validatePreflight,
+  validateRunFinished,
+  validateSessionSandbox,
+  validateSessionSandboxStale,
+  validateStartUpEnd,
+} from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
 import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
 import { setConfigValue, type GateConfig } from '../config/config.js';
@@ -128,8 +136,17 @@ export class Daemon<P> {
           const join = (await this.deps.sessions?.join(req.key, req.own_network, req.mounts)) ?? null;
           return { v: PROTOCOL_VERSION, id: msg.id, type: 'session-sandbox', join } satisfies SessionSandboxReply;
         }
+        case 'session-sandbox-stale': {
+          const req = validateSessionSandboxStale(msg);
+          this.deps.sessions?.stale(req.pid, req.mntns);
+          return NO_REPLY;
+        }
       }
-      throw new ProtocolError('unknown-type', `unknown message type '${msg.type}' (expected ping, preflight, exec, exec-reused, start-up-end, run-finished or session-sandbox)`, msg.id);
+      throw new ProtocolError(
+        'unknown-type',
+        `unknown message type '${msg.type}' (expected ping, preflight, exec, exec-reused, start-up-end, run-finished, session-sandbox or session-sandbox-stale)`,
+        msg.id,
+      );
     } catch (e) {
       if (!(e instanceof ProtocolError)) throw e;
       this.deps.log(`request ${msg.id} rejected (${e.code}): ${e.message}`);

@@ -36,6 +36,8 @@ interface Holder {
   /** host pid → what was recorded when it was adopted */
   adopted: Map<number, { inside: number; argv: string[]; cwd: string; run_id?: string }>;
   ended: boolean;
+  /** when the holder was last told to look at its mounts */
+  checkedAt: number;
 }
 
 export interface SessionSandboxOptions {
@@ -151,6 +153,7 @@ export class SessionSandboxes {
       lastJoin: Date.now(),
       adopted: new Map(),
       ended: false,
+      checkedAt: 0,
     };
     const ready = await new Promise<string | null>((resolve) => {
       let buf = '';
@@ -205,7 +208,38 @@ export class SessionSandboxes {
     return h.join;
   }
 
+  /**
+   * A command found the held mounts of holder `pid` changed (shims/gate-launch: a folder they bind was
+   * removed on the host, and the kernel detached its mount there too); it built its own. The holder looks
+   * itself (anyone on the request channel can say this: it costs a look, at most once a second) and, when
+   * they did change, builds them again; its jobs stay.
+   */
+  stale(pid: number, mntns: number): void {
+    const now = Date.now();
+    for (const h of this.holders.values()) {
+      if (h.ended || h.join.pid !== pid || h.join.mounts?.ns !== mntns || now - h.checkedAt < 1000) continue;
+      h.checkedAt = now;
+      h.proc.stdin?.write('check\n');
+    }
+  }
+
   private onLine(h: Holder, line: string): void {
+    const mounts = /^mounts (?:(\d+) (\d+) ([0-9a-f]{1,16})|none)$/.exec(line);
+    if (mounts) {
+      const what = `session sandbox ${h.key.slice(0, 12)}: its mounts changed on the host`;
+      try {
+        if (mounts[1] === undefined) throw new Error('they could not be built again');
+        const fd = Number(mounts[1]);
+        h.join.mounts = { fd, ns: statSync(`/proc/${h.join.pid}/fd/${fd}`).ino, lines: Number(mounts[2]), digest: mounts[3] };
+        this.o.log(`${what}; built again`);
+        this.o.audit.write({ kind: 'daemon', detail: `${what}; built again` });
+      } catch (e) {
+        delete h.join.mounts;
+        this.o.log(`${what}; ${(e as Error).message}: each command builds its own`);
+        this.o.audit.write({ kind: 'daemon', detail: `${what}; each command builds its own` });
+      }
+      return;
+    }
     const job = /^job (\d+) (\d+)$/.exec(line);
     if (job) {
       this.adopt(h, Number(job[1]), Number(job[2]));

@@ -174,6 +174,16 @@ export interface SessionSandboxRequest {
   mounts?: string[];
 }
 
+/** gate-launch → daemon, no reply: the held mounts it was to enter (holder `pid`, namespace number `mntns`)
+ * changed since they were built; the holder is to look and build them again (src/daemon/session-sandbox.ts). */
+export interface SessionSandboxStale {
+  v: number;
+  id: string;
+  type: 'session-sandbox-stale';
+  pid: number;
+  mntns: number;
+}
+
 /** A session sandbox's holder, as a command joins it (src/sandbox/session-join.ts). */
 export interface SessionJoin {
   /** host pid of the holder (its pid namespace's pid 1) */
@@ -225,7 +235,7 @@ export interface ErrorReply {
   message: string;
 }
 
-export type Request = PreflightRequest | ExecRequest | RunFinished | StartUpEnd | SessionSandboxRequest | Ping;
+export type Request = PreflightRequest | ExecRequest | RunFinished | StartUpEnd | SessionSandboxRequest | SessionSandboxStale | Ping;
 export type Reply = PreflightReply | ExecReply | SessionSandboxReply | Pending | Ack | ErrorReply;
 
 export type { Action, EscalationExecution };

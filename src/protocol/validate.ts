@@ -3,7 +3,7 @@
  * validator returns the typed message or throws ProtocolError('malformed') naming the bad field.
  */
 import { ProtocolError, type Envelope } from './codec.js';
-import type { ExecRequest, ExecReused, PreflightRequest, RunFinished, SessionSandboxRequest, StartUpEnd } from './messages.js';
+import type { ExecRequest, ExecReused, PreflightRequest, RunFinished, SessionSandboxRequest, SessionSandboxStale, StartUpEnd } from './messages.js';
 import { decodeWire } from './exec-gate-wire.js';
 
 function fail(m: Envelope, what: string): never {
@@ -119,4 +119,9 @@ export function validateRunFinished(m: Envelope): RunFinished {
   if (typeof m.duration_ms !== 'number') fail(m, '"duration_ms" must be a number');
   str(m, 'stderr_tail', true);
   return m as unknown as RunFinished;
+}
+
+export function validateSessionSandboxStale(m: Envelope): SessionSandboxStale {
+  for (const k of ['pid', 'mntns'] as const) if (!Number.isSafeInteger(m[k]) || (m[k] as number) <= 0) fail(m, `"${k}" must be a positive integer`);
+  return m as unknown as SessionSandboxStale;
 }

@@ -370,23 +370,33 @@ for (const entry of ['native', 'node'] as const) {
   });
 }
 
-test("a protected folder removed and made again on the host: the held mounts no longer hold it read-only, so the next command builds its own", {
+test("a protected folder removed and made again on the host: the held mounts no longer hold it read-only, so that command builds its own, and the holder builds them again for the next", {
   timeout: 60_000,
 }, async () => {
   const r = await rig();
   mkdirSync(join(r.ws, '.git'), { recursive: true });
-  const first = await gateSh(r, 'readlink /proc/self/ns/mnt; touch .git/a 2>&1');
-  assert.match(first.stdout, /^mnt:\[\d+\]\ntouch: cannot touch '\.git\/a': Read-only file system\n$/);
-  const again = await gateSh(r, 'readlink /proc/self/ns/mnt');
-  assert.equal(again.stdout, first.stdout.split('\n')[0] + '\n', 'held');
+  // CapBnd tells the two ways apart: entering the held mounts empties the bounding set, bubblewrap leaves it
+  const probe = (what: string): Promise<{ stdout: string; code: number | null; stderr: string }> =>
+    gateSh(r, `readlink /proc/self/ns/mnt; grep '^CapBnd' /proc/self/status | tr -d '\\t'; touch .git/${what} 2>&1 || true; ls /proc/1/ns >/dev/null && echo joined`);
+  const held = /^mnt:\[\d+\]\nCapBnd:0000000000000000\n/;
+  const first = await probe('a');
+  assert.match(first.stdout, held);
+  assert.match(first.stdout, /touch: cannot touch '\.git\/a': Read-only file system\njoined\n$/);
   // the kernel detaches the sandbox's read-only mount of the removed folder: the new one would be writable
   rmSync(join(r.ws, '.git'), { recursive: true });
   mkdirSync(join(r.ws, '.git'));
-  const after = await gateSh(r, 'readlink /proc/self/ns/mnt; touch .git/b 2>&1 || true; ls /proc/1/ns >/dev/null && echo pid-namespace-joined');
+  const after = await probe('b');
   assert.equal(after.code, 0, after.stderr);
   assert.notEqual(after.stdout.split('\n')[0], first.stdout.split('\n')[0]);
-  assert.match(after.stdout, /touch: cannot touch '\.git\/b': Read-only file system\npid-namespace-joined\n$/);
-  assert.ok(!existsSync(join(r.ws, '.git', 'b')));
+  assert.doesNotMatch(after.stdout, held, 'built by bubblewrap');
+  assert.match(after.stdout, /touch: cannot touch '\.git\/b': Read-only file system\njoined\n$/);
+  // told by that command, the holder looked, and built the mounts again: the next command enters them
+  await waitFor(() => readFileSync(r.paths.auditLog, 'utf8').includes('its mounts changed on the host; built again') || undefined, 'the rebuild');
+  const next = await probe('c');
+  assert.match(next.stdout, held);
+  assert.notEqual(next.stdout.split('\n')[0], first.stdout.split('\n')[0]);
+  assert.match(next.stdout, /touch: cannot touch '\.git\/c': Read-only file system\njoined\n$/);
+  for (const f of ['a', 'b', 'c']) assert.ok(!existsSync(join(r.ws, '.git', f)));
 });
 
 test('GATE_SESSION_SANDBOX=off: a sandbox of its own per command, as before (its jobs end with it)', { timeout: 60_000 }, async () => {
