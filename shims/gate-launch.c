@@ -1357,7 +1357,7 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
 
 /* joining a session sandbox (below) */
 static struct gate_join J;
-static void kill_command_group(pid_t bwrap);
+static void kill_command_group(pid_t root);
 
 /* One exited child of this thread reaped (its pid; status in *st), 0 when none has exited, -1 with ECHILD
  * when there is none. A child a worker follows with ptrace (see "after the exec") is that worker's to wait
@@ -1503,11 +1503,11 @@ static void tell_stale(void) {
  * the sandbox. Kill the command's process group too — bubblewrap made it a session and group leader — as
  * killing the group of a bash run by the caller would: what bash started with `&` goes with it, what left
  * the group (setsid, a daemon) stays, as under bash. */
-static void kill_command_group(pid_t bwrap) {
+static void kill_command_group(pid_t root) {
   char buf[512];
-  /* run without bubblewrap, the tree root is the command itself, its session's leader */
-  if (getpgid(bwrap) == bwrap) kill(-bwrap, SIGKILL);
-  if (!gate_children(bwrap, buf, sizeof buf)) return;
+  /* run without bubblewrap, the tree root is the command itself, its session's leader; else bubblewrap */
+  if (getpgid(root) == root) kill(-root, SIGKILL);
+  if (!gate_children(root, buf, sizeof buf)) return;
   for (char *p = buf, *e; *p; p = e) {
     long c = strtol(p, &e, 10);
     if (e == p) break;

@@ -64,10 +64,11 @@ static inline long gate_mounts_digest(int proc, long count, unsigned long long *
   while ((n = read(fd, buf, sizeof buf)) > 0)
     for (ssize_t i = 0; i < n; i++) {
       char c = buf[i];
+      int counted = count < 0 || lines < count;
+      if (c == ' ') field++;
+      /* a counted line's first five fields (with the spaces between them) and its end */
+      if (counted && (c == '\n' || field < 5)) { h ^= (unsigned char)c; h *= 1099511628211ULL; }
       if (c == '\n') { lines++; field = 0; }
-      else if (c == ' ') field++;
-      if ((count < 0 || lines < count) && field < 5) { h ^= (unsigned char)c; h *= 1099511628211ULL; }
-      else if (c == '\n' && (count < 0 || lines <= count)) { h ^= '\n'; h *= 1099511628211ULL; }
     }
   close(fd);
   if (n < 0) return -1;

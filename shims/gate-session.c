@@ -210,6 +210,14 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
   return 0;
 }
 
+/* "<what> [<pid> ]3 <lines> <digest>": the held mounts, as the daemon reads them. */
+static void say_held(const char *what, long pid, long lines, unsigned long long digest) {
+  char line[160];
+  int n = pid > 0 ? snprintf(line, sizeof line, "%s %ld 3 %ld %llx\n", what, pid, lines, digest)
+                  : snprintf(line, sizeof line, "%s 3 %ld %llx\n", what, lines, digest);
+  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+}
+
 /* `check`: the held mounts (descriptor 3) looked at from inside and left again (back to this process's own
  * mount namespace, descriptor 4); when they changed, built again. Says so only when they changed. */
 static void check_mounts(char **mounts, long *lines, unsigned long long *digest) {
@@ -222,9 +230,7 @@ static void check_mounts(char **mounts, long *lines, unsigned long long *digest)
     say("mounts none\n", 0, 0);
     return;
   }
-  char line[128];
-  int n = snprintf(line, sizeof line, "mounts 3 %ld %llx\n", *lines, *digest);
-  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+  say_held("mounts", 0, *lines, *digest);
 }
 
 int main(int argc, char **argv) {
@@ -266,11 +272,8 @@ int main(int argc, char **argv) {
   if (sigfd < 0) fail("signalfd");
   long self = host_pid_of_self();
   if (self <= 0) fail("cannot read its own pid");
-  if (held) {
-    char line[128];
-    int n = snprintf(line, sizeof line, "ready %ld 3 %ld %llx\n", self, lines, digest);
-    if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
-  } else say("ready %ld\n", self, 0);
+  if (held) say_held("ready", self, lines, digest);
+  else say("ready %ld\n", self, 0);
   char cmd[64];
   size_t have = 0;
   for (;;) {

@@ -84,6 +84,13 @@ function readRun(pid: number): string | undefined {
   }
 }
 
+/** The held mounts of a holder's `ready` or `mounts` line ("3 <lines> <digest>"): their namespace number
+ * read from the holder's descriptor. */
+const HELD = '(\\d+) (\\d+) ([0-9a-f]{1,16})';
+function heldMounts(pid: number, fd: string, lines: string, digest: string): NonNullable<SessionJoin['mounts']> {
+  return { fd: Number(fd), ns: statSync(`/proc/${pid}/fd/${fd}`).ino, lines: Number(lines), digest };
+}
+
 /** The status a shell reports for a wait status: the exit code, or 128 + the signal. */
 export function shellStatus(wait: number): number {
   const sig = wait & 0x7f;
@@ -174,7 +181,7 @@ export class SessionSandboxes {
       proc.once('error', () => resolve(null));
       proc.once('exit', () => resolve(null));
     });
-    const m = ready ? /^ready (\d+)(?: (\d+) (\d+) ([0-9a-f]{1,16}))?$/.exec(ready) : null;
+    const m = ready ? new RegExp(`^ready (\\d+)(?: ${HELD})?$`).exec(ready) : null;
     if (!m) {
       const why = ready?.startsWith('error ') ? ready.slice(6) : 'its holder did not start';
       // the namespaces themselves refused (not a passing failure): no session sandboxes in this daemon
@@ -186,10 +193,7 @@ export class SessionSandboxes {
     const pid = Number(m[1]);
     try {
       h.join = { pid, pidns: nsInode(pid, 'pid'), netns: ownNetwork ? nsInode(pid, 'net') : 0 };
-      if (m[2] !== undefined) {
-        const fd = Number(m[2]);
-        h.join.mounts = { fd, ns: statSync(`/proc/${pid}/fd/${fd}`).ino, lines: Number(m[3]), digest: m[4] };
-      }
+      if (m[2] !== undefined) h.join.mounts = heldMounts(pid, m[2], m[3], m[4]);
     } catch (e) {
       this.o.log(`session sandbox not made: ${(e as Error).message}`);
       proc.kill('SIGKILL');
@@ -224,13 +228,12 @@ export class SessionSandboxes {
   }
 
   private onLine(h: Holder, line: string): void {
-    const mounts = /^mounts (?:(\d+) (\d+) ([0-9a-f]{1,16})|none)$/.exec(line);
+    const mounts = new RegExp(`^mounts (?:${HELD}|none)$`).exec(line);
     if (mounts) {
       const what = `session sandbox ${h.key.slice(0, 12)}: its mounts changed on the host`;
       try {
         if (mounts[1] === undefined) throw new Error('they could not be built again');
-        const fd = Number(mounts[1]);
-        h.join.mounts = { fd, ns: statSync(`/proc/${h.join.pid}/fd/${fd}`).ino, lines: Number(mounts[2]), digest: mounts[3] };
+        h.join.mounts = heldMounts(h.join.pid, mounts[1], mounts[2], mounts[3]);
         this.o.log(`${what}; built again`);
         this.o.audit.write({ kind: 'daemon', detail: `${what}; built again` });
       } catch (e) {
