@@ -7,18 +7,21 @@
  * on both in workspace-write, so a figure is never of an unsandboxed run. The load average is read before
  * and after. Median ms per call; `ratio` is gate / peer. `gate_node_spawn_ms` is the same gate mcp spawning
  * its plans with Node's spawn (GATE_NODE_SPAWN=1) instead of the native addon's posix_spawn, in the same
- * rotation (`median_spawn_ratio`: addon / Node). Prints one JSON object; asserts no time.
+ * rotation (`median_spawn_ratio`: addon / Node). In danger-full-access also the floor of such a call and
+ * bash behind an MCP server with no gate (test/bench/mcp-floor.ts), against the peer: `median_floor_ratio`,
+ * `median_bare_ratio`. Prints one JSON object; asserts no time.
  * BENCH_ROUNDS (default 7) rounds per script after one warm-up round.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { EmptyResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { GATE, ROOT } from '../helpers/env.js';
-import { runBench } from './helpers.js';
+import { type Floor, runBench, startFloor } from './helpers.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
@@ -75,7 +78,14 @@ async function shell(c: Client, command: string, ws: string): Promise<{ ms: numb
 
 type Mode = 'danger-full-access' | 'workspace-write';
 
-async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxSandbox: string }): Promise<Record<string, unknown>> {
+/** In danger-full-access, two more servers in the same rotation (test/bench/mcp-floor.ts): the floor (a
+ * pre-flight's round trip and a kernel layer answering every exec at once, none of gate-sh's work) and a
+ * server that runs bash with no gate at all; both start their calls as gate mcp does. */
+interface Others {
+  floor: Floor;
+}
+
+async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxSandbox: string }, others: Others | null): Promise<Record<string, unknown>> {
   const ws = workspace(d.te.dir, d.te.env);
   // the peer refuses to start without its CODEX_HOME (its rules folder); both read the same, empty one
   mkdirSync(d.te.env.CODEX_HOME, { recursive: true });
@@ -83,6 +93,9 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
   // the same server spawning its plans with Node's spawn instead of the addon's posix_spawn (A/B)
   const gateNode = await connect(process.execPath, [GATE, 'mcp'], { ...d.te.env, GATE_NO_AUTOSTART: '1', GATE_NODE_SPAWN: '1' });
   const other = await connect(process.execPath, [peer.server], d.te.env);
+  const floorServer = fileURLToPath(new URL('./mcp-floor.js', import.meta.url));
+  const floor = others ? await connect(process.execPath, [floorServer, others.floor.program, others.floor.sock], d.te.env) : null;
+  const bare = others ? await connect(process.execPath, [floorServer], d.te.env) : null;
   // /tmp and TMPDIR not writable: the workspace (under /tmp here) is, the check's target beside it is not
   const policy =
     mode === 'workspace-write'
@@ -109,10 +122,13 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
       const g: number[] = [];
       const p: number[] = [];
       const n: number[] = [];
+      const f: number[] = [];
+      const b: number[] = [];
       for (let i = 0; i < ROUNDS + 1; i++) {
         // the order rotates, so no side always runs right after another
         const sides: [Client, number[]][] = [[gate, g], [other, p], [gateNode, n]];
-        const order = [0, 1, 2].map((k) => sides[(k + i) % 3]);
+        if (floor && bare) sides.push([floor, f], [bare, b]);
+        const order = sides.map((_, k) => sides[(k + i) % sides.length]);
         const outputs: string[] = [];
         for (const [c, into] of order) {
           const { ms, r } = await shell(c, s, ws);
@@ -125,8 +141,15 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
         if (i === 0 && differ && !/^(ls|git status)/.test(s)) throw new Error(`outputs differ for ${s}: ${JSON.stringify(outputs)}`);
       }
       const ratio = r2(median(g) / median(p));
-      rows.push({ script: s, gate_ms: r1(median(g)), peer_ms: r1(median(p)), ratio, gate_node_spawn_ms: r1(median(n)) });
+      const more = floor
+        ? { floor_ms: r1(median(f)), floor_ratio: r2(median(f) / median(p)), bare_ms: r1(median(b)), bare_ratio: r2(median(b) / median(p)) }
+        : {};
+      rows.push({ script: s, gate_ms: r1(median(g)), peer_ms: r1(median(p)), ratio, gate_node_spawn_ms: r1(median(n)), ...more });
     }
+    // floor / peer and bare / peer, median over the scripts: below 1, the floor leaves gate-sh room to beat the peer
+    const floorRatios = floor
+      ? { median_floor_ratio: median(rows.map((r) => r.floor_ratio as number)), median_bare_ratio: median(rows.map((r) => r.bare_ratio as number)) }
+      : {};
     const ratios = rows.map((r) => r.ratio as number);
     const spawnRatios = rows.map((r) => (r.gate_ms as number) / (r.gate_node_spawn_ms as number));
     return {
@@ -136,26 +159,34 @@ async function compare(mode: Mode, d: DaemonProc, peer: { server: string; linuxS
       max_ratio: Math.max(...ratios),
       // gate with the addon's spawn / gate with Node's spawn, median over the scripts
       median_spawn_ratio: r2(median(spawnRatios)),
+      ...floorRatios,
       load_after: loadAverage(),
     };
   } finally {
     await gate.close();
     await gateNode.close();
     await other.close();
+    await floor?.close();
+    await bare?.close();
   }
 }
 
 runBench(async () => {
   const peer = peerInstall();
   const out: Record<string, unknown> = { peer: `@openai/codex-shell-tool-mcp@${VERSION}`, rounds: ROUNDS };
-  for (const mode of ['danger-full-access', 'workspace-write'] as const) {
-    const d = await startDaemon({ env: { GATE_SANDBOX_MODE: mode, GATE_APPROVAL_POLICY: 'on-request' } });
-    try {
-      out[mode] = await compare(mode, d, peer);
-    } finally {
-      await d.stop();
-      d.te.cleanup();
+  const floor = await startFloor();
+  try {
+    for (const mode of ['danger-full-access', 'workspace-write'] as const) {
+      const d = await startDaemon({ env: { GATE_SANDBOX_MODE: mode, GATE_APPROVAL_POLICY: 'on-request' } });
+      try {
+        out[mode] = await compare(mode, d, peer, mode === 'danger-full-access' ? { floor } : null);
+      } finally {
+        await d.stop();
+        d.te.cleanup();
+      }
     }
+  } finally {
+    floor.stop();
   }
   return out;
 });

@@ -13,15 +13,15 @@
  * The MCP comparison with OpenAI's codex-shell-tool-mcp is mcp-peer.bench.ts. Timings are medians in ms;
  * the load average is printed with them. Nothing here asserts a time.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GATE, GATE_SH, ROOT, tempEnv } from '../helpers/env.js';
 import { warmedUp } from '../daemon/helpers.js';
 import { RequestClient } from '../../src/protocol/client.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
+import { type Floor, startFloor } from './helpers.js';
 import { gatePaths } from '../../src/protocol/paths.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
@@ -80,12 +80,6 @@ interface Row {
   /** danger-full-access: the floor (see the header) and floor / base */
   floor_ms?: number;
   floor_ratio?: number;
-}
-
-/** The floor's program, built here, and its responder: null in workspace-write. */
-interface Floor {
-  program: string;
-  sock: string;
 }
 
 async function perCall(
@@ -209,16 +203,11 @@ try {
   const wsDfa = workspace(dfa.te.dir, dfa.te.env);
   const wsWsw = workspace(wsw.te.dir, wsw.te.env);
   for (const s of SCRIPTS.slice(0, 3)) time(GATE_SH, ['-lc', s], { env: dfa.te.env, cwd: wsDfa }), time(GATE_SH, ['-lc', s], { env: wsw.te.env, cwd: wsWsw });
-  const floorDir = mkdtempSync(join(tmpdir(), 'g-floor-'));
-  const floor: Floor = { program: join(floorDir, 'notif-floor'), sock: join(floorDir, 'r.sock') };
-  execFileSync('gcc', ['-static', '-O2', '-o', floor.program, join(ROOT, 'test', 'bench', 'programs', 'notif-floor.c')]);
-  const responder = spawn(floor.program, ['--respond', floor.sock], { stdio: 'ignore' });
-  for (let i = 0; i < 500 && !existsSync(floor.sock); i++) await new Promise((r) => setTimeout(r, 10));
+  const floor = await startFloor();
   try {
     out.per_call_danger_full_access = await perCall('danger-full-access', dfa, wsDfa, floor);
   } finally {
-    responder.kill();
-    rmSync(floorDir, { recursive: true, force: true });
+    floor.stop();
   }
   out.per_call_workspace_write = await perCall('workspace-write', wsw, wsWsw, null);
   out.cold_start = await coldStart();
