@@ -662,10 +662,10 @@ static int reused_answer(const char *msg, size_t n, const char *id, const char *
   file->known = 0;
   if (gate_jobject(&jp, asked_field, a) || !a->exec || a->other || !a->run || !a->program || !a->argv0) return 0;
   file_of(pid, a->program, file);
-  char grant[48];
-  if (!file->known || !gate_same_name(a->argv0, a->program) || !gate_reuse_find(a->run, a->program, file, grant)) return 0;
+  struct gate_reuse_hit hit;
+  if (!file->known || !gate_same_name(a->argv0, a->program) || !gate_reuse_find(a->run, a->program, file, &hit)) return 0;
   char *key = strndup(rest, (size_t)(msg + n - rest));
-  if (!key || tell_reused(grant, rest, msg + n)) { free(key); return 0; }
+  if (!key || tell_reused(hit.grant, rest, msg + n)) { free(key); return 0; }
   pair_add(PAIRS, pid, key, file, NULL);
   answer_here(from, id, NULL);
   return 1;
@@ -735,8 +735,10 @@ static void relay_request(const char *msg, size_t n, struct peer *from, pid_t pi
 /* A reply from the daemon: pair an exec's Run with its pid (and keep a grant), pass the reply on. */
 static void relay_reply(const char *msg, size_t n) {
   struct gate_reply r;
+  struct gate_reused_audit audit;
   char err[256];
   r.denied = NULL;
+  r.audit = &audit;
   if (gate_parse_reply(msg, n, &r, err, sizeof err)) {
     /* whose it is cannot be told: every waiting sender gets it, and fails closed on it as it would have */
     for (int i = 0; i < MAX_PENDING; i++) {
@@ -760,7 +762,7 @@ static void relay_reply(const char *msg, size_t n) {
       /* kept only when the file is still the one asked about (so the one the daemon judged) */
       struct gate_ident now;
       if (r.action == GA_RUN && r.grant[0] && p->run && p->program && p->file.known && (file_of(p->pid, p->program, &now), gate_ident_eq(&now, &p->file)))
-        gate_reuse_add(p->run, p->program, &p->file, r.grant, r.epoch);
+        gate_reuse_add(p->run, p->program, &p->file, r.grant, r.epoch, &audit);
     }
     peer_send(&p->to, msg, n);
     if (final) { peer_close(&p->to); pending_clear(p); }
@@ -1199,6 +1201,17 @@ static void decide(struct seccomp_notif *req, int seq) {
   }
   if (!paired && !nameless && !asks) paired = spawned_pair(ids.parent, pid, &as, program, argv, cwd, envp, &decided.id);
   if (paired) { error = 0; goto done; }
+  /* a Run the daemon gave for this run's program, for this very file: answered here (see "answers reused"),
+   * its audit record appended to the log here before the exec goes on (where it cannot be, the daemon is
+   * told of the exec below) */
+  int reusable = !nameless && !decided.script && argv[0] && gate_same_name(argv[0], program);
+  struct gate_reuse_hit hit;
+  int kept = reusable && gate_reuse_find(S.conf.run_id, program, &decided.id, &hit);
+  if (kept && !gate_reuse_audit(&hit, cwd, program, argv)) {
+    error = 0;
+    if (lands) land(pid, ids.own, &as, argv, cwd, envp, &decided.id, NULL);
+    goto done;
+  }
   gate_new_id(id, sizeof id);
   struct gbuf msg; gb_init(&msg);
   gate_exec_request_for(&msg, &S.conf, id, program, argv, cwd, envp, S.own_preload, S.own_path, ids.own, "kernel");
@@ -1226,18 +1239,18 @@ static void decide(struct seccomp_notif *req, int seq) {
     gb_json_str(&msg, pfile, strlen(pfile), 0);
     gb_puts(&msg, "}");
   }
-  /* a Run the daemon gave for this run's program, for this very file: answered here (see "answers reused") */
-  char grant[48], asked_id[130];
+  char asked_id[130];
   const char *inputs_text = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
-  int reusable = inputs_text && !nameless && !decided.script && argv[0] && gate_same_name(argv[0], program);
-  if (reusable && gate_reuse_find(S.conf.run_id, program, &decided.id, grant) && !tell_reused(grant, inputs_text, msg.p + msg.len)) {
+  if (kept && inputs_text && !tell_reused(hit.grant, inputs_text, msg.p + msg.len)) {
     error = 0;
     if (lands) land(pid, ids.own, &as, argv, cwd, envp, &decided.id, NULL);
     gb_free(&msg);
     goto done;
   }
   struct gate_reply r;
+  struct gate_reused_audit audit;
   r.denied = NULL;
+  r.audit = &audit;
   gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
@@ -1256,8 +1269,8 @@ static void decide(struct seccomp_notif *req, int seq) {
     /* kept only when the file is still the one read before asking (so the one the daemon judged) */
     struct stat again;
     struct gate_ident now = { 0 };
-    if (r.action == GA_RUN && r.grant[0] && reusable && stat(file, &again) == 0 && (gate_ident_of(&now, &again), gate_ident_eq(&now, &decided.id)))
-      gate_reuse_add(S.conf.run_id, program, &decided.id, r.grant, r.epoch);
+    if (r.action == GA_RUN && r.grant[0] && reusable && inputs_text && stat(file, &again) == 0 && (gate_ident_of(&now, &again), gate_ident_eq(&now, &decided.id)))
+      gate_reuse_add(S.conf.run_id, program, &decided.id, r.grant, r.epoch, &audit);
   }
   else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
   gb_free(&msg);

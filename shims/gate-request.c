@@ -158,9 +158,31 @@ static int sub_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
+/* One of the three strings; one that fills its room may have been cut short: left empty (no audit then). */
+static int audit_str(struct gate_jp *p, char *out, size_t n) {
+  if (gate_jstr(p, out, n)) return -1;
+  if (strlen(out) >= n - 1) out[0] = 0;
+  return 0;
+}
+
+static int audit_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_reused_audit *a = ctx;
+  if (!strcmp(key, "log") && *p->s == '"') return audit_str(p, a->log, sizeof a->log);
+  if (!strcmp(key, "head") && *p->s == '"') return audit_str(p, a->head, sizeof a->head);
+  if (!strcmp(key, "tail") && *p->s == '"') return audit_str(p, a->tail, sizeof a->tail);
+  return gate_jskip(p);
+}
+
 static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
   if (!strcmp(key, "grant") && *p->s == '"') return gate_jstr(p, r->grant, sizeof r->grant);
+  if (!strcmp(key, "audit") && *p->s == '{' && r->audit) {
+    r->audit->head[0] = r->audit->tail[0] = 0;
+    if (gate_jobject(p, audit_field, r->audit)) return -1;
+    /* all three, or none */
+    if (!r->audit->log[0] || !r->audit->head[0] || !r->audit->tail[0]) r->audit->log[0] = 0;
+    return 0;
+  }
   if (!strcmp(key, "epoch") && p->s < p->e && *p->s >= '0' && *p->s <= '9') {
     unsigned long long v = 0;
     while (p->s < p->e && *p->s >= '0' && *p->s <= '9' && v < 1000000000000000ULL) v = v * 10 + (unsigned)(*p->s++ - '0');
@@ -208,6 +230,7 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   /* field by field, not memset: the struct stays mostly untouched (see gate-proto.h) */
   r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = r->code[0] = r->grant[0] = 0;
   r->epoch = 0;
+  if (r->audit) r->audit->log[0] = 0;
   r->action = GA_NONE;
   r->deny_count = 0;
   struct gate_jp p = { json, json + n, 0 };

@@ -29,6 +29,14 @@ struct gate_reply {
   gate_denial *denied;    /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
   char grant[48];         /* exec: the "reuse" grant (empty: none), valid while the policy epoch is `epoch` */
   unsigned long long epoch;
+  struct gate_reused_audit *audit; /* NULL, or room for the grant's "audit" (set by the caller, kept by parsing) */
+};
+/* How a reused exec's audit record is written by the supervisor itself (ReusedAudit in
+ * src/protocol/messages.ts): the log's path, and the encoded fields before and after cwd and argv. */
+struct gate_reused_audit {
+  char log[4096];
+  char head[512];
+  char tail[512];
 };
 /* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);

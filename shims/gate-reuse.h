@@ -2,9 +2,11 @@
  * marks a Run that holds for any argv of one program in one run (src/decide/reuse.ts) with a grant and the
  * policy epoch it was decided under; the supervisor keeps it here for that run, path and very file
  * (device, inode, size, modification and change times) and answers a later exec of them itself while the
- * epoch file still says the same epoch, telling the daemon of each such exec (it is audited there).
- * Thread-safe (one lock); no I/O but the epoch file's mapping. Trust boundary: what is kept came from the
- * daemon's own replies; what is looked up was read by the supervisor from the process, never taken from it. */
+ * epoch file still says the same epoch, appending each such exec's audit record to the daemon's log itself
+ * (the fields the daemon encoded around the exec's time, cwd and argv) before the exec goes on, or, where it
+ * cannot, telling the daemon of it. Thread-safe (one lock); its I/O: the epoch file's mapping and the
+ * audit log's appends. Trust boundary: what is kept came from the daemon's own replies; what is looked up
+ * and written was read by the supervisor from the process, never taken from it. */
 #ifndef GATE_REUSE_H
 #define GATE_REUSE_H
 
@@ -18,10 +20,18 @@ int gate_ident_eq(const struct gate_ident *a, const struct gate_ident *b);
 
 /* Map the policy epoch file beside request_sock (read-only); 0, or -1 when it cannot be (no reuse then). */
 int gate_reuse_open(const char *request_sock);
-/* Keep the daemon's grant for (run, program, file) at epoch. */
-void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant, unsigned long long epoch);
-/* 1 with the grant (room for 48 bytes) when (run, program, file) has one for the current epoch. */
-int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, char *grant);
+struct gate_reused_audit; /* gate-request.h */
+
+/* Keep the daemon's grant for (run, program, file) at epoch, with how its reuse is audited (NULL, or no
+ * log: the daemon is told of each). */
+void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant, unsigned long long epoch,
+                    const struct gate_reused_audit *audit);
+/* A grant kept for (run, program, file) at the current epoch, and its record's fields when it is written here. */
+struct gate_reuse_hit { char grant[48]; int audit; char head[512]; char tail[512]; };
+int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, struct gate_reuse_hit *hit);
+/* Append the record of an exec answered with hit to the audit log: one line, one write(2); 0, or -1 when
+ * nothing could be written (no log for it, text that is not UTF-8, a record over a page, an error). */
+int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const char *program, char *const argv[]);
 /* basename(argv0) is basename(program): the exec calls the program by its own name. */
 int gate_same_name(const char *argv0, const char *program);
 

@@ -39,3 +39,13 @@ export function auditFields(s: SubcommandResult, { action, outcome, extraSource 
   };
   return JSON.stringify(rec).slice(1, -1);
 }
+
+/** An exec answered by a run's supervisor from a reused Run: its record's fields before cwd and argv. */
+export function reusedHead(runId: string): string {
+  return `"kind":"exec","run_id":${JSON.stringify(runId)}`;
+}
+
+/** The same record's fields after cwd and argv: the answer reused (src/daemon/reuse-grants.ts), marked so. */
+export function reusedTail(source: string, decision: string): string {
+  return `"source":${JSON.stringify(source)},"decision":${JSON.stringify(decision)},"action":"Run","execution":"TurnDefault","reused":true`;
+}

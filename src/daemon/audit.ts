@@ -1,12 +1,16 @@
 /**
- * The audit log: one JSON line per decision and per run, appended by the daemon alone (single writer).
- * Records are batched: `write` queues a line, and `flush` appends every queued line with one write(2) on an
- * O_APPEND descriptor (looping over a short write), so lines keep their order and a reader never sees a
- * partial line from us. The daemon flushes before each reply leaves (a client that has its answer finds the
- * record in the log); anything else written is flushed on the next turn of the event loop, and on close.
+ * The audit log: one JSON line per decision and per run, appended by the daemon and, for the execs they
+ * answer from a reused Run, by the runs' supervisors (`forWriter`; shims/gate-reuse.c writes each such line
+ * with one write(2) of at most a page). Every writer appends whole lines with one write(2) on an O_APPEND
+ * descriptor, which a local filesystem does not interleave with another's, so a reader never sees a
+ * partial line. Records are batched here: `write` queues a line, and `flush` appends every queued line at
+ * once (looping over a short write), so the daemon's lines keep their order. The daemon flushes before each
+ * reply leaves (a client that has its answer finds the record in the log); anything else written is
+ * flushed on the next turn of the event loop, and on close.
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ReusedAudit } from '../protocol/messages.js';
 
 export interface AuditRecord {
   time: string;
@@ -49,6 +53,14 @@ export class AuditLog {
     this.sessionJson = JSON.stringify(session);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.fd = openSync(path, 'a', 0o600);
+  }
+
+  /**
+   * What a writer outside the daemon needs to append a record itself: this log's path, and the record's
+   * encoded fields around the ones it adds (`head` follows the time stamp and starts with the session).
+   */
+  forWriter(head: string, tail: string): ReusedAudit {
+    return { log: this.path, head: `"session":${this.sessionJson},${head}`, tail };
   }
 
   write(rec: Omit<AuditRecord, 'time' | 'session'>): void {

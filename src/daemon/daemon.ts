@@ -53,7 +53,7 @@ import { rerunJustification } from '../exec/sandbox-rerun.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
 import type { ReuseGrants } from './reuse-grants.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
-import { auditFields, type Settled } from './audit-fields.js';
+import { auditFields, reusedHead, reusedTail, type Settled } from './audit-fields.js';
 import { warmUp, type WarmUpOptions } from './warm-up.js';
 import { Settlements, settledFor } from './settlements.js';
 import { promptFor, riskFor } from './prompt-event.js';
@@ -96,7 +96,8 @@ export class Daemon<P> {
   readonly startedAt = new Date();
   private decider: Decider;
   private deciderPolicy: P;
-  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0, reused: 0 };
+  /** reused_told: execs answered from a reused Run that their supervisor told of (it writes the others' records itself) */
+  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0, reused_told: 0 };
   /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
   private readonly pairs = new ExecPairs();
   private readonly settlements = new Settlements();
@@ -340,8 +341,11 @@ export class Daemon<P> {
     const reply = this.execReply(req, v.action, ctx, runId);
     // the decision's own answer, nothing added by a session approval or an enclosing run (a reuse is the
     // supervisor's, for its own run: an exec decided under a nested run's permissions is not reused)
-    if (check.reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding && runId === req.run_id)
-      reply.reuse = this.deps.reuse.grant({ run_id: req.run_id, program: req.program, source: check.matched_rule ?? '', decision: check.decision });
+    if (check.reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding && runId === req.run_id) {
+      const g = { run_id: req.run_id, program: req.program, source: check.matched_rule ?? '', decision: check.decision };
+      // the supervisor writes each reused exec's record itself, before the exec goes on
+      reply.reuse = { ...this.deps.reuse.grant(g), audit: this.deps.audit.forWriter(reusedHead(g.run_id), reusedTail(g.source, g.decision)) };
+    }
     return reply;
   }
 
@@ -358,21 +362,14 @@ export class Daemon<P> {
     return own && own.root_pid === run.root_pid ? own : run;
   }
 
-  /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse): the exec's audit record. */
+  /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse) and could not write its audit
+   * record itself: the record. */
   private execReused(msg: Envelope): EncodedReply {
     const req = validateExecReused(msg);
-    this.counters.reused++;
+    this.counters.reused_told++;
     const g = this.deps.reuse?.granted(req.grant, req.run_id, req.program);
-    const rec = {
-      cwd: req.cwd,
-      argv: [req.program, ...req.argv.slice(1)],
-      source: g ? g.source : 'reuse:unverified',
-      decision: g ? g.decision : 'allow',
-      action: 'Run',
-      execution: 'TurnDefault',
-      reused: true,
-    };
-    this.deps.audit.writeEncoded(`"kind":"exec","run_id":${JSON.stringify(req.run_id)},${JSON.stringify(rec).slice(1, -1)}`);
+    const around = `"cwd":${JSON.stringify(req.cwd)},"argv":${JSON.stringify([req.program, ...req.argv.slice(1)])}`;
+    this.deps.audit.writeEncoded(`${reusedHead(req.run_id)},${around},${reusedTail(g ? g.source : 'reuse:unverified', g ? g.decision : 'allow')}`);
     return NO_REPLY;
   }
 

@@ -126,9 +126,19 @@ export interface ExecReply {
   /** for Escalate: a one-time token the shim presents on the escalation socket with its descriptors */
   escalation_token?: string;
   /** Run holds for any argv of the same file, path, name and run (src/decide/reuse.ts): the run's
-   * supervisor may give it again itself while the policy epoch (POLICY_EPOCH_FILE) stays `epoch`, telling
-   * the daemon of each such exec with an ExecReused naming `grant` */
-  reuse?: { grant: string; epoch: number };
+   * supervisor may give it again itself while the policy epoch (POLICY_EPOCH_FILE) stays `epoch`, writing
+   * each such exec's audit record itself (`audit`) or telling the daemon of it with an ExecReused naming
+   * `grant` */
+  reuse?: { grant: string; epoch: number; audit?: ReusedAudit };
+}
+
+/** How a supervisor appends the audit record of an exec it answered from a reused Run, before the exec goes
+ * on: one line `{"time":T,<head>,"cwd":C,"argv":A,<tail>}` appended with one write(2) to `log` (the daemon's
+ * audit log). The daemon encodes every field but the exec's own time, cwd and argv. */
+export interface ReusedAudit {
+  log: string;
+  head: string;
+  tail: string;
 }
 
 /** supervisor → daemon, no reply: an exec answered from a reused Run (ExecReply.reuse); audited. The

@@ -4,9 +4,11 @@
  *  - per exec from bash: 1,000 `/bin/true` from one bash ($EPOCHREALTIME around each), under gate-sh and
  *    under plain bash, in interleaved rounds; target: p50 overhead <= 0.5 ms;
  *  - per exec from a static program (fork + execv + wait, timed inside it): the kernel layer alone asks;
- *  - a real C build: 60 generated files, `make -j2`, through gate-sh and through plain bash, in pairs,
- *    alternating which goes first; target: gated/plain wall time <= 1.10, given as the ratio of the means
- *    and as the median of the pairs' ratios (a pair shares the machine's state of the moment);
+ *  - a real C build: 60 generated files, `make -j2`, through gate-sh, through plain bash and through the
+ *    floor (plain bash under programs/notif-floor.c --call: one round trip, every exec answered at once and
+ *    followed, none of gate-sh's work), in rounds of three, rotating which goes first; target: gated/plain
+ *    wall time <= 1.10, given as the ratio of the means and as the median of the rounds' ratios (a round
+ *    shares the machine's state of the moment), and the floor's the same way;
  *  - the floors on this machine, none of gate-sh's work in them: an exec whose execve a parent process
  *    answers "continue" through seccomp user notification (programs/notif-floor.c), the same also followed
  *    to its end with ptrace, and bash's execs with an empty library in LD_PRELOAD (each over plain).
@@ -17,15 +19,15 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
-import { gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
+import { gateSh, run, execGateOptions, type Result } from '../exec-gate/helpers.js';
 import { warmedUp } from '../daemon/helpers.js';
-import { runBench } from './helpers.js';
+import { type Floor, runBench, startFloor } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 const RULES = ['prefix_rule(pattern=["bash"], decision="allow")'];
 const ROUNDS = 5;
 const PER_ROUND = 200;
-const BUILDS = 7;
+const BUILDS = 11;
 const FILES = 60;
 
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
@@ -125,29 +127,28 @@ function project(dir: string): void {
   );
 }
 
-async function build(rig: DaemonProc): Promise<{ gated: number[]; plain: number[] }> {
-  const gated: number[] = [];
-  const plain: number[] = [];
+/** The builds, in rounds of three (gated, plain, and the floor: plain bash under notif-floor --call, every
+ * exec answered at once and followed, one round trip before), the order rotating each round. */
+async function build(rig: DaemonProc, floor: Floor): Promise<{ gated: number[]; plain: number[]; floor: number[] }> {
+  const out = { gated: [] as number[], plain: [] as number[], floor: [] as number[] };
+  const make = ['-c', 'make -s -j2 prog'];
+  const sides: [keyof typeof out, (cwd: string) => Promise<Result>][] = [
+    ['gated', (cwd) => gateSh(rig, 'make -s -j2 prog', { cwd, timeoutMs: 600_000 })],
+    ['plain', (cwd) => run('/bin/bash', make, { env: rig.env, cwd, timeoutMs: 600_000 })],
+    ['floor', (cwd) => run(floor.program, ['--call', floor.sock, '/bin/bash', ...make], { env: rig.env, cwd, timeoutMs: 600_000 })],
+  ];
   for (let i = 0; i < BUILDS; i++) {
-    const dirG = join(rig.ws, `build-g${i}`);
-    const dirP = join(rig.ws, `build-p${i}`);
-    project(dirG);
-    project(dirP);
-    const timeG = async () => {
+    // rotate which goes first: a change in the machine's load hits each alike
+    for (let k = 0; k < sides.length; k++) {
+      const [name, start] = sides[(k + i) % sides.length];
+      const dir = join(rig.ws, `build-${name}${i}`);
+      project(dir);
       const t0 = performance.now();
-      check('gated build', await gateSh(rig, 'make -s -j2 prog', { cwd: dirG, timeoutMs: 600_000 }));
-      gated.push(performance.now() - t0);
-    };
-    const timeP = async () => {
-      const t0 = performance.now();
-      check('plain build', await run('/bin/bash', ['-c', 'make -s -j2 prog'], { env: rig.env, cwd: dirP, timeoutMs: 600_000 }));
-      plain.push(performance.now() - t0);
-    };
-    // alternate which goes first: a change in the machine's load hits both alike
-    if (i % 2) await timeP().then(timeG);
-    else await timeG().then(timeP);
+      check(`${name} build`, await start(dir));
+      out[name].push(performance.now() - t0);
+    }
   }
-  return { gated, plain };
+  return out;
 }
 
 async function main(): Promise<Record<string, unknown>> {
@@ -160,7 +161,8 @@ async function main(): Promise<Record<string, unknown>> {
     await warmedUp(rig.paths);
     const b = await fromBash(rig);
     const s = await fromStatic(rig, loop);
-    const c = await build(rig);
+    const fl = await startFloor();
+    const c = await build(rig, fl).finally(() => fl.stop());
     const f = await floors(rig, bin);
     const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -184,6 +186,8 @@ async function main(): Promise<Record<string, unknown>> {
       build_ratio_mean: r3(mean(c.gated) / mean(c.plain)),
       build_ratio_median_of_pairs: r3(median(c.gated.map((g, i) => g / c.plain[i]))),
       target_build_ratio: 1.1,
+      build_ms_floor: c.floor.map(Math.round),
+      build_floor_ratio_median_of_pairs: r3(median(c.floor.map((g, i) => g / c.plain[i]))),
       ...f,
       loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };

@@ -8,6 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import { gateSh, execGateOptions } from './helpers.js';
@@ -95,6 +96,41 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
         for (const v of ['a', 'b', 'd']) assert.equal(existsSync(join(rig.ws, `victim-${v}`)), false, `victim-${v}: rm did not run`);
       }
     }
+  });
+}
+
+for (const mode of ['workspace-write', 'danger-full-access'] as const) {
+  test(`${mode}: a reused exec's record is written by the supervisor before the exec goes on (the daemon stopped meanwhile); one too long for that reaches the log through the daemon`, async (t) => {
+    const rig = await startDaemon(execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: mode } }));
+    const daemon = Number(readFileSync(rig.paths.pidFile, 'utf8'));
+    t.after(async () => (process.kill(daemon, 'SIGCONT'), killAll(), rig.close()));
+    const tool = join(rig.ws, 'tool');
+    const long = '0'.repeat(5000); // a record over a page: the supervisor tells the daemon instead
+    for (const f of ['f1', 'f2']) execFileSync('mkfifo', [join(rig.ws, f)]);
+    const running = gateSh(rig, `cp /bin/true ./tool; ./tool 1; ./tool 2; read -r x < f1; ./tool 3; ./tool "$(printf '%05000d' 0)"; : > ran; read -r x < f2; echo status=$?`, {
+      timeoutMs: 60_000,
+    });
+    try {
+      await waitFor(() => execsOf(rig, tool).length >= 2 || undefined, 'two execs of tool');
+      process.kill(daemon, 'SIGSTOP');
+      writeFileSync(join(rig.ws, 'f1'), 'go\n');
+      await waitFor(() => existsSync(join(rig.ws, 'ran')) || undefined, 'the script past tool 3');
+      assert.deepEqual(execsOf(rig, tool), [
+        [['1'], false],
+        [['2'], true],
+        [['3'], true],
+      ]);
+      process.kill(daemon, 'SIGCONT');
+      await waitFor(() => execsOf(rig, tool).length >= 4 || undefined, 'the long one audited by the daemon');
+      assert.deepEqual(execsOf(rig, tool).at(-1), [[long], true]);
+    } finally {
+      process.kill(daemon, 'SIGCONT');
+      writeFileSync(join(rig.ws, 'f2'), 'go\n');
+    }
+    const r = await running;
+    assert.match(r.stdout, /^status=0$/m, r.stderr);
+    // every line of the log is whole JSON (the supervisor's and the daemon's appends did not interleave)
+    assert.ok(audit(rig).length > 0);
   });
 }
 
