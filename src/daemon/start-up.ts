@@ -65,9 +65,10 @@ export function scriptWritableRoots(policy: SandboxPolicy, cwd: string, tmpdir: 
   }
 }
 
+/** One realpath(3) (the JS realpathSync lstats every component: this runs at every pre-flight). */
 function real(p: string): string {
   try {
-    return realpathSync(p);
+    return realpathSync.native(p);
   } catch {
     return p;
   }

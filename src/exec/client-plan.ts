@@ -104,8 +104,9 @@ export function clientPlan(
 ): WirePlan {
   const p = req.plan;
   try {
+    const env = envRecord(p.env);
     // the client found this daemon by its own reading of the paths: the run's exec gate must reach the same one
-    if (gatePaths(envRecord(p.env)).requestSock !== requestSock)
+    if (gatePaths(env).requestSock !== requestSock)
       return { error: `protocol error: the native gate-sh reached the daemon at ${requestSock}, but its environment names another session's sockets` };
     const inv = parseShellArgs(p.argv, p.argv0);
     // the client read its own arguments to find the script: the daemon's reading must agree
@@ -118,7 +119,7 @@ export function clientPlan(
         reply,
         invocation: inv,
         script: req.script,
-        env: envRecord(p.env),
+        env,
         cwd: req.cwd,
         bash: findBash(),
         inheritedFds: p.fds,
@@ -128,10 +129,10 @@ export function clientPlan(
     if (p.rerun_why !== undefined) {
       const offer = rerunDecision(reply.action, p.rerun_why);
       if (!offer.rerun) return { rerun_of: offer };
-      return { ...wire(planFor(false), p, req.script, false), rerun_of: offer };
+      return { ...wire(planFor(false), env, p, req.script, false), rerun_of: offer };
     }
     const plan = planFor(reply.start_up === true);
-    const out = wire(plan, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
+    const out = wire(plan, env, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
     // the client asks the daemon's verdict after a 0 too (the verdict itself is the same as the Node client's)
     if (out.rerun && reply.sandbox_narrowed) out.rerun_any_status = true;
     return out;
@@ -141,8 +142,9 @@ export function clientPlan(
   }
 }
 
-function wire(plan: RunPlan, p: PlanRequest, script: string, rerun: boolean): WirePlan {
-  const { set, unset } = envDelta(envRecord(p.env), plan.env);
+/** The plan as the native client reads it: its environment as changes to the client's own (env, read from p). */
+function wire(plan: RunPlan, env: Record<string, string>, p: PlanRequest, script: string, rerun: boolean): WirePlan {
+  const { set, unset } = envDelta(env, plan.env);
   const out: WirePlan = { program: plan.program, args: plan.args, cwd: plan.cwd, env_set: set, env_unset: unset, sandboxed: plan.sandboxed === true, rerun };
   if (plan.startUp) out.start_up = plan.startUp;
   if (plan.scriptFd) {
