@@ -737,8 +737,7 @@ static void relay_reply(const char *msg, size_t n) {
   struct gate_reply r;
   struct gate_reused_audit audit;
   char err[256];
-  r.denied = NULL;
-  r.audit = &audit;
+  gate_reply_init(&r, NULL, &audit);
   if (gate_parse_reply(msg, n, &r, err, sizeof err)) {
     /* whose it is cannot be told: every waiting sender gets it, and fails closed on it as it would have */
     for (int i = 0; i < MAX_PENDING; i++) {
@@ -1249,8 +1248,7 @@ static void decide(struct seccomp_notif *req, int seq) {
   }
   struct gate_reply r;
   struct gate_reused_audit audit;
-  r.denied = NULL;
-  r.audit = &audit;
+  gate_reply_init(&r, NULL, &audit);
   gate_describe(cmd, sizeof cmd, argv, program);
   if (gate_request(&S.conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, "exec")) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);

@@ -38,6 +38,12 @@ struct gate_reused_audit {
   char head[512];
   char tail[512];
 };
+/* Before a reply is parsed into r: the room it may fill besides its own fields (NULL: none). Every field a
+ * caller supplies is a parameter here, so a caller that misses one does not compile. */
+static inline void gate_reply_init(struct gate_reply *r, gate_denial *denied, struct gate_reused_audit *audit) {
+  r->denied = denied;
+  r->audit = audit;
+}
 /* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);
 

@@ -588,8 +588,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
       if (n < 0) break;
       if (n > GATE_MAX_DATAGRAM) { snprintf(err, errlen, "protocol error from the gate daemon: reply too large"); goto out; }
       struct gate_reply r;
-      r.denied = NULL;
-      r.audit = NULL;
+      gate_reply_init(&r, NULL, NULL);
       char perr[256];
       if (gate_parse_reply(buf, (size_t)n, &r, perr, sizeof perr)) { snprintf(err, errlen, "protocol error from the gate daemon: %s", perr); goto out; }
       if (ping_id[0] && !strcmp(r.id, ping_id)) { last_life = now_ms(); continue; }

@@ -126,8 +126,7 @@ int main(int argc, char **argv) {
     struct gate_reply *r = malloc(sizeof *r);
     static gate_denial denied[GATE_MAX_DENIED];
     if (!r) { gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL); return 126; }
-    r->denied = denied;
-    r->audit = NULL;
+    gate_reply_init(r, denied, NULL);
     if (gate_request(&c, id, &m, r, err, sizeof err)) { gate_msg("nested ", name, " -c: ", err); return 126; }
     if (strcmp(r->type, "preflight") || !r->run_id[0] || r->action == GA_NONE) {
       gate_msg("nested ", name, " -c: not run: malformed pre-flight reply from the daemon", NULL);

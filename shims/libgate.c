@@ -206,8 +206,7 @@ static enum verdict check(const char *program, char *const argv[], char *const e
   struct gbuf msg; gb_init(&msg);
   gate_exec_request(&msg, &c, id, program, argv, cwd, envp, G.lib, dl ? shimpath : NULL);
   struct gate_reply r; /* small: see gate-proto.h */
-  r.denied = NULL;
-  r.audit = NULL;
+  gate_reply_init(&r, NULL, NULL);
   enum verdict v = V_ERROR;
   if (gate_request(&c, id, &msg, &r, err, sizeof err)) { say(argv, program, "exec gate: ", ": ", err); goto out; }
   if (strcmp(r.type, "exec")) { say(argv, program, "exec gate: ", ": not run: unexpected reply type ", r.type); goto out; }

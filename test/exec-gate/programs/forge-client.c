@@ -58,8 +58,7 @@ int main(int argc, char **argv) {
   pthread_t t;
   pthread_create(&t, NULL, forger, NULL);
   struct gate_reply r;
-  r.denied = NULL;
-  r.audit = NULL;
+  gate_reply_init(&r, NULL, NULL);
   int rc = gate_request(&c, ID, &req, &r, err, sizeof err);
   DONE = 1;
   pthread_join(t, NULL);
