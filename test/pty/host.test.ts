@@ -160,7 +160,9 @@ test('a second hang-up while the host reaps does not cut the reaping short', asy
 
 test('hang-up reaps a session that keeps forking: whatever was born during the SIGKILL sweep goes too', async () => {
   const tag = `gate-pty-fork-${process.pid}`;
-  const t = host(['bash', '-c', `trap '' HUP; while :; do (trap '' HUP; exec -a ${tag} sleep 1000) & done`]);
+  // bounded (the sweep comes after the first five): a host that fails to reap must fail this test, not fill
+  // the machine's process table (an unbounded storm once did, under another suite's load)
+  const t = host(['bash', '-c', `trap '' HUP; for ((i = 0; i < 3000; i++)); do (trap '' HUP; exec -a ${tag} sleep 1000) & done; wait`]);
   try {
     for (let i = 0; processesWith(tag).length < 5 && i < 200; i++) await sleep(20);
     (t.pty as unknown as { destroy(): void }).destroy();
