@@ -66,7 +66,8 @@ test('state is kept across lines: cd, exports, functions, aliases; read with a p
     s.t.write('read -r -p "name? " n; echo "hi [$n]"\r');
     await s.t.waitFor('name? ', 10_000, from);
     s.t.write('bob\r');
-    await s.t.waitFor('hi [bob]', 10_000, from);
+    // its line end too: line() below finds its own echo by the first line end after the point it starts from
+    await s.t.waitFor('hi [bob]\r\n', 10_000, from);
     // typed as the command ends, before the next prompt: the prompt gets it, as bash's readline would
     assert.match(await s.line('echo "$n"'), /bob\r\n$/, 'read set the variable in the session');
     s.t.write('exit 3\r');
