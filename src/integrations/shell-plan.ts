@@ -335,7 +335,7 @@ class Call implements PlannedCall {
 
 /** A started plan: its pid, its output pipes, and its status once it has ended and both pipes are closed
  * (bash's: 128+n for signal n); `closed` rejects when it could not start after all. */
-interface Launched {
+export interface Launched {
   pid: number | undefined;
   stdout: Readable;
   stderr: Readable;
@@ -349,7 +349,7 @@ interface Launched {
  * size, blocking every other call meanwhile (docs/startup.md); else Node's spawn (also with GATE_NODE_SPAWN=1 in
  * the server's environment, for A/B measurements). Throws when nothing started.
  */
-function launch(program: string, args: string[], env: Record<string, string>, cwd: string, extra: number[]): Launched {
+export function launch(program: string, args: string[], env: Record<string, string>, cwd: string, extra: number[]): Launched {
   const native = gateNative();
   if (native.spawn && program.startsWith('/') && process.env.GATE_NODE_SPAWN !== '1' && native.spawnAvailable()) {
     const [outR, outW] = native.pipe();
