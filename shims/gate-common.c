@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <linux/seccomp.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,4 +106,11 @@ void gate_msg(const char *a, const char *b, const char *c, const char *d) {
   gb_puts(&m, "\n");
   if (!m.oom) { ssize_t w = write(2, m.p, m.len); (void)w; }
   gb_free(&m);
+}
+
+int gate_in_gated_tree(void) {
+  /* a NULL program: outside the gate's filter the kernel answers EFAULT (or EACCES without no_new_privs)
+   * and installs nothing; inside it, the filter answers first */
+  long r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, NULL);
+  return r < 0 && errno == GATE_NESTED_ERRNO;
 }

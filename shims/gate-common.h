@@ -56,4 +56,13 @@ char *gate_num(char *out, unsigned long v, int base);
 /* stderr line without stdio (safe after fork, works when stdout is redirected). */
 void gate_msg(const char *a, const char *b, const char *c, const char *d);
 
+/* The errno the gate's exec filter (gate-launch.c) gives a process of a gated tree that asks for a second
+ * seccomp listener: an inner listener would take precedence over the supervisor's, so it is refused. */
+#define GATE_NESTED_ERRNO 18 /* EXDEV; spelled as a number so this header needs no <errno.h> */
+
+/* 1 when this process runs under the gate's own exec filter (the kernel's word, not an environment
+ * variable the caller could set): asking for a listener fails with GATE_NESTED_ERRNO before the kernel
+ * even reads the program, so nothing is installed either way. */
+int gate_in_gated_tree(void);
+
 #endif

@@ -80,8 +80,9 @@
 #endif
 
 /* The errno a nested launcher gets when it asks for a second listener: it is already inside a gated tree
- * whose supervisor sees every exec (an inner listener would take precedence over ours: refused). */
-#define NESTED_ERRNO EXDEV
+ * whose supervisor sees every exec (gate-common.h). */
+#define NESTED_ERRNO GATE_NESTED_ERRNO
+_Static_assert(GATE_NESTED_ERRNO == EXDEV, "GATE_NESTED_ERRNO is EXDEV");
 /* Notifications decided at once; more wait in the kernel's queue. */
 #define MAX_WORKERS 64
 /* Bounds on what is read from a process: the kernel's own limits are 128 KiB per string and about a

@@ -1081,6 +1081,25 @@ static int end_phase(void *ctx, char *err, size_t errlen) {
   return rc ? -1 : 0;
 }
 
+/* ---------- inside a gated run ---------- */
+
+/* gate-sh started inside a gated run (as `bash` through PATH, a symlink or `#!/usr/bin/env bash`) is the
+ * nested shell it stands for: the nested-shell shim pre-flights a -c script under the run and execs the
+ * real shell in place, behind the run's own sandbox and exec gate. It never builds or joins a sandbox from
+ * inside one (the session sandbox's namespaces cannot be joined from within: issue 31). Only the kernel's
+ * word counts (gate_in_gated_tree): GATE_RUN alone is the caller's to set. */
+static void nested_shell(char **argv) {
+  const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  if (*base == '-') base++; /* a login shell's -bash */
+  int known = !strcmp(base, "bash") || !strcmp(base, "sh") || !strcmp(base, "zsh") || !strcmp(base, "dash");
+  if (!known) argv[0] = "bash"; /* `gate-sh -c ...` stands for bash */
+  char shim[PATH_MAX + 32];
+  gate_join(shim, sizeof shim, g_root, "/shims/gate-shell", NULL, NULL);
+  execv(shim, argv);
+  say("nested shell: cannot run ", shim, ": ", strerror(errno));
+  _exit(EXIT_DENIED);
+}
+
 /* ---------- main ---------- */
 
 int main(int argc, char **argv) {
@@ -1096,6 +1115,7 @@ int main(int argc, char **argv) {
   const char *execfn = (const char *)getauxval(AT_EXECFN);
   resolve_path(have_cwd ? cwd : "/", execfn && *execfn ? execfn : argv[0], g_name, sizeof g_name);
 
+  if (getenv("GATE_RUN") && gate_in_gated_tree()) nested_shell(argv);
   const char *force = getenv("GATE_SH_NODE");
   if ((force && *force && strcmp(force, "0")) || getenv("GATE_RUN") || !have_cwd) handover(NULL, 0);
   struct inv inv;

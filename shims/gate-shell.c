@@ -20,11 +20,16 @@
 
 extern char **environ;
 
-/* The real shell: first <dir>/<name> on PATH (then /usr/bin, /bin) that is not this program. */
+/* The real shell: first <dir>/<name> on PATH (then /usr/bin, /bin) that is neither this program nor the
+ * gate-sh beside it (a `bash` on PATH that is gate-sh comes back here: it would loop). */
 static int real_shell(const char *name, char *out, size_t n) {
-  char self[PATH_MAX];
-  struct stat me, st;
+  char self[PATH_MAX], entry[PATH_MAX + 32];
+  struct stat me, gsh = { 0 }, st;
   if (!realpath("/proc/self/exe", self) || stat(self, &me)) return -1;
+  snprintf(entry, sizeof entry, "%s", self);
+  char *slash = strrchr(entry, '/');
+  if (slash) snprintf(slash + 1, sizeof entry - (size_t)(slash + 1 - entry), "gate-sh-native");
+  int have_gsh = stat(entry, &gsh) == 0;
   const char *path = getenv("PATH");
   struct { const char *list; } order[] = { { path ? path : "" }, { "/usr/bin:/bin" } };
   for (int k = 0; k < 2; k++) {
@@ -34,7 +39,8 @@ static int real_shell(const char *name, char *out, size_t n) {
         char cand[PATH_MAX];
         snprintf(cand, sizeof cand, "%.*s/%s", (int)l, s, name);
         if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0 &&
-            !(st.st_dev == me.st_dev && st.st_ino == me.st_ino)) {
+            !(st.st_dev == me.st_dev && st.st_ino == me.st_ino) &&
+            !(have_gsh && st.st_dev == gsh.st_dev && st.st_ino == gsh.st_ino)) {
           snprintf(out, n, "%s", cand);
           return 0;
         }
