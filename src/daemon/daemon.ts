@@ -134,7 +134,8 @@ export class Daemon<P> {
           return this.startUpEnd(msg);
         case 'session-sandbox': {
           const req = validateSessionSandbox(msg);
-          const join = (await this.deps.sessions?.join(req.key, req.own_network, req.mounts)) ?? null;
+          // a key and a network choice: never what the holder runs (src/daemon/session-sandbox.ts)
+          const join = (await this.deps.sessions?.join(req.key, req.own_network)) ?? null;
           return { v: PROTOCOL_VERSION, id: msg.id, type: 'session-sandbox', join } satisfies SessionSandboxReply;
         }
         case 'session-sandbox-stale': {

@@ -12,6 +12,7 @@ import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
 import { startEscalationRunner } from './escalation-start.js';
 import { SHIMS_DIR } from '../exec/exec-gate.js';
+import { findBwrap } from '../exec/sandbox-run.js';
 import { SessionSandboxes } from './session-sandbox.js';
 import { join } from 'node:path';
 import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
@@ -103,7 +104,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     const escalation = await startEscalationRunner({ paths, env: opts.env, turnPolicy: () => daemon.config.sandbox_policy, log, audit });
     cleanups.push(() => void escalation.close());
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded
-    const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), audit, log });
+    const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), bwrap: () => findBwrap(opts.env), audit, log });
     cleanups.push(() => sessions.stopAll());
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
