@@ -199,7 +199,8 @@ export class Daemon<P> {
     // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
-    const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
+    // a finished run passes on nothing (runs.ts, live)
+    const parent = req.parent_run ? this.runs.live(req.parent_run) : undefined;
     const run = this.runs.create({
       cwd: req.cwd,
       pid: req.pid,
@@ -209,7 +210,7 @@ export class Daemon<P> {
       command: [req.shell, req.flag, clip(req.script)],
     });
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
-    const session = req.session_run ? this.runs.get(req.session_run) : undefined;
+    const session = req.session_run ? this.runs.live(req.session_run) : undefined;
     if (session) session.current = run.run_id;
     // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
@@ -357,9 +358,11 @@ export class Daemon<P> {
    * but only a run of the same tree (the same outermost gate-sh): the process chose the name.
    */
   private execRun(req: ExecRequest): RunRecord | undefined {
-    const run = this.runs.get(req.run_id);
+    // a finished run's settlements, start-up phase and permissions end with it: an exec naming it is
+    // decided as one of no run (its id is in the audit log; whoever names it gets nothing of it)
+    const run = this.runs.live(req.run_id);
     if (req.layer !== 'kernel' || req.pair_run === undefined || req.pair_run === req.run_id || !run) return run;
-    const own = this.runs.get(req.pair_run);
+    const own = this.runs.live(req.pair_run);
     return own && own.root_pid === run.root_pid ? own : run;
   }
 
@@ -426,6 +429,8 @@ export class Daemon<P> {
   private runFinished(msg: Envelope): Reply {
     const req = validateRunFinished(msg);
     const run = this.runs.finish(req.run_id);
+    // its escalations not yet redeemed end with it
+    this.deps.escalation.endRun?.(req.run_id);
     this.deps.audit.write({
       kind: 'run',
       run_id: req.run_id,
@@ -557,6 +562,13 @@ export class Daemon<P> {
       counters: this.counters,
       sessions: d.sessions,
     });
+  }
+
+  /** The pids whose descendants are a live run's processes (its outermost gate-sh), for the escalation
+   * runner's check of who redeems a run's grant; undefined when the run has ended or is unknown. */
+  runRoots(runId: string): readonly number[] | undefined {
+    const r = this.runs.live(runId);
+    return r ? [r.root_pid] : undefined;
   }
 
   /** What runs in the session sandboxes (approval channel `jobs`). */

@@ -101,7 +101,14 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
     });
     // escalate.sock: escalated execs from the exec gate (src/daemon/escalation-runner.ts)
-    const escalation = await startEscalationRunner({ paths, env: opts.env, turnPolicy: () => daemon.config.sandbox_policy, log, audit });
+    const escalation = await startEscalationRunner({
+      paths,
+      env: opts.env,
+      turnPolicy: () => daemon.config.sandbox_policy,
+      log,
+      audit,
+      runRoots: (id) => daemon.runRoots(id),
+    });
     cleanups.push(() => void escalation.close());
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded
     const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), bwrap: () => findBwrap(opts.env), audit, log });
