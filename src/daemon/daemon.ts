@@ -96,8 +96,9 @@ export class Daemon<P> {
   readonly startedAt = new Date();
   private decider: Decider;
   private deciderPolicy: P;
-  /** reused_told: execs answered from a reused Run that their supervisor told of (it writes the others' records itself) */
-  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0, reused_told: 0 };
+  /** reused_told: execs answered from a reused Run that their supervisor told of (it writes the others' records itself);
+   * reused_refused: such notices naming no grant this daemon gave for that run and program (not recorded) */
+  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0, reused_told: 0, reused_refused: 0 };
   /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
   private readonly pairs = new ExecPairs();
   private readonly settlements = new Settlements();
@@ -127,7 +128,11 @@ export class Daemon<P> {
         case 'exec':
           return await this.exec(msg, ctx);
         case 'exec-reused':
-          return this.execReused(msg);
+          // only a supervisor outside the sandbox tells of a reused exec, on its own socket (notice()): one
+          // on the request channel, which gated runs reach, would be an audit record a run wrote of itself.
+          // Not recorded, not answered (a notice has no reply), said in the daemon's log now and then.
+          this.refuseReused(`exec-reused notice ${msg.id} refused: it came on the request channel, not the supervisors' notice socket`);
+          return NO_REPLY;
         case 'run-finished':
           return this.runFinished(msg);
         case 'start-up-end':
@@ -366,15 +371,34 @@ export class Daemon<P> {
     return own && own.root_pid === run.root_pid ? own : run;
   }
 
+  /** A notice on the supervisors' socket (src/daemon/notice-channel.ts), which no sandbox reaches: an
+   * ExecReused; anything else is refused. */
+  notice(msg: Envelope): void {
+    if (msg.type !== 'exec-reused') throw new ProtocolError('unknown-type', `'${msg.type}' is not a notice`, msg.id);
+    this.execReused(msg);
+    this.deps.audit.flush();
+  }
+
   /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse) and could not write its audit
    * record itself: the record. */
-  private execReused(msg: Envelope): EncodedReply {
+  private execReused(msg: Envelope): void {
     const req = validateExecReused(msg);
-    this.counters.reused_told++;
     const g = this.deps.reuse?.granted(req.grant, req.run_id, req.program);
+    if (!g) {
+      // no record of an exec nobody can vouch for (a grant is 192 random bits the daemon sent only to the
+      // run that asked)
+      this.refuseReused(`exec-reused notice for ${req.run_id} refused: its grant is not one this daemon gave for ${req.program}`);
+      return;
+    }
+    this.counters.reused_told++;
     const around = `"cwd":${JSON.stringify(req.cwd)},"argv":${JSON.stringify([req.program, ...req.argv.slice(1)])}`;
-    this.deps.audit.writeEncoded(`${reusedHead(req.run_id)},${around},${reusedTail(g ? g.source : 'reuse:unverified', g ? g.decision : 'allow')}`);
-    return NO_REPLY;
+    this.deps.audit.writeEncoded(`${reusedHead(req.run_id)},${around},${reusedTail(g.source, g.decision)}`);
+  }
+
+  /** A refused exec-reused notice: counted, and said in the daemon's log the first time and every 1,000th
+   * after (a flood of them must not flood the log). */
+  private refuseReused(why: string): void {
+    if (this.counters.reused_refused++ % 1000 === 0) this.deps.log(`${why} (${this.counters.reused_refused} so far)`);
   }
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id): ExecReply {

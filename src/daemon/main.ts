@@ -14,6 +14,7 @@ import { startEscalationRunner } from './escalation-start.js';
 import { SHIMS_DIR } from '../exec/exec-gate.js';
 import { findBwrap } from '../exec/sandbox-run.js';
 import { SessionSandboxes } from './session-sandbox.js';
+import { openNoticeChannel } from './notice-channel.js';
 import { join } from 'node:path';
 import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
 import { pingDaemon } from '../protocol/ping.js';
@@ -138,6 +139,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     const requests = new RequestServer({ requestSock: paths.requestSock, streamSock: paths.streamSock, handle: (m, c) => daemon.handle(m, c), log });
     await requests.start();
     cleanups.push(() => requests.close());
+    // the supervisors' notices of reused execs, out of every sandbox's reach (src/daemon/notice-channel.ts)
+    const notices = await openNoticeChannel(paths.noticeSock, (m) => daemon.notice(m), log);
+    cleanups.push(() => notices.close());
     const approvals = new ApprovalServer(paths.approvalSock, daemon, log);
     await approvals.start();
     cleanups.push(() => approvals.close());
