@@ -33,14 +33,23 @@
  *
  * Trust boundary: the jobs share this pid namespace and run as the same uid, without capabilities. Pid 1 is
  * not dumpable, so they cannot open its /proc files (its root is the host's filesystem); as a namespace's
- * init it gets no signal from inside that it has no handler for, and it installs none. Not pure: it is the
+ * init it gets no signal from inside that it has no handler for, and it installs none. Its argv is the
+ * daemon's own (the mounts of a plan the daemon made, its own bubblewrap: src/daemon/session-sandbox.ts),
+ * never a request's. It runs outside every sandbox, so it runs with the least it needs, before anything
+ * else (harden below): no_new_privs, only the capabilities that making namespaces and bubblewrap's mounts
+ * take, and a seccomp filter of its own; bubblewrap and the keeper inherit all three. Not pure: it is the
  * process that holds the namespaces.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <net/if.h>
+#include <stddef.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -72,6 +81,73 @@ static void fail(const char *what) {
   int n = snprintf(line, sizeof line, "error %s: %s\n", what, strerror(errno));
   if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
   _exit(1);
+}
+
+#if defined(__x86_64__)
+#define HOLDER_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define HOLDER_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "gate-session knows the system call numbers of x86_64 and aarch64 only"
+#endif
+
+/* What the holder keeps: making namespaces and mounts (bubblewrap as root: SYS_ADMIN, SYS_CHROOT, SETUID,
+ * SETGID), bringing loopback up (NET_ADMIN), finding the folders it binds (DAC_READ_SEARCH). Gone: writing
+ * or chmod-ing others' files (DAC_OVERRIDE, FOWNER, CHOWN), ptrace, modules, raw I/O, and the rest. */
+static const int KEEP_CAPS[] = { CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SETUID, CAP_SETGID, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH };
+
+/* System calls the holder, bubblewrap and the keeper never make: refused (EPERM). Any other architecture's
+ * calls (compat, x32) end the process: the numbers below are the native ones only. */
+static const int DENIED_CALLS[] = {
+  __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_kexec_load, __NR_kexec_file_load,
+  __NR_init_module, __NR_finit_module, __NR_delete_module, __NR_bpf, __NR_perf_event_open, __NR_keyctl,
+  __NR_add_key, __NR_request_key, __NR_reboot, __NR_swapon, __NR_swapoff, __NR_open_by_handle_at,
+  __NR_name_to_handle_at, __NR_acct, __NR_settimeofday, __NR_clock_settime, __NR_userfaultfd,
+  __NR_execveat,
+#ifdef __NR_pidfd_getfd
+  __NR_pidfd_getfd,
+#endif
+#ifdef __NR_iopl
+  __NR_iopl, __NR_ioperm,
+#endif
+};
+
+/* no_new_privs, the capabilities above only (bounding set, then permitted/effective/inheritable), and the
+ * seccomp filter; -1 when any of it fails (the holder then makes nothing). */
+static int harden(void) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) return -1;
+  unsigned long long keep = 0;
+  for (size_t i = 0; i < sizeof KEEP_CAPS / sizeof KEEP_CAPS[0]; i++) keep |= 1ULL << KEEP_CAPS[i];
+  /* (a user other than root has no capabilities to bound, nor the CAP_SETPCAP to do it) */
+  for (int c = 0; c <= 63 && geteuid() == 0; c++) {
+    if (keep & (1ULL << c)) continue;
+    if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL) return -1; /* EINVAL: past the kernel's last */
+  }
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct d[2];
+  memset(d, 0, sizeof d);
+  if (syscall(SYS_capget, &h, d)) return -1;
+  for (int i = 0; i < 2; i++) {
+    __u32 k = (__u32)(keep >> (32 * i));
+    d[i].effective &= k;
+    d[i].permitted &= k;
+    d[i].inheritable &= k;
+  }
+  if (syscall(SYS_capset, &h, d)) return -1;
+  enum { N = sizeof DENIED_CALLS / sizeof DENIED_CALLS[0] };
+  struct sock_filter f[N + 7];
+  int n = 0;
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, HOLDER_AUDIT_ARCH, 1, 0);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+  /* x32 calls (numbers with bit 30 set) on x86_64 are another table: refused with the rest */
+  for (int i = 0; i < N; i++) f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DENIED_CALLS[i], (__u8)(N + 1 - i), 0);
+  f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 1, 0);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+  f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+  struct sock_fprog prog = { (unsigned short)n, f };
+  return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) ? -1 : 0;
 }
 
 static int loopback_up(void) {
@@ -239,6 +315,7 @@ int main(int argc, char **argv) {
   pid_t daemon_pid = getppid();
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != daemon_pid) _exit(1);
   signal(SIGPIPE, SIG_IGN);
+  if (harden()) fail("cannot drop its privileges (no_new_privs, capabilities, seccomp)");
   if (unshare(CLONE_NEWPID | (net ? CLONE_NEWNET : 0))) fail(net ? "cannot make the pid and network namespaces" : "cannot make the pid namespace");
   sigset_t chld;
   sigemptyset(&chld);

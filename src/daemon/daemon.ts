@@ -96,8 +96,9 @@ export class Daemon<P> {
   readonly startedAt = new Date();
   private decider: Decider;
   private deciderPolicy: P;
-  /** reused_told: execs answered from a reused Run that their supervisor told of (it writes the others' records itself) */
-  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0, reused_told: 0 };
+  /** reused_told: execs answered from a reused Run that their supervisor told of (it writes the others' records itself);
+   * reused_refused: such notices naming no grant this daemon gave for that run and program (not recorded) */
+  readonly counters = { preflight: 0, exec: 0, prompts: 0, denied: 0, paired: 0, reused_told: 0, reused_refused: 0 };
   /** execs the LD_PRELOAD layer was told to run, awaiting the kernel layer's report of them */
   private readonly pairs = new ExecPairs();
   private readonly settlements = new Settlements();
@@ -127,14 +128,19 @@ export class Daemon<P> {
         case 'exec':
           return await this.exec(msg, ctx);
         case 'exec-reused':
-          return this.execReused(msg);
+          // only a supervisor outside the sandbox tells of a reused exec, on its own socket (notice()): one
+          // on the request channel, which gated runs reach, would be an audit record a run wrote of itself.
+          // Not recorded, not answered (a notice has no reply), said in the daemon's log now and then.
+          this.refuseReused(`exec-reused notice ${msg.id} refused: it came on the request channel, not the supervisors' notice socket`);
+          return NO_REPLY;
         case 'run-finished':
           return this.runFinished(msg);
         case 'start-up-end':
           return this.startUpEnd(msg);
         case 'session-sandbox': {
           const req = validateSessionSandbox(msg);
-          const join = (await this.deps.sessions?.join(req.key, req.own_network, req.mounts)) ?? null;
+          // a key and a network choice: never what the holder runs (src/daemon/session-sandbox.ts)
+          const join = (await this.deps.sessions?.join(req.key, req.own_network)) ?? null;
           return { v: PROTOCOL_VERSION, id: msg.id, type: 'session-sandbox', join } satisfies SessionSandboxReply;
         }
         case 'session-sandbox-stale': {
@@ -198,7 +204,8 @@ export class Daemon<P> {
     // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
-    const parent = req.parent_run ? this.runs.get(req.parent_run) : undefined;
+    // a finished run passes on nothing (runs.ts, live)
+    const parent = req.parent_run ? this.runs.live(req.parent_run) : undefined;
     const run = this.runs.create({
       cwd: req.cwd,
       pid: req.pid,
@@ -208,7 +215,7 @@ export class Daemon<P> {
       command: [req.shell, req.flag, clip(req.script)],
     });
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
-    const session = req.session_run ? this.runs.get(req.session_run) : undefined;
+    const session = req.session_run ? this.runs.live(req.session_run) : undefined;
     if (session) session.current = run.run_id;
     // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
@@ -356,21 +363,42 @@ export class Daemon<P> {
    * but only a run of the same tree (the same outermost gate-sh): the process chose the name.
    */
   private execRun(req: ExecRequest): RunRecord | undefined {
-    const run = this.runs.get(req.run_id);
+    // a finished run's settlements, start-up phase and permissions end with it: an exec naming it is
+    // decided as one of no run (its id is in the audit log; whoever names it gets nothing of it)
+    const run = this.runs.live(req.run_id);
     if (req.layer !== 'kernel' || req.pair_run === undefined || req.pair_run === req.run_id || !run) return run;
-    const own = this.runs.get(req.pair_run);
+    const own = this.runs.live(req.pair_run);
     return own && own.root_pid === run.root_pid ? own : run;
+  }
+
+  /** A notice on the supervisors' socket (src/daemon/notice-channel.ts), which no sandbox reaches: an
+   * ExecReused; anything else is refused. */
+  notice(msg: Envelope): void {
+    if (msg.type !== 'exec-reused') throw new ProtocolError('unknown-type', `'${msg.type}' is not a notice`, msg.id);
+    this.execReused(msg);
+    this.deps.audit.flush();
   }
 
   /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse) and could not write its audit
    * record itself: the record. */
-  private execReused(msg: Envelope): EncodedReply {
+  private execReused(msg: Envelope): void {
     const req = validateExecReused(msg);
-    this.counters.reused_told++;
     const g = this.deps.reuse?.granted(req.grant, req.run_id, req.program);
+    if (!g) {
+      // no record of an exec nobody can vouch for (a grant is 192 random bits the daemon sent only to the
+      // run that asked)
+      this.refuseReused(`exec-reused notice for ${req.run_id} refused: its grant is not one this daemon gave for ${req.program}`);
+      return;
+    }
+    this.counters.reused_told++;
     const around = `"cwd":${JSON.stringify(req.cwd)},"argv":${JSON.stringify([req.program, ...req.argv.slice(1)])}`;
-    this.deps.audit.writeEncoded(`${reusedHead(req.run_id)},${around},${reusedTail(g ? g.source : 'reuse:unverified', g ? g.decision : 'allow')}`);
-    return NO_REPLY;
+    this.deps.audit.writeEncoded(`${reusedHead(req.run_id)},${around},${reusedTail(g.source, g.decision)}`);
+  }
+
+  /** A refused exec-reused notice: counted, and said in the daemon's log the first time and every 1,000th
+   * after (a flood of them must not flood the log). */
+  private refuseReused(why: string): void {
+    if (this.counters.reused_refused++ % 1000 === 0) this.deps.log(`${why} (${this.counters.reused_refused} so far)`);
   }
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id): ExecReply {
@@ -425,6 +453,8 @@ export class Daemon<P> {
   private runFinished(msg: Envelope): Reply {
     const req = validateRunFinished(msg);
     const run = this.runs.finish(req.run_id);
+    // its escalations not yet redeemed end with it
+    this.deps.escalation.endRun?.(req.run_id);
     this.deps.audit.write({
       kind: 'run',
       run_id: req.run_id,
@@ -556,6 +586,13 @@ export class Daemon<P> {
       counters: this.counters,
       sessions: d.sessions,
     });
+  }
+
+  /** The pids whose descendants are a live run's processes (its outermost gate-sh), for the escalation
+   * runner's check of who redeems a run's grant; undefined when the run has ended or is unknown. */
+  runRoots(runId: string): readonly number[] | undefined {
+    const r = this.runs.live(runId);
+    return r ? [r.root_pid] : undefined;
   }
 
   /** What runs in the session sandboxes (approval channel `jobs`). */

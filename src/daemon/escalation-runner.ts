@@ -4,6 +4,10 @@
  * for `{exit_status}` (or `{error}`). The runner:
  *   - verifies the peer (SO_PEERCRED: same uid) and takes the cwd from /proc/<pid>/cwd — a grant made for
  *     another cwd than the caller's real one is refused;
+ *   - binds the grant to its run by the kernel's word: the caller (SO_PEERCRED's pid) must be a process of
+ *     the run's tree — a descendant of its outermost gate-sh, or of a command this runner escalated for that
+ *     run — and the run must not have ended (runRoots). A token asked for in another run's name (its id is
+ *     in the audit log) is refused;
  *   - redeems the one-time grant (program, argv, execution come from the decision, not from the caller);
  *   - corrects the environment to the code-loading variables that were decided (escalation-env.ts);
  *   - spawns the command wrapped per EscalationExecution with the received descriptors as 0/1/2 (a
@@ -27,6 +31,7 @@ import { escalationEnv } from './escalation-env.js';
 import { isLossy } from '../protocol/exec-gate-wire.js';
 import { LIBGATE, withExecGate } from '../exec/exec-gate.js';
 import { gateNative, type GateNative } from '../exec/native.js';
+import { parentPid } from './proc-tree.js';
 
 const MAX_FRAME = 16 * 1024 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 5000;
@@ -40,6 +45,9 @@ export interface EscalationServerOptions {
   /** resolved bubblewrap path (only needed when an execution is sandboxed) */
   bwrap(): string;
   log(line: string): void;
+  /** the pids whose descendants are the run's processes (its outermost gate-sh), or undefined when the run
+   * has ended or is unknown; none given: no run binding (tests of the runner alone) */
+  runRoots?(runId: string): readonly number[] | undefined;
   /** audit hook: one call per escalated run */
   onFinished?(r: { grant: EscalationGrant; pid?: number; exit_status: number; duration_ms: number; corrected: string[] }): void;
 }
@@ -53,6 +61,8 @@ export class EscalationServer implements EscalationRunner {
   private readonly native: GateNative;
   private readonly live = new Set<number>();
   private readonly conns = new Set<Socket>();
+  /** pid of each escalated command still running → its run: its descendants are that run's too */
+  private readonly spawned = new Map<number, string>();
 
   constructor(private readonly o: EscalationServerOptions) {
     this.native = gateNative();
@@ -60,6 +70,24 @@ export class EscalationServer implements EscalationRunner {
 
   grant(g: EscalationGrant): void {
     this.grants.grant(g);
+  }
+
+  endRun(runId: string): void {
+    this.grants.endRun(runId);
+  }
+
+  /** Why the caller `pid` is not a process of run `runId` (undefined: it is). The kernel's word: the
+   * ancestry /proc shows the daemon, from the pid SO_PEERCRED gave for the connection. */
+  private notInRun(runId: string, pid: number): string | undefined {
+    if (!this.o.runRoots) return undefined;
+    const roots = this.o.runRoots(runId);
+    if (!roots) return `the run ${runId} has ended or is unknown`;
+    let p: number | undefined = pid;
+    for (let i = 0; i < 256 && p !== undefined && p > 1; i++) {
+      if (roots.includes(p) || this.spawned.get(p) === runId) return undefined;
+      p = parentPid(p);
+    }
+    return `the caller (pid ${pid}) is not a process of the run ${runId} it names`;
   }
 
   async start(): Promise<void> {
@@ -143,6 +171,8 @@ export class EscalationServer implements EscalationRunner {
     if (cred.uid !== process.getuid!()) return refuse(`peer uid ${cred.uid} is not the daemon's`);
     const grant = this.grants.redeem(req.token) as GrantWithEnv | undefined;
     if (!grant) return refuse('unknown, used or expired escalation token');
+    const stranger = this.notInRun(grant.run_id, cred.pid);
+    if (stranger) return refuse(stranger);
     let cwd: string;
     try {
       cwd = readlinkSync(`/proc/${cred.pid}/cwd`);
@@ -190,7 +220,10 @@ export class EscalationServer implements EscalationRunner {
     const finish = (status: number): void => {
       if (done) return;
       done = true;
-      if (pgid) this.live.delete(pgid);
+      if (pgid) {
+        this.live.delete(pgid);
+        this.spawned.delete(pgid);
+      }
       fds.forEach(closeQuiet);
       reply(s, { exit_status: status });
       this.o.onFinished?.({ grant, pid: pgid, exit_status: status, duration_ms: Date.now() - started, corrected });
@@ -204,7 +237,10 @@ export class EscalationServer implements EscalationRunner {
       finish((e as NodeJS.ErrnoException).code === 'ENOENT' ? 127 : 126);
     });
     child.on('exit', (code, signal) => finish(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
-    if (pgid) this.live.add(pgid);
+    if (pgid) {
+      this.live.add(pgid);
+      this.spawned.set(pgid, grant.run_id);
+    }
     // The caller's connection is its life: when it goes, the escalated command goes too. While it
     // lives, the signals it receives (Ctrl-C, kill, SIGWINCH) reach the command's process group.
     const deframer = new Deframer();

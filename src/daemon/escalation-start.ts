@@ -15,6 +15,8 @@ export interface StartEscalationOptions {
   turnPolicy(): SandboxPolicy;
   log(line: string): void;
   audit?: Pick<AuditLog, 'write'>;
+  /** the run's root pids while it lives (EscalationServerOptions.runRoots) */
+  runRoots?(runId: string): readonly number[] | undefined;
 }
 
 export async function startEscalationRunner(o: StartEscalationOptions): Promise<EscalationRunner & { close(): Promise<void> }> {
@@ -25,6 +27,7 @@ export async function startEscalationRunner(o: StartEscalationOptions): Promise<
       turnPolicy: o.turnPolicy,
       bwrap: () => findBwrap(o.env),
       log: o.log,
+      runRoots: o.runRoots,
       onFinished: (r) =>
         o.audit?.write({
           kind: 'exec',

@@ -21,6 +21,9 @@ export interface EscalationGrant {
 export interface EscalationRunner {
   /** the daemon granted an escalation; the runner must only run exactly this, once */
   grant(g: EscalationGrant): void;
+  /** the run ended: its grants not yet redeemed go (a finished run's id, read from the audit log, redeems
+   * nothing) */
+  endRun?(runId: string): void;
 }
 
 export function newEscalationToken(): string {
@@ -48,6 +51,11 @@ export class GrantTable implements EscalationRunner {
 
   get size(): number {
     return this.grants.size;
+  }
+
+  /** Every grant of this run goes (at most the grants of the last GRANT_TTL: a short walk). */
+  endRun(runId: string): void {
+    for (const [t, x] of this.grants) if (x.run_id === runId) this.grants.delete(t);
   }
 
   /** Grants whose shim never came: dropped from the oldest on, stopping at the first live one (grants

@@ -12,7 +12,9 @@ import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
 import { startEscalationRunner } from './escalation-start.js';
 import { SHIMS_DIR } from '../exec/exec-gate.js';
+import { findBwrap } from '../exec/sandbox-run.js';
 import { SessionSandboxes } from './session-sandbox.js';
+import { openNoticeChannel } from './notice-channel.js';
 import { join } from 'node:path';
 import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
 import { pingDaemon } from '../protocol/ping.js';
@@ -100,10 +102,17 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
     });
     // escalate.sock: escalated execs from the exec gate (src/daemon/escalation-runner.ts)
-    const escalation = await startEscalationRunner({ paths, env: opts.env, turnPolicy: () => daemon.config.sandbox_policy, log, audit });
+    const escalation = await startEscalationRunner({
+      paths,
+      env: opts.env,
+      turnPolicy: () => daemon.config.sandbox_policy,
+      log,
+      audit,
+      runRoots: (id) => daemon.runRoots(id),
+    });
     cleanups.push(() => void escalation.close());
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded
-    const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), audit, log });
+    const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), bwrap: () => findBwrap(opts.env), audit, log });
     cleanups.push(() => sessions.stopAll());
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -130,6 +139,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     const requests = new RequestServer({ requestSock: paths.requestSock, streamSock: paths.streamSock, handle: (m, c) => daemon.handle(m, c), log });
     await requests.start();
     cleanups.push(() => requests.close());
+    // the supervisors' notices of reused execs, out of every sandbox's reach (src/daemon/notice-channel.ts)
+    const notices = await openNoticeChannel(paths.noticeSock, (m) => daemon.notice(m), log);
+    cleanups.push(() => notices.close());
     const approvals = new ApprovalServer(paths.approvalSock, daemon, log);
     await approvals.start();
     cleanups.push(() => approvals.close());

@@ -5,17 +5,17 @@
  * its own answer. The epoch file (POLICY_EPOCH_FILE in the request folder, a little-endian 64-bit count)
  * is raised before any decision under a new policy and when a daemon starts, so no reused answer outlives
  * the rules it was decided by. Not pure: owns that file.
- * Trust boundary: a notice can come from anyone who reaches the request socket; only a grant the daemon
- * handed out (192 random bits, sent only to the supervisor's reply socket) names a decision, anything else
- * is audited as unverified.
+ * Trust boundary: a notice comes on the supervisors' notice socket (src/daemon/notice-channel.ts), which
+ * no sandbox reaches; still, only a grant the daemon handed out (192 random bits, sent only to the reply
+ * socket of the run that asked) names a decision, and a notice naming anything else is not recorded.
  */
 import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { POLICY_EPOCH_FILE } from '../protocol/shared-with-c.js';
 import { RandomIds } from './random-ids.js';
 
-/** Grants kept at most (the oldest go first: a supervisor with a forgotten grant's notice is still
- * audited, as unverified). */
+/** Grants kept at most (the oldest go first: a supervisor's notice naming a forgotten grant is refused,
+ * and the daemon's log says so). */
 const MAX_GRANTS = 4096;
 
 export interface Granted {

@@ -1,6 +1,8 @@
 /**
  * Runs: what pre-flight decided for each run_id, so the exec gate reuses those decisions (same argv + cwd
- * in the same run is never asked twice). Finished runs linger briefly for stragglers (background jobs).
+ * in the same run is never asked twice). Finished runs linger briefly for their audit records, but what
+ * they settled ends with them (`live`): a run id is in the audit log, which sandboxes can read, so a
+ * finished run's approvals must not be reused by whoever names it.
  * Bounded: a run whose client never reports run-finished goes once its outermost gate-sh is gone, or after
  * a long idle time, and the table never holds more than `maxRuns` (the least recently used go first).
  * Sweeping is time-gated, so creating a run costs O(1) however many runs there are.
@@ -146,6 +148,13 @@ export class RunTable {
       this.runs.set(runId, r);
     }
     return r;
+  }
+
+  /** The run while it has not finished (counts as a use): only a live run's settlements, permissions and
+   * approvals are reused. */
+  live(runId: string): RunRecord | undefined {
+    const r = this.get(runId);
+    return r && r.finished === undefined ? r : undefined;
   }
 
   /** Whether the run is known, without counting as a use. */

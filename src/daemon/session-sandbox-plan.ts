@@ -3,7 +3,7 @@
  * (src/exec/client-plan.ts) and, for a turn-sandbox attempt, rewrites it to enter the sandbox's namespaces
  * as the Node client does for its own plan (src/exec/session-client.ts). Not pure: asks the registry, which
  * may start a holder. Trust: the plan is the daemon's own; a sandbox that cannot be had leaves the plan as
- * it was (a sandbox of its own, never a wider one).
+ * it was (a sandbox of its own, never a wider one). The only place a holder's mounts come from.
  */
 import { joinPlan, sessionSandboxOff, sessionShape } from '../sandbox/session-join.js';
 import type { SessionSandboxes } from './session-sandbox.js';
@@ -25,6 +25,6 @@ export async function joinWirePlan<T extends PlanPart>(plan: T, env: readonly st
   if (sessionSandboxOff({ GATE_SESSION_SANDBOX: getenv(env, 'GATE_SESSION_SANDBOX') })) return plan;
   const shape = sessionShape({ program: plan.program, args: plan.args });
   if (!shape) return plan;
-  const join = await sessions.join(shape.key, shape.ownNetwork, shape.mounts);
+  const join = await sessions.joinShape(shape);
   return join ? { ...plan, args: joinPlan({ program: plan.program, args: plan.args }, join).args } : plan;
 }

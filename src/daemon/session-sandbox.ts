@@ -10,17 +10,24 @@
  * the key: src/sandbox/session-join.ts), the holder builds them once and keeps them for the commands that
  * join; without them, or when they cannot be built, each command builds its own.
  * Not pure: spawns and kills holders, reads /proc. Trust boundary: a `session-sandbox` request comes on the
- * request channel, which sandboxed processes can reach; it can only make a holder for a key (bounded in
- * number) and learn its pid and namespace numbers, which give nothing without the privileges to join.
+ * request channel, which sandboxed processes can reach; it names a key and a network choice only, and can
+ * only make a holder for a key (bounded in number) and learn its pid and namespace numbers, which give
+ * nothing without the privileges to join. The mounts a holder builds (it runs bubblewrap with them outside
+ * every sandbox) come only from a plan the daemon made itself (`joinShape`, src/daemon/session-sandbox-plan.ts),
+ * with the daemon's own bubblewrap and mount options alone (holderMountsProblem); a key the daemon made no
+ * plan for gets a holder without mounts. The holder runs with no_new_privs, the capabilities bubblewrap needs
+ * and a seccomp filter of its own (shims/gate-session.c), and its whole argv is audited.
  * Listing and killing are on the approval channel only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import type { AuditLog } from './audit.js';
-import { mountsKey, type SessionJoin } from '../sandbox/session-join.js';
+import { holderMountsProblem, mountsKey, type SessionJoin, type SessionShape } from '../sandbox/session-join.js';
 import type { SessionJob, SessionSandboxStatus } from '../protocol/approval.js';
 
 export const MAX_SANDBOXES = 16;
+/** Mounts of plans the daemon made, kept by key for a request naming that key (the Node gate-sh's). */
+const MAX_MADE = 64;
 /** A sandbox with nothing running in it is ended after this long without a command joining it. */
 export const IDLE_MS = 10 * 60_000;
 
@@ -43,6 +50,8 @@ interface Holder {
 export interface SessionSandboxOptions {
   /** shims/gate-session */
   holder: string;
+  /** the daemon's own bubblewrap (src/exec/sandbox-run.ts, findBwrap: a trusted folder); throws when none */
+  bwrap(): string;
   audit: AuditLog;
   log(line: string): void;
   idleMs?: number;
@@ -106,14 +115,45 @@ export class SessionSandboxes {
   /** why no holder can be made here (a non-root user without a user namespace of the holder's: EPERM);
    * set once, so that every later run does not start a holder only to see it fail */
   private unavailable?: string;
+  /** key → the mounts of a plan the daemon made itself (checked), the most recent last */
+  private readonly made = new Map<string, string[]>();
 
   constructor(private readonly o: SessionSandboxOptions) {
     this.idle = setInterval(() => this.endIdle(), Math.min(o.idleMs ?? IDLE_MS, 60_000)).unref();
   }
 
-  /** The namespaces of the sandbox with this key, made on first use; null when none can be had (the run
-   * then makes its own sandbox, as before). */
-  async join(key: string, ownNetwork: boolean, mounts?: readonly string[]): Promise<SessionJoin | null> {
+  /**
+   * The namespaces of the sandbox of a plan the daemon made itself (its shape: src/sandbox/session-join.ts):
+   * its mounts are remembered for its key (a later request naming the key gets them held) when they are
+   * the daemon's bubblewrap and mount options alone.
+   */
+  async joinShape(shape: SessionShape): Promise<SessionJoin | null> {
+    let mounts: string[] | undefined;
+    if (shape.mounts.length > 1 && mountsKey(shape.mounts, shape.ownNetwork) === shape.key) {
+      let why: string | undefined;
+      try {
+        why = holderMountsProblem(shape.mounts, this.o.bwrap());
+      } catch (e) {
+        why = (e as Error).message;
+      }
+      if (why === undefined) {
+        mounts = shape.mounts;
+        this.made.delete(shape.key);
+        this.made.set(shape.key, mounts);
+        if (this.made.size > MAX_MADE) this.made.delete(this.made.keys().next().value!);
+      } else this.o.log(`session sandbox ${shape.key.slice(0, 12)}: mounts not held (${why})`);
+    }
+    return this.start0(shape.key, shape.ownNetwork, mounts);
+  }
+
+  /** The namespaces of the sandbox with this key (a request on the request channel names it), made on first
+   * use; null when none can be had (the run then makes its own sandbox, as before). Its mounts are held
+   * only when the daemon made a plan with this key itself. */
+  async join(key: string, ownNetwork: boolean): Promise<SessionJoin | null> {
+    return this.start0(key, ownNetwork, this.made.get(key));
+  }
+
+  private async start0(key: string, ownNetwork: boolean, mounts: readonly string[] | undefined): Promise<SessionJoin | null> {
     if (!/^[0-9a-f]{64}$/.test(key) || this.stopped || this.unavailable) return null;
     const id = `${key}:${ownNetwork ? 1 : 0}`;
     const h = this.holders.get(id);
@@ -123,7 +163,7 @@ export class SessionSandboxes {
     }
     let p = this.starting.get(id);
     if (!p) {
-      const built = mounts && mounts.length > 1 && mountsKey(mounts, ownNetwork) === key ? mounts : undefined;
+      const built = mounts && mountsKey(mounts, ownNetwork) === key ? mounts : undefined;
       p = this.start(id, key, ownNetwork, built).finally(() => this.starting.delete(id));
       this.starting.set(id, p);
     }
@@ -207,6 +247,7 @@ export class SessionSandboxes {
     this.o.log(`session sandbox ${key.slice(0, 12)} made (holder pid ${pid}, network ${ownNetwork ? 'loopback only' : "the host's"}, ${held})`);
     this.o.audit.write({
       kind: 'daemon',
+      argv: [this.o.holder, ...args],
       detail: `session sandbox ${key.slice(0, 12)} made: holder pid ${pid}, network ${ownNetwork ? 'loopback only' : 'host'}, ${held}`,
     });
     return h.join;

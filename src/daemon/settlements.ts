@@ -59,6 +59,6 @@ export class Settlements {
 /** What this run settled for an argv+cwd, or (an interactive session's run) what its current line did. */
 export function settledFor(runs: RunTable, run: RunRecord | undefined, key: string): Action | undefined {
   if (!run) return undefined;
-  const current = run.current !== undefined ? runs.get(run.current) : undefined;
+  const current = run.current !== undefined ? runs.live(run.current) : undefined;
   return settledAction(run, key) ?? (current ? settledAction(current, key) : undefined);
 }

@@ -15,7 +15,8 @@ export async function joinSessionSandbox<T extends JoinablePlan>(plan: T, client
   if (!shape) return plan;
   try {
     const reply = await client.request<SessionSandboxReply>(
-      { type: 'session-sandbox', key: shape.key, own_network: shape.ownNetwork, mounts: shape.mounts },
+      // the key only: the daemon holds the mounts of a plan it made with this key itself (src/daemon/session-sandbox.ts)
+      { type: 'session-sandbox', key: shape.key, own_network: shape.ownNetwork },
       { timeoutMs: 5000, retries: 1 },
     );
     if (reply.type !== 'session-sandbox' || !reply.join) return plan;

@@ -179,8 +179,8 @@ export interface SessionSandboxRequest {
   key: string;
   /** the sandbox has a network of its own (loopback only) */
   own_network: boolean;
-  /** sessionShape(plan).mounts: bubblewrap and the options that build the sandbox's mounts, which the
-   * holder builds once and keeps (ignored unless they give `key`) */
+  /** ignored (an older gate-sh's): a holder builds only mounts of a plan the daemon made itself, never what a
+   * request names (src/daemon/session-sandbox.ts) */
   mounts?: string[];
 }
 

@@ -45,6 +45,9 @@ export interface GatePaths {
   clientDir: string;
   approvalDir: string;
   approvalSock: string;
+  /** the supervisors' notices (src/daemon/notice-channel.ts): outside the request folder, so no sandbox
+   * reaches it */
+  noticeSock: string;
   lockFile: string;
   pidFile: string;
 }
@@ -149,6 +152,7 @@ export function gatePaths(env: Env = process.env): GatePaths {
     clientDir: join(requestDir, 'c'),
     approvalDir,
     approvalSock: join(approvalDir, 'approval.sock'),
+    noticeSock: join(sessionDir, 'notice.sock'),
     lockFile: join(sessionDir, 'daemon.lock'),
     pidFile: join(sessionDir, 'daemon.pid'),
   };
@@ -174,6 +178,7 @@ export function checkSocketPaths(paths: GatePaths): void {
     paths.streamSock,
     paths.escalateSock,
     paths.approvalSock,
+    paths.noticeSock,
     join(paths.approvalDir, 'host.sock'),
     join(paths.clientDir, LONGEST_REPLY_NAME),
   ])

@@ -103,6 +103,48 @@ export function joinPlan<T extends JoinablePlan>(plan: T, join: SessionJoin): T 
   return { ...plan, args: ['--session-ns', spec, plan.args[0], ...opts, ...plan.args.slice(o.end)] };
 }
 
+/** The bubblewrap options a holder may run, each with how many paths follow it: what src/sandbox/mounts.ts
+ * and bwrap-argv.ts emit for a sandbox's mounts and nothing else. Options that write to the host or carry
+ * data (`--chmod`, `--file`, `--bind-data`, `--perms`, `--cap-add`, `--seccomp`, `--args`, `--uid`...) are
+ * not among them. */
+const HOLDER_OPTIONS = new Map<string, number>([
+  ['--ro-bind', 2],
+  ['--bind', 2],
+  ['--symlink', 2],
+  ['--tmpfs', 1],
+  ['--dev', 1],
+  ['--proc', 1],
+  ['--remount-ro', 1],
+  ['--new-session', 0],
+]);
+
+/**
+ * Why these mounts cannot be given to a holder, or undefined when they can: `bwrap` (the daemon's own, from
+ * a trusted folder) first, then only mount options with absolute paths, and `--cap-drop ALL`. The holder
+ * runs them outside every sandbox (shims/gate-session.c): a check of the daemon's own plan, so that no
+ * spelling of a plan, however its inputs were chosen, makes a holder run another program or write the host.
+ */
+export function holderMountsProblem(mounts: readonly string[], bwrap: string): string | undefined {
+  if (mounts[0] !== bwrap) return `the program is not ${bwrap}`;
+  for (let i = 1; i < mounts.length; i++) {
+    const o = mounts[i];
+    if (o === '--cap-drop' && mounts[i + 1] === 'ALL') {
+      i++;
+      continue;
+    }
+    const n = HOLDER_OPTIONS.get(o);
+    if (n === undefined) return `option ${JSON.stringify(o)} is not a mount`;
+    for (let k = 1; k <= n; k++) {
+      const p = mounts[i + k];
+      // a symlink's target is what the link says, not a path the holder opens
+      const target = o === '--symlink' && k === 1;
+      if (p === undefined || (!target && !p.startsWith('/')) || p.includes('\0')) return `option ${o} needs ${n} absolute path${n > 1 ? 's' : ''}`;
+    }
+    i += n;
+  }
+  return undefined;
+}
+
 /** Whether the client's environment turns session sandboxes off (GATE_SESSION_SANDBOX=off): each command
  * then gets a sandbox of its own, as before, and its background jobs end with it. */
 export function sessionSandboxOff(env: Record<string, string | undefined>): boolean {

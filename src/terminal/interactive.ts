@@ -71,6 +71,8 @@ class InteractiveShell {
   private session: PtySession | undefined;
   /** the run id the session's bash (and the exec gate inside it) was started with */
   private sessionRun: string | undefined;
+  /** how the session run's own line ended, told to the daemon when the session ends */
+  private sessionLine: { status: number; ms: number } | undefined;
   private approver: InlineApprover | undefined;
   private readonly gate: LineGate;
   private readonly runs = new Set<string>();
@@ -265,7 +267,11 @@ class InteractiveShell {
     } else if (e.kind === 'line-done') {
       this.status = e.status;
       this.cwd = e.cwd || this.cwd;
-      if (this.current) this.gate.finished(this.current.runId, e.status, Date.now() - this.current.started);
+      // the session's own run (its first line's) lives as long as the session: the daemon ends a finished
+      // run's settlements (issue 28), and the session bash's execs carry that run's id. Told at the end.
+      const line = this.current;
+      if (line && line.runId === this.sessionRun) this.sessionLine = { status: e.status, ms: Date.now() - line.started };
+      else if (line) this.gate.finished(line.runId, e.status, Date.now() - line.started);
       this.current = undefined;
       if (this.state !== 'running') return;
       if (this.keysSent) {
@@ -357,6 +363,7 @@ class InteractiveShell {
     this.stopRaw();
     this.io.input.pause();
     this.approver?.close();
+    if (this.sessionRun && this.sessionLine) this.gate.finished(this.sessionRun, this.sessionLine.status, this.sessionLine.ms);
     this.gate.close();
     this.resolveExit(status);
   }

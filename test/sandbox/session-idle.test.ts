@@ -14,7 +14,7 @@ import { SessionSandboxes } from '../../src/daemon/session-sandbox.js';
 test('an idle session sandbox ends, its holder with it; a join after that makes a new one', { skip: process.getuid?.() !== 0 }, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gate-idle-'));
   const audit = new AuditLog(join(dir, 'audit.jsonl'), 'default');
-  const s = new SessionSandboxes({ holder: join(ROOT, 'shims', 'gate-session'), audit, log: () => {}, idleMs: 300 });
+  const s = new SessionSandboxes({ holder: join(ROOT, 'shims', 'gate-session'), bwrap: () => '/usr/bin/bwrap', audit, log: () => {}, idleMs: 300 });
   try {
     const key = 'c'.repeat(64);
     const a = await s.join(key, true);

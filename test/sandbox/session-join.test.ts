@@ -1,7 +1,7 @@
 // The session sandbox key and the joining plan (src/sandbox/session-join.ts): pure, no sandbox started.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { joinPlan, sessionSandboxOff, sessionShape } from '../../src/sandbox/session-join.js';
+import { holderMountsProblem, joinPlan, sessionSandboxOff, sessionShape } from '../../src/sandbox/session-join.js';
 
 const LAUNCH = '/opt/gate/shims/gate-launch';
 const BWRAP = '/usr/bin/bwrap';
@@ -43,4 +43,15 @@ test('joining drops the namespaces the holder provides and keeps every mount; ot
   assert.equal(sessionShape({ program: LAUNCH, args: ['--argv0', 'x', BWRAP, '--unshare-pid', '--', 'x'] }), null, 'an escalated command');
   assert.throws(() => joinPlan({ program: '/bin/bash', args: [] }, { pid: 1, pidns: 1, netns: 0 }));
   assert.ok(sessionSandboxOff({ GATE_SESSION_SANDBOX: 'off' }) && !sessionSandboxOff({}));
+});
+
+test('a holder gets only the daemon bubblewrap and mount options (issue 28): no other program, no option that writes the host', () => {
+  const real = sessionShape(base(['--tmpfs', '/w/.git', '--unshare-net', '--symlink', 'usr/lib', '/lib', '--dev', '/dev', '--proc', '/proc', '--new-session', '--cap-drop', 'ALL', '--remount-ro', '/w/.git']))!;
+  assert.equal(holderMountsProblem(real.mounts, BWRAP), undefined, 'what bwrap-argv.ts emits passes');
+  assert.match(String(holderMountsProblem(['/w/evil.sh', '--ro-bind', '/', '/'], BWRAP)), /program is not \/usr\/bin\/bwrap/);
+  assert.match(String(holderMountsProblem([BWRAP, '--bind', '/', '/', '--chmod', '0666', '/etc/shadow'], BWRAP)), /"--chmod" is not a mount/);
+  for (const bad of [['--file', '3', '/etc/x'], ['--bind-data', '3', '/x'], ['--cap-add', 'ALL'], ['--cap-drop', 'CAP_SYS_ADMIN'], ['--seccomp', '3'], ['--args', '3'], ['--uid', '0']])
+    assert.ok(holderMountsProblem([BWRAP, ...bad], BWRAP), bad.join(' '));
+  assert.match(String(holderMountsProblem([BWRAP, '--bind', 'relative', '/x'], BWRAP)), /absolute/);
+  assert.match(String(holderMountsProblem([BWRAP, '--tmpfs'], BWRAP)), /absolute/);
 });

@@ -30,7 +30,7 @@ test('no namespaces for this user: logged once, every join answers null, no hold
   chmodSync(holder, 0o755);
   const audit = new AuditLog(join(dir, 'audit.jsonl'), 'default');
   const log: string[] = [];
-  const s = new SessionSandboxes({ holder, audit, log: (l) => log.push(l) });
+  const s = new SessionSandboxes({ holder, bwrap: () => '/usr/bin/bwrap', audit, log: (l) => log.push(l) });
   try {
     const key = 'a'.repeat(64);
     assert.equal(await s.join(key, true), null);
