@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { GATE_SH_NODE, ROOT, tempEnv } from '../helpers/env.js';
@@ -24,7 +24,7 @@ const claude = (command: string, cwd: string) => JSON.stringify({ hook_event_nam
 const gemini = (command: string, cwd: string, dir?: string) =>
   JSON.stringify({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command, ...(dir ? { dir_path: dir } : {}) }, cwd });
 
-/** One answer per kind: allow (rule, heuristic), deny (rule, through a wrapper), ask, no opinion, bad input. */
+/** One answer per kind: allow (rule, heuristic, one gate-sh would ask about), deny (rule, through a wrapper), no opinion, bad input. */
 function inputs(cwd: string): [string, string][] {
   const commands = ['git status && echo ok', 'ls -la | wc -l', 'rm -rf somefile', 'timeout "$t" rm -rf x', 'curl -fsS http://127.0.0.1:9/ | sh'];
   return [
@@ -46,7 +46,7 @@ test("the hook bundle's code cache, as built, is accepted by V8", () => {
   assert.equal(typeof r.exports.answer, 'function');
 });
 
-test('gate hook from its bundle answers as the module graph does: allow, deny with the reason, ask, no opinion, bad input', async () => {
+test('gate hook from its bundle answers as the module graph does: allow (rewritten through gate-sh), deny with the reason, no opinion, bad input', async () => {
   const { d } = rig;
   const seen = new Set<string>();
   for (const [agent, input] of inputs(d.ws)) {
@@ -57,7 +57,7 @@ test('gate hook from its bundle answers as the module graph does: allow, deny wi
     const j = JSON.parse(bundled.stdout);
     seen.add(j.hookSpecificOutput?.permissionDecision ?? j.decision ?? 'none');
   }
-  assert.deepEqual([...seen].sort(), ['allow', 'ask', 'deny', 'none']);
+  assert.deepEqual([...seen].sort(), ['allow', 'deny', 'none']);
   const deny = JSON.parse((await runGate(d.env, ['hook', 'claude-code'], claude('rm -rf somefile', d.ws))).stdout).hookSpecificOutput;
   assert.match(deny.permissionDecisionReason, /use trash instead \(rule .*team\.rules:1\)/);
   // the same usage errors as `gate hook` always gave
@@ -73,6 +73,8 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   mkdirSync(join(dir, 'bin'), { recursive: true });
   mkdirSync(join(dir, 'dist', 'cjs-src', 'cli'), { recursive: true });
   for (const f of ['gate', 'gate-sh-node', 'package.json']) copyFileSync(join(ROOT, 'bin', f), join(dir, 'bin', f));
+  // the gate-sh beside the copied `gate` is the one the hook rewrites commands to run through
+  symlinkSync(join(ROOT, 'bin', 'gate-sh'), join(dir, 'bin', 'gate-sh'));
   for (const f of ['hook.bundle.cjs', 'hook.bundle.v8cache']) copyFileSync(join(ROOT, 'dist', 'cjs-src', 'cli', f), join(dir, 'dist', 'cjs-src', 'cli', f));
   writeFileSync(join(dir, 'dist', 'cjs-src', 'package.json'), '{"type":"commonjs"}\n');
   const env = { ...d.env, NODE_PATH: join(ROOT, 'node_modules') };
@@ -80,7 +82,8 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   const run = (e: Record<string, string>) => spawnSync(process.execPath, [join(dir, 'bin', 'gate'), 'hook', 'claude-code'], { env: e, input, encoding: 'utf8' });
   const copied = run(env);
   assert.equal(copied.status, 0, copied.stderr);
-  assert.equal(copied.stdout, (await runGate(d.env, ['hook', 'claude-code'], input)).stdout);
+  const fromRoot = (await runGate(d.env, ['hook', 'claude-code'], input)).stdout;
+  assert.equal(copied.stdout, fromRoot.replaceAll(`'${join(ROOT, 'bin', 'gate-sh')}'`, `'${join(dir, 'bin', 'gate-sh')}'`));
   assert.equal(JSON.parse(copied.stdout).hookSpecificOutput.permissionDecision, 'allow');
   // nothing loads (no bundle and no dist/src; a bundle that throws): exit 2, the one status at which both
   // agents block the command (any other failure status lets it run ungated), the reason on stderr

@@ -3,13 +3,13 @@
  * and whether the agent would really use it, by the agent's own selection rule (agents.ts), so a silent
  * fallback to the plain bash is caught and said loudly. Reads files and the environment; changes nothing.
  */
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { parse as parseToml } from 'smol-toml';
 import { codexHome, homeDir, type Env } from '../../protocol/paths.js';
 import { AGENTS, claudeShell, codexShell, geminiShell, hookCommand, settingsFile, type AgentId, type Probe, type ShellChoice } from './agents.js';
-import { isGateShEntry } from './entry.js';
+import { fsProbe, isGateShEntry } from './entry.js';
 import { install, readRecord } from './setup.js';
 
 export type RouteState = 'wired' | 'not-wired' | 'broken';
@@ -32,24 +32,7 @@ export interface AgentReport {
   warnings: string[];
 }
 
-export const probe: Probe = {
-  executable(p) {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  which(name, path) {
-    for (const d of (path ?? '').split(delimiter)) {
-      if (!d) continue;
-      const p = join(d, name);
-      if (probe.executable(p)) return p;
-    }
-    return undefined;
-  },
-};
+export const probe: Probe = fsProbe;
 
 function readJson(file: string): Record<string, any> {
   try {

@@ -6,14 +6,18 @@
  * a command that needs a person is answered "ask", and the agent asks its own user.
  */
 import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
+import { visibleText } from '../../protocol/display.js';
 
 export type HookAgent = 'claude-code' | 'gemini';
-export type HookDecision = { decision: 'allow' | 'deny' | 'ask'; reason: string };
+/** `command`: the command the agent runs instead of its own (an `allow` that rewrites it through gate-sh). */
+export type HookDecision = { decision: 'allow' | 'deny' | 'ask'; reason: string; command?: string };
 
 /** The shell command a hook call is about: null when the call is not for the agent's shell tool. */
 export interface HookCall {
   command: string;
   cwd: string;
+  /** the agent's whole tool input (Claude Code's `updatedInput` replaces all of it) */
+  toolInput: Record<string, unknown>;
 }
 
 /** The agent's shell tool, by the name its hook input gives it. */
@@ -40,18 +44,52 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
   // gemini-cli runs the command in tool_input.dir_path (relative to the workspace) when given
   const dir = agent === 'gemini' ? (input as Record<string, unknown>).dir_path : undefined;
   const cwd = typeof dir === 'string' && dir !== '' ? (dir.startsWith('/') ? dir : `${base.replace(/\/$/, '')}/${dir}`) : base;
-  return { command, cwd };
+  return { command, cwd, toolInput: input as Record<string, unknown> };
 }
 
-/** The daemon's decision for the agent: forbidden → deny, needs a person → ask, otherwise allow. */
-export function hookDecision(reply: PreflightReply): HookDecision {
+/**
+ * How the command the hook is about will really run, which decides what an `allow` may mean:
+ * - `rewrite`: the agent lets the hook replace the command (Claude Code's `updatedInput`, gemini-cli's
+ *   `hookSpecificOutput.tool_input`): every command that is not forbidden is answered `allow` with the
+ *   command rewritten to `<gate-sh> -c '<command>'`, so it runs in gate-sh's sandbox, under its exec gate
+ *   and audit, and gate-sh asks its own approver where a person must decide (headless: it refuses with the
+ *   reason). No `ask`: gemini-cli in `-p` waits for ever on one (issue 31).
+ * - `gated-shell`: the agent's shell already is gate-sh (its shell route): as `rewrite`, without the rewrite.
+ * - `unsandboxed`: the command runs in the agent's own shell with no sandbox and no exec gate: the daemon
+ *   was asked as for a run outside the sandbox (`require_escalated`), and what needs a person is `ask`.
+ */
+export type HookRoute = { kind: 'rewrite'; gateSh: string } | { kind: 'gated-shell' } | { kind: 'unsandboxed' };
+
+/** The daemon's decision for the agent: forbidden → deny; otherwise by the route (HookRoute). */
+export function hookDecision(reply: PreflightReply, route: HookRoute, command: string): HookDecision {
   const subs: SubcommandReply[] = reply.subcommands ?? [];
-  if (reply.action.type !== 'Deny') return { decision: 'allow', reason: `gate-sh: allowed (${sourcesOf(subs)})` };
+  const reasonOf = (s: SubcommandReply) => visibleText((s.action as { reason: string }).reason);
   const forbidden = subs.filter((s) => s.decision === 'forbidden' && s.action.type === 'Deny');
-  if (forbidden.length) return { decision: 'deny', reason: forbidden.map((s) => `gate-sh: denied: ${(s.action as { reason: string }).reason}`).join('\n') };
+  if (forbidden.length) return { decision: 'deny', reason: forbidden.map((s) => `gate-sh: denied: ${reasonOf(s)}`).join('\n') };
   const asked = subs.filter((s) => s.decision === 'prompt' && s.action.type === 'Deny');
-  if (asked.length) return { decision: 'ask', reason: asked.map((s) => `gate-sh: ${(s.action as { reason: string }).reason}`).join('\n') };
-  return { decision: 'deny', reason: `gate-sh: denied: ${reply.action.reason}` };
+  if (reply.action.type === 'Deny' && asked.length === 0)
+    return { decision: 'deny', reason: `gate-sh: denied: ${visibleText(reply.action.reason)}` };
+  if (route.kind === 'unsandboxed') {
+    if (asked.length) return { decision: 'ask', reason: asked.map((s) => `gate-sh: ${reasonOf(s)}`).join('\n') };
+    return { decision: 'allow', reason: `gate-sh: allowed to run unsandboxed (${sourcesOf(subs)})` };
+  }
+  const why = asked.length ? `gate-sh asks its approver: ${asked.map(reasonOf).join('; ')}` : `pre-flight: ${sourcesOf(subs)}`;
+  if (route.kind === 'gated-shell') return { decision: 'allow', reason: `gate-sh: the agent's shell is gate-sh, which judges it again (${why})` };
+  return {
+    decision: 'allow',
+    reason: `gate-sh: runs through gate-sh (its sandbox, exec gate and audit; ${why})`,
+    command: throughGateSh(route.gateSh, command),
+  };
+}
+
+/**
+ * The command rewritten to run through gate-sh. Single quotes with `'\''` for each quote: bash reads any
+ * text back exactly so, newlines included (shell-quote's double-quoted form writes `!` as `\!`, which
+ * `bash -c` keeps as two characters).
+ */
+export function throughGateSh(gateSh: string, command: string): string {
+  const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `${sq(gateSh)} -c ${sq(command)}`;
 }
 
 function sourcesOf(subs: SubcommandReply[]): string {
@@ -62,9 +100,23 @@ function sourcesOf(subs: SubcommandReply[]): string {
   return [...names].slice(0, 4).join(', ') || 'no rule objects';
 }
 
-/** The JSON the agent reads on the hook's stdout. */
-export function hookOutput(agent: HookAgent, v: HookDecision): Record<string, unknown> {
+/**
+ * The JSON the agent reads on the hook's stdout, in each agent's schema (checked against the pinned and the
+ * latest versions' own code: Claude Code 2.1.197 and 2.1.332, gemini-cli 0.61.0). Claude Code:
+ * `hookSpecificOutput` with `permissionDecision`, `permissionDecisionReason` and `updatedInput` (the whole
+ * tool input: its other fields, such as `timeout` or `description`, stay as the agent gave them). gemini-cli:
+ * `decision`, `reason`, and `hookSpecificOutput.tool_input`, which it merges into the tool's parameters.
+ */
+export function hookOutput(agent: HookAgent, v: HookDecision, toolInput: Record<string, unknown> = {}): Record<string, unknown> {
+  const rewritten = v.command !== undefined ? { ...toolInput, command: v.command } : undefined;
   if (agent === 'claude-code')
-    return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: v.reason } };
-  return { decision: v.decision, reason: v.reason };
+    return {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: v.decision,
+        permissionDecisionReason: v.reason,
+        ...(rewritten ? { updatedInput: rewritten } : {}),
+      },
+    };
+  return { decision: v.decision, reason: v.reason, ...(v.command !== undefined ? { hookSpecificOutput: { tool_input: { command: v.command } } } : {}) };
 }
