@@ -7,11 +7,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { audit, breakHook, gate, GEMINI_SETTINGS, geminiOutput, PLUMBING, runAgent, scratch } from './helpers.js';
+import { audit, breakHook, checkHookRoute, gate, GEMINI_SETTINGS, geminiOutput, HOOK_ROUTE_CHECKS, PLUMBING, runAgent, scratch } from './helpers.js';
 
 const A = 'gemini';
 
-test('gemini, hook route: an allowed command runs and its output reaches the model; rm is denied by its rule', async () => {
+test('gemini, hook route: commands run through gate-sh (sandboxed, exec-gated), outputs reach the model; rm is denied by its rule', async () => {
   const s = scratch(A);
   try {
     const set = gate(s, ['setup', 'gemini', '--route', 'hook']);
@@ -21,10 +21,14 @@ test('gemini, hook route: an allowed command runs and its output reaches the mod
     assert.equal(settings.security.auth.selectedType, 'gemini-api-key'); // the user's settings stay
     const doc = JSON.parse(gate(s, ['doctor', '--json']).stdout).find((r: { agent: string }) => r.agent === 'gemini');
     assert.equal(doc.routes.find((r: { route: string }) => r.route === 'hook').state, 'wired');
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile'], ['--yolo']);
-    assert.equal(run.results.length, 2, JSON.stringify(run.results) + run.stderr);
-    assert.match(geminiOutput(run.results[0].output), /Output: On branch[\s\S]*\nok\n<\/untrusted_context>$/);
-    assert.match(run.results[1].output, /^Tool execution blocked: gate-sh: denied: `rm -rf somefile` rejected: use trash instead/);
+    // bounded (gemini -p ends by itself); generous for a loaded machine: 5 calls took up to 2 min under load 25
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', ...HOOK_ROUTE_CHECKS], ['--yolo'], 300_000);
+    assert.equal(run.results.length, 5, JSON.stringify(run.results) + run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    // gemini-cli says when a hook rewrote the command; the output is the command's own
+    assert.match(geminiOutput(run.results[0].output), /Output: On branch[\s\S]*\nok\n<\/untrusted_context>[\s\S]*were modified by a hook/);
+    assert.match(run.results[1].output, /gate-sh: denied: rm -rf somefile: `rm -rf somefile` rejected: use trash instead[\s\S]*Exit Code: 126/);
+    checkHookRoute(run.results.slice(2).map((r) => r.output));
     assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
   } finally {
     s.cleanup();
@@ -105,17 +109,17 @@ test('gemini: the hook route gives the same verdicts as the shell route', async 
     const asked = 'curl -fsS http://127.0.0.1:9/ | sh; touch asked-ran';
     const commands = ['git status && echo ok', 'rm -rf somefile', asked];
     assert.equal(gate(s, ['setup', 'gemini', '--route', 'shell']).code, 0);
-    const viaShell = await runAgent(A, s, commands, ['--yolo'], undefined, true);
+    const viaShell = await runAgent(A, s, commands, ['--yolo'], 300_000, true);
     const sw = gate(s, ['setup', 'gemini', '--route', 'hook']); // switches the route
     assert.equal(sw.code, 0, sw.stderr);
-    const viaHook = await runAgent(A, s, commands, ['--yolo']);
+    const viaHook = await runAgent(A, s, commands, ['--yolo'], 300_000);
     const verdict = (r: { output: string }) =>
       /use trash instead/.test(r.output) ? 'denied by rule' : /approval needed/.test(r.output) ? 'asked' : /Output: On branch/.test(r.output) ? 'ran' : r.output;
     // shell route, no approver: gate-sh asks, and the prompt is denied at once with its reason
     assert.deepEqual(viaShell.results.map(verdict), ['ran', 'denied by rule', 'asked'], JSON.stringify(viaShell.results));
-    // hook route: 'ask' is gemini's own ASK_USER; gemini -p has nobody to ask, so the call never runs and
-    // the turn ends there (no result goes back to the model)
-    assert.deepEqual(viaHook.results.map(verdict), ['ran', 'denied by rule'], JSON.stringify(viaHook.results));
+    // hook route: the same, since gate-sh runs every call; no hook "ask", on which gemini -p (relaunched,
+    // as users run it) waited for ever (issue 31 point 1); runAgent's time-out bounds the run
+    assert.deepEqual(viaHook.results.map(verdict), ['ran', 'denied by rule', 'asked'], JSON.stringify(viaHook.results));
     assert.equal(viaHook.code, 0, viaHook.stderr);
     assert.equal(existsSync(join(s.work, 'asked-ran')), false, 'the asked command never ran');
     assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');

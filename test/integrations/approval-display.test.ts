@@ -19,7 +19,7 @@ import { displayCommand, displayWord, fit, hasHidden } from '../../src/protocol/
 import { renderPrompt, promptCommand } from '../../src/daemon/prompt-view.js';
 import { elicitationFor } from '../../src/integrations/elicitation.js';
 import { approvalRequestParams } from '../../src/integrations/host-protocol.js';
-import { hookDecision, hookOutput } from '../../src/integrations/hooks/decision.js';
+import { hookOutput, unsandboxedDecision } from '../../src/integrations/hooks/decision.js';
 import { shortCommand } from '../../src/daemon/answer.js';
 import { denialLines } from '../../src/exec/client-plan.js';
 import type { PromptEvent } from '../../src/protocol/approval.js';
@@ -104,7 +104,7 @@ test('display: every surface shows the spoofing argument visibly (renderPrompt, 
       { argv: ARGV, decision: 'forbidden', action: { type: 'Deny', reason: `\`${shortCommand(ARGV)}\` rejected: ${CR_HIDE}` }, source: [] },
     ],
   } as unknown as PreflightReply;
-  const hook = hookDecision(forbidden, { kind: 'rewrite', gateSh: '/g/gate-sh' }, ARGV.join(' '));
+  const hook = unsandboxedDecision(forbidden);
   assert.equal(hook.decision, 'deny');
   assertVisible('hook reason', hook.reason);
   assert.equal(hasHidden(JSON.stringify(hookOutput('claude-code', hook))), false);

@@ -1,11 +1,12 @@
 /**
  * `gate hook claude-code|gemini`: an agent's permission hook (Claude Code PreToolUse for Bash, gemini-cli
- * BeforeTool for run_shell_command). Reads the agent's JSON on stdin, asks the daemon for a pre-flight of
- * the command with `ask: false` (the same rules, heuristics and session cache as gate-sh), prints the
- * agent's JSON answer: forbidden → deny; otherwise allow, with the command rewritten to run through gate-sh
- * (its sandbox, exec gate and audit; gate-sh asks its approver where a person must decide), unless the
- * agent's shell is gate-sh already (src/integrations/hooks/decision.ts, HookRoute).
- * Fail closed: unreadable input, no daemon, a protocol error → "deny" with the reason, never "allow".
+ * BeforeTool for run_shell_command). Reads the agent's JSON on stdin and prints the agent's JSON answer:
+ * `allow` with the command rewritten to run through gate-sh, which judges it (rules, heuristics, session
+ * cache, its approver), runs it in its sandbox under its exec gate, and audits it; `allow` alone when the
+ * agent's shell is gate-sh already (src/integrations/hooks/decision.ts, HookRoute). Only for a command that
+ * would run unsandboxed is the daemon asked here (pre-flight with `ask: false`).
+ * Fail closed: unreadable input, no gate-sh to run through, (unsandboxed) no daemon or a protocol error →
+ * "deny" with the reason, never a bare "allow".
  * An agent starts this before every shell command: bin/gate loads it as one bundled file with a V8 code
  * cache (scripts/bundle-gate-sh.mjs), so it imports only what an answer needs; the daemon's autostart
  * is loaded only when no daemon runs.
@@ -18,9 +19,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   HookInputError,
+  gatedDecision,
   hookOutput,
-  hookDecision,
   parseHookInput,
+  unsandboxedDecision,
   type HookAgent,
   type HookCall,
   type HookDecision,
@@ -31,8 +33,8 @@ import { fsProbe, isGateShEntry } from '../../integrations/agents/entry.js';
 import { visibleText } from '../../protocol/display.js';
 
 const USAGE = `usage: gate hook claude-code|gemini
-  Answers an agent's permission hook for its shell tool from gate-sh's rules, heuristics and session
-  cache (through the daemon): JSON on stdin, JSON on stdout. Installed by 'gate setup <agent> --route hook'.
+  Answers an agent's permission hook for its shell tool: the command is rewritten to run through
+  gate-sh (its rules, sandbox, exec gate and audit): JSON on stdin, JSON on stdout. Installed by 'gate setup <agent> --route hook'.
 `;
 
 const AGENTS: readonly HookAgent[] = ['claude-code', 'gemini'];
@@ -78,10 +80,11 @@ async function judge(agent: HookAgent, input: string, env: Env, cwd: string): Pr
   const deny = (reason: string) => ({ decision: { decision: 'deny' as const, reason: `gate-sh: ${visibleText(reason)}; nothing runs` }, call: c });
   const route = hookRoute(agent, env);
   if ('error' in route) return deny(route.error);
+  if (route.kind !== 'unsandboxed') return { decision: gatedDecision(route, c.command), call: c };
   try {
-    const reply = await preflight(c.command, c.cwd, env, route.kind === 'unsandboxed' ? 'require_escalated' : 'use_default');
+    const reply = await preflight(c.command, c.cwd, env);
     if (reply.type !== 'preflight' || !reply.action) return deny(`protocol error: unexpected reply '${String(reply.type)}'`);
-    return { decision: hookDecision(reply, route, c.command), call: c };
+    return { decision: unsandboxedDecision(reply), call: c };
   } catch (e) {
     return deny((e as Error).message);
   }
@@ -122,9 +125,10 @@ function gateShBeside(): string | undefined {
   return candidates.find((x) => basename(x) === 'gate-sh' && fsProbe.executable(x) && statSync(x).isFile());
 }
 
-async function preflight(script: string, cwd: string, env: Env, sandboxPermissions: 'use_default' | 'require_escalated'): Promise<PreflightReply> {
+/** The daemon's judgement of a command that would run outside every sandbox, asking nobody. */
+async function preflight(script: string, cwd: string, env: Env): Promise<PreflightReply> {
   const paths = gatePaths(env);
-  const msg = { type: 'preflight', shell: 'bash', flag: '-c', script, cwd, pid: process.pid, sandbox_permissions: sandboxPermissions, ask: false };
+  const msg = { type: 'preflight', shell: 'bash', flag: '-c', script, cwd, pid: process.pid, sandbox_permissions: 'require_escalated', ask: false };
   const opts = { timeoutMs: 1000, retries: 4 };
   const once = async (): Promise<PreflightReply> => {
     const client = RequestClient.open(paths);

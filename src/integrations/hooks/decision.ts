@@ -2,8 +2,8 @@
  * Agent permission hooks (Claude Code `PreToolUse`, gemini-cli `BeforeTool`): from the hook's JSON input to
  * the shell command it is about, and from the daemon's pre-flight reply to the agent's JSON answer.
  * Pure. Trust boundary: the hook input comes from the agent (untrusted text, checked here field by field);
- * the decision comes from the daemon (rules, heuristics, session cache), which was asked with `ask: false`:
- * a command that needs a person is answered "ask", and the agent asks its own user.
+ * what may run is decided by gate-sh when the rewritten command runs (HookRoute), or, for a command that
+ * would run unsandboxed, by the daemon asked with `ask: false` (a command that needs a person is `ask`).
  */
 import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
 import { visibleText } from '../../protocol/display.js';
@@ -50,36 +50,35 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
 /**
  * How the command the hook is about will really run, which decides what an `allow` may mean:
  * - `rewrite`: the agent lets the hook replace the command (Claude Code's `updatedInput`, gemini-cli's
- *   `hookSpecificOutput.tool_input`): every command that is not forbidden is answered `allow` with the
- *   command rewritten to `<gate-sh> -c '<command>'`, so it runs in gate-sh's sandbox, under its exec gate
- *   and audit, and gate-sh asks its own approver where a person must decide (headless: it refuses with the
- *   reason). No `ask`: gemini-cli in `-p` waits for ever on one (issue 31).
- * - `gated-shell`: the agent's shell already is gate-sh (its shell route): as `rewrite`, without the rewrite.
- * - `unsandboxed`: the command runs in the agent's own shell with no sandbox and no exec gate: the daemon
- *   was asked as for a run outside the sandbox (`require_escalated`), and what needs a person is `ask`.
+ *   `hookSpecificOutput.tool_input`): the answer is `allow` with the command rewritten to
+ *   `<gate-sh> -c '<command>'`, so gate-sh judges it as on its shell route (forbidden: refused with the
+ *   rule's reason, exit 126; needs a person: its approver, or refused headless), and runs it in its
+ *   sandbox, under its exec gate and audit. Never a hook `deny` or `ask` for a command: Claude Code 2.1.332
+ *   reports every hook deny to the model as "PreToolUse:Bash hook error: ..." (issue 31 point 8), and
+ *   gemini-cli `-p` waits for ever on an `ask` (issue 31 point 1); gate-sh's own refusal reads as a refusal.
+ * - `gated-shell`: the agent's shell already is gate-sh (its shell route): `allow`, nothing rewritten.
+ * - `unsandboxed`: the command would run in the agent's own shell with no sandbox and no exec gate: the
+ *   daemon is asked as for a run outside the sandbox (`require_escalated`), forbidden → `deny`, needs a
+ *   person → `ask`. No agent gate-sh wires is in this case today (docs/agents.md, "Hooks").
  */
 export type HookRoute = { kind: 'rewrite'; gateSh: string } | { kind: 'gated-shell' } | { kind: 'unsandboxed' };
 
-/** The daemon's decision for the agent: forbidden → deny; otherwise by the route (HookRoute). */
-export function hookDecision(reply: PreflightReply, route: HookRoute, command: string): HookDecision {
+/** The answer on a route that gate-sh itself judges when the command runs (rewrite, gated-shell). */
+export function gatedDecision(route: Exclude<HookRoute, { kind: 'unsandboxed' }>, command: string): HookDecision {
+  if (route.kind === 'gated-shell') return { decision: 'allow', reason: "gate-sh: the agent's shell is gate-sh, which judges and runs it" };
+  return { decision: 'allow', reason: 'gate-sh: runs through gate-sh (its rules, sandbox, exec gate and audit)', command: throughGateSh(route.gateSh, command) };
+}
+
+/** The daemon's pre-flight (asked with `require_escalated`) as the answer for a command that runs unsandboxed. */
+export function unsandboxedDecision(reply: PreflightReply): HookDecision {
   const subs: SubcommandReply[] = reply.subcommands ?? [];
   const reasonOf = (s: SubcommandReply) => visibleText((s.action as { reason: string }).reason);
   const forbidden = subs.filter((s) => s.decision === 'forbidden' && s.action.type === 'Deny');
   if (forbidden.length) return { decision: 'deny', reason: forbidden.map((s) => `gate-sh: denied: ${reasonOf(s)}`).join('\n') };
   const asked = subs.filter((s) => s.decision === 'prompt' && s.action.type === 'Deny');
-  if (reply.action.type === 'Deny' && asked.length === 0)
-    return { decision: 'deny', reason: `gate-sh: denied: ${visibleText(reply.action.reason)}` };
-  if (route.kind === 'unsandboxed') {
-    if (asked.length) return { decision: 'ask', reason: asked.map((s) => `gate-sh: ${reasonOf(s)}`).join('\n') };
-    return { decision: 'allow', reason: `gate-sh: allowed to run unsandboxed (${sourcesOf(subs)})` };
-  }
-  const why = asked.length ? `gate-sh asks its approver: ${asked.map(reasonOf).join('; ')}` : `pre-flight: ${sourcesOf(subs)}`;
-  if (route.kind === 'gated-shell') return { decision: 'allow', reason: `gate-sh: the agent's shell is gate-sh, which judges it again (${why})` };
-  return {
-    decision: 'allow',
-    reason: `gate-sh: runs through gate-sh (its sandbox, exec gate and audit; ${why})`,
-    command: throughGateSh(route.gateSh, command),
-  };
+  if (asked.length) return { decision: 'ask', reason: asked.map((s) => `gate-sh: ${reasonOf(s)}`).join('\n') };
+  if (reply.action.type === 'Deny') return { decision: 'deny', reason: `gate-sh: denied: ${visibleText(reply.action.reason)}` };
+  return { decision: 'allow', reason: `gate-sh: allowed to run unsandboxed (${sourcesOf(subs)})` };
 }
 
 /**
