@@ -40,7 +40,7 @@ test('gemini, hook route: a gate hook that cannot even load blocks the command (
   try {
     assert.equal(gate(s, ['setup', 'gemini', '--route', 'hook']).code, 0);
     breakHook(s, A);
-    const run = await runAgent(A, s, ['rm -rf somefile', 'echo ran > marker'], ['--yolo']);
+    const run = await runAgent(A, s, ['rm -rf somefile', 'echo ran > marker'], ['--yolo'], 300_000);
     assert.equal(run.results.length, 2, JSON.stringify(run.results) + run.stderr);
     for (const r of run.results) assert.match(r.output, /gate-sh: hook: .*; nothing runs/);
     assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
@@ -58,17 +58,27 @@ test('gemini: setup is idempotent; --undo gives back the settings file byte for 
     assert.match(gate(s, ['setup', 'gemini']).stdout, /nothing to change/);
     const entry = join(s.home, '.gate-sh', 'bin', 'bash');
     assert.equal(existsSync(entry), true);
-    // the shell route needs the entry point first on gemini's PATH: doctor applies gemini's own rule
+    assert.equal(gate(s, ['setup', '--undo', 'gemini']).code, 0);
+    assert.equal(readFileSync(file, 'utf8'), GEMINI_SETTINGS);
+    assert.equal(existsSync(entry), false);
+    // the shell route alone (the hook route would gate a plain start too, by rewriting each command)
+    assert.equal(gate(s, ['setup', 'gemini', '--route', 'shell']).code, 0);
+    // the shell route needs the entry point first on gemini's PATH: doctor applies gemini's own rule, as
+    // README.md starts gemini (the alias), and says what a plain start from this PATH would find
     const without = gate(s, ['doctor']);
-    assert.match(without.stdout, /shell broken +gemini-cli runs 'bash' found on PATH: \/\S+\/bash → not gate-sh/);
+    assert.equal(without.code, 0, without.stdout);
+    assert.match(
+      without.stdout,
+      /shell wired +when started as README\.md says \(PATH=.*\.gate-sh\/bin:\$PATH gemini\) it runs .*\.gate-sh\/bin\/bash → gate-sh; started plainly from this shell it would find \/\S+\/bash: keep the alias/,
+    );
     const withPath = { ...s, env: { ...s.env, PATH: `${join(s.home, '.gate-sh', 'bin')}:${s.env.PATH}` } };
     assert.match(gate(withPath, ['doctor']).stdout, /shell wired +gemini-cli runs 'bash' found on PATH: .*\.gate-sh\/bin\/bash → gate-sh/);
-    // the doctor's verdicts are gemini's own: without the PATH the real gemini runs another bash, with it gate-sh
-    // (gate-sh sets GATE_RUN, bash does not)
+    // the doctor's words are gemini's own: started plainly the real gemini runs another bash, with the alias
+    // gate-sh (gate-sh sets GATE_RUN, bash does not)
     const gated = /Output: (gated=\w*)\n/;
-    const viaPlain = await runAgent(A, s, ['echo "gated=${GATE_RUN:+yes}"'], ['--yolo']);
+    const viaPlain = await runAgent(A, s, ['echo "gated=${GATE_RUN:+yes}"'], ['--yolo'], 300_000);
     assert.equal(gated.exec(geminiOutput(viaPlain.results[0]?.output ?? ''))?.[1], 'gated=', JSON.stringify(viaPlain.results) + viaPlain.stderr);
-    const withIt = await runAgent(A, withPath, ['echo "gated=${GATE_RUN:+yes}"'], ['--yolo']);
+    const withIt = await runAgent(A, withPath, ['echo "gated=${GATE_RUN:+yes}"'], ['--yolo'], 300_000);
     assert.equal(gated.exec(geminiOutput(withIt.results[0]?.output ?? ''))?.[1], 'gated=yes', JSON.stringify(withIt.results) + withIt.stderr);
     assert.equal(gate(s, ['setup', '--undo', 'gemini']).code, 0);
     assert.equal(readFileSync(file, 'utf8'), GEMINI_SETTINGS);
@@ -82,12 +92,13 @@ test('gemini, shell route (its PATH): allowed runs, rm denied with its reason, s
   const plain = scratch(A);
   const s = scratch(A);
   try {
-    const viaBash = await runAgent(A, plain, [PLUMBING], ['--yolo']);
+    // generous bounds: gemini relaunches itself (as users run it) and this machine may be loaded
+    const viaBash = await runAgent(A, plain, [PLUMBING], ['--yolo'], 300_000);
     const set = gate(s, ['setup', 'gemini', '--route', 'shell']);
     assert.equal(set.code, 0, set.stderr);
     assert.match(set.stdout, /PATH=.*\.gate-sh\/bin:\$PATH gemini/);
     // started as README.md says: PATH=~/.gate-sh/bin:$PATH gemini
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', PLUMBING], ['--yolo'], undefined, true);
+    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', 'echo "gated=${GATE_RUN:+yes}"', PLUMBING], ['--yolo'], 300_000, true);
     assert.equal(run.results.length, 4, JSON.stringify(run.results) + run.stderr);
     const out = run.results.map((r) => geminiOutput(r.output));
     assert.match(out[0], /Output: On branch[\s\S]*\nok\n<\/untrusted_context>$/);

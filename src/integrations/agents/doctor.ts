@@ -111,7 +111,7 @@ export function diagnose(env: Env): AgentReport[] {
         state,
         detail: mcpOk
           ? `[mcp_servers.gate] runs gate mcp${builtinOff ? '; the built-in shell tool is off' : '; but the built-in shell tool is ON: Codex may run commands without gate-sh'}`
-          : `no [mcp_servers.gate] in ${file}`,
+          : `no [mcp_servers.gate] in ${file} (gate setup codex adds it)`,
       });
       if (state === 'broken') r.warnings.push(`Codex can run commands WITHOUT gate-sh: ${r.routes[1].detail}`);
     }
