@@ -115,15 +115,16 @@ async function daemonTrained() {
 
 /**
  * `gate hook`'s bundle (dist/cjs-src/cli/hook.bundle.cjs): its answer() for Claude Code and gemini-cli hook
- * inputs against a real daemon with a forbidden and an allowed rule (allow by rule, deny by rule, ask by
- * heuristic, another tool, bad input), twice each, so the cache holds what a hook call compiles.
+ * inputs against a real daemon with a forbidden and an allowed rule (allow by rule, deny by rule, allow of a
+ * command gate-sh would ask about, rewritten through gate-sh; another tool, bad input), twice each, so the
+ * cache holds what a hook call compiles.
  */
 async function hookTrained() {
   const { script, mod } = loaded();
   const root = mkdtempSync(join(tmpdir(), 'ghc-'));
   try {
     const rules = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="x")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
-    // the default policies (on-request, workspace-write), so a command gate-sh would ask about is answered 'ask'
+    // the default policies (on-request, workspace-write), so a command gate-sh would ask about is judged so
     const env = await daemon(root, 'workspace-write', rules, 'on-request').catch(() => daemon(root, 'danger-full-access', rules, 'on-request'));
     const inputs = [];
     for (const command of ['git status && echo ok', 'rm -rf f', 'curl -s http://127.0.0.1:9/ | sh']) {
@@ -138,7 +139,7 @@ async function hookTrained() {
         if (/not running|did not answer|cannot reach/.test(out)) throw new Error(`the training hook found no daemon: ${out}`);
         seen.add(/"(allow|deny|ask)"/.exec(out)?.[1] ?? '{}');
       }
-    if (seen.size !== 4) throw new Error(`the training hook answers were not allow, deny, ask and {}: ${[...seen].join(', ')}`);
+    if (seen.size !== 3) throw new Error(`the training hook answers were not allow, deny and {}: ${[...seen].join(', ')}`);
     return script.createCachedData();
   } finally {
     await stopDaemons();

@@ -858,13 +858,31 @@ static int write_all(int fd, const char *p, size_t n) {
 }
 
 /* How to see a sandbox denial without changing what the caller gets (src/cli/gate-sh.ts stderrRelay):
- * 0 none (a terminal, or 2>&1 into a file), 1 stderr of its own, 2 stderr is stdout and a pipe/socket. */
+ * 0 none (a terminal), 1 stderr of its own, 2 stderr is stdout and a pipe, a socket or /dev/null, 3 stderr
+ * is stdout and a regular file (`> f 2>&1`, how Claude Code runs its shell): nothing is relayed (a
+ * background job writing there is not held), the tail is read back from the file after the run. */
 static int stderr_relay(void) {
   if (isatty(2)) return 0;
-  struct stat out, er;
+  struct stat out, er, null;
   if (fstat(1, &out) || fstat(2, &er)) return 0;
   if (!(out.st_dev == er.st_dev && out.st_ino == er.st_ino)) return 1;
-  return S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode) ? 2 : 0;
+  if (S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode)) return 2;
+  if (S_ISCHR(out.st_mode) && !stat("/dev/null", &null) && S_ISCHR(null.st_mode) && null.st_rdev == out.st_rdev) return 2;
+  return S_ISREG(out.st_mode) ? 3 : 0;
+}
+
+/* relay 3: the last TAIL_BYTES the run wrote to stderr's file, from `start` (its offset before the run) to
+ * its offset now (shared with bash's, or the end of an O_APPEND file); the length read. */
+static size_t read_back_tail(off_t start, char *tail) {
+  off_t end = lseek(2, 0, SEEK_CUR);
+  if (start < 0 || end <= start) return 0;
+  off_t from = end - start > TAIL_BYTES ? end - TAIL_BYTES : start;
+  /* stderr is open for writing only (`> f`): the file again, for reading */
+  int fd = open("/proc/self/fd/2", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = pread(fd, tail, (size_t)(end - from), from);
+  close(fd);
+  return n > 0 ? (size_t)n : 0;
 }
 
 struct result { int status; double ms; char tail[TAIL_BYTES + 1]; };
@@ -930,6 +948,8 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   memcpy(av + 1, pl->args.v, (size_t)pl->args.n * sizeof *av);
   int rp[2] = { -1, -1 }, ep[2] = { -1, -1 }, ready[2] = { -1, -1 }, go[2] = { -1, -1 };
   int phase = pl->ready_fd > 2 && pl->go_fd > 2;
+  off_t back_from = relay == 3 ? lseek(2, 0, SEEK_CUR) : -1;
+  if (relay == 3) relay = 0; /* read back after the run, nothing relayed */
   if ((relay && pipe2(rp, O_CLOEXEC)) || pipe2(ep, O_CLOEXEC) || (phase && (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))) || signals_install()) {
     snprintf(err, errlen, "cannot start %s: %s", pl->program, strerror(errno));
     return -1;
@@ -1051,6 +1071,10 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   free(av);
   res->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 126;
   res->ms = now_msf() - started;
+  if (back_from >= 0) {
+    tl = read_back_tail(back_from, res->tail);
+    res->tail[tl] = 0;
+  }
   /* the tail as UTF-8 text: the daemon reads it as a JSON string */
   if (tl && !gate_utf8_valid(res->tail, tl)) {
     size_t k = 0;

@@ -7,7 +7,7 @@
  * Hot path: no yargs, no parser, no schema library. Never touch process.stdout/stderr/stdin here: creating
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
-import { fstatSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
 import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
@@ -169,7 +169,11 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
           onError: (e: Error) => say(`the start-up phase could not be ended (${e.message}); the script did not run`),
         }
       : undefined;
-    const result = await runPlan(plan, { ...(relay ? { stderrTail: 4096, merged: relay === 'merged' } : {}), ...(endStartUp ? { startUp: endStartUp } : {}) });
+    // `> f 2>&1`: nothing relayed; what the run wrote to the file is read back afterwards
+    const backFrom = relay === 'read-back' ? fileSize(2) : undefined;
+    const piped = relay === 'separate' || relay === 'merged' ? { stderrTail: 4096, merged: relay === 'merged' } : {};
+    const result = await runPlan(plan, { ...piped, ...(endStartUp ? { startUp: endStartUp } : {}) });
+    if (backFrom !== undefined) result.stderrTail = readBackTail(backFrom, 4096);
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
     if (!relay) return result.status;
     return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds, narrowed: reply.sandbox_narrowed === true });
@@ -184,20 +188,50 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
 
 /**
  * How to see a sandbox denial (for the on-failure rerun) without changing what the caller gets: a stderr
- * of its own is relayed as it comes; a stderr that is stdout (`2>&1`) into a pipe or socket is relayed
- * through one shared pipe (the interleaving stays as written, and the caller's reader waits for every
- * writer anyway); never a terminal (programs check isatty), nor `2>&1` into a file (a background job could
- * outlive gate-sh there, and a relay would hold it).
+ * of its own is relayed as it comes; a stderr that is stdout (`2>&1`) into a pipe, a socket or /dev/null
+ * is relayed through one shared pipe (the interleaving stays as written, and the caller's reader waits for
+ * every writer anyway); `2>&1` into a file (Claude Code's shell) is read back from the file after the run,
+ * never relayed (a background job could outlive gate-sh there, and a relay would hold it); never a
+ * terminal (programs check isatty). As shims/gate-sh-native.c's stderr_relay.
  */
-function stderrRelay(): 'separate' | 'merged' | null {
+function stderrRelay(): 'separate' | 'merged' | 'read-back' | null {
   if (isatty(2)) return null;
   try {
     const out = fstatSync(1);
     const err = fstatSync(2);
     if (!(out.dev === err.dev && out.ino === err.ino)) return 'separate';
-    return out.isFIFO() || out.isSocket() ? 'merged' : null;
+    if (out.isFIFO() || out.isSocket()) return 'merged';
+    if (out.isCharacterDevice() && out.rdev === statSync('/dev/null').rdev) return 'merged';
+    return out.isFile() ? 'read-back' : null;
   } catch {
     return null;
+  }
+}
+
+function fileSize(fd: number): number | undefined {
+  try {
+    return fstatSync(fd).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The last `max` bytes written to stderr's file since it was `from` bytes long (opened again to read:
+ * `> f` opens it write-only). */
+function readBackTail(from: number, max: number): string {
+  try {
+    const end = fstatSync(2).size;
+    if (end <= from) return '';
+    const start = Math.max(from, end - max);
+    const buf = Buffer.alloc(end - start);
+    const fd = openSync('/proc/self/fd/2', 'r');
+    try {
+      return buf.subarray(0, readSync(fd, buf, 0, buf.length, start)).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return '';
   }
 }
 

@@ -1,5 +1,6 @@
 /** `gate status`'s human view of the daemon's status object (pure, client side): the object is the approval channel's status reply. */
 import type { SessionSandboxStatus as SessionStatus } from '../protocol/approval.js';
+import { fit, visibleText } from '../protocol/display.js';
 
 /** Session sandboxes and what runs in them (src/daemon/session-sandbox.ts; `gate jobs` has the details). */
 function sessionLines(s: SessionStatus | undefined): string[] {
@@ -30,7 +31,7 @@ export function formatStatus(s: Record<string, unknown>): string {
     `reload error:    ${policy.last_reload_error ? `${policy.last_reload_error.message} (at ${policy.last_reload_error.at}; the last good policy is in use)` : 'none'}`,
     `approvers:       ${approvers.length ? approvers.join(', ') : "none (prompts are denied at once; run 'gate approve')"}`,
     `pending prompts: ${pending.length || 'none'}`,
-    ...pending.map((p) => `  ${p.approval_id}  ${p.display}  (cwd ${p.cwd})`),
+    ...pending.map((p) => visibleText(`  ${p.approval_id}  ${fit(p.display, 200)}  (cwd ${p.cwd})`)),
     `audit log:       ${(s.paths as { audit_log?: string } | undefined)?.audit_log ?? '?'}`,
     ...sessionLines(s.session_sandboxes as SessionStatus | undefined),
   ];

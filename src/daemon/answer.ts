@@ -1,6 +1,6 @@
 /** From an approval outcome to the Action the client gets, and the overall pre-flight answer. Pure. */
 import { deny, type Action } from '../protocol/action.js';
-import { shlexJoin } from '../rules/index.js';
+import { displayCommand } from '../protocol/display.js';
 import type { ApprovalOutcome } from './approvals.js';
 
 /**
@@ -32,10 +32,12 @@ export function overall(actions: Action[]): Action {
   return { type: 'Run' };
 }
 
-/** A command for messages: shell-quoted, cut at 200 characters (a 1 MiB script must not become a 1 MiB reason). */
+/**
+ * A command for messages: shown as every approval surface shows it (src/protocol/display.ts), at most 200
+ * characters: a 1 MiB script must not become a 1 MiB reason; its head and tail stay, with its length.
+ */
 export function shortCommand(argv: string[]): string {
-  const s = shlexJoin(argv);
-  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+  return displayCommand(argv, 200);
 }
 
 function seconds(ms: number): string {

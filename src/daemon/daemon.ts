@@ -38,6 +38,7 @@ import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '.
 import { setConfigValue, type GateConfig } from '../config/config.js';
 import type { GatePaths } from '../protocol/paths.js';
 import { overall, shortCommand } from './answer.js';
+import { displayCommand } from '../protocol/display.js';
 import { ApprovalBroker } from './approvals.js';
 import type { AuditLog } from './audit.js';
 import type { EscalationRunner } from './escalation.js';
@@ -506,7 +507,7 @@ export class Daemon<P> {
     if (quick) return this.record(s, quick, run, origin, cwd, runId);
     this.counters.prompts++;
     const cmd = shortCommand(s.argv); // only a prompt shows it (shell-quoting costs on the hot path)
-    const prompt = promptFor({ s, run, runId, origin, cwd, display: cmd, justification });
+    const prompt = promptFor({ s, run, runId, origin, cwd, display: displayCommand(s.argv), justification });
     const approvalId = randomUUID();
     onAsk(approvalId);
     const risk = await riskFor(prompt, approvalId, {

@@ -19,7 +19,7 @@ export interface PromptInput {
   runId: string;
   origin: 'preflight' | 'exec';
   cwd: string;
-  /** the command as one display string (shortCommand) */
+  /** the command as one display string (displayCommand: hidden characters shown, head and tail if long) */
   display: string;
   /** the caller's own words (preflight `justification`), shown when no rule gave a reason */
   justification?: string;

@@ -6,7 +6,8 @@ import { emitKeypressEvents } from 'node:readline';
 import type { Approver } from './approver.js';
 import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 import type { ApprovalBroker } from './approvals.js';
-import { decisionForKey, renderPrompt } from './prompt-view.js';
+import { decisionForKey, promptCommand, renderPrompt } from './prompt-view.js';
+import { visibleText } from '../protocol/display.js';
 import { reviewDecisionKind } from '../protocol/action.js';
 
 export function terminalApprover(
@@ -43,8 +44,8 @@ export function terminalApprover(
     resolved(r: ResolvedEvent) {
       const i = open.findIndex((p) => p.approval_id === r.approval_id);
       if (i >= 0) open.splice(i, 1);
-      out.write(`   ${r.approval_id}: ${reviewDecisionKind(r.decision)} by ${r.approver}${r.note ? ` (${r.note})` : ''}\n`);
-      if (open[0]) out.write(`   next: ${open[0].display}\n`);
+      out.write(visibleText(`   ${r.approval_id}: ${reviewDecisionKind(r.decision)} by ${r.approver}${r.note ? ` (${r.note})` : ''}`) + '\n');
+      if (open[0]) out.write(`   next: ${promptCommand(open[0])}\n`);
     },
     close() {
       input.off('keypress', onKey);

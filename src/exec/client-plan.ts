@@ -12,6 +12,7 @@ import { ProtocolError } from '../protocol/codec.js';
 import type { PreflightReply, PreflightRequest, SubcommandReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import { findBash } from './bash.js';
+import { displayCommand, displayScript, visibleText } from '../protocol/display.js';
 import { gatePaths } from '../protocol/paths.js';
 import { planRun, type RunPlan } from './plan.js';
 import { rerunDecision } from './sandbox-rerun.js';
@@ -69,9 +70,7 @@ export function envDelta(from: Record<string, string>, to: Record<string, string
   return { set, unset };
 }
 
-function display(argv: string[]): string {
-  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+const display = (argv: string[]): string => displayCommand(argv, 400);
 
 const NO_APPROVER = /^approval needed for '.*' but no approver is attached/s;
 
@@ -82,11 +81,11 @@ export function denialLines(reply: Pick<PreflightReply, 'subcommands'> & { actio
   for (const s of denied) {
     const reason = (s.action as { reason: string }).reason;
     // the no-approver denial already names the command, in the words DESIGN.md and the issue give it
-    lines.push(NO_APPROVER.test(reason) ? reason : `denied: ${display(s.argv)}: ${reason}`);
+    lines.push(NO_APPROVER.test(reason) ? visibleText(reason) : `denied: ${display(s.argv)}: ${visibleText(reason)}`);
   }
   if (denied.length === 0) {
     const first = script.split('\n', 1)[0];
-    lines.push(`denied: ${first.length > 80 ? first.slice(0, 77) + '...' : first}: ${(reply.action as { reason: string }).reason}`);
+    lines.push(`denied: ${displayScript(first, 80)}: ${visibleText((reply.action as { reason: string }).reason)}`);
   }
   return lines;
 }

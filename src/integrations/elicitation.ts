@@ -11,6 +11,8 @@
  */
 import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
+import { codeSpan, visibleText as v } from '../protocol/display.js';
+import { promptCommand } from '../daemon/prompt-view.js';
 
 export interface ElicitationParams {
   message: string;
@@ -29,13 +31,14 @@ export interface ElicitationAnswer {
 const APPROVALS: ReviewDecisionKind[] = ['approved', 'approved_for_session', 'approved_execpolicy_amendment'];
 
 export function elicitationFor(p: PromptEvent): ElicitationParams {
-  const lines = [`Allow agent to run \`${p.display}\` in \`${p.cwd}\`?`];
-  if (p.reason) lines.push(`Reason: ${p.reason}`);
-  if (p.matched_rule) lines.push(`Rule: ${p.matched_rule}`);
+  // hidden characters shown (src/protocol/display.ts); a code span that backticks in the command cannot end
+  const lines = [`Allow agent to run ${codeSpan(promptCommand(p))} in ${codeSpan(v(p.cwd))}?`];
+  if (p.reason) lines.push(`Reason: ${v(p.reason)}`);
+  if (p.matched_rule) lines.push(`Rule: ${v(p.matched_rule)}`);
   if (p.sandbox_permissions === 'require_escalated') lines.push('Asks: to run outside the sandbox');
-  else if (p.sandbox_permissions === 'with_additional_permissions') lines.push(`Asks: additional permissions ${JSON.stringify(p.requested_permissions ?? {})}`);
-  if (p.risk_assessment) lines.push(`Risk: ${p.risk_assessment.risk_level}: ${p.risk_assessment.summary}`);
-  if (p.amendment_rule) lines.push(`"approved_execpolicy_amendment" saves: ${p.amendment_rule}`);
+  else if (p.sandbox_permissions === 'with_additional_permissions') lines.push(`Asks: additional permissions ${v(JSON.stringify(p.requested_permissions ?? {}))}`);
+  if (p.risk_assessment) lines.push(`Risk: ${v(p.risk_assessment.risk_level)}: ${v(p.risk_assessment.summary)}`);
+  if (p.amendment_rule) lines.push(`"approved_execpolicy_amendment" saves: ${v(p.amendment_rule)}`);
   const offered = p.available_decisions.map(reviewDecisionKind).filter((k) => APPROVALS.includes(k));
   return {
     message: lines.join('\n'),

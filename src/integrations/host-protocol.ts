@@ -12,6 +12,8 @@
  */
 import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
+import { visibleText } from '../protocol/display.js';
+import { promptCommand } from '../daemon/prompt-view.js';
 
 export const REQUEST_APPROVAL = 'item/commandExecution/requestApproval';
 export const APPROVAL_RESOLVED = 'item/commandExecution/approvalResolved';
@@ -39,18 +41,19 @@ export function approvalRequestParams(p: PromptEvent): Record<string, unknown> {
     approvalId: p.approval_id,
     runId: p.run_id,
     origin: p.origin,
-    command: p.display,
+    // the text a host shows is made visible here (src/protocol/display.ts); commandArgv is the exact data
+    command: promptCommand(p),
     commandArgv: p.command,
-    cwd: p.cwd,
-    reason: p.reason ?? null,
-    matchedRule: p.matched_rule ?? null,
+    cwd: visibleText(p.cwd),
+    reason: p.reason ? visibleText(p.reason) : null,
+    matchedRule: p.matched_rule ? visibleText(p.matched_rule) : null,
     proposedExecpolicyAmendment: p.proposed_execpolicy_amendment ?? null,
-    amendmentRule: p.amendment_rule ?? null,
+    amendmentRule: p.amendment_rule ? visibleText(p.amendment_rule) : null,
     availableDecisions: p.available_decisions.map(hostDecision),
     ...(p.sandbox_permissions && p.sandbox_permissions !== 'use_default'
       ? { sandboxPermissions: p.sandbox_permissions, additionalPermissions: p.requested_permissions ?? null }
       : {}),
-    ...(p.risk_assessment ? { riskAssessment: { summary: p.risk_assessment.summary, riskLevel: p.risk_assessment.risk_level } } : {}),
+    ...(p.risk_assessment ? { riskAssessment: { summary: visibleText(p.risk_assessment.summary), riskLevel: p.risk_assessment.risk_level } } : {}),
     ...(p.expires_at ? { expiresAt: p.expires_at } : {}),
   };
 }

@@ -16,7 +16,7 @@ export interface PromptEvent {
   /** preflight (a subcommand of a script) or exec (an intercepted exec) */
   origin: 'preflight' | 'exec';
   command: string[];
-  /** the command as one display string (shell-quoted) */
+  /** the command as one display string (src/protocol/display.ts: shell-quoted, hidden characters shown) */
   display: string;
   cwd: string;
   reason?: string;

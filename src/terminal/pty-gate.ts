@@ -4,19 +4,18 @@
  */
 import { RequestClient, RequestError } from '../protocol/client.js';
 import type { GatePaths } from '../protocol/paths.js';
+import { displayCommand, displayScript, visibleText } from '../protocol/display.js';
 import type { PreflightReply, SubcommandReply } from '../protocol/messages.js';
 
 export type LineVerdict = { ok: true; reply: PreflightReply } | { ok: false; messages: string[] };
 
-function display(argv: string[]): string {
-  return argv.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
-}
+const display = (argv: string[]): string => displayCommand(argv, 400);
 
 /** The `gate-sh: denied: ...` lines for a denied reply (one per denied subcommand). */
 export function denialMessages(reply: PreflightReply, line: string): string[] {
   const denied = (reply.subcommands ?? []).filter((s: SubcommandReply) => s.action?.type === 'Deny');
-  const out = denied.map((s) => `gate-sh: denied: ${display(s.argv)}: ${(s.action as { reason: string }).reason}`);
-  if (out.length === 0) out.push(`gate-sh: denied: ${line.length > 80 ? line.slice(0, 77) + '...' : line}: ${(reply.action as { reason: string }).reason}`);
+  const out = denied.map((s) => `gate-sh: denied: ${display(s.argv)}: ${visibleText((s.action as { reason: string }).reason)}`);
+  if (out.length === 0) out.push(`gate-sh: denied: ${displayScript(line, 80)}: ${visibleText((reply.action as { reason: string }).reason)}`);
   return out;
 }
 

@@ -7,34 +7,40 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { breakHook, gate, runAgent, scratch } from './helpers.js';
+import { breakHook, checkHookRoute, gate, HOOK_ROUTE_CHECKS, runAgent, scratch } from './helpers.js';
+import { VERSIONS } from './install.js';
 import { ROOT } from '../helpers/env.js';
 
 const A = 'claude-code';
 
-test('claude-code, hook route: an allowed command runs and its output reaches the model; rm is denied by its rule', async () => {
-  const s = scratch(A);
-  try {
-    const set = gate(s, ['setup', 'claude-code', '--route', 'hook']);
-    assert.equal(set.code, 0, set.stderr);
-    assert.match(set.stdout, /hooks\.PreToolUse/);
-    const doc = gate(s, ['doctor', '--json']);
-    const claude = JSON.parse(doc.stdout).find((r: { agent: string }) => r.agent === 'claude-code');
-    assert.equal(claude.routes.find((r: { route: string }) => r.route === 'hook').state, 'wired');
-    // no --allowedTools: the hook's "allow" is what lets Claude Code run it
-    const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile']);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.results.length, 2, JSON.stringify(run.results));
-    assert.match(run.results[0].output, /On branch/);
-    assert.match(run.results[0].output, /\nok$/);
-    assert.equal(run.results[0].isError, false);
-    assert.match(run.results[1].output, /use trash instead/);
-    assert.equal(run.results[1].isError, true);
-    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
-  } finally {
-    s.cleanup();
-  }
-});
+for (const version of VERSIONS[A])
+  test(`claude-code ${version}, hook route: commands run through gate-sh (sandboxed, exec-gated), outputs reach the model; rm is denied as a denial`, async () => {
+    const s = scratch(A, version);
+    try {
+      const set = gate(s, ['setup', 'claude-code', '--route', 'hook']);
+      assert.equal(set.code, 0, set.stderr);
+      assert.match(set.stdout, /hooks\.PreToolUse/);
+      const doc = gate(s, ['doctor', '--json']);
+      const claude = JSON.parse(doc.stdout).find((r: { agent: string }) => r.agent === 'claude-code');
+      assert.equal(claude.routes.find((r: { route: string }) => r.route === 'hook').state, 'wired');
+      // no --allowedTools: the hook's "allow" (with the command rewritten through gate-sh) lets it run
+      const run = await runAgent(A, s, ['git status && echo ok', 'rm -rf somefile', ...HOOK_ROUTE_CHECKS]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.results.length, 5, JSON.stringify(run.results));
+      assert.match(run.results[0].output, /On branch/);
+      assert.match(run.results[0].output, /\nok$/);
+      assert.equal(run.results[0].isError, false);
+      // a denial, in the words of gate-sh's rule, not a failure of the hook (issue 31 point 8: 2.1.332 words
+      // every hook deny "PreToolUse:Bash hook error: ..."): gate-sh refuses the rewritten command
+      assert.match(run.results[1].output, /gate-sh: denied: rm -rf somefile: `rm -rf somefile` rejected: use trash instead/);
+      assert.doesNotMatch(run.results[1].output, /hook error/i);
+      assert.equal(run.results[1].isError, true);
+      assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+      checkHookRoute(run.results.slice(2).map((r) => r.output));
+    } finally {
+      s.cleanup();
+    }
+  });
 
 test('claude-code, hook route: a gate hook that cannot even load blocks the command (exit 2), it never lets it run', async () => {
   const s = scratch(A);

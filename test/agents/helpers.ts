@@ -3,6 +3,7 @@
  * forbidden and `git status` allowed), a git workspace holding `somefile`, the pinned agent on PATH, and a
  * scripted fake model on loopback (fake-model.ts). Test code only.
  */
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,8 @@ export function codexMcpResult(s: string): { exit_code: number; output: string }
 }
 
 export interface Scratch {
+  /** the agent's version on PATH */
+  version: string;
   dir: string;
   home: string;
   work: string;
@@ -37,7 +40,7 @@ export interface Scratch {
   cleanup(): void;
 }
 
-export function scratch(agent: PinnedAgent): Scratch {
+export function scratch(agent: PinnedAgent, version: string = PINNED[agent].version): Scratch {
   const dir = mkdtempSync(join(tmpdir(), 'ga-'));
   // HOME outside /tmp, as on a real machine: the turn sandbox leaves it read-only (only the workspace and
   // /tmp are writable), so whatever an agent writes under HOME from inside its shell is really tested
@@ -50,7 +53,7 @@ export function scratch(agent: PinnedAgent): Scratch {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
     if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_)/.test(k)) env[k] = v;
-  Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: join(dir, 'r'), PATH: `${agentBinDir(agent)}:${process.env.PATH}`, SHELL: '/bin/bash' });
+  Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: join(dir, 'r'), PATH: `${agentBinDir(agent, version)}:${process.env.PATH}`, SHELL: '/bin/bash' });
   spawnSync('git', ['init', '-q', '.'], { cwd: work, env });
   if (agent === 'gemini') {
     // an API key login and no folder-trust question: what a user of gemini -p has already settled
@@ -59,6 +62,7 @@ export function scratch(agent: PinnedAgent): Scratch {
   }
   writeFileSync(join(work, 'somefile'), 'keep me\n');
   return {
+    version,
     dir,
     home,
     work,
@@ -98,7 +102,8 @@ function agentCommand(agent: PinnedAgent, url: string, extra: string[]): { argv:
   if (agent === 'gemini')
     return {
       argv: ['gemini', '-p', 'run the scripted commands', ...extra],
-      env: { GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: url, GEMINI_CLI_NO_RELAUNCH: 'true' },
+      // as users run it: no GEMINI_CLI_NO_RELAUNCH (it changed how gemini -p ends on a hook's "ask": issue 31)
+      env: { GEMINI_API_KEY: 'fake', GOOGLE_GEMINI_BASE_URL: url },
     };
   return {
     // a model Codex knows (its tool set depends on the model family); the provider is the fake server
@@ -206,3 +211,22 @@ one
 two
 EOF
 echo "lines=$(wc -l < out.txt)"; cat out.txt; ls nothing-here 2>&1 | sed 's/^ls: //'`;
+
+/**
+ * The hook route's proof that a command runs through gate-sh (issue 30 finding 9): it runs in gate-sh
+ * (GATE_RUN), in the turn sandbox (HOME is read-only there: the scratch HOME is outside /tmp), and under
+ * the exec gate (make's `rm`, which no pre-flight sees, is denied by the rule when make starts it).
+ */
+export const HOOK_ROUTE_CHECKS = [
+  'echo "gated=${GATE_RUN:+yes}"',
+  'touch ~/outside-the-workspace && echo wrote',
+  "printf 'all:\\n\\trm -f somefile\\n' > Makefile && make",
+];
+
+export function checkHookRoute(outputs: string[]): void {
+  const [gated, sandboxed, execGated] = outputs;
+  assert.match(gated, /gated=yes/);
+  assert.match(sandboxed, /Read-only file system/);
+  assert.doesNotMatch(sandboxed, /^wrote$/m); // (gate-sh's notice names the command, `echo wrote` included)
+  assert.match(execGated, /gate-sh: denied: rm -f somefile: Execution forbidden by policy: use trash instead/);
+}

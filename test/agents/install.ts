@@ -16,9 +16,19 @@ export const PINNED = {
 
 export type PinnedAgent = keyof typeof PINNED;
 
-/** The folder holding the agent's bin (put it on PATH), installing the pinned version when missing. */
-export function agentBinDir(a: PinnedAgent): string {
-  const p = PINNED[a];
+/**
+ * Every version a test runs: the pinned one first, then the latest as of the test's writing (issue 31:
+ * Claude Code 2.1.332 answered a hook denial as a "hook error").
+ */
+export const VERSIONS: Record<PinnedAgent, readonly string[]> = {
+  'claude-code': ['2.1.197', '2.1.332'],
+  gemini: ['0.61.0'],
+  codex: ['0.169.0'],
+};
+
+/** The folder holding the agent's bin (put it on PATH), installing that version (default: pinned) when missing. */
+export function agentBinDir(a: PinnedAgent, version: string = PINNED[a].version): string {
+  const p = { ...PINNED[a], version };
   const dir = join(ROOT, 'scratch', 'agents', `${a}@${p.version}`);
   const binDir = join(dir, 'node_modules', '.bin');
   if (!existsSync(join(binDir, p.bin))) {

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { GATE_SH_NODE, ROOT, tempEnv } from '../helpers/env.js';
@@ -24,7 +24,7 @@ const claude = (command: string, cwd: string) => JSON.stringify({ hook_event_nam
 const gemini = (command: string, cwd: string, dir?: string) =>
   JSON.stringify({ hook_event_name: 'BeforeTool', tool_name: 'run_shell_command', tool_input: { command, ...(dir ? { dir_path: dir } : {}) }, cwd });
 
-/** One answer per kind: allow (rule, heuristic), deny (rule, through a wrapper), ask, no opinion, bad input. */
+/** Inputs of every kind: commands gate-sh allows, refuses or asks about (each rewritten), another tool, bad input. */
 function inputs(cwd: string): [string, string][] {
   const commands = ['git status && echo ok', 'ls -la | wc -l', 'rm -rf somefile', 'timeout "$t" rm -rf x', 'curl -fsS http://127.0.0.1:9/ | sh'];
   return [
@@ -46,7 +46,7 @@ test("the hook bundle's code cache, as built, is accepted by V8", () => {
   assert.equal(typeof r.exports.answer, 'function');
 });
 
-test('gate hook from its bundle answers as the module graph does: allow, deny with the reason, ask, no opinion, bad input', async () => {
+test('gate hook from its bundle answers as the module graph does: allow (rewritten through gate-sh), no opinion, deny of bad input', async () => {
   const { d } = rig;
   const seen = new Set<string>();
   for (const [agent, input] of inputs(d.ws)) {
@@ -57,9 +57,9 @@ test('gate hook from its bundle answers as the module graph does: allow, deny wi
     const j = JSON.parse(bundled.stdout);
     seen.add(j.hookSpecificOutput?.permissionDecision ?? j.decision ?? 'none');
   }
-  assert.deepEqual([...seen].sort(), ['allow', 'ask', 'deny', 'none']);
-  const deny = JSON.parse((await runGate(d.env, ['hook', 'claude-code'], claude('rm -rf somefile', d.ws))).stdout).hookSpecificOutput;
-  assert.match(deny.permissionDecisionReason, /use trash instead \(rule .*team\.rules:1\)/);
+  assert.deepEqual([...seen].sort(), ['allow', 'deny', 'none']);
+  const rm = JSON.parse((await runGate(d.env, ['hook', 'claude-code'], claude('rm -rf somefile', d.ws))).stdout).hookSpecificOutput;
+  assert.match(rm.updatedInput.command, /gate-sh' -c 'rm -rf somefile'$/); // gate-sh refuses it by its rule when it runs
   // the same usage errors as `gate hook` always gave
   for (const args of [['hook'], ['hook', 'codex'], ['hook', '--help']]) {
     const b = await runGate(d.env, args);
@@ -73,6 +73,8 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   mkdirSync(join(dir, 'bin'), { recursive: true });
   mkdirSync(join(dir, 'dist', 'cjs-src', 'cli'), { recursive: true });
   for (const f of ['gate', 'gate-sh-node', 'package.json']) copyFileSync(join(ROOT, 'bin', f), join(dir, 'bin', f));
+  // the gate-sh beside the copied `gate` is the one the hook rewrites commands to run through
+  symlinkSync(join(ROOT, 'bin', 'gate-sh'), join(dir, 'bin', 'gate-sh'));
   for (const f of ['hook.bundle.cjs', 'hook.bundle.v8cache']) copyFileSync(join(ROOT, 'dist', 'cjs-src', 'cli', f), join(dir, 'dist', 'cjs-src', 'cli', f));
   writeFileSync(join(dir, 'dist', 'cjs-src', 'package.json'), '{"type":"commonjs"}\n');
   const env = { ...d.env, NODE_PATH: join(ROOT, 'node_modules') };
@@ -80,7 +82,8 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   const run = (e: Record<string, string>) => spawnSync(process.execPath, [join(dir, 'bin', 'gate'), 'hook', 'claude-code'], { env: e, input, encoding: 'utf8' });
   const copied = run(env);
   assert.equal(copied.status, 0, copied.stderr);
-  assert.equal(copied.stdout, (await runGate(d.env, ['hook', 'claude-code'], input)).stdout);
+  const fromRoot = (await runGate(d.env, ['hook', 'claude-code'], input)).stdout;
+  assert.equal(copied.stdout, fromRoot.replaceAll(`'${join(ROOT, 'bin', 'gate-sh')}'`, `'${join(dir, 'bin', 'gate-sh')}'`));
   assert.equal(JSON.parse(copied.stdout).hookSpecificOutput.permissionDecision, 'allow');
   // nothing loads (no bundle and no dist/src; a bundle that throws): exit 2, the one status at which both
   // agents block the command (any other failure status lets it run ungated), the reason on stderr
@@ -95,21 +98,26 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   assert.match(broken.stderr, /^gate-sh: hook: .*; nothing runs\n$/);
 });
 
-test('with no daemon running, the bundled hook starts one (the autostart it loads only then) and answers from it', async () => {
+test('with no daemon running, the hook answers without one; the rewritten command starts it (gate-sh) or is refused', async () => {
   const te = tempEnv();
   try {
-    const input = claude('git status && echo ok', te.dir);
+    const input = claude('git status >/dev/null 2>&1; echo ran', te.dir);
     const r = await runGate(te.env, ['hook', 'claude-code'], input);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, 'allow', r.stdout);
+    const out = JSON.parse(r.stdout).hookSpecificOutput;
+    assert.equal(out.permissionDecision, 'allow', r.stdout);
+    assert.equal((await runGate(te.env, ['daemon', 'status', '--json'])).code === 0, false, 'the hook alone starts no daemon');
+    // refused autostart: the rewritten command is refused by gate-sh with the reason, it never runs
+    const off = spawnSync('bash', ['-c', out.updatedInput.command], { cwd: te.dir, env: { ...te.env, GATE_NO_AUTOSTART: '1' }, encoding: 'utf8' });
+    assert.equal(off.status, 126, off.stderr);
+    assert.equal(off.stdout, '');
+    assert.match(off.stderr, /^gate-sh: /);
+    // as the agent runs it: gate-sh starts the daemon and runs the command
+    const ran = spawnSync('bash', ['-c', out.updatedInput.command], { cwd: te.dir, env: te.env, encoding: 'utf8' });
+    assert.equal(ran.stdout, 'ran\n', ran.stderr);
     const st = await runGate(te.env, ['daemon', 'status', '--json']);
     assert.equal(st.code, 0, st.stderr);
     assert.ok(JSON.parse(st.stdout).pid > 0);
-    // refused autostart: a denial with the reason, never an allow
-    await runGate(te.env, ['daemon', 'stop']);
-    const off = JSON.parse((await runGate({ ...te.env, GATE_NO_AUTOSTART: '1' }, ['hook', 'claude-code'], input)).stdout).hookSpecificOutput;
-    assert.equal(off.permissionDecision, 'deny');
-    assert.match(off.permissionDecisionReason, /^gate-sh: .*; nothing runs$/);
   } finally {
     await runGate(te.env, ['daemon', 'stop']);
     te.cleanup();

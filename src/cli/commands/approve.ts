@@ -11,6 +11,7 @@ import { gatePaths } from '../../protocol/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
 import { ApprovalClient } from '../../client/approval-client.js';
 import { decisionForKey, renderPrompt } from '../../daemon/prompt-view.js';
+import { visibleText } from '../../protocol/display.js';
 import { parseReviewDecision, type PromptEvent } from '../../protocol/approval.js';
 import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';
 
@@ -97,7 +98,7 @@ function interactiveConsole(client: ApprovalClient): void {
       const i = open.findIndex((p) => p.approval_id === e.approval_id);
       if (i < 0) return;
       open.splice(i, 1);
-      err.write(`\n   ${String(e.approval_id)}: ${reviewDecisionKind(e.decision)} by ${String(e.approver)}${e.note ? ` (${String(e.note)})` : ''}\n`);
+      err.write(`\n${visibleText(`   ${String(e.approval_id)}: ${reviewDecisionKind(e.decision)} by ${String(e.approver)}${e.note ? ` (${String(e.note)})` : ''}`)}\n`);
       if (i === 0) show();
     }
   };

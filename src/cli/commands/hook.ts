@@ -1,22 +1,40 @@
 /**
  * `gate hook claude-code|gemini`: an agent's permission hook (Claude Code PreToolUse for Bash, gemini-cli
- * BeforeTool for run_shell_command). Reads the agent's JSON on stdin, asks the daemon for a pre-flight of
- * the command with `ask: false` (the same rules, heuristics and session cache as gate-sh; a command that
- * needs a person is answered "ask" so the agent asks its own user), prints the agent's JSON answer.
- * Fail closed: unreadable input, no daemon, a protocol error → "deny" with the reason, never "allow".
+ * BeforeTool for run_shell_command). Reads the agent's JSON on stdin and prints the agent's JSON answer:
+ * `allow` with the command rewritten to run through gate-sh, which judges it (rules, heuristics, session
+ * cache, its approver), runs it in its sandbox under its exec gate, and audits it; `allow` alone when the
+ * agent's shell is gate-sh already (src/integrations/hooks/decision.ts, HookRoute). Only for a command that
+ * would run unsandboxed is the daemon asked here (pre-flight with `ask: false`).
+ * Fail closed: unreadable input, no gate-sh to run through, (unsandboxed) no daemon or a protocol error →
+ * "deny" with the reason, never a bare "allow".
  * An agent starts this before every shell command: bin/gate loads it as one bundled file with a V8 code
  * cache (scripts/bundle-gate-sh.mjs), so it imports only what an answer needs; the daemon's autostart
  * is loaded only when no daemon runs.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { gatePaths, type Env } from '../../protocol/paths.js';
 import { RequestClient, RequestError } from '../../protocol/client.js';
 import type { PreflightReply } from '../../protocol/messages.js';
-import { HookInputError, hookOutput, hookDecision, parseHookInput, type HookAgent, type HookDecision } from '../../integrations/hooks/decision.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  HookInputError,
+  gatedDecision,
+  hookOutput,
+  parseHookInput,
+  unsandboxedDecision,
+  type HookAgent,
+  type HookCall,
+  type HookDecision,
+  type HookRoute,
+} from '../../integrations/hooks/decision.js';
+import { claudeShell, geminiShell } from '../../integrations/agents/agents.js';
+import { fsProbe, isGateShEntry } from '../../integrations/agents/entry.js';
+import { visibleText } from '../../protocol/display.js';
 
 const USAGE = `usage: gate hook claude-code|gemini
-  Answers an agent's permission hook for its shell tool from gate-sh's rules, heuristics and session
-  cache (through the daemon): JSON on stdin, JSON on stdout. Installed by 'gate setup <agent> --route hook'.
+  Answers an agent's permission hook for its shell tool: the command is rewritten to run through
+  gate-sh (its rules, sandbox, exec gate and audit): JSON on stdin, JSON on stdout. Installed by 'gate setup <agent> --route hook'.
 `;
 
 const AGENTS: readonly HookAgent[] = ['claude-code', 'gemini'];
@@ -44,35 +62,73 @@ export async function run(argv: string[]): Promise<number> {
  * input names none.
  */
 export async function answer(agent: HookAgent, input: string, env: Env, cwd: string): Promise<Record<string, unknown>> {
-  const v = await decide(agent, input, env, cwd);
-  return v ? hookOutput(agent, v) : {};
+  const v = await judge(agent, input, env, cwd);
+  return v ? hookOutput(agent, v.decision, v.call?.toolInput) : {};
 }
 
-async function decide(agent: HookAgent, input: string, env: Env, cwd: string): Promise<HookDecision | null> {
-  let call;
+async function judge(agent: HookAgent, input: string, env: Env, cwd: string): Promise<{ decision: HookDecision; call?: HookCall } | null> {
+  let call: HookCall | null;
   try {
     call = parseHookInput(agent, input, cwd);
   } catch (e) {
     // any failure is a denial: both agents go on with the command when a hook exits with an error
-    return {
-      decision: 'deny',
-      reason: `gate-sh: ${e instanceof HookInputError ? e.message : `cannot read the hook input (${(e as Error).message})`}; nothing runs`,
-    };
+    const why = e instanceof HookInputError ? e.message : `cannot read the hook input (${(e as Error).message})`;
+    return { decision: { decision: 'deny', reason: `gate-sh: ${visibleText(why)}; nothing runs` } };
   }
   if (!call) return null;
+  const c = call;
+  const deny = (reason: string) => ({ decision: { decision: 'deny' as const, reason: `gate-sh: ${visibleText(reason)}; nothing runs` }, call: c });
+  const route = hookRoute(agent, env);
+  if ('error' in route) return deny(route.error);
+  if (route.kind !== 'unsandboxed') return { decision: gatedDecision(route, c.command), call: c };
   try {
-    const reply = await preflight(call.command, call.cwd, env);
-    if (reply.type !== 'preflight' || !reply.action)
-      return { decision: 'deny', reason: `gate-sh: protocol error: unexpected reply '${String(reply.type)}'; nothing runs` };
-    return hookDecision(reply);
+    const reply = await preflight(c.command, c.cwd, env);
+    if (reply.type !== 'preflight' || !reply.action) return deny(`protocol error: unexpected reply '${String(reply.type)}'`);
+    return { decision: unsandboxedDecision(reply), call: c };
   } catch (e) {
-    return { decision: 'deny', reason: `gate-sh: ${(e as Error).message}; nothing runs` };
+    return deny((e as Error).message);
   }
 }
 
+/**
+ * How the agent's command will run (HookRoute): through its shell when that is already gate-sh (the shell
+ * route wired too: rewriting would start gate-sh inside gate-sh), else rewritten to run through the
+ * gate-sh beside this `gate` (the same install). Both agents gate-sh hooks into can rewrite
+ * (docs/agents.md, "Hooks"); `unsandboxed` is the judgement for an agent that could not.
+ */
+function hookRoute(agent: HookAgent, env: Env): HookRoute | { error: string } {
+  const shell = agent === 'claude-code' ? claudeShell(env, {}, fsProbe).shell : geminiShell(env, fsProbe).shell;
+  const gateSh = gateShBeside();
+  if (!gateSh) return { error: `cannot find gate-sh beside ${process.argv[1] || 'gate'} to run the command through` };
+  if (shell !== '' && isGateShEntry(shell, { gateSh })) return { kind: 'gated-shell' };
+  return { kind: 'rewrite', gateSh };
+}
+
+/**
+ * The gate-sh of this install: beside the `gate` the agent started (bin/), through its symlink if it is
+ * one; else the package's own bin/ from this module's place (dist/src/cli/commands/ or, bundled,
+ * dist/cjs-src/cli/), e.g. when answer() is called in-process.
+ */
+function gateShBeside(): string | undefined {
+  const candidates: string[] = [];
+  const gate = process.argv[1];
+  if (gate) {
+    candidates.push(join(dirname(gate), 'gate-sh'));
+    try {
+      candidates.push(join(dirname(realpathSync(gate)), 'gate-sh'));
+    } catch {
+      // no such file: its candidate above fails the same test
+    }
+  }
+  const here = dirname(fileURLToPath(import.meta.url));
+  candidates.push(resolve(here, '../../../bin/gate-sh'), resolve(here, '../../../../bin/gate-sh'));
+  return candidates.find((x) => basename(x) === 'gate-sh' && fsProbe.executable(x) && statSync(x).isFile());
+}
+
+/** The daemon's judgement of a command that would run outside every sandbox, asking nobody. */
 async function preflight(script: string, cwd: string, env: Env): Promise<PreflightReply> {
   const paths = gatePaths(env);
-  const msg = { type: 'preflight', shell: 'bash', flag: '-c', script, cwd, pid: process.pid, sandbox_permissions: 'use_default', ask: false };
+  const msg = { type: 'preflight', shell: 'bash', flag: '-c', script, cwd, pid: process.pid, sandbox_permissions: 'require_escalated', ask: false };
   const opts = { timeoutMs: 1000, retries: 4 };
   const once = async (): Promise<PreflightReply> => {
     const client = RequestClient.open(paths);

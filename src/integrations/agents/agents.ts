@@ -83,6 +83,17 @@ function q(s: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * How each agent's hook lets gate-sh gate the command (src/integrations/hooks/decision.ts, HookRoute): both
+ * let the hook rewrite it, so it runs through gate-sh; read from their code (Claude Code 2.1.197 and
+ * 2.1.332: `hookSpecificOutput.updatedInput`; gemini-cli 0.61.0: `hookSpecificOutput.tool_input`, merged
+ * into the tool's parameters). An agent without it would have its commands judged as running unsandboxed.
+ */
+export const HOOK_REWRITE: Record<'claude-code' | 'gemini', string> = {
+  'claude-code': 'PreToolUse updatedInput',
+  gemini: 'BeforeTool hookSpecificOutput.tool_input',
+};
+
 /** The hook command line an agent runs (through /bin/sh). */
 export function hookCommand(id: 'claude-code' | 'gemini', inst: Install): string {
   return `${q(inst.node)} ${q(inst.gate)} hook ${id}`;

@@ -3,13 +3,13 @@
  * and whether the agent would really use it, by the agent's own selection rule (agents.ts), so a silent
  * fallback to the plain bash is caught and said loudly. Reads files and the environment; changes nothing.
  */
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { parse as parseToml } from 'smol-toml';
 import { codexHome, homeDir, type Env } from '../../protocol/paths.js';
-import { AGENTS, claudeShell, codexShell, geminiShell, hookCommand, settingsFile, type AgentId, type Probe, type ShellChoice } from './agents.js';
-import { isGateShEntry } from './entry.js';
+import { AGENTS, claudeShell, codexShell, geminiShell, HOOK_REWRITE, hookCommand, settingsFile, type AgentId, type Probe, type ShellChoice } from './agents.js';
+import { fsProbe, isGateShEntry } from './entry.js';
 import { install, readRecord } from './setup.js';
 
 export type RouteState = 'wired' | 'not-wired' | 'broken';
@@ -32,24 +32,7 @@ export interface AgentReport {
   warnings: string[];
 }
 
-export const probe: Probe = {
-  executable(p) {
-    try {
-      accessSync(p, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  which(name, path) {
-    for (const d of (path ?? '').split(delimiter)) {
-      if (!d) continue;
-      const p = join(d, name);
-      if (probe.executable(p)) return p;
-    }
-    return undefined;
-  },
-};
+export const probe: Probe = fsProbe;
 
 function readJson(file: string): Record<string, any> {
   try {
@@ -84,10 +67,21 @@ export function diagnose(env: Env): AgentReport[] {
       const s = readJson(file);
       const senv = s.env && typeof s.env === 'object' ? (s.env as Record<string, unknown>) : {};
       r.routes.push(shellRoute(claudeShell(env, senv, probe), ` (gate setup claude-code sets env.CLAUDE_CODE_SHELL in ${file})`));
-      r.routes.push(hookRoute(s.hooks?.PreToolUse, 'Bash', hookCommand('claude-code', inst), file));
+      r.routes.push(hookRoute('claude-code', s.hooks?.PreToolUse, 'Bash', hookCommand('claude-code', inst), file));
     } else if (id === 'gemini') {
-      r.routes.push(shellRoute(geminiShell(env, probe), ` (start gemini with PATH=${join(inst.entry, '..')}:$PATH)`));
-      r.routes.push(hookRoute(readJson(file).hooks?.BeforeTool, 'run_shell_command', hookCommand('gemini', inst), file));
+      const dir = join(inst.entry, '..');
+      const here = geminiShell(env, probe);
+      // as README.md says to start it for the shell route: PATH=~/.gate-sh/bin:$PATH gemini (an alias)
+      const aliased = geminiShell({ ...env, PATH: `${dir}:${env.PATH ?? ''}` }, probe);
+      const byAlias = !isGateShEntry(here.shell, inst) && rec?.routes.includes('shell') && isGateShEntry(aliased.shell, inst);
+      if (byAlias)
+        r.routes.push({
+          route: 'shell',
+          state: 'wired',
+          detail: `when started as README.md says (PATH=${dir}:$PATH gemini) it runs ${aliased.shell} → gate-sh; started plainly from this shell it would find ${here.shell || 'no bash'}: keep the alias (e.g. in ~/.bashrc: alias gemini='PATH=${dir}:$PATH gemini')`,
+        });
+      else r.routes.push(shellRoute(here, ` (start gemini with PATH=${dir}:$PATH, e.g. alias gemini='PATH=${dir}:$PATH gemini'; gate setup gemini --route shell writes ${inst.entry})`));
+      r.routes.push(hookRoute('gemini', readJson(file).hooks?.BeforeTool, 'run_shell_command', hookCommand('gemini', inst), file));
     } else {
       let login = '';
       try {
@@ -117,21 +111,22 @@ export function diagnose(env: Env): AgentReport[] {
         state,
         detail: mcpOk
           ? `[mcp_servers.gate] runs gate mcp${builtinOff ? '; the built-in shell tool is off' : '; but the built-in shell tool is ON: Codex may run commands without gate-sh'}`
-          : `no [mcp_servers.gate] in ${file}`,
+          : `no [mcp_servers.gate] in ${file} (gate setup codex adds it)`,
       });
       if (state === 'broken') r.warnings.push(`Codex can run commands WITHOUT gate-sh: ${r.routes[1].detail}`);
     }
     r.gated = r.routes.some((x) => x.state === 'wired');
     if (rec && !r.gated) r.warnings.push(`${a.title} was set up (${rec.routes.join('+')}) but would NOT use gate-sh now`);
+    if (!rec && found && !r.gated) r.warnings.push(`${a.title} is on PATH (${found}) and its commands are NOT gated: run gate setup ${id}`);
     if (found || rec || r.gated) out.push(r);
   }
   return out;
 }
 
-function hookRoute(groups: unknown, matcher: string, command: string, file: string): RouteReport {
+function hookRoute(id: 'claude-code' | 'gemini', groups: unknown, matcher: string, command: string, file: string): RouteReport {
   const list = Array.isArray(groups) ? groups : [];
   const ours = list.find((g) => g && typeof g === 'object' && Array.isArray(g.hooks) && g.hooks.some((h: any) => h && h.command === command));
-  if (!ours) return { route: 'hook', state: 'not-wired', detail: `no gate-sh hook in ${file}` };
+  if (!ours) return { route: 'hook', state: 'not-wired', detail: `no gate-sh hook in ${file} (gate setup ${id} --route hook adds it)` };
   const m = typeof ours.matcher === 'string' ? ours.matcher : '';
   let matches = m === '' || m === '*';
   try {
@@ -140,8 +135,12 @@ function hookRoute(groups: unknown, matcher: string, command: string, file: stri
     // an invalid matcher matches nothing
   }
   return matches
-    ? { route: 'hook', state: 'wired', detail: `the hook runs '${command}' for ${matcher}` }
-    : { route: 'hook', state: 'broken', detail: `the gate-sh hook's matcher '${m}' does not match ${matcher}` };
+    ? {
+        route: 'hook',
+        state: 'wired',
+        detail: `the hook runs '${command}' for ${matcher}; it rewrites each command to run through gate-sh (${HOOK_REWRITE[id]}): sandboxed, exec-gated, audited`,
+      }
+    : { route: 'hook', state: 'broken', detail: `the gate-sh hook's matcher '${m}' does not match ${matcher} (gate setup ${id} --route hook writes it again)` };
 }
 
 export function formatDoctor(reports: AgentReport[]): string {

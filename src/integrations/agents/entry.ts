@@ -5,8 +5,29 @@
  * it is named bash (Claude Code also zsh), so this is how they run gate-sh. Pure but for isGateShEntry,
  * which reads the file it is asked about.
  */
-import { readFileSync, realpathSync } from 'node:fs';
-import type { Install } from './agents.js';
+import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import type { Install, Probe } from './agents.js';
+
+/** The file system as the agents' shell choice (agents.ts) sees it: executable files, PATH look-ups. */
+export const fsProbe: Probe = {
+  executable(p) {
+    try {
+      accessSync(p, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  which(name, path) {
+    for (const d of (path ?? '').split(delimiter)) {
+      if (!d) continue;
+      const p = join(d, name);
+      if (fsProbe.executable(p)) return p;
+    }
+    return undefined;
+  },
+};
 
 export const ENTRY_MARK = '# gate-sh entry point';
 

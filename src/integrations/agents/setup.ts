@@ -7,7 +7,7 @@
  * cannot parse is left untouched with a clear error.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
@@ -34,6 +34,8 @@ interface FileRecord {
   /** sha256 of what set-up wrote: undo restores the backup byte for byte when the file still has it */
   written: string;
   edits?: AppliedEdit[];
+  /** folders set-up created for the file (deepest first): undo removes them when it leaves them empty */
+  createdDirs?: string[];
 }
 
 interface SetupRecord {
@@ -238,6 +240,7 @@ function track(t: Tracked): FileRecord | undefined {
   const edits = t.edits ? { edits: t.edits } : {};
   if (!touched) return t.prev ? { ...t.prev, written: sha(t.after), ...edits } : undefined;
   const mode = t.before !== undefined ? statSync(t.file).mode & 0o777 : undefined;
+  const created = t.prev?.createdDirs ?? missingDirs(dirname(t.file));
   let backup = t.prev?.backup;
   if (!t.prev && t.before !== undefined) {
     backup = join(gateHome(t.env), 'setup', `${t.id}.${t.tag}.${basename(t.file)}.orig`);
@@ -245,7 +248,15 @@ function track(t: Tracked): FileRecord | undefined {
   }
   writeAtomic(t.file, t.after, mode);
   t.changes.push(`${t.before === undefined ? 'created' : 'edited'} ${t.file}: ${t.what}`);
-  return { file: t.file, existed: t.prev ? t.prev.existed : t.before !== undefined, ...(backup ? { backup } : {}), written: sha(t.after), ...edits };
+  const dirs = created.length ? { createdDirs: created } : {};
+  return { file: t.file, existed: t.prev ? t.prev.existed : t.before !== undefined, ...(backup ? { backup } : {}), written: sha(t.after), ...edits, ...dirs };
+}
+
+/** The folders from `dir` up that do not exist yet, deepest first (what writing a file there creates). */
+function missingDirs(dir: string): string[] {
+  const out: string[] = [];
+  for (let d = dir; !existsSync(d) && dirname(d) !== d; d = dirname(d)) out.push(d);
+  return out;
 }
 
 function describe(id: AgentId, routes: Route[], inst: Install): string {
@@ -268,7 +279,11 @@ function routeNotes(id: AgentId, routes: Route[], inst: Install): string[] {
     );
   if (id === 'claude-code' && routes.includes('hook'))
     n.push(
-      `Commands gate-sh would ask about are answered "ask": Claude Code asks you. Allowed commands run in Claude Code's own shell (gate-sh judges them; only the shell route also sandboxes them).`,
+      `The hook answers "allow" with each command rewritten to run through gate-sh (updatedInput): gate-sh judges it (a forbidden command is refused with its rule's reason), sandboxes it, checks every program it starts, and asks 'gate approve' where a person must decide.`,
+    );
+  if (id === 'gemini' && routes.includes('hook'))
+    n.push(
+      `The hook answers "allow" with each command rewritten to run through gate-sh (hookSpecificOutput.tool_input): gate-sh judges it, sandboxes it, checks every program it starts, and asks 'gate approve' where a person must decide (gemini -p: refused with the reason when nobody is attached).`,
     );
   if (id === 'gemini' && routes.includes('shell'))
     n.push(
@@ -341,4 +356,14 @@ function undoFile(s: FileRecord, toml: boolean, changes: string[], notes: string
     changes.push(`took gate-sh's settings out of ${s.file} (the file had changed since set-up: the rest is kept as it is now)`);
   }
   if (s.backup) rmSync(s.backup, { force: true });
+  // ~/.claude or ~/.gemini made for the settings file goes again when nothing else was put in it
+  if (!existsSync(s.file))
+    for (const d of s.createdDirs ?? []) {
+      try {
+        rmdirSync(d);
+      } catch {
+        break; // not empty (the agent wrote its own files there since): kept, and every folder above it
+      }
+      changes.push(`removed ${d} (set-up had created it)`);
+    }
 }

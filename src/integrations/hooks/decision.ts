@@ -2,18 +2,22 @@
  * Agent permission hooks (Claude Code `PreToolUse`, gemini-cli `BeforeTool`): from the hook's JSON input to
  * the shell command it is about, and from the daemon's pre-flight reply to the agent's JSON answer.
  * Pure. Trust boundary: the hook input comes from the agent (untrusted text, checked here field by field);
- * the decision comes from the daemon (rules, heuristics, session cache), which was asked with `ask: false`:
- * a command that needs a person is answered "ask", and the agent asks its own user.
+ * what may run is decided by gate-sh when the rewritten command runs (HookRoute), or, for a command that
+ * would run unsandboxed, by the daemon asked with `ask: false` (a command that needs a person is `ask`).
  */
 import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
+import { visibleText } from '../../protocol/display.js';
 
 export type HookAgent = 'claude-code' | 'gemini';
-export type HookDecision = { decision: 'allow' | 'deny' | 'ask'; reason: string };
+/** `command`: the command the agent runs instead of its own (an `allow` that rewrites it through gate-sh). */
+export type HookDecision = { decision: 'allow' | 'deny' | 'ask'; reason: string; command?: string };
 
 /** The shell command a hook call is about: null when the call is not for the agent's shell tool. */
 export interface HookCall {
   command: string;
   cwd: string;
+  /** the agent's whole tool input (Claude Code's `updatedInput` replaces all of it) */
+  toolInput: Record<string, unknown>;
 }
 
 /** The agent's shell tool, by the name its hook input gives it. */
@@ -40,18 +44,51 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
   // gemini-cli runs the command in tool_input.dir_path (relative to the workspace) when given
   const dir = agent === 'gemini' ? (input as Record<string, unknown>).dir_path : undefined;
   const cwd = typeof dir === 'string' && dir !== '' ? (dir.startsWith('/') ? dir : `${base.replace(/\/$/, '')}/${dir}`) : base;
-  return { command, cwd };
+  return { command, cwd, toolInput: input as Record<string, unknown> };
 }
 
-/** The daemon's decision for the agent: forbidden → deny, needs a person → ask, otherwise allow. */
-export function hookDecision(reply: PreflightReply): HookDecision {
+/**
+ * How the command the hook is about will really run, which decides what an `allow` may mean:
+ * - `rewrite`: the agent lets the hook replace the command (Claude Code's `updatedInput`, gemini-cli's
+ *   `hookSpecificOutput.tool_input`): the answer is `allow` with the command rewritten to
+ *   `<gate-sh> -c '<command>'`, so gate-sh judges it as on its shell route (forbidden: refused with the
+ *   rule's reason, exit 126; needs a person: its approver, or refused headless), and runs it in its
+ *   sandbox, under its exec gate and audit. Never a hook `deny` or `ask` for a command: Claude Code 2.1.332
+ *   reports every hook deny to the model as "PreToolUse:Bash hook error: ..." (issue 31 point 8), and
+ *   gemini-cli `-p` waits for ever on an `ask` (issue 31 point 1); gate-sh's own refusal reads as a refusal.
+ * - `gated-shell`: the agent's shell already is gate-sh (its shell route): `allow`, nothing rewritten.
+ * - `unsandboxed`: the command would run in the agent's own shell with no sandbox and no exec gate: the
+ *   daemon is asked as for a run outside the sandbox (`require_escalated`), forbidden → `deny`, needs a
+ *   person → `ask`. No agent gate-sh wires is in this case today (docs/agents.md, "Hooks").
+ */
+export type HookRoute = { kind: 'rewrite'; gateSh: string } | { kind: 'gated-shell' } | { kind: 'unsandboxed' };
+
+/** The answer on a route that gate-sh itself judges when the command runs (rewrite, gated-shell). */
+export function gatedDecision(route: Exclude<HookRoute, { kind: 'unsandboxed' }>, command: string): HookDecision {
+  if (route.kind === 'gated-shell') return { decision: 'allow', reason: "gate-sh: the agent's shell is gate-sh, which judges and runs it" };
+  return { decision: 'allow', reason: 'gate-sh: runs through gate-sh (its rules, sandbox, exec gate and audit)', command: throughGateSh(route.gateSh, command) };
+}
+
+/** The daemon's pre-flight (asked with `require_escalated`) as the answer for a command that runs unsandboxed. */
+export function unsandboxedDecision(reply: PreflightReply): HookDecision {
   const subs: SubcommandReply[] = reply.subcommands ?? [];
-  if (reply.action.type !== 'Deny') return { decision: 'allow', reason: `gate-sh: allowed (${sourcesOf(subs)})` };
+  const reasonOf = (s: SubcommandReply) => visibleText((s.action as { reason: string }).reason);
   const forbidden = subs.filter((s) => s.decision === 'forbidden' && s.action.type === 'Deny');
-  if (forbidden.length) return { decision: 'deny', reason: forbidden.map((s) => `gate-sh: denied: ${(s.action as { reason: string }).reason}`).join('\n') };
+  if (forbidden.length) return { decision: 'deny', reason: forbidden.map((s) => `gate-sh: denied: ${reasonOf(s)}`).join('\n') };
   const asked = subs.filter((s) => s.decision === 'prompt' && s.action.type === 'Deny');
-  if (asked.length) return { decision: 'ask', reason: asked.map((s) => `gate-sh: ${(s.action as { reason: string }).reason}`).join('\n') };
-  return { decision: 'deny', reason: `gate-sh: denied: ${reply.action.reason}` };
+  if (asked.length) return { decision: 'ask', reason: asked.map((s) => `gate-sh: ${reasonOf(s)}`).join('\n') };
+  if (reply.action.type === 'Deny') return { decision: 'deny', reason: `gate-sh: denied: ${visibleText(reply.action.reason)}` };
+  return { decision: 'allow', reason: `gate-sh: allowed to run unsandboxed (${sourcesOf(subs)})` };
+}
+
+/**
+ * The command rewritten to run through gate-sh. Single quotes with `'\''` for each quote: bash reads any
+ * text back exactly so, newlines included (shell-quote's double-quoted form writes `!` as `\!`, which
+ * `bash -c` keeps as two characters).
+ */
+export function throughGateSh(gateSh: string, command: string): string {
+  const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return `${sq(gateSh)} -c ${sq(command)}`;
 }
 
 function sourcesOf(subs: SubcommandReply[]): string {
@@ -62,9 +99,23 @@ function sourcesOf(subs: SubcommandReply[]): string {
   return [...names].slice(0, 4).join(', ') || 'no rule objects';
 }
 
-/** The JSON the agent reads on the hook's stdout. */
-export function hookOutput(agent: HookAgent, v: HookDecision): Record<string, unknown> {
+/**
+ * The JSON the agent reads on the hook's stdout, in each agent's schema (checked against the pinned and the
+ * latest versions' own code: Claude Code 2.1.197 and 2.1.332, gemini-cli 0.61.0). Claude Code:
+ * `hookSpecificOutput` with `permissionDecision`, `permissionDecisionReason` and `updatedInput` (the whole
+ * tool input: its other fields, such as `timeout` or `description`, stay as the agent gave them). gemini-cli:
+ * `decision`, `reason`, and `hookSpecificOutput.tool_input`, which it merges into the tool's parameters.
+ */
+export function hookOutput(agent: HookAgent, v: HookDecision, toolInput: Record<string, unknown> = {}): Record<string, unknown> {
+  const rewritten = v.command !== undefined ? { ...toolInput, command: v.command } : undefined;
   if (agent === 'claude-code')
-    return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: v.decision, permissionDecisionReason: v.reason } };
-  return { decision: v.decision, reason: v.reason };
+    return {
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: v.decision,
+        permissionDecisionReason: v.reason,
+        ...(rewritten ? { updatedInput: rewritten } : {}),
+      },
+    };
+  return { decision: v.decision, reason: v.reason, ...(v.command !== undefined ? { hookSpecificOutput: { tool_input: { command: v.command } } } : {}) };
 }
