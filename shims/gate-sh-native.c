@@ -604,6 +604,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
         gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
         if (!strcmp(r.code, "too-large")) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
         if (!strcmp(r.code, "bad-version")) snprintf(err, errlen, "protocol version mismatch with the gate daemon: %s", r.reason);
+        else if (!strcmp(r.code, "refused")) snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
         else snprintf(err, errlen, "the gate daemon refused the request (%s): %s", r.code, r.reason);
         goto out;
       }

@@ -121,6 +121,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       pid: process.pid,
       ...asked,
       ...(startUp ? { start_up: startUp } : {}),
+      ...settingsOf(env),
     };
     let reply: PreflightReply;
     const notice = pendingNotice();
@@ -259,6 +260,16 @@ function readScript(inv: ShellInvocation): string {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
     }
   }
+}
+
+/** The session settings the caller's environment names, for the daemon to apply or refuse (never ignore). */
+function settingsOf(env: Record<string, string | undefined>): { settings?: Record<string, string> } {
+  const settings: Record<string, string> = {};
+  for (const name of ['GATE_SANDBOX_MODE', 'GATE_APPROVAL_POLICY']) {
+    const v = env[name];
+    if (v !== undefined && v.trim() !== '') settings[name] = v;
+  }
+  return Object.keys(settings).length ? { settings } : {};
 }
 
 /** Say "waiting for approval" once, and only when the wait is real (a denial with no approver is instant). */

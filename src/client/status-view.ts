@@ -27,7 +27,7 @@ export function formatStatus(s: Record<string, unknown>): string {
     `rule files:      ${policy.files?.length ? '' : '(none)'}`,
     ...(policy.files ?? []).map((f) => `  ${f}`),
     `policy loaded:   ${policy.loaded_at}`,
-    `reload error:    ${policy.last_reload_error ? `${policy.last_reload_error.message} (at ${policy.last_reload_error.at}; the last good policy is in use)` : 'none'}`,
+    `reload error:    ${policy.last_reload_error ? `${policy.last_reload_error.message} (at ${policy.last_reload_error.at}; runs are refused until it is fixed)` : 'none'}`,
     `approvers:       ${approvers.length ? approvers.join(', ') : "none (prompts are denied at once; run 'gate approve')"}`,
     `pending prompts: ${pending.length || 'none'}`,
     ...pending.map((p) => `  ${p.approval_id}  ${p.display}  (cwd ${p.cwd})`),

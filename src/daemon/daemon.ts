@@ -35,7 +35,7 @@ import {
 } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
 import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
-import { setConfigValue, type GateConfig } from '../config/config.js';
+import { callerSettings, setConfigValue, settingsConflict, type GateConfig } from '../config/config.js';
 import type { GatePaths } from '../protocol/paths.js';
 import { overall, shortCommand } from './answer.js';
 import { ApprovalBroker } from './approvals.js';
@@ -47,7 +47,7 @@ import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver } from './approver.js';
-import { clientPlan, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
+import { clientPlan, envRecord, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
 import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
@@ -195,6 +195,11 @@ export class Daemon<P> {
   private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply | EncodedReply> {
     const req = validatePreflight(msg);
     this.counters.preflight++;
+    const refused = this.refusal(req);
+    if (refused) {
+      this.deps.audit.write({ kind: 'run', cwd: req.cwd, argv: [req.shell, req.flag, clip(req.script)], detail: `refused: ${refused}` });
+      throw new ProtocolError('refused', refused, req.id);
+    }
     // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
@@ -274,6 +279,26 @@ export class Daemon<P> {
     return new EncodedReply(encodePreflightReply(reply, json));
   }
 
+  /**
+   * Why nothing of this call may run, before anything is decided: the caller named settings that are not
+   * the daemon's (a gate-sh's environment; the native one's is in its plan request). Refused, never run
+   * under other settings than the caller asked for (DESIGN.md invariant 11).
+   */
+  private refusal(req: PreflightRequest): string | undefined {
+    const asked = req.plan ? callerSettings(envRecord(req.plan.env)) : req.settings;
+    return (asked ? settingsConflict(this.config, asked, this.deps.paths.session) : undefined) ?? this.brokenRules();
+  }
+
+  /** Fail closed on a broken rules file at any time, not only at start: a rule the file adds (a `forbidden`
+   * one) cannot be known to be out of force, so nothing runs until the file is fixed (README "How a script
+   * is decided"). The watcher reloads it by itself; then runs go on. */
+  private brokenRules(): string | undefined {
+    const e = this.deps.policy.lastError;
+    return e
+      ? `a rules or config file is broken: ${e.message}; nothing runs until it is fixed (gate-sh reloads it by itself on the next save; 'gate status' shows the error)`
+      : undefined;
+  }
+
   /** Settle every subcommand of a script, asking the questions it raises all at once. */
   private async settleAll(
     check: ScriptResult,
@@ -321,6 +346,12 @@ export class Daemon<P> {
     this.counters.exec++;
     const run = this.execRun(req);
     const runId = run?.run_id ?? req.run_id;
+    const broken = this.brokenRules();
+    if (broken) {
+      this.counters.denied++;
+      this.deps.audit.write({ kind: 'exec', run_id: runId, cwd: req.cwd, argv: req.argv, detail: `denied: ${broken}` });
+      return this.execReply(req, deny(broken), ctx, runId);
+    }
     if (run?.startUp) {
       // never settled into the run: the script's own `id -u` is not covered by the profile's
       const s = this.currentDecider().startUp(req, run.startUp.sandboxed);
