@@ -78,20 +78,20 @@ export function gateHome(env: Env = process.env): string {
 
 /** Pseudo filesystems by statfs magic: a folder there is no place for rules, config or an audit log, and
  * creating one there fails in ways that would hang a recursive mkdir (/proc answers ENOENT forever). */
-const PSEUDO_FS: Record<number, string> = {
-  0x9fa0: 'proc',
-  0x62656572: 'sysfs',
-  0x1cd1: 'devpts',
-  0x27e0eb: 'cgroup',
-  0x63677270: 'cgroup2',
-  0x64626720: 'debugfs',
-  0x74726163: 'tracefs',
-  0x73636673: 'securityfs',
-  0xcafe4a11: 'bpf',
-  0x62656570: 'configfs',
-  0x6165676c: 'pstore',
-  0xde5e81e4: 'efivarfs',
-};
+const PSEUDO_FS = new Map<number, string>([
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x1cd1, 'devpts'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0xcafe4a11, 'bpf'],
+  [0x62656570, 'configfs'],
+  [0x6165676c, 'pstore'],
+  [0xde5e81e4, 'efivarfs'],
+]);
 
 /** once per path and process: the daemon asks for its paths on the hot path */
 const folderChecked = new Map<string, string | undefined>();
@@ -116,7 +116,7 @@ export function folderProblem(dir: string): string | undefined {
     else {
       let fs: string | undefined;
       try {
-        fs = PSEUDO_FS[statfsSync(at).type];
+        fs = PSEUDO_FS.get(statfsSync(at).type);
       } catch {
         /* no statfs answer: the checks below still hold */
       }
