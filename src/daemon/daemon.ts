@@ -324,6 +324,7 @@ export class Daemon<P> {
           run.run_id,
           req.justification,
           inherited,
+          ctx.gone,
         ).then((v) => {
           // One denial decides the script: withdraw the questions still open.
           if (v.action.type === 'Deny' && asked.length) this.broker.cancel(asked, 'another subcommand of the script was denied');
@@ -367,7 +368,7 @@ export class Daemon<P> {
       additionalPermissions: run?.additional_permissions,
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
     });
-    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId);
+    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
     const reply = this.execReply(req, v.action, ctx, runId);
     // the decision's own answer, nothing added by a session approval or an enclosing run (a reuse is the
@@ -502,6 +503,8 @@ export class Daemon<P> {
     justification?: string,
     /** the enclosing run already settled this whole script */
     inherited?: DecisionSource,
+    /** aborted when the requester is gone: its prompt is withdrawn at once, not left to time out */
+    gone?: AbortSignal,
   ): Promise<SubcommandReply> {
     const quick = this.answerWithoutAsking(s, skipPrompt, inherited);
     if (quick) return this.record(s, quick, run, origin, cwd, runId);
@@ -516,7 +519,11 @@ export class Daemon<P> {
       log: (l) => this.deps.log(l),
     });
     const ask = this.broker.ask(risk ? { ...prompt, risk_assessment: risk } : prompt, approvalId);
+    const withdraw = (): void => this.broker.cancel([approvalId], 'withdrawn: the requester is gone (it ended before an answer)');
+    if (gone?.aborted) withdraw();
+    else gone?.addEventListener('abort', withdraw, { once: true });
     const outcome = await ask.done;
+    gone?.removeEventListener('abort', withdraw);
     const action = await applyAnswer(s, outcome, cmd, {
       cache: this.cache,
       amend: (p) => this.deps.amend(p),

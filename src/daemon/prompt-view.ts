@@ -20,7 +20,7 @@ const LABEL: Record<string, string> = {
 
 export function renderPrompt(p: PromptEvent, index?: number): string {
   const lines = [
-    `── approval ${index !== undefined ? `#${index} ` : ''}${p.approval_id} (${p.origin}, run ${p.run_id})`,
+    `── approval ${(index ?? p.number) !== undefined ? `#${index ?? p.number} ` : ''}${p.approval_id} (${p.origin}, run ${p.run_id})`,
     `   command: ${p.display}`,
     `   cwd:     ${p.cwd}`,
   ];

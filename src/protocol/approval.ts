@@ -12,6 +12,8 @@ import type { ReviewDecision } from './action.js';
 /** A prompt, as every approver sees it (the `prompt` event). */
 export interface PromptEvent {
   approval_id: string;
+  /** the prompt's number in its daemon's session (1, 2, ...), for people to tell prompts apart */
+  number?: number;
   run_id: string;
   /** preflight (a subcommand of a script) or exec (an intercepted exec) */
   origin: 'preflight' | 'exec';
