@@ -7,12 +7,13 @@
  * Hot path: no yargs, no parser, no schema library. Never touch process.stdout/stderr/stdin here: creating
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
-import { fstatSync, readFileSync, writeSync } from 'node:fs';
+import { fstatSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
 import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
 import { joinSessionSandbox } from '../exec/session-client.js';
-import { gatePaths, type GatePaths } from '../protocol/paths.js';
+import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../protocol/paths.js';
 import type { PreflightReply } from '../protocol/messages.js';
 import { denialLines } from '../exec/client-plan.js';
 import { planRun } from '../exec/plan.js';
@@ -153,7 +154,9 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       const ptyPlan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), sandbox: { interactive: true } });
       const { runPlanInPty } = await import('../terminal/pty-host.js');
       const started = performance.now();
+      const since = Date.now();
       const status = await runPlanInPty(ptyPlan, env);
+      if (status !== 0) sayStopNote(paths, since);
       client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: status, duration_ms: Math.round(performance.now() - started) });
       return status;
     }
@@ -170,7 +173,9 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
           onError: (e: Error) => say(`the start-up phase could not be ended (${e.message}); the script did not run`),
         }
       : undefined;
+    const since = Date.now();
     const result = await runPlan(plan, { ...(relay ? { stderrTail: 4096, merged: relay === 'merged' } : {}), ...(endStartUp ? { startUp: endStartUp } : {}) });
+    if (result.status !== 0) sayStopNote(paths, since);
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
     if (!relay) return result.status;
     return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds, narrowed: reply.sandbox_narrowed === true });
@@ -259,6 +264,17 @@ function readScript(inv: ShellInvocation): string {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
     }
+  }
+}
+
+/** A run ended by a forced daemon stop says why: the daemon's note in the session folder, written since the run began. */
+function sayStopNote(paths: GatePaths, since: number): void {
+  try {
+    const note = join(paths.sessionDir, STOP_NOTE_FILE);
+    if (statSync(note).mtimeMs < since - 1000) return;
+    say(readFileSync(note, 'utf8').trim());
+  } catch {
+    // no note: the run ended for its own reasons
   }
 }
 

@@ -13,6 +13,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   policy: { summary: 'check commands against rule files (Codex-compatible JSON)', load: () => load('policy') },
   explain: { summary: 'why a script gets its decisions', load: () => load('explain') },
   daemon: { summary: 'run, start, stop or inspect the escalation daemon', load: () => load('daemon') },
+  reload: { summary: 'reload the rule files now (and check config.toml); a broken file is named', load: () => load('reload') },
   status: { summary: 'the daemon: policy files, approval and sandbox policy, approvers, pending prompts', load: () => load('status') },
   jobs: { summary: "background jobs in this session's sandboxes; 'gate jobs kill <pid|all>' ends them", load: () => load('jobs') },
   approve: { summary: 'approval console: answer pending prompts', load: () => load('approve') },

@@ -8,6 +8,8 @@
  * approval-server.ts, process lifecycle in main.ts. Trust: every request is untrusted (validated first).
  */
 import { randomUUID } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
+import { STOP_NOTE_FILE } from '../protocol/paths.js';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import {
   PROTOCOL_VERSION,
@@ -613,6 +615,44 @@ export class Daemon<P> {
 
   stop(): void {
     this.deps.requestStop();
+  }
+
+  /** What a stop would end now (runs, background jobs), said for a person; undefined when nothing. */
+  activeWork(): string | undefined {
+    const runs = this.runs.active();
+    const jobs = this.sessionJobs().filter((j) => j.outlived_command).length;
+    const parts: string[] = [];
+    if (runs.length)
+      parts.push(
+        `${runs.length} run${runs.length === 1 ? ' is' : 's are'} active (${runs
+          .slice(0, 5)
+          .map((r) => `gate-sh pid ${r.root_pid}: ${(r.command ?? []).slice(2).join(' ').slice(0, 60)}`)
+          .join('; ')}${runs.length > 5 ? '; ...' : ''})`,
+      );
+    if (jobs) parts.push(`${jobs} background job${jobs === 1 ? '' : 's'} (gate jobs)`);
+    return parts.length ? parts.join(' and ') : undefined;
+  }
+
+  /** A forced stop: the runs it ends find why in the session folder (STOP_NOTE_FILE), and say it. */
+  noteForcedStop(line: string): void {
+    try {
+      const tmp = `${this.deps.paths.sessionDir}/${STOP_NOTE_FILE}.${process.pid}`;
+      writeFileSync(tmp, `${line}\n`, { mode: 0o600 });
+      renameSync(tmp, `${this.deps.paths.sessionDir}/${STOP_NOTE_FILE}`);
+    } catch (e) {
+      this.deps.log(`cannot write the stop note: ${(e as Error).message}`);
+    }
+    this.deps.audit.write({ kind: 'daemon', detail: line });
+  }
+
+  /** Approval channel `reload`: the rule files (and config.toml's check) now; the error text when broken. */
+  reloadPolicy(by: string): string | undefined {
+    this.deps.log(`reload requested by ${by}`);
+    return this.deps.policy.reload();
+  }
+
+  policyFiles(): readonly string[] {
+    return this.deps.policy.files;
   }
 }
 

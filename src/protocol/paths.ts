@@ -27,6 +27,9 @@ import { join, basename, dirname, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { accessSync, constants, lstatSync, realpathSync, statfsSync } from 'node:fs';
 
+/** In the session folder: the line a run ended by a forced daemon stop prints (its mtime: when). */
+export const STOP_NOTE_FILE = 'stop-note';
+
 /** sun_path is 108 bytes including the NUL; unix-dgram truncates silently above that. */
 export const MAX_SOCKET_PATH = 107;
 
