@@ -8,7 +8,7 @@
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
 import { isUtf8 } from 'node:buffer';
-import { fstatSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { existsSync, fstatSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
@@ -20,7 +20,7 @@ import { denialLines } from '../exec/client-plan.js';
 import { planRun } from '../exec/plan.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { findBash } from '../exec/bash.js';
-import { EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
+import { checkPermissionPaths, EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
 import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
 
 export const EXIT_DENIED = 126;
@@ -117,6 +117,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   let asked: EscalationFields;
   try {
     asked = escalationFields(inv.escalation, cwd, env.HOME ?? '/');
+    checkPermissionPaths(asked, existsSync);
   } catch (e) {
     if (!(e instanceof EscalationArgsError)) throw e;
     say(`${e.message}; nothing ran`);

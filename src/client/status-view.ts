@@ -13,6 +13,11 @@ function sessionLines(s: SessionStatus | undefined): string[] {
   ];
 }
 
+function installLine(i: unknown): string {
+  const o = (i ?? {}) as { root?: string; version?: string };
+  return o.root ? `gate-sh ${o.version ?? '?'} at ${o.root}` : '? (a daemon older than this gate)';
+}
+
 /** Human form of the daemon's status object. */
 export function formatStatus(s: Record<string, unknown>): string {
   const policy = (s.policy ?? {}) as { files?: string[]; last_reload_error?: { message: string; at: string } | null; loaded_at?: string };
@@ -21,6 +26,7 @@ export function formatStatus(s: Record<string, unknown>): string {
   const sp = s.sandbox_policy as { type: string } | undefined;
   const lines = [
     `gate daemon: running (pid ${s.pid}, session '${s.session}', since ${s.started_at})`,
+    `install:         ${installLine(s.install)}`,
     `decider:         ${s.decider}`,
     `approval policy: ${s.approval_policy}`,
     `sandbox policy:  ${sp ? JSON.stringify(sp) : '?'}`,
