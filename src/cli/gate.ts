@@ -59,18 +59,20 @@ export function usage(): string {
     'commands:',
     ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(w)}  ${c.summary}`),
     '',
-    "run 'gate <command> --help' for a command's options",
+    "run 'gate help <command>' (or 'gate <command> --help') for a command's options; 'gate --version' (-v) for the version",
   ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const [name, ...rest] = argv;
+  let [name, ...rest] = argv;
+  // `gate help <command>`: that command's own help
+  if (name === 'help' && rest.length > 0 && Object.hasOwn(COMMANDS, rest[0])) [name, rest] = [rest[0], ['--help']];
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage() + '\n');
     process.exitCode = name ? 0 : 2;
     return;
   }
-  if (name === '--version' || name === '-V') {
+  if (name === '--version' || name === '-V' || name === '-v' || name === 'version') {
     const { version } = await import('./version.js');
     process.stdout.write(`gate (gate-sh) ${version()}\n`);
     return;
