@@ -604,6 +604,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
         gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
         if (!strcmp(r.code, "too-large")) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
         if (!strcmp(r.code, "bad-version")) snprintf(err, errlen, "protocol version mismatch with the gate daemon: %s", r.reason);
+        else if (!strcmp(r.code, "refused")) snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
         else snprintf(err, errlen, "the gate daemon refused the request (%s): %s", r.code, r.reason);
         goto out;
       }
@@ -1126,6 +1127,31 @@ static void nested_shell(char **argv) {
 
 /* ---------- main ---------- */
 
+/* ---------- a forced daemon stop ---------- */
+
+/* A run ended by 'gate daemon stop --force' says why: the daemon's note (STOP_NOTE_FILE in src/protocol/paths.ts)
+ * in the session folder, <runtime>/<session>/stop-note, when it was written since the run began. */
+static void stop_note(const struct paths *p, time_t since) {
+  char f[PATH_MAX];
+  gate_join(f, sizeof f, p->request_sock, NULL, NULL, NULL);
+  for (int up = 0; up < 2; up++) { char *s = strrchr(f, '/'); if (!s || s == f) return; *s = 0; }
+  size_t l = strlen(f);
+  if (l + sizeof "/stop-note" > sizeof f) return;
+  memcpy(f + l, "/stop-note", sizeof "/stop-note");
+  struct stat st;
+  if (stat(f, &st) || st.st_mtime + 1 < since) return;
+  int fd = open(f, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  char buf[512];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return;
+  buf[n] = 0;
+  char *nl = strchr(buf, '\n');
+  if (nl) *nl = 0;
+  say(buf, NULL, NULL, NULL);
+}
+
 int main(int argc, char **argv) {
   inherited_fds(); /* before this program opens anything of its own */
   g_argc = argc;
@@ -1199,7 +1225,9 @@ int main(int argc, char **argv) {
   int relay = pl->rerun ? stderr_relay() : 0;
   static struct result res;
   struct phase_ctx pc = { &paths, r.run_id };
+  time_t began = time(NULL);
   if (run_plan(pl, relay, end_phase, &pc, &res, err, sizeof err)) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
+  if (res.status != 0) stop_note(&paths, began);
   struct gbuf fin; gb_init(&fin);
   /* a failed turn-sandbox attempt: the daemon reads its stderr for a sandbox denial (the on-failure rerun);
    * after a 0 too when the daemon ran it stricter than the turn's sandbox (its verdict decides) */

@@ -2,9 +2,49 @@
 // A test file that hangs fails by name after GATE_TEST_TIMEOUT_S (default 600 s: node's --test-timeout
 // bounds each file's run) and the other files go on; a watchdog (GATE_TEST_WATCHDOG_S, default 1500 s)
 // kills the whole run if it still hangs: CI fails, it never stalls.
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// Before anything runs, the programs the suites use are looked for (README "Prerequisites"): when one is
+// missing the run stops at once with the list and the apt-get line (GATE_TEST_NO_PREREQS=1 skips the check).
+import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { spawn } from 'node:child_process';
+
+/** Debian package → a program it installs (found on PATH, or at this absolute path). */
+const PREREQS = [
+  ['bubblewrap', 'bwrap'],
+  ['busybox-static', 'busybox', '/bin/busybox'],
+  ['tmux', 'tmux'],
+  ['util-linux', 'unshare'],
+  ['autoconf', 'autoconf'],
+  ['automake', 'automake'],
+  ['python3-pytest', 'pytest-3'],
+  ['git', 'git'],
+  ['make', 'make'],
+  ['gcc', 'gcc'],
+  ['python3', 'python3'],
+];
+
+function executable(p) {
+  try {
+    accessSync(p, constants.X_OK);
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name) {
+  return (process.env.PATH ?? '').split(delimiter).some((d) => d && executable(join(d, name)));
+}
+
+if (process.env.GATE_TEST_NO_PREREQS !== '1') {
+  const missing = PREREQS.filter(([, name, abs]) => !onPath(name) && !(abs && executable(abs)));
+  if (missing.length) {
+    console.error(`test/run.mjs: the tests need programs this machine lacks: ${missing.map(([pkg, name]) => `${name} (${pkg})`).join(', ')}`);
+    console.error(`install them (Debian/Ubuntu): sudo apt-get install -y ${PREREQS.map(([pkg]) => pkg).join(' ')}`);
+    console.error('nothing ran (GATE_TEST_NO_PREREQS=1 runs the suites anyway)');
+    process.exit(1);
+  }
+}
 
 function walk(dir, out = []) {
   for (const e of readdirSync(dir)) {

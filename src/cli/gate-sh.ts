@@ -7,18 +7,20 @@
  * Hot path: no yargs, no parser, no schema library. Never touch process.stdout/stderr/stdin here: creating
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
-import { closeSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
 import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
 import { joinSessionSandbox } from '../exec/session-client.js';
-import { gatePaths, type GatePaths } from '../protocol/paths.js';
+import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../protocol/paths.js';
 import type { PreflightReply } from '../protocol/messages.js';
 import { denialLines } from '../exec/client-plan.js';
 import { planRun } from '../exec/plan.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { findBash } from '../exec/bash.js';
-import { EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
+import { checkPermissionPaths, EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
 import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
 
 export const EXIT_DENIED = 126;
@@ -72,8 +74,21 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   if (inv.source.kind === 'stdin' && (inv.interactive || (isatty(0) && isatty(2)))) return interactive(inv, env);
 
   let script: string;
+  /** the script's bytes when they are not UTF-8 (text is then a lossy reading): bash runs exactly these */
+  let scriptBytes: Buffer | undefined;
   try {
-    script = readScript(inv);
+    const read = readScript(inv, argv);
+    if (read.binary) {
+      // bash's own check of a script file (check_binary_file): a NUL on its first line; bash's words, unprefixed
+      try {
+        writeSync(2, `${read.binary}: ${read.binary}: cannot execute binary file\n`);
+      } catch {
+        // stderr closed: the exit status says it
+      }
+      return 126;
+    }
+    script = read.text;
+    scriptBytes = read.bytes;
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (inv.source.kind === 'file') {
@@ -102,6 +117,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   let asked: EscalationFields;
   try {
     asked = escalationFields(inv.escalation, cwd, env.HOME ?? '/');
+    checkPermissionPaths(asked, existsSync);
   } catch (e) {
     if (!(e instanceof EscalationArgsError)) throw e;
     say(`${e.message}; nothing ran`);
@@ -121,6 +137,10 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
       pid: process.pid,
       ...asked,
       ...(startUp ? { start_up: startUp } : {}),
+      ...settingsOf(env),
+      // bytes that are not UTF-8 travel as base64 (src/protocol/exec-gate-wire.ts); the daemon decides on a
+      // reading where each bad byte is U+FFFD (never a shell metacharacter: the parse holds)
+      ...(scriptBytes ? { encoding: 'base64', script: scriptBytes.toString('base64'), cwd: Buffer.from(cwd, 'utf8').toString('base64') } : {}),
     };
     let reply: PreflightReply;
     const notice = pendingNotice();
@@ -149,14 +169,16 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     if (inv.pty ?? (isatty(0) && isatty(1))) {
       // a terminal program (less, vim, password prompts) gets a terminal of its own; the PTY is never used
       // without a terminal, where it would change bytes (src/terminal/pty-host.ts)
-      const ptyPlan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), sandbox: { interactive: true } });
+      const ptyPlan = planRun({ reply, invocation: inv, script, scriptBytes, env, cwd, bash: findBash(), sandbox: { interactive: true } });
       const { runPlanInPty } = await import('../terminal/pty-host.js');
       const started = performance.now();
+      const since = Date.now();
       const status = await runPlanInPty(ptyPlan, env);
+      if (status !== 0) sayStopNote(paths, since);
       client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: status, duration_ms: Math.round(performance.now() - started) });
       return status;
     }
-    let plan = planRun({ reply, invocation: inv, script, env, cwd, bash: findBash(), inheritedFds: fds, startUp: reply.start_up === true });
+    let plan = planRun({ reply, invocation: inv, script, scriptBytes, env, cwd, bash: findBash(), inheritedFds: fds, startUp: reply.start_up === true });
     // only a turn-sandbox attempt is offered a rerun: explicit permissions are what the caller asked for
     const turnDefault = reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault');
     // a turn-sandbox attempt joins the session sandbox: its background jobs outlive it (docs/sandbox.md)
@@ -169,14 +191,16 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
           onError: (e: Error) => say(`the start-up phase could not be ended (${e.message}); the script did not run`),
         }
       : undefined;
+    const since = Date.now();
     // `> f 2>&1`: nothing relayed; what the run wrote to the file is read back afterwards
     const backFrom = relay === 'read-back' ? fileSize(2) : undefined;
     const piped = relay === 'separate' || relay === 'merged' ? { stderrTail: 4096, merged: relay === 'merged' } : {};
     const result = await runPlan(plan, { ...piped, ...(endStartUp ? { startUp: endStartUp } : {}) });
+    if (result.status !== 0) sayStopNote(paths, since);
     if (backFrom !== undefined) result.stderrTail = readBackTail(backFrom, 4096);
     client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
     if (!relay) return result.status;
-    return await rerunIfDenied(result, { client, preflight, inv, script, env, cwd, fds, narrowed: reply.sandbox_narrowed === true });
+    return await rerunIfDenied(result, { client, preflight, inv, script, scriptBytes, env, cwd, fds, narrowed: reply.sandbox_narrowed === true });
   } catch (e) {
     if (e instanceof RequestError) say(`${e.message}; nothing ran`);
     else say(`${(e as Error).message}; nothing ran`);
@@ -240,6 +264,7 @@ interface RerunContext {
   preflight: Outgoing;
   inv: ShellInvocation;
   script: string;
+  scriptBytes?: Buffer;
   env: Record<string, string | undefined>;
   cwd: string;
   fds: number[];
@@ -271,7 +296,16 @@ async function rerunIfDenied(first: { status: number; stderrTail?: string }, c: 
     },
     rerun: async () => {
       const reply = second as PreflightReply;
-      const plan = planRun({ reply, invocation: c.inv, script: c.script, env: c.env, cwd: c.cwd, bash: findBash(), inheritedFds: c.fds });
+      const plan = planRun({
+        reply,
+        invocation: c.inv,
+        script: c.script,
+        scriptBytes: c.scriptBytes,
+        env: c.env,
+        cwd: c.cwd,
+        bash: findBash(),
+        inheritedFds: c.fds,
+      });
       const r = await runPlan(plan);
       c.client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: r.status, duration_ms: Math.round(r.durationMs) });
       return { status: r.status, stderr: '' };
@@ -281,18 +315,83 @@ async function rerunIfDenied(first: { status: number; stderrTail?: string }, c: 
   return attempt.status;
 }
 
-function readScript(inv: ShellInvocation): string {
-  if (inv.source.kind === 'command') return inv.source.script;
-  if (inv.source.kind === 'file') return readFileSync(inv.source.path, 'utf8');
+/**
+ * The script as bash would read it: its text, and its bytes when they are not UTF-8 (bash runs exactly those;
+ * the text, each bad byte read as U+FFFD, is what the daemon parses). NUL bytes are dropped as bash drops
+ * them from a script it reads; a script file with a NUL on its first line is refused as bash refuses it
+ * (`binary`: its path).
+ */
+function readScript(inv: ShellInvocation, argv: string[]): { text: string; bytes?: Buffer; binary?: string } {
+  if (inv.source.kind === 'command') {
+    const text = inv.source.script;
+    // Node read its arguments as UTF-8, each bad byte as U+FFFD: the very bytes are in /proc/self/cmdline
+    return text.includes('\uFFFD') ? asRead(argBytes(argv, text) ?? Buffer.from(text, 'utf8')) : { text };
+  }
+  if (inv.source.kind === 'file') {
+    const data = readFileSync(inv.source.path);
+    const head = data.subarray(0, 80);
+    const nul = head.indexOf(0);
+    if (nul >= 0 && !head.subarray(0, nul).includes(10)) return { text: '', binary: inv.source.path };
+    return asRead(data);
+  }
   // the whole script must be known before anything runs, so stdin is read to its end first
   for (;;) {
     try {
-      return readFileSync(0, 'utf8');
+      return asRead(readFileSync(0));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
     }
   }
+}
+
+function asRead(data: Buffer): { text: string; bytes?: Buffer } {
+  const bytes = data.includes(0) ? Buffer.from(data.filter((b) => b !== 0)) : data;
+  return isUtf8(bytes) ? { text: bytes.toString('utf8') } : { text: bytes.toString('utf8'), bytes };
+}
+
+/** The raw bytes of the argument that Node decoded as `text` (the last argv.length entries of the cmdline). */
+function argBytes(argv: string[], text: string): Buffer | undefined {
+  try {
+    const words = splitNul(readFileSync('/proc/self/cmdline'));
+    const mine = words.slice(words.length - argv.length);
+    if (mine.length !== argv.length) return undefined;
+    const i = argv.indexOf(text);
+    return i >= 0 && mine[i].toString('utf8') === text ? mine[i] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function splitNul(b: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let from = 0;
+  for (let i = b.indexOf(0); i >= 0; i = b.indexOf(0, from)) {
+    out.push(b.subarray(from, i));
+    from = i + 1;
+  }
+  return out;
+}
+
+/** A run ended by a forced daemon stop says why: the daemon's note in the session folder, written since the run began. */
+function sayStopNote(paths: GatePaths, since: number): void {
+  try {
+    const note = join(paths.sessionDir, STOP_NOTE_FILE);
+    if (statSync(note).mtimeMs < since - 1000) return;
+    say(readFileSync(note, 'utf8').trim());
+  } catch {
+    // no note: the run ended for its own reasons
+  }
+}
+
+/** The session settings the caller's environment names, for the daemon to apply or refuse (never ignore). */
+function settingsOf(env: Record<string, string | undefined>): { settings?: Record<string, string> } {
+  const settings: Record<string, string> = {};
+  for (const name of ['GATE_SANDBOX_MODE', 'GATE_APPROVAL_POLICY']) {
+    const v = env[name];
+    if (v !== undefined && v.trim() !== '') settings[name] = v;
+  }
+  return Object.keys(settings).length ? { settings } : {};
 }
 
 /** Say "waiting for approval" once, and only when the wait is real (a denial with no approver is instant). */

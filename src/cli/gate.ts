@@ -13,6 +13,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   policy: { summary: 'check commands against rule files (Codex-compatible JSON)', load: () => load('policy') },
   explain: { summary: 'why a script gets its decisions', load: () => load('explain') },
   daemon: { summary: 'run, start, stop or inspect the escalation daemon', load: () => load('daemon') },
+  reload: { summary: 'reload the rule files now (and check config.toml); a broken file is named', load: () => load('reload') },
   status: { summary: 'the daemon: policy files, approval and sandbox policy, approvers, pending prompts', load: () => load('status') },
   jobs: { summary: "background jobs in this session's sandboxes; 'gate jobs kill <pid|all>' ends them", load: () => load('jobs') },
   approve: { summary: 'approval console: answer pending prompts', load: () => load('approve') },
@@ -58,18 +59,20 @@ export function usage(): string {
     'commands:',
     ...Object.entries(COMMANDS).map(([k, c]) => `  ${k.padEnd(w)}  ${c.summary}`),
     '',
-    "run 'gate <command> --help' for a command's options",
+    "run 'gate help <command>' (or 'gate <command> --help') for a command's options; 'gate --version' (-v) for the version",
   ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<void> {
-  const [name, ...rest] = argv;
+  let [name, ...rest] = argv;
+  // `gate help <command>`: that command's own help
+  if (name === 'help' && rest.length > 0 && Object.hasOwn(COMMANDS, rest[0])) [name, rest] = [rest[0], ['--help']];
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage() + '\n');
     process.exitCode = name ? 0 : 2;
     return;
   }
-  if (name === '--version' || name === '-V') {
+  if (name === '--version' || name === '-V' || name === '-v' || name === 'version') {
     const { version } = await import('./version.js');
     process.stdout.write(`gate (gate-sh) ${version()}\n`);
     return;

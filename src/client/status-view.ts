@@ -14,6 +14,11 @@ function sessionLines(s: SessionStatus | undefined): string[] {
   ];
 }
 
+function installLine(i: unknown): string {
+  const o = (i ?? {}) as { root?: string; version?: string };
+  return o.root ? `gate-sh ${o.version ?? '?'} at ${o.root}` : '? (a daemon older than this gate)';
+}
+
 /** Human form of the daemon's status object. */
 export function formatStatus(s: Record<string, unknown>): string {
   const policy = (s.policy ?? {}) as { files?: string[]; last_reload_error?: { message: string; at: string } | null; loaded_at?: string };
@@ -22,13 +27,14 @@ export function formatStatus(s: Record<string, unknown>): string {
   const sp = s.sandbox_policy as { type: string } | undefined;
   const lines = [
     `gate daemon: running (pid ${s.pid}, session '${s.session}', since ${s.started_at})`,
+    `install:         ${installLine(s.install)}`,
     `decider:         ${s.decider}`,
     `approval policy: ${s.approval_policy}`,
     `sandbox policy:  ${sp ? JSON.stringify(sp) : '?'}`,
     `rule files:      ${policy.files?.length ? '' : '(none)'}`,
     ...(policy.files ?? []).map((f) => `  ${f}`),
     `policy loaded:   ${policy.loaded_at}`,
-    `reload error:    ${policy.last_reload_error ? `${policy.last_reload_error.message} (at ${policy.last_reload_error.at}; the last good policy is in use)` : 'none'}`,
+    `reload error:    ${policy.last_reload_error ? `${policy.last_reload_error.message} (at ${policy.last_reload_error.at}; runs are refused until it is fixed)` : 'none'}`,
     `approvers:       ${approvers.length ? approvers.join(', ') : "none (prompts are denied at once; run 'gate approve')"}`,
     `pending prompts: ${pending.length || 'none'}`,
     ...pending.map((p) => visibleText(`  ${p.approval_id}  ${fit(p.display, 200)}  (cwd ${p.cwd})`)),

@@ -189,3 +189,54 @@ function timeout(where: string, key: string, v: unknown): number {
     throw new ConfigError(`${where}: '${key}' must be a whole number of milliseconds between 0 and 86400000`);
   return v;
 }
+
+/**
+ * The settings a gate-sh caller's environment asks for, which a running daemon must either apply or refuse
+ * (DESIGN.md invariant 11): name → raw value, only those set and not empty.
+ */
+export const CALLER_SETTINGS: readonly (readonly [string, 'sandbox_mode' | 'approval_policy'])[] = [
+  ['GATE_SANDBOX_MODE', 'sandbox_mode'],
+  ['GATE_APPROVAL_POLICY', 'approval_policy'],
+];
+
+export function callerSettings(env: Record<string, string | undefined>): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const [name] of CALLER_SETTINGS) {
+    const v = env[name];
+    if (v !== undefined && v.trim() !== '') (out ??= {})[name] = v;
+  }
+  return out;
+}
+
+/**
+ * Why a caller's settings cannot run under this daemon's configuration, or undefined when they agree. One
+ * truth about the settings in force: a call never runs under a sandbox or approval policy other than the
+ * one its caller named (stricter or looser), and a value that is not one is refused, not ignored. A plain
+ * sandbox mode is compared by its type (the daemon's writable roots come from config.toml); a JSON one whole.
+ */
+export function settingsConflict(config: GateConfig, asked: Record<string, unknown>, session: string): string | undefined {
+  for (const [name, key] of CALLER_SETTINGS) {
+    const raw = asked[name];
+    if (raw === undefined) continue;
+    if (typeof raw !== 'string') return `${name} must be a string`;
+    let wanted: GateConfig;
+    try {
+      wanted = setConfigValue(DEFAULT_CONFIG, key, raw, `${name}=${raw}`);
+    } catch (e) {
+      return `${(e as Error).message}; fix or unset ${name}`;
+    }
+    const json = raw.trim().startsWith('{');
+    const has = key === 'sandbox_mode' ? config.sandbox_policy : config.approval_policy;
+    const want = key === 'sandbox_mode' ? wanted.sandbox_policy : wanted.approval_policy;
+    const same =
+      key === 'sandbox_mode' && !json ? config.sandbox_policy.type === wanted.sandbox_policy.type : JSON.stringify(has) === JSON.stringify(want);
+    if (same) continue;
+    const shown = (v: unknown): string => (typeof v === 'string' ? v : key === 'sandbox_mode' && !json ? (v as SandboxPolicy).type : JSON.stringify(v));
+    return (
+      `${name}=${raw} asks for ${key} ${shown(want)}, but the gate daemon of session '${session}' runs with ${key} ${shown(has)}: ` +
+      `unset ${name} to run under the daemon's, or change the daemon ('gate config set ${key} ${raw}', until it stops; or ` +
+      `'gate daemon restart' with ${name} set), or use a daemon of its own (GATE_SESSION=<name>)`
+    );
+  }
+  return undefined;
+}

@@ -13,7 +13,8 @@
  *   config-set {key, value}       → config {config} | error {message}
  *   jobs                          → jobs {jobs}: every process of the session sandboxes (session-sandbox.ts)
  *   jobs-kill {target: pid|'all'} → jobs-kill {killed}
- *   stop                          → stopping
+ *   stop {force?}                 → stopping | error {message} naming the active runs and jobs (no force)
+ *   reload                        → reloaded {files, error}
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -137,9 +138,16 @@ export class ApprovalServer {
             if (typeof req.key !== 'string' || typeof req.value !== 'string') throw new Error('config-set needs string "key" and "value"');
             reply({ type: 'config', config: configView(this.daemon.setConfig(req.key, req.value, name)) });
           } else if (req.op === 'stop') {
+            const force = req.force === true;
+            const busy = this.daemon.activeWork();
+            if (busy && !force) throw new Error(`${busy}; stop them first, or 'gate daemon stop --force' (each run's gate-sh then says why it ended)`);
             reply({ type: 'stopping' });
-            this.log(`stop requested on the approval channel`);
+            this.log(`stop requested on the approval channel${busy ? ` (--force: ${busy})` : ''}`);
+            if (busy) this.daemon.noteForcedStop(`the gate daemon was stopped ('gate daemon stop --force' by ${name}) while this ran; the run was ended`);
             setImmediate(() => this.daemon.stop());
+          } else if (req.op === 'reload') {
+            const error = this.daemon.reloadPolicy(name);
+            reply({ type: 'reloaded', files: [...this.daemon.policyFiles()], error: error ?? null });
           } else throw new Error(`unknown op ${JSON.stringify(req.op)} (${APPROVAL_OPS.join(', ')})`);
         } catch (e) {
           reply({ type: 'error', message: e instanceof Error ? e.message : String(e) });

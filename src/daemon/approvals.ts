@@ -8,7 +8,7 @@ import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
 import type { Approver } from './approver.js';
 import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 
-export type PromptRequest = Omit<PromptEvent, 'approval_id' | 'created_at' | 'expires_at'>;
+export type PromptRequest = Omit<PromptEvent, 'approval_id' | 'created_at' | 'expires_at' | 'number'>;
 
 export interface ApprovalOutcome {
   approval_id: string;
@@ -30,6 +30,8 @@ export class ApprovalBroker {
   private readonly approvers = new Set<Approver>();
   private readonly pending = new Map<string, Pending>();
   private readonly answered = new Map<string, string>(); // approval_id → approver (recent)
+  /** prompts asked so far in this session: each gets the next number, for people ("approval #3") */
+  private asked = 0;
 
   /** `eligible`: a session-wide filter on top of each approver's own `accepts` (e.g. reject.mcp_elicitations) */
   constructor(
@@ -66,7 +68,13 @@ export class ApprovalBroker {
   ask(req: PromptRequest, approval_id: string = randomUUID()): { approval_id: string; done: Promise<ApprovalOutcome> } {
     const ms = this.timeoutMs();
     const now = Date.now();
-    const event: PromptEvent = { ...req, approval_id, created_at: new Date(now).toISOString(), expires_at: new Date(now + ms).toISOString() };
+    const event: PromptEvent = {
+      ...req,
+      approval_id,
+      number: ++this.asked,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + ms).toISOString(),
+    };
     const to = [...this.approvers].filter((a) => this.shows(a, event));
     if (to.length === 0) return { approval_id, done: Promise.resolve({ approval_id, decision: 'denied', approver: 'daemon', auto: 'no-approver' }) };
     const done = new Promise<ApprovalOutcome>((resolve) => {

@@ -7,8 +7,13 @@
  * once (looping over a short write), so the daemon's lines keep their order. The daemon flushes before each
  * reply leaves (a client that has its answer finds the record in the log); anything else written is
  * flushed on the next turn of the event loop, and on close.
+ *
+ * Bounded: a record is at most MAX_RECORD characters (a longer one, e.g. an 11 MB script's words, has its
+ * long strings cut, marked `"cut":true`), and the log is rotated once it passes `maxBytes` (default 64 MiB):
+ * renamed to `<log>.1` (replacing the older one) and started again. A supervisor that opened the log before
+ * a rotation appends its reused-exec lines to `<log>.1` until its run ends.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ReusedAudit } from '../protocol/messages.js';
 
@@ -37,8 +42,32 @@ export interface AuditRecord {
   reused?: boolean;
 }
 
+/** The longest record kept whole, in UTF-16 units of its encoded fields. */
+export const MAX_RECORD = 64 * 1024;
+/** Strings in a cut record are kept to this many characters. */
+const CUT_TO = 2048;
+
+/** A record's encoded fields, with every string (and argv word) over CUT_TO cut, when they are too long. */
+export function capFields(fields: string): string {
+  if (fields.length <= MAX_RECORD) return fields;
+  const cut = (v: unknown): unknown =>
+    typeof v === 'string' && v.length > CUT_TO ? `${v.slice(0, CUT_TO)}… (${v.length} characters)` : Array.isArray(v) ? v.slice(0, 256).map(cut) : v;
+  try {
+    const rec = JSON.parse(`{${fields}}`) as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(rec)) out[k] = cut(v);
+    if (Array.isArray(rec.argv) && rec.argv.length > 256) out.argv_length = rec.argv.length;
+    out.cut = true;
+    const text = JSON.stringify(out).slice(1, -1);
+    return text.length <= MAX_RECORD ? text : `"kind":${JSON.stringify(rec.kind ?? 'record')},"cut":true,"detail":"a record of ${fields.length} characters"`;
+  } catch {
+    return `"cut":true,"detail":"a record of ${fields.length} characters"`;
+  }
+}
+
 export class AuditLog {
   private fd: number;
+  private size: number;
   private queued: string[] = [];
   private scheduled?: NodeJS.Immediate;
   /** one time stamp string per millisecond, not one Date + toISOString per record */
@@ -49,10 +78,12 @@ export class AuditLog {
   constructor(
     readonly path: string,
     private readonly session: string,
+    private readonly maxBytes = 64 * 1024 * 1024,
   ) {
     this.sessionJson = JSON.stringify(session);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     this.fd = openSync(path, 'a', 0o600);
+    this.size = fstatSync(this.fd).size;
   }
 
   /**
@@ -73,7 +104,8 @@ export class AuditLog {
    */
   writeEncoded(fields: string): void {
     if (this.fd < 0) return; // closed at shutdown: a late decision is not worth a crash
-    this.queued.push(`{"time":"${this.now()}","session":${this.sessionJson}${fields ? ',' : ''}${fields}}`);
+    const f = capFields(fields);
+    this.queued.push(`{"time":"${this.now()}","session":${this.sessionJson}${f ? ',' : ''}${f}}`);
     this.scheduled ??= setImmediate(() => {
       try {
         this.flush();
@@ -96,6 +128,22 @@ export class AuditLog {
     const buf = fits ? this.scratch : Buffer.from(text, 'utf8');
     const n = fits ? this.scratch.write(text, 0, 'utf8') : buf.length;
     for (let off = 0; off < n; ) off += writeSync(this.fd, buf, off, n - off);
+    this.size += n;
+    if (this.size > this.maxBytes) this.rotate();
+  }
+
+  /** <log> becomes <log>.1 (the older one goes) and a new <log> is started. */
+  private rotate(): void {
+    try {
+      renameSync(this.path, `${this.path}.1`);
+      const fd = openSync(this.path, 'a', 0o600);
+      closeSync(this.fd);
+      this.fd = fd;
+      this.size = 0;
+    } catch (e) {
+      this.size = 0; // tried: not again before another maxBytes
+      process.stderr.write(`${new Date().toISOString()} audit log ${this.path}: cannot rotate: ${(e as Error).message}\n`);
+    }
   }
 
   close(): void {

@@ -8,6 +8,8 @@
  * approval-server.ts, process lifecycle in main.ts. Trust: every request is untrusted (validated first).
  */
 import { randomUUID } from 'node:crypto';
+import { renameSync, writeFileSync } from 'node:fs';
+import { STOP_NOTE_FILE } from '../protocol/paths.js';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import {
   PROTOCOL_VERSION,
@@ -35,7 +37,7 @@ import {
 } from '../protocol/validate.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
 import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
-import { setConfigValue, type GateConfig } from '../config/config.js';
+import { callerSettings, setConfigValue, settingsConflict, type GateConfig } from '../config/config.js';
 import type { GatePaths } from '../protocol/paths.js';
 import { overall, shortCommand } from './answer.js';
 import { displayCommand } from '../protocol/display.js';
@@ -48,7 +50,7 @@ import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver } from './approver.js';
-import { clientPlan, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
+import { clientPlan, envRecord, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
 import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
@@ -202,6 +204,11 @@ export class Daemon<P> {
   private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply | EncodedReply> {
     const req = validatePreflight(msg);
     this.counters.preflight++;
+    const refused = this.refusal(req);
+    if (refused) {
+      this.deps.audit.write({ kind: 'run', cwd: req.cwd, argv: [req.shell, req.flag, clip(req.script)], detail: `refused: ${refused}` });
+      throw new ProtocolError('refused', refused, req.id);
+    }
     // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
@@ -282,6 +289,26 @@ export class Daemon<P> {
     return new EncodedReply(encodePreflightReply(reply, json));
   }
 
+  /**
+   * Why nothing of this call may run, before anything is decided: the caller named settings that are not
+   * the daemon's (a gate-sh's environment; the native one's is in its plan request). Refused, never run
+   * under other settings than the caller asked for (DESIGN.md invariant 11).
+   */
+  private refusal(req: PreflightRequest): string | undefined {
+    const asked = req.plan ? callerSettings(envRecord(req.plan.env)) : req.settings;
+    return (asked ? settingsConflict(this.config, asked, this.deps.paths.session) : undefined) ?? this.brokenRules();
+  }
+
+  /** Fail closed on a broken rules file at any time, not only at start: a rule the file adds (a `forbidden`
+   * one) cannot be known to be out of force, so nothing runs until the file is fixed (README "How a script
+   * is decided"). The watcher reloads it by itself; then runs go on. */
+  private brokenRules(): string | undefined {
+    const e = this.deps.policy.lastError;
+    return e
+      ? `a rules or config file is broken: ${e.message}; nothing runs until it is fixed (gate-sh reloads it by itself on the next save; 'gate status' shows the error)`
+      : undefined;
+  }
+
   /** Settle every subcommand of a script, asking the questions it raises all at once. */
   private async settleAll(
     check: ScriptResult,
@@ -307,6 +334,7 @@ export class Daemon<P> {
           run.run_id,
           req.justification,
           inherited,
+          ctx.gone,
         ).then((v) => {
           // One denial decides the script: withdraw the questions still open.
           if (v.action.type === 'Deny' && asked.length) this.broker.cancel(asked, 'another subcommand of the script was denied');
@@ -329,6 +357,12 @@ export class Daemon<P> {
     this.counters.exec++;
     const run = this.execRun(req);
     const runId = run?.run_id ?? req.run_id;
+    const broken = this.brokenRules();
+    if (broken) {
+      this.counters.denied++;
+      this.deps.audit.write({ kind: 'exec', run_id: runId, cwd: req.cwd, argv: req.argv, detail: `denied: ${broken}` });
+      return this.execReply(req, deny(broken), ctx, runId);
+    }
     if (run?.startUp) {
       // never settled into the run: the script's own `id -u` is not covered by the profile's
       const s = this.currentDecider().startUp(req, run.startUp.sandboxed);
@@ -344,7 +378,7 @@ export class Daemon<P> {
       additionalPermissions: run?.additional_permissions,
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
     });
-    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId);
+    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
     const reply = this.execReply(req, v.action, ctx, runId);
     // the decision's own answer, nothing added by a session approval or an enclosing run (a reuse is the
@@ -502,6 +536,8 @@ export class Daemon<P> {
     justification?: string,
     /** the enclosing run already settled this whole script */
     inherited?: DecisionSource,
+    /** aborted when the requester is gone: its prompt is withdrawn at once, not left to time out */
+    gone?: AbortSignal,
   ): Promise<SubcommandReply> {
     const quick = this.answerWithoutAsking(s, skipPrompt, inherited);
     if (quick) return this.record(s, quick, run, origin, cwd, runId);
@@ -516,7 +552,11 @@ export class Daemon<P> {
       log: (l) => this.deps.log(l),
     });
     const ask = this.broker.ask(risk ? { ...prompt, risk_assessment: risk } : prompt, approvalId);
+    const withdraw = (): void => this.broker.cancel([approvalId], 'withdrawn: the requester is gone (it ended before an answer)');
+    if (gone?.aborted) withdraw();
+    else gone?.addEventListener('abort', withdraw, { once: true });
     const outcome = await ask.done;
+    gone?.removeEventListener('abort', withdraw);
     const action = await applyAnswer(s, outcome, cmd, {
       cache: this.cache,
       amend: (p) => this.deps.amend(p),
@@ -613,6 +653,44 @@ export class Daemon<P> {
 
   stop(): void {
     this.deps.requestStop();
+  }
+
+  /** What a stop would end now (runs, background jobs), said for a person; undefined when nothing. */
+  activeWork(): string | undefined {
+    const runs = this.runs.active();
+    const jobs = this.sessionJobs().filter((j) => j.outlived_command).length;
+    const parts: string[] = [];
+    if (runs.length)
+      parts.push(
+        `${runs.length} run${runs.length === 1 ? ' is' : 's are'} active (${runs
+          .slice(0, 5)
+          .map((r) => `gate-sh pid ${r.root_pid}: ${(r.command ?? []).slice(2).join(' ').slice(0, 60)}`)
+          .join('; ')}${runs.length > 5 ? '; ...' : ''})`,
+      );
+    if (jobs) parts.push(`${jobs} background job${jobs === 1 ? '' : 's'} (gate jobs)`);
+    return parts.length ? parts.join(' and ') : undefined;
+  }
+
+  /** A forced stop: the runs it ends find why in the session folder (STOP_NOTE_FILE), and say it. */
+  noteForcedStop(line: string): void {
+    try {
+      const tmp = `${this.deps.paths.sessionDir}/${STOP_NOTE_FILE}.${process.pid}`;
+      writeFileSync(tmp, `${line}\n`, { mode: 0o600 });
+      renameSync(tmp, `${this.deps.paths.sessionDir}/${STOP_NOTE_FILE}`);
+    } catch (e) {
+      this.deps.log(`cannot write the stop note: ${(e as Error).message}`);
+    }
+    this.deps.audit.write({ kind: 'daemon', detail: line });
+  }
+
+  /** Approval channel `reload`: the rule files (and config.toml's check) now; the error text when broken. */
+  reloadPolicy(by: string): string | undefined {
+    this.deps.log(`reload requested by ${by}`);
+    return this.deps.policy.reload();
+  }
+
+  policyFiles(): readonly string[] {
+    return this.deps.policy.files;
   }
 }
 

@@ -3,7 +3,8 @@
  * servers, signals and shutdown. `runDaemon` resolves when the daemon has stopped.
  */
 import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
-import { loadConfig } from '../config/load.js';
+import { loadConfig, readConfigTable } from '../config/load.js';
+import { configFromTable } from '../config/config.js';
 import { ReuseGrants } from './reuse-grants.js';
 import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePaths } from '../protocol/paths.js';
 import { RequestServer } from '../protocol/server.js';
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { acquireLock, pidNamespace, type LockOwner } from './lock.js';
 import { pingDaemon } from '../protocol/ping.js';
 import { startUpKeyPath, writeStartUpKey } from './start-up.js';
-import { PolicyWatcher } from './policy-watch.js';
+import { PolicyWatcher, type PolicyLoader } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
 import type { Approver } from './approver.js';
 
@@ -95,10 +96,22 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     cleanups.push(() => reuse.close());
     const binding = policyBinding({ env: opts.env, extraFiles: config.rules, gitReadOnly: () => daemon.config.git_read_only });
     let daemon: Daemon<unknown>;
-    const watcher = new PolicyWatcher<unknown>(binding.loader, (e) => {
-      if (e.ok) reuse.bump();
+    // config.toml is watched with the rules: a broken edit refuses runs as a broken rules file does (a
+    // valid edit takes effect when the daemon starts again: 'gate daemon restart')
+    const loader: PolicyLoader<unknown> = {
+      load: () => {
+        const p = binding.loader.load();
+        const table = readConfigTable(paths.configFile);
+        if (table) configFromTable(table, paths.configFile);
+        return p;
+      },
+      watchPaths: () => [...binding.loader.watchPaths(), paths.configFile],
+      files: (p) => binding.loader.files(p),
+    };
+    const watcher = new PolicyWatcher<unknown>(loader, (e) => {
+      reuse.bump(); // a failed reload too: no supervisor goes on reusing answers of rules no longer known to be in force
       if (e.ok) log(`policy reloaded from ${e.files.length} file(s)`);
-      else log(`policy reload failed, keeping the last good policy: ${e.error}`);
+      else log(`policy reload failed: runs are refused until it is fixed: ${e.error}`);
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
     });
     // escalate.sock: escalated execs from the exec gate (src/daemon/escalation-runner.ts)

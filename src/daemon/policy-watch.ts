@@ -1,7 +1,8 @@
 /**
  * Hot reload of rule files. Polls a cheap signature (stat of each watched file and folder listing) rather
  * than trusting fs.watch, which misses editors' rename-over saves and folders created later. A change is
- * debounced, then loaded; a broken edit keeps the last good policy and is remembered for `status`.
+ * debounced, then loaded; a broken edit is remembered (`lastError`): while it stands the daemon refuses
+ * every run with its file:line:col (fail closed), and `status` shows it.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

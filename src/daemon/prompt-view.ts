@@ -25,7 +25,7 @@ const LABEL: Record<string, string> = {
 
 export function renderPrompt(p: PromptEvent, index?: number): string {
   const lines = [
-    `── approval ${index !== undefined ? `#${index} ` : ''}${v(p.approval_id)} (${v(p.origin)}, run ${v(p.run_id)})`,
+    `── approval ${(index ?? p.number) !== undefined ? `#${index ?? p.number} ` : ''}${v(p.approval_id)} (${v(p.origin)}, run ${v(p.run_id)})`,
     `   command: ${promptCommand(p)}`,
     `   cwd:     ${v(p.cwd)}`,
   ];

@@ -172,6 +172,14 @@ export class RunTable {
     return this.runs.size;
   }
 
+  /** Runs not finished whose outermost gate-sh still lives (what a stop would end), one per outermost gate-sh. */
+  active(): RunRecord[] {
+    const byRoot = new Map<number, RunRecord>();
+    for (const r of this.runs.values())
+      if (r.finished === undefined && !byRoot.has(r.root_pid) && this.o.alive(r.root_pid)) byRoot.set(r.root_pid, r);
+    return [...byRoot.values()];
+  }
+
   /** In one pass (a Map's front fills with holes as it is deleted from, so one at a time would be quadratic). */
   private evictLeastRecentlyUsed(n: number): void {
     for (const id of this.runs.keys()) {

@@ -4,6 +4,9 @@
  * session sandboxes. Pure: it reads what the daemon hands it. Only the approval channel shows it (never
  * the request channel, which sandboxes reach).
  */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { GatePaths } from '../protocol/paths.js';
 import { formatApprovalPolicy } from '../decide/index.js';
 import { configView, type GateConfig } from '../config/config.js';
@@ -25,10 +28,25 @@ export interface StatusParts {
   sessions?: SessionSandboxes;
 }
 
+/** The installation this daemon runs from (dist/src/daemon/ and the bundle's dist/cjs-src/daemon/ are both
+ * three folders below it) and its package version: which gate-sh answers, when several are installed. */
+function install(): { root: string; version: string } {
+  const root = resolve(fileURLToPath(import.meta.url), '../../../..');
+  let version = 'unknown';
+  try {
+    const v = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version?: unknown }).version;
+    if (typeof v === 'string') version = v;
+  } catch {
+    /* unknown */
+  }
+  return { root, version };
+}
+
 export function statusView(p: StatusParts): Record<string, unknown> {
   const w = p.policy;
   return {
     ...p.info,
+    install: install(),
     paths: { request: p.paths.requestSock, approval: p.paths.approvalSock, audit_log: p.auditPath },
     policy: {
       files: w.files,

@@ -7,7 +7,8 @@
  * action and sandbox exactly as the Node client's does and never widens them.
  */
 import { parseShellArgs, ArgsError, type ShellInvocation } from './gate-sh-args.js';
-import { EscalationArgsError, escalationFields } from './escalation-args.js';
+import { existsSync } from 'node:fs';
+import { checkPermissionPaths, EscalationArgsError, escalationFields } from './escalation-args.js';
 import { ProtocolError } from '../protocol/codec.js';
 import type { PreflightReply, PreflightRequest, SubcommandReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
@@ -41,7 +42,9 @@ export function nativeRequest(req: PreflightRequest & { plan: PlanRequest }): vo
   const env = envRecord(p.env);
   if (p.rerun_why === undefined && Object.keys(inv.escalation).length) {
     try {
-      Object.assign(req, escalationFields(inv.escalation, req.cwd, env.HOME ?? '/'));
+      const fields = escalationFields(inv.escalation, req.cwd, env.HOME ?? '/');
+      checkPermissionPaths(fields, existsSync);
+      Object.assign(req, fields);
     } catch (e) {
       if (!(e instanceof EscalationArgsError)) throw e;
       throw new ProtocolError('malformed', `preflight request ${req.id}: ${e.message}`, req.id);

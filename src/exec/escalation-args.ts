@@ -22,6 +22,14 @@ export interface EscalationFields {
 
 export class EscalationArgsError extends Error {}
 
+/** A --with-permissions path the sandbox could not bind (`exists` says false): it would fail only after a
+ * person approved the request, so it is refused before anyone is asked. */
+export function checkPermissionPaths(fields: EscalationFields, exists: (p: string) => boolean): void {
+  const fsPaths = fields.additional_permissions?.file_system;
+  for (const p of [...(fsPaths?.read ?? []), ...(fsPaths?.write ?? [])])
+    if (!exists(p)) throw new EscalationArgsError(`--with-permissions: '${p}' does not exist (create it first)`);
+}
+
 function paths(v: unknown, what: string, cwd: string, home: string): string[] | undefined {
   if (v === undefined) return undefined;
   if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p === ''))

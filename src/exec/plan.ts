@@ -45,6 +45,9 @@ export interface PlanInput {
   invocation: ShellInvocation;
   /** the exact script text the daemon checked */
   script: string;
+  /** the script's bytes when they are not UTF-8 (`script` is then their lossy reading): bash reads exactly
+   * these, from a descriptor (argv strings cannot carry them from Node) */
+  scriptBytes?: Buffer;
   env: Record<string, string | undefined>;
   cwd: string;
   /** absolute path of the real bash */
@@ -89,7 +92,7 @@ function basePlan(p: PlanInput): RunPlan {
   const opts: string[] = [...inv.longOptions];
   if (inv.login) opts.push('-l');
   if (inv.interactive) opts.push('-i');
-  const big = needsDescriptor(p.script);
+  const big = needsDescriptor(p.script) || p.scriptBytes !== undefined;
   // for a large script, move xtrace/verbose into the script so the `. /dev/fd/3` wrapper is not traced
   const inner: string[] = [];
   for (let i = 0; i < inv.setOptions.length; i++) {
@@ -115,7 +118,7 @@ function basePlan(p: PlanInput): RunPlan {
     env,
     cwd: p.cwd,
     fds,
-    scriptFd: { fd, data: Buffer.from(prelude + p.script, 'utf8') },
+    scriptFd: { fd, data: p.scriptBytes ? Buffer.concat([Buffer.from(prelude, 'utf8'), p.scriptBytes]) : Buffer.from(prelude + p.script, 'utf8') },
     startUp,
   };
 }

@@ -12,6 +12,8 @@ import type { ReviewDecision } from './action.js';
 /** A prompt, as every approver sees it (the `prompt` event). */
 export interface PromptEvent {
   approval_id: string;
+  /** the prompt's number in its daemon's session (1, 2, ...), for people to tell prompts apart */
+  number?: number;
   run_id: string;
   /** preflight (a subcommand of a script) or exec (an intercepted exec) */
   origin: 'preflight' | 'exec';
@@ -69,7 +71,10 @@ export interface ApprovalRequests {
   status: Record<string, never>;
   'config-get': Record<string, never>;
   'config-set': { key: string; value: string };
-  stop: Record<string, never>;
+  /** force: stop even while runs or background jobs are active (each run's gate-sh then says why it ended) */
+  stop: { force?: boolean };
+  /** reload the rule files (and check config.toml) now */
+  reload: Record<string, never>;
   /** every process of the session sandboxes (src/daemon/session-sandbox.ts) */
   jobs: Record<string, never>;
   /** kill one (host pid) or all of them */
@@ -120,6 +125,7 @@ export interface ApprovalReplies {
   'config-get': { type: 'config'; config: Record<string, unknown> };
   'config-set': { type: 'config'; config: Record<string, unknown> };
   stop: { type: 'stopping' };
+  reload: { type: 'reloaded'; files: string[]; error: string | null };
   jobs: { type: 'jobs'; jobs: SessionJob[] };
   'jobs-kill': { type: 'jobs-kill'; killed: number };
 }
@@ -132,7 +138,7 @@ export interface ApprovalError {
 /** Any line the daemon sends on the approval channel. */
 export type ApprovalLine = (ApprovalReplies[ApprovalOp] | ApprovalError | ApprovalEvent) & { re?: number };
 
-export const APPROVAL_OPS: readonly ApprovalOp[] = ['attach', 'answer', 'status', 'config-get', 'config-set', 'stop', 'jobs', 'jobs-kill'];
+export const APPROVAL_OPS: readonly ApprovalOp[] = ['attach', 'answer', 'status', 'config-get', 'config-set', 'stop', 'reload', 'jobs', 'jobs-kill'];
 
 export function parseApproverKind(v: unknown): ApproverKind {
   if (v === undefined) return 'console';

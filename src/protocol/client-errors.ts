@@ -58,6 +58,7 @@ export function died(pending: boolean): RequestError {
 
 export function fromErrorReply(r: { code: string; message: string }): RequestError {
   if (r.code === 'bad-version') return new RequestError('version', `protocol version mismatch with the gate daemon: ${r.message}`);
+  if (r.code === 'refused') return new RequestError('protocol', r.message); // its message says why and what to do
   return new RequestError('protocol', `the gate daemon refused the request (${r.code}): ${r.message}`);
 }
 

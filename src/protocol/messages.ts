@@ -40,6 +40,10 @@ export interface PreflightRequest {
   start_up?: StartUpRequest;
   /** the native gate-sh: build its run plan too (src/exec/client-plan.ts) */
   plan?: PlanRequest;
+  /** the session settings the caller's environment names (GATE_SANDBOX_MODE, GATE_APPROVAL_POLICY): the daemon
+   * refuses the call when they are not its own (src/config/config.ts settingsConflict); the native gate-sh's
+   * are read from plan.env */
+  settings?: Record<string, string>;
 }
 
 /** What the daemon needs to know about a run's start-up files, from the caller's environment. */
@@ -235,7 +239,9 @@ export interface Ack {
   info?: Record<string, unknown>;
 }
 
-export type ErrorCode = 'bad-version' | 'malformed' | 'too-large' | 'unknown-type' | 'unknown-run' | 'internal' | 'busy';
+/** refused: the request is well formed but nothing may run now (settings that are not the daemon's, a broken
+ * rules file); its message says why and what to do */
+export type ErrorCode = 'bad-version' | 'malformed' | 'too-large' | 'unknown-type' | 'unknown-run' | 'internal' | 'busy' | 'refused';
 
 export interface ErrorReply {
   v: number;

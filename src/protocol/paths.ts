@@ -25,7 +25,10 @@
  */
 import { join, basename, dirname, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
-import { lstatSync, realpathSync } from 'node:fs';
+import { accessSync, constants, lstatSync, realpathSync, statfsSync } from 'node:fs';
+
+/** In the session folder: the line a run ended by a forced daemon stop prints (its mtime: when). */
+export const STOP_NOTE_FILE = 'stop-note';
 
 /** sun_path is 108 bytes including the NUL; unix-dgram truncates silently above that. */
 export const MAX_SOCKET_PATH = 107;
@@ -71,7 +74,72 @@ export function homeDir(env: Env = process.env): string {
 }
 
 export function gateHome(env: Env = process.env): string {
-  return env.GATE_HOME ? canonicalPath(env.GATE_HOME) : join(homeDir(env), '.gate-sh');
+  const set = env.GATE_HOME;
+  if (set && !isAbsolute(set)) throw new Error(`GATE_HOME=${set} is a relative path: set it to an absolute folder (e.g. GATE_HOME="$PWD/${set}")`);
+  const home = set ? canonicalPath(set) : join(homeDir(env), '.gate-sh');
+  const problem = folderProblem(home);
+  if (problem) throw new Error(`${set ? `GATE_HOME=${set}` : `the gate-sh home ${home}`} cannot be used: ${problem}; ${set ? 'set GATE_HOME to' : 'use GATE_HOME for'} a folder of yours`);
+  return home;
+}
+
+/** Pseudo filesystems by statfs magic: a folder there is no place for rules, config or an audit log, and
+ * creating one there fails in ways that would hang a recursive mkdir (/proc answers ENOENT forever). */
+const PSEUDO_FS = new Map<number, string>([
+  [0x9fa0, 'proc'],
+  [0x62656572, 'sysfs'],
+  [0x1cd1, 'devpts'],
+  [0x27e0eb, 'cgroup'],
+  [0x63677270, 'cgroup2'],
+  [0x64626720, 'debugfs'],
+  [0x74726163, 'tracefs'],
+  [0x73636673, 'securityfs'],
+  [0xcafe4a11, 'bpf'],
+  [0x62656570, 'configfs'],
+  [0x6165676c, 'pstore'],
+  [0xde5e81e4, 'efivarfs'],
+]);
+
+/** once per path and process: the daemon asks for its paths on the hot path */
+const folderChecked = new Map<string, string | undefined>();
+
+/** Why `dir` (absolute, canonical) cannot be gate-sh's own folder: not a folder, on a pseudo filesystem, or
+ * not writable (itself, or the nearest folder above it that exists, where it would be created). */
+export function folderProblem(dir: string): string | undefined {
+  if (folderChecked.has(dir)) return folderChecked.get(dir);
+  let problem: string | undefined;
+  let at = dir;
+  for (;;) {
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      const up = dirname(at);
+      if (up === at) break;
+      at = up;
+      continue;
+    }
+    if (!st.isDirectory()) problem = at === dir ? `${dir} is not a folder` : `${at}, above it, is not a folder`;
+    else {
+      let fs: string | undefined;
+      try {
+        fs = PSEUDO_FS.get(statfsSync(at).type);
+      } catch {
+        /* no statfs answer: the checks below still hold */
+      }
+      if (fs) problem = `${at} is on the ${fs} pseudo filesystem`;
+      else {
+        try {
+          accessSync(at, constants.W_OK | constants.X_OK);
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          problem = `${at}${at === dir ? '' : ', where it would be created,'} is not writable (${code === 'EROFS' ? 'a read-only filesystem' : code})`;
+        }
+      }
+    }
+    break;
+  }
+  folderChecked.set(dir, problem);
+  return problem;
 }
 
 export function codexHome(env: Env = process.env): string {

@@ -19,6 +19,9 @@ export interface HandlerContext {
   peer?: string;
   /** mark the request as waiting on approvals (keepalives flow while set), or clear it with null */
   setPending(approvalIds: string[] | null): void;
+  /** aborted when the requester is gone while its request waits (a keepalive found its reply socket unbound
+   * or removed, or its stream connection closed): its prompts can be withdrawn at once */
+  gone?: AbortSignal;
 }
 
 /** A reply its handler has already put in wire form (JSON text), e.g. from parts it encoded once and reuses. */
@@ -48,6 +51,8 @@ interface Target {
    * when it surely reached the client (a datagram the kernel queued on the client's own socket) */
   send(json: string): boolean;
   transport: 'dgram' | 'stream';
+  /** whether the requester can still get an answer (see HandlerContext.gone) */
+  alive(): boolean;
 }
 
 /** A request being handled. */
@@ -55,6 +60,7 @@ interface Entry {
   target: Target;
   pending?: string[];
   timer?: NodeJS.Timeout;
+  gone: AbortController;
 }
 
 /**
@@ -137,7 +143,10 @@ export class RequestServer {
   }
 
   private onDatagram(buf: Buffer, peer: string | undefined): void {
-    const target: Target | undefined = peer ? { transport: 'dgram', send: (json) => this.sendDatagram(json, peer) } : undefined;
+    let lost = false;
+    const target: Target | undefined = peer
+      ? { transport: 'dgram', send: (json) => this.sendDatagram(json, peer, () => (lost = true)), alive: () => !lost }
+      : undefined;
     if (!peer) this.logLimited(`request.sock: datagram of ${buf.length} bytes from a sender without a bound path: no reply possible`);
     // unix-dgram reads into a 64 KiB buffer and drops MSG_TRUNC: a full buffer means the message was cut.
     if (buf.length >= 65_536) {
@@ -158,6 +167,7 @@ export class RequestServer {
         if (c.writable) c.write(frame(Buffer.from(json, 'utf8')));
         return false; // a connection may die with the reply unread: keep it
       },
+      alive: () => !c.destroyed && c.writable,
     };
     c.on('error', () => c.destroy());
     c.on('data', (chunk: Buffer) => {
@@ -198,12 +208,13 @@ export class RequestServer {
     if (!target) return;
     // Bounded memory under a flood of distinct valid requests: shed load, the client retries.
     if (this.inFlight.size >= MAX_IN_FLIGHT) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
-    const entry: Entry = { target };
+    const entry: Entry = { target, gone: new AbortController() };
     this.inFlight.set(msg.id, entry);
     const ctx: HandlerContext = {
       transport: target.transport,
       peer,
       setPending: (ids) => this.setPending(entry, msg.id, ids),
+      gone: entry.gone.signal,
     };
     let p: Promise<Reply | EncodedReply>;
     try {
@@ -247,11 +258,14 @@ export class RequestServer {
     entry.pending = ids ?? undefined;
     if (!ids) return;
     this.sendPending(entry, id);
-    entry.timer = setInterval(() => this.sendPending(entry, id), this.opts.keepaliveMs ?? 1_000);
+    // often enough that a requester gone while its prompt waits is noticed at once (HandlerContext.gone)
+    entry.timer = setInterval(() => this.sendPending(entry, id), this.opts.keepaliveMs ?? 250);
   }
 
   private sendPending(entry: Entry, id: string): void {
-    if (entry.pending) entry.target.send(encodeText({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
+    if (!entry.pending) return;
+    entry.target.send(encodeText({ v: PROTOCOL_VERSION, id, type: 'pending', approval_ids: entry.pending }));
+    if (!entry.target.alive()) entry.gone.abort();
   }
 
   private reject(target: Target | undefined, err: ErrorReply): void {
@@ -261,7 +275,7 @@ export class RequestServer {
   }
 
   /** Datagram replies: EAGAIN (receiver's queue full) gets a bounded, backed-off retry. True: queued at once. */
-  private sendDatagram(json: string, path: string): boolean {
+  private sendDatagram(json: string, path: string, lost?: () => void): boolean {
     // deliver() answers an oversized reply with an error; anything else that large is dropped, never cut short
     if (json.length * 3 > MAX_DATAGRAM && Buffer.byteLength(json, 'utf8') > MAX_DATAGRAM) {
       this.counters.replyDrops++;
@@ -269,10 +283,10 @@ export class RequestServer {
       return false;
     }
     const n = this.scratch.write(json, 0, 'utf8');
-    return this.sendBytes(this.scratch, n, path, 0);
+    return this.sendBytes(this.scratch, n, path, 0, lost);
   }
 
-  private sendBytes(buf: Buffer, n: number, path: string, attempt: number): boolean {
+  private sendBytes(buf: Buffer, n: number, path: string, attempt: number, lost?: () => void): boolean {
     if (!this.dgram) return false;
     let queued = false;
     this.dgram.send(buf, 0, n, path, (err) => {
@@ -280,13 +294,13 @@ export class RequestServer {
       if ((err.code === EAGAIN || err.message === 'congestion') && attempt < 8) {
         // the callback runs inside send(), so `buf` still holds this message: keep a copy for the retry
         const copy = Buffer.from(buf.subarray(0, n));
-        setTimeout(() => this.sendBytes(copy, n, path, attempt + 1), 2 ** attempt);
+        setTimeout(() => this.sendBytes(copy, n, path, attempt + 1, lost), 2 ** attempt);
         return;
       }
       this.counters.replyDrops++;
       // a client gone before its answer (gate-sh sends run-finished and exits without waiting for the ack)
       // is not worth a log line per run
-      if (err.code === ENOENT || err.code === ECONNREFUSED) return;
+      if (err.code === ENOENT || err.code === ECONNREFUSED) return void lost?.();
       this.logLimited(`reply to ${path} dropped: ${err.message}`);
     });
     return queued; // unix-dgram calls back inside send()

@@ -59,6 +59,9 @@ export function validatePreflight(m: Envelope): PreflightRequest {
     strArray(sub, 'functions');
   }
   if (m.plan !== undefined) validatePlanRequest(m);
+  const st = m.settings;
+  if (st !== undefined && (typeof st !== 'object' || st === null || Array.isArray(st) || Object.values(st).some((v) => typeof v !== 'string')))
+    fail(m, '"settings" must be an object of strings');
   return m as unknown as PreflightRequest;
 }
 

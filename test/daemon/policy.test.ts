@@ -80,7 +80,7 @@ test('approved_execpolicy_amendment appends the rule and the next identical comm
   }
 });
 
-test('hot reload: an edit takes effect; a broken edit keeps the last good policy and shows in status and the log', async () => {
+test('hot reload: an edit takes effect; a broken edit refuses runs (fail closed) and shows in status and the log', async () => {
   const { te, file } = withRules('prefix_rule(pattern=["make"], decision="allow")\n');
   const d = await startDaemon({ te, args: ['--approval-policy', 'never', '--sandbox', 'danger-full-access'] });
   try {
@@ -93,10 +93,11 @@ test('hot reload: an edit takes effect; a broken edit keeps the last good policy
       return s.policy.last_reload_error ? s : undefined;
     }, 'the reload error');
     assert.match(st.policy.last_reload_error.message, new RegExp(`^${file}:1:12: .*unclosed`));
-    assert.equal((await preflight(d.paths, 'make')).subcommands[0].decision, 'forbidden', 'last good policy kept');
+    // issue 32: a broken file refuses every run with its file:line:col until it is fixed
+    await assert.rejects(preflight(d.paths, 'make'), new RegExp(`a rules or config file is broken: ${file}:1:12: `));
     const human = await runGate(te.env, ['status']);
-    assert.match(human.stdout, /reload error: +.*team\.rules:1:12/);
-    assert.match(d.output(), /policy reload failed, keeping the last good policy: .*team\.rules:1:12/);
+    assert.match(human.stdout, /reload error: +.*team\.rules:1:12.*runs are refused until it is fixed/);
+    assert.match(d.output(), /policy reload failed: runs are refused until it is fixed: .*team\.rules:1:12/);
     writeFileSync(file, 'prefix_rule(pattern=["make"], decision="prompt")\n');
     await waitFor(async () => (((await approvalCall(d.paths, 'status')).status as any).policy.last_reload_error === null ? true : undefined), 'recovery');
   } finally {

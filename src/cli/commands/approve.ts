@@ -88,7 +88,7 @@ function interactiveConsole(client: ApprovalClient): void {
   const open: PromptEvent[] = [];
   const err = process.stderr;
   const show = (): void => {
-    if (open[0]) err.write(renderPrompt(open[0], 1) + (open.length > 1 ? `\n   (${open.length - 1} more waiting)` : '') + '\n> ');
+    if (open[0]) err.write(renderPrompt(open[0]) + (open.length > 1 ? `\n   (${open.length - 1} more waiting)` : '') + '\n> ');
   };
   client.onEvent = (e) => {
     if (e.type === 'prompt') {

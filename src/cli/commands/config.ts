@@ -8,8 +8,12 @@ import { needsDaemon } from '../needs-daemon.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { configView, SETTABLE_KEYS } from '../../config/config.js';
 import { loadConfig } from '../../config/load.js';
+import { stringify } from 'smol-toml';
 
 const USAGE = `usage: gate config get [KEY] [--json] | gate config set KEY VALUE
+  get        the whole configuration as config.toml spells it (TOML), or JSON with --json
+  get KEY    that value alone (a string bare, anything else as JSON)
+  set        changes the running daemon's configuration until it stops (config.toml keeps it for good)
   settable keys: ${SETTABLE_KEYS.join(', ')}
 `;
 
@@ -33,6 +37,7 @@ export async function run(argv: string[]): Promise<number> {
     await needsDaemon(process.env);
     const r = await approvalCall(paths, 'config-set', { key, value });
     print(r.config as Record<string, unknown>, key, values.json);
+    process.stderr.write(`gate: config set: in force until the daemon stops; to keep it, set ${key} in ${paths.configFile}\n`);
     return 0;
   }
   if (sub === 'get') {
@@ -56,6 +61,8 @@ export async function run(argv: string[]): Promise<number> {
   return 2;
 }
 
+/** The whole configuration in one format: TOML as config.toml spells it, or JSON with --json. One key: its
+ * value alone, for scripts (a string bare, anything else as JSON). */
 function print(config: Record<string, unknown>, key: string | undefined, json: boolean | undefined): void {
   if (key) {
     const v = config[key];
@@ -63,5 +70,5 @@ function print(config: Record<string, unknown>, key: string | undefined, json: b
     return;
   }
   if (json) process.stdout.write(JSON.stringify(config, null, 2) + '\n');
-  else for (const [k, v] of Object.entries(config)) process.stdout.write(`${k} = ${JSON.stringify(v)}\n`);
+  else process.stdout.write(stringify(config).replace(/\n*$/, '\n'));
 }

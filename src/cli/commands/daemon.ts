@@ -7,12 +7,17 @@ import { pingDaemon } from '../../protocol/ping.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { run as status } from './status.js';
 
-const USAGE = `usage: gate daemon <run|start|stop|status> [options]
+const USAGE = `usage: gate daemon <run|start|stop|restart|status> [options]
   run      run in the foreground (this terminal answers prompts when it is a TTY)
   start    start in the background (logs to <session dir>/daemon.log); returns once it answers
-  stop     stop the session's daemon
+  stop     stop the session's daemon; refused while runs or background jobs are active, unless --force
+           (each run it ends then says so on its stderr)
+  restart  stop, then start in the background with this environment (picks up config.toml, GATE_* settings)
   status   same as 'gate status' (--json)
-options for run/start:
+  (rule files are reloaded by themselves; 'gate reload' reloads them now)
+options for stop/restart:
+  --force                  stop even while runs or background jobs are active
+options for run/start/restart:
   --approval-policy P      untrusted | on-failure | on-request | never | JSON {"reject":{...}}
   --sandbox MODE           read-only | workspace-write | danger-full-access | external-sandbox
   --approval-timeout-ms N  how long a prompt waits for an attached approver
@@ -26,6 +31,7 @@ const OPTIONS = {
   'approval-timeout-ms': { type: 'string' },
   rules: { type: 'string', multiple: true },
   'no-terminal': { type: 'boolean' },
+  force: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -58,33 +64,54 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       const { startBackgroundDaemon } = await import('../../client/autostart.js');
-      const args = Object.entries(flags).flatMap(([k, v]) =>
-        k === 'rules' ? v.split(':').flatMap((f) => ['--rules', f]) : [`--${k === 'sandbox_mode' ? 'sandbox' : k.replace(/_/g, '-')}`, v],
-      );
-      const started = await startBackgroundDaemon(process.env, paths, { args });
+      const started = await startBackgroundDaemon(process.env, paths, { args: daemonArgs(flags) });
       process.stdout.write(`gate daemon started (pid ${started.pid}, session '${paths.session}')\n`);
       return 0;
     }
-    case 'stop': {
-      const reach = await reachDaemon(paths, process.env, 1000);
-      if (reach.state !== 'up') return stopUnanswering(paths, reach);
-      const info = reach.info;
-      await approvalCall(paths, 'stop');
-      for (let i = 0; i < 100; i++) {
-        if (!(await pingDaemon(paths, 200))) {
-          process.stdout.write(`gate daemon stopped (pid ${info.pid})\n`);
-          return 0;
-        }
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      process.stderr.write(`gate-sh: the gate daemon (pid ${info.pid}) did not stop within 5 s\n`);
-      return 1;
+    case 'stop':
+      return stop(paths, values.force === true);
+    case 'restart': {
+      const stopped = await stop(paths, values.force === true);
+      if (stopped !== 0) return stopped;
+      const { startBackgroundDaemon } = await import('../../client/autostart.js');
+      const started = await startBackgroundDaemon(process.env, paths, { args: daemonArgs(flags) });
+      process.stdout.write(`gate daemon started (pid ${started.pid}, session '${paths.session}')\n`);
+      return 0;
     }
     case 'status':
       return status(values.json ? ['--json'] : []);
   }
-  process.stderr.write(`gate-sh: unknown daemon command '${sub}'\n${USAGE}`);
+  process.stderr.write(`gate: unknown daemon command '${sub}'\n${USAGE}`);
   return 2;
+}
+
+/** The flags again as `gate daemon run` arguments. */
+function daemonArgs(flags: Record<string, string>): string[] {
+  return Object.entries(flags).flatMap(([k, v]) =>
+    k === 'rules' ? v.split(':').flatMap((f) => ['--rules', f]) : [`--${k === 'sandbox_mode' ? 'sandbox' : k.replace(/_/g, '-')}`, v],
+  );
+}
+
+/** Stop the session's daemon: refused (exit 1, naming them) while runs or jobs are active, unless force. */
+async function stop(paths: GatePaths, force: boolean): Promise<number> {
+  const reach = await reachDaemon(paths, process.env, 1000);
+  if (reach.state !== 'up') return stopUnanswering(paths, reach);
+  const info = reach.info;
+  try {
+    await approvalCall(paths, 'stop', force ? { force } : {});
+  } catch (e) {
+    process.stderr.write(`gate: daemon stop: ${(e as Error).message}\n`);
+    return 1;
+  }
+  for (let i = 0; i < 100; i++) {
+    if (!(await pingDaemon(paths, 200))) {
+      process.stdout.write(`gate daemon stopped (pid ${info.pid})\n`);
+      return 0;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  process.stderr.write(`gate: the gate daemon (pid ${info.pid}) did not stop within 5 s\n`);
+  return 1;
 }
 
 /**

@@ -9,7 +9,8 @@ import { loadPolicy } from '../../rules/index.js';
 import { decideInvocation, decideScript, formatApprovalPolicy, formatExplanation, parseApprovalPolicy, type ApprovalPolicy } from '../../decide/index.js';
 import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
 import { loadConfig } from '../../config/load.js';
-import type { GateConfig } from '../../config/config.js';
+import { callerSettings, settingsConflict, type GateConfig } from '../../config/config.js';
+import { approvalCall } from '../../client/approval-client.js';
 import { gatePaths } from '../../protocol/paths.js';
 import { sourceReader } from '../../daemon/sourced-files.js';
 
@@ -22,8 +23,9 @@ options:
   --no-default-rules         only the --rules files
   --approval-policy P        untrusted | on-failure | on-request | never
   --sandbox S                read-only | workspace-write | danger-full-access | external-sandbox
-Defaults come from the session configuration ($GATE_HOME/config.toml, then GATE_* variables), as the
-daemon reads it; the flags override it.
+Defaults are the running daemon's settings (as 'gate status' shows them), else the session configuration
+($GATE_HOME/config.toml, then GATE_* variables) a daemon would start with; the flags override them. With a
+daemon running, GATE_SANDBOX_MODE / GATE_APPROVAL_POLICY other than its own are refused, as gate-sh refuses them.
   --sandbox-permissions X    use_default | require_escalated | with_additional_permissions
   --prefix-rule JSON         a requested prefix rule, e.g. '["cargo","install"]'
   --git-read-only            treat read-only git commands as known safe (historic Codex rules)
@@ -74,6 +76,20 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
     return 1;
   }
+  // A running daemon's settings are the ones a run gets: explain with those, and refuse what gate-sh refuses.
+  if (v['approval-policy'] === undefined && v.sandbox === undefined) {
+    const paths = gatePaths(process.env);
+    const running = await daemonConfig(paths);
+    if (running) {
+      config = { ...config, ...running };
+      const asked = callerSettings(process.env);
+      const conflict = asked && settingsConflict(config, asked, paths.session);
+      if (conflict) {
+        process.stderr.write(`gate: explain: ${conflict}; gate-sh refuses to run anything so\n`);
+        return 1;
+      }
+    }
+  }
   let approvalPolicy: ApprovalPolicy;
   let sandboxPolicy: SandboxPolicy;
   let prefixRule: string[] | null = null;
@@ -123,6 +139,22 @@ export async function run(argv: string[]): Promise<number> {
     );
   }
   return 0;
+}
+
+/** The running daemon's session settings, or undefined when none answers. */
+async function daemonConfig(paths: ReturnType<typeof gatePaths>): Promise<Partial<GateConfig> | undefined> {
+  try {
+    const s = (await approvalCall(paths, 'status')).status as { sandbox_policy?: SandboxPolicy; config?: Record<string, unknown> };
+    if (!s.sandbox_policy || !s.config) return undefined;
+    return {
+      sandbox_policy: s.sandbox_policy,
+      approval_policy: s.config.approval_policy as ApprovalPolicy,
+      git_read_only: s.config.git_read_only === true,
+      rules: Array.isArray(s.config.rules) ? (s.config.rules as string[]) : [],
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 function parsePrefixRule(text: string): string[] {

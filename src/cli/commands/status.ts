@@ -7,6 +7,7 @@ import { approvalCall } from '../../client/approval-client.js';
 import { formatStatus } from '../../client/status-view.js';
 import { diagnose, formatAgentSummary } from '../../integrations/agents/doctor.js';
 import { reachDaemon, unreachableMessage } from '../../client/reach.js';
+import { callerSettings, DEFAULT_CONFIG, settingsConflict, type GateConfig } from '../../config/config.js';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
@@ -27,6 +28,12 @@ export async function run(argv: string[]): Promise<number> {
     else process.stderr.write(`gate-sh: ${message}\n${formatAgentSummary(agents)}`);
     return 3;
   }
-  process.stdout.write(values.json ? JSON.stringify({ running: true, ...status, agents }, null, 2) + '\n' : formatStatus(status) + formatAgentSummary(agents));
+  // settings in this environment that the daemon refuses (gate-sh and gate explain refuse them the same way)
+  const asked = callerSettings(process.env);
+  const running = { sandbox_policy: status.sandbox_policy, approval_policy: (status.config as Record<string, unknown> | undefined)?.approval_policy };
+  const conflict = asked ? settingsConflict({ ...DEFAULT_CONFIG, ...running } as GateConfig, asked, paths.session) : undefined;
+  const extra = conflict ? { caller_settings: conflict } : {};
+  if (values.json) process.stdout.write(JSON.stringify({ running: true, ...status, agents, ...extra }, null, 2) + '\n');
+  else process.stdout.write(formatStatus(status) + (conflict ? `this environment: refused: ${conflict}\n` : '') + formatAgentSummary(agents));
   return 0;
 }

@@ -159,7 +159,7 @@ export function setupAgent(id: AgentId, routes: Route[], env: Env): SetupResult 
     });
     if (tracked) record.config = tracked;
     if (changes.length > n)
-      notes.push(`a gate daemon already running keeps its configuration until it starts again: 'gate daemon stop' (the next gate-sh starts it)`);
+      notes.push(`a gate daemon already running keeps its configuration until it starts again: 'gate daemon restart' (refused while runs are active, unless --force)`);
   }
 
   writeAtomic(recordPath(env, id), JSON.stringify(record, null, 2) + '\n', 0o600);
