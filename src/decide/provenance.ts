@@ -208,6 +208,8 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   let i = 0;
   // the whole chain's plumbing, also between segments (a nested gate-sh under make): never a program
   const plumbing = (a: Ancestor) => PLUMBING.has(basenameOf(a.exe));
+  // neither the run's gate-sh nor any of gate-sh's plumbing above: what was read may not be the run's
+  if (!ancestry.complete && !down.some(plumbing)) return UNSURE;
   while (i < down.length && plumbing(down[i])) i++;
   if (i >= down.length) return ancestry.complete ? { kind: 'model', widen: true } : UNSURE;
   // the segment below the lowest plumbing decides the heuristics; every segment the widening
@@ -227,7 +229,7 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   const whole = judge(i);
   const low = segmentTop < down.length ? judge(segmentTop) : {};
   const widen = ancestry.complete && whole.program === undefined;
-  if (!low.program) return { kind: ancestry.complete || segmentTop > i ? 'model' : 'unsure', widen };
+  if (!low.program) return { kind: ancestry.complete || segmentTop > 0 ? 'model' : 'unsure', widen };
   const name = basenameOf(child[0] ?? '');
   if (name !== '' && wordsOf(low.program.argv.slice(1)).has(name)) return { kind: 'model', widen: false, by: low.program.argv };
   return { kind: 'program', widen: false, by: low.program.argv };
