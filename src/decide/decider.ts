@@ -146,7 +146,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         ...(req.real_program ? { realProgram: req.real_program } : {}),
         ...(knownAs !== undefined ? { knownAs } : {}),
         shebangOf: io.shebangOf,
-        ...(ctx.ancestry ? { provenance: () => provenanceOf(ctx.ancestry!(), [req.program, ...req.argv.slice(1)]) } : {}),
+        ...(ctx.ancestry ? { provenance: () => provenanceOf(ctx.ancestry!(), [req.program, ...req.argv]) } : {}),
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,

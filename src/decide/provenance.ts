@@ -51,7 +51,7 @@ export const UNSURE: Provenance = { kind: 'unsure', widen: false };
 
 /** gate-sh's own plumbing between the run's gate-sh and its command: transparent. The supervisor is not
  * dumpable, so its exe cannot be read (''). */
-const PLUMBING = new Set(['gate-launch', 'gate-sh', 'gate-join', 'gate-session', 'bwrap', '']);
+const PLUMBING = new Set(['gate-launch', 'gate-sh', 'gate-sh-native', 'gate-join', 'gate-session', 'bwrap', '']);
 
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'ksh93', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 /** Programs that run commands named on their command line: their children are their caller's text. */
@@ -185,6 +185,23 @@ function interpreterCarries(fam: NonNullable<ReturnType<typeof family>>, name: s
   return true; // no script operand: code from stdin (`python3 - <<EOF`, `node <<EOF`)
 }
 
+/**
+ * A program that replaces itself (an exec without a fork: its parent is not a copy of it) by exactly the
+ * command its own command line spells out (`runner --flag /usr/bin/touch touch /x` → `touch /x`) is doing
+ * what a wrapper does: the command is its caller's text. A build tool forks for each command it runs, and a
+ * recipe's command is not in make's command line.
+ */
+function replacesItselfWith(a: Ancestor, parent: Ancestor, child: readonly string[]): boolean {
+  if (a.exe === parent.exe && a.argv.length === parent.argv.length && a.argv.every((w, i) => w === parent.argv[i])) return false;
+  const names = new Set([basenameOf(child[0] ?? ''), basenameOf(child[1] ?? '')]);
+  const args = child.slice(2);
+  for (let j = 1; j < a.argv.length - args.length; j++) {
+    if (!names.has(basenameOf(a.argv[j]))) continue;
+    if (args.every((w, i) => a.argv[j + 1 + i] === w)) return true;
+  }
+  return false;
+}
+
 /** The words of a command line, for finding a child's program name in it (`npx rimraf x`, `watch 'rm x'`). */
 function wordsOf(argv: readonly string[]): Set<string> {
   const out = new Set<string>();
@@ -202,6 +219,7 @@ function wordsOf(argv: readonly string[]): Set<string> {
  * x`, `git -c alias.x='!rm -rf y' x`): then the heuristics judge it too (never the sandbox's widening).
  */
 export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]): Provenance {
+  // (`child`: the program's path, then the exec's whole argv, argv[0] included)
   if (!ancestry || ancestry.chain.length === 0) return UNSURE;
   // from the top down: the run's gate-sh's side first
   const down = [...ancestry.chain].reverse();
@@ -216,12 +234,14 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   let lowest = down.length - 1;
   while (lowest > i && !plumbing(down[lowest])) lowest--;
   const segmentTop = plumbing(down[lowest]) ? lowest + 1 : i;
+  const last = down.length - 1;
   const judge = (from: number): { program?: Ancestor } => {
     for (let k = from; k < down.length; k++) {
       const a = down[k];
       if (plumbing(a)) continue;
       const top = k === from || plumbing(down[k - 1]);
       if (top && SHELLS.has(processName(a))) continue; // the run's own shell
+      if (k === last && k > 0 && replacesItselfWith(a, down[k - 1], child)) continue; // a wrapper in deed
       if (!carriesCallersText(a)) return { program: a };
     }
     return {};

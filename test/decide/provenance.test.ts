@@ -20,7 +20,7 @@ const BASH = p('/usr/bin/bash', 'bash', '--norc', '-c', 'make clean', 'gate-sh')
 const below = (...down: Ancestor[]): Ancestry => ({ chain: [...down].reverse().concat(TOP), complete: true });
 
 test('the run\'s own shell, -c strings, inline code, stdin and wrappers carry the model\'s text', () => {
-  assert.deepEqual(provenanceOf(below(BASH), ['/bin/rm', '-rf', 'x']), { kind: 'model', widen: true });
+  assert.deepEqual(provenanceOf(below(BASH), ['/bin/rm', 'rm', '-rf', 'x']), { kind: 'model', widen: true });
   for (const a of [
     p('/usr/bin/dash', 'sh', '-c', 'rm -rf x'),
     p('/usr/bin/bash', 'bash', '-ec', 'rm -rf x'),
@@ -35,7 +35,7 @@ test('the run\'s own shell, -c strings, inline code, stdin and wrappers carry th
     p('/usr/bin/busybox', 'busybox', 'sh', '-c', 'rm -rf x'),
   ]) {
     assert.equal(carriesCallersText(a), true, a.argv.join(' '));
-    assert.deepEqual(provenanceOf(below(BASH, a), ['/bin/rm', '-rf', 'x']), { kind: 'model', widen: true }, a.argv.join(' '));
+    assert.deepEqual(provenanceOf(below(BASH, a), ['/bin/rm', 'rm', '-rf', 'x']), { kind: 'model', widen: true }, a.argv.join(' '));
   }
 });
 
@@ -52,50 +52,62 @@ test('a program running its own files: make, configure (also as sh ./configure),
   ]) {
     assert.equal(carriesCallersText(a), false, a.argv.join(' '));
     // directly, and under the recipe's own `sh -c` (everything under a program is the program's)
-    const direct = provenanceOf(below(BASH, a), ['/bin/rm', '-f', 'conftest']);
+    const direct = provenanceOf(below(BASH, a), ['/bin/rm', 'rm', '-f', 'conftest']);
     assert.equal(direct.kind, 'program', a.argv.join(' '));
     assert.equal(direct.widen, false);
     assert.deepEqual(direct.by, a.argv);
-    const nested = provenanceOf(below(BASH, a, p('/usr/bin/dash', 'sh', '-c', 'rm -f conftest')), ['/bin/rm', '-f', 'conftest']);
+    const nested = provenanceOf(below(BASH, a, p('/usr/bin/dash', 'sh', '-c', 'rm -f conftest')), ['/bin/rm', 'rm', '-f', 'conftest']);
     assert.equal(nested.kind, 'program', a.argv.join(' '));
     // inline code a program runs is the program's text, not the model's
-    const inline = provenanceOf(below(BASH, a, p('/usr/bin/python3.11', 'python3', '-c', 'x')), ['/bin/rm', '-f', 'x']);
+    const inline = provenanceOf(below(BASH, a, p('/usr/bin/python3.11', 'python3', '-c', 'x')), ['/bin/rm', 'rm', '-f', 'x']);
     assert.equal(inline.kind, 'program', a.argv.join(' '));
   }
 });
 
 test("a child whose name the program's own command line carries is the model's text (heuristics), never widened", () => {
   const npx = p('/usr/bin/node', 'node', '/usr/bin/npx', 'rimraf', 'dist');
-  assert.deepEqual(provenanceOf(below(BASH, npx, p('/usr/bin/dash', 'sh', '-c', 'rimraf dist')), ['/usr/local/bin/rimraf', 'dist']), {
+  assert.deepEqual(provenanceOf(below(BASH, npx, p('/usr/bin/dash', 'sh', '-c', 'rimraf dist')), ['/usr/local/bin/rimraf', 'rimraf', 'dist']), {
     kind: 'model',
     widen: false,
     by: npx.argv,
   });
   const alias = p('/usr/bin/git', 'git', '-c', 'alias.x=!rm -rf y', 'x');
-  assert.equal(provenanceOf(below(BASH, alias, p('/usr/bin/dash', 'sh', '-c', 'rm -rf y "$@"')), ['/bin/rm', '-rf', 'y']).kind, 'model');
+  assert.equal(provenanceOf(below(BASH, alias, p('/usr/bin/dash', 'sh', '-c', 'rm -rf y "$@"')), ['/bin/rm', 'rm', '-rf', 'y']).kind, 'model');
   // a hook git runs is the repository's file, not the model's text
   const commit = p('/usr/bin/git', 'git', 'commit', '-m', 'msg');
-  assert.equal(provenanceOf(below(BASH, commit, p('/usr/bin/dash', '/bin/sh', '.git/hooks/pre-commit')), ['/bin/rm', '-f', 'x']).kind, 'program');
+  assert.equal(provenanceOf(below(BASH, commit, p('/usr/bin/dash', '/bin/sh', '.git/hooks/pre-commit')), ['/bin/rm', 'rm', '-f', 'x']).kind, 'program');
+});
+
+test('a program that replaces itself by the command its own command line spells out is a wrapper in deed; a fork of make is not', () => {
+  const runner = p('/w/bin/runner', 'runner', '--keep', '/usr/bin/touch', 'touch', '/x');
+  assert.deepEqual(provenanceOf(below(BASH, runner), ['/usr/bin/touch', 'touch', '/x']), { kind: 'model', widen: true });
+  // another command than the one spelled out: not the wrapper's (its name is in the text: heuristics, no widening)
+  assert.deepEqual(provenanceOf(below(BASH, runner), ['/usr/bin/touch', 'touch', '/y']), { kind: 'model', widen: false, by: runner.argv });
+  assert.equal(provenanceOf(below(BASH, runner), ['/usr/bin/cp', 'cp', '/y']).kind, 'program');
+  // make's forked child execs a recipe: its parent is a copy of it, so it is not replacing itself
+  const make = p('/usr/bin/make', 'make', 'rm', '-f', 'x');
+  assert.equal(provenanceOf(below(BASH, make, make), ['/bin/rm', 'rm', '-f', 'x']).kind, 'model');
+  assert.equal(provenanceOf(below(BASH, make, make), ['/bin/rm', 'rm', '-f', 'x']).widen, false);
 });
 
 test('unsure (no ancestry, or not read to the run\'s gate-sh): heuristics apply, nothing widens', () => {
-  assert.deepEqual(provenanceOf(null, ['/bin/rm']), { kind: 'unsure', widen: false });
-  assert.deepEqual(provenanceOf({ chain: [], complete: true }, ['/bin/rm']), { kind: 'unsure', widen: false });
+  assert.deepEqual(provenanceOf(null, ['/bin/rm', 'rm']), { kind: 'unsure', widen: false });
+  assert.deepEqual(provenanceOf({ chain: [], complete: true }, ['/bin/rm', 'rm']), { kind: 'unsure', widen: false });
   // the run's gate-sh not found above (it exited, or the pid named someone else): a make found there is
   // not trusted to be the run's, and no plumbing was met
   const lost: Ancestry = { chain: [p('/usr/bin/dash', 'sh', '-c', 'rm -rf x'), p('/usr/bin/make', 'make')], complete: false };
-  assert.deepEqual(provenanceOf(lost, ['/bin/rm']), { kind: 'unsure', widen: false });
+  assert.deepEqual(provenanceOf(lost, ['/bin/rm', 'rm']), { kind: 'unsure', widen: false });
   // plumbing met but the top not: the segment below it still judges, widening does not
   const partial: Ancestry = { chain: [p('/usr/bin/make', 'make'), BASH, ...TOP.slice(0, 2)], complete: false };
-  assert.equal(provenanceOf(partial, ['/bin/rm']).kind, 'program');
+  assert.equal(provenanceOf(partial, ['/bin/rm', 'rm']).kind, 'program');
   const partialModel: Ancestry = { chain: [BASH, ...TOP.slice(0, 2)], complete: false };
-  assert.deepEqual(provenanceOf(partialModel, ['/bin/rm']), { kind: 'model', widen: false });
+  assert.deepEqual(provenanceOf(partialModel, ['/bin/rm', 'rm']), { kind: 'model', widen: false });
 });
 
 test('a nested gate-sh under make: its own commands get the heuristics, but nothing leaves the sandbox by a rule', () => {
   const make = p('/usr/bin/make', 'make');
   const nested = below(BASH, make, p('/usr/bin/dash', 'sh', '-c', 'gate-sh -c "git push"'), p('/opt/gate/shims/gate-sh', 'gate-sh', '-c', 'git push'), p('/usr/bin/bash', 'bash', '-c', 'git push'));
-  assert.deepEqual(provenanceOf(nested, ['/usr/bin/git', 'push']), { kind: 'model', widen: false });
+  assert.deepEqual(provenanceOf(nested, ['/usr/bin/git', 'git', 'push']), { kind: 'model', widen: false });
 });
 
 test('sh ./configure is judged as ./configure', () => {

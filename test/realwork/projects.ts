@@ -89,7 +89,7 @@ export const VENV: Project = {
     }),
   script:
     'python3 -m venv --system-site-packages .venv && . .venv/bin/activate && python -c "import sys; print(sys.prefix.endswith(\'.venv\'))" && ' +
-    'pytest -q -p no:cacheprovider && source .venv/bin/activate && python -m pytest -q -p no:cacheprovider test_calc.py && deactivate',
+    'python -m pytest -q -p no:cacheprovider && deactivate && source .venv/bin/activate && python -m pytest -q -p no:cacheprovider test_calc.py && deactivate',
 };
 
 /** `npm pack` of a package already in node_modules (shell-quote: no dependencies), kept for the suite. */
@@ -97,7 +97,7 @@ let packed: string | undefined;
 function shellQuoteTarball(into: string): string {
   if (!packed) {
     mkdirSync(into, { recursive: true });
-    execFileSync('npm', ['pack', join(ROOT, 'node_modules', 'shell-quote'), '--pack-destination', into], { stdio: 'ignore' });
+    execFileSync('npm', ['pack', '--ignore-scripts', join(ROOT, 'node_modules', 'shell-quote'), '--pack-destination', into], { stdio: 'ignore' });
     packed = join(into, readdirSync(into).find((f) => f.startsWith('shell-quote-') && f.endsWith('.tgz'))!);
   }
   return packed;
@@ -133,9 +133,8 @@ export const ONE_LINERS: Project = {
     `python3 -c 'import os, sys; print(sorted(open("data.txt").read().split())); os.makedirs("out", exist_ok=True); open("out/p", "w").write("x"); sys.exit(0)'`,
     `node -e 'const fs = require("fs"); console.log(fs.readFileSync("data.txt", "utf8").trim().split("\\n").length); fs.rmSync("out/p")'`,
     `perl -e 'open(my $f, "<", "data.txt"); my @l = <$f>; print scalar(@l), "\\n"'`,
-    `python3 - <<'EOF'\nprint("from stdin")\nEOF`,
     'ls out',
-  ].join(' && '),
+  ].join(' && ') + `\npython3 - <<'EOF'\nprint("from stdin")\nEOF\n`,
 };
 
 /** A shell script run with `sh`, and one run as `bash file`, each cleaning up after itself. */
