@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
-import { startDaemon, track, type DaemonProc } from '../helpers/daemon.js';
+import { startDaemon, type DaemonProc } from '../helpers/daemon.js';
 import { run, type Result } from '../helpers/run.js';
 import { mcpSession, type McpSession } from '../integrations/helpers.js';
 import type { Project } from './projects.js';
