@@ -724,7 +724,21 @@ static void relay_request(const char *msg, size_t n, struct peer *from, pid_t pi
   struct sockaddr_un to = { .sun_family = AF_UNIX };
   gate_join(to.sun_path, sizeof to.sun_path, S.conf.request_sock, NULL, NULL, NULL);
   ssize_t s;
-  do s = sendto(S.dsock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to); while (s < 0 && errno == EINTR);
+  /* an exec request goes on with the sender's pid as the daemon sees it (host_pid): where the daemon reads
+   * how the asking process was started (src/daemon/provenance.ts); the original text if it cannot be added */
+  struct gbuf withpid; gb_init(&withpid);
+  if (!strncmp(rest, ",\"type\":\"exec\"", 14) && n > 1 && msg[n - 1] == '}') {
+    char tail[40];
+    gb_put(&withpid, msg, n - 1);
+    snprintf(tail, sizeof tail, ",\"host_pid\":%d}", (int)pid);
+    gb_puts(&withpid, tail);
+  }
+  const char *out = withpid.len && !withpid.oom ? withpid.p : msg;
+  size_t outn = withpid.len && !withpid.oom ? withpid.len : n;
+  do s = sendto(S.dsock, out, outn, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to); while (s < 0 && errno == EINTR);
+  if (s < 0 && errno == EMSGSIZE && out != msg)
+    do s = sendto(S.dsock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to); while (s < 0 && errno == EINTR);
+  gb_free(&withpid);
   if (s >= 0 || errno == EAGAIN || errno == ENOBUFS) return; /* a full queue: the sender's retry resends */
   /* the daemon is gone: say so at once, as the sender would have found it talking to the daemon itself */
   char why[400];
@@ -1248,6 +1262,13 @@ static void decide(struct seccomp_notif *req, int seq) {
     gb_puts(&msg, ",\"program_file\":");
     gb_json_str(&msg, pfile, strlen(pfile), 0);
     gb_puts(&msg, "}");
+  }
+  /* the exec'ing process as the daemon sees it: where it reads how that process was started (provenance) */
+  if (!msg.oom && msg.len > 0) {
+    char hp[40];
+    msg.len--;
+    snprintf(hp, sizeof hp, ",\"host_pid\":%d}", (int)pid);
+    gb_puts(&msg, hp);
   }
   char asked_id[130];
   const char *inputs_text = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);

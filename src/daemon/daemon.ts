@@ -46,6 +46,7 @@ import type { AuditLog } from './audit.js';
 import type { EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import { ExecPairs, pairKey } from './exec-pairs.js';
+import { readAncestry } from './provenance.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
@@ -377,6 +378,8 @@ export class Daemon<P> {
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
+      // (the LD_PRELOAD layer may ask from the new program itself: not its own ancestor)
+      ancestry: () => readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }),
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);

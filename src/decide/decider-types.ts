@@ -9,6 +9,7 @@ import type { ApprovalPolicy } from './approval-policy.js';
 import type { Action, ReviewDecision } from '../protocol/action.js';
 import type { DecisionSource, ExecRequest, PreflightRequest } from '../protocol/messages.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { Ancestry } from './provenance.js';
 
 export interface SubcommandResult {
   argv: string[];
@@ -65,6 +66,9 @@ export interface ExecContext extends SessionPolicies {
   /** what pre-flight (or an earlier exec prompt) of the same run settled for this argv + cwd: reused
    * only when the exec-time checks (code loading, writable program, skill permissions) add nothing */
   settled?: Action;
+  /** how the exec'ing process and its ancestors were started (read from /proc by the daemon), asked only
+   * when the decision depends on where the command came from (src/decide/provenance.ts) */
+  ancestry?: () => Ancestry | null;
 }
 
 export interface Decider {

@@ -15,6 +15,7 @@ import { decideIntercepted } from './intercepted.js';
 import { decideStartUpExec } from './start-up.js';
 import { approvalKey } from './approval-key.js';
 import { toResult } from './result.js';
+import { provenanceOf } from './provenance.js';
 import type { Decider, ScriptResult, SubcommandResult } from './decider-types.js';
 
 /** A reader of the files one script sources, and what it read (compared again before a cached answer). */
@@ -145,6 +146,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         ...(req.real_program ? { realProgram: req.real_program } : {}),
         ...(knownAs !== undefined ? { knownAs } : {}),
         shebangOf: io.shebangOf,
+        ...(ctx.ancestry ? { provenance: () => provenanceOf(ctx.ancestry!(), [req.program, ...req.argv]) } : {}),
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,

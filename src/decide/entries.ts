@@ -9,6 +9,7 @@ import { dangerousCommand, type DangerKind } from '../heuristics/dangerous.js';
 import { decideAssignments, decideCommand, type CommandContext, type DecidedWithMatches } from './command.js';
 import { wrapperAssignments } from './assignments.js';
 import { isReadOnlyBuiltin, decidedAsInner } from './wrapper-inner.js';
+import { scriptOfShell } from './provenance.js';
 
 export interface Entry {
   argv: string[];
@@ -31,9 +32,12 @@ export interface Entry {
 export function subcommandEntry(s: Subcommand, ec: CommandContext, literal?: 'literal'): Entry {
   const hidden = opaqueKindOf(s);
   const mode = hidden ? 'opaque' : literal;
+  // `sh ./configure` is judged as `./configure` too: a rule about the script holds however it is started
+  const script = [s.argv, ...s.inner].map(scriptOfShell).find((x) => x !== null);
   const evaluated = [
-    decideCommand({ argv: [...s.argv], role: literal ? 'literal' : 'command', mode }, ec),
+    decideCommand({ argv: [...s.argv], role: literal ? 'literal' : 'command', mode, ...(hidden ? { opaqueKind: hidden } : {}) }, ec),
     ...s.inner.map((inner) => decideCommand({ argv: [...inner], role: 'inner', mode: literal }, ec)),
+    ...(script ? [decideCommand({ argv: script, role: 'inner', mode: literal }, ec)] : []),
   ];
   // `timeout 30 git status` is decided as `git status` when only the approval policy's heuristic asked
   // about the wrapper itself (src/decide/wrapper-inner.ts); its inner commands are evaluated above.
@@ -95,7 +99,7 @@ export function wholeScriptEntry(command: string[], a: ComplexScript, ec: Comman
   return {
     argv: command,
     kind: 'script',
-    evaluated: [decideCommand({ argv: command, role: 'script', mode }, ec)],
+    evaluated: [decideCommand({ argv: command, role: 'script', mode, ...(mode ? { opaqueKind: 'dynamic-name' as const } : {}) }, ec)],
     extra: [],
     ownReason: `the script cannot be completely inspected: ${reasons.join('; ')}`,
     amendable: false,

@@ -3,7 +3,10 @@
  * §5.4–5.5) plus gate-sh's hardening. Pure: the daemon passes what it verified about the caller.
  *
  *   explicit allow rule  → Escalate(Unsandboxed)       (a policy-driven decision leaves the sandbox)
+ *                          — only for the model's own command: a program's child runs in place
  *   heuristic allow      → Run                         (in place, inside the caller's sandbox)
+ * Where the command came from (src/decide/provenance.ts): an exec a program running its own files made
+ * (a make recipe, configure, a script file) is judged by the rules only; the heuristics judge the model's.
  *   prompt               → ask; approved → as the request asked (Escalate(execution) or Run)
  *   forbidden            → Deny("Execution forbidden by policy")
  * Hardening: code-loading variables in the exec's environment turn an escalation that would widen the run
@@ -27,6 +30,7 @@ import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable
 import { unwrapCommand } from '../script/analyze.js';
 import { basenameOf, decidedAsInner, DECIDED_AS_INNER } from './wrapper-inner.js';
 import { scriptRunByInterpreter } from './shebang.js';
+import { scriptOfShell, type Provenance } from './provenance.js';
 
 export const FORBIDDEN_BY_POLICY = 'Execution forbidden by policy';
 export const USER_DENIED = 'User denied execution';
@@ -63,6 +67,9 @@ export interface InterceptedContext {
   /** The `#!` line of a file (without `#!`), or null: lets `node /usr/bin/npm test`, which is how the
    * kernel runs `/usr/bin/npm test`, be decided as that (src/decide/shebang.ts). */
   shebangOf?: (path: string) => string | null;
+  /** Where the exec's command came from (src/decide/provenance.ts), worked out only when it matters (a
+   * heuristic would ask, or an allow rule would take it out of the sandbox). Omitted: the model's own. */
+  provenance?: () => Provenance;
 }
 
 export interface SkillExec {
@@ -92,6 +99,8 @@ export interface InterceptedDecision {
   /** Set when gate-sh's exec-time hardening (not the rules or Codex's heuristic) made it a prompt: what
    * it saw here (environment, program path, declared permissions) was not part of any earlier approval. */
   hardening?: 'code-loading' | 'writable-program' | 'skill-permissions';
+  /** Where the command came from, when it was worked out (audit, `gate explain`). */
+  provenance?: Provenance;
 }
 
 /** Drop-in implementations a program may be started as: Claude Code's shell snapshot runs its own binary
@@ -145,18 +154,24 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const script = ctx.shebangOf ? scriptRunByInterpreter(program, argv, ctx.shebangOf) : null;
   if (script) return decideIntercepted(script[0], script, cwd, { ...ctx, shebangOf: undefined, realProgram: undefined, knownAs: undefined });
   const command = joinProgram(program, argv);
+  let known: Provenance | undefined;
+  const provenance = (): Provenance => (known ??= ctx.provenance ? ctx.provenance() : { kind: 'model', widen: true });
   const unmatched = {
     approvalPolicy: ctx.approvalPolicy,
     sandboxPolicy: ctx.sandboxPolicy,
     sandboxPermissions: ctx.sandboxPermissions,
     usedComplexParsing: false,
     gitReadOnly: ctx.gitReadOnly,
+    programOwn: () => provenance().kind === 'program',
   };
   const options: MatchOptions = { resolveHostExecutables: true, hardened: ctx.hardened ?? true };
   // the loader run as a program, a multi-call binary: the program it runs in its own process is decided too
   const inner = inProcessCommands(ctx.realProgram ? joinProgram(ctx.realProgram, argv) : command);
   // a copy, link, rename or memfd of a program a prompt/forbidden rule names: decided as that program too
   if (ctx.knownAs) inner.push(joinProgram(ctx.knownAs, argv), ...inProcessCommands(joinProgram(ctx.knownAs, argv)));
+  // `sh ./configure`: decided as `./configure` too (a rule about the script holds however it is started)
+  const ownScript = scriptOfShell(command);
+  if (ownScript) inner.push(ownScript);
   const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
   let { evaluation, decision, byPolicy, decidedBy } = decideExecCommand(ctx.policy, commands, options, unmatched);
   const alsoAs = [...(ctx.realProgram && ctx.realProgram !== program ? [ctx.realProgram] : []), ...calledNames(program, argv)];
@@ -175,8 +190,13 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const skill = ctx.skill;
   const execution = skill ? skillExecution(skill) : executionFor(byPolicy, ctx);
   // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest
-  // Codex), or it is a skill script (its declared permissions, never more).
-  const needsEscalation = skill ? execution.type !== 'TurnDefault' : escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries);
+  // Codex), or it is a skill script (its declared permissions, never more), or a program running its own
+  // files made the exec (issue 29: a rule about the model's command never widens a build's children).
+  const byRuleOutside = byPolicy && decision !== 'forbidden' && !ctx.sandboxHasDenyEntries;
+  const inPlace = byRuleOutside && !escalationRequested(ctx.sandboxPermissions) && !skill && !provenance().widen;
+  const needsEscalation = skill
+    ? execution.type !== 'TurnDefault'
+    : escalationRequested(ctx.sandboxPermissions) || (byPolicy && !ctx.sandboxHasDenyEntries && !inPlace);
   const base = {
     command,
     cwd,
@@ -186,6 +206,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
     execution,
     evaluation,
     code_loading: [] as CodeLoadingVariable[],
+    ...(known ? { provenance: known } : {}),
   };
 
   if (decision === 'forbidden') return { ...base, action: deny(FORBIDDEN_BY_POLICY), reason: FORBIDDEN_BY_POLICY };
@@ -206,7 +227,9 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // sandboxed caller could have written (a rule approved `git`, not `./bin/git` in the workspace).
   const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
   // (only a widening run needs the writable roots: not worked out for every exec that runs in place)
-  const codeLoading = widens ? { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd) } : undefined;
+  const codeLoading = widens
+    ? { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd), program }
+    : undefined;
   const loading = codeLoading && ctx.env ? codeLoadingVariables(ctx.env, codeLoading) : [];
   const vars = loading.map((v) => v.name).join(', ');
   if (decision === 'prompt') {
@@ -229,7 +252,14 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // when the installation lies inside a writable root (a clone under /tmp): the caller could not write them
   if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN]))
     return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
-  return { ...base, action: onApproval, reason: byPolicy ? 'allowed by a rule' : 'allowed by heuristics' };
+  const reason = inPlace
+    ? 'allowed by a rule; a program running its own files made it, so it runs in place, in the sandbox'
+    : byPolicy
+      ? 'allowed by a rule'
+      : decidedBy.type === 'heuristic' && decidedBy.name === 'program'
+        ? "a program's own exec: no rule matched, it runs in place"
+        : 'allowed by heuristics';
+  return { ...base, action: onApproval, reason };
 }
 
 /** A skill script runs with exactly its declared permissions, or in the turn sandbox. */

@@ -62,9 +62,12 @@ export type DecidedBy =
  * empty command (nothing to decide: forbidden); start-up: an exec of the login profile or rc files before
  * the script's first command (forbidden rules only); per-exec: a complex script run with every exec
  * decided when it happens; wrapper: a known-grammar wrapper (timeout, nice, env...) decided as the command
- * it runs; builtin: a bash builtin that only reads and prints (test, [, :, printf, type, command -v).
+ * it runs; builtin: a bash builtin that only reads and prints (test, [, :, printf, type, command -v);
+ * program: an exec a program running its own files made (a make recipe, configure, a script file): the
+ * rules only (src/decide/provenance.ts); sandboxed: opaque code (inline code, a script file, source, eval,
+ * a name known only at run time) that runs in the turn sandbox with every exec it makes decided then.
  */
-export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid' | 'start-up' | 'per-exec' | 'wrapper' | 'builtin';
+export type HeuristicName = UnmatchedReason | 'opaque' | 'code-loading' | 'literal' | 'invalid' | 'start-up' | 'per-exec' | 'wrapper' | 'builtin' | 'sandboxed';
 
 /** One evaluated command (the subcommand itself, a wrapper's inner command, or a literal command). */
 export interface DecidedCommand {

@@ -64,6 +64,43 @@ export interface CodeLoadingOptions {
   trusted?: Readonly<Record<string, string | undefined>>;
   /** gate-sh's own list entries, e.g. `{ LD_PRELOAD: ['/…/gate-shim.so'] }`: those entries are not flagged. */
   own?: Readonly<Record<string, readonly string[]>>;
+  /** The program that would run with them (its path or name): a variable only its own tools read (MAKEFLAGS
+   * for make, PYTHONPATH for python, ...) is not judged for a program known to start no other program. */
+  program?: string;
+}
+
+/**
+ * Variables only one tool family reads: `MAKEFLAGS` matters to make, `PYTHONPATH` to python. For a program
+ * that starts no other program (LEAVES), they load nothing; for anything else they are judged, since a
+ * program may start a reader with them (git runs hooks, make runs anything). The loader's `LD_*`, the
+ * shells' `BASH_ENV`, the pagers and editors and PATH are judged for every program: nearly every program
+ * is dynamic, and those are read by whatever a program starts.
+ */
+const READERS: [RegExp, RegExp][] = [
+  [/^(MAKEFLAGS|MFLAGS|GNUMAKEFLAGS)$/, /^g?make$/],
+  [/^PYTHON/, /^(python[0-9.]*|pypy[0-9.]*|pip[0-9.]*)$/],
+  [/^(NODE_OPTIONS|NODE_PATH|NODE_REPL_EXTERNAL_MODULE|NPM_CONFIG_USERCONFIG|npm_config_userconfig|NPM_CONFIG_PREFIX)$/, /^(node|nodejs|npm|npx)$/],
+  [/^(PERL5LIB|PERLLIB|PERL5OPT|PERL5DB)$/, /^perl[0-9.]*$/],
+  [/^(RUBYOPT|RUBYLIB|GEM_PATH|GEM_HOME)$/, /^(ruby|gem|bundle|rake)$/],
+  [/^(JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|JDK_JAVA_OPTIONS|CLASSPATH)$/, /^(java|javac)$/],
+  [/^(CARGO_HOME|RUSTC_WRAPPER)$/, /^(cargo|rustc)$/],
+  [/^PIP_CONFIG_FILE$/, /^pip[0-9.]*$/],
+];
+/** Programs that start no other program, whatever their arguments (coreutils that only touch files, the
+ * download tools). */
+const LEAVES = new Set([
+  'rm', 'rmdir', 'mkdir', 'cp', 'mv', 'ln', 'touch', 'chmod', 'chown', 'chgrp', 'cat', 'ls', 'echo', 'true', 'false',
+  'head', 'tail', 'wc', 'uniq', 'cut', 'tr', 'tee', 'date', 'sleep', 'stat', 'du', 'df', 'id', 'whoami', 'uname',
+  'readlink', 'realpath', 'basename', 'dirname', 'mktemp', 'truncate', 'sync', 'curl', 'wget',
+]);
+
+/** Does `program` read `name`, or may it start something that does? */
+export function readBy(name: string, program: string | undefined): boolean {
+  if (program === undefined) return true;
+  const base = program.slice(program.lastIndexOf('/') + 1);
+  const family = READERS.find(([v]) => v.test(name));
+  if (!family) return true;
+  return family[1].test(base) || !LEAVES.has(base);
 }
 
 export interface CodeLoadingVariable {
@@ -83,7 +120,7 @@ export function codeLoadingVariables(env: Readonly<Record<string, string | undef
       if (bad.length) out.push({ name, value, reason: `PATH entries that can shadow programs: ${bad.map((e) => e || '(empty = cwd)').join(', ')}` });
       continue;
     }
-    if (!isCodeLoadingName(name) || isSafeValue(name, value)) continue;
+    if (!isCodeLoadingName(name) || isSafeValue(name, value) || !readBy(name, opts.program)) continue;
     const own = opts.own?.[name];
     if (own && value.split(/[: ]/).every((e) => e === '' || own.includes(e))) continue;
     out.push({ name, value, reason: `${name} can make the program load or run other code` });

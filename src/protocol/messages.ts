@@ -120,6 +120,10 @@ export interface ExecRequest {
   /** kernel layer: where the daemon can read the very file the exec runs (/proc/<pid>/fd/<n> or
    * /proc/<pid>/root/<program>), to know it by its contents (src/daemon/program-identity.ts) */
   program_file?: string;
+  /** the exec'ing process's pid in the daemon's pid namespace, added by the run's supervisor (the kernel's
+   * notification, or the relay's SCM_CREDENTIALS): where the daemon reads how it was started
+   * (src/daemon/provenance.ts). Untrusted like every field: it only picks which /proc entries are read */
+  host_pid?: number;
 }
 
 export interface ExecReply {

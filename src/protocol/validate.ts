@@ -91,6 +91,7 @@ export function validateExec(m: Envelope): ExecRequest {
   const procFile = /^\/proc\/\d+\/(fd\/\d+|root\/|cwd\/|exe$)/;
   if (m.program_file !== undefined && (m.layer !== 'kernel' || typeof m.program_file !== 'string' || !procFile.test(m.program_file)))
     fail(m, '"program_file" must be a /proc/<pid>/fd, root, cwd or exe path of a kernel-layer request');
+  if (m.host_pid !== undefined) int(m, 'host_pid');
   const env = m.env;
   if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string')))
     fail(m, '"env" must be an object of strings');

@@ -102,18 +102,25 @@ test('code-loading assignments prompt even under an allow rule (LD_PRELOAD=./evi
   assert.equal(sh('FOO=1 git status', ctx).decision, 'allow');
 });
 
-test('opaque commands are never allowed by a heuristic', () => {
+test('opaque code runs in the turn sandbox (each exec it makes decided then); asked under untrusted and where the sandbox cannot hold it', () => {
+  // issue 29: until then every opaque command was asked about, even where any unknown command runs unasked
   const ctx = ctxOf('');
+  const untrusted = ctxOf('', { approvalPolicy: 'untrusted' });
   // eval of a variable, and source of a relative file (bash looks it up in PATH) or with no reader
   for (const script of ['eval "$x"', 'source ./env.sh', '. ./env.sh', 'source /etc/env.sh']) {
     const a = sh(script, ctx);
-    assert.notEqual(a.decision, 'allow', script);
-    assert.ok(a.subcommands.some((s) => s.opaque), script);
+    assert.equal(a.decision, 'allow', script);
+    assert.ok(a.subcommands.some((s) => s.opaque && s.decided_by.type === 'heuristic' && s.decided_by.name === 'sandboxed'), script);
+    assert.notEqual(sh(script, untrusted).decision, 'allow', script);
   }
   const dyn = sh('x=rm; $x -rf y', ctx);
   assert.equal(dyn.complex, true);
-  assert.equal(dyn.decision, 'prompt', 'a non-literal command name');
-  assert.equal(dyn.subcommands[0].decided_by.type === 'heuristic' && dyn.subcommands[0].decided_by.name, 'opaque');
+  assert.equal(dyn.decision, 'allow', 'a non-literal command name: its exec is decided when it happens');
+  assert.equal(dyn.subcommands[0].decided_by.type === 'heuristic' && dyn.subcommands[0].decided_by.name, 'sandboxed');
+  assert.equal(sh('x=rm; $x -rf y', untrusted).decision, 'prompt');
+  // what the exec gate would not see, or a server outside the run would run: still asked
+  for (const script of ['ssh host ls', 'su -c ls', 'busybox sh -c ls', 'tmux new -d "make"', 'chroot /x ls'])
+    assert.equal(sh(script, ctx).decision, 'prompt', script);
 });
 
 test('complex scripts: literal commands forbid or prompt, never allow; no unsandboxed run', () => {

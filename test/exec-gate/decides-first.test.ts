@@ -42,7 +42,9 @@ function execRecords(rig: DaemonProc, name: string, rest: string[]): Record<stri
 /** `bash ./f.sh`: pre-flight sees only bash; every exec in the file meets the exec gate. */
 function inFile(rig: DaemonProc, name: string, script: string) {
   writeFileSync(join(rig.ws, name), script + '\n');
-  return gateSh(rig, `B=${bin} bash ./${name}`, { timeoutMs: 60_000 });
+  // sourced by the run's own shell: its execs are the model's (issue 29: those of `bash ./file` are the
+  // program's, whose allow-ruled execs no longer leave the sandbox)
+  return gateSh(rig, `export B=${bin}; . ./${name}`, { timeoutMs: 60_000 });
 }
 
 for (const mode of ['workspace-write', 'danger-full-access'] as const) {

@@ -12,11 +12,13 @@ import { escFixture, gateSh, execGateOptions } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 let files = 0;
-/** Run `script` from a file (`bash ./f.sh`): pre-flight sees only `bash`, every exec in it meets the gate. */
+/** Run `script` from a file, sourced by the run's own shell (`. ./f.sh`): pre-flight sees only `.`, every exec
+ * in it meets the gate, as the model's own command (issue 29: `bash ./f.sh` is a program running its own
+ * file, whose execs an allow rule no longer takes out of the sandbox). */
 function inFile(rig: DaemonProc, script: string, o: { input?: string; timeoutMs?: number } = {}) {
   const f = `run${++files}.sh`;
   writeFileSync(join(rig.ws, f), script + '\n');
-  return gateSh(rig, `bash ./${f}`, o);
+  return gateSh(rig, `. ./${f}`, o);
 }
 
 
@@ -118,7 +120,9 @@ function alive(pid: number): boolean {
 }
 
 /** python3 forge.py PROGRAM CLAIMED_CWD EXTRA_ENV: an exec request claiming CLAIMED_CWD and no environment,
- * then the escalation with the real environment plus EXTRA_ENV. Prints the runner's answer. */
+ * then the escalation with the real environment plus EXTRA_ENV. Prints the runner's answer. (It also claims
+ * to be the run's own shell, `host_pid` its parent's: a request that does not say whose it is no longer gets
+ * an escalation at all, issue 29; the escalation socket's checks must hold even for one that lies.) */
 const FORGE = `import json, os, socket, struct, sys
 prog, claim, extra = sys.argv[1], sys.argv[2], sys.argv[3]
 e = os.environ
@@ -126,7 +130,7 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 me = "%s/forge-%d.sock" % (e["GATE_CLIENT_DIR"], os.getpid())
 s.bind(me)
 rid = "forge-%d" % os.getpid()
-s.sendto(json.dumps({"v": 1, "id": rid, "type": "exec", "run_id": e["GATE_RUN"], "program": prog, "argv": [prog, "info"], "cwd": claim, "pid": os.getpid(), "env": {}}).encode(), e["GATE_REQUEST_SOCK"])
+s.sendto(json.dumps({"v": 1, "id": rid, "type": "exec", "run_id": e["GATE_RUN"], "program": prog, "argv": [prog, "info"], "cwd": claim, "pid": os.getpid(), "host_pid": os.getppid(), "env": {}}).encode(), e["GATE_REQUEST_SOCK"])
 while True:
     r = json.loads(s.recv(65536))
     if r["type"] != "pending":

@@ -1,0 +1,54 @@
+/**
+ * Reads how an exec'ing process and its ancestors were started, from /proc, for the exec gate's judgement of
+ * where a command came from (src/decide/provenance.ts). Not pure: reads /proc as the daemon's user, in the
+ * daemon's pid namespace. The pid comes from the run's supervisor (the kernel's notification, or the
+ * relay's SCM_CREDENTIALS) through the request channel, so it is untrusted like every request field: a
+ * wrong pid can only make the judgement unsure or stricter-than-true for what it names (see the trust note
+ * in src/decide/provenance.ts).
+ */
+import { readFileSync, readlinkSync } from 'node:fs';
+import type { Ancestor, Ancestry } from '../decide/provenance.js';
+import { parentPid } from './proc-tree.js';
+
+/** No run nests deeper than this between its gate-sh and an exec (a loop of pids cannot hang the walk). */
+const MAX_DEPTH = 64;
+
+function ancestor(pid: number): Ancestor | null {
+  let argv: string[];
+  try {
+    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    argv = raw.split('\0');
+    if (argv.length > 0 && argv[argv.length - 1] === '') argv.pop();
+  } catch {
+    return null;
+  }
+  let exe = '';
+  try {
+    exe = readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    // not dumpable (the run's supervisor) or gone: judged by the name alone, as plumbing
+  }
+  return { exe: exe.replace(/ \(deleted\)$/, ''), argv };
+}
+
+/**
+ * The ancestry of host pid `pid` up to (not including) `rootPid`, the run's outermost gate-sh. `self`: the
+ * request was made by the new program itself (its constructor), so that process is not its own ancestor.
+ */
+export function readAncestry(pid: number | undefined, rootPid: number | undefined, self?: { argv: readonly string[] }): Ancestry | null {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return null;
+  const chain: Ancestor[] = [];
+  let p: number | undefined = pid;
+  for (let i = 0; i < MAX_DEPTH && p !== undefined && p > 1; i++) {
+    if (p === rootPid) return { chain, complete: true };
+    const a = ancestor(p);
+    if (!a) return chain.length ? { chain, complete: false } : null;
+    if (!(i === 0 && self && sameArgv(a.argv, self.argv))) chain.push(a);
+    p = parentPid(p);
+  }
+  return chain.length ? { chain, complete: false } : null;
+}
+
+function sameArgv(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((w, i) => w === b[i]);
+}

@@ -1,0 +1,112 @@
+/**
+ * `npm run bench realwork` (issue 29): the realwork suite's autoconf project (test/realwork/projects.ts),
+ * bootstrapped once (`autoreconf -i`, not timed), then `./configure && make && make check` timed four ways in
+ * rounds, the order rotating each round so a change in the machine's load hits each alike:
+ *  - through gate-sh, workspace-write (default policy, no rules), against bubblewrap alone with the same
+ *    turn sandbox (the plan's own bwrap argv for workspace-write); target ratio <= 1.10
+ *  - through gate-sh, danger-full-access, against plain bash; target ratio <= 1.10
+ * and the daemon round trips per 100 execs of the build: the daemon's counters (pre-flight, exec requests,
+ * paired reports) across one gated build, over the build's execs counted by strace under plain bash.
+ * Test-only; measures, asserts nothing.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { approvalCall } from '../../src/client/approval-client.js';
+import { turnSandboxArgv } from '../../src/sandbox/bwrap-argv.js';
+import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
+import { workspaceWrite } from '../../src/sandbox/policy.js';
+import { findBwrap, prepareGateDirs } from '../../src/exec/sandbox-run.js';
+import { GATE_SH } from '../helpers/env.js';
+import { killAll, type DaemonProc } from '../helpers/daemon.js';
+import { run, type Result } from '../helpers/run.js';
+import { realworkDaemon } from '../realwork/helpers.js';
+import { bootstrapped } from '../realwork/projects.js';
+import { runBench } from './helpers.js';
+
+const ROUNDS = Number(process.env.GATE_BENCH_ROUNDS || 7);
+const SCRIPT = './configure -q && make -s && make -s check';
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+
+function check(name: string, r: Result): void {
+  if (r.code !== 0) throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 800)}`);
+}
+
+/** A fresh copy of the bootstrapped project in `dir`. */
+function fresh(template: string, dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  execFileSync('cp', ['-a', template, dir]);
+}
+
+async function counters(d: DaemonProc): Promise<Record<string, number>> {
+  const s = (await approvalCall(d.paths, 'status')).status as { counters: Record<string, number> };
+  return s.counters;
+}
+
+async function main(): Promise<Record<string, unknown>> {
+  const ww = await realworkDaemon('workspace-write');
+  const dfa = await realworkDaemon('danger-full-access');
+  try {
+    const template = join(ww.te.dir, 'template');
+    mkdirSync(template);
+    bootstrapped(template, ww.env);
+    prepareGateDirs(ww.env);
+    const bwrap = findBwrap(ww.env);
+    const sides: Record<string, (dir: string) => Promise<Result>> = {
+      gated_ww: (dir) => run(GATE_SH, ['-lc', SCRIPT], { env: ww.env, cwd: dir, timeoutMs: 900_000 }),
+      bwrap_ww: (dir) => {
+        const args = turnSandboxArgv(workspaceWrite(), gateSandboxContext({ cwd: dir, env: ww.env }))!;
+        return run(bwrap, [...args, '/bin/bash', '-lc', SCRIPT], { env: ww.env, cwd: dir, timeoutMs: 900_000 });
+      },
+      gated_dfa: (dir) => run(GATE_SH, ['-lc', SCRIPT], { env: dfa.env, cwd: dir, timeoutMs: 900_000 }),
+      plain: (dir) => run('/bin/bash', ['-lc', SCRIPT], { env: dfa.env, cwd: dir, timeoutMs: 900_000 }),
+    };
+    const names = Object.keys(sides);
+    const ms: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    for (let i = 0; i < ROUNDS; i++)
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(k + i) % names.length];
+        // each side builds in its daemon's workspace (the one its sandbox may write)
+        const dir = join(name.endsWith('_dfa') || name === 'plain' ? dfa.ws : ww.ws, `b-${name}`);
+        fresh(template, dir);
+        const t0 = performance.now();
+        check(name, await sides[name](dir));
+        ms[name].push(performance.now() - t0);
+      }
+    // the build's execs, counted under plain bash; the daemon's round trips across one gated build
+    const dir = join(ww.ws, 'b-count');
+    fresh(template, dir);
+    const trace = join(ww.te.dir, 'execs.trace');
+    check('strace', await run('strace', ['-f', '-qq', '-e', 'trace=execve', '-o', trace, '/bin/bash', '-lc', SCRIPT], { env: ww.env, cwd: dir, timeoutMs: 900_000 }));
+    const execs = readFileSync(trace, 'utf8').split('\n').filter((l) => /execve\(/.test(l) && !/ENOENT/.test(l)).length;
+    fresh(template, dir);
+    const before = await counters(ww);
+    check('counted', await sides.gated_ww(dir));
+    const after = await counters(ww);
+    const trips = ['preflight', 'exec', 'paired'].reduce((n, k) => n + (after[k] ?? 0) - (before[k] ?? 0), 0);
+    const ratio = (a: string, b: string) => ({
+      median_of_rounds: r3(median(ms[a].map((x, i) => x / ms[b][i]))),
+      mean: r3(mean(ms[a]) / mean(ms[b])),
+    });
+    return {
+      script: SCRIPT,
+      rounds: ROUNDS,
+      ms: Object.fromEntries(names.map((n) => [n, ms[n].map(Math.round)])),
+      workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww'),
+      danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain'),
+      target_ratio: 1.1,
+      build_execs: execs,
+      daemon_round_trips: trips,
+      daemon_round_trips_per_100_execs: r3((trips * 100) / execs),
+      loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+    };
+  } finally {
+    killAll();
+    await ww.close();
+    await dfa.close();
+  }
+}
+
+runBench(main);
