@@ -6,7 +6,9 @@ import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import { loadConfig } from '../config/load.js';
 import { ReuseGrants } from './reuse-grants.js';
 import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePaths } from '../protocol/paths.js';
-import { RequestServer } from '../protocol/server.js';
+import { DEFAULT_STREAM_LIMITS, RequestServer } from '../protocol/server.js';
+import { FdReserve, openFileLimit } from './fd-reserve.js';
+import { socketPeer } from './socket-peer.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
@@ -91,6 +93,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     // the policy epoch: raised here (a new daemon) and on every reload, before a decision under new rules
     const reuse = new ReuseGrants(paths.requestDir);
     cleanups.push(() => reuse.close());
+    // descriptors set aside for rule reloads, whatever the connections take (fd-reserve.ts)
+    const reserve = new FdReserve();
+    cleanups.push(() => reserve.close());
     const binding = policyBinding({ env: opts.env, extraFiles: config.rules, gitReadOnly: () => daemon.config.git_read_only });
     let daemon: Daemon<unknown>;
     const watcher = new PolicyWatcher<unknown>(binding.loader, (e) => {
@@ -98,7 +103,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       if (e.ok) log(`policy reloaded from ${e.files.length} file(s)`);
       else log(`policy reload failed, keeping the last good policy: ${e.error}`);
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
-    });
+    }, reserve);
     // escalate.sock: escalated execs from the exec gate (src/daemon/escalation-runner.ts)
     const escalation = await startEscalationRunner({ paths, env: opts.env, turnPolicy: () => daemon.config.sandbox_policy, log, audit });
     cleanups.push(() => void escalation.close());
@@ -127,7 +132,16 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));
     daemon.warmUp();
-    const requests = new RequestServer({ requestSock: paths.requestSock, streamSock: paths.streamSock, handle: (m, c) => daemon.handle(m, c), log });
+    // stream.sock takes at most an eighth of the descriptors: the rest stay for the daemon's own work
+    const nofile = openFileLimit() ?? 1024;
+    const requests = new RequestServer({
+      requestSock: paths.requestSock,
+      streamSock: paths.streamSock,
+      handle: (m, c) => daemon.handle(m, c),
+      log,
+      peerOf: socketPeer,
+      streamLimits: { maxConnections: Math.max(16, Math.min(DEFAULT_STREAM_LIMITS.maxConnections, Math.floor(nofile / 8))) },
+    });
     await requests.start();
     cleanups.push(() => requests.close());
     const approvals = new ApprovalServer(paths.approvalSock, daemon, log);
