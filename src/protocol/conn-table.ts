@@ -36,8 +36,8 @@ export class ConnectionTable<H extends Held> {
 
   /** Makes room for a new connection of `peer`: true when it may be kept (call add), false when it must be refused. */
   admit(peer: string): boolean {
-    if ((this.perPeer.get(peer) ?? 0) >= this.limits.maxPerPeer && !this.evict((h) => h.peer === peer, `over ${this.limits.maxPerPeer} connections of one process`))
-      return false;
+    const mine = this.perPeer.get(peer) ?? 0;
+    if (mine >= this.limits.maxPerPeer && !this.evict((h) => h.peer === peer, `over ${this.limits.maxPerPeer} connections of one process`)) return false;
     if (this.open.size >= this.limits.maxConnections && !this.evict(() => true, `over ${this.limits.maxConnections} connections`)) return false;
     return true;
   }
