@@ -9,6 +9,7 @@ import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePath
 import { DEFAULT_STREAM_LIMITS, RequestServer } from '../protocol/server.js';
 import { FdReserve, openFileLimit } from './fd-reserve.js';
 import { socketPeer } from './socket-peer.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/run-rate.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
@@ -62,6 +63,13 @@ export function ownerText(owner: LockOwner | undefined): string {
   if (!owner) return 'its pid not written yet';
   const ns = pidNamespace();
   return owner.pidNamespace && ns && owner.pidNamespace !== ns ? `pid ${owner.pid} in another PID namespace, ${owner.pidNamespace}` : `pid ${owner.pid}`;
+}
+
+/** A run's request rate: GATE_REQUEST_RATE requests a second (sustained and at once; its queue as long), else
+ * DEFAULT_RATE_LIMITS. */
+export function requestRate(env: Env): RateLimits {
+  const n = Number(env.GATE_REQUEST_RATE);
+  return Number.isInteger(n) && n > 0 ? { perSecond: n, burst: n, queued: Math.max(n, 100) } : DEFAULT_RATE_LIMITS;
 }
 
 export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
@@ -140,6 +148,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       handle: (m, c) => daemon.handle(m, c),
       log,
       peerOf: socketPeer,
+      rateLimits: requestRate(opts.env),
       streamLimits: { maxConnections: Math.max(16, Math.min(DEFAULT_STREAM_LIMITS.maxConnections, Math.floor(nofile / 8))) },
     });
     await requests.start();

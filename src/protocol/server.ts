@@ -13,6 +13,7 @@ import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } fro
 import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
 import { checkSocketPath } from './paths.js';
 import { ConnectionTable, type Held } from './conn-table.js';
+import { RateQueues, type RateLimits } from './run-rate.js';
 import { EAGAIN, ECONNREFUSED, ENOENT, unixDgram, type DgramSocket } from './dgram.js';
 
 export interface HandlerContext {
@@ -44,6 +45,8 @@ export interface RequestServerOptions {
   keepaliveMs?: number;
   /** answered ids remembered at most (the oldest are forgotten first; default 100,000) */
   maxAnswered?: number;
+  /** a run's request rate (run-rate.ts; default DEFAULT_RATE_LIMITS) */
+  rateLimits?: RateLimits;
   /** stream.sock's bounds (default DEFAULT_STREAM_LIMITS) */
   streamLimits?: Partial<StreamLimits>;
   /** the process at the other end of a stream connection, as the kernel says (SO_PEERCRED): connections are
@@ -123,6 +126,8 @@ const MAX_IN_FLIGHT = 100_000;
  * not 100,000 answers later. (Counting them against the in-flight bound made a sustained ~1,700 requests
  * a second, e.g. `find -exec` over many files, turn `busy` after a minute.) */
 const MAX_ANSWERED = 100_000;
+/** The request types counted against their run's rate: those that make the daemon decide or build. */
+const RATED: ReadonlySet<string> = new Set(['preflight', 'exec', 'session-sandbox']);
 
 export function errorReply(id: string, code: ErrorCode, message: string): ErrorReply {
   return { v: PROTOCOL_VERSION, id, type: 'error', code, message };
@@ -145,10 +150,17 @@ export class RequestServer {
   private readonly conns: ConnectionTable<StreamConn>;
   /** bytes of partial frames kept, all stream connections together */
   private buffered = 0;
+  private readonly rates: RateQueues;
 
   constructor(private readonly opts: RequestServerOptions) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
     this.conns = new ConnectionTable(this.limits);
+    this.rates = new RateQueues(opts.rateLimits);
+  }
+
+  /** Requests delayed and dropped for their run's rate. */
+  get rateCounters(): { delayed: number; dropped: number } {
+    return this.rates.counters;
   }
 
   /** Stream connections open now. */
@@ -186,6 +198,7 @@ export class RequestServer {
   close(): void {
     clearInterval(this.sweeper);
     clearInterval(this.idleSweeper);
+    this.rates.close();
     for (const c of [...this.conns.all()]) this.closeConn(c);
     for (const e of this.inFlight.values()) clearInterval(e.timer);
     this.inFlight.clear();
@@ -343,6 +356,23 @@ export class RequestServer {
       peer,
       setPending: (ids) => this.setPending(entry, msg.id, ids),
     };
+    // the requests that make the daemon work (a decision, a sandbox) count against their run's rate
+    if (!RATED.has(msg.type)) return this.handleNow(msg, entry, ctx, conn);
+    // the run it names, as sent from where it came (the reply socket's folder, or the stream peer's pid), so
+    // that naming another run's id from elsewhere spends none of that run's rate
+    const from = peer ? peer.slice(0, peer.lastIndexOf('/')) : `stream ${conn?.peer}`;
+    const key = `${typeof msg.run_id === 'string' ? msg.run_id : '-'} ${from}`;
+    const start = (): void => this.handleNow(msg, entry, ctx, conn);
+    const dropped = (): void => {
+      // unanswered: the client resends by the same id, handled then as new
+      this.inFlight.delete(msg.id);
+      if (conn) conn.inFlight--;
+    };
+    if (this.rates.admit(key, start, dropped)) start();
+  }
+
+  /** Hands a request to its handler, and its answer to its client. */
+  private handleNow(msg: Envelope, entry: Entry, ctx: HandlerContext, conn: StreamConn | undefined): void {
     let p: Promise<Reply | EncodedReply>;
     try {
       p = this.opts.handle(msg, ctx);
@@ -433,6 +463,7 @@ export class RequestServer {
 
   /** Forget answered requests past their time: from the oldest on, so O(expired), not O(kept). */
   private sweep(): void {
+    this.rates.sweep();
     const now = Date.now();
     for (const [id, d] of this.done) {
       if (d.expires >= now) break;

@@ -16,6 +16,8 @@ import { killAll, startDaemon, track, waitFor } from '../helpers/daemon.js';
 import { approveConsole, preflight } from '../daemon/helpers.js';
 import { Deframer, frame } from '../../src/protocol/codec.js';
 import { MAX_STREAM_FRAME } from '../../src/protocol/messages.js';
+import { unixDgram } from '../../src/protocol/dgram.js';
+import { RateQueues } from '../../src/protocol/run-rate.js';
 
 after(killAll);
 
@@ -163,4 +165,77 @@ test('20,000 idle stream connections: a newly added forbidden rule is still load
     }
     await d.close();
   }
+});
+
+test('a run flooding the request channel with 40,000 execs is held to its rate; another run is answered at once meanwhile', async () => {
+  // a rate under what this machine handles, so the bound is what holds the flood (default: 5,000 a second)
+  const RATE = 500;
+  const d = await startDaemon({ env: { GATE_REQUEST_RATE: String(RATE) } });
+  const sock = unixDgram.createSocket('unix_dgram');
+  const answered: number[] = [];
+  sock.on('message', () => answered.push(Date.now()));
+  sock.on('error', () => undefined);
+  sock.bind(join(d.paths.clientDir, 'flood.sock'));
+  try {
+    await preflight(d.paths, 'ls');
+    const exec = (i: number): Buffer =>
+      Buffer.from(JSON.stringify({ v: 1, id: `flood-${i}`, type: 'exec', run_id: 'r-flood', program: '/bin/true', argv: ['true'], cwd: '/tmp', pid: 1 }));
+    const t0 = Date.now();
+    let lateMs = -1;
+    await new Promise<void>((resolve) => {
+      let i = 0;
+      const next = (): void => {
+        if (i >= 40_000) return resolve();
+        if (i === 20_000) {
+          // halfway: another client's decision, timed
+          const s0 = Date.now();
+          void preflight(d.paths, 'ls -la').then(() => (lateMs = Date.now() - s0));
+        }
+        const b = exec(i);
+        sock.send(b, 0, b.length, d.paths.requestSock, (err) => {
+          if (err && (err as { code?: number }).code === -11) return void setTimeout(next, 0);
+          i++;
+          if (i % 256 === 0) setImmediate(next);
+          else next();
+        });
+      };
+      next();
+    });
+    const sentMs = Date.now() - t0;
+    await waitFor(() => lateMs >= 0 || undefined, 'the other client\'s answer');
+    const during = answered.filter((t) => t <= t0 + sentMs).length;
+    const bound = RATE + (RATE * sentMs) / 1000;
+    process.stdout.write(`# 40,000 execs sent in ${sentMs} ms: ${during} answered meanwhile (bound ${Math.round(bound)}); the other client waited ${lateMs} ms\n`);
+    assert.ok(during <= bound + 200, `${during} answered while sending for ${sentMs} ms`);
+    assert.ok(lateMs < 2_000, `the other client waited ${lateMs} ms`);
+    // the flood's queued requests are still answered, at its rate (one dropped past the queue is resent by its client)
+    await waitFor(() => (answered.length > during ? true : undefined), 'the flood\'s queued answers');
+  } finally {
+    sock.close();
+    await d.close();
+  }
+});
+
+test('RateQueues: over its rate a key waits in turn, past its queue it is dropped; other keys go on', async () => {
+  let now = 0;
+  const q = new RateQueues({ perSecond: 1_000, burst: 2, queued: 3 }, () => now);
+  const started: string[] = [];
+  const dropped: string[] = [];
+  const go = (k: string, i: number): boolean =>
+    q.admit(
+      k,
+      () => started.push(`${k}${i}`),
+      () => dropped.push(`${k}${i}`),
+    );
+  assert.deepEqual([go('a', 1), go('a', 2), go('a', 3), go('a', 4), go('a', 5), go('a', 6)], [true, true, false, false, false, false]);
+  assert.deepEqual(dropped, ['a6']);
+  assert.equal(go('b', 1), true, 'another key is not held up');
+  now += 2; // two tokens
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(started, ['a3', 'a4']);
+  now += 10;
+  await new Promise((r) => setTimeout(r, 20));
+  assert.deepEqual(started, ['a3', 'a4', 'a5']);
+  assert.equal(q.waiting, 0);
+  q.close();
 });
