@@ -7,7 +7,8 @@
  * (request or notification) sets the session's turn sandbox policy on the daemon to the stricter of what the
  * host asks and gate-sh's own (sandbox-state.ts, stricterSandbox): a host asking for read-only gets it; a host
  * asking for more than gate-sh's own sandbox (danger-full-access, wider roots) never widens it, and is told so
- * in the log (`gate status` shows the policy in force).
+ * in the log (`gate status` shows the policy in force). Calls run with the user's environment as the host
+ * had it, not the host's short one for MCP servers (mcp-env.ts); the log says what was added and dropped.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -28,11 +29,14 @@ import {
   stricterSandbox,
 } from './sandbox-state.js';
 import { parseSandboxPolicy } from '../sandbox/policy.js';
+import { callEnvironment, describeCallEnvironment, hostEnvironment } from './mcp-env.js';
 import { startShell, ShellParamsError, type RunningShell, type ShellParams } from './shell-run.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 
 export interface McpServerOptions {
   env: NodeJS.ProcessEnv;
+  /** the host's environment (mcp-env.ts: read from the parent process when not given; null: none) */
+  hostEnv?: { env?: Record<string, string>; source: string } | null;
   /** a gate-sh launcher to spawn per call (default: none; calls run in this process, from the daemon's plan) */
   gateSh?: string;
   log?: (line: string) => void;
@@ -48,6 +52,11 @@ const INSTRUCTIONS =
 
 export function createGateMcp(opts: McpServerOptions): GateMcp {
   const log = opts.log ?? ((l: string) => void process.stderr.write(`gate mcp: ${l}\n`));
+  // the calls get the user's environment as the host had it, not the host's short one for MCP servers
+  const host = opts.hostEnv === undefined ? hostEnvironment(process.ppid) : opts.hostEnv;
+  const calls = host ? callEnvironment(opts.env, host.env, host.source) : undefined;
+  if (calls) log(describeCallEnvironment(calls));
+  const callEnv: NodeJS.ProcessEnv = calls?.env ?? opts.env;
   const paths = gatePaths(opts.env);
   const server = new McpServer(
     { name: 'gate-sh', version: '0.1.0' },
@@ -125,7 +134,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
       }
       let shell: RunningShell;
       try {
-        shell = startShell(params, { env: opts.env, gateSh: opts.gateSh, autostart: () => ensureDaemon(opts.env) });
+        shell = startShell(params, { env: callEnv, gateSh: opts.gateSh, autostart: () => ensureDaemon(opts.env) });
       } catch (e) {
         if (e instanceof ShellParamsError) throw new McpError(ErrorCode.InvalidParams, e.message);
         throw e;
