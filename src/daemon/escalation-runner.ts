@@ -15,6 +15,8 @@
  *   - passes on the signals the caller receives (`{signal}` frames), kills the process group when the
  *     caller's connection drops, and replies the exit status (128+n for signal n).
  * Descriptors are received with a small N-API addon (native.ts): Node's net module drops SCM_RIGHTS.
+ * Bounded: connections per peer and in all (conn-table.ts: one still in its handshake makes room), 3
+ * descriptors per connection at most, a request frame of MAX_FRAME, deframed linearly.
  */
 import { chmodSync, closeSync, readlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -32,6 +34,8 @@ import { isLossy } from '../protocol/exec-gate-wire.js';
 import { LIBGATE, withExecGate } from '../exec/exec-gate.js';
 import { gateNative, type GateNative } from '../exec/native.js';
 import { parentPid } from './proc-tree.js';
+import { ConnectionTable, type Held } from '../protocol/conn-table.js';
+import { socketPeer } from './socket-peer.js';
 
 const MAX_FRAME = 16 * 1024 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 5000;
@@ -48,6 +52,9 @@ export interface EscalationServerOptions {
   /** the pids whose descendants are the run's processes (its outermost gate-sh), or undefined when the run
    * has ended or is unknown; none given: no run binding (tests of the runner alone) */
   runRoots?(runId: string): readonly number[] | undefined;
+  /** connections at once, all peers together (default 128) and per peer (default 16) */
+  maxConnections?: number;
+  maxPerPeer?: number;
   /** audit hook: one call per escalated run */
   onFinished?(r: { grant: EscalationGrant; pid?: number; exit_status: number; duration_ms: number; corrected: string[] }): void;
 }
@@ -63,9 +70,12 @@ export class EscalationServer implements EscalationRunner {
   private readonly conns = new Set<Socket>();
   /** pid of each escalated command still running → its run: its descendants are that run's too */
   private readonly spawned = new Map<number, string>();
+  private readonly table: ConnectionTable<Held>;
+  private refusalLoggedAt = 0;
 
   constructor(private readonly o: EscalationServerOptions) {
     this.native = gateNative();
+    this.table = new ConnectionTable({ maxConnections: o.maxConnections ?? 128, maxPerPeer: o.maxPerPeer ?? 16 });
   }
 
   grant(g: EscalationGrant): void {
@@ -113,41 +123,61 @@ export class EscalationServer implements EscalationRunner {
   }
 
   private accept(s: Socket): void {
-    this.conns.add(s);
-    s.on('close', () => this.conns.delete(s));
     const fd = (s as unknown as { _handle?: { fd?: number } })._handle?.fd;
-    if (typeof fd !== 'number' || fd < 0) {
+    const peer = socketPeer(s) ?? '?';
+    if (typeof fd !== 'number' || fd < 0 || !this.table.admit(peer)) {
+      if (Date.now() - this.refusalLoggedAt > 10_000) {
+        this.refusalLoggedAt = Date.now();
+        this.o.log(`escalation connection of ${peer} refused: too many open (logged once per 10 s)`);
+      }
       s.destroy();
       return;
     }
-    const chunks: Buffer[] = [];
+    // in its handshake, or answered, it may make room for another; while its command runs, never
+    let running = false;
+    const held: Held = { peer, lastActive: Date.now(), idle: () => !running, close: () => s.destroy() };
+    this.table.add(held);
+    this.conns.add(s);
+    s.on('close', () => {
+      this.conns.delete(s);
+      this.table.remove(held);
+    });
+    // answered (reply() ends it): a caller that never closes its end does not keep the descriptor
+    s.on('finish', () => {
+      running = false;
+      setTimeout(() => s.destroy(), 1_000).unref();
+    });
+    const deframer = new Deframer(MAX_FRAME);
     const fds: number[] = [];
     const started = Date.now();
     const fail = (msg: string): void => {
       fds.forEach(closeQuiet);
+      if (s.destroyed) return;
       this.o.log(`escalation refused: ${msg}`);
       reply(s, { error: msg });
     };
+    let received = false;
     const poll = (): void => {
+      if (s.destroyed) return fail('closed to make room');
       try {
         for (;;) {
           const r = this.native.recvFds(fd, 65536);
           if (r === null) break;
           fds.push(...r.fds);
+          if (fds.length > 3) return fail(`more than 3 descriptors sent (${fds.length})`);
           if (r.data.length === 0) return fail('the caller closed the connection before its request');
-          chunks.push(r.data);
-          const buf = Buffer.concat(chunks);
-          if (buf.length >= 4) {
-            const n = buf.readUInt32LE(0);
-            if (n > MAX_FRAME) return fail('escalation request too large');
-            if (buf.length >= 4 + n) return this.handshake(s, fd, buf.subarray(4, 4 + n), fds);
+          received = true;
+          const whole = deframer.push(r.data);
+          if (whole.length) {
+            running = true;
+            return this.handshake(s, fd, whole[0], fds);
           }
         }
       } catch (e) {
         return fail((e as Error).message);
       }
       if (Date.now() - started > HANDSHAKE_TIMEOUT_MS) return fail('no escalation request within 5 s');
-      setTimeout(poll, chunks.length ? 0 : 1);
+      setTimeout(poll, received ? 0 : 1);
     };
     poll();
   }

@@ -7,7 +7,10 @@ import { loadConfig, readConfigTable } from '../config/load.js';
 import { configFromTable } from '../config/config.js';
 import { ReuseGrants } from './reuse-grants.js';
 import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePaths } from '../protocol/paths.js';
-import { RequestServer } from '../protocol/server.js';
+import { DEFAULT_STREAM_LIMITS, RequestServer } from '../protocol/server.js';
+import { FdReserve, openFileLimit } from './fd-reserve.js';
+import { socketPeer } from './socket-peer.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/run-rate.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
@@ -65,6 +68,13 @@ export function ownerText(owner: LockOwner | undefined): string {
   return owner.pidNamespace && ns && owner.pidNamespace !== ns ? `pid ${owner.pid} in another PID namespace, ${owner.pidNamespace}` : `pid ${owner.pid}`;
 }
 
+/** A run's request rate: GATE_REQUEST_RATE requests a second (sustained and at once; its queue as long), else
+ * DEFAULT_RATE_LIMITS. */
+export function requestRate(env: Env): RateLimits {
+  const n = Number(env.GATE_REQUEST_RATE);
+  return Number.isInteger(n) && n > 0 ? { perSecond: n, burst: n, queued: Math.max(n, 100) } : DEFAULT_RATE_LIMITS;
+}
+
 export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${new Date().toISOString()} ${line}\n`));
   const paths = gatePaths(opts.env);
@@ -94,6 +104,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     // the policy epoch: raised here (a new daemon) and on every reload, before a decision under new rules
     const reuse = new ReuseGrants(paths.requestDir);
     cleanups.push(() => reuse.close());
+    // descriptors set aside for rule reloads, whatever the connections take (fd-reserve.ts)
+    const reserve = new FdReserve();
+    cleanups.push(() => reserve.close());
     const binding = policyBinding({ env: opts.env, extraFiles: config.rules, gitReadOnly: () => daemon.config.git_read_only });
     let daemon: Daemon<unknown>;
     // config.toml is watched with the rules: a broken edit refuses runs as a broken rules file does (a
@@ -113,7 +126,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       if (e.ok) log(`policy reloaded from ${e.files.length} file(s)`);
       else log(`policy reload failed: runs are refused until it is fixed: ${e.error}`);
       audit.write({ kind: 'reload', detail: e.ok ? `reloaded ${e.files.join(', ')}` : `failed: ${e.error}` });
-    });
+    }, reserve);
     // escalate.sock: escalated execs from the exec gate (src/daemon/escalation-runner.ts)
     const escalation = await startEscalationRunner({
       paths,
@@ -149,7 +162,17 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));
     daemon.warmUp();
-    const requests = new RequestServer({ requestSock: paths.requestSock, streamSock: paths.streamSock, handle: (m, c) => daemon.handle(m, c), log });
+    // stream.sock takes at most an eighth of the descriptors: the rest stay for the daemon's own work
+    const nofile = openFileLimit() ?? 1024;
+    const requests = new RequestServer({
+      requestSock: paths.requestSock,
+      streamSock: paths.streamSock,
+      handle: (m, c) => daemon.handle(m, c),
+      log,
+      peerOf: socketPeer,
+      rateLimits: requestRate(opts.env),
+      streamLimits: { maxConnections: Math.max(16, Math.min(DEFAULT_STREAM_LIMITS.maxConnections, Math.floor(nofile / 8))) },
+    });
     await requests.start();
     cleanups.push(() => requests.close());
     // the supervisors' notices of reused execs, out of every sandbox's reach (src/daemon/notice-channel.ts)

@@ -2,7 +2,9 @@
  * Hot reload of rule files. Polls a cheap signature (stat of each watched file and folder listing) rather
  * than trusting fs.watch, which misses editors' rename-over saves and folders created later. A change is
  * debounced, then loaded; a broken edit is remembered (`lastError`): while it stands the daemon refuses
- * every run with its file:line:col (fail closed), and `status` shows it.
+ * every run with its file:line:col (fail closed), and `status` shows it. Both the poll and the load run
+ * with the daemon's reserve of descriptors free (fd-reserve.ts), so that no number of open connections can
+ * make a reload fail.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,6 +24,13 @@ export interface ReloadEvent {
   files: readonly string[];
 }
 
+/** Runs a synchronous piece of work with descriptors set aside for it (FdReserve). */
+export interface Reserve {
+  around<T>(f: () => T): T;
+}
+
+const NO_RESERVE: Reserve = { around: (f) => f() };
+
 export class PolicyWatcher<P> {
   private policy: P;
   private sig: string;
@@ -35,9 +44,10 @@ export class PolicyWatcher<P> {
   constructor(
     private readonly loader: PolicyLoader<P>,
     private readonly onReload: (e: ReloadEvent) => void,
+    private readonly reserve: Reserve = NO_RESERVE,
   ) {
     this.sig = this.signature();
-    this.policy = loader.load();
+    this.policy = reserve.around(() => loader.load());
   }
 
   get current(): P {
@@ -68,7 +78,7 @@ export class PolicyWatcher<P> {
   reload(): string | undefined {
     this.sig = this.signature();
     try {
-      this.policy = this.loader.load();
+      this.policy = this.reserve.around(() => this.loader.load());
       this.loadedAt = new Date();
       this.lastError = undefined;
       this.reloads++;
@@ -83,6 +93,10 @@ export class PolicyWatcher<P> {
   }
 
   private signature(): string {
+    return this.reserve.around(() => this.signatureNow());
+  }
+
+  private signatureNow(): string {
     const parts: string[] = [];
     for (const p of this.loader.watchPaths()) {
       parts.push(statSig(p));

@@ -4,7 +4,11 @@
  * plan: src/integrations/shell-run.ts) and returns Codex's ExecResult as JSON text.
  * Prompts of its own runs become elicitations when the client declared elicitation support (unless
  * `reject.mcp_elicitations`); otherwise they go to the other approvers. `codex/sandbox-state/update`
- * (request or notification) switches the session's turn sandbox policy on the daemon.
+ * (request or notification) sets the session's turn sandbox policy on the daemon to the stricter of what the
+ * host asks and gate-sh's own (sandbox-state.ts, stricterSandbox): a host asking for read-only gets it; a host
+ * asking for more than gate-sh's own sandbox (danger-full-access, wider roots) never widens it, and is told so
+ * in the log (`gate status` shows the policy in force). Calls run with the user's environment as the host
+ * had it, not the host's short one for MCP servers (mcp-env.ts); the log says what was added and dropped.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -15,12 +19,24 @@ import { ensureDaemon } from '../client/autostart.js';
 import { gatePaths } from '../protocol/paths.js';
 import { ElicitationApprover } from './elicitation-approver.js';
 import type { ElicitationAnswer } from './elicitation.js';
-import { SANDBOX_STATE_CAPABILITY, SANDBOX_STATE_METHOD, SANDBOX_STATE_VERSION, sandboxPolicyFromState, SandboxStateError } from './sandbox-state.js';
+import {
+  SANDBOX_STATE_CAPABILITY,
+  SANDBOX_STATE_METHOD,
+  SANDBOX_STATE_VERSION,
+  sandboxPolicyFromState,
+  SandboxStateError,
+  samePolicy,
+  stricterSandbox,
+} from './sandbox-state.js';
+import { parseSandboxPolicy } from '../sandbox/policy.js';
+import { callEnvironment, describeCallEnvironment, hostEnvironment } from './mcp-env.js';
 import { startShell, ShellParamsError, type RunningShell, type ShellParams } from './shell-run.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 
 export interface McpServerOptions {
   env: NodeJS.ProcessEnv;
+  /** the host's environment (mcp-env.ts: read from the parent process when not given; null: none) */
+  hostEnv?: { env?: Record<string, string>; source: string } | null;
   /** a gate-sh launcher to spawn per call (default: none; calls run in this process, from the daemon's plan) */
   gateSh?: string;
   log?: (line: string) => void;
@@ -36,6 +52,11 @@ const INSTRUCTIONS =
 
 export function createGateMcp(opts: McpServerOptions): GateMcp {
   const log = opts.log ?? ((l: string) => void process.stderr.write(`gate mcp: ${l}\n`));
+  // the calls get the user's environment as the host had it, not the host's short one for MCP servers
+  const host = opts.hostEnv === undefined ? hostEnvironment(process.ppid) : opts.hostEnv;
+  const calls = host ? callEnvironment(opts.env, host.env, host.source) : undefined;
+  if (calls) log(describeCallEnvironment(calls));
+  const callEnv: NodeJS.ProcessEnv = calls?.env ?? opts.env;
   const paths = gatePaths(opts.env);
   const server = new McpServer(
     { name: 'gate-sh', version: '0.1.0' },
@@ -113,7 +134,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
       }
       let shell: RunningShell;
       try {
-        shell = startShell(params, { env: opts.env, gateSh: opts.gateSh, autostart: () => ensureDaemon(opts.env) });
+        shell = startShell(params, { env: callEnv, gateSh: opts.gateSh, autostart: () => ensureDaemon(opts.env) });
       } catch (e) {
         if (e instanceof ShellParamsError) throw new McpError(ErrorCode.InvalidParams, e.message);
         throw e;
@@ -132,21 +153,35 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
     },
   );
 
+  /** gate-sh's own sandbox policy (the daemon's before this server set one), and the one it last set */
+  let own: SandboxPolicy | undefined;
+  let lastSet: SandboxPolicy | undefined;
   const applySandboxState = async (params: unknown): Promise<void> => {
-    let policy: SandboxPolicy;
+    let asked: SandboxPolicy;
     try {
-      policy = sandboxPolicyFromState(params);
+      asked = sandboxPolicyFromState(params);
     } catch (e) {
       if (e instanceof SandboxStateError) throw new McpError(ErrorCode.InvalidParams, e.message, params);
       throw e;
     }
+    let applied: SandboxPolicy;
     try {
       await ensureDaemon(opts.env);
-      await approvalCall(paths, 'config-set', { key: 'sandbox_mode', value: JSON.stringify(policy) });
+      const now = daemonSandbox((await approvalCall(paths, 'config-get')).config);
+      // the daemon's policy is gate-sh's own, unless it is the one this server set (a person may have changed it since)
+      if (!own || !lastSet || !samePolicy(now, lastSet)) own = now;
+      applied = stricterSandbox(own, asked);
+      if (!samePolicy(applied, now)) await approvalCall(paths, 'config-set', { key: 'sandbox_mode', value: JSON.stringify(applied) });
+      lastSet = applied;
     } catch (e) {
       throw new McpError(ErrorCode.InternalError, `cannot set the session sandbox policy: ${(e as Error).message}`);
     }
-    log(`sandbox policy set to ${JSON.stringify(policy)}`);
+    if (samePolicy(applied, asked)) log(`sandbox policy set to ${JSON.stringify(applied)}, as the host asked`);
+    else
+      log(
+        `the host asked for the sandbox ${JSON.stringify(asked)}; gate-sh's own, ${JSON.stringify(own)}, does not allow all of it: ` +
+          `the stricter of the two is in force, ${JSON.stringify(applied)} (change gate-sh's own with 'gate config set sandbox_mode ...')`,
+      );
   };
   const stateSchema = z.object({ method: z.literal(SANDBOX_STATE_METHOD), params: z.unknown().optional() });
   server.server.setRequestHandler(stateSchema, async (req) => {
@@ -165,6 +200,15 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
       await server.close();
     },
   };
+}
+
+/** The sandbox policy a daemon's `config-get` view says is in force. */
+function daemonSandbox(view: unknown): SandboxPolicy {
+  const v = (view ?? {}) as Record<string, unknown>;
+  const mode = v.sandbox_mode;
+  if (mode === 'workspace-write') return parseSandboxPolicy({ type: mode, ...(v.sandbox_workspace_write as object | undefined) });
+  if (mode === 'external-sandbox') return parseSandboxPolicy({ type: mode, ...(v.sandbox_external as object | undefined) });
+  return parseSandboxPolicy(mode);
 }
 
 /** Serve on a transport until it closes or `until` resolves (stdin ended); then stop running calls. */

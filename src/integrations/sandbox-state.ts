@@ -31,3 +31,53 @@ export function sandboxPolicyFromState(params: unknown): SandboxPolicy {
   if (policy.type === 'workspace-write' && cwd && !policy.writable_roots.includes(cwd)) return { ...policy, writable_roots: [...policy.writable_roots, cwd] };
   return policy;
 }
+
+/** How much a policy lets a run do, coarsely: more is looser. */
+function reach(p: SandboxPolicy): number {
+  switch (p.type) {
+    case 'read-only':
+      return 0;
+    case 'workspace-write':
+      return 1;
+    case 'external-sandbox':
+      return 2;
+    case 'danger-full-access':
+      return 3;
+  }
+}
+
+/**
+ * The stricter of two sandbox policies: what gate-sh applies when a host asks for one (`codex/sandbox-state/
+ * update`) and gate-sh has its own. Never looser than either: two workspace-write policies give the roots
+ * both allow, network only if both allow it, and `/tmp` and `$TMPDIR` only if both leave them writable;
+ * external-sandbox's network only if both enable it. Pure.
+ */
+export function stricterSandbox(a: SandboxPolicy, b: SandboxPolicy): SandboxPolicy {
+  if (reach(a) !== reach(b)) return reach(a) < reach(b) ? a : b;
+  if (a.type === 'workspace-write' && b.type === 'workspace-write') {
+    const both = (x: string[] | undefined, y: string[] | undefined): string[] => (x ?? []).filter((r) => (y ?? []).includes(r));
+    const agent = both(a.agent_writable_roots, b.agent_writable_roots);
+    return {
+      type: 'workspace-write',
+      writable_roots: both(a.writable_roots, b.writable_roots),
+      ...(agent.length ? { agent_writable_roots: agent } : {}),
+      network_access: a.network_access && b.network_access,
+      exclude_tmpdir_env_var: a.exclude_tmpdir_env_var || b.exclude_tmpdir_env_var,
+      exclude_slash_tmp: a.exclude_slash_tmp || b.exclude_slash_tmp,
+    };
+  }
+  if (a.type === 'external-sandbox' && b.type === 'external-sandbox')
+    return { type: 'external-sandbox', network_access: a.network_access === 'enabled' && b.network_access === 'enabled' ? 'enabled' : 'restricted' };
+  return a;
+}
+
+/** The same policy, field for field (roots in any order). Pure. */
+export function samePolicy(a: SandboxPolicy, b: SandboxPolicy): boolean {
+  const norm = (p: SandboxPolicy): string =>
+    JSON.stringify(
+      p.type === 'workspace-write'
+        ? { ...p, writable_roots: [...p.writable_roots].sort(), agent_writable_roots: [...(p.agent_writable_roots ?? [])].sort() }
+        : p,
+    );
+  return norm(a) === norm(b);
+}

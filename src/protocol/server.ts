@@ -3,13 +3,17 @@
  * (u32 LE length + JSON frames) for anything over MAX_DATAGRAM. Transport only: idempotent retries (a request
  * id is handled once: a retry follows the request in flight, or gets its answer again), `pending` keepalives
  * while a handler waits for a human, error replies for bad input, bounded retry when a reply hits EAGAIN.
- * What a message means is the handler's business.
+ * What a message means is the handler's business. Bounded: stream connections per peer and in all (an idle
+ * one makes room, see conn-table.ts), idle ones closed, a request frame's length checked before its body
+ * is kept, partial frames' bytes bounded in all, linear deframing (codec.ts), requests in flight bounded.
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from './codec.js';
 import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
 import { checkSocketPath } from './paths.js';
+import { ConnectionTable, type Held } from './conn-table.js';
+import { RateQueues, type RateLimits } from './run-rate.js';
 import { EAGAIN, ECONNREFUSED, ENOENT, unixDgram, type DgramSocket } from './dgram.js';
 
 export interface HandlerContext {
@@ -44,9 +48,55 @@ export interface RequestServerOptions {
   keepaliveMs?: number;
   /** answered ids remembered at most (the oldest are forgotten first; default 100,000) */
   maxAnswered?: number;
+  /** a run's request rate (run-rate.ts; default DEFAULT_RATE_LIMITS) */
+  rateLimits?: RateLimits;
+  /** stream.sock's bounds (default DEFAULT_STREAM_LIMITS) */
+  streamLimits?: Partial<StreamLimits>;
+  /** the process at the other end of a stream connection, as the kernel says (SO_PEERCRED): connections are
+   * counted per peer. None (or undefined for a connection): all count as one peer. */
+  peerOf?(c: Socket): string | undefined;
+}
+
+/** What stream.sock allows. The defaults keep its descriptors far under the daemon's limit (20,000 or more). */
+export interface StreamLimits {
+  /** connections open at once, all peers together */
+  maxConnections: number;
+  /** connections one process holds at once */
+  maxPerPeer: number;
+  /** a connection with nothing in flight and no byte in or out for this long is closed */
+  idleMs: number;
+  /** a frame must be whole this long after its first byte came */
+  frameMs: number;
+  /** a request frame's largest body: refused by its length, before any of it is kept */
+  maxFrame: number;
+  /** bytes of partial request frames kept, all connections together */
+  maxBuffered: number;
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
+  maxConnections: 512,
+  maxPerPeer: 32,
+  idleMs: 10_000,
+  frameMs: 30_000,
+  maxFrame: 16 * 1024 * 1024,
+  maxBuffered: 64 * 1024 * 1024,
+};
+
+/** A stream connection, as the connection table and the idle sweep see it. */
+interface StreamConn extends Held {
+  socket: Socket;
+  deframer: Deframer;
+  /** requests of this connection being handled */
+  inFlight: number;
+  /** when its partial frame's first byte came (0: none) */
+  frameStart: number;
+  /** its bytes counted in `buffered` */
+  counted: number;
 }
 
 interface Target {
+  /** the stream connection it answers on (its requests in flight keep it from being idle) */
+  conn?: StreamConn;
   /** one message, as JSON text (no larger than MAX_DATAGRAM bytes on a datagram target: see deliver); true
    * when it surely reached the client (a datagram the kernel queued on the client's own socket) */
   send(json: string): boolean;
@@ -82,6 +132,8 @@ const MAX_IN_FLIGHT = 100_000;
  * not 100,000 answers later. (Counting them against the in-flight bound made a sustained ~1,700 requests
  * a second, e.g. `find -exec` over many files, turn `busy` after a minute.) */
 const MAX_ANSWERED = 100_000;
+/** The request types counted against their run's rate: those that make the daemon decide or build. */
+const RATED: ReadonlySet<string> = new Set(['preflight', 'exec', 'session-sandbox']);
 
 export function errorReply(id: string, code: ErrorCode, message: string): ErrorReply {
   return { v: PROTOCOL_VERSION, id, type: 'error', code, message };
@@ -94,13 +146,33 @@ export class RequestServer {
   /** in the order answered, so expiry order too (one TTL): swept from the front */
   private readonly done = new Map<string, Done>();
   private sweeper?: NodeJS.Timeout;
+  private idleSweeper?: NodeJS.Timeout;
   private logBudget = { until: 0, left: 0, dropped: 0 };
   /** Datagram replies are encoded here and sent at once (unix-dgram's send copies synchronously): no Buffer
    * allocation per reply. */
   private readonly scratch = Buffer.allocUnsafe(MAX_DATAGRAM);
-  readonly counters = { requests: 0, errors: 0, replyDrops: 0 };
+  readonly counters = { requests: 0, errors: 0, replyDrops: 0, refusedConnections: 0, closedConnections: 0 };
+  private readonly limits: StreamLimits;
+  private readonly conns: ConnectionTable<StreamConn>;
+  /** bytes of partial frames kept, all stream connections together */
+  private buffered = 0;
+  private readonly rates: RateQueues;
 
-  constructor(private readonly opts: RequestServerOptions) {}
+  constructor(private readonly opts: RequestServerOptions) {
+    this.limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
+    this.conns = new ConnectionTable(this.limits);
+    this.rates = new RateQueues(opts.rateLimits);
+  }
+
+  /** Requests delayed and dropped for their run's rate. */
+  get rateCounters(): { delayed: number; dropped: number } {
+    return this.rates.counters;
+  }
+
+  /** Stream connections open now. */
+  get streamConnections(): number {
+    return this.conns.size;
+  }
 
   async start(): Promise<void> {
     const { requestSock, streamSock } = this.opts;
@@ -125,10 +197,15 @@ export class RequestServer {
     this.stream = server;
     this.sweeper = setInterval(() => this.sweep(), 5_000);
     this.sweeper.unref();
+    this.idleSweeper = setInterval(() => this.sweepConnections(), Math.min(1_000, this.limits.idleMs / 2));
+    this.idleSweeper.unref();
   }
 
   close(): void {
     clearInterval(this.sweeper);
+    clearInterval(this.idleSweeper);
+    this.rates.close();
+    for (const c of [...this.conns.all()]) this.closeConn(c);
     for (const e of this.inFlight.values()) clearInterval(e.timer);
     this.inFlight.clear();
     this.done.clear();
@@ -160,27 +237,99 @@ export class RequestServer {
   }
 
   private onConnection(c: Socket): void {
-    const deframer = new Deframer();
+    c.on('error', () => c.destroy());
+    let peer: string | undefined;
+    try {
+      peer = this.opts.peerOf?.(c);
+    } catch {
+      /* gone already: counted with the unnamed */
+    }
+    const key = peer ?? '?';
+    if (!this.conns.admit(key)) {
+      this.counters.refusedConnections++;
+      this.logLimited(`stream.sock: connection of ${peer ?? 'an unknown peer'} refused: too many open`);
+      this.sendAndClose(c, errorReply('-', 'busy', 'too many stream connections to the gate daemon; retry'));
+      return;
+    }
+    const conn: StreamConn = {
+      socket: c,
+      peer: key,
+      deframer: new Deframer(this.limits.maxFrame),
+      inFlight: 0,
+      frameStart: 0,
+      counted: 0,
+      lastActive: Date.now(),
+      idle: () => conn.inFlight === 0 && conn.deframer.buffered === 0,
+      close: (why) => {
+        this.counters.closedConnections++;
+        this.sendAndClose(c, errorReply('-', 'busy', `gate daemon: ${why}`));
+      },
+    };
+    this.conns.add(conn);
     const target: Target = {
       transport: 'stream',
+      conn,
       send: (json) => {
-        if (c.writable) c.write(frame(Buffer.from(json, 'utf8')));
+        if (c.writable) {
+          conn.lastActive = Date.now();
+          c.write(frame(Buffer.from(json, 'utf8')));
+        }
         return false; // a connection may die with the reply unread: keep it
       },
       alive: () => !c.destroyed && c.writable,
     };
-    c.on('error', () => c.destroy());
+    c.on('close', () => this.closeConn(conn));
     c.on('data', (chunk: Buffer) => {
+      const now = Date.now();
+      conn.lastActive = now;
       let frames: Buffer[];
       try {
-        frames = deframer.push(chunk);
+        frames = conn.deframer.push(chunk);
       } catch (e) {
-        this.reject(target, errorReply('-', 'too-large', (e as Error).message));
-        c.end();
+        this.reject(undefined, errorReply('-', 'too-large', (e as Error).message));
+        this.sendAndClose(c, errorReply('-', 'too-large', (e as Error).message));
+        this.closeConn(conn);
+        return;
+      }
+      const kept = conn.deframer.buffered;
+      this.buffered += kept - conn.counted;
+      conn.counted = kept;
+      conn.frameStart = kept === 0 ? 0 : conn.frameStart || now;
+      if (this.buffered > this.limits.maxBuffered) {
+        const why = `partial frames over ${this.limits.maxBuffered} bytes in all`;
+        this.reject(undefined, errorReply('-', 'busy', why));
+        this.sendAndClose(c, errorReply('-', 'busy', `the gate daemon holds too much of other requests (${why}); retry`));
+        this.closeConn(conn);
         return;
       }
       for (const f of frames) this.dispatch(f, target, undefined);
     });
+  }
+
+  /** Forget a stream connection and what it kept (idempotent). */
+  private closeConn(conn: StreamConn): void {
+    this.conns.remove(conn);
+    this.buffered -= conn.counted;
+    conn.counted = 0;
+    if (!conn.socket.destroyed) conn.socket.destroy();
+  }
+
+  /** A last error frame, then the descriptor is released at once: a peer that never reads or closes must not
+   * keep it. A small frame on a Unix socket is written at once, and stays readable after the close. */
+  private sendAndClose(c: Socket, err: ErrorReply): void {
+    if (c.writable) c.write(frame(Buffer.from(encodeText(err as unknown as Envelope), 'utf8')));
+    c.destroy();
+  }
+
+  /** Stream connections idle too long, or with a frame started too long ago, are closed. */
+  private sweepConnections(): void {
+    const now = Date.now();
+    for (const conn of [...this.conns.all()]) {
+      const stale = conn.frameStart ? now - conn.frameStart > this.limits.frameMs : conn.inFlight === 0 && now - conn.lastActive > this.limits.idleMs;
+      if (!stale) continue;
+      this.counters.closedConnections++;
+      this.closeConn(conn);
+    }
   }
 
   private dispatch(buf: Buffer, target: Target | undefined, peer: string | undefined): void {
@@ -210,12 +359,31 @@ export class RequestServer {
     if (this.inFlight.size >= MAX_IN_FLIGHT) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
     const entry: Entry = { target, gone: new AbortController() };
     this.inFlight.set(msg.id, entry);
+    const conn = target.conn;
+    if (conn) conn.inFlight++;
     const ctx: HandlerContext = {
       transport: target.transport,
       peer,
       setPending: (ids) => this.setPending(entry, msg.id, ids),
       gone: entry.gone.signal,
     };
+    // the requests that make the daemon work (a decision, a sandbox) count against their run's rate
+    if (!RATED.has(msg.type)) return this.handleNow(msg, entry, ctx, conn);
+    // the run it names, as sent from where it came (the reply socket's folder, or the stream peer's pid), so
+    // that naming another run's id from elsewhere spends none of that run's rate
+    const from = peer ? peer.slice(0, peer.lastIndexOf('/')) : `stream ${conn?.peer}`;
+    const key = `${typeof msg.run_id === 'string' ? msg.run_id : '-'} ${from}`;
+    const start = (): void => this.handleNow(msg, entry, ctx, conn);
+    const dropped = (): void => {
+      // unanswered: the client resends by the same id, handled then as new
+      this.inFlight.delete(msg.id);
+      if (conn) conn.inFlight--;
+    };
+    if (this.rates.admit(key, start, dropped)) start();
+  }
+
+  /** Hands a request to its handler, and its answer to its client. */
+  private handleNow(msg: Envelope, entry: Entry, ctx: HandlerContext, conn: StreamConn | undefined): void {
     let p: Promise<Reply | EncodedReply>;
     try {
       p = this.opts.handle(msg, ctx);
@@ -228,6 +396,7 @@ export class RequestServer {
     }).then((reply) => {
       this.setPending(entry, msg.id, null);
       this.inFlight.delete(msg.id);
+      if (conn) conn.inFlight--;
       const expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
       if (reply === NO_REPLY) return void this.done.set(msg.id, { expires });
       const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
@@ -308,6 +477,7 @@ export class RequestServer {
 
   /** Forget answered requests past their time: from the oldest on, so O(expired), not O(kept). */
   private sweep(): void {
+    this.rates.sweep();
     const now = Date.now();
     for (const [id, d] of this.done) {
       if (d.expires >= now) break;

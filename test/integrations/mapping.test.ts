@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { PromptEvent } from '../../src/protocol/approval.js';
 import { decisionForElicitation, elicitationFor } from '../../src/integrations/elicitation.js';
 import { approvalRequestParams, hostDecision, reviewDecisionFromHost } from '../../src/integrations/host-protocol.js';
-import { sandboxPolicyFromState, SandboxStateError } from '../../src/integrations/sandbox-state.js';
+import { sandboxPolicyFromState, SandboxStateError, stricterSandbox } from '../../src/integrations/sandbox-state.js';
 import { parseAssessment } from '../../src/daemon/risk-assessor.js';
 import { ConfigError, configFromTable, DEFAULT_CONFIG } from '../../src/config/config.js';
 
@@ -124,6 +124,33 @@ test('sandbox state: Codex shape, sandboxCwd becomes a writable root, bad params
     [{ sandboxPolicy: 'read-only', sandboxCwd: 'rel' }, /sandboxCwd/],
   ] as const)
     assert.throws(() => sandboxPolicyFromState(bad), (e: Error) => e instanceof SandboxStateError && msg.test(e.message));
+});
+
+test('sandbox state: the stricter of the host\'s and gate-sh\'s own; a looser request never widens', () => {
+  const ws = (o: Record<string, unknown> = {}) => ({
+    type: 'workspace-write' as const,
+    writable_roots: [] as string[],
+    network_access: false,
+    exclude_tmpdir_env_var: false,
+    exclude_slash_tmp: false,
+    ...o,
+  });
+  const ro = { type: 'read-only' as const };
+  const dfa = { type: 'danger-full-access' as const };
+  const ext = (n: 'enabled' | 'restricted') => ({ type: 'external-sandbox' as const, network_access: n });
+  assert.deepEqual(stricterSandbox(ws(), ro), ro);
+  assert.deepEqual(stricterSandbox(ro, ws()), ro);
+  assert.deepEqual(stricterSandbox(ws(), dfa), ws());
+  assert.deepEqual(stricterSandbox(dfa, ws()), ws());
+  assert.deepEqual(stricterSandbox(ext('enabled'), dfa), ext('enabled'));
+  assert.deepEqual(stricterSandbox(ext('enabled'), ext('restricted')), ext('restricted'));
+  assert.deepEqual(stricterSandbox(ws(), ext('enabled')), ws());
+  // two workspace-writes: the roots both allow, network only if both, /tmp only if both leave it writable
+  assert.deepEqual(
+    stricterSandbox(ws({ writable_roots: ['/a', '/b'], network_access: true }), ws({ writable_roots: ['/b', '/c'], network_access: false, exclude_slash_tmp: true })),
+    ws({ writable_roots: ['/b'], exclude_slash_tmp: true }),
+  );
+  assert.deepEqual(stricterSandbox(ws({ network_access: true }), ws({ network_access: true })), ws({ network_access: true }));
 });
 
 test('assessor output: exactly {summary, risk_level}', () => {

@@ -6,7 +6,7 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { approvalCall } from '../../src/client/approval-client.js';
@@ -175,7 +175,8 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
       await c.close();
     }
 
-    // sandbox-state update: Codex's request switches the session sandbox policy; bad params → invalid params
+    // sandbox-state update: the stricter of what the host asks and gate-sh's own (workspace-write, no extra
+    // roots) is in force; bad params → invalid params
     await a.client.request(
       {
         method: 'codex/sandbox-state/update',
@@ -185,7 +186,7 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     );
     let cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
     assert.equal(cfg.sandbox_mode, 'workspace-write');
-    assert.deepEqual(cfg.sandbox_workspace_write.writable_roots, ['/srv/x', w]);
+    assert.deepEqual(cfg.sandbox_workspace_write.writable_roots, [], 'the host\'s extra roots do not widen gate-sh\'s own');
     await a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'read-only' } } } as never, EmptyResultSchema);
     cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
     assert.equal(cfg.sandbox_mode, 'read-only');
@@ -211,12 +212,20 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
       a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'bogus' } } } as never, EmptyResultSchema),
       (err: unknown) => err instanceof McpError && err.code === ErrorCode.InvalidParams,
     );
-    // also honoured as a notification
+    // also honoured as a notification; a looser request never widens gate-sh's own sandbox (from read-only
+    // back to gate-sh's own workspace-write, not to danger-full-access), and the log says so
     await a.client.notification({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'danger-full-access' } } } as never);
     await waitFor(
-      async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'danger-full-access' || undefined,
+      async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'workspace-write' || undefined,
       'the notification to apply',
     );
+    await waitFor(() => /the host asked for the sandbox \{"type":"danger-full-access"\}; gate-sh's own/.test(a.stderr()) || undefined, 'the log line');
+    const outside = `/var/tmp/gate-mcp-outside-${process.pid}`; // neither the workspace nor /tmp
+    r = await a.shell({ command: `echo no > ${outside}`, workdir: w });
+    const wrote = existsSync(outside);
+    if (wrote) rmSync(outside);
+    assert.notEqual(r.exit_code, 0, 'still sandboxed: a write outside the workspace fails');
+    assert.equal(wrote, false);
 
     // bad tool params → a tool error, nothing runs
     const bad = await a.client.callTool({ name: 'shell', arguments: { command: 'echo x', workdir: 'relative' } });
