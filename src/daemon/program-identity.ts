@@ -12,9 +12,10 @@
  * kernel is about to run (up to a rewrite between the check and the exec: docs/exec-gate.md).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isLoader, MULTI_CALL } from '../script/in-process.js';
 import { basename, join } from 'node:path';
+import { kernelCommand, SCRIPT_HEAD_BYTES, type KernelCommand } from '../decide/shebang.js';
 
 /** Where a rule's bare program name is looked up (a trusted, fixed list: not the caller's PATH). */
 export const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -115,4 +116,50 @@ export class ProgramIdentity {
     this.hashes.set(key, h);
     return h;
   }
+}
+
+/** A file's first bytes (as many as the kernel reads for a `#!` line), or null when it cannot be read. */
+export function headOf(file: string): Uint8Array | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(SCRIPT_HEAD_BYTES);
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** What the daemon opens for a path as the exec'ing process sees it: through that process's root when the
+ * kernel layer named the file that way (`/proc/<pid>/root/...`, `/proc/<pid>/fd/<n>`: a sandbox's own
+ * mounts), else the path itself (the LD_PRELOAD layer's request, read as the daemon sees it). */
+export function processView(req: { program: string; program_file?: string }): (path: string) => string | undefined {
+  const proc = req.program_file?.match(/^\/proc\/\d+\//)?.[0];
+  return (path) => {
+    if (path === req.program) return req.program_file ?? (path.startsWith('/proc/') ? undefined : path);
+    return proc ? `${proc}root${path}` : path;
+  };
+}
+
+/**
+ * The program the kernel runs for this exec when its file is a `#!` script (src/decide/shebang.ts), each
+ * level's `#!` line read as the process sees the file, and the final interpreter known by its bytes too (a
+ * copy of rm named in a `#!` line is rm). I/O edge: reads the script and its interpreters, outside any
+ * sandbox; what the file holds is untrusted text, judged, never run here.
+ */
+export function kernelCommandOf(
+  req: { program: string; program_file?: string; argv: readonly string[]; cwd: string },
+  identity: ProgramIdentity,
+): KernelCommand | null | 'unreadable' {
+  const view = processView(req);
+  const k = kernelCommand(req.program, req.argv, req.cwd, (p) => {
+    const f = view(p);
+    return f === undefined ? null : headOf(f);
+  });
+  if (k === null || k === 'unreadable') return k;
+  const f = view(k.program);
+  const name = f === undefined ? undefined : identity.identify(f);
+  return name !== undefined && name !== basename(k.program) ? { ...k, knownAs: name } : k;
 }

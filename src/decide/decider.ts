@@ -13,6 +13,7 @@ import type { DecidedBy } from './types.js';
 import { reusableForAnyArgv } from './reuse.js';
 import { decideIntercepted } from './intercepted.js';
 import { decideStartUpExec } from './start-up.js';
+import type { KernelCommand } from './shebang.js';
 import { approvalKey } from './approval-key.js';
 import { toResult } from './result.js';
 import type { Decider, ScriptResult, SubcommandResult } from './decider-types.js';
@@ -38,6 +39,8 @@ export interface DeciderIo<F> {
   knownAs(req: { program: string; program_file?: string }): string | undefined;
   /** a file's `#!` line (without `#!`), or null */
   shebangOf(path: string): string | null;
+  /** the exec's file is a `#!` script: what the kernel runs for it (src/decide/shebang.ts), else null */
+  kernelCommand(req: { program: string; program_file?: string; argv: readonly string[]; cwd: string }): KernelCommand | null | 'unreadable';
 }
 
 const CACHE_ENTRIES = 2048;
@@ -131,6 +134,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         return toResult({ argv, decision: 'forbidden', decided_by: by, action: { type: 'Deny', reason: found.reason } }, key);
       }
       const knownAs = io.knownAs(req);
+      const kernelCommand = io.kernelCommand(req);
       const d = decideIntercepted(req.program, req.argv, req.cwd, {
         policy,
         approvalPolicy: ctx.approvalPolicy,
@@ -145,6 +149,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         ...(req.real_program ? { realProgram: req.real_program } : {}),
         ...(knownAs !== undefined ? { knownAs } : {}),
         shebangOf: io.shebangOf,
+        ...(kernelCommand !== null ? { kernelCommand } : {}),
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,
@@ -175,7 +180,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       );
       const own = action === d.action;
       const reuse = { program: req.program, argv: req.argv, realProgram: req.real_program, knownAs, skill: found.kind === 'skill', ownAnswer: own };
-      if (reusableForAnyArgv(policy, d, reuse)) result.reusable = true;
+      if (kernelCommand === null && reusableForAnyArgv(policy, d, reuse)) result.reusable = true;
       return result;
     },
     startUp(req, sandboxed): SubcommandResult {
