@@ -150,16 +150,25 @@ export function processView(req: { program: string; program_file?: string }): (p
  * sandbox; what the file holds is untrusted text, judged, never run here.
  */
 export function kernelCommandOf(
-  req: { program: string; program_file?: string; argv: readonly string[]; cwd: string },
+  req: { program: string; program_file?: string; argv: readonly string[]; cwd: string; kernel_argv?: string[] },
   identity: ProgramIdentity,
 ): KernelCommand | null | 'unreadable' {
   const view = processView(req);
-  const k = kernelCommand(req.program, req.argv, req.cwd, (p) => {
-    const f = view(p);
-    return f === undefined ? null : headOf(f);
-  });
+  // the supervisor's reading, made before it asked, is what the exec is checked against after it happened:
+  // judged as read there (a script rewritten between two readings cannot split the judgement from the check)
+  const told = req.kernel_argv;
+  const k: KernelCommand | null | 'unreadable' = told
+    ? { program: absoluteIn(req.cwd, told[0]), argv: [...told, ...req.argv.slice(1)], scripts: [req.program] }
+    : kernelCommand(req.program, req.argv, req.cwd, (p) => {
+        const f = view(p);
+        return f === undefined ? null : headOf(f);
+      });
   if (k === null || k === 'unreadable') return k;
   const f = view(k.program);
   const name = f === undefined ? undefined : identity.identify(f);
   return name !== undefined && name !== basename(k.program) ? { ...k, knownAs: name } : k;
+}
+
+function absoluteIn(cwd: string, path: string): string {
+  return path.startsWith('/') ? path : `${cwd.replace(/\/+$/, '')}/${path}`;
 }

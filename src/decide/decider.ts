@@ -40,7 +40,16 @@ export interface DeciderIo<F> {
   /** a file's `#!` line (without `#!`), or null */
   shebangOf(path: string): string | null;
   /** the exec's file is a `#!` script: what the kernel runs for it (src/decide/shebang.ts), else null */
-  kernelCommand(req: { program: string; program_file?: string; argv: readonly string[]; cwd: string }): KernelCommand | null | 'unreadable';
+  kernelCommand(req: ScriptExec): KernelCommand | null | 'unreadable';
+}
+
+/** What the kernel-command reading needs of an exec request (ExecRequest). */
+export interface ScriptExec {
+  program: string;
+  program_file?: string;
+  argv: readonly string[];
+  cwd: string;
+  kernel_argv?: string[];
 }
 
 const CACHE_ENTRIES = 2048;

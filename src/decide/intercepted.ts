@@ -262,8 +262,8 @@ function decideScriptExec(
   }
   const kern = decideIntercepted(k.program, k.argv, cwd, { ...ctx, kernelCommand: undefined, realProgram: undefined, knownAs: k.knownAs, skill: undefined });
   if (kern.decision === 'allow' || stricter(kern.decision, own.decision) === own.decision && own.decision !== kern.decision)
-    // the kernel's program adds nothing: the script's own answer, the audit naming what runs
-    return own.decision === 'allow' ? { ...own, command: kern.command } : own;
+    // the kernel's program adds nothing: the script's own answer
+    return own;
   if (kern.action !== 'prompt') {
     // a Deny (forbidden, or a prompt the approval policy rejects): said with the program that would have run
     const runs = JSON.stringify(kern.command);

@@ -116,6 +116,10 @@ export interface ExecRequest {
   /** kernel layer: where the daemon can read the very file the exec runs (/proc/<pid>/fd/<n> or
    * /proc/<pid>/root/<program>), to know it by its contents (src/daemon/program-identity.ts) */
   program_file?: string;
+  /** kernel layer, a `#!` script: the argv the kernel builds in front of argv[1..] (interpreter, its argument,
+   * the script as the exec named it, at each level), as the supervisor read the `#!` lines before asking; the
+   * exec is checked against it after it happened (src/decide/shebang.ts, shims/gate-launch.c) */
+  kernel_argv?: string[];
 }
 
 export interface ExecReply {

@@ -15,6 +15,7 @@ import { killAll, startDaemon, type DaemonProc } from '../helpers/daemon.js';
 
 const FORBID_RM = ['prefix_rule(pattern=["rm"], decision="forbidden")'];
 const ALLOW_RM = ['prefix_rule(pattern=["rm"], decision="allow")'];
+const PY = 'prefix_rule(pattern=["python3"], decision="allow")';
 
 /** [name, script]: each removes the file `victim` through a `#!` line. */
 const SPELLINGS: [string, string][] = [
@@ -33,19 +34,20 @@ async function attempt(rig: DaemonProc, script: string) {
 for (const mode of ['workspace-write', 'danger-full-access'] as const) {
   test(`shebang, ${mode}: a #! line naming rm is judged as rm: denied when forbidden, runs when allowed`, async (t) => {
     t.after(killAll);
-    const forbid = await startDaemon(execGateOptions({ rules: [...FORBID_RM, 'prefix_rule(pattern=["python3"], decision="allow")'], env: { GATE_SANDBOX_MODE: mode } }));
+    const forbid = await startDaemon(execGateOptions({ rules: [...FORBID_RM, PY], env: { GATE_SANDBOX_MODE: mode } }));
     t.after(() => forbid.close());
     for (const [name, script] of SPELLINGS) {
       const r = await attempt(forbid, script);
       assert.equal(r.removed, false, `${name}: rm ran (exit ${r.code}): ${r.stderr}${r.stdout}`);
       // denied as rm: the #! line's own judgement, or (env X) env's exec of rm
-      assert.match(r.stderr, /gate-sh: denied: (?:[^\n]*Execution forbidden by policy[^\n]*"\/bin\/rm"|rm [^\n]*Execution forbidden by policy)/, `${name}: ${r.stderr}`);
+      const asRm = /gate-sh: denied: (?:[^\n]*Execution forbidden by policy[^\n]*"\/bin\/rm"|rm [^\n]*Execution forbidden by policy)/;
+      assert.match(r.stderr, asRm, `${name}: ${r.stderr}`);
     }
     // the audit names the program that would have run, not only the script
     const audit = readFileSync(forbid.paths.auditLog, 'utf8');
     assert.match(audit, /"\/bin\/rm","-f","[^"]*x","victim"\][^\n]*forbidden/, audit.slice(-3000));
 
-    const allow = await startDaemon(execGateOptions({ rules: [...ALLOW_RM, 'prefix_rule(pattern=["python3"], decision="allow")'], env: { GATE_SANDBOX_MODE: mode } }));
+    const allow = await startDaemon(execGateOptions({ rules: [...ALLOW_RM, PY], env: { GATE_SANDBOX_MODE: mode } }));
     t.after(() => allow.close());
     for (const [name, script] of SPELLINGS) {
       const r = await attempt(allow, script);
@@ -66,4 +68,22 @@ test('shebang, untrusted: the prompt shows the interpreter the kernel runs, not 
   const shown = rig.prompts.map((p) => JSON.stringify(p.command ?? p)).join('\n');
   assert.match(shown, /\/bin\/rm[^\n]*-f[^\n]*x[^\n]*victim/, shown);
   assert.equal(r.removed, true, `approved, it runs: ${r.stderr}`);
+});
+
+test('shebang, workspace-write: a #! line rewritten while the exec is checked never runs what was not judged', async (t) => {
+  t.after(killAll);
+  const rig = await startDaemon(execGateOptions({ rules: [...FORBID_RM, PY], env: { GATE_SANDBOX_MODE: "workspace-write" } }));
+  t.after(() => rig.close());
+  // a flipper renames a script reading `#!/bin/echo -f` and one reading `#!/bin/rm -f` over x as fast as it
+  // can, while the script runs ./x 300 times; rm forbidden, so no victim may go
+  const script = [
+    `printf '#!/bin/echo -f\\n' > a; printf '#!/bin/rm -f\\n' > b; chmod +x a b; cp a x`,
+    `python3 -c 'import os,shutil
+while not os.path.exists("stop"):
+    for s in ("a", "b"): shutil.copy(s, "x.tmp"); os.chmod("x.tmp", 0o755); os.rename("x.tmp", "x")' &`,
+    `for i in $(seq 1 300); do : > v$i; ./x v$i > /dev/null 2>&1; done; : > stop; wait`,
+    'ls v* | wc -l',
+  ].join('\n');
+  const r = await gateSh(rig, script, { timeoutMs: 300_000 });
+  assert.equal(r.stdout.trim(), '300', `a victim was removed: ${r.stdout} ${r.stderr}`);
 });
