@@ -335,6 +335,7 @@ export class Daemon<P> {
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
+      writable: this.writableBesidesPolicy(req, run),
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId);
     ctx.setPending(null);
@@ -360,6 +361,15 @@ export class Daemon<P> {
     if (req.layer !== 'kernel' || req.pair_run === undefined || req.pair_run === req.run_id || !run) return run;
     const own = this.runs.get(req.pair_run);
     return own && own.root_pid === run.root_pid ? own : run;
+  }
+
+  /** Folders a run could have written besides its policy's roots (issue 30): the working folders of its run
+   * and of the run the supervisor asks for (a nested run's, the outermost's), the daemon's $TMPDIR and
+   * runtime folder (src/decide/exec-writable.ts). */
+  private writableBesidesPolicy(req: ExecRequest, run: RunRecord | undefined): string[] {
+    const cwds = [run?.cwd, this.runs.get(req.run_id)?.cwd].filter((c): c is string => c !== undefined);
+    const tmpdir = process.env.TMPDIR?.startsWith('/') ? [process.env.TMPDIR] : [];
+    return [...new Set([...cwds, ...tmpdir, this.deps.paths.runtime])];
   }
 
   /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse) and could not write its audit

@@ -65,6 +65,10 @@ export interface ExecContext extends SessionPolicies {
   /** what pre-flight (or an earlier exec prompt) of the same run settled for this argv + cwd: reused
    * only when the exec-time checks (code loading, writable program, skill permissions) add nothing */
   settled?: Action;
+  /** folders the run's sandbox lets it write besides the policy's (its working folders, $TMPDIR, the runtime
+   * folder): a program there is never escalated without asking (src/decide/exec-writable.ts); given, they
+   * stand for the exec's cwd (`cd /usr` does not make /usr writable) */
+  writable?: readonly string[];
 }
 
 export interface Decider {

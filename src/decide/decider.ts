@@ -14,6 +14,7 @@ import { reusableForAnyArgv } from './reuse.js';
 import { decideIntercepted } from './intercepted.js';
 import { decideStartUpExec } from './start-up.js';
 import type { KernelCommand } from './shebang.js';
+import { writableRootsFor } from './exec-writable.js';
 import { approvalKey } from './approval-key.js';
 import { toResult } from './result.js';
 import type { Decider, ScriptResult, SubcommandResult } from './decider-types.js';
@@ -153,7 +154,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         gitReadOnly: ctx.gitReadOnly,
         env: req.env,
         // the daemon's own environment is trusted (same user, started from the agent's environment)
-        codeLoading: { trusted: io.trusted },
+        codeLoading: { trusted: io.trusted, ...(ctx.writable ? { writableRoots: writableRootsFor(ctx.sandboxPolicy, undefined, ctx.writable) } : {}) },
         ...(found.kind === 'skill' ? { skill: found.exec } : {}),
         ...(req.real_program ? { realProgram: req.real_program } : {}),
         ...(knownAs !== undefined ? { knownAs } : {}),
