@@ -973,8 +973,96 @@ static int exec_program(pid_t pid, int at, int dirfd, const char *path, int flag
  * anything else and the process is killed before it runs. A failed exec returns to the program, where a
  * PTRACE_INTERRUPT sent after the answer stops it; either way the process is let go (PTRACE_DETACH). */
 
-/* id: the file decided on (id.known: it could be told); script: it starts with #! */
-struct decided { struct gate_ident id; int script; };
+/* id: the file decided on (id.known: it could be told); script: it starts with #!; then kargv: the argv
+ * the kernel builds in front of the exec's argv[1..] (interpreter, its argument, the script, at each level:
+ * fs/binfmt_script.c), read here before asking and sent to the daemon, which judges that very argv
+ * (src/decide/shebang.ts), and interp: the file that runs in the end (NULL kargv: it could not be read so,
+ * and the check after the exec fails) */
+struct decided { struct gate_ident id; int script; char **kargv; struct gate_ident interp; };
+
+#define SCRIPT_HEAD 256 /* BINPRM_BUF_SIZE: what the kernel reads of a #! line */
+#define SCRIPT_DEPTH 5  /* interpreters that are scripts, as deep as the kernel follows them */
+
+static int spacetab(char c) { return c == ' ' || c == '\t'; }
+static int terminator(char c) { return c == ' ' || c == '\t' || c == 0; }
+
+/* The #! line of a file's first n bytes as the kernel reads it: 1 with the interpreter name and its optional
+ * argument (malloc'd), 0 when it is not a script the kernel runs. */
+static int script_line(const char *buf, size_t n, char **name, char **arg) {
+  *name = *arg = NULL;
+  if (n < 2 || buf[0] != '#' || buf[1] != '!') return 0;
+  const char *nl = memchr(buf, '\n', n);
+  size_t end;
+  if (nl) end = (size_t)(nl - buf);
+  else {
+    size_t first = 2, t;
+    while (first < n && spacetab(buf[first])) first++;
+    if (first >= n) return 0;
+    for (t = first; t < n && !terminator(buf[t]); t++) {}
+    if (t >= n && n >= SCRIPT_HEAD) return 0; /* the name itself cut by the buffer */
+    end = n >= SCRIPT_HEAD ? SCRIPT_HEAD - 1 : n;
+  }
+  while (end > 2 && spacetab(buf[end - 1])) end--;
+  size_t i = 2;
+  while (i < end && spacetab(buf[i])) i++;
+  if (i >= end) return 0;
+  size_t sep = i;
+  while (sep < end && !terminator(buf[sep])) sep++;
+  *name = strndup(buf + i, sep - i);
+  if (sep < end && buf[sep]) {
+    size_t a = sep;
+    while (a < end && spacetab(buf[a])) a++;
+    if (a < end) *arg = strndup(buf + a, end - a); /* (strndup stops at a NUL, as the kernel's string does) */
+    if (*arg && !**arg) { free(*arg); *arg = NULL; }
+  }
+  return *name != NULL;
+}
+
+/* The kernel's argv prefix for the #! script open on fd (named `path` by the exec) and the identity of the
+ * file it finally runs, each interpreter opened as the process would (its root, its cwd): 0, or -1 when it
+ * cannot be read so (too deep, unreadable, out of memory). fd stays open. */
+static int script_chain(pid_t pid, const char *cwd, int fd, const char *path, char ***out, struct gate_ident *final) {
+  char buf[SCRIPT_HEAD], file[PATH_MAX + 64];
+  size_t np = 0;
+  char **pre = calloc(1, sizeof *pre);
+  const char *named = path; /* the name the kernel puts in argv for the file it opens next */
+  int cur = fd, rc = -1;
+  for (int depth = 0; pre && depth <= SCRIPT_DEPTH; depth++) {
+    ssize_t n = pread(cur, buf, sizeof buf, 0);
+    char *name = NULL, *arg = NULL;
+    struct stat st;
+    if (n < 0) break;
+    if (!script_line(buf, (size_t)n, &name, &arg)) {
+      if (depth > 0 && fstat(cur, &st) == 0) { gate_ident_of(final, &st); rc = 0; }
+      free(name); free(arg);
+      break;
+    }
+    /* the kernel drops argv[0] and puts the interpreter, its argument and the name it opened in front */
+    char **next = depth < SCRIPT_DEPTH ? calloc(np + 4, sizeof *next) : NULL;
+    char *was = next ? strdup(named) : NULL;
+    if (!was) { free(next); free(name); free(arg); break; }
+    size_t k = 0;
+    next[k++] = name;
+    if (arg) next[k++] = arg;
+    next[k++] = was;
+    for (size_t j = depth == 0 ? 0 : 1; j < np; j++) next[k++] = pre[j];
+    if (depth > 0) free(pre[0]); /* the previous interpreter's name: copied into `was` */
+    free(pre);
+    pre = next;
+    np = k;
+    named = name;
+    if (name[0] == '/') snprintf(file, sizeof file, "/proc/%d/root%s", (int)pid, name);
+    else snprintf(file, sizeof file, "/proc/%d/root%s/%s", (int)pid, strcmp(cwd, "/") ? cwd : "", name);
+    if (cur != fd) close(cur);
+    cur = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (cur < 0) break;
+  }
+  if (cur >= 0 && cur != fd) close(cur);
+  if (pre) pre[np] = NULL;
+  if (rc || !pre) { free_vec(pre); return -1; }
+  *out = pre;
+  return 0;
+}
 
 /* A /proc file of NUL-terminated strings (cmdline, environ) as a vector; NULL when unreadable. */
 static char **proc_strings(pid_t pid, const char *what) {
@@ -1053,12 +1141,18 @@ static int ran_as_decided(pid_t pid, const struct decided *d, const char *path, 
   int seen = e != NULL && stat(exe, &st) == 0;
   if (!seen && errno == EACCES) { free_vec(c); free_vec(e); return -1; }
   int ok = c && e && d->id.known && seen && vec_eq(e, envp);
+  (void)path;
   if (ok) {
-    size_t nc = vec_len(c), na = vec_len(argv);
+    size_t nc = vec_len(c), na = vec_len(argv), np = d->kargv ? vec_len(d->kargv) : 0;
     if (st.st_dev == d->id.dev && st.st_ino == d->id.ino) ok = na ? vec_eq(c, argv) : nc == 1 && !c[0][0]; /* an empty argv gets "" */
-    /* a #! script: its interpreter runs, with the script's path (as the exec named it) and the arguments */
-    else ok = d->script && na >= 1 && nc >= na + 1 && vec_eq(c + (nc - na + 1), argv + 1) &&
-              ((nc - na + 1 >= 2 && !strcmp(c[1], path)) || (nc - na + 1 >= 3 && !strcmp(c[2], path)));
+    /* a #! script: the interpreter read before asking (the one the daemon judged) runs, with the very argv
+     * the kernel builds from the #! lines read then (interpreter, argument, script, at each level) and the
+     * exec's arguments; anything else is a script or interpreter changed meanwhile */
+    else {
+      ok = d->script && d->kargv && d->interp.known && st.st_dev == d->interp.dev && st.st_ino == d->interp.ino && na >= 1 &&
+           nc == np + na - 1 && vec_eq(c + np, argv + 1);
+      for (size_t i = 0; ok && i < np; i++) ok = !strcmp(c[i], d->kargv[i]);
+    }
   }
   free_vec(c);
   free_vec(e);
@@ -1177,6 +1271,8 @@ static void decide(struct seccomp_notif *req, int seq) {
     char magic[2];
     gate_ident_of(&decided.id, &fst);
     decided.script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+    /* (read before asking: the daemon judges this very reading, and the exec is checked against it) */
+    if (decided.script && script_chain(pid, cwd, fd, path, &decided.kargv, &decided.interp)) decided.kargv = NULL;
   }
   /* an execute-only program (mode --x, not root): the kernel runs it though nobody may read it; its
    * identity is all the checks need (a #! script it cannot be: its interpreter could not read it) */
@@ -1217,13 +1313,14 @@ static void decide(struct seccomp_notif *req, int seq) {
   /* (the new program's constructor then honours GATE_CHECKED: no LANDED answer needed for it) */
   int lands = !(asks && marked);
   int paired = 0;
-  if (!asks && !nameless && pair_any(PAIRS, pid)) {
+  /* (a #! script is always asked: the daemon judges the #! lines read here, not those it read for the layer) */
+  if (!asks && !nameless && !decided.script && pair_any(PAIRS, pid)) {
     struct gbuf same;
     const char *key = inputs(&same, &as, program, argv, cwd, envp, ids.own);
     paired = key && pair_take(PAIRS, pid, key, &decided.id, NULL);
     gb_free(&same);
   }
-  if (!paired && !nameless && !asks) paired = spawned_pair(ids.parent, pid, &as, program, argv, cwd, envp, &decided.id);
+  if (!paired && !nameless && !asks && !decided.script) paired = spawned_pair(ids.parent, pid, &as, program, argv, cwd, envp, &decided.id);
   if (paired) { error = 0; goto done; }
   /* a Run the daemon gave for this run's program, for this very file: answered here (see "answers reused"),
    * its audit record appended to the log here before the exec goes on (where it cannot be, the daemon is
@@ -1247,6 +1344,18 @@ static void decide(struct seccomp_notif *req, int seq) {
     gb_json_str(&msg, *e + 9, strlen(*e + 9), !gate_utf8_valid(*e + 9, strlen(*e + 9)));
     gb_puts(&msg, "}");
     break;
+  }
+  /* a #! script: the argv the kernel builds in front of argv[1..], as read above (src/decide/shebang.ts) */
+  int kargv_text = decided.kargv != NULL;
+  for (char **k = decided.kargv; k && *k; k++) kargv_text = kargv_text && gate_utf8_valid(*k, strlen(*k));
+  if (kargv_text && !msg.oom && msg.len > 0) {
+    msg.len--;
+    gb_puts(&msg, ",\"kernel_argv\":[");
+    for (char **k = decided.kargv; *k; k++) {
+      if (k != decided.kargv) gb_puts(&msg, ",");
+      gb_json_str(&msg, *k, strlen(*k), 0);
+    }
+    gb_puts(&msg, "]}");
   }
   /* the file itself, where the daemon can read it: the program known by its bytes (a copy, memfd, ...) */
   /* the forms the daemon reads (src/protocol/validate.ts); another /proc/self name goes by the process's root */
@@ -1314,6 +1423,7 @@ done:
   respond(req->id, error);
   if (traced) after_exec(pid, &decided, path, argv, envp);
   if (follow) follow_end(pid);
+  free_vec(decided.kargv);
   free(path);
   free_vec(argv);
   free_vec(envp);

@@ -380,6 +380,7 @@ export class Daemon<P> {
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
       // (the LD_PRELOAD layer may ask from the new program itself: not its own ancestor)
       ancestry: () => readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }),
+      writable: this.writableBesidesPolicy(req, run),
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
@@ -415,6 +416,15 @@ export class Daemon<P> {
     if (msg.type !== 'exec-reused') throw new ProtocolError('unknown-type', `'${msg.type}' is not a notice`, msg.id);
     this.execReused(msg);
     this.deps.audit.flush();
+  }
+
+  /** Folders a run could have written besides its policy's roots (issue 30): the working folders of its run
+   * and of the run the supervisor asks for (a nested run's, the outermost's), the daemon's $TMPDIR and
+   * runtime folder (src/decide/exec-writable.ts). */
+  private writableBesidesPolicy(req: ExecRequest, run: RunRecord | undefined): string[] {
+    const cwds = [run?.cwd, this.runs.get(req.run_id)?.cwd].filter((c): c is string => c !== undefined);
+    const tmpdir = process.env.TMPDIR?.startsWith('/') ? [process.env.TMPDIR] : [];
+    return [...new Set([...cwds, ...tmpdir, this.deps.paths.runtime])];
   }
 
   /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse) and could not write its audit

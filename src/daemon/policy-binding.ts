@@ -12,7 +12,7 @@ import { codexHome, gatePaths, gateHome, type Env } from '../protocol/paths.js';
 import { lookupSkill, skillsFor } from '../skills/lookup.js';
 import type { PolicyLoader } from './policy-watch.js';
 import { sameSourcedFiles, sourceReader, type SourcedFile } from './sourced-files.js';
-import { inProcessRunners, ProgramIdentity } from './program-identity.js';
+import { inProcessRunners, kernelCommandOf, ProgramIdentity } from './program-identity.js';
 
 /** One for the daemon: its hash cache outlives policy reloads. */
 const identity = new ProgramIdentity();
@@ -90,5 +90,6 @@ function deciderIo(trusted: Env): DeciderIo<SourcedFile> {
     guardPrograms: (names) => identity.setNames([...names, ...RUNNERS]),
     knownAs,
     shebangOf,
+    kernelCommand: (req) => kernelCommandOf(req, identity),
   };
 }

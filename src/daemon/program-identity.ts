@@ -3,29 +3,26 @@
  * holding the same bytes as an executable that a `prompt` or `forbidden` rule names is judged as that
  * program; so is one holding the dynamic loader or a multi-call binary (`./ld /bin/rm f` runs rm as the
  * loader does: judged as the program it runs, src/script/in-process.ts). The named executables are the
- * rules' first words found on the system PATH (or the path a rule names); a file is compared with them
- * only when its size equals one of theirs, and then by SHA-256 of its contents, cached by device, inode,
- * size and mtime.
+ * rules' first words found on the system PATH (or the path a rule names). An ELF file is compared with them
+ * by its GNU build-id, else by the bytes of its executable segments when their layout matches (padding,
+ * renaming, stripping, objcopy and a removed build-id leave a program known: issue 30); any other file by
+ * SHA-256 of its contents when its size matches. Fingerprints and hashes are cached by device, inode, size
+ * and times. Also the `#!` reading of an exec's file as the process sees it (kernelCommandOf).
  *
  * I/O edge of the daemon (stat and read of program files). Trust: the file is the one the exec named — for
  * the kernel layer a /proc/<pid>/fd or /proc/<pid>/root path the supervisor gives, so the bytes are those the
  * kernel is about to run (up to a rewrite between the check and the exec: docs/exec-gate.md).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isLoader, MULTI_CALL } from '../script/in-process.js';
 import { basename, join } from 'node:path';
+import { kernelCommand, SCRIPT_HEAD_BYTES, type KernelCommand } from '../decide/shebang.js';
 
 /** Where a rule's bare program name is looked up (a trusted, fixed list: not the caller's PATH). */
 export const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 /** Files larger than this are never hashed (a named program this large is compared by name only). */
 const MAX_HASHED = 256 * 1024 * 1024;
-
-interface Named {
-  name: string;
-  size: number;
-  file: string;
-}
 
 function statOrNull(p: string): Stats | null {
   try {
@@ -54,10 +51,83 @@ export function inProcessRunners(): string[] {
   return [...loaders, ...MULTI_CALL];
 }
 
+/** How much of a file is read to know an ELF program by its headers (ELF header, program headers, notes). */
+const HEAD_BYTES = 16 * 1024;
+
+/**
+ * What a file is, as far as it can be told cheaply and robustly. An ELF program: its GNU build-id (a hash the
+ * linker computed over what it linked: survives a copy, padding, a rename, stripping symbols, a rewrite of
+ * the section headers) and `load`, the layout of its PT_LOAD segments (addresses, sizes, flags, entry point),
+ * whose bytes are hashed only when the layout matches a named program's (the segments are what the kernel
+ * maps: bytes appended or sections that are not loaded leave them as they are). Any other file: its size,
+ * compared by SHA-256 of its contents when the size matches.
+ */
+interface Fingerprint {
+  buildId?: string;
+  load?: string;
+  segments?: { offset: number; size: number }[];
+  size: number;
+}
+
+interface Named {
+  name: string;
+  file: string;
+  print: Fingerprint;
+  /** SHA-256 of its loaded segments (ELF) or of the whole file, once asked for */
+  hash?: string;
+}
+
+/** The ELF fingerprint of a file's first bytes (64-bit, little-endian: the hosts gate-sh runs on); null: not
+ * an ELF program read that way. Pure. */
+export function elfFingerprint(head: Buffer, size: number): Fingerprint | null {
+  if (head.length < 64 || head.readUInt32BE(0) !== 0x7f454c46 || head[4] !== 2 || head[5] !== 1) return null;
+  const entry = head.readBigUInt64LE(24);
+  const phoff = Number(head.readBigUInt64LE(32));
+  const phentsize = head.readUInt16LE(54);
+  const phnum = head.readUInt16LE(56);
+  if (phentsize < 56 || phoff + phentsize * phnum > head.length) return null;
+  const loads: string[] = [`entry=${entry}`];
+  const segments: { offset: number; size: number }[] = [];
+  let buildId: string | undefined;
+  for (let i = 0; i < phnum; i++) {
+    const o = phoff + i * phentsize;
+    const type = head.readUInt32LE(o);
+    const flags = head.readUInt32LE(o + 4);
+    const offset = Number(head.readBigUInt64LE(o + 8));
+    const vaddr = head.readBigUInt64LE(o + 16);
+    const filesz = Number(head.readBigUInt64LE(o + 32));
+    const memsz = head.readBigUInt64LE(o + 40);
+    // only the executable segments: the headers, notes and data segments change with a rewrite of the file
+    // (objcopy, a removed build-id note) while the program's code stays rm's code
+    if (type === 1 && (flags & 1) !== 0) {
+      loads.push(`${vaddr}:${filesz}:${memsz}:${flags}`);
+      segments.push({ offset, size: filesz });
+    } else if (type === 4 && buildId === undefined && offset + filesz <= head.length) buildId = noteBuildId(head.subarray(offset, offset + filesz));
+  }
+  if (segments.length === 0) return null;
+  return { ...(buildId ? { buildId } : {}), load: loads.join(' '), segments, size };
+}
+
+/** NT_GNU_BUILD_ID in a PT_NOTE segment's bytes, hex. */
+function noteBuildId(notes: Buffer): string | undefined {
+  for (let o = 0; o + 12 <= notes.length; ) {
+    const namesz = notes.readUInt32LE(o);
+    const descsz = notes.readUInt32LE(o + 4);
+    const type = notes.readUInt32LE(o + 8);
+    const name = o + 12;
+    const desc = name + ((namesz + 3) & ~3);
+    if (desc + descsz > notes.length) return undefined;
+    if (type === 3 && notes.toString('latin1', name, name + namesz).replace(/\0+$/, '') === 'GNU' && descsz > 0)
+      return notes.toString('hex', desc, desc + descsz);
+    o = desc + ((descsz + 3) & ~3);
+  }
+  return undefined;
+}
+
 export class ProgramIdentity {
+  private readonly prints = new Map<string, Fingerprint | null>();
   private readonly hashes = new Map<string, string>();
   private named: Named[] = [];
-  private sizes = new Set<number>();
   private namesKey = '';
 
   /** The executables the given rule names (first words of prompt/forbidden rules) resolve to. */
@@ -80,39 +150,144 @@ export class ProgramIdentity {
         }
         if (seen.has(real)) continue;
         seen.add(real);
-        named.push({ name: basename(name), size: st.size, file: real });
+        const print = this.printOf(real, st);
+        if (print) named.push({ name: basename(name), file: real, print });
       }
     }
     this.named = named;
-    this.sizes = new Set(named.map((n) => n.size));
   }
 
-  /** The rule name whose program has the same bytes as `file`, if any (undefined: not one of them). */
+  /** The rule name whose program is the same program as `file`, if any (undefined: not one of them): the same
+   * build-id, or the same loaded segments (layout, then bytes), or for a file that is not ELF the same bytes. */
   identify(file: string): string | undefined {
     if (this.named.length === 0) return undefined;
     const st = statOrNull(file);
-    if (!st?.isFile() || !this.sizes.has(st.size)) return undefined;
-    const h = this.hashOf(file, st);
-    if (h === undefined) return undefined;
+    if (!st?.isFile()) return undefined;
+    const print = this.printOf(file, st);
+    if (!print) return undefined;
+    for (const n of this.named) if (print.buildId !== undefined && print.buildId === n.print.buildId) return n.name;
     for (const n of this.named) {
-      if (n.size !== st.size) continue;
+      const sameShape = print.load !== undefined ? print.load === n.print.load : n.print.load === undefined && print.size === n.print.size;
+      if (!sameShape) continue;
+      const mine = this.hashOf(file, st, print);
+      if (mine === undefined) continue;
       const nst = statOrNull(n.file);
-      if (nst && this.hashOf(n.file, nst) === h) return n.name;
+      if (nst && mine === this.hashOf(n.file, nst, n.print)) return n.name;
     }
     return undefined;
   }
 
-  private hashOf(file: string, st: Stats): string | undefined {
-    const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  /** A file's fingerprint, cached by device, inode, size and both times. */
+  private printOf(file: string, st: Stats): Fingerprint | null {
+    const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+    if (this.prints.has(key)) return this.prints.get(key) ?? null;
+    let print: Fingerprint | null = null;
+    if (st.size > 0 && st.size <= MAX_HASHED) {
+      const head = readPart(file, 0, Math.min(HEAD_BYTES, st.size));
+      if (head) print = elfFingerprint(head, st.size) ?? { size: st.size };
+    }
+    if (this.prints.size >= 4096) this.prints.delete(this.prints.keys().next().value!);
+    this.prints.set(key, print);
+    return print;
+  }
+
+  /** SHA-256 of the loaded segments (ELF), or of the whole file; cached like the fingerprint. */
+  private hashOf(file: string, st: Stats, print: Fingerprint): string | undefined {
+    const key = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
     let h = this.hashes.get(key);
     if (h !== undefined) return h;
-    try {
-      h = createHash('sha256').update(readFileSync(file)).digest('hex');
-    } catch {
-      return undefined;
+    const hash = createHash('sha256');
+    if (print.segments) {
+      for (const s of print.segments) {
+        const part = s.size === 0 ? Buffer.alloc(0) : readPart(file, s.offset, s.size);
+        if (!part || part.length !== s.size) return undefined;
+        hash.update(part);
+      }
+    } else {
+      try {
+        hash.update(readFileSync(file));
+      } catch {
+        return undefined;
+      }
     }
+    h = hash.digest('hex');
     if (this.hashes.size >= 4096) this.hashes.delete(this.hashes.keys().next().value!);
     this.hashes.set(key, h);
     return h;
   }
+}
+
+/** `length` bytes of a file from `offset` (fewer at its end), or null when it cannot be read. */
+function readPart(file: string, offset: number, length: number): Buffer | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, buf, got, length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** A file's first bytes (as many as the kernel reads for a `#!` line), or null when it cannot be read. */
+export function headOf(file: string): Uint8Array | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.alloc(SCRIPT_HEAD_BYTES);
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** What the daemon opens for a path as the exec'ing process sees it: through that process's root when the
+ * kernel layer named the file that way (`/proc/<pid>/root/...`, `/proc/<pid>/fd/<n>`: a sandbox's own
+ * mounts), else the path itself (the LD_PRELOAD layer's request, read as the daemon sees it). */
+export function processView(req: { program: string; program_file?: string }): (path: string) => string | undefined {
+  const proc = req.program_file?.match(/^\/proc\/\d+\//)?.[0];
+  return (path) => {
+    if (path === req.program) return req.program_file ?? (path.startsWith('/proc/') ? undefined : path);
+    return proc ? `${proc}root${path}` : path;
+  };
+}
+
+/**
+ * The program the kernel runs for this exec when its file is a `#!` script (src/decide/shebang.ts), each
+ * level's `#!` line read as the process sees the file, and the final interpreter known by its bytes too (a
+ * copy of rm named in a `#!` line is rm). I/O edge: reads the script and its interpreters, outside any
+ * sandbox; what the file holds is untrusted text, judged, never run here.
+ */
+export function kernelCommandOf(
+  req: { program: string; program_file?: string; argv: readonly string[]; cwd: string; kernel_argv?: string[] },
+  identity: ProgramIdentity,
+): KernelCommand | null | 'unreadable' {
+  const view = processView(req);
+  // the supervisor's reading, made before it asked, is what the exec is checked against after it happened:
+  // judged as read there (a script rewritten between two readings cannot split the judgement from the check)
+  const told = req.kernel_argv;
+  const k: KernelCommand | null | 'unreadable' = told
+    ? { program: absoluteIn(req.cwd, told[0]), argv: [...told, ...req.argv.slice(1)], scripts: [req.program] }
+    : kernelCommand(req.program, req.argv, req.cwd, (p) => {
+        const f = view(p);
+        return f === undefined ? null : headOf(f);
+      });
+  if (k === null || k === 'unreadable') return k;
+  const f = view(k.program);
+  const name = f === undefined ? undefined : identity.identify(f);
+  return name !== undefined && name !== basename(k.program) ? { ...k, knownAs: name } : k;
+}
+
+function absoluteIn(cwd: string, path: string): string {
+  return path.startsWith('/') ? path : `${cwd.replace(/\/+$/, '')}/${path}`;
 }

@@ -69,6 +69,10 @@ export interface ExecContext extends SessionPolicies {
   /** how the exec'ing process and its ancestors were started (read from /proc by the daemon), asked only
    * when the decision depends on where the command came from (src/decide/provenance.ts) */
   ancestry?: () => Ancestry | null;
+  /** folders the run's sandbox lets it write besides the policy's (its working folders, $TMPDIR, the runtime
+   * folder): a program there is never escalated without asking (src/decide/exec-writable.ts); given, they
+   * stand for the exec's cwd (`cd /usr` does not make /usr writable) */
+  writable?: readonly string[];
 }
 
 export interface Decider {

@@ -13,6 +13,8 @@ import type { DecidedBy } from './types.js';
 import { reusableForAnyArgv } from './reuse.js';
 import { decideIntercepted } from './intercepted.js';
 import { decideStartUpExec } from './start-up.js';
+import type { KernelCommand } from './shebang.js';
+import { writableRootsFor } from './exec-writable.js';
 import { approvalKey } from './approval-key.js';
 import { toResult } from './result.js';
 import { provenanceOf } from './provenance.js';
@@ -39,6 +41,17 @@ export interface DeciderIo<F> {
   knownAs(req: { program: string; program_file?: string }): string | undefined;
   /** a file's `#!` line (without `#!`), or null */
   shebangOf(path: string): string | null;
+  /** the exec's file is a `#!` script: what the kernel runs for it (src/decide/shebang.ts), else null */
+  kernelCommand(req: ScriptExec): KernelCommand | null | 'unreadable';
+}
+
+/** What the kernel-command reading needs of an exec request (ExecRequest). */
+export interface ScriptExec {
+  program: string;
+  program_file?: string;
+  argv: readonly string[];
+  cwd: string;
+  kernel_argv?: string[];
 }
 
 const CACHE_ENTRIES = 2048;
@@ -132,6 +145,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         return toResult({ argv, decision: 'forbidden', decided_by: by, action: { type: 'Deny', reason: found.reason } }, key);
       }
       const knownAs = io.knownAs(req);
+      const kernelCommand = io.kernelCommand(req);
       const d = decideIntercepted(req.program, req.argv, req.cwd, {
         policy,
         approvalPolicy: ctx.approvalPolicy,
@@ -141,12 +155,13 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         gitReadOnly: ctx.gitReadOnly,
         env: req.env,
         // the daemon's own environment is trusted (same user, started from the agent's environment)
-        codeLoading: { trusted: io.trusted },
+        codeLoading: { trusted: io.trusted, ...(ctx.writable ? { writableRoots: writableRootsFor(ctx.sandboxPolicy, undefined, ctx.writable) } : {}) },
         ...(found.kind === 'skill' ? { skill: found.exec } : {}),
         ...(req.real_program ? { realProgram: req.real_program } : {}),
         ...(knownAs !== undefined ? { knownAs } : {}),
         shebangOf: io.shebangOf,
         ...(ctx.ancestry ? { provenance: () => provenanceOf(ctx.ancestry!(), [req.program, ...req.argv]) } : {}),
+        ...(kernelCommand !== null ? { kernelCommand } : {}),
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,
@@ -177,7 +192,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       );
       const own = action === d.action;
       const reuse = { program: req.program, argv: req.argv, realProgram: req.real_program, knownAs, skill: found.kind === 'skill', ownAnswer: own };
-      if (reusableForAnyArgv(policy, d, reuse)) result.reusable = true;
+      if (kernelCommand === null && reusableForAnyArgv(policy, d, reuse)) result.reusable = true;
       return result;
     },
     startUp(req, sandboxed): SubcommandResult {

@@ -29,7 +29,7 @@ import { commandsForExecPolicy } from './codex.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
 import { unwrapCommand } from '../script/analyze.js';
 import { basenameOf, decidedAsInner, DECIDED_AS_INNER } from './wrapper-inner.js';
-import { scriptRunByInterpreter } from './shebang.js';
+import { scriptRunByInterpreter, type KernelCommand } from './shebang.js';
 import { scriptOfShell, type Provenance } from './provenance.js';
 
 export const FORBIDDEN_BY_POLICY = 'Execution forbidden by policy';
@@ -70,6 +70,8 @@ export interface InterceptedContext {
   /** Where the exec's command came from (src/decide/provenance.ts), worked out only when it matters (a
    * heuristic would ask, or an allow rule would take it out of the sandbox). Omitted: the model's own. */
   provenance?: () => Provenance;
+  /** The exec's file is a `#!` script: what the kernel runs for it (src/decide/shebang.ts), judged too. */
+  kernelCommand?: KernelCommand | 'unreadable';
 }
 
 export interface SkillExec {
@@ -98,7 +100,7 @@ export interface InterceptedDecision {
   code_loading: CodeLoadingVariable[];
   /** Set when gate-sh's exec-time hardening (not the rules or Codex's heuristic) made it a prompt: what
    * it saw here (environment, program path, declared permissions) was not part of any earlier approval. */
-  hardening?: 'code-loading' | 'writable-program' | 'skill-permissions';
+  hardening?: 'code-loading' | 'writable-program' | 'skill-permissions' | 'interpreter';
   /** Where the command came from, when it was worked out (audit, `gate explain`). */
   provenance?: Provenance;
 }
@@ -153,6 +155,7 @@ export function reuseSettled(d: InterceptedDecision, settled: Action): Action | 
 export function decideIntercepted(program: string, argv: readonly string[], cwd: string, ctx: InterceptedContext): InterceptedDecision {
   const script = ctx.shebangOf ? scriptRunByInterpreter(program, argv, ctx.shebangOf) : null;
   if (script) return decideIntercepted(script[0], script, cwd, { ...ctx, shebangOf: undefined, realProgram: undefined, knownAs: undefined });
+  if (ctx.kernelCommand !== undefined) return decideScriptExec(program, argv, cwd, ctx, ctx.kernelCommand);
   const command = joinProgram(program, argv);
   let known: Provenance | undefined;
   const provenance = (): Provenance => (known ??= ctx.provenance ? ctx.provenance() : { kind: 'model', widen: true });
@@ -260,6 +263,47 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
         ? "a program's own exec: no rule matched, it runs in place"
         : 'allowed by heuristics';
   return { ...base, action: onApproval, reason };
+}
+
+/**
+ * A `#!` script's exec (issue 30): judged as itself and as what the kernel runs — its interpreter with the
+ * interpreter's argument, the script and the arguments (src/decide/shebang.ts). The interpreter's judgement
+ * can only add strictness: its forbidden denies, its prompt asks and shows that command; an allow rule about
+ * the interpreter never escalates the script (the script's own judgement says how it runs). A `#!` line that
+ * cannot be read exactly is asked about.
+ */
+function decideScriptExec(
+  program: string,
+  argv: readonly string[],
+  cwd: string,
+  ctx: InterceptedContext,
+  k: KernelCommand | 'unreadable',
+): InterceptedDecision {
+  const own = decideIntercepted(program, argv, cwd, { ...ctx, kernelCommand: undefined });
+  if (own.decision === 'forbidden' || (own.action !== 'prompt' && own.action.type === 'Deny')) return own;
+  // approved, it runs as the script's own judgement has it (in place, unless a rule about the script escalates it)
+  const ownAllowed = own.action === 'prompt' ? (own.on_approval ?? RUN) : own.action;
+  if (k === 'unreadable') {
+    const rejected = promptRejectedByPolicy(ctx.approvalPolicy, false);
+    const reason = `the #! line of ${program} cannot be read exactly (not UTF-8, or interpreters nested too deep)`;
+    if (rejected) return { ...own, decision: 'prompt', action: deny(FORBIDDEN_BY_POLICY), reason: `${FORBIDDEN_BY_POLICY}: ${rejected}` };
+    const decisions = own.available_decisions ?? availableDecisions({ proposedAmendment: null, additionalPermissions: false, skillScript: false });
+    return { ...own, decision: 'prompt', action: 'prompt', on_approval: ownAllowed, available_decisions: decisions, reason, hardening: 'interpreter' };
+  }
+  const kern = decideIntercepted(k.program, k.argv, cwd, { ...ctx, kernelCommand: undefined, realProgram: undefined, knownAs: k.knownAs, skill: undefined });
+  if (kern.decision === 'allow' || stricter(kern.decision, own.decision) === own.decision && own.decision !== kern.decision)
+    // the kernel's program adds nothing: the script's own answer
+    return own;
+  if (kern.action !== 'prompt') {
+    // a Deny (forbidden, or a prompt the approval policy rejects): said with the program that would have run
+    const runs = JSON.stringify(kern.command);
+    const why = `${kern.action.type === 'Deny' ? kern.action.reason : kern.reason}; its #! line runs ${runs.length > 300 ? `${runs.slice(0, 299)}…` : runs}`;
+    return { ...kern, action: kern.action.type === 'Deny' ? deny(why) : kern.action, reason: why };
+  }
+  // a rule about the interpreter (or a stricter heuristic) asks: the person sees the program that runs,
+  // and an answer settled for the script's own name does not stand for it
+  const hardening = kern.decision_driven_by_policy || stricter(kern.decision, own.decision) !== own.decision ? { hardening: 'interpreter' as const } : {};
+  return { ...kern, on_approval: ownAllowed, ...hardening };
 }
 
 /** A skill script runs with exactly its declared permissions, or in the turn sandbox. */

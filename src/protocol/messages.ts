@@ -124,6 +124,10 @@ export interface ExecRequest {
    * notification, or the relay's SCM_CREDENTIALS): where the daemon reads how it was started
    * (src/daemon/provenance.ts). Untrusted like every field: it only picks which /proc entries are read */
   host_pid?: number;
+  /** kernel layer, a `#!` script: the argv the kernel builds in front of argv[1..] (interpreter, its argument,
+   * the script as the exec named it, at each level), as the supervisor read the `#!` lines before asking; the
+   * exec is checked against it after it happened (src/decide/shebang.ts, shims/gate-launch.c) */
+  kernel_argv?: string[];
 }
 
 export interface ExecReply {

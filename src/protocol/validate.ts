@@ -92,6 +92,8 @@ export function validateExec(m: Envelope): ExecRequest {
   if (m.program_file !== undefined && (m.layer !== 'kernel' || typeof m.program_file !== 'string' || !procFile.test(m.program_file)))
     fail(m, '"program_file" must be a /proc/<pid>/fd, root, cwd or exe path of a kernel-layer request');
   if (m.host_pid !== undefined) int(m, 'host_pid');
+  if (m.kernel_argv !== undefined && m.layer !== 'kernel') fail(m, '"kernel_argv" belongs to a kernel-layer request');
+  strArray(m, 'kernel_argv', true, true);
   const env = m.env;
   if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env) || Object.values(env).some((v) => typeof v !== 'string')))
     fail(m, '"env" must be an object of strings');
