@@ -140,7 +140,13 @@ test('gate approve in a terminal shows the spoofing command visibly, and the scr
 
 test("the daemon's own terminal shows the spoofing command visibly", async () => {
   const te = tempEnv();
-  const term = pty.spawn(process.execPath, [GATE, 'daemon', 'run', '--approval-policy', 'untrusted'], { name: 'xterm', cols: 250, rows: 40, cwd: te.dir, env: te.env });
+  const term = pty.spawn(process.execPath, [GATE, 'daemon', 'run', '--approval-policy', 'untrusted'], {
+    name: 'xterm',
+    cols: 250,
+    rows: 40,
+    cwd: te.dir,
+    env: te.env,
+  });
   let screen = '';
   term.onData((x) => (screen += x));
   const exited = new Promise((r) => term.onExit(r));
