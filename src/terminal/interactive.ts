@@ -9,6 +9,7 @@
  * output is held back meanwhile. The bash and its commands run inside the turn sandbox with the exec gate,
  * as a -c script would.
  */
+import { callerSettings } from '../config/config.js';
 import { createInterface, type Interface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { homedir } from 'node:os';
@@ -95,7 +96,7 @@ class InteractiveShell {
     private readonly io: TerminalIO,
     private readonly paths: GatePaths,
   ) {
-    this.gate = new LineGate(paths);
+    this.gate = new LineGate(paths, callerSettings(opts.env));
   }
 
   async attachApprover(): Promise<void> {

@@ -22,7 +22,11 @@ export function denialMessages(reply: PreflightReply, line: string): string[] {
 export class LineGate {
   private client: RequestClient | undefined;
 
-  constructor(private readonly paths: GatePaths) {}
+  /** `settings`: the caller's GATE_SANDBOX_MODE / GATE_APPROVAL_POLICY, which the daemon applies or refuses */
+  constructor(
+    private readonly paths: GatePaths,
+    private readonly settings?: Record<string, string>,
+  ) {}
 
   /** `sessionRun`: the run the session's long-lived bash was started under (its execs carry that id) */
   async check(line: string, cwd: string, login: boolean, sessionRun?: string): Promise<LineVerdict> {
@@ -35,6 +39,7 @@ export class LineGate {
       pid: process.pid,
       sandbox_permissions: 'use_default',
       ...(sessionRun ? { session_run: sessionRun } : {}),
+      ...(this.settings ? { settings: this.settings } : {}),
     };
     try {
       this.client ??= RequestClient.open(this.paths);
