@@ -165,11 +165,11 @@ test('source: a file that runs rm is denied; an unreadable one is not safe; a sn
   assert.equal(denied.code, 126);
   assert.match(denied.stderr.toString(), /rejected: use trash instead/);
   assert.ok(existsSync(join(r.ws, 'somefile')));
-  // too large to read: opaque, so not allowed (under `never` a prompt is a denial)
+  // too large to read: opaque; since issue 29 it runs in the turn sandbox (under `never` too), every exec
+  // it makes decided when it happens, instead of being asked (a denial under `never`)
   const opaque = await gateSh(['-c', `source ${big} && echo after`], { env: r.env, cwd: r.ws });
-  assert.equal(opaque.code, 126, opaque.stderr.toString());
-  assert.match(opaque.stderr.toString(), /^gate-sh: denied: source \S+big\.sh: approval required by policy/);
-  assert.equal(opaque.stdout.length, 0);
+  assert.equal(opaque.code, 0, opaque.stderr.toString());
+  assert.equal(opaque.stdout.toString(), 'big\nafter\n');
   // nothing a sandbox may not see is read (the runtime folder holds the approval folder and its keys),
   // neither directly nor through a symlink: a pre-flight reply lists the literal commands it finds
   const secret = join(gatePaths(r.env).runtime, 'secret.sh');
@@ -177,7 +177,8 @@ test('source: a file that runs rm is denied; an unreadable one is not safe; a sn
   symlinkSync(secret, join(r.ws, 'link.sh'));
   for (const p of [secret, join(r.ws, 'link.sh')]) {
     const hidden = await gateSh(['-c', `source ${p} && echo after`], { env: r.env, cwd: r.ws });
-    assert.equal(hidden.code, 126, `${p}: ${hidden.stderr}`);
+    // (run since issue 29, as opaque code in the turn sandbox, which does not see the runtime folder either)
+    assert.notEqual(hidden.code, 0, `${p}: ${hidden.stderr}`);
     assert.equal(hidden.stdout.length, 0, p);
   }
   // the snapshot, sourced directly, asks nothing

@@ -32,7 +32,6 @@ const usable = vectors.approval_cases.filter((c: Vector) => c.sandbox_permission
  */
 const STRICTER: Record<string, string> = {
   'heredoc_with_variable_assignment_is_not_reduced_to_allowed_prefix (non-Windows)': 'PATH pointing into a writable folder is a code-loading variable: prompt',
-  multi_segment_shell_requires_policy_allow_for_every_segment_to_bypass_sandbox: '`bash setup.sh` runs an unseen script: prompt (forbidden under never)',
 };
 const stricter = (c: Vector): boolean => Object.hasOwn(STRICTER, c.note) || /this becomes needs_approval/.test(c.note);
 
