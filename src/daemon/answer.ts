@@ -32,10 +32,13 @@ export function overall(actions: Action[]): Action {
   return { type: 'Run' };
 }
 
-/** A command for messages: shell-quoted, cut at 200 characters (a 1 MiB script must not become a 1 MiB reason). */
+/** A command for messages and prompts: shell-quoted; a long one as its head and its tail with its length (a
+ * 1 MiB script must not become a 1 MiB reason, and a tail that matters must not be cut away unseen: issue 30;
+ * a prompt's `command` has it whole). */
 export function shortCommand(argv: string[]): string {
   const s = shlexJoin(argv);
-  return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+  if (s.length <= 400) return s;
+  return `${s.slice(0, 240)} …[${s.length} characters, ${s.length - 400} not shown]… ${s.slice(-160)}`;
 }
 
 function seconds(ms: number): string {
