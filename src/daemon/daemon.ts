@@ -215,6 +215,7 @@ export class Daemon<P> {
     const check = this.currentDecider().preflight(req, this.decideContext());
     // a finished run passes on nothing (runs.ts, live)
     const parent = req.parent_run ? this.runs.live(req.parent_run) : undefined;
+    this.noteWritable(req.cwd, req.start_up?.tmpdir);
     const run = this.runs.create({
       cwd: req.cwd,
       pid: req.pid,
@@ -424,7 +425,19 @@ export class Daemon<P> {
   private writableBesidesPolicy(req: ExecRequest, run: RunRecord | undefined): string[] {
     const cwds = [run?.cwd, this.runs.get(req.run_id)?.cwd].filter((c): c is string => c !== undefined);
     const tmpdir = process.env.TMPDIR?.startsWith('/') ? [process.env.TMPDIR] : [];
-    return [...new Set([...cwds, ...tmpdir, this.deps.paths.runtime])];
+    return [...new Set([...cwds, ...this.workedIn, ...tmpdir, this.deps.paths.runtime])];
+  }
+
+  /** Every run's working folder (and $TMPDIR, when a client said) this session has seen: any sandboxed run
+   * could have written there, and a later run's escalation must not execute what it wrote (issue 30). A
+   * request can only add folders (stricter); bounded, the oldest forgotten first. */
+  private readonly workedIn = new Set<string>();
+  private noteWritable(...dirs: (string | undefined)[]): void {
+    for (const d of dirs) {
+      if (!d?.startsWith('/') || this.workedIn.has(d)) continue;
+      if (this.workedIn.size >= 256) this.workedIn.delete(this.workedIn.values().next().value!);
+      this.workedIn.add(d);
+    }
   }
 
   /** A run's supervisor answered an exec with a reused Run (ExecReply.reuse) and could not write its audit

@@ -92,10 +92,16 @@ function opaqueKindOf(s: Subcommand): OpaqueKind | undefined {
 }
 
 /** The whole invocation of a complex script: decided by rules and the heuristic, never proven safe. */
+/** complex reasons of a script that was not read at all (src/script/analyze.ts: unread, badText) */
+const UNREAD = /^(script is not a string|script larger than \d+ bytes$|NUL byte|invalid UTF)/;
+
 export function wholeScriptEntry(command: string[], a: ComplexScript, ec: CommandContext): Entry {
   const { reasons } = a;
-  // A command whose name is only known at run time (`$x -rf y`) is never allowed by a heuristic.
-  const mode = a.opaqueKinds.includes('dynamic-name') ? ('opaque' as const) : undefined;
+  // A command whose name is only known at run time (`$x -rf y`) is never allowed by a heuristic; nor is a
+  // script the parsers could not read at all (a NUL byte, over the size cap, not UTF-8: issue 30): what
+  // cannot be read is asked, never allowed by the sandbox heuristic.
+  const unread = reasons.some((r) => UNREAD.test(r));
+  const mode = unread || a.opaqueKinds.includes('dynamic-name') ? ('opaque' as const) : undefined;
   return {
     argv: command,
     kind: 'script',

@@ -48,6 +48,10 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
     const recs = records(rig.paths.auditLog, ws);
     assert.ok(recs.length > 0, 'the exec was decided');
     for (const rec of recs) assert.doesNotMatch(String(rec.action), /^Escalate/, JSON.stringify(rec));
+    // a later run of the session started in another folder: the git an earlier run wrote is still suspect
+    const other = places().ws;
+    const later = await gateSh(rig, `cd /usr && ${ws}/git status; echo "status=$?"`, { cwd: other, timeoutMs: 60_000 });
+    assert.equal(existsSync(join(mark, 'out')), false, `a later run escalated the workspace git: ${later.stdout}${later.stderr}`);
     // the system's git under the same rule still leaves the sandbox, without a prompt
     const sys = await gateSh(rig, `cd /usr && git status >/dev/null 2>&1; echo "status=$?"`, { cwd: ws, timeoutMs: 60_000 });
     assert.doesNotMatch(sys.stderr, /gate-sh:/, sys.stderr);
