@@ -108,10 +108,7 @@ function gitFolder(dir: string, fs: FsView, before: readonly MountOp[], depth: n
   const commonReal = common ? fs.realpath(posix.resolve(dir, common)) : null;
   if (commonReal !== null && commonReal !== dir && !isWithin(dir, commonReal)) ops.push(...gitFolder(commonReal, fs, [...before, ...ops], depth + 1));
   for (const sub of ['modules', 'worktrees']) {
-    for (const name of (fs.list(posix.join(dir, sub)) ?? []).sort()) {
-      const d = posix.join(dir, sub, name);
-      if (fs.kind(d) === 'dir') ops.push(...gitFolder(d, fs, [...before, ...ops], depth + 1));
-    }
+    for (const name of (fs.folders(posix.join(dir, sub)) ?? []).sort()) ops.push(...gitFolder(posix.join(dir, sub, name), fs, [...before, ...ops], depth + 1));
   }
   return ops;
 }
@@ -134,11 +131,10 @@ export function nestedGits(root: string, fs: FsView): string[] {
     const next: string[] = [];
     for (const dir of level) {
       if (listed++ >= NESTED_FOLDERS) return found;
-      for (const name of (fs.list(dir) ?? []).sort()) {
+      // symlinks are not followed (folders() leaves them out): their targets are not in this root
+      for (const name of (fs.folders(dir) ?? []).sort()) {
         if (SKIP.has(name)) continue;
         const p = posix.join(dir, name);
-        const kind = fs.kind(p);
-        if (kind !== 'dir') continue; // symlinks are not followed: their targets are not in this root
         const git = posix.join(p, '.git');
         const gk = fs.kind(git);
         const real = gk === null || gk === 'symlink' ? null : fs.realpath(git);
