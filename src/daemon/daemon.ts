@@ -63,6 +63,9 @@ import { Settlements, settledFor } from './settlements.js';
 import { promptFor, riskFor } from './prompt-event.js';
 import { applyAnswer } from './approved.js';
 import { statusView } from './status.js';
+import { PlantWatch } from './planted.js';
+import { gitEscalationRefusal } from './git-trust.js';
+import { writableRootsFor } from '../decide/exec-writable.js';
 
 export interface DaemonDeps<P> {
   paths: GatePaths;
@@ -112,6 +115,10 @@ export class Daemon<P> {
   private readonly warmUpState = { done: 0, of: 0 };
   /** escalation tokens: 192 random bits, as escalation.ts's newEscalationToken, from a pool */
   private readonly tokens = new RandomIds(24);
+  /** protected paths missing when a sandboxed run started, moved aside if it made them (planted.ts) */
+  private readonly plants = new PlantWatch();
+  /** when the first sandboxed run of this daemon that can write started: what changed before, none wrote */
+  private sandboxedSince?: Date;
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -278,6 +285,12 @@ export class Daemon<P> {
         reply.action = RUN;
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
+    }
+    if (reply.action.type === 'Escalate' && this.gitMustStay(check.subcommands.map((s) => s.argv[0]), req.cwd, reply.action)) reply.action = RUN;
+    const writes = reply.sandbox.type === 'workspace-write' || reply.sandbox.type === 'external-sandbox';
+    if (writes && (reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault'))) {
+      this.sandboxedSince ??= new Date();
+      this.plants.start(run.run_id, req.cwd, reply.sandbox, process.env);
     }
     if (req.plan) {
       reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply, this.deps.paths.requestSock);
@@ -462,7 +475,28 @@ export class Daemon<P> {
     if (this.counters.reused_refused++ % 1000 === 0) this.deps.log(`${why} (${this.counters.reused_refused} so far)`);
   }
 
+  /**
+   * An escalation out of the sandbox that runs git, where the configuration git would read could have been
+   * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts; issue 30 findings 3, 4).
+   */
+  private gitMustStay(programs: readonly (string | undefined)[], cwd: string, execution?: Action): boolean {
+    const policy = this.config.sandbox_policy;
+    const since = this.sandboxedSince;
+    if (!since || !isRestricted(policy) || (execution?.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
+    if (!programs.some((p) => p !== undefined && (p === 'git' || p.endsWith('/git')))) return false;
+    const why = gitEscalationRefusal({
+      cwd,
+      writable: writableRootsFor(policy, cwd),
+      since,
+      home: process.env.HOME,
+      xdgConfigHome: process.env.XDG_CONFIG_HOME,
+    });
+    if (why) this.deps.log(`escalation kept in the sandbox: ${why}`);
+    return why !== null;
+  }
+
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id): ExecReply {
+    if (action.type === 'Escalate' && this.gitMustStay([req.program], req.cwd, action)) action = RUN;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.
@@ -516,6 +550,10 @@ export class Daemon<P> {
     const run = this.runs.finish(req.run_id);
     // its escalations not yet redeemed end with it
     this.deps.escalation.endRun?.(req.run_id);
+    for (const m of this.plants.finish(req.run_id)) {
+      this.deps.log(`run ${req.run_id} made protected path ${m.from}: moved aside to ${m.to}`);
+      this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, detail: `made protected path ${m.from}: moved aside to ${m.to}` });
+    }
     this.deps.audit.write({
       kind: 'run',
       run_id: req.run_id,

@@ -2,9 +2,17 @@
  * The environment of an escalated run. The shim sends the exec's environment with its descriptors; the
  * decision was made on the code-loading variables the exec request reported. Anything code-loading that
  * differs from what was decided is put back to the decided value, or dropped (PATH falls back to the
- * daemon's own): an escalated run is never more than what was approved. Pure.
+ * daemon's own): an escalated run is never more than what was approved. The configuration folders are the
+ * user's own (HOME, XDG_*: the daemon's), and git's variables are dropped but for identity and harmless ones:
+ * `HOME=ws/h git status` would otherwise read a config the sandbox wrote, outside it (issue 30 finding 3).
+ * Pure.
  */
-import { codeLoadingVariables } from '../heuristics/code-loading.js';
+import { codeLoadingVariables, isSafeValue } from '../heuristics/code-loading.js';
+
+/** Where programs read their configuration: always the user's own (the daemon's environment) when escalated. */
+export const USER_CONFIG_VARIABLES = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_DIRS', 'XDG_DATA_DIRS'];
+/** git's variables an escalated run keeps: who commits and when, and switches that run nothing. */
+const GIT_KEPT = /^GIT_((AUTHOR|COMMITTER)_(NAME|EMAIL|DATE)|TERMINAL_PROMPT|OPTIONAL_LOCKS|FLUSH|MERGE_AUTOEDIT|ADVICE)$/;
 
 export interface EscalationEnvInput {
   /** "NAME=value" entries as the shim sent them */
@@ -15,6 +23,8 @@ export interface EscalationEnvInput {
   lib: string;
   /** fallback PATH when the decision saw none (the daemon's own) */
   fallbackPath: string;
+  /** the daemon's environment: HOME and XDG_* are taken from it (absent: the sent ones stay, as before) */
+  user?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface EscalationEnv {
@@ -39,6 +49,20 @@ export function escalationEnv(i: EscalationEnvInput): EscalationEnv {
   }
   const decided = i.decided ?? {};
   const corrected: string[] = [];
+  if (i.user) {
+    for (const name of USER_CONFIG_VARIABLES) {
+      const own = i.user[name];
+      if (env[name] === own) continue;
+      corrected.push(name);
+      if (own === undefined) delete env[name];
+      else env[name] = own;
+    }
+    for (const name of Object.keys(env)) {
+      if (!name.startsWith('GIT_') || GIT_KEPT.test(name) || isSafeValue(name, env[name]) || decided[name] === env[name]) continue;
+      corrected.push(name);
+      delete env[name];
+    }
+  }
   for (const v of codeLoadingVariables(env)) {
     if (decided[v.name] === v.value) continue;
     corrected.push(v.name);

@@ -218,6 +218,7 @@ export class EscalationServer implements EscalationRunner {
       decided: grant.env,
       lib: LIBGATE,
       fallbackPath: this.o.env.PATH ?? '/usr/bin:/bin',
+      user: this.o.env,
     });
     if (corrected.length) this.o.log(`escalation ${grant.run_id}: code-loading variables not in the decision reset: ${corrected.join(', ')}`);
     let line: CommandLine;

@@ -15,7 +15,7 @@ import type { PermissionProfile, SandboxPolicy } from './policy.js';
 import { memoFs, nodeFs, type FsView } from './fs-view.js';
 import { SandboxError } from './errors.js';
 import { isWithin, mountArgs, normAbs, sortRoots, type MountOp } from './mounts.js';
-import { hidePath, protectExtra, protectRoot } from './protected.js';
+import { hidePath, protectAncestors, protectedNames, protectExtra, protectRoot } from './protected.js';
 import { resolveProfile } from './profile-paths.js';
 
 export interface CriticalPath {
@@ -76,7 +76,11 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       if (!policy.exclude_tmpdir_env_var && tmpdir && tmpdir.startsWith('/') && fs.realpath(tmpdir)) roots.push(fs.realpath(tmpdir)!);
       const sorted = sortRoots(roots);
       const ops: MountOp[] = [{ op: 'ro-bind', src: '/', dest: '/' }, ...sorted.map((r): MountOp => ({ op: 'bind', src: r, dest: r }))];
-      for (const r of sorted) ops.push(...protectRoot(r, fs, { missingToo: r === cwd }));
+      const names = protectedNames(ctx.env);
+      // nested repositories are looked for in the workspace and declared roots, not in /tmp or $TMPDIR
+      const declared = new Set([cwd, ...policy.writable_roots.map((r) => fs.realpath(r))]);
+      for (const r of sorted) ops.push(...protectRoot(r, fs, { before: ops, names, nested: declared.has(r) }));
+      ops.push(...protectAncestors(cwd, sorted, fs, ops));
       return assemble([...ops, ...gateMounts(ctx, ops, fs)], policy.network_access, ctx);
     }
   }
@@ -104,12 +108,15 @@ export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxCo
   // With reads unrestricted, /tmp is the host's and, like everything else, read-only unless declared.
   const roots = sortRoots(p.write);
   for (const r of roots) ops.push({ op: 'bind', src: r, dest: r });
-  for (const r of roots) ops.push(...protectRoot(r, fs, { missingToo: false }));
+  const names = protectedNames(ctx.env);
+  for (const r of roots) ops.push(...protectRoot(r, fs, { before: ops, names }));
   ops.push(...gateMounts(ctx, ops, fs, (extra) => {
     // declared write paths naming gate-sh's or Codex's folders or paths inside them: bound again after the
     // folder's protection (a write path that merely contains such a folder does not reopen it)
     const inside = roots.filter((r) => extra.some((e) => isWithin(r, e)));
-    return [...inside.map((r): MountOp => ({ op: 'bind', src: r, dest: r })), ...inside.flatMap((r) => protectRoot(r, fs, { missingToo: false }))];
+    const again: MountOp[] = inside.map((r): MountOp => ({ op: 'bind', src: r, dest: r }));
+    for (const r of inside) again.push(...protectRoot(r, fs, { before: [...ops, ...again], names }));
+    return again;
   }));
   const visible = p.read === 'all' ? ['/'] : [...p.read, ...p.write, ...PLATFORM_READ, ...(ctx.alwaysReadable ?? [])];
   const cwd = normAbs(ctx.cwd);

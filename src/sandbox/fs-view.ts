@@ -2,7 +2,7 @@
  * The little of the filesystem the argv builders need to look at, injected so they stay pure:
  * tests pass plain data (`fakeFs`), production passes `nodeFs` (the only I/O here).
  */
-import { lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 
 export type EntryKind = 'file' | 'dir' | 'symlink' | 'other';
@@ -16,6 +16,9 @@ export interface FsView {
   readText(path: string): string | null;
   /** A symlink's target as written; null when the path is not a symlink. */
   readlink(path: string): string | null;
+  /** The names of a folder's sub-folders (not symlinks; unsorted); null when it is not a readable folder. One
+   *  getdents per folder, no stat per entry: looking for nested repositories on every sandbox build. */
+  folders(path: string): string[] | null;
 }
 
 export const nodeFs: FsView = {
@@ -50,6 +53,13 @@ export const nodeFs: FsView = {
       return null;
     }
   },
+  folders(p) {
+    try {
+      return readdirSync(p, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    } catch {
+      return null;
+    }
+  },
 };
 
 /**
@@ -63,6 +73,7 @@ export function memoFs(fs: FsView): FsView {
   const reals = new Map<string, string | null>();
   const texts = new Map<string, string | null>();
   const links = new Map<string, string | null>();
+  const folders = new Map<string, string[] | null>();
   const memo = <T>(m: Map<string, T>, f: (p: string) => T) => (p: string): T => {
     if (m.has(p)) return m.get(p) as T;
     const v = f(p);
@@ -85,6 +96,7 @@ export function memoFs(fs: FsView): FsView {
     }),
     readText: memo(texts, (p) => fs.readText(p)),
     readlink: memo(links, (p) => fs.readlink(p)),
+    folders: memo(folders, (p) => fs.folders(p)),
   };
 }
 
@@ -127,6 +139,14 @@ export function fakeFs(entries: Record<string, 'dir' | 'file' | string | { text:
     readlink(p) {
       const e = at(p);
       return typeof e === 'string' && e.startsWith('->') ? e.slice(2) : null;
+    },
+    folders(p) {
+      const real = resolve(p);
+      if (real === null || this.kind(real) !== 'dir') return null;
+      const prefix = real === '/' ? '/' : real + '/';
+      const names = new Set<string>();
+      for (const k of Object.keys(entries)) if (k.startsWith(prefix)) names.add(k.slice(prefix.length).split('/')[0]);
+      return [...names].filter((n) => this.kind(prefix + n) === 'dir');
     },
   };
 }

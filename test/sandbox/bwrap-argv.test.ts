@@ -5,6 +5,7 @@ import { permissionProfileArgv, turnSandboxArgv, type SandboxContext } from '../
 import { fakeFs } from '../../src/sandbox/fs-view.js';
 import { workspaceWrite } from '../../src/sandbox/policy.js';
 import { SandboxError } from '../../src/sandbox/errors.js';
+import { missingProtected } from '../../src/sandbox/protected.js';
 
 const base = {
   '/usr': 'dir', '/etc': 'dir', '/bin': '->usr/bin', '/usr/bin': 'dir', '/tmp': 'dir', '/ws': 'dir', '/ws/src': 'dir',
@@ -83,16 +84,60 @@ test("agent writable roots: writable while present, skipped while missing (a mis
   );
 });
 
-test('protected entries come after the writable binds; missing .git/.codex only in the workspace root', () => {
+test('protected entries come after the writable binds; missing ones get no placeholder (no trace)', () => {
   const a = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.agents': 'dir', '/tmp/.codex': 'dir' }))!;
   const ws = at(a, '--bind', '/ws');
   assert.ok(at(a, '--ro-bind', '/ws/.git') > ws);
   assert.ok(at(a, '--ro-bind', '/ws/.agents') > ws);
   assert.ok(at(a, '--ro-bind', '/tmp/.codex') > at(a, '--bind', '/tmp'));
-  assert.ok(at(a, '--tmpfs', '/ws/.codex') > ws, 'missing .codex in the workspace cannot be created');
-  assert.ok(at(a, '--remount-ro', '/ws/.codex') > 0);
+  for (const n of ['.codex', '.claude', '.gemini', '.vscode', '.idea']) assert.equal(at(a, '--tmpfs', `/ws/${n}`), -1, `missing ${n}: no placeholder`);
+  assert.equal(at(a, '--ro-bind', '/ws/.mcp.json'), -1);
   assert.equal(at(a, '--tmpfs', '/tmp/.git'), -1, 'no litter in /tmp');
   assert.equal(at(a, '--tmpfs', '/ws/.agents'), -1);
+  assert.equal(at(a, '--tmpfs', '/ws/.git/hooks'), -1, 'an empty .git folder (no HEAD) is read-only as a whole');
+  const b = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.git': 'dir', '/ws/.mcp.json': 'file', '/ws/.cursor': 'dir' }, { env: { GATE_PROTECTED_NAMES: '.cursor:../x:a/b' } }))!;
+  assert.ok(at(b, '--ro-bind', '/ws/.mcp.json') > 0, 'present: read-only');
+  assert.ok(at(b, '--ro-bind', '/ws/.cursor') > 0, "the user's own names are added");
+  assert.ok(!b.some((x) => x.includes('/x') || x.includes('a/b')), 'never paths');
+});
+
+test('.git by parts: pinned, code-running parts read-only, hooks blocked when missing, submodules and worktrees', () => {
+  const repo = {
+    '/ws/.git/HEAD': 'file', '/ws/.git/config': 'file', '/ws/.git/objects': 'dir', '/ws/.git/modules/lib/HEAD': 'file',
+    '/ws/.git/modules/lib/config': 'file', '/ws/.git/modules/lib/hooks': 'dir', '/ws/.git/worktrees/wt/HEAD': 'file',
+    '/ws/.git/worktrees/wt/commondir': { text: '../..\n' }, '/ws/lib/.git': { text: 'gitdir: ../.git/modules/lib\n' },
+    '/ws/a/b/.git/HEAD': 'file', '/ws/a/b/.git/config': 'file', '/ws/a/b/.git/hooks': 'dir',
+    '/ws/node_modules/x/.git/HEAD': 'file',
+  };
+  const a = turnSandboxArgv(workspaceWrite(), ctx(repo))!;
+  const ws = at(a, '--bind', '/ws');
+  assert.ok(at(a, '--bind', '/ws/.git') > ws, 'pinned: it cannot be renamed or replaced');
+  assert.equal(at(a, '--ro-bind', '/ws/.git'), -1, "git's own writes work");
+  assert.ok(at(a, '--ro-bind', '/ws/.git/config') > at(a, '--bind', '/ws/.git'));
+  assert.ok(at(a, '--tmpfs', '/ws/.git/hooks') > 0, 'missing hooks/ cannot be made');
+  assert.ok(at(a, '--ro-bind', '/ws/.git/modules/lib/config') > 0);
+  assert.ok(at(a, '--ro-bind', '/ws/.git/modules/lib/hooks') > 0);
+  assert.ok(at(a, '--ro-bind', '/ws/.git/worktrees/wt/commondir') > 0);
+  assert.equal(at(a, '--tmpfs', '/ws/.git/worktrees/wt/hooks'), -1, "a worktree's hooks are its common folder's");
+  assert.ok(at(a, '--ro-bind', '/ws/lib/.git') > 0, "a submodule's .git file is read-only");
+  assert.ok(at(a, '--ro-bind', '/ws/a/b/.git/config') > 0, 'a nested repository is protected too');
+  assert.ok(at(a, '--ro-bind', '/ws/a/b/.git/hooks') > 0);
+  assert.ok(!a.some((x) => x.startsWith('/ws/node_modules')), 'dependency trees are not looked into');
+  // outside every writable root nothing needs pinning (and nothing may become writable)
+  const b = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.git': { text: 'gitdir: /other/r.git\n' }, '/other/r.git/HEAD': 'file' }))!;
+  assert.equal(at(b, '--bind', '/other/r.git'), -1);
+});
+
+test('a workspace inside another writable root: a .git above it is protected; missing ones there are watched', () => {
+  const a = turnSandboxArgv(workspaceWrite(), ctx({ '/tmp/a/ws': 'dir', '/tmp/a/.git/HEAD': 'file' }, { cwd: '/tmp/a/ws' }))!;
+  assert.ok(at(a, '--bind', '/tmp/a/.git') > at(a, '--bind', '/tmp/a/ws'), 'pinned, by parts');
+  assert.ok(at(a, '--tmpfs', '/tmp/a/.git/hooks') > 0);
+  const fs = fakeFs({ ...base, '/tmp/a/b/ws': 'dir', '/tmp/a/.git': 'dir', '/tmp/a/b/ws/.vscode': 'dir' });
+  assert.deepEqual(missingProtected('/tmp/a/b/ws', ['/tmp/a/b/ws', '/tmp'], fs), [
+    '/tmp/a/b/ws/.codex', '/tmp/a/b/ws/.agents', '/tmp/a/b/ws/.claude', '/tmp/a/b/ws/.gemini', '/tmp/a/b/ws/.idea', '/tmp/a/b/ws/.mcp.json',
+    '/tmp/a/b/.git', '/tmp/.git',
+  ]);
+  assert.deepEqual(missingProtected('/ws', ['/ws', '/tmp'], fakeFs(base)).filter((p) => p.endsWith('.git')), [], 'a workspace of its own: none above');
 });
 
 test('.git file (worktree) protects its gitdir target; a symlinked .git protects its target', () => {
@@ -103,6 +148,7 @@ test('.git file (worktree) protects its gitdir target; a symlinked .git protects
   assert.ok(at(a, '--ro-bind', '/ws/.git') > 0);
   assert.ok(at(a, '--ro-bind', '/other/repo.git') > at(a, '--bind', '/other'));
   const b = turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.git': '->/ws/src/realgit', '/ws/src/realgit': 'dir' }))!;
+  // no HEAD: no repository yet, read-only as a whole
   assert.ok(at(b, '--ro-bind', '/ws/src/realgit') > at(b, '--bind', '/ws'));
   assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({ '/ws/.git': '->/nowhere' })), /dangling symlink/);
 });

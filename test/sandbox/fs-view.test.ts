@@ -78,14 +78,11 @@ test("a protected entry removed between the questions about it is a missing one,
       return k;
     },
   };
-  // .git is made uncreatable (as when missing, like the missing .codex), .claude is left alone (as when missing)
-  assert.deepEqual(protectRoot('/w', memoFs(fs), { missingToo: true }), [
-    { op: 'empty-ro', dest: '/w/.git' },
-    { op: 'empty-ro', dest: '/w/.codex' },
-  ]);
+  // both are then missing ones: no mount (and no placeholder), the daemon watches them instead
+  assert.deepEqual(protectRoot('/w', memoFs(fs), { names: ['.git', '.codex', '.claude'] }), []);
   // present all along: bound read-only; a symlink without a target: refused
-  assert.deepEqual(protectRoot('/w', memoFs(fakeFs({ '/w': 'dir', '/w/.claude': 'dir' })), { missingToo: false }), [
+  assert.deepEqual(protectRoot('/w', memoFs(fakeFs({ '/w': 'dir', '/w/.claude': 'dir' })), {}), [
     { op: 'ro-bind', src: '/w/.claude', dest: '/w/.claude' },
   ]);
-  assert.throws(() => protectRoot('/w', memoFs(fakeFs({ '/w': 'dir', '/w/.codex': '->/nowhere' })), { missingToo: false }), /dangling symlink/);
+  assert.throws(() => protectRoot('/w', memoFs(fakeFs({ '/w': 'dir', '/w/.codex': '->/nowhere' })), {}), /dangling symlink/);
 });

@@ -339,6 +339,8 @@ for (const entry of ['native', 'node'] as const) {
   }, async () => {
     const r = await rig();
     const env: Record<string, string> = entry === 'node' ? { GATE_SH_NODE: '1' } : {};
+    // an empty .git (no repository yet: read-only as a whole); a missing one gets no placeholder any more
+    mkdirSync(join(r.ws, '.git'), { recursive: true });
     // the job keeps this command's mount namespace alive, so a later one with the same number is this one
     const a = await gateSh(r, `sleep 30 > /dev/null 2>&1 & ${SELF}; touch made-here && echo wrote-ws; touch /etc/gate-held 2>&1; touch .git/x 2>&1; true`, {
       env,

@@ -39,7 +39,7 @@ test('workspace-write: writes inside roots work, outside fail with EROFS', (t) =
   assert.match(td.out, /tmpdir=ok/, td.err);
 });
 
-test('.git stays read-only: directly, through a symlink, after umount and remount attempts; missing .git cannot be created', (t) => {
+test('.git stays read-only: directly, through a symlink, after umount and remount attempts; a missing .git is made as under bash', (t) => {
   const b = box();
   t.after(b.cleanup);
   symlinkSync(join(b.ws, '.git'), join(b.ws, 'gitlink'));
@@ -78,13 +78,11 @@ test('.git stays read-only: directly, through a symlink, after umount and remoun
 
   const ws3 = join(b.dir, 'ws3');
   mkdirSync(ws3);
-  const r3 = b.run(
-    turnSandboxArgv(workspaceWrite(), b.ctx({ cwd: ws3 })),
-    'git init -q . 2>&1; mkdir -p .git/hooks; echo "rc=$?"; echo ok > file && echo w=ok',
-  );
-  assert.match(r3.out, /rc=1/);
-  assert.match(r3.out, /w=ok/);
-  assert.ok(!existsSync(join(ws3, '.git', 'hooks')));
+  // no placeholder: nothing is left in the folder, and `git init` works (the repository is the agent's; an
+  // escalated git never uses it: src/daemon/git-trust.ts)
+  const r3 = b.run(turnSandboxArgv(workspaceWrite(), b.ctx({ cwd: ws3 })), 'ls -A; git init -q . 2>&1; echo "rc=$?"; echo ok > file && echo w=ok');
+  assert.equal(r3.out, 'rc=0\nw=ok\n', r3.err);
+  assert.ok(existsSync(join(ws3, '.git', 'HEAD')));
 });
 
 test('network off: a loopback server outside is unreachable; network on: reachable', async (t) => {

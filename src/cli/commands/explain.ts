@@ -13,6 +13,7 @@ import { callerSettings, settingsConflict, type GateConfig } from '../../config/
 import { approvalCall } from '../../client/approval-client.js';
 import { gatePaths } from '../../protocol/paths.js';
 import { sourceReader } from '../../daemon/sourced-files.js';
+import { protectedList } from '../../sandbox/protected.js';
 
 const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
        gate explain [options] '<script>'          (a bare script: as bash -lc)
@@ -131,11 +132,14 @@ export async function run(argv: string[]): Promise<number> {
     const out = {
       ...assessment,
       context: { approval_policy: approvalPolicy, sandbox_policy: sandboxPolicy, sandbox_permissions: sandboxPermissions, rule_files: [...policy.files] },
+      protected_paths: protectedList(process.env),
     };
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
     process.stdout.write(
-      formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }),
+      formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }) +
+        // read-only in every writable root; made by a run where missing, moved aside when it ends (docs/sandbox.md)
+        `protected paths (add names with GATE_PROTECTED_NAMES): ${protectedList(process.env).join(' ')}\n`,
     );
   }
   return 0;
