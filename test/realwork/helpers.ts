@@ -68,7 +68,10 @@ export async function gated(d: DaemonProc, dir: string, script: string): Promise
 
 /** Through `gate mcp`'s shell tool (output: stdout and stderr merged, as the tool gives them). */
 export async function viaMcp(s: McpSession, d: DaemonProc, dir: string, script: string): Promise<Side> {
-  const r = await s.shell({ command: script, workdir: dir, login: true, timeout_ms: LIMIT_MS });
+  // (the client's own call, not McpSession.shell: a build may take longer than its 60 s request timeout)
+  const args = { command: script, workdir: dir, login: true, timeout_ms: LIMIT_MS };
+  const res = await s.client.callTool({ name: 'shell', arguments: args }, undefined, { timeout: LIMIT_MS });
+  const r = JSON.parse((res.content as { type: string; text: string }[])[0].text) as { exit_code: number; output: string };
   return { code: r.exit_code, stdout: normalise(r.output, d), stderr: '' };
 }
 
