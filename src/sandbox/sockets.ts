@@ -9,12 +9,13 @@
  *   screen's folders, every runtime folder a gate-sh daemon of this user may use): an empty read-only folder
  *   over the whole folder when it exists, so a socket made there later (a tmux server started after a
  *   session sandbox was built) is out of reach too; skipped when the working folder, a writable root or a
- *   declared path lies inside it (hiding it would hide the run's own files; its sockets are then masked
- *   one by one below);
- * - every other path socket bound on the host when the sandbox is built (the kernel's list,
- *   /proc/net/unix of the host's network namespace: ssh-agent's, docker's, D-Bus's, an editor's): the
- *   empty device /dev/null bound over it, so `connect()` is refused. Sockets in the run's own folders
- *   (the working folder, writable roots, a profile's write paths) stay: they are the run's own servers.
+ *   declared path inside it (hiding it would hide the run's own files; its sockets are then masked
+ *   one by one below). Before the hidden paths, which may lie inside one and are mounted in it;
+ * - every other serving path socket bound on the host when the sandbox is built (the kernel's list,
+ *   /proc/net/unix of the host's network namespace: ssh-agent's, docker's, D-Bus's, an editor's, another
+ *   gate-sh session's request and approval sockets): the empty device /dev/null bound over it, so
+ *   `connect()` is refused. After every other mount but the request folder. Sockets in the run's own
+ *   folders (the working folder, writable roots, a profile's write paths) stay: the run's own servers.
  * Abstract sockets have no path: a network namespace of its own separates them (`--unshare-net`); with
  * the network on, gate-launch scopes the run with Landlock (docs/sandbox.md).
  *
