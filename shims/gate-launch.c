@@ -28,6 +28,7 @@
 #include "gate-proc.h"
 #include "gate-reuse.h"
 #include "gate-join.h"
+#include "gate-guard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1586,6 +1587,13 @@ static void tree_root(int sock, const char *path, char *const argv[], const sigs
   for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
+  /* a run without a sandbox: the gate's own state read-only, its runtime folder hidden (gate-guard.c) */
+  const char *guard = getenv(GATE_GUARD_ENV);
+  if (guard) {
+    char why[600];
+    if (gate_guard_apply(guard, why, sizeof why)) die126(path, ": not run: the gate's guard: ", why);
+    unsetenv(GATE_GUARD_ENV);
+  }
   /* before joining: the plan's own program and options say whether it is a sandbox on the host's network */
   if (wants_unix_scope(path, argv)) scope_abstract_unix(path);
   gate_join_enter(&J, &path, (char ***)&argv);

@@ -49,6 +49,9 @@ export interface SandboxContext {
   /** the host's Unix sockets to mask (src/sandbox/sockets.ts): folders hidden whole, path sockets bound on
    *  the host; absent: none masked (tests of other mounts) */
   hostSockets?: { folders: readonly string[]; listed: readonly string[] };
+  /** GATE_HOME and CODEX_HOME: under the guard of a run without a sandbox (gate-state.ts), read-only and
+   *  made when missing */
+  gateHomes?: readonly string[];
 }
 
 /** Folders readable when a profile restricts reads: enough to start programs, nothing of the user's. */

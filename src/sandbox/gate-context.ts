@@ -50,6 +50,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     runtimeClientDir: paths.clientDir,
     hiddenPaths: [paths.runtime],
     protectedExtra: [paths.home, codexHome(o.env), ...GATE_INSTALL_RUNS],
+    gateHomes: [paths.home, codexHome(o.env)],
     critical: [
       { path: paths.rulesDir },
       { path: join(codexHome(o.env), 'rules') },
