@@ -163,7 +163,10 @@ function gateMounts(
 }
 
 function socketView(ctx: SandboxContext, own: readonly string[]): SocketView | null {
-  return ctx.hostSockets ? { ...ctx.hostSockets, own, requestDir: ctx.runtimeRequestDir } : null;
+  if (!ctx.hostSockets) return null;
+  // a folder hidden anyway (this session's runtime folder) is not hidden twice
+  const hidden = new Set(ctx.hiddenPaths.map(normAbs));
+  return { ...ctx.hostSockets, folders: ctx.hostSockets.folders.filter((f) => !hidden.has(normAbs(f))), own, requestDir: ctx.runtimeRequestDir };
 }
 
 function hidden(ctx: SandboxContext, before: readonly MountOp[], fs: FsView): MountOp[] {

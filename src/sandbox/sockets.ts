@@ -61,10 +61,16 @@ export function parseProcNetUnix(text: string): string[] {
   return [...out];
 }
 
-/** A gate-sh client's reply socket (`<runtime>/<session>/req/c/<name>`): bound for one answer and gone,
- * nothing to reach, and a mask of it would be a mount point that vanished before bubblewrap mounts it. */
-function replySocket(p: string): boolean {
-  return /\/[A-Za-z0-9._-]{1,32}\/req\/c\/[^/]+$/.test(p);
+/**
+ * A socket of a gate-sh session's request folder (`<runtime>/<session>/req/...`): not masked one by one.
+ * Reply sockets live for one answer, and a mask over a socket that goes is a mount point that may vanish
+ * before bubblewrap mounts it, or, once gone on the host, a mount the kernel detaches from a session
+ * sandbox's held mounts (which then count as changed: a command joining at that moment fails, "run it
+ * again"). Another session's approval socket, the channel that matters, is masked (one per daemon, made
+ * and removed with it); sessions under the runtime folders of socketFolders are hidden whole anyway.
+ */
+function requestFolderSocket(p: string): boolean {
+  return /\/gate-sh(?:-\d+)?\/[A-Za-z0-9._-]{1,32}\/req\//.test(p);
 }
 
 /** The op whose mount covers `p` (the longest destination prefix, the later on a tie), or null. */
@@ -103,7 +109,7 @@ export function socketFileMasks(v: SocketView, before: readonly MountOp[], fs: F
   const ops: MountOp[] = [];
   const masked = new Set<string>();
   for (const s of v.listed) {
-    if (!s.startsWith('/') || replySocket(s)) continue;
+    if (!s.startsWith('/') || requestFolderSocket(s)) continue;
     const real = fs.realpath(s);
     if (real === null || masked.has(real) || fs.kind(real) !== 'other') continue;
     if ((req && isWithin(real, req)) || own.some((o) => isWithin(real, o)) || !visible(before, real)) continue;
