@@ -33,6 +33,7 @@ export function gateGuard(ctx: SandboxContext): string {
   for (const h of ctx.hiddenPaths) lines.push(`h ${real(h)}`);
   if (ctx.runtimeRequestDir) lines.push(`b ${real(ctx.runtimeRequestDir)}`);
   if (ctx.runtimeClientDir) lines.push(`w ${real(ctx.runtimeClientDir)}`);
-  for (const l of lines) if (l.includes('\n') || !l.slice(2).startsWith('/')) throw new SandboxError(`cannot guard ${JSON.stringify(l.slice(2))}: not a plain absolute path`);
+  for (const l of lines)
+    if (l.includes('\n') || !l.slice(2).startsWith('/')) throw new SandboxError(`cannot guard ${JSON.stringify(l.slice(2))}: not a plain absolute path`);
   return lines.join('\n');
 }
