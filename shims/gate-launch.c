@@ -28,6 +28,7 @@
 #include "gate-proc.h"
 #include "gate-reuse.h"
 #include "gate-join.h"
+#include "gate-guard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1669,6 +1670,39 @@ static void kill_command_group(pid_t root) {
   }
 }
 
+/* ---------- abstract Unix sockets (docs/sandbox.md, "Unix sockets of the host") ---------- */
+
+/* A sandbox that keeps the host's network (no --unshare-net) shares its abstract Unix socket namespace:
+ * X11's, D-Bus's, any server's @name. Landlock (ABI >= 6) scopes them: the tree can reach no abstract
+ * socket made outside it. Only for bubblewrap dropping every capability (a sandbox; a danger-full-access
+ * run keeps the host's sockets); a kernel that cannot scope makes such a run fail, never run unscoped. */
+struct gate_landlock_attr { uint64_t handled_access_fs, handled_access_net, scoped; };
+#define GATE_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#ifndef __NR_landlock_create_ruleset
+#define __NR_landlock_create_ruleset 444
+#define __NR_landlock_restrict_self 446
+#endif
+
+static int wants_unix_scope(const char *path, char *const argv[]) {
+  const char *b = strrchr(path, '/');
+  if (strcmp(b ? b + 1 : path, "bwrap")) return 0;
+  int caps_dropped = 0;
+  for (int i = 1; argv[i] && strcmp(argv[i], "--"); i++) {
+    if (!strcmp(argv[i], "--unshare-net")) return 0;
+    if (!strcmp(argv[i], "--cap-drop") && argv[i + 1] && !strcmp(argv[i + 1], "ALL")) caps_dropped = 1;
+  }
+  return caps_dropped;
+}
+
+static void scope_abstract_unix(const char *path) {
+  struct gate_landlock_attr a = { 0, 0, GATE_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET };
+  int fd = (int)syscall(__NR_landlock_create_ruleset, &a, sizeof a, 0);
+  if (fd < 0 || syscall(__NR_landlock_restrict_self, fd, 0))
+    die126(path, ": not run: this kernel cannot keep the sandbox from the host's abstract Unix sockets (Landlock ABI 6, Linux 6.12): ",
+           strerror(errno));
+  close(fd);
+}
+
 /* ---------- the tree root ---------- */
 
 static char *outer_ksock;
@@ -1695,6 +1729,15 @@ static void tree_root(int sock, const char *path, char *const argv[], const sigs
   for (const int *s = FORWARDED; *s; s++) signal(*s, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
   sigprocmask(SIG_SETMASK, oldmask, NULL);
+  /* a run without a sandbox: the gate's own state read-only, its runtime folder hidden (gate-guard.c) */
+  const char *guard = getenv(GATE_GUARD_ENV);
+  if (guard) {
+    char why[600];
+    if (gate_guard_apply(guard, why, sizeof why)) die126(path, ": not run: the gate's guard: ", why);
+    unsetenv(GATE_GUARD_ENV);
+  }
+  /* before joining: the plan's own program and options say whether it is a sandbox on the host's network */
+  if (wants_unix_scope(path, argv)) scope_abstract_unix(path);
   gate_join_enter(&J, &path, (char ***)&argv);
   execv(path, argv);
   int e = errno;

@@ -29,6 +29,7 @@ import type { GatePaths } from '../protocol/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
+import { gateGuard } from '../sandbox/gate-state.js';
 import { escalationEnv } from './escalation-env.js';
 import { isLossy } from '../protocol/exec-gate-wire.js';
 import { LIBGATE, withExecGate } from '../exec/exec-gate.js';
@@ -222,13 +223,18 @@ export class EscalationServer implements EscalationRunner {
     });
     if (corrected.length) this.o.log(`escalation ${grant.run_id}: code-loading variables not in the decision reset: ${corrected.join(', ')}`);
     let line: CommandLine;
+    let guard: string | undefined;
     try {
-      const bwrapArgs = sandboxArgvFor(grant.execution, this.o.turnPolicy(), gateSandboxContext({ cwd, env: this.o.env }));
+      const ctx = gateSandboxContext({ cwd, env: this.o.env });
+      const turn = this.o.turnPolicy();
+      const bwrapArgs = sandboxArgvFor(grant.execution, turn, ctx);
       line = wrapCommand([grant.program, ...grant.argv.slice(1)], bwrapArgs, bwrapArgs ? this.o.bwrap() : '');
+      // outside any sandbox, still under the gate's guard: the run cannot change its own policy (gate-state.ts)
+      if (!bwrapArgs && turn.type !== 'external-sandbox') guard = gateGuard(ctx);
     } catch (e) {
       return refuse(`cannot build the sandbox for ${grant.execution.type}: ${(e as Error).message}`);
     }
-    const gated = withExecGate({ program: line.program, args: line.args, env }, { paths: this.o.paths, runId: grant.run_id, parentPid: process.pid });
+    const gated = withExecGate({ program: line.program, args: line.args, env, guard }, { paths: this.o.paths, runId: grant.run_id, parentPid: process.pid });
     // the command keeps its own argv[0] through the kernel layer's launcher
     const argv0 = line.sandboxed ? undefined : grant.argv[0];
     const launched = argv0 !== undefined && gated.program !== line.program ? { ...gated, args: ['--argv0', argv0, ...gated.args] } : gated;

@@ -9,6 +9,7 @@
  */
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { GATE_GUARD_ENV } from '../sandbox/gate-state.js';
 import type { GatePaths } from '../protocol/paths.js';
 import type { ExecGateVariable } from '../protocol/shared-with-c.js';
 
@@ -64,13 +65,18 @@ export interface PlanLike {
   program: string;
   args: string[];
   env: Record<string, string>;
+  /** the gate's guard for a run without a sandbox (src/sandbox/gate-state.ts) */
+  guard?: string;
 }
 
 /** Add the exec gate to a plan (or a spawn of the escalation runner). */
 export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T & { env: Record<string, string> } {
   const shims = o.shimsDir ?? SHIMS_DIR;
   const env: Record<string, string> = { ...plan.env };
-  for (const k of Object.keys(env)) if (k.startsWith('GATE_CHECKED') || k === 'GATE_ESCALATE' || k === 'GATE_THEN' || k === 'GATE_KERNEL_SOCK') delete env[k];
+  for (const k of Object.keys(env))
+    if (k.startsWith('GATE_CHECKED') || k === 'GATE_ESCALATE' || k === 'GATE_THEN' || k === 'GATE_KERNEL_SOCK' || k === GATE_GUARD_ENV) delete env[k];
+  // a run without a sandbox: the launcher mounts the gate's guard before the program (shims/gate-guard.c)
+  if (plan.guard) env[GATE_GUARD_ENV] = plan.guard;
   Object.assign(env, execGateVars(o));
   env.LD_PRELOAD = withPreload(env.LD_PRELOAD, join(shims, 'libgate.so'));
   env.PATH = withShimPath(env.PATH, join(shims, 'bin'));

@@ -12,6 +12,7 @@ import type { Env } from '../protocol/paths.js';
 import type { EscalationExecution } from '../protocol/action.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { sandboxArgvFor, wrapCommand } from '../sandbox/wrap.js';
+import { gateGuard } from '../sandbox/gate-state.js';
 
 export interface SandboxStepOptions {
   policy: SandboxPolicy;
@@ -35,10 +36,12 @@ export interface PlanShape {
   cwd: string;
 }
 
-export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean } {
+/** `guard`: a run without a sandbox gets the gate's guard instead (src/sandbox/gate-state.ts), applied by
+ * the exec gate's launcher; not under an external sandbox, whose outer sandbox is in charge. */
+export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
   const ctx = gateSandboxContext({ cwd: plan.cwd, env: o.env, fs: o.fs, newSession: !o.interactive, protectedExtra: o.protectedExtra });
   const bwrapArgs = sandboxArgvFor(o.execution ?? { type: 'TurnDefault' }, o.policy, ctx);
-  if (bwrapArgs === null) return { ...plan, sandboxed: false };
+  if (bwrapArgs === null) return { ...plan, sandboxed: false, ...(o.policy.type === 'external-sandbox' ? {} : { guard: gateGuard(ctx) }) };
   const line = wrapCommand([plan.program, ...plan.args], bwrapArgs, o.bwrap());
   return { ...plan, program: line.program, args: line.args, sandboxed: true };
 }

@@ -17,6 +17,7 @@ import { SandboxError } from './errors.js';
 import { isWithin, mountArgs, normAbs, sortRoots, type MountOp } from './mounts.js';
 import { hidePath, protectAncestors, protectedNames, protectExtra, protectRoot } from './protected.js';
 import { resolveProfile } from './profile-paths.js';
+import { socketFileMasks, socketFolderMasks, type SocketView } from './sockets.js';
 
 export interface CriticalPath {
   path: string;
@@ -45,6 +46,12 @@ export interface SandboxContext {
   alwaysReadable?: readonly string[];
   /** false keeps the caller's session and controlling terminal (interactive use); default true */
   newSession?: boolean;
+  /** the host's Unix sockets to mask (src/sandbox/sockets.ts): folders hidden whole, path sockets bound on
+   *  the host; absent: none masked (tests of other mounts) */
+  hostSockets?: { folders: readonly string[]; listed: readonly string[] };
+  /** GATE_HOME and CODEX_HOME: under the guard of a run without a sandbox (gate-state.ts), read-only and
+   *  made when missing */
+  gateHomes?: readonly string[];
 }
 
 /** Folders readable when a profile restricts reads: enough to start programs, nothing of the user's. */
@@ -60,17 +67,23 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       if (policy.network_access === 'enabled') return null;
       // No filesystem restriction (the outer sandbox has it), but still no network and no approval channel.
       const ops: MountOp[] = [{ op: 'bind', src: '/', dest: '/' }];
-      return assemble([...ops, ...hidden(ctx, ops, fs), ...requestDir(ctx, fs)], false, ctx);
+      const v = socketView(ctx, [ctx.cwd]);
+      if (v) ops.push(...socketFolderMasks(v, ops, fs));
+      ops.push(...hidden(ctx, ops, fs));
+      if (v) ops.push(...socketFileMasks(v, ops, fs));
+      return assemble([...ops, ...requestDir(ctx, fs)], false, ctx);
     }
     case 'read-only': {
       const ops: MountOp[] = [{ op: 'ro-bind', src: '/', dest: '/' }];
-      return assemble([...ops, ...gateMounts(ctx, ops, fs)], false, ctx);
+      return assemble([...ops, ...gateMounts(ctx, ops, fs, [])], false, ctx);
     }
     case 'workspace-write': {
       const cwd = existingRoot(ctx.cwd, 'the working folder', fs);
       const roots = [cwd, ...policy.writable_roots.map((r) => existingRoot(r, 'writable root', fs))];
       // an agent's folder it deletes and re-creates: skipped while missing (nothing can be written there then)
       for (const r of policy.agent_writable_roots ?? []) if (fs.realpath(r) !== null) roots.push(existingRoot(r, 'agent writable root', fs));
+      // the run's own (its sockets are its own servers'); /tmp and $TMPDIR below are the host's, shared
+      const own = [...roots];
       if (!policy.exclude_slash_tmp && fs.realpath('/tmp')) roots.push(fs.realpath('/tmp')!);
       const tmpdir = ctx.env.TMPDIR;
       if (!policy.exclude_tmpdir_env_var && tmpdir && tmpdir.startsWith('/') && fs.realpath(tmpdir)) roots.push(fs.realpath(tmpdir)!);
@@ -81,7 +94,7 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       const declared = new Set([cwd, ...policy.writable_roots.map((r) => fs.realpath(r))]);
       for (const r of sorted) ops.push(...protectRoot(r, fs, { before: ops, names, nested: declared.has(r) }));
       ops.push(...protectAncestors(cwd, sorted, fs, ops));
-      return assemble([...ops, ...gateMounts(ctx, ops, fs)], policy.network_access, ctx);
+      return assemble([...ops, ...gateMounts(ctx, ops, fs, own)], policy.network_access, ctx);
     }
   }
 }
@@ -110,7 +123,7 @@ export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxCo
   for (const r of roots) ops.push({ op: 'bind', src: r, dest: r });
   const names = protectedNames(ctx.env);
   for (const r of roots) ops.push(...protectRoot(r, fs, { before: ops, names }));
-  ops.push(...gateMounts(ctx, ops, fs, (extra) => {
+  ops.push(...gateMounts(ctx, ops, fs, roots, (extra) => {
     // declared write paths naming gate-sh's or Codex's folders or paths inside them: bound again after the
     // folder's protection (a write path that merely contains such a folder does not reopen it)
     const inside = roots.filter((r) => extra.some((e) => isWithin(r, e)));
@@ -133,17 +146,34 @@ function existingRoot(p: string, what: string, fs: FsView): string {
 
 /**
  * gate-sh's own, after `before` (the mounts so far): protected folders, (profile exceptions), critical
- * paths, hidden paths, the request folder. Whether a missing path needs blocking depends on the mounts
- * before it, so each step sees everything emitted until then.
+ * paths, hidden paths, the host's sockets (`own`: the run's own folders, whose sockets stay), the request
+ * folder. Whether a missing path needs blocking depends on the mounts before it, so each step sees
+ * everything emitted until then.
  */
-function gateMounts(ctx: SandboxContext, before: readonly MountOp[], fs: FsView, exceptions?: (extra: string[]) => MountOp[]): MountOp[] {
+function gateMounts(
+  ctx: SandboxContext,
+  before: readonly MountOp[],
+  fs: FsView,
+  own: readonly string[],
+  exceptions?: (extra: string[]) => MountOp[],
+): MountOp[] {
   const ops: MountOp[] = [...before];
   const extra = ctx.protectedExtra.map((p) => fs.realpath(p) ?? normAbs(p));
   for (const p of ctx.protectedExtra) ops.push(...protectExtra(normAbs(p), ops, fs));
   if (exceptions) ops.push(...exceptions(extra));
   for (const c of ctx.critical ?? []) ops.push(...protectExtra(normAbs(c.path), ops, fs, c.file === true));
+  const v = socketView(ctx, own);
+  if (v) ops.push(...socketFolderMasks(v, ops, fs));
   ops.push(...hidden(ctx, ops, fs));
+  if (v) ops.push(...socketFileMasks(v, ops, fs));
   return [...ops.slice(before.length), ...requestDir(ctx, fs)];
+}
+
+function socketView(ctx: SandboxContext, own: readonly string[]): SocketView | null {
+  if (!ctx.hostSockets) return null;
+  // a folder hidden anyway (this session's runtime folder) is not hidden twice
+  const hidden = new Set(ctx.hiddenPaths.map(normAbs));
+  return { ...ctx.hostSockets, folders: ctx.hostSockets.folders.filter((f) => !hidden.has(normAbs(f))), own, requestDir: ctx.runtimeRequestDir };
 }
 
 function hidden(ctx: SandboxContext, before: readonly MountOp[], fs: FsView): MountOp[] {

@@ -4,11 +4,13 @@
  * sessions' request sockets — with only this session's request folder bound back at the same path, read-only
  * but for its clients' folder (the daemon's sockets cannot be unlinked or replaced from inside).
  */
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codexHome, gatePaths, type Env } from '../protocol/paths.js';
 import type { FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
+import { parseProcNetUnix, socketFolders } from './sockets.js';
 
 /** gate-sh's installation (dist/src/sandbox/ → ../../..): libgate.so and the shims must load inside. */
 export const GATE_INSTALL_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -25,6 +27,18 @@ export interface GateContextOptions {
   newSession?: boolean;
   /** more of gate-sh's files to keep read-only always (rule files and an audit log named in the config) */
   protectedExtra?: readonly string[];
+  /** the host's path sockets; default: the kernel's list now (hostSockets below) */
+  hostSockets?: readonly string[];
+}
+
+/** The path sockets bound in this network namespace (the host's: gate-sh and the daemon run outside any
+ * sandbox), from the kernel's list; none when it cannot be read (the socket folders are still hidden). */
+export function hostSockets(): string[] {
+  try {
+    return parseProcNetUnix(readFileSync('/proc/net/unix', 'utf8'));
+  } catch {
+    return [];
+  }
 }
 
 export function gateSandboxContext(o: GateContextOptions): SandboxContext {
@@ -36,6 +50,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     runtimeClientDir: paths.clientDir,
     hiddenPaths: [paths.runtime],
     protectedExtra: [paths.home, codexHome(o.env), ...GATE_INSTALL_RUNS],
+    gateHomes: [paths.home, codexHome(o.env)],
     critical: [
       { path: paths.rulesDir },
       { path: join(codexHome(o.env), 'rules') },
@@ -44,6 +59,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
       ...(o.protectedExtra ?? []).map((p) => ({ path: p, file: true })),
     ],
     alwaysReadable: [GATE_INSTALL_ROOT],
+    hostSockets: { folders: socketFolders(process.getuid?.() ?? 0, o.env, [paths.runtime]), listed: o.hostSockets ?? hostSockets() },
     fs: o.fs,
     newSession: o.newSession,
   };

@@ -1,0 +1,139 @@
+/**
+ * The host's Unix sockets out of the sandbox's reach (docs/sandbox.md, "Unix sockets of the host"): a
+ * read-only bind does not stop `connect()` to a path socket, so a sandboxed `tmux send-keys` typed into
+ * the user's own shell, and a second gate-sh daemon's approval socket took `gate config set`. The only
+ * sockets a sandbox may reach are its session's request channel (bound back last by bwrap-argv.ts).
+ *
+ * Two kinds of mask (mount operations):
+ * - socket folders (the user's runtime folder /run/user/<uid>, $XDG_RUNTIME_DIR, X11's and tmux's and
+ *   screen's folders, every runtime folder a gate-sh daemon of this user may use): an empty read-only folder
+ *   over the whole folder when it exists, so a socket made there later (a tmux server started after a
+ *   session sandbox was built) is out of reach too; skipped when the working folder, a writable root or a
+ *   declared path inside it (hiding it would hide the run's own files; its sockets are then masked
+ *   one by one below). Before the hidden paths, which may lie inside one and are mounted in it;
+ * - every other serving path socket bound on the host when the sandbox is built (the kernel's list,
+ *   /proc/net/unix of the host's network namespace: ssh-agent's, docker's, D-Bus's, an editor's, another
+ *   gate-sh session's request and approval sockets): the empty device /dev/null bound over it, so
+ *   `connect()` is refused. After every other mount but the request folder. Sockets in the run's own
+ *   folders (the working folder, writable roots, a profile's write paths) stay: the run's own servers.
+ * Abstract sockets have no path: a network namespace of its own separates them (`--unshare-net`); with
+ * the network on, gate-launch scopes the run with Landlock (docs/sandbox.md).
+ *
+ * The limits accepted: a socket bound on the host after the sandbox was built, outside the socket folders
+ * above, in a folder the sandbox sees (a new ssh-agent under /tmp), is reachable from a session sandbox's
+ * long-lived jobs until the next command builds its mounts again. A socket removed on the host between
+ * the listing and bubblewrap's mounts leaves its mount point missing: the run fails (bwrap: Can't create
+ * file), or bubblewrap makes an empty file in its place where the sandbox's view is writable.
+ * Pure: the filesystem is seen through the injected FsView, the socket list is given.
+ * Trust boundary: the host's sockets are the host's; everything inside the sandbox is untrusted.
+ */
+import { posix } from 'node:path';
+import type { FsView } from './fs-view.js';
+import { isWithin, normAbs, type MountOp } from './mounts.js';
+
+export interface SocketView {
+  /** folders of sockets hidden whole when they exist (see the header) */
+  folders: readonly string[];
+  /** path sockets bound on the host (absolute paths from /proc/net/unix) */
+  listed: readonly string[];
+  /** the run's own folders (the working folder, declared writable roots: not /tmp or $TMPDIR, which the
+   *  host shares): sockets in them stay reachable, folders containing them are not hidden */
+  own: readonly string[];
+  /** the request folder (its sockets are the request channel) */
+  requestDir?: string;
+}
+
+/**
+ * The path sockets of /proc/net/unix's text that serve: listening stream and seqpacket sockets, and bound
+ * datagram sockets (a datagram server cannot be told from a bound client); each once. Abstract (`@...`),
+ * unnamed and accepted or connecting stream sockets are left out.
+ */
+export function parseProcNetUnix(text: string): string[] {
+  const out = new Set<string>();
+  for (const line of text.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path: the path is the rest after seven fields (it may hold spaces)
+    const m = /^\s*\S+\s+\S+\s+\S+\s+(\S+)\s+(\S+)\s+\S+\s+\S+\s(.+)$/.exec(line);
+    if (!m?.[3].startsWith('/')) continue;
+    const listening = (parseInt(m[1], 16) & 0x10000) !== 0; // __SO_ACCEPTCON
+    const dgram = parseInt(m[2], 16) === 2;
+    if (listening || dgram) out.add(m[3]);
+  }
+  return [...out];
+}
+
+/**
+ * A socket of a gate-sh session's request folder (`<runtime>/<session>/req/...`): not masked one by one.
+ * Reply sockets live for one answer, and a mask over a socket that goes is a mount point that may vanish
+ * before bubblewrap mounts it, or, once gone on the host, a mount the kernel detaches from a session
+ * sandbox's held mounts (which then count as changed: a command joining at that moment fails, "run it
+ * again"). Another session's approval socket, the channel that matters, is masked (one per daemon, made
+ * and removed with it); sessions under the runtime folders of socketFolders are hidden whole anyway.
+ */
+function requestFolderSocket(p: string): boolean {
+  return /\/gate-sh(?:-\d+)?\/[A-Za-z0-9._-]{1,32}\/req\//.test(p);
+}
+
+/** The op whose mount covers `p` (the longest destination prefix, the later on a tie), or null. */
+function covering(ops: readonly MountOp[], p: string): MountOp | null {
+  let best: MountOp | null = null;
+  for (const m of ops) if (m.op !== 'symlink' && isWithin(p, m.dest) && (best === null || m.dest.length >= best.dest.length)) best = m;
+  return best;
+}
+
+/** Seen from inside: under a bind of the host (not a tmpfs, an empty folder, or nothing at all). */
+function visible(ops: readonly MountOp[], p: string): boolean {
+  const c = covering(ops, p);
+  return c !== null && (c.op === 'bind' || c.op === 'ro-bind') && c.src !== '/dev/null';
+}
+
+/** The socket folders hidden whole, given every mount before them: before the hidden paths, which may lie
+ * inside one (the runtime folder in /run/user/<uid>) and are then mounted in its empty folder. */
+export function socketFolderMasks(v: SocketView, before: readonly MountOp[], fs: FsView): MountOp[] {
+  const ops: MountOp[] = [...before];
+  const own = v.own.map((o) => fs.realpath(o) ?? normAbs(o));
+  const binds = before.filter((m) => (m.op === 'bind' || m.op === 'ro-bind') && m.dest !== '/').map((m) => m.dest);
+  for (const f of new Set(v.folders)) {
+    const real = fs.realpath(f);
+    if (real === null || real === '/' || fs.kind(real) !== 'dir' || !visible(ops, real)) continue;
+    // a run's own folder or a declared path inside it: hiding the folder would hide them
+    if (own.some((o) => isWithin(o, real)) || binds.some((b) => b !== real && isWithin(b, real))) continue;
+    ops.push({ op: 'empty-ro', dest: real });
+  }
+  return ops.slice(before.length);
+}
+
+/** The path sockets still seen after every other mount (the request folder's aside): masked one by one. */
+export function socketFileMasks(v: SocketView, before: readonly MountOp[], fs: FsView): MountOp[] {
+  const own = v.own.map((o) => fs.realpath(o) ?? normAbs(o));
+  const req = v.requestDir ? (fs.realpath(v.requestDir) ?? normAbs(v.requestDir)) : null;
+  const ops: MountOp[] = [];
+  const masked = new Set<string>();
+  for (const s of v.listed) {
+    if (!s.startsWith('/') || requestFolderSocket(s)) continue;
+    const real = fs.realpath(s);
+    if (real === null || masked.has(real) || fs.kind(real) !== 'other') continue;
+    if ((req && isWithin(real, req)) || own.some((o) => isWithin(real, o)) || !visible(before, real)) continue;
+    masked.add(real);
+    ops.push({ op: 'ro-bind', src: '/dev/null', dest: real });
+  }
+  return ops;
+}
+
+/** The socket folders of this user (uid) and environment, gate-sh's runtime folders among them. */
+export function socketFolders(uid: number, env: Record<string, string | undefined>, runtimes: readonly string[]): string[] {
+  const xdg = env.XDG_RUNTIME_DIR?.startsWith('/') ? [env.XDG_RUNTIME_DIR] : [];
+  const tmux = env.TMUX_TMPDIR?.startsWith('/') ? [posix.join(env.TMUX_TMPDIR, `tmux-${uid}`)] : [];
+  return [
+    `/run/user/${uid}`,
+    ...xdg,
+    '/tmp/.X11-unix',
+    '/tmp/.ICE-unix',
+    `/tmp/tmux-${uid}`,
+    ...tmux,
+    '/run/screen',
+    '/var/run/screen',
+    `/tmp/gate-sh-${uid}`,
+    `/run/user/${uid}/gate-sh`,
+    ...runtimes,
+  ];
+}
