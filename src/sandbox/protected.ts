@@ -14,8 +14,8 @@
  * in the sandbox: the git folder is pinned (bound onto itself, so it cannot be renamed or replaced) and what
  * makes git run code is read-only — `config`, `config.worktree`, `hooks/` (blocked when missing), `commondir`,
  * the same in every submodule's (`modules/`) and linked worktree's folder, and a `.git` file (`gitdir:`).
- * Nested repositories in the workspace are found by a bounded walk (NESTED_*). A missing `.git` in the
- * workspace may be made (`git init` works, as in Codex): an escalated git never uses a repository changed
+ * Nested repositories in the workspace are found in its direct sub-folders and from `.gitmodules`. A
+ * missing `.git` in the workspace may be made (`git init` works, as in Codex): an escalated git never uses a repository changed
  * since the daemon started (src/daemon/git-trust.ts). Above the workspace, where it lies inside another
  * writable root (/tmp), a `.git` is protected where present and watched where missing: git's discovery climbs
  * from a folder without a repository into its parents.
@@ -116,33 +116,29 @@ function gitFolder(dir: string, fs: FsView, before: readonly MountOp[], depth: n
 /** `<git>/worktrees/<name>`: its hooks are its common folder's, so a missing `hooks/` there means nothing. */
 const isWorktreeFolder = (dir: string) => posix.basename(posix.dirname(dir)) === 'worktrees';
 
-/** Nested repositories: at most this deep below a root, looking into at most this many folders. */
-export const NESTED_DEPTH = 3;
-export const NESTED_FOLDERS = 200;
 /** Never looked into: dependency trees and caches, which hold no repositories of the user's. */
 const SKIP = new Set(['node_modules', '.git', '.venv', 'venv', '__pycache__', 'target', 'dist', 'build']);
 
-/** The real paths of `.git` entries below `root` (not its own), breadth first, bounded. */
+/**
+ * The real paths of nested `.git` entries below `root` (not its own): in its direct sub-folders, and every
+ * submodule `.gitmodules` names (at any depth). No deeper walk: it runs on every sandbox build (the session
+ * sandbox's key is its mounts), where one folder listing costs what the rest of the build does. A deeper
+ * repository made by the user is not protected (documented); an escalated git never uses one a sandboxed
+ * run changed (src/daemon/git-trust.ts).
+ */
 export function nestedGits(root: string, fs: FsView): string[] {
   const found: string[] = [];
-  let level = [root];
-  let listed = 0;
-  for (let depth = 1; depth <= NESTED_DEPTH && level.length > 0; depth++) {
-    const next: string[] = [];
-    for (const dir of level) {
-      if (listed++ >= NESTED_FOLDERS) return found;
-      // symlinks are not followed (folders() leaves them out): their targets are not in this root
-      for (const name of (fs.folders(dir) ?? []).sort()) {
-        if (SKIP.has(name)) continue;
-        const p = posix.join(dir, name);
-        const git = posix.join(p, '.git');
-        const gk = fs.kind(git);
-        const real = gk === null || gk === 'symlink' ? null : fs.realpath(git);
-        if (real !== null) found.push(real);
-        if (!name.startsWith('.')) next.push(p); // hidden folders hold tools' state, not the user's repositories
-      }
-    }
-    level = next;
+  const at = (dir: string): void => {
+    const git = posix.join(dir, '.git');
+    const kind = fs.kind(git);
+    const real = kind === null || kind === 'symlink' ? null : fs.realpath(git);
+    if (real !== null && !found.includes(real)) found.push(real);
+  };
+  // symlinks are not followed (folders() leaves them out): their targets are not in this root
+  for (const name of (fs.folders(root) ?? []).sort()) if (!SKIP.has(name)) at(posix.join(root, name));
+  for (const m of (fs.readText(posix.join(root, '.gitmodules')) ?? '').matchAll(/^\s*path\s*=\s*(.+?)\s*$/gm)) {
+    const dir = posix.resolve(root, m[1]);
+    if (isWithin(dir, root) && dir !== root && !m[1].split('/').includes('..')) at(dir);
   }
   return found;
 }

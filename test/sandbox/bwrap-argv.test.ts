@@ -107,7 +107,8 @@ test('.git by parts: pinned, code-running parts read-only, hooks blocked when mi
     '/ws/.git/modules/lib/config': 'file', '/ws/.git/modules/lib/hooks': 'dir', '/ws/.git/worktrees/wt/HEAD': 'file',
     '/ws/.git/worktrees/wt/commondir': { text: '../..\n' }, '/ws/lib/.git': { text: 'gitdir: ../.git/modules/lib\n' },
     '/ws/a/b/.git/HEAD': 'file', '/ws/a/b/.git/config': 'file', '/ws/a/b/.git/hooks': 'dir',
-    '/ws/node_modules/x/.git/HEAD': 'file',
+    '/ws/.gitmodules': { text: '[submodule "b"]\n\tpath = a/b\n\turl = x\n[submodule "c"]\n\tpath = ../escape\n' },
+    '/ws/node_modules/x/.git/HEAD': 'file', '/ws/c/d/.git/HEAD': 'file', '/ws/c/d/.git/config': 'file',
   };
   const a = turnSandboxArgv(workspaceWrite(), ctx(repo))!;
   const ws = at(a, '--bind', '/ws');
@@ -120,7 +121,8 @@ test('.git by parts: pinned, code-running parts read-only, hooks blocked when mi
   assert.ok(at(a, '--ro-bind', '/ws/.git/worktrees/wt/commondir') > 0);
   assert.equal(at(a, '--tmpfs', '/ws/.git/worktrees/wt/hooks'), -1, "a worktree's hooks are its common folder's");
   assert.ok(at(a, '--ro-bind', '/ws/lib/.git') > 0, "a submodule's .git file is read-only");
-  assert.ok(at(a, '--ro-bind', '/ws/a/b/.git/config') > 0, 'a nested repository is protected too');
+  assert.ok(at(a, '--ro-bind', '/ws/a/b/.git/config') > 0, 'a nested repository .gitmodules names is protected too');
+  assert.equal(at(a, '--ro-bind', '/ws/c/d/.git/config'), -1, 'no walk below the first level (documented)');
   assert.ok(at(a, '--ro-bind', '/ws/a/b/.git/hooks') > 0);
   assert.ok(!a.some((x) => x.startsWith('/ws/node_modules')), 'dependency trees are not looked into');
   // outside every writable root nothing needs pinning (and nothing may become writable)
