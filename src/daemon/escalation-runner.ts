@@ -178,7 +178,10 @@ export class EscalationServer implements EscalationRunner {
         return fail((e as Error).message);
       }
       if (Date.now() - started > HANDSHAKE_TIMEOUT_MS) return fail('no escalation request within 5 s');
-      setTimeout(poll, received ? 0 : 1);
+      // a caller sends its request at once: poll fast at first, then back off (many idle connections must
+      // not keep the daemon busy polling)
+      const waited = Date.now() - started;
+      setTimeout(poll, received ? 0 : waited < 50 ? 1 : 25);
     };
     poll();
   }

@@ -104,12 +104,16 @@ test('deframing is linear: a 16 MiB frame in 4 KiB pieces costs one copy, not on
 });
 
 /**
- * 20,000 stream connections opened and held open by 40 processes of 500 each (so neither the cap per peer
- * nor the one per daemon alone is what holds): prints "held N" once all connected, then waits to be killed.
+ * 20,000 connections opened and held open by 40 processes of 500 each (so neither the cap per peer nor the
+ * one per daemon alone is what holds): prints "held N" once all connected, then waits to be killed. With
+ * "fds", each connection also sends three descriptors (as an escalation's stdin, stdout, stderr) and one
+ * byte of a frame that never comes whole.
  */
 const HOLDER = `
 import os, socket, sys, signal
 path, procs, each = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+fds = len(sys.argv) > 4 and sys.argv[4] == "fds"
+null = os.open("/dev/null", os.O_RDWR)
 r, w = os.pipe()
 for _ in range(procs):
     if os.fork() == 0:
@@ -120,7 +124,9 @@ for _ in range(procs):
             try:
                 s.connect(path)
                 held.append(s)
-            except OSError:
+                if fds:
+                    socket.send_fds(s, [b"x"], [null, null, null])
+            except OSError:  # refused, or closed by the daemon before the descriptors went
                 s.close()
         os.write(w, b"%d\\n" % len(held))
         signal.pause()
@@ -238,4 +244,33 @@ test('RateQueues: over its rate a key waits in turn, past its queue it is droppe
   assert.deepEqual(started, ['a3', 'a4', 'a5']);
   assert.equal(q.waiting, 0);
   q.close();
+});
+
+test('6,000 escalate.sock connections, each sending 3 descriptors (24,000 descriptors on the old runner): a new forbidden rule is still loaded, and an approver still attaches', async () => {
+  const d = await startDaemon({ rules: ['prefix_rule(pattern=["rm"], decision="allow")'] });
+  const holder = track(
+    spawn('python3', ['-c', HOLDER, d.paths.escalateSock, '12', '500', 'fds'], { stdio: ['ignore', 'pipe', 'inherit'], detached: true }),
+  );
+  try {
+    const allowed = await preflight(d.paths, 'rm -f victim');
+    assert.notEqual(allowed.action.type, 'Deny', JSON.stringify(allowed));
+    const held = await new Promise<string>((resolve) => createInterface({ input: holder.stdout! }).once('line', resolve));
+    process.stdout.write(`# ${held}\n`);
+    appendFileSync(join(d.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["rm"], decision="forbidden")\n');
+    await waitFor(
+      async () => ((await preflight(d.paths, 'rm -f victim')).action.type === 'Deny' ? true : undefined),
+      'the new forbidden rule to be in force',
+      15_000,
+    );
+    assert.doesNotMatch(d.output(), /policy reload failed/);
+    const console = await approveConsole(d.env, 'after-the-escalation-flood');
+    await console.close();
+  } finally {
+    try {
+      process.kill(-holder.pid!, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+    await d.close();
+  }
 });
