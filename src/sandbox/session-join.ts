@@ -70,6 +70,13 @@ export function mountsKey(mounts: readonly string[], ownNetwork: boolean): strin
       i++;
       continue;
     }
+    // a host socket masked one by one (src/sandbox/sockets.ts) takes nothing away that the key must tell
+    // apart: sockets come and go on the host, and a new one must not part a command from its jobs' sandbox
+    // (the held mounts keep the masks of when they were built: docs/sandbox.md, limits)
+    if (mounts[i] === '--ro-bind' && mounts[i + 1] === '/dev/null') {
+      i += 2;
+      continue;
+    }
     access.push(mounts[i]);
   }
   // NUL cannot be in an argv word: the join is unambiguous

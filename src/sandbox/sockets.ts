@@ -20,8 +20,9 @@
  * the network on, gate-launch scopes the run with Landlock (docs/sandbox.md).
  *
  * The limits accepted: a socket bound on the host after the sandbox was built, outside the socket folders
- * above, in a folder the sandbox sees (a new ssh-agent under /tmp), is reachable from a session sandbox's
- * long-lived jobs until the next command builds its mounts again. A socket removed on the host between
+ * above, in a folder the sandbox sees (a new ssh-agent under /tmp), is reachable from a session sandbox
+ * (its jobs and the commands joining it: the key leaves these masks out, session-join.ts) until its mounts
+ * are built again. A socket removed on the host between
  * the listing and bubblewrap's mounts leaves its mount point missing: the run fails (bwrap: Can't create
  * file), or bubblewrap makes an empty file in its place where the sandbox's view is writable.
  * Pure: the filesystem is seen through the injected FsView, the socket list is given.
