@@ -149,7 +149,10 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
     return fail(why, n, "cannot make a mount namespace for the gate's guard", NULL);
   }
   /* host mounts still come in (a disk mounted later), nothing made here goes out */
-  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) return fail(why, n, "cannot make mounts private", "/");
+  /* EPERM here with CAP_SYS_ADMIN in a namespace of our own: another sandbox forbids mounts (a Landlock
+   * domain does); the gate's state cannot be kept out of the run's reach, so nothing runs (fail closed) */
+  if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+    return fail(why, n, errno == EPERM ? "another sandbox (Landlock?) forbids the mounts that keep gate-sh's rules, config and sockets out of the run's reach; run gate-sh outside it. cannot make mounts private" : "cannot make mounts private", "/");
   for (int i = 0; i < count; i++)
     if (l[i].op == 'd' && make_dirs(l[i].path)) return fail(why, n, "cannot make", l[i].path);
   /* what is bound back inside hidden folders, opened before they are hidden */

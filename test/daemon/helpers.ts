@@ -131,3 +131,14 @@ export function denySocketsFilter(): Buffer {
  * `[...LANDLOCK, 'dir[:dir...]', cmd, ...args]`. The system python: a version manager's shim on PATH (pyenv)
  * costs seconds per start. */
 export const LANDLOCK = [existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3', join(ROOT, 'test', 'daemon', 'fixtures', 'landlock-exec.py')];
+
+/**
+ * A real bash, child of this test process, standing for a run's shell: a raw exec request naming it as its
+ * asker (`host_pid`) under a pre-flight whose `pid` is this process is the model's own command, as the
+ * daemon reads the ancestry from /proc (src/decide/provenance.ts), so an allow rule may escalate it. Killed
+ * by `stop()`.
+ */
+export function runShell(): { pid: number; stop(): void } {
+  const c = spawn('/bin/bash', ['-c', 'sleep 600; exit 0'], { stdio: 'ignore' });
+  return { pid: c.pid!, stop: () => c.kill('SIGKILL') };
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { approvalCall } from '../../src/client/approval-client.js';
 import { request } from '../../src/protocol/client.js';
-import { approveConsole, preflight, runGate } from './helpers.js';
+import { approveConsole, preflight, runGate, runShell } from './helpers.js';
 import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
@@ -160,13 +160,15 @@ test('exec requests reuse what pre-flight settled for the run; escalations carry
   const { te } = withRules(RULES);
   const d = await startDaemon({ te, args: ['--approval-policy', 'untrusted'] });
   const c = await approveConsole(te.env, 'exec');
+  const shell = runShell();
   try {
     const pf = preflight(d.paths, 'cargo test');
     c.answer((await c.next('prompt')).approval_id, 'approved');
     const run = await pf;
     assert.equal(run.action.type, 'Run');
     const exec = (argv: string[]) =>
-      request(d.paths, { type: 'exec', run_id: run.run_id, program: `/usr/bin/${argv[0]}`, argv, cwd: '/tmp', pid: process.pid }) as Promise<any>;
+      // host_pid: the asker as the daemon sees it, the run's own shell (the model's command: issue 29)
+      request(d.paths, { type: 'exec', run_id: run.run_id, program: `/usr/bin/${argv[0]}`, argv, cwd: '/tmp', pid: process.pid, host_pid: shell.pid }) as Promise<any>;
     assert.deepEqual((await exec(['cargo', 'test'])).action, { type: 'Run' });
     const allowed = await exec(['make', 'all']);
     assert.deepEqual(allowed.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
@@ -178,6 +180,7 @@ test('exec requests reuse what pre-flight settled for the run; escalations carry
     });
     assert.equal(c.events.filter((e) => e.type === 'prompt').length, 1, 'pre-flight answer reused');
   } finally {
+    shell.stop();
     await c.close();
     await d.stop();
     te.cleanup();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { unixDgram } from '../../src/protocol/dgram.js';
 import { RequestClient } from '../../src/protocol/client.js';
 import { TestClient } from './dgram-client.js';
-import { approveConsole, preflight } from './helpers.js';
+import { approveConsole, preflight, runShell } from './helpers.js';
 import { tempEnv } from '../helpers/env.js';
 import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
@@ -84,6 +84,7 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
     'prefix_rule(pattern=["rm"], decision="forbidden")\nprefix_rule(pattern=["make"], decision="allow")\n',
   );
   const d = await startDaemon({ te, args: ['--approval-policy', 'never', '--sandbox', 'danger-full-access'] });
+  const shell = runShell();
   try {
     const clients = Array.from({ length: 50 }, () => new TestClient(d.paths));
     const t0 = Date.now();
@@ -117,6 +118,9 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
             argv: [prog, `c${ci}-${i}`],
             cwd: '/tmp',
             pid: process.pid,
+            // the asker as the daemon sees it (what a run's supervisor adds): the run's own shell, so the
+            // command is the model's and an allow rule may take it out of the sandbox (issue 29)
+            host_pid: shell.pid,
           });
           assert.deepEqual(r.action, expected[prog], `reply to ${prog} c${ci}-${i}`);
           ok++;
@@ -148,6 +152,7 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
     assert.equal(audit.filter((r) => r.kind === 'decision').length, 51);
     assert.equal(audit.filter((r) => r.kind === 'exec').length, 4950);
   } finally {
+    shell.stop();
     await d.stop();
     te.cleanup();
   }
