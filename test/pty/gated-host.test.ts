@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
-import { approveConsole } from '../daemon/helpers.js';
 import { Term } from './term.js';
 import { startDaemon } from '../helpers/daemon.js';
 
@@ -33,13 +32,9 @@ test('gated PTY run: sandboxed, exec-gated, exit status and large scripts preser
     const b = await run('touch /etc/gate-sh-nope', ['--pty']);
     assert.equal(b.status, 1);
     assert.match(b.out, /Read-only file system/);
-    // pre-flight cannot see through $f: a human approves the opaque script; the exec gate still stops rm
-    const human = await approveConsole(d.te.env, 'human');
-    const pending = run('echo start; f=rm; $f -f keep; echo "after $?"');
-    const p = await human.next('prompt');
-    human.answer(p.approval_id, 'approved');
-    const c = await pending;
-    await human.close();
+    // pre-flight cannot see through $f: the opaque script runs in the turn sandbox (issue 29: no prompt);
+    // the exec gate still stops rm
+    const c = await run('echo start; f=rm; $f -f keep; echo "after $?"');
     assert.match(c.out, /^start\r\n.*gate-sh: denied: .*rm.*\r\nafter 126\r\n$/s, 'the exec gate inside the PTY denies what pre-flight could not see');
     assert.ok(existsSync(join(d.te.dir, 'keep')));
     const big = `x='${'y'.repeat(200_000)}'; echo "\${#x} $0"`;
