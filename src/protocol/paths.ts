@@ -73,11 +73,12 @@ export function homeDir(env: Env = process.env): string {
   return canonicalPath(env.HOME || homedir());
 }
 
-export function gateHome(env: Env = process.env): string {
+export function gateHome(env: Env = process.env, o: { read?: boolean } = {}): string {
   const set = env.GATE_HOME;
   if (set && !isAbsolute(set)) throw new Error(`GATE_HOME=${set} is a relative path: set it to an absolute folder (e.g. GATE_HOME="$PWD/${set}")`);
   const home = set ? canonicalPath(set) : join(homeDir(env), '.gate-sh');
-  const problem = folderProblem(home);
+  // `read`: a caller that only reads what is there (`gate policy check`, skills) needs no write access
+  const problem = folderProblem(home, o.read === true);
   if (problem) throw new Error(`${set ? `GATE_HOME=${set}` : `the gate-sh home ${home}`} cannot be used: ${problem}; ${set ? 'set GATE_HOME to' : 'use GATE_HOME for'} a folder of yours`);
   return home;
 }
@@ -104,8 +105,9 @@ const folderChecked = new Map<string, string | undefined>();
 
 /** Why `dir` (absolute, canonical) cannot be gate-sh's own folder: not a folder, on a pseudo filesystem, or
  * not writable (itself, or the nearest folder above it that exists, where it would be created). */
-export function folderProblem(dir: string): string | undefined {
-  if (folderChecked.has(dir)) return folderChecked.get(dir);
+export function folderProblem(dir: string, readOnly = false): string | undefined {
+  const key = `${readOnly ? 'r' : 'w'}:${dir}`;
+  if (folderChecked.has(key)) return folderChecked.get(key);
   let problem: string | undefined;
   let at = dir;
   for (;;) {
@@ -127,7 +129,7 @@ export function folderProblem(dir: string): string | undefined {
         /* no statfs answer: the checks below still hold */
       }
       if (fs) problem = `${at} is on the ${fs} pseudo filesystem`;
-      else {
+      else if (!readOnly) {
         try {
           accessSync(at, constants.W_OK | constants.X_OK);
         } catch (e) {
@@ -138,7 +140,7 @@ export function folderProblem(dir: string): string | undefined {
     }
     break;
   }
-  folderChecked.set(dir, problem);
+  folderChecked.set(key, problem);
   return problem;
 }
 

@@ -55,7 +55,7 @@ export function ruleFiles(opts: LoadOptions): string[] {
   const env = opts.env ?? process.env;
   const out: string[] = [];
   if (opts.includeDefaults ?? true) {
-    out.push(...listFolder(join(gateHome(env), 'rules'), '.rules'));
+    out.push(...listFolder(join(gateHome(env, { read: true }), 'rules'), '.rules'));
     out.push(...listFolder(join(codexHome(env), 'rules'), '.rules'));
     out.push(...listFolder(join(codexHome(env), 'policy'), '.codexpolicy'));
   }

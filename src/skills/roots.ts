@@ -13,6 +13,6 @@ export function defaultSkillRoots(env: Env, cwd: string): string[] {
     posix.join(cwd, '.codex', 'skills'),
     posix.join(home, '.claude', 'skills'),
     posix.join(cwd, '.claude', 'skills'),
-    posix.join(gateHome(env), 'skills'),
+    posix.join(gateHome(env, { read: true }), 'skills'),
   ].filter((r, i, all) => all.indexOf(r) === i);
 }
