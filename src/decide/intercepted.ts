@@ -294,6 +294,10 @@ function decideScriptExec(
   if (kern.decision === 'allow' || stricter(kern.decision, own.decision) === own.decision && own.decision !== kern.decision)
     // the kernel's program adds nothing: the script's own answer
     return own;
+  // a script the heuristics let run: its #! line is the script's own file, not the model's text, so only
+  // the user's rules about its interpreter add strictness (issue 29: rules at every exec, heuristics for
+  // what the model wrote); `npm test` under untrusted is not asked as `env node npm test`
+  if (own.decision === 'allow' && !kern.decision_driven_by_policy) return own;
   if (kern.action !== 'prompt') {
     // a Deny (forbidden, or a prompt the approval policy rejects): said with the program that would have run
     const runs = JSON.stringify(kern.command);

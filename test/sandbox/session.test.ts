@@ -168,7 +168,9 @@ test('a background job stays under the exec gate (both layers) and inside the wr
 });
 
 test('a run with another sandbox policy, or another workspace, neither sees nor joins the session sandbox', { timeout: 90_000 }, async () => {
-  const r = await rig();
+  // the mode in the config, not in the callers' environment: a caller's GATE_SANDBOX_MODE that differs from
+  // the daemon's is refused (issue 32), and this test changes the daemon's
+  const r = await rig({ config: 'sandbox_mode = "workspace-write"\n' });
   const g = await gateSh(r, 'sleep 300 > /dev/null 2>&1 & echo $!');
   const inner = g.stdout.trim();
   const seen = `ps -e -o args= | grep -c '^sleep 300' ; kill -0 ${inner} 2>/dev/null && echo same || echo other`;
