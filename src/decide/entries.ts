@@ -105,7 +105,9 @@ export function wholeScriptEntry(command: string[], a: ComplexScript, ec: Comman
   return {
     argv: command,
     kind: 'script',
-    evaluated: [decideCommand({ argv: command, role: 'script', mode, ...(mode ? { opaqueKind: 'dynamic-name' as const } : {}) }, ec)],
+    // (an unread script has no kind that runs sandboxed: it is asked, not run in the sandbox as issue 29
+    // lets a dynamic name run)
+    evaluated: [decideCommand({ argv: command, role: 'script', mode, ...(mode && !unread ? { opaqueKind: 'dynamic-name' as const } : {}) }, ec)],
     extra: [],
     ownReason: `the script cannot be completely inspected: ${reasons.join('; ')}`,
     amendable: false,

@@ -17,7 +17,8 @@ import { killAll, startDaemon, type DaemonProc } from '../helpers/daemon.js';
 
 /** [name, script]: each creates the file `ran`. */
 const SCRIPTS: [string, Buffer][] = [
-  ['a NUL byte', Buffer.from('touch ran\n# \0\n')],
+  // (a NUL byte is no longer unreadable: gate-sh reads a script as bash does, NULs dropped, and the daemon
+  // judges exactly what bash runs: issue 32, test/cli/non-utf8.test.ts)
   ['over 256 KiB', Buffer.from(`touch ran\n#${'x'.repeat(300 * 1024)}\n`)],
 ];
 
@@ -71,5 +72,6 @@ test('untrusted: the prompt shows the head and the tail of a long command, with 
   assert.equal(r.ran, true, r.stderr);
   const shown = rig.prompts.map((p) => String(p.display)).join('\n');
   assert.match(shown, / ran$/m, shown);
-  assert.match(shown, /\d+ characters/, shown);
+  // shown whole, or cut in the middle with its length (src/protocol/display.ts): never with its tail cut away
+  if (!shown.includes('a'.repeat(500))) assert.match(shown, /\d+ characters/, shown);
 });
