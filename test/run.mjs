@@ -55,10 +55,12 @@ function walk(dir, out = []) {
   return out;
 }
 const filters = process.argv.slice(2);
-// test/realwork (real builds, installs and test suites side by side with bash: minutes) runs on its own,
-// `npm run test:realwork`, unless named
+// test/realwork (real builds, installs and test suites side by side with bash: minutes) and the load tests
+// of test/security/dos (20,000 connections, floods: minutes) run on their own, `npm run test:realwork` and
+// `npm run test:load` (both in .ci/run), unless named
+const apart = ['/realwork/', '/security/dos.test.js'];
 const files = walk('dist/test')
-  .filter((f) => (filters.length === 0 ? !f.includes('/realwork/') : filters.some((x) => f.includes(x))))
+  .filter((f) => (filters.length === 0 ? !apart.some((a) => f.includes(a)) : filters.some((x) => f.includes(x))))
   .sort();
 if (files.length === 0) {
   console.error('no test files found under dist/test');
