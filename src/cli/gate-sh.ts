@@ -8,6 +8,7 @@
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
 import { isUtf8 } from 'node:buffer';
+import { readBytes } from '../protocol/raw-bytes.js';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
@@ -74,7 +75,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   if (inv.source.kind === 'stdin' && (inv.interactive || (isatty(0) && isatty(2)))) return interactive(inv, env);
 
   let script: string;
-  /** the script's bytes when they are not UTF-8 (text is then a lossy reading): bash runs exactly these */
+  /** the script's bytes when they are not UTF-8 (text is then their faithful reading, raw-bytes.ts): bash runs exactly these */
   let scriptBytes: Buffer | undefined;
   try {
     const read = readScript(inv, argv);
@@ -347,7 +348,7 @@ function readScript(inv: ShellInvocation, argv: string[]): { text: string; bytes
 
 function asRead(data: Buffer): { text: string; bytes?: Buffer } {
   const bytes = data.includes(0) ? Buffer.from(data.filter((b) => b !== 0)) : data;
-  return isUtf8(bytes) ? { text: bytes.toString('utf8') } : { text: bytes.toString('utf8'), bytes };
+  return isUtf8(bytes) ? { text: bytes.toString('utf8') } : { text: readBytes(bytes), bytes };
 }
 
 /** The raw bytes of the argument that Node decoded as `text` (the last argv.length entries of the cmdline). */

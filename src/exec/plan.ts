@@ -45,7 +45,7 @@ export interface PlanInput {
   invocation: ShellInvocation;
   /** the exact script text the daemon checked */
   script: string;
-  /** the script's bytes when they are not UTF-8 (`script` is then their lossy reading): bash reads exactly
+  /** the script's bytes when they are not UTF-8 (`script` is then their faithful reading): bash reads exactly
    * these, from a descriptor (argv strings cannot carry them from Node) */
   scriptBytes?: Buffer;
   env: Record<string, string | undefined>;

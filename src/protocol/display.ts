@@ -11,6 +11,7 @@
  * silently cut.
  */
 import { quote } from 'shell-quote';
+import { RAW_BYTE } from './raw-bytes.js';
 
 /** Characters a terminal does not show as themselves. The astral ranges need the `u` flag. */
 const HIDDEN =
@@ -24,6 +25,7 @@ function escapeChar(c: string): string {
   const named = NAMED[c];
   if (named) return named;
   const cp = c.codePointAt(0) ?? 0;
+  if (RAW_BYTE.test(c)) return `\\x${(cp - 0xf700).toString(16)}`; // a byte that is not UTF-8 (raw-bytes.ts)
   // \x is a byte to bash: only ASCII is the same character that way (U+0080.. are \u, their UTF-8)
   if (cp < 0x80) return `\\x${cp.toString(16).padStart(2, '0')}`;
   if (cp < 0x10000) return `\\u${cp.toString(16).padStart(4, '0')}`;

@@ -1,16 +1,16 @@
 /**
  * Non-UTF-8 bytes on the request channel. JSON carries only valid strings, so the shims send a request
  * whose program, argv, cwd, env values or script are not valid UTF-8 with `encoding: "base64"`: every one
- * of those strings is then base64 of the raw bytes. The daemon decodes them before deciding; invalid
- * sequences become U+FFFD, which is enough to match rules (`rm $'\xff'` is still `rm`) but cannot be
- * spawned byte for byte — so such a grant is never escalated (escalation-runner.ts refuses it).
+ * of those strings is then base64 of the raw bytes. The daemon reads them faithfully before deciding
+ * (raw-bytes.ts: each invalid byte one private-use character), so the parse sees the shape bash sees and
+ * rules still match (`rm $'\xff'` is `rm`). Such a grant is still never escalated (escalation-runner.ts):
+ * the spawn there takes text.
  */
 import type { Envelope } from './codec.js';
-
-export const LOSSY = '\uFFFD';
+import { hasRawBytes, readBytes } from './raw-bytes.js';
 
 function b64(v: unknown): unknown {
-  return typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : v;
+  return typeof v === 'string' ? readBytes(Buffer.from(v, 'base64')) : v;
 }
 
 /** Decode a base64-encoded exec or preflight request in place (a no-op without `encoding`). */
@@ -30,5 +30,5 @@ export function decodeWire(m: Envelope): Envelope {
 
 /** True when a command came from bytes that are not UTF-8 (it cannot be reproduced by a spawn). */
 export function isLossy(words: readonly string[]): boolean {
-  return words.some((w) => w.includes(LOSSY));
+  return hasRawBytes(words);
 }

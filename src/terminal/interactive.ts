@@ -26,6 +26,7 @@ import { InlineApprover } from './pty-approver.js';
 import { LineGate } from './pty-gate.js';
 import { PtySession, type SessionEvent } from './pty-session.js';
 import { enterRaw, processTerminal, terminalSize, type TerminalIO } from './pty-terminal.js';
+import { readBytes } from '../protocol/raw-bytes.js';
 
 export interface InteractiveOptions {
   invocation: ShellInvocation;
@@ -192,8 +193,9 @@ class InteractiveShell {
   }
 
   private async onLine(bytes: Buffer): Promise<void> {
-    // the daemon checks the line as UTF-8 text (an invalid byte reads as U+FFFD); bash gets the exact bytes
-    const line = bytes.toString('utf8');
+    // the daemon checks the line's faithful reading (raw-bytes.ts: an invalid byte is one private-use
+    // character, a word character as to bash); bash gets the exact bytes
+    const line = readBytes(bytes);
     if (line.trim() === '') {
       this.typeahead.notRun(); // what followed the empty line is the next prompt's
       return this.prompt();
