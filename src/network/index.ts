@@ -1,0 +1,5 @@
+/**
+ * The network layer's public surface (issue 33): the proxy in front of a network-less sandbox and the
+ * contract with the daemon's per-connection decision. See types.ts for the trust boundary.
+ */
+export type { ConnectionClosed, ConnectionRequest, ConnectionVerdict, NetworkDecider, NetworkProtocol, VerdictSource } from './types.js';
