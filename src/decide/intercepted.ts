@@ -27,7 +27,7 @@ import { promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './available-decisions.js';
 import { commandsForExecPolicy } from './codex.js';
 import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
-import { unwrapCommand } from '../script/analyze.js';
+import { elsewhereCommand, unwrapCommand } from '../script/analyze.js';
 import { basenameOf, decidedAsInner, DECIDED_AS_INNER } from './wrapper-inner.js';
 import { scriptRunByInterpreter, type KernelCommand } from './shebang.js';
 import { scriptOfShell, type Provenance } from './provenance.js';
@@ -100,7 +100,7 @@ export interface InterceptedDecision {
   code_loading: CodeLoadingVariable[];
   /** Set when gate-sh's exec-time hardening (not the rules or Codex's heuristic) made it a prompt: what
    * it saw here (environment, program path, declared permissions) was not part of any earlier approval. */
-  hardening?: 'code-loading' | 'writable-program' | 'skill-permissions' | 'interpreter';
+  hardening?: 'code-loading' | 'writable-program' | 'skill-permissions' | 'interpreter' | 'elsewhere';
   /** Where the command came from, when it was worked out (audit, `gate explain`). */
   provenance?: Provenance;
 }
@@ -175,6 +175,10 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // `sh ./configure`: decided as `./configure` too (a rule about the script holds however it is started)
   const ownScript = scriptOfShell(command);
   if (ownScript) inner.push(ownScript);
+  // tmux, screen, ssh, docker exec, systemd-run, at: what they hand to a server, host or scheduler beyond
+  // the exec gate is decided now, as if this run made it (issue 28)
+  const away = elsewhereCommand([basenameOf(program), ...argv.slice(1)]);
+  if (away) inner.push(...away.inner);
   const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
   let { evaluation, decision, byPolicy, decidedBy } = decideExecCommand(ctx.policy, commands, options, unmatched);
   const alsoAs = [...(ctx.realProgram && ctx.realProgram !== program ? [ctx.realProgram] : []), ...calledNames(program, argv)];
@@ -226,6 +230,12 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
     return { ...base, ...extra, action: 'prompt', on_approval: onApproval, available_decisions: decisions, reason };
   };
 
+  // what it hands elsewhere cannot be read (commands on stdin for `at`, a remote shell): outside any sandbox
+  // nothing contains it, so a person decides, whoever made the exec (inside one, its sockets are masked and
+  // the spool is read-only)
+  const outside = ctx.sandboxPolicy.type === 'danger-full-access' || (onApproval.type === 'Escalate' && onApproval.execution.type === 'Unsandboxed');
+  if (away?.hidden && decision === 'allow' && outside)
+    return prompt(`${away.hidden.text}: it runs beyond the exec gate, outside any sandbox`, { decision: 'prompt', hardening: 'elsewhere' });
   // A widening escalation must not carry code-loading variables silently, nor run a program the
   // sandboxed caller could have written (a rule approved `git`, not `./bin/git` in the workspace).
   const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';

@@ -9,9 +9,9 @@
 import { parseShellLcSingleCommandPrefix } from './codex-compat.js';
 import { disagreementWithSecondParser } from './agreement.js';
 import { errorText, parseBash } from './mvdan.js';
-import type { AnalyzeOptions, ComplexScript, OpaqueKind, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
+import type { AnalyzeOptions, ComplexScript, Hidden, OpaqueKind, ScriptAnalysis, Subcommand, Unwrapped } from './types.js';
 import { HASH_IN_WORD, walkFile, type WalkHooks, type WalkMode } from './walk.js';
-import { unwrapped, unwrapWith } from './wrappers.js';
+import { unwrapElsewhere, unwrapped, unwrapWith } from './wrappers.js';
 
 export type { AnalyzeOptions, ComplexScript, ListOp, OpaqueKind, PlainScript, RedirectWrite, ScriptAnalysis, Subcommand } from './types.js';
 
@@ -36,6 +36,15 @@ export function unwrapCommand(argv: string[]): Unwrapped {
     return unwrapWith(argv, (s) => analyze(s, {}, 1));
   } catch (e) {
     return unwrapped([], { kind: 'analysis-failed', text: `analysis failed: ${errorText(e)}` });
+  }
+}
+
+/** What a program that runs commands elsewhere (tmux, ssh, docker exec...) hands over; null for others. */
+export function elsewhereCommand(argv: string[]): { inner: string[][]; hidden?: Hidden } | null {
+  try {
+    return unwrapElsewhere(argv, (s) => analyze(s, {}, 1));
+  } catch (e) {
+    return { inner: [], hidden: { kind: 'analysis-failed', text: `analysis failed: ${errorText(e)}` } };
   }
 }
 

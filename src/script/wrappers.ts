@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import type { Hidden, OpaqueKind, ScriptAnalysis, Unwrapped } from './types.js';
 import { GRAMMARS } from './wrapper-grammars.js';
 import { opaqueProgram } from './opaque.js';
+import { elsewhereOf } from './runs-elsewhere.js';
 
 export type ScriptAnalyzer = (script: string) => ScriptAnalysis;
 
@@ -30,6 +31,13 @@ export function unwrapWith(argv: string[], analyze: ScriptAnalyzer, depth = 0): 
       inner.push(...shell.inner);
       return unwrapped(inner, hidden ?? shell.hidden);
     }
+    // tmux, ssh, docker exec, systemd-run, at...: what they hand elsewhere is judged as run here
+    const away = unwrapElsewhere(cur, analyze, depth);
+    if (away) {
+      inner.push(...away.inner);
+      hidden ??= away.hidden ?? opaqueProgram(name, cur);
+      break;
+    }
     const grammar = Object.hasOwn(GRAMMARS, name) ? GRAMMARS[name] : undefined;
     if (grammar) {
       const step = grammar(cur);
@@ -44,6 +52,25 @@ export function unwrapWith(argv: string[], analyze: ScriptAnalyzer, depth = 0): 
     break;
   }
   return unwrapped(inner, hidden);
+}
+
+/**
+ * The commands a program that runs commands elsewhere (src/script/runs-elsewhere.ts) hands over, unwrapped
+ * as the run's own; `hidden` when some of it cannot be read. null for every other program.
+ */
+export function unwrapElsewhere(argv: string[], analyze: ScriptAnalyzer, depth = 0): { inner: string[][]; hidden?: Hidden } | null {
+  const e = elsewhereOf(argv);
+  if (!e) return null;
+  const inner: string[][] = [];
+  let hidden = e.hidden;
+  const setHidden = (h: Hidden) => (hidden ??= h);
+  for (const a of e.argvs) pushUnwrapped(inner, a, analyze, depth, setHidden);
+  for (const text of e.scripts) {
+    const s = shellStep(['sh', '-c', text], analyze, depth + 1);
+    inner.push(...s.inner);
+    if (s.hidden) setHidden({ kind: s.hidden.kind, text: `${basename(argv[0])}: ${s.hidden.text.replace(/^sh -c /, 'its command ')}` });
+  }
+  return hidden === undefined ? { inner } : { inner, hidden };
 }
 
 /** An Unwrapped with `opaque` and `opaqueKind` set together, or neither. */

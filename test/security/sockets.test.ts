@@ -37,8 +37,10 @@ const TYPER = `
 import os, subprocess, sys
 sock, target = sys.argv[1], sys.argv[2]
 for keys in sys.argv[3:]:
-    r = subprocess.run(['tmux', '-S', sock, 'send-keys', '-t', target, keys, 'Enter'])
-    print('tmux', r.returncode)
+    try:
+        print('tmux', subprocess.run(['tmux', '-S', sock, 'send-keys', '-t', target, keys, 'Enter']).returncode)
+    except OSError:
+        print('tmux denied')  # the exec gate refused the exec
 print('true', os.system('/bin/true'))
 print('rm', os.system('rm -rf d'))
 `;
@@ -169,3 +171,35 @@ for (const [mode, config] of MODES) {
     await rig.close();
   });
 }
+
+// danger-full-access has no sandbox: the user's tmux server is reachable (docs/threat-model.md), so what
+// tmux hands it is decided as if the run made it — at pre-flight (the model's text) and at exec time (a
+// program's own child), with the user's rules holding at both (issue 28, "What to build" 3)
+test('danger-full-access: what tmux types into the user\'s server is decided as run here: the forbidden rm denied, an allowed command typed', async () => {
+  const rig = await startDaemon({
+    rules: ['prefix_rule(pattern=["rm"], decision="forbidden", justification="no deleting here")'],
+    config: 'sandbox_mode = "danger-full-access"\n',
+    env: { GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1' },
+    workspace: 'w',
+  });
+  try {
+    writeFileSync(join(rig.ws, 'typer.py'), TYPER);
+    const victim = join(outside, 'victim-dfa');
+    const typed = join(outside, 'typed-dfa');
+    writeFileSync(victim, 'keep\n');
+    // the model's own text: denied at pre-flight by the rule about what tmux types, nothing typed
+    const pre = await run(GATE_SH, ['-c', `tmux -S ${tmuxSock} send-keys -t victim 'rm -f ${victim}' Enter`], { env: { ...rig.env, TMUX: '' }, cwd: rig.ws });
+    assert.equal(pre.code, 126, pre.stderr);
+    assert.match(pre.stderr, /no deleting here/);
+    // a program's child: tmux typing rm is denied when it execs; typing an allowed command still works
+    const r = await run(GATE_SH, ['-c', `python3 typer.py ${tmuxSock} victim 'rm -f ${victim}' 'touch ${typed}'`], { env: { ...rig.env, TMUX: '' }, cwd: rig.ws });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^tmux denied$/m, 'the tmux typing rm was refused');
+    assert.match(r.stdout, /^rm (-1|[1-9]\d*)$/m, r.stderr);
+    await waitFor(() => existsSync(typed), 'the allowed typed command to run in the outside shell');
+    await typedOutside(100);
+    assert.ok(existsSync(victim), `the forbidden rm typed through tmux ran outside: ${r.stderr}`);
+  } finally {
+    await rig.close();
+  }
+});
