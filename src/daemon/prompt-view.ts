@@ -5,7 +5,7 @@
  */
 import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
-import { fit, PROMPT_MAX, visibleText as v } from '../protocol/display.js';
+import { displayCommand, fit, PROMPT_MAX, visibleText as v } from '../protocol/display.js';
 
 export const KEYS: Record<string, ReturnType<typeof reviewDecisionKind>> = {
   a: 'approved',
@@ -29,14 +29,46 @@ export function renderPrompt(p: PromptEvent, index?: number): string {
     `   command: ${promptCommand(p)}`,
     `   cwd:     ${v(p.cwd)}`,
   ];
-  if (p.reason) lines.push(`   reason:  ${v(p.reason)}`);
+  if (p.reason) lines.push(`   reason:  ${fitted(p.reason)}`);
   if (p.matched_rule) lines.push(`   rule:    ${v(p.matched_rule)}`);
   if (p.risk_assessment) lines.push(`   risk:    ${v(p.risk_assessment.risk_level)}: ${v(p.risk_assessment.summary)}`);
   if (p.sandbox_permissions && p.sandbox_permissions !== 'use_default')
     lines.push(`   asks:    ${v(p.sandbox_permissions)}${p.requested_permissions ? ` ${v(JSON.stringify(p.requested_permissions))}` : ''}`);
-  if (p.amendment_rule) lines.push(`   saves:   ${v(p.amendment_rule)}`);
-  lines.push(`   ${p.available_decisions.map((d) => LABEL[reviewDecisionKind(d)]).join('  ')}`);
+  if (p.amendment_rule) lines.push(`   saves:   ${fitted(p.amendment_rule)}`);
+  const keys = p.available_decisions.map((d) => LABEL[reviewDecisionKind(d)]);
+  if (isCut(p)) keys.push(`[${VIEW_KEY}] view the whole command`);
+  lines.push(`   ${keys.join('  ')}`);
   return lines.join('\n');
+}
+
+/** The key that shows a cut command whole (issue 30: never cut without a way to see all). */
+export const VIEW_KEY = 'v';
+
+/** The command whole: every word, escaped as in the prompt (the daemon's `display` may be cut). */
+function whole(p: Pick<PromptEvent, 'command' | 'display'>): string {
+  return Array.isArray(p.command) && p.command.length ? displayCommand(p.command, Number.POSITIVE_INFINITY) : v(p.display);
+}
+
+/** Free text of a prompt (a reason quoting the command, a rule), visible and fitted like the command. */
+function fitted(text: string): string {
+  return fit(v(text), PROMPT_MAX + 200);
+}
+
+type Viewed = Pick<PromptEvent, 'command' | 'display' | 'amendment_rule' | 'reason'>;
+
+/** Whether the prompt shows its command, its reason or the rule it would save cut: head and tail. */
+export function isCut(p: Viewed): boolean {
+  return promptCommand(p) !== whole(p) || [p.reason, p.amendment_rule].some((t) => t !== undefined && fitted(t) !== v(t));
+}
+
+/** The whole command (and the whole reason and rule when they were cut), for the view key. */
+export function wholeCommand(p: Viewed): string {
+  const w = whole(p);
+  const more = [
+    p.reason && fitted(p.reason) !== v(p.reason) ? `\n   the whole reason:\n${v(p.reason)}` : '',
+    p.amendment_rule && fitted(p.amendment_rule) !== v(p.amendment_rule) ? `\n   the rule it would save:\n${v(p.amendment_rule)}` : '',
+  ].join('');
+  return `   whole command (${w.length} characters):\n${w}${more}\n   (end of the command)`;
 }
 
 /** A prompt's command as every surface shows it: visible, and fitted (head and tail with the length) if long. */

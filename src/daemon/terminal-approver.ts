@@ -6,7 +6,7 @@ import { emitKeypressEvents } from 'node:readline';
 import type { Approver } from './approver.js';
 import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 import type { ApprovalBroker } from './approvals.js';
-import { decisionForKey, promptCommand, renderPrompt } from './prompt-view.js';
+import { decisionForKey, promptCommand, renderPrompt, VIEW_KEY, wholeCommand } from './prompt-view.js';
 import { visibleText } from '../protocol/display.js';
 import { reviewDecisionKind } from '../protocol/action.js';
 
@@ -23,6 +23,10 @@ export function terminalApprover(
     }
     const p = open[0];
     if (!p || !str) return;
+    if (str === VIEW_KEY) {
+      out.write(`${wholeCommand(p)}\n${renderPrompt(p)}\n`);
+      return;
+    }
     const d = decisionForKey(p, str);
     if (!d) {
       out.write(`   (key '${str}' is not offered for this prompt)\n`);

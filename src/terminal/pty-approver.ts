@@ -6,7 +6,7 @@
  */
 import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
-import { decisionForKey, renderPrompt } from '../daemon/prompt-view.js';
+import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../daemon/prompt-view.js';
 import type { GatePaths } from '../protocol/paths.js';
 
 export interface InlineApproverHooks {
@@ -45,6 +45,10 @@ export class InlineApprover {
     for (const ch of data.toString('latin1')) {
       const p = this.current;
       if (!p) return;
+      if (ch === VIEW_KEY) {
+        this.hooks.show(`\r\n${wholeCommand(p).replace(/\n/g, '\r\n')}\r\n${renderPrompt(p).replace(/\n/g, '\r\n')}\r\n   answer: `);
+        continue;
+      }
       // Ctrl-C on a prompt refuses: abort if offered, else deny
       const decision = ch === '\x03' ? (decisionForKey(p, 'x') ?? decisionForKey(p, 'd')) : decisionForKey(p, ch);
       if (!decision) {

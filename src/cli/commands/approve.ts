@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { gatePaths } from '../../protocol/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
 import { ApprovalClient } from '../../client/approval-client.js';
-import { decisionForKey, renderPrompt } from '../../daemon/prompt-view.js';
+import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../../daemon/prompt-view.js';
 import { visibleText } from '../../protocol/display.js';
 import { parseReviewDecision, type PromptEvent } from '../../protocol/approval.js';
 import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';
@@ -18,6 +18,7 @@ import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.j
 const USAGE = `usage: gate approve [--name NAME] [--json] | gate approve --answer APPROVAL_ID DECISION
   decisions: approved, approved_for_session, approved_execpolicy_amendment, denied, abort
   keys (interactive): a=approved s=approved for session p=approve and save the rule d=denied x=abort
+    v=view the whole command (when the prompt shows it cut)
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -105,6 +106,10 @@ function interactiveConsole(client: ApprovalClient): void {
   const answerKey = (key: string): void => {
     const p = open[0];
     if (!p) return;
+    if (key === VIEW_KEY) {
+      err.write(`\n${wholeCommand(p)}\n${renderPrompt(p)}\n> `);
+      return;
+    }
     const d = decisionForKey(p, key);
     if (!d) {
       err.write(`\n   '${key}' is not offered here\n> `);
