@@ -28,6 +28,7 @@ export function auditFields(s: SubcommandResult, { action, outcome, extraSource 
   const rec: Omit<AuditRecord, 'time' | 'session' | 'kind' | 'run_id'> = {
     cwd,
     argv: s.argv,
+    runs: s.runs,
     source: extraSource?.kind === 'session' || extraSource?.kind === 'parent-run' ? extraSource.kind : s.matched_rule,
     decision: s.decision,
     action: formatAction(action),

@@ -24,6 +24,8 @@ export interface AuditRecord {
   run_id?: string;
   cwd?: string;
   argv?: string[];
+  /** a `#!` script's exec: the program the kernel runs, with its arguments (interpreter, script, args) */
+  runs?: string[];
   /** rule "file:line" or "heuristic:<name>" or "session" */
   source?: string;
   decision?: string;

@@ -38,6 +38,9 @@ export interface SubcommandResult {
   phase?: 'start-up';
   /** an exec-time Run that holds for any argv of the same file, path, name and run (src/decide/reuse.ts) */
   reusable?: boolean;
+  /** a `#!` script's exec: what the kernel runs (its interpreter, the interpreter's argument, the script and
+   * its arguments), whichever of the two decided; the audit log names it (issue 30) */
+  runs?: string[];
 }
 
 export interface ScriptResult {

@@ -54,6 +54,9 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
       assert.doesNotMatch(r.stderr, /gate-sh: (denied|exec gate)/, `${name}: ${r.stderr}`);
       assert.equal(r.removed, true, `${name}: did not run (exit ${r.code}): ${r.stderr}${r.stdout}`);
     }
+    // allowed too, the record of the script's exec names what the kernel ran (the audit names the real program)
+    const allowed = readFileSync(allow.paths.auditLog, 'utf8');
+    assert.match(allowed, /"kind":"exec"[^\n]*"argv":\["[^"]*x","victim"\],"runs":\["\/(usr\/)?bin\/rm","-f","[^"]*x","victim"\][^\n]*"decision":"allow"/, allowed.slice(-3000));
   });
 }
 
