@@ -37,6 +37,13 @@ export interface NetworkDeciderDeps {
   log(line: string): void;
 }
 
+/** Who answered a prompt, and how (the audit record's approval fields). */
+interface Answered {
+  approvalId: string;
+  approver: string;
+  answer: string;
+}
+
 interface Asking {
   verdict: Promise<ConnectionVerdict>;
   waiters: number;
@@ -137,10 +144,11 @@ export class DaemonNetworkDecider implements NetworkDecider {
     this.counters.asked++;
     const run = this.d.runs.has(request.runId) ? this.d.runs.get(request.runId) : undefined;
     const key = `${host}:${request.port}`;
-    const asked = this.d.broker.ask(networkPrompt({ runId: request.runId, run, host, port: request.port, protocol: request.protocol, reason: d.reason, rule: d.rule }));
+    const { runId, port, protocol } = request;
+    const asked = this.d.broker.ask(networkPrompt({ runId, run, host, port, protocol, reason: d.reason, rule: d.rule }));
     a.approvalId = asked.approval_id;
     const o = await asked.done;
-    const answer = { approvalId: o.approval_id, approver: o.approver, answer: reviewDecisionKind(o.decision) };
+    const answer: Answered = { approvalId: o.approval_id, approver: o.approver, answer: reviewDecisionKind(o.decision) };
     const approved = !o.auto && isApproval(o.decision);
     const live = this.d.runs.live(request.runId);
     const own = (): RunNetwork => {
@@ -164,7 +172,8 @@ export class DaemonNetworkDecider implements NetworkDecider {
       scope = (await this.save(host, request, 'allow')) ? 'and saved as a network_rule' : 'for this command (the network_rule could not be saved)';
       if (live) own().granted.add(key); // the rule may not be in force yet (or failed to save): this run has its answer
     } else if (live) own().granted.add(key);
-    return this.done(request, host, { decision: 'allow', source: 'approval', reason: `approved ${scope}`, approvalId: o.approval_id, localAllowed: false }, answer);
+    const verdict: ConnectionVerdict = { decision: 'allow', source: 'approval', reason: `approved ${scope}`, approvalId: o.approval_id, localAllowed: false };
+    return this.done(request, host, verdict, answer);
   }
 
   /** Append the amendment to the default rules file; false (and said in the log) when it failed. */
@@ -184,7 +193,7 @@ export class DaemonNetworkDecider implements NetworkDecider {
   }
 
   /** Audit the decision and give it. */
-  private done(request: ConnectionRequest, host: string, v: ConnectionVerdict, answer?: { approvalId: string; approver: string; answer: string }): ConnectionVerdict {
+  private done(request: ConnectionRequest, host: string, v: ConnectionVerdict, answer?: Answered): ConnectionVerdict {
     if (v.decision === 'allow') this.counters.allowed++;
     else this.counters.denied++;
     const run = this.d.runs.has(request.runId) ? this.d.runs.get(request.runId) : undefined;

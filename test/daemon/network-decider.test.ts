@@ -67,7 +67,10 @@ test('rules and config lists decide without asking; denials say why; every decis
     const net = auditLines(rig.te.env).filter((r) => r.kind === 'network');
     assert.equal(net.length, 7);
     const first = net[0];
-    assert.deepEqual([first.host, first.port, first.protocol, first.decision, first.source, first.run_id], ['allowed.test', 443, 'https', 'allow', 'rule', run]);
+    assert.deepEqual(
+      [first.host, first.port, first.protocol, first.decision, first.source, first.run_id],
+      ['allowed.test', 443, 'https', 'allow', 'rule', run],
+    );
     assert.deepEqual(first.argv, ['bash', '-c', 'npm install']);
     const closed = net.find((r) => r.detail === 'closed')!;
     assert.deepEqual([closed.bytes_up, closed.bytes_down, closed.duration_ms, closed.decision], [120, 4096, 7, 'allow']);

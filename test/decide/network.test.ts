@@ -14,7 +14,10 @@ import { workspaceWrite } from '../../src/sandbox/policy.js';
 import type { NetworkLists } from '../../src/decide/network.js';
 
 const rulesOf = (text: string) => parsePolicy([{ path: '/r/default.rules', text }]).networkRuleList();
-const lists = (allowed: string[], denied: string[] = []): NetworkLists => ({ allowed: allowed.map(parseDomainPattern), denied: denied.map(parseDomainPattern) });
+const lists = (allowed: string[], denied: string[] = []): NetworkLists => ({
+  allowed: allowed.map(parseDomainPattern),
+  denied: denied.map(parseDomainPattern),
+});
 const base: NetworkDecideInput = {
   host: 'registry.test',
   port: 443,
