@@ -245,3 +245,23 @@ test('a broken rules file refuses every connection until it is fixed', { timeout
     rig.te.cleanup();
   }
 });
+
+test('a connection that goes away while asked withdraws its prompt', { timeout: 60_000 }, async () => {
+  const rig = await netRig();
+  const a = await approver(rig.te.env, () => undefined); // shown the prompt, never answers
+  try {
+    const run = await rig.run('npm install');
+    const gone = new AbortController();
+    const verdict = rig.daemon.networkDecider.decide({ runId: run, host: 'registry.test', port: 443, protocol: 'https', addresses: [] }, gone.signal);
+    await waitFor(() => a.prompts.length === 1, 'the prompt');
+    assert.equal(rig.daemon.broker.pendingPrompts().length, 1);
+    gone.abort();
+    const v = await verdict;
+    assert.deepEqual([v.decision, v.reason], ['deny', 'the connection went away before the approval was answered']);
+    assert.equal(rig.daemon.broker.pendingPrompts().length, 0);
+  } finally {
+    await a.close();
+    await rig.stop();
+    rig.te.cleanup();
+  }
+});
