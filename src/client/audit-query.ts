@@ -57,6 +57,7 @@ export function formatRecord(r: AuditRecord): string {
 /** A network record's text: where to, then why (a decision) or what it carried (a closed connection). */
 function networkWhat(r: AuditRecord): string {
   const to = `${r.protocol ?? '?'} ${r.host?.includes(':') ? `[${r.host}]` : r.host}:${r.port}`;
-  if (r.detail === 'closed') return `${to} closed: ${r.bytes_up ?? 0} B up, ${r.bytes_down ?? 0} B down in ${r.duration_ms ?? 0} ms`;
+  if (r.detail === 'closed')
+    return `${to} closed: ${r.bytes_up ?? 0} B up, ${r.bytes_down ?? 0} B down in ${r.duration_ms ?? 0} ms${r.error ? `; ${r.error}` : ''}`;
   return `${to}: ${r.detail ?? ''}${r.rule ? ` (${r.rule})` : ''}`;
 }

@@ -50,6 +50,9 @@ export interface AuditRecord {
   rule?: string;
   bytes_up?: number;
   bytes_down?: number;
+  /** a closed connection: the addresses the proxy connected to, and why it failed when it did */
+  addresses?: string[];
+  error?: string;
 }
 
 /** The longest record kept whole, in UTF-16 units of its encoded fields. */

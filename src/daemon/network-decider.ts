@@ -130,6 +130,10 @@ export class DaemonNetworkDecider implements NetworkDecider {
       bytes_up: r.bytesUp,
       bytes_down: r.bytesDown,
       duration_ms: r.durationMs,
+      ...(r.request.addresses.length ? { addresses: r.request.addresses } : {}),
+      // why the proxy failed or refused a connection the verdict allowed (it did not resolve, it resolved to
+      // a local range no rule names, the TLS name differed, the destination refused)
+      ...(r.error ? { error: r.error } : {}),
       detail: 'closed',
     });
   }
@@ -172,7 +176,10 @@ export class DaemonNetworkDecider implements NetworkDecider {
       scope = (await this.save(host, request, 'allow')) ? 'and saved as a network_rule' : 'for this command (the network_rule could not be saved)';
       if (live) own().granted.add(key); // the rule may not be in force yet (or failed to save): this run has its answer
     } else if (live) own().granted.add(key);
-    const verdict: ConnectionVerdict = { decision: 'allow', source: 'approval', reason: `approved ${scope}`, approvalId: o.approval_id, localAllowed: false };
+    // a grant names no host for the proxy's local-address check (a person approves a name, not where it
+    // resolves); a saved network_rule does (src/network/types.ts, "Who refuses what")
+    const saved = scope === 'and saved as a network_rule';
+    const verdict: ConnectionVerdict = { decision: 'allow', source: 'approval', reason: `approved ${scope}`, approvalId: o.approval_id, namesHost: saved };
     return this.done(request, host, verdict, answer);
   }
 
@@ -218,6 +225,6 @@ function verdictOf(d: NetworkDecision): ConnectionVerdict {
   const source: VerdictSource = d.source;
   const v: ConnectionVerdict = { decision: d.decision === 'allow' ? 'allow' : 'deny', reason: d.reason, source };
   if (d.rule) v.rule = d.rule;
-  if (d.decision === 'allow') v.localAllowed = d.localAllowed;
+  if (d.decision === 'allow') v.namesHost = d.namesHost;
   return v;
 }

@@ -20,6 +20,7 @@ const RANGES: readonly (readonly [AddressClass, string, number, 'ipv4' | 'ipv6']
   ['private', '192.168.0.0', 16, 'ipv4'],
   ['private', '100.64.0.0', 10, 'ipv4'], // carrier-grade NAT: another network's hosts, not the internet
   ['private', 'fc00::', 7, 'ipv6'], // unique local
+  ['private', 'fec0::', 10, 'ipv6'], // site-local (deprecated, still routed on some networks)
   ['link-local', '169.254.0.0', 16, 'ipv4'], // includes cloud metadata services
   ['link-local', 'fe80::', 10, 'ipv6'],
   ['reserved', '192.0.0.0', 24, 'ipv4'],
@@ -32,6 +33,7 @@ const RANGES: readonly (readonly [AddressClass, string, number, 'ipv4' | 'ipv6']
   ['reserved', 'ff00::', 8, 'ipv6'], // multicast
   ['reserved', '2001:db8::', 32, 'ipv6'],
   ['reserved', '64:ff9b::', 96, 'ipv6'], // NAT64: an IPv4 address in disguise, whichever it is
+  ['reserved', '::', 96, 'ipv6'], // IPv4-compatible (::127.0.0.1): deprecated, and an IPv4 address in disguise
   ['reserved', '100::', 64, 'ipv6'],
 ];
 

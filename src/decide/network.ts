@@ -56,7 +56,7 @@ export interface NetworkDecision {
   /** the deciding config pattern, as written */
   pattern?: string;
   /** an allow rule or allowed_domains entry names this host exactly: its addresses may be non-public */
-  localAllowed: boolean;
+  namesHost: boolean;
   /** the non-public destination that decided a denial */
   nonPublic?: { address: string; class: AddressClass };
 }
@@ -77,32 +77,32 @@ export function decideNetwork(i: NetworkDecideInput): NetworkDecision {
   if (compiled.denied.includes(host)) {
     const r = lastRule(i.rules, host, 'forbidden');
     const why = r?.justification ? `: ${r.justification}` : '';
-    return { decision: 'deny', source: 'rule', rule: where(r), reason: `a network_rule forbids ${host}${r?.source ? ` (${where(r)})` : ''}${why}`, localAllowed: false };
+    return { decision: 'deny', source: 'rule', rule: where(r), reason: `a network_rule forbids ${host}${r?.source ? ` (${where(r)})` : ''}${why}`, namesHost: false };
   }
   const denied = i.lists.denied.find((p) => patternMatches(p, host));
-  if (denied) return { decision: 'deny', source: 'config', pattern: denied.text, reason: `denied by the configuration's denied_domains '${denied.text}'`, localAllowed: false };
+  if (denied) return { decision: 'deny', source: 'config', pattern: denied.text, reason: `denied by the configuration's denied_domains '${denied.text}'`, namesHost: false };
   const ruleAllows = compiled.allowed.includes(host);
   const exactEntry = i.lists.allowed.find((p) => p.kind === 'exact' && p.domain === host);
-  const localAllowed = ruleAllows || exactEntry !== undefined;
+  const namesHost = ruleAllows || exactEntry !== undefined;
   const nonPublic = nonPublicDestination(host, i.addresses);
-  if (nonPublic && !localAllowed) {
-    return { decision: 'deny', source: 'policy', reason: nonPublicReason(host, nonPublic), localAllowed, nonPublic };
+  if (nonPublic && !namesHost) {
+    return { decision: 'deny', source: 'policy', reason: nonPublicReason(host, nonPublic), namesHost, nonPublic };
   }
   const promptRule = lastRule(i.rules, host, 'prompt');
   if (!promptRule) {
     if (ruleAllows) {
       const r = lastRule(i.rules, host, 'allow');
-      return { decision: 'allow', source: 'rule', rule: where(r), reason: `allowed by a network_rule${r?.source ? ` (${where(r)})` : ''}`, localAllowed };
+      return { decision: 'allow', source: 'rule', rule: where(r), reason: `allowed by a network_rule${r?.source ? ` (${where(r)})` : ''}`, namesHost };
     }
     const allowed = i.lists.allowed.find((p) => patternMatches(p, host));
-    if (allowed) return { decision: 'allow', source: 'config', pattern: allowed.text, reason: `allowed by the configuration's allowed_domains '${allowed.text}'`, localAllowed };
+    if (allowed) return { decision: 'allow', source: 'config', pattern: allowed.text, reason: `allowed by the configuration's allowed_domains '${allowed.text}'`, namesHost };
   }
-  if (i.granted === 'run') return { decision: 'allow', source: 'granted-run', reason: `${host}:${i.port} was approved for this run`, localAllowed };
-  if (i.granted === 'session') return { decision: 'allow', source: 'granted-session', reason: `${host}:${i.port} was approved for this session`, localAllowed };
+  if (i.granted === 'run') return { decision: 'allow', source: 'granted-run', reason: `${host}:${i.port} was approved for this run`, namesHost };
+  if (i.granted === 'session') return { decision: 'allow', source: 'granted-session', reason: `${host}:${i.port} was approved for this session`, namesHost };
   const askedBy = promptRule ? `a network_rule asks about ${host} (${where(promptRule) ?? 'in memory'})` : `no network_rule or allowed_domains entry allows ${host}`;
   const refusal = askRefusal(i.approvalPolicy, promptRule !== undefined);
-  if (refusal) return { decision: 'deny', source: 'policy', rule: where(promptRule), reason: `${askedBy}, and ${refusal}`, localAllowed };
-  return { decision: 'ask', source: promptRule ? 'rule' : 'default', rule: where(promptRule), reason: askedBy, localAllowed };
+  if (refusal) return { decision: 'deny', source: 'policy', rule: where(promptRule), reason: `${askedBy}, and ${refusal}`, namesHost };
+  return { decision: 'ask', source: promptRule ? 'rule' : 'default', rule: where(promptRule), reason: askedBy, namesHost };
 }
 
 /** Why the approval policy lets nobody be asked, or undefined when a person may be. */

@@ -55,7 +55,7 @@ test('rules and config lists decide without asking; denials say why; every decis
     assert.deepEqual([rebound.decision, rebound.source], ['deny', 'policy']);
     assert.match(rebound.reason, /resolves to 127\.0\.0\.1, a loopback address/);
     const local = await rig.decide(run, 'local.test', 8080, 'http', ['127.0.0.3']);
-    assert.deepEqual([local.decision, local.localAllowed], ['allow', true]);
+    assert.deepEqual([local.decision, local.namesHost], ['allow', true]);
     rig.daemon.networkDecider.closed({
       request: { runId: run, host: 'allowed.test', port: 443, protocol: 'https', addresses: [] },
       verdict: ok,

@@ -41,7 +41,7 @@ test('a network_rule allows or forbids its host, with the rule file:line; last w
   assert.equal(allow.decision, 'allow');
   assert.equal(allow.source, 'rule');
   assert.equal(allow.rule, '/r/default.rules:1');
-  assert.equal(allow.localAllowed, true);
+  assert.equal(allow.namesHost, true);
   // a host's rule covers every protocol and port (Codex compiles rules into host lists)
   assert.equal(decideNetwork({ ...base, rules, protocol: 'socks5_tcp', port: 22 }).decision, 'allow');
   const deny = decideNetwork({ ...base, rules, host: 'evil.test' });
@@ -91,6 +91,8 @@ test('loopback, private and link-local destinations: refused, never asked, unles
   assert.equal(addressClass('169.254.169.254'), 'link-local');
   assert.equal(addressClass('fe80::1%eth0'), 'link-local');
   assert.equal(addressClass('0.0.0.0'), 'unspecified');
+  assert.equal(addressClass('::127.0.0.1'), 'reserved');
+  assert.equal(addressClass('fec0::1'), 'private');
   assert.equal(addressClass('registry.test'), undefined);
   assert.deepEqual(nonPublicDestination('localhost', []), { address: 'localhost', class: 'loopback' });
   // a name that resolves to loopback, allowed only by a wildcard: refused, and a grant does not open it
@@ -104,12 +106,12 @@ test('loopback, private and link-local destinations: refused, never asked, unles
     assert.equal(decideNetwork({ ...base, host }).decision, 'deny', host);
   // named exactly by an entry or a rule: allowed, and the verdict lets the proxy reach the loopback address
   const exact = decideNetwork({ ...base, lists: lists(['registry.test']), addresses: ['127.0.0.2'] });
-  assert.deepEqual([exact.decision, exact.localAllowed], ['allow', true]);
+  assert.deepEqual([exact.decision, exact.namesHost], ['allow', true]);
   const byRule = decideNetwork({ ...base, rules: rulesOf('network_rule(host="127.0.0.1", protocol="http", decision="allow")'), host: '127.0.0.1' });
-  assert.deepEqual([byRule.decision, byRule.localAllowed], ['allow', true]);
+  assert.deepEqual([byRule.decision, byRule.namesHost], ['allow', true]);
   // an allow by wildcard for a public-looking name asked before resolving: allowed, but not for local addresses
   const wild = decideNetwork({ ...base, lists: l });
-  assert.deepEqual([wild.decision, wild.localAllowed], ['allow', false]);
+  assert.deepEqual([wild.decision, wild.namesHost], ['allow', false]);
 });
 
 test('grants: this run or this session allow; a prompt rule asks unless granted', () => {
