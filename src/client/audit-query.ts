@@ -3,6 +3,8 @@ import type { AuditRecord } from '../daemon/audit.js';
 
 export interface AuditFilter {
   run?: string;
+  /** a record kind: decision, exec, run, network, ... */
+  kind?: string;
   decision?: string;
   /** epoch ms */
   since?: number;
@@ -32,6 +34,7 @@ export function parseRecords(text: string): AuditRecord[] {
 
 export function matches(r: AuditRecord, f: AuditFilter): boolean {
   if (f.run && r.run_id !== f.run) return false;
+  if (f.kind && r.kind !== f.kind) return false;
   if (f.decision && r.decision !== f.decision && !(r.action ?? '').toLowerCase().startsWith(f.decision.toLowerCase())) return false;
   if (f.since !== undefined && Date.parse(r.time) < f.since) return false;
   return true;
@@ -44,9 +47,17 @@ export function formatRecord(r: AuditRecord): string {
   // a job record (session sandboxes) says what happened to the job: started, ended with its status
   const job =
     r.kind === 'job' && words ? `${(r.detail ?? '').split(':')[0]}${r.exit_status !== undefined ? ` (exit ${r.exit_status})` : ''}: ${words}` : undefined;
-  const what = r.kind === 'run' ? `exit ${r.exit_status} in ${r.duration_ms} ms` : (job ?? words ?? r.detail ?? '');
+  const what = r.kind === 'run' ? `exit ${r.exit_status} in ${r.duration_ms} ms` : r.kind === 'network' ? networkWhat(r) : (job ?? words ?? r.detail ?? '');
   const approval = r.approver ? ` [${r.answer} by ${r.approver}]` : '';
   const cols = [time, r.kind.padEnd(8), (r.run_id ?? '-').padEnd(14), (r.decision ?? '-').padEnd(9), (r.action ?? '-').padEnd(12), (r.source ?? '-')];
   const line = `${cols.join('  ')}  ${what}${approval}`;
   return line.length > 400 ? `${line.slice(0, 399)}…` : line;
+}
+
+/** A network record's text: where to, then why (a decision) or what it carried (a closed connection). */
+function networkWhat(r: AuditRecord): string {
+  const to = `${r.protocol ?? '?'} ${r.host?.includes(':') ? `[${r.host}]` : r.host}:${r.port}`;
+  if (r.detail === 'closed')
+    return `${to} closed: ${r.bytes_up ?? 0} B up, ${r.bytes_down ?? 0} B down in ${r.duration_ms ?? 0} ms${r.error ? `; ${r.error}` : ''}`;
+  return `${to}: ${r.detail ?? ''}${r.rule ? ` (${r.rule})` : ''}`;
 }

@@ -5,6 +5,8 @@
  */
 import { parseApprovalPolicy, type ApprovalPolicy } from '../decide/approval-policy.js';
 import { parseSandboxPolicy, workspaceWrite, type SandboxMode, type SandboxPolicy } from '../sandbox/policy.js';
+import { NO_NETWORK_LISTS, type NetworkLists } from '../decide/index.js';
+import { networkListsFromTable, networkListsView } from './network.js';
 
 export interface GateConfig {
   approval_policy: ApprovalPolicy;
@@ -20,6 +22,8 @@ export interface GateConfig {
   audit_log?: string;
   /** advisory risk assessor run for each prompt: argv, or a string run by /bin/sh -c (src/daemon/risk-assessor.ts) */
   risk_assessor?: string | string[];
+  /** `[network] allowed_domains / denied_domains` (src/config/network.ts): hosts a run's proxy lets through or refuses */
+  network_domains: NetworkLists;
 }
 
 export const DEFAULT_CONFIG: GateConfig = {
@@ -29,6 +33,7 @@ export const DEFAULT_CONFIG: GateConfig = {
   approval_timeout_ms: 120_000,
   rules: [],
   git_read_only: false,
+  network_domains: NO_NETWORK_LISTS,
 };
 
 /** A bad value, named by where it came from (file, env variable or flag) and its key. */
@@ -44,6 +49,7 @@ const TOP_KEYS = new Set([
   'git_read_only',
   'audit_log',
   'risk_assessor',
+  'network',
 ]);
 const WW_KEYS = new Set(['writable_roots', 'agent_writable_roots', 'network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp']);
 
@@ -83,6 +89,7 @@ export function configFromTable(t: Record<string, unknown>, where: string, base:
       throw new ConfigError(`${where}: 'risk_assessor' must be a command string or a non-empty list of strings (argv)`);
     out.risk_assessor = r as string | string[];
   }
+  if (t.network !== undefined) out.network_domains = wrapBare(where, () => networkListsFromTable(t.network));
   return out;
 }
 
@@ -154,6 +161,8 @@ export function configView(c: GateConfig): Record<string, unknown> {
   });
   if (c.audit_log !== undefined) view.audit_log = c.audit_log;
   if (c.risk_assessor !== undefined) view.risk_assessor = c.risk_assessor;
+  const network = networkListsView(c.network_domains);
+  if (network) view.network = network;
   return view;
 }
 
@@ -166,6 +175,15 @@ function wrap<T>(where: string, key: string, f: () => T): T {
     return f();
   } catch (e) {
     throw new ConfigError(`${where}: '${key}': ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** As wrap, for messages that name their key themselves. */
+function wrapBare<T>(where: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw new ConfigError(`${where}: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 

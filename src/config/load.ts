@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { configFromEnv, configFromTable, ConfigError, DEFAULT_CONFIG, setConfigValue, type GateConfig } from './config.js';
+import { locateEntry, networkListsFromTable, NetworkListError } from './network.js';
 
 export interface LoadConfigOptions {
   file: string;
@@ -22,11 +23,26 @@ export function readConfigTable(file: string): Record<string, unknown> | undefin
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigError(`${file}: cannot read: ${(e as Error).message}`);
   }
+  let table: Record<string, unknown>;
   try {
-    return parse(text) as Record<string, unknown>;
+    table = parse(text) as Record<string, unknown>;
   } catch (e) {
     if (e instanceof TomlError) throw new ConfigError(`${file}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`);
     throw new ConfigError(`${file}: ${(e as Error).message}`);
+  }
+  locateNetworkProblem(table, text, file);
+  return table;
+}
+
+/** A bad `[network]` list entry, named with its file:line:col (configFromTable names the file only). */
+function locateNetworkProblem(table: Record<string, unknown>, text: string, file: string): void {
+  if (table.network === undefined) return;
+  try {
+    networkListsFromTable(table.network);
+  } catch (e) {
+    if (!(e instanceof NetworkListError)) return; // configFromTable says it, with the file
+    const at = locateEntry(text, e.key, e.value);
+    throw new ConfigError(`${file}${at ? `:${at}` : ''}: ${e.message}`);
   }
 }
 

@@ -99,7 +99,7 @@ export class ApprovalBroker {
       return { ok: false, error: by ? `already answered (by ${by})` : `no pending prompt ${approval_id}` };
     }
     if (from && !this.shows(from, p.event)) return { ok: false, error: `prompt ${approval_id} is not shown to '${from.name}'` };
-    const offered = p.event.available_decisions.find((d) => reviewDecisionKind(d) === reviewDecisionKind(decision));
+    const offered = p.event.available_decisions.find((d) => reviewDecisionKind(d) === reviewDecisionKind(decision) && sameNetworkAction(d, decision));
     if (!offered)
       return {
         ok: false,
@@ -126,6 +126,14 @@ export class ApprovalBroker {
     for (const a of this.approvers) safe(() => a.resolved(ev));
     p.resolve(outcome);
   }
+}
+
+/** A network amendment answer names its action (allow or deny): it takes only an offered one of the same
+ * action. Every other decision kind matches by kind alone. */
+function sameNetworkAction(offered: ReviewDecision, answer: ReviewDecision): boolean {
+  const action = (d: ReviewDecision): string | undefined =>
+    typeof d === 'object' && 'network_policy_amendment' in d ? d.network_policy_amendment.network_policy_amendment.action : undefined;
+  return action(offered) === action(answer);
 }
 
 /** One misbehaving approver (a closed socket) must not break the others. */

@@ -23,7 +23,7 @@ export interface AnswerEffects {
 export async function applyAnswer(s: SubcommandResult, o: ApprovalOutcome, cmd: string, fx: AnswerEffects): Promise<Action> {
   const d = o.decision;
   if (!o.auto && d === 'approved_for_session') fx.cache.add(s.cache_key, o.approval_id);
-  if (!o.auto && typeof d === 'object') {
+  if (!o.auto && typeof d === 'object' && 'approved_execpolicy_amendment' in d) {
     const prefix = d.approved_execpolicy_amendment.proposed_execpolicy_amendment;
     try {
       const line = await fx.amend(prefix);

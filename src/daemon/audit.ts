@@ -20,7 +20,7 @@ import type { ReusedAudit } from '../protocol/messages.js';
 export interface AuditRecord {
   time: string;
   session: string;
-  kind: 'decision' | 'exec' | 'run' | 'config' | 'reload' | 'daemon' | 'job';
+  kind: 'decision' | 'exec' | 'run' | 'config' | 'reload' | 'daemon' | 'job' | 'network';
   run_id?: string;
   cwd?: string;
   argv?: string[];
@@ -42,6 +42,19 @@ export interface AuditRecord {
   /** an exec the run's supervisor answered with a Run the daemon gave for that program before
    * (src/daemon/reuse-grants.ts) */
   reused?: boolean;
+  /** a network record (src/daemon/network-decider.ts): one per connection decision (`decision` allow or
+   * deny, `source` as src/network/types.ts's VerdictSource, `detail` the reason), and one when an allowed
+   * connection closes (`detail` "closed", with its bytes) */
+  host?: string;
+  port?: number;
+  protocol?: string;
+  /** `file:line` of the deciding network_rule */
+  rule?: string;
+  bytes_up?: number;
+  bytes_down?: number;
+  /** a closed connection: the addresses the proxy connected to, and why it failed when it did */
+  addresses?: string[];
+  error?: string;
 }
 
 /** The longest record kept whole, in UTF-16 units of its encoded fields. */

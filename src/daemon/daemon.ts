@@ -66,6 +66,8 @@ import { statusView } from './status.js';
 import { PlantWatch } from './planted.js';
 import { gitEscalationRefusal } from './git-trust.js';
 import { writableRootsFor } from '../decide/exec-writable.js';
+import { Policy, type NetworkAmendment } from '../rules/index.js';
+import { DaemonNetworkDecider } from './network-decider.js';
 
 export interface DaemonDeps<P> {
   paths: GatePaths;
@@ -86,6 +88,8 @@ export interface DaemonDeps<P> {
   sessions?: SessionSandboxes;
   /** answers the runs' supervisors may reuse (src/daemon/reuse-grants.ts); none: every exec is asked */
   reuse?: ReuseGrants;
+  /** append a network_rule to the default rules file (a network prompt's saved answer); resolves with the line */
+  amendNetwork?(rule: NetworkAmendment): Promise<string>;
 }
 
 const GRANT_TTL_MS = 30_000;
@@ -119,12 +123,29 @@ export class Daemon<P> {
   private readonly plants = new PlantWatch();
   /** when the first sandboxed run of this daemon that can write started: what changed before, none wrote */
   private sandboxedSince?: Date;
+  /** one decision per new host:port a run's sandbox connects to (issue 33): what the network proxy asks */
+  readonly networkDecider: DaemonNetworkDecider;
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
     this.broker = new ApprovalBroker(() => this.config.approval_timeout_ms, (a) => this.mayAsk(a));
     this.deciderPolicy = deps.policy.current;
     this.decider = deps.deciderFor(this.deciderPolicy);
+    this.networkDecider = new DaemonNetworkDecider({
+      rules: () => {
+        const p = this.deps.policy.current;
+        return p instanceof Policy ? p.networkRuleList() : [];
+      },
+      broken: () => this.brokenRules(),
+      approvalPolicy: () => this.config.approval_policy,
+      lists: () => this.config.network_domains,
+      approvalTimeoutMs: () => this.config.approval_timeout_ms,
+      runs: this.runs,
+      broker: this.broker,
+      audit: deps.audit,
+      amend: deps.amendNetwork,
+      log: deps.log,
+    });
   }
 
   /** The request-channel handler. */
@@ -548,8 +569,9 @@ export class Daemon<P> {
   private runFinished(msg: Envelope): Reply {
     const req = validateRunFinished(msg);
     const run = this.runs.finish(req.run_id);
-    // its escalations not yet redeemed end with it
+    // its escalations not yet redeemed end with it, and so do its network grants ("this command only")
     this.deps.escalation.endRun?.(req.run_id);
+    this.networkDecider.endRun(req.run_id);
     for (const m of this.plants.finish(req.run_id)) {
       this.deps.log(`run ${req.run_id} made protected path ${m.from}: moved aside to ${m.to}`);
       this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, detail: `made protected path ${m.from}: moved aside to ${m.to}` });

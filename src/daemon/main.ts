@@ -34,8 +34,9 @@ export interface RunDaemonOptions {
   /** attach this terminal approver (foreground run on a TTY) */
   terminal?: (d: Daemon<unknown>) => Approver & { close(): void };
   log?: (line: string) => void;
-  /** called once the daemon answers on its sockets */
-  onReady?: (paths: GatePaths) => void;
+  /** called once the daemon answers on its sockets (with the daemon: an in-process host, such as the network
+   * proxy's wiring or a test, takes its networkDecider) */
+  onReady?: (paths: GatePaths, daemon: Daemon<unknown>) => void;
 }
 
 export class DaemonStartError extends Error {}
@@ -156,6 +157,11 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       escalation,
       log,
       requestStop: () => stop(),
+      amendNetwork: async (rule) => {
+        const line = await binding.amendNetwork(rule);
+        watcher.reload();
+        return line;
+      },
       sessions,
       reuse,
       startUpKey: writeStartUpKey(paths),
@@ -205,7 +211,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     log(
       `gate daemon ${process.pid} ready: session '${paths.session}', ${watcher.files.length} rule file(s), approval_policy ${JSON.stringify(config.approval_policy)}, sandbox ${config.sandbox_policy.type}`,
     );
-    opts.onReady?.(paths);
+    opts.onReady?.(paths, daemon);
     await stopped;
     // Open prompts are answered (denied: the daemon is stopping) and their replies and audit records go
     // out before the sockets close.

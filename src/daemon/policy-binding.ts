@@ -6,7 +6,16 @@
  */
 import { basename, join } from 'node:path';
 import { closeSync, openSync, readSync } from 'node:fs';
-import { appendAllowPrefixRule, defaultRulesFile, formatAllowPrefixRule, loadPolicy, type Policy } from '../rules/index.js';
+import {
+  appendAllowPrefixRule,
+  appendNetworkRule,
+  defaultRulesFile,
+  formatAllowPrefixRule,
+  formatNetworkRule,
+  loadPolicy,
+  type NetworkAmendment,
+  type Policy,
+} from '../rules/index.js';
 import { policyDecider, type Decider, type DeciderIo } from '../decide/index.js';
 import { codexHome, gatePaths, gateHome, type Env } from '../protocol/paths.js';
 import { lookupSkill, skillsFor } from '../skills/lookup.js';
@@ -30,6 +39,8 @@ export interface PolicyBinding {
   deciderFor(p: unknown): Decider;
   /** append the allow rule to the default rules file; resolves with the rule line */
   amend(prefix: string[]): Promise<string>;
+  /** append a network_rule to the same file (a network prompt's saved answer); resolves with the rule line */
+  amendNetwork(rule: NetworkAmendment): Promise<string>;
   amendmentFile: string;
 }
 
@@ -48,6 +59,10 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
     amend: async (prefix) => {
       await appendAllowPrefixRule(amendmentFile, prefix);
       return formatAllowPrefixRule(prefix);
+    },
+    amendNetwork: async (rule) => {
+      await appendNetworkRule(amendmentFile, rule);
+      return formatNetworkRule(rule);
     },
     amendmentFile,
   };

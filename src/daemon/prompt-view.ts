@@ -19,16 +19,17 @@ const LABEL: Record<string, string> = {
   approved: '[a] approve',
   approved_for_session: '[s] approve for this session',
   approved_execpolicy_amendment: '[p] approve and save the rule',
+  network_policy_amendment: '[p] allow and save a network_rule',
   denied: '[d] deny',
   abort: '[x] abort',
 };
 
 export function renderPrompt(p: PromptEvent, index?: number): string {
-  const lines = [
-    `── approval ${(index ?? p.number) !== undefined ? `#${index ?? p.number} ` : ''}${v(p.approval_id)} (${v(p.origin)}, run ${v(p.run_id)})`,
-    `   command: ${promptCommand(p)}`,
-    `   cwd:     ${v(p.cwd)}`,
-  ];
+  const lines = [`── approval ${(index ?? p.number) !== undefined ? `#${index ?? p.number} ` : ''}${v(p.approval_id)} (${v(p.origin)}, run ${v(p.run_id)})`];
+  // a network prompt: where the run connects first; the command and cwd are the run's that asked
+  const net = p.network_approval_context;
+  if (net) lines.push(`   connect: ${v(net.host)}${p.network_port !== undefined ? `:${p.network_port}` : ''} (${v(net.protocol)})`);
+  lines.push(`   ${net ? 'by:     ' : 'command:'} ${promptCommand(p)}`, `   cwd:     ${v(p.cwd)}`);
   if (p.reason) lines.push(`   reason:  ${fitted(p.reason)}`);
   if (p.matched_rule) lines.push(`   rule:    ${v(p.matched_rule)}`);
   if (p.risk_assessment) lines.push(`   risk:    ${v(p.risk_assessment.risk_level)}: ${v(p.risk_assessment.summary)}`);
@@ -78,6 +79,10 @@ export function promptCommand(p: Pick<PromptEvent, 'display'>): string {
 
 /** The offered decision for a key, if that key is offered for this prompt. */
 export function decisionForKey(p: PromptEvent, key: string): ReviewDecision | undefined {
-  const kind = KEYS[key.toLowerCase()];
-  return kind ? p.available_decisions.find((d) => reviewDecisionKind(d) === kind) : undefined;
+  const k = key.toLowerCase();
+  const kind = KEYS[k];
+  if (!kind) return undefined;
+  // `p` saves a rule: a prefix_rule for a command prompt, a network_rule for a network prompt
+  const kinds = k === 'p' ? [kind, 'network_policy_amendment'] : [kind];
+  return p.available_decisions.find((d) => kinds.includes(reviewDecisionKind(d)));
 }

@@ -17,7 +17,7 @@ export interface RiskInput {
   cwd: string;
   reason?: string;
   matched_rule?: string;
-  origin: 'preflight' | 'exec';
+  origin: 'preflight' | 'exec' | 'network';
   sandbox_permissions?: string;
 }
 

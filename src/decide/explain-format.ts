@@ -1,6 +1,6 @@
 /** Human rendering of an ScriptDecision for `gate explain` (pure). */
 import type { ScriptDecision, DecidedBy, SubcommandDecision } from './types.js';
-import { formatAction } from '../protocol/action.js';
+import { formatAction, reviewDecisionKind } from '../protocol/action.js';
 import { formatAllowPrefixRule, shlexJoin } from '../rules/index.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 
@@ -36,7 +36,7 @@ function formatSub(s: SubcommandDecision, n: number): string[] {
     out.push(`    action       prompt${exec}; if approved: ${formatAction(s.on_approval ?? { type: 'Run' })}`);
     if (s.requirement.type === 'needs_approval' && s.requirement.reason) out.push(`    reason       ${s.requirement.reason}`);
     if (s.available_decisions)
-      out.push(`    decisions    ${s.available_decisions.map((d) => (typeof d === 'string' ? d : 'approved_execpolicy_amendment')).join(', ')}`);
+      out.push(`    decisions    ${s.available_decisions.map(reviewDecisionKind).join(', ')}`);
   } else if (s.sandbox && s.action.type !== 'Deny') {
     // a per-exec script: its bash runs in this sandbox, not in the turn's as such
     out.push(`    action       ${formatAction(s.action)} (${sandboxName(s.sandbox)}; every exec decided when it starts)`);

@@ -18,3 +18,16 @@ export { formatApprovalPolicy, parseApprovalPolicy, ApprovalPolicyError, type Ap
 export { approvalKey } from './approval-key.js';
 export { formatExplanation, type FormatContext } from './explain-format.js';
 export { reusableForAnyArgv, argvDecides, type ReuseInput } from './reuse.js';
+export {
+  decideNetwork,
+  formatNetworkExplanation,
+  networkSetting,
+  NO_NETWORK_LISTS,
+  type NetworkDecideInput,
+  type NetworkDecision,
+  type NetworkLists,
+  type NetworkRequest,
+  type NetworkSource,
+} from './network.js';
+export { parseDomainList, parseDomainPattern, patternMatches, type DomainPattern } from './network-pattern.js';
+export { addressClass, nonPublicDestination, nonPublicReason, type AddressClass } from './network-address.js';

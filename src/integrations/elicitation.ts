@@ -8,6 +8,9 @@
  *   accept  → the chosen approval (approved_for_session, approved_execpolicy_amendment) or approved
  *   decline → denied (abort when denied is not offered)
  *   cancel  → abort
+ * A network prompt (origin `network`) asks `Allow \`<command>\` in \`<cwd>\` to connect to \`<host>:<port>\`
+ * (<protocol>)?`; its approvals are approved (this run only), approved_for_session and
+ * network_policy_amendment (save a network_rule allowing the host).
  */
 import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
@@ -28,23 +31,29 @@ export interface ElicitationAnswer {
   content?: Record<string, unknown>;
 }
 
-const APPROVALS: ReviewDecisionKind[] = ['approved', 'approved_for_session', 'approved_execpolicy_amendment'];
+const APPROVALS: ReviewDecisionKind[] = ['approved', 'approved_for_session', 'approved_execpolicy_amendment', 'network_policy_amendment'];
 
 export function elicitationFor(p: PromptEvent): ElicitationParams {
   // hidden characters shown (src/protocol/display.ts); a code span that backticks in the command cannot end
-  const lines = [`Allow agent to run ${codeSpan(promptCommand(p))} in ${codeSpan(v(p.cwd))}?`];
+  const net = p.network_approval_context;
+  const lines = net
+    ? [
+        `Allow ${codeSpan(promptCommand(p))} in ${codeSpan(v(p.cwd))} to connect to ${codeSpan(`${v(net.host)}${p.network_port !== undefined ? `:${p.network_port}` : ''}`)} (${v(net.protocol)})?`,
+      ]
+    : [`Allow agent to run ${codeSpan(promptCommand(p))} in ${codeSpan(v(p.cwd))}?`];
   if (p.reason) lines.push(`Reason: ${v(p.reason)}`);
   if (p.matched_rule) lines.push(`Rule: ${v(p.matched_rule)}`);
   if (p.sandbox_permissions === 'require_escalated') lines.push('Asks: to run outside the sandbox');
   else if (p.sandbox_permissions === 'with_additional_permissions') lines.push(`Asks: additional permissions ${v(JSON.stringify(p.requested_permissions ?? {}))}`);
   if (p.risk_assessment) lines.push(`Risk: ${v(p.risk_assessment.risk_level)}: ${v(p.risk_assessment.summary)}`);
-  if (p.amendment_rule) lines.push(`"approved_execpolicy_amendment" saves: ${v(p.amendment_rule)}`);
+  if (p.amendment_rule) lines.push(`"${net ? 'network_policy_amendment' : 'approved_execpolicy_amendment'}" saves: ${v(p.amendment_rule)}`);
+  if (net) lines.push('"approved" allows it for this command only (until it ends); "approved_for_session" for the session');
   const offered = p.available_decisions.map(reviewDecisionKind).filter((k) => APPROVALS.includes(k));
   return {
     message: lines.join('\n'),
     requestedSchema: {
       type: 'object',
-      title: 'Execution Permission Request',
+      title: net ? 'Network Permission Request' : 'Execution Permission Request',
       properties: {
         reason: { type: 'string', description: 'Optional reason for allowing or denying execution' },
         ...(offered.length > 1 ? { decision: { type: 'string', description: 'How to approve (when accepting); default: approved', enum: offered } } : {}),

@@ -20,22 +20,32 @@ export type Action =
   | { type: 'Escalate'; execution: EscalationExecution }
   | { type: 'Deny'; reason: string };
 
-/** A human's (or host's) answer to one prompt. */
+/** Codex's network policy amendment (a network prompt's "save it"): a `network_rule` for the host. */
+export interface NetworkPolicyAmendment {
+  host: string;
+  action: 'allow' | 'deny';
+}
+
+/** A human's (or host's) answer to one prompt. `network_policy_amendment` answers a network prompt only
+ * (Codex's ReviewDecision::NetworkPolicyAmendment, same shape). */
 export type ReviewDecision =
   | 'approved'
   | 'approved_for_session'
   | { approved_execpolicy_amendment: { proposed_execpolicy_amendment: string[] } }
+  | { network_policy_amendment: { network_policy_amendment: NetworkPolicyAmendment } }
   | 'denied'
   | 'abort';
 
-export type ReviewDecisionKind = 'approved' | 'approved_for_session' | 'approved_execpolicy_amendment' | 'denied' | 'abort';
+export type ReviewDecisionKind = 'approved' | 'approved_for_session' | 'approved_execpolicy_amendment' | 'network_policy_amendment' | 'denied' | 'abort';
 
 export function reviewDecisionKind(d: ReviewDecision): ReviewDecisionKind {
-  return typeof d === 'string' ? d : 'approved_execpolicy_amendment';
+  if (typeof d === 'string') return d;
+  return 'network_policy_amendment' in d ? 'network_policy_amendment' : 'approved_execpolicy_amendment';
 }
 
 export function isApproval(d: ReviewDecision): boolean {
   const k = reviewDecisionKind(d);
+  if (k === 'network_policy_amendment') return (d as { network_policy_amendment: { network_policy_amendment: NetworkPolicyAmendment } }).network_policy_amendment.network_policy_amendment.action === 'allow';
   return k === 'approved' || k === 'approved_for_session' || k === 'approved_execpolicy_amendment';
 }
 

@@ -7,7 +7,13 @@
  * resolved) to an attached approver. Pure types and the two parsers of wire values the server checks.
  */
 import type { PermissionProfile } from './sandbox-policy.js';
-import type { ReviewDecision } from './action.js';
+import type { NetworkPolicyAmendment, ReviewDecision } from './action.js';
+
+/** Codex's NetworkApprovalContext (core spelling: `socks5_tcp`; the JSON-RPC host writes v2's `socks5Tcp`). */
+export interface NetworkApprovalContext {
+  host: string;
+  protocol: 'http' | 'https' | 'socks5_tcp' | 'socks5_udp';
+}
 
 /** A prompt, as every approver sees it (the `prompt` event). */
 export interface PromptEvent {
@@ -15,8 +21,9 @@ export interface PromptEvent {
   /** the prompt's number in its daemon's session (1, 2, ...), for people to tell prompts apart */
   number?: number;
   run_id: string;
-  /** preflight (a subcommand of a script) or exec (an intercepted exec) */
-  origin: 'preflight' | 'exec';
+  /** preflight (a subcommand of a script), exec (an intercepted exec) or network (a new host:port the
+   * run's sandbox connects to: `command` and `cwd` are then the run's, and network_* fields say where to) */
+  origin: 'preflight' | 'exec' | 'network';
   command: string[];
   /** the command as one display string (src/protocol/display.ts: shell-quoted, hidden characters shown) */
   display: string;
@@ -36,6 +43,11 @@ export interface PromptEvent {
   client_pid?: number;
   /** the configured risk assessor's view, when it answered in time (it never changes a decision) */
   risk_assessment?: RiskAssessment;
+  /** a network prompt: the host and protocol asked for (Codex's shape), and the port */
+  network_approval_context?: NetworkApprovalContext;
+  network_port?: number;
+  /** a network prompt: the amendments a `network_policy_amendment` answer may save (Codex's shape) */
+  proposed_network_policy_amendments?: NetworkPolicyAmendment[];
 }
 
 export interface RiskAssessment {
@@ -146,10 +158,22 @@ export function parseApproverKind(v: unknown): ApproverKind {
   throw new Error(`invalid approver kind ${JSON.stringify(v)}: expected console, host or mcp-elicitation`);
 }
 
-/** Wire form of a ReviewDecision: a string kind, or Codex's `{approved_execpolicy_amendment: {...}}`. */
+/** Wire form of a ReviewDecision: a string kind, or Codex's `{approved_execpolicy_amendment: {...}}` /
+ * `{network_policy_amendment: {...}}`. The broker answers with the prompt's own offered decision of that
+ * kind, so what an amendment saves is always what the prompt proposed, never what the answer names. */
 export function parseReviewDecision(v: unknown): ReviewDecision {
   if (v === 'approved' || v === 'approved_for_session' || v === 'denied' || v === 'abort') return v;
   if (v === 'approved_execpolicy_amendment') return { approved_execpolicy_amendment: { proposed_execpolicy_amendment: [] } };
+  if (v === 'network_policy_amendment') return { network_policy_amendment: { network_policy_amendment: { host: '', action: 'allow' } } };
   if (v && typeof v === 'object' && 'approved_execpolicy_amendment' in v) return v as ReviewDecision;
-  throw new Error(`invalid decision ${JSON.stringify(v)}: expected approved, approved_for_session, approved_execpolicy_amendment, denied or abort`);
+  if (v && typeof v === 'object' && 'network_policy_amendment' in v) {
+    // the action is kept (allow or deny: an answer must never turn one into the other); the host is the prompt's
+    const inner = (v as { network_policy_amendment?: { network_policy_amendment?: { action?: unknown } } }).network_policy_amendment?.network_policy_amendment;
+    const action = inner?.action ?? 'allow';
+    if (action !== 'allow' && action !== 'deny') throw new Error(`invalid network_policy_amendment action ${JSON.stringify(action)}: expected allow or deny`);
+    return { network_policy_amendment: { network_policy_amendment: { host: '', action } } };
+  }
+  throw new Error(
+    `invalid decision ${JSON.stringify(v)}: expected approved, approved_for_session, approved_execpolicy_amendment, network_policy_amendment, denied or abort`,
+  );
 }

@@ -4,6 +4,7 @@
  */
 import type { Decision } from './decision.js';
 import { PolicyError } from './error.js';
+import type { RuleSource } from './rule.js';
 
 export type NetworkProtocol = 'http' | 'https' | 'socks5_tcp' | 'socks5_udp';
 export interface NetworkRule {
@@ -11,6 +12,8 @@ export interface NetworkRule {
   protocol: NetworkProtocol;
   decision: Decision;
   justification?: string;
+  /** where the network_rule call was written (absent for rules made in memory) */
+  source?: RuleSource;
 }
 
 

@@ -149,7 +149,7 @@ export function parsePolicy(sources: PolicySource[], opts: ParseOptions = {}): P
             const decision = parseNetworkDecision(args.get('decision') as string);
             if (justV !== undefined && (justV as string).trim() === '') throw new PolicyError('invalid rule: justification cannot be empty');
             const host = normalizeHost(args.get('host') as string);
-            networkRules.push({ host, protocol, decision, justification: justV as string | undefined });
+            networkRules.push({ host, protocol, decision, justification: justV as string | undefined, source: { file, line: site.line, col: site.col } });
           });
           return null;
         },

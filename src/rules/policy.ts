@@ -158,6 +158,11 @@ export class Policy {
     return compileDomains(this.networkRules);
   }
 
+  /** Every network_rule in file/call order, with where it was written (src/decide/network.ts). */
+  networkRuleList(): readonly NetworkRule[] {
+    return this.networkRules;
+  }
+
   /** Host-executable allowlists by name (read-only view, for diagnostics). */
   hostExecutable(name: string): readonly string[] | undefined {
     return this.hostExecutables.get(name);

@@ -6,7 +6,17 @@
  */
 import { parseArgs } from 'node:util';
 import { loadPolicy } from '../../rules/index.js';
-import { decideInvocation, decideScript, formatApprovalPolicy, formatExplanation, parseApprovalPolicy, type ApprovalPolicy } from '../../decide/index.js';
+import {
+  decideInvocation,
+  decideScript,
+  formatApprovalPolicy,
+  formatExplanation,
+  formatNetworkExplanation,
+  networkSetting,
+  parseApprovalPolicy,
+  type ApprovalPolicy,
+} from '../../decide/index.js';
+import { networkListsView } from '../../config/network.js';
 import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
 import { loadConfig } from '../../config/load.js';
 import { callerSettings, settingsConflict, type GateConfig } from '../../config/config.js';
@@ -133,13 +143,22 @@ export async function run(argv: string[]): Promise<number> {
       ...assessment,
       context: { approval_policy: approvalPolicy, sandbox_policy: sandboxPolicy, sandbox_permissions: sandboxPermissions, rule_files: [...policy.files] },
       protected_paths: protectedList(process.env),
+      // the network of the script's run (issue 33): the setting, the network rules and the config lists
+      network: {
+        setting: networkSetting(sandboxPolicy),
+        rules: policy.networkRuleList().map((r) => ({ ...r, source: r.source ? `${r.source.file}:${r.source.line}` : undefined })),
+        allowed_domains: networkListsView(config.network_domains)?.allowed_domains ?? [],
+        denied_domains: networkListsView(config.network_domains)?.denied_domains ?? [],
+      },
     };
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
     process.stdout.write(
       formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }) +
         // read-only in every writable root; made by a run where missing, moved aside when it ends (docs/sandbox.md)
-        `protected paths (add names with GATE_PROTECTED_NAMES): ${protectedList(process.env).join(' ')}\n`,
+        `protected paths (add names with GATE_PROTECTED_NAMES): ${protectedList(process.env).join(' ')}\n` +
+        formatNetworkExplanation(networkSetting(sandboxPolicy), policy.networkRuleList(), config.network_domains).join('\n') +
+        '\n',
     );
   }
   return 0;

@@ -1,4 +1,4 @@
-/** `gate log [--follow] [--json] [--run ID] [--decision D] [--since T] [-n N]`: read the audit log. */
+/** `gate log [--follow] [--json] [--run ID] [--kind K] [--decision D] [--since T] [-n N]`: read the audit log. */
 import { parseArgs } from 'node:util';
 import { closeSync, openSync, readSync, statSync, readFileSync } from 'node:fs';
 import { gatePaths } from '../../protocol/paths.js';
@@ -13,6 +13,7 @@ export async function run(argv: string[]): Promise<number> {
       follow: { type: 'boolean', short: 'f' },
       json: { type: 'boolean' },
       run: { type: 'string' },
+      kind: { type: 'string' },
       decision: { type: 'string' },
       since: { type: 'string' },
       n: { type: 'string', short: 'n' },
@@ -22,13 +23,13 @@ export async function run(argv: string[]): Promise<number> {
   });
   if (values.help) {
     process.stdout.write(
-      'usage: gate log [--follow] [--json] [--run ID] [--decision allow|prompt|forbidden|Run|Deny|Escalate] [--since 10m|ISO] [-n N] [--file PATH]\n',
+      'usage: gate log [--follow] [--json] [--run ID] [--kind decision|exec|run|network|...] [--decision allow|deny|prompt|forbidden|Run|Deny|Escalate] [--since 10m|ISO] [-n N] [--file PATH]\n',
     );
     return 0;
   }
   const paths = gatePaths(process.env);
   const file = values.file ?? loadConfig({ file: paths.configFile, env: process.env }).audit_log ?? paths.auditLog;
-  const filter: AuditFilter = { run: values.run, decision: values.decision, since: values.since ? parseSince(values.since) : undefined };
+  const filter: AuditFilter = { run: values.run, kind: values.kind, decision: values.decision, since: values.since ? parseSince(values.since) : undefined };
   const n = values.n !== undefined ? Number(values.n) : undefined;
   if (n !== undefined && (!Number.isInteger(n) || n < 0)) throw new Error(`invalid -n '${values.n}': expected a whole number`);
   const show = (r: AuditRecord): void => void process.stdout.write((values.json ? JSON.stringify(r) : formatRecord(r)) + '\n');
