@@ -36,6 +36,17 @@ export interface PromptEvent {
   client_pid?: number;
   /** the configured risk assessor's view, when it answered in time (it never changes a decision) */
   risk_assessment?: RiskAssessment;
+  /** what the requested permissions open of the credential locations every sandbox hides
+   * (src/sandbox/secrets.ts): shown on every surface (secretAccessText, src/protocol/display.ts) */
+  secret_access?: SecretAccess[];
+}
+
+/** One hidden secret location a permission request opens: the location, the path named (the location or
+ * a path inside it), read or write. Absolute paths. */
+export interface SecretAccess {
+  location: string;
+  path: string;
+  access: 'read' | 'write';
 }
 
 export interface RiskAssessment {

@@ -14,6 +14,7 @@ import { approvalCall } from '../../client/approval-client.js';
 import { gatePaths } from '../../protocol/paths.js';
 import { sourceReader } from '../../daemon/sourced-files.js';
 import { protectedList } from '../../sandbox/protected.js';
+import { hiddenSecrets, hiddenSecretsLine } from './explain-secrets.js';
 
 const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
        gate explain [options] '<script>'          (a bare script: as bash -lc)
@@ -133,13 +134,15 @@ export async function run(argv: string[]): Promise<number> {
       ...assessment,
       context: { approval_policy: approvalPolicy, sandbox_policy: sandboxPolicy, sandbox_permissions: sandboxPermissions, rule_files: [...policy.files] },
       protected_paths: protectedList(process.env),
+      hidden_secrets: hiddenSecrets(sandboxPolicy, config.secrets, process.env),
     };
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
     process.stdout.write(
       formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }) +
         // read-only in every writable root; made by a run where missing, moved aside when it ends (docs/sandbox.md)
-        `protected paths (add names with GATE_PROTECTED_NAMES): ${protectedList(process.env).join(' ')}\n`,
+        `protected paths (add names with GATE_PROTECTED_NAMES): ${protectedList(process.env).join(' ')}\n` +
+        hiddenSecretsLine(sandboxPolicy, config.secrets, process.env),
     );
   }
   return 0;
@@ -155,6 +158,7 @@ async function daemonConfig(paths: ReturnType<typeof gatePaths>): Promise<Partia
       approval_policy: s.config.approval_policy as ApprovalPolicy,
       git_read_only: s.config.git_read_only === true,
       rules: Array.isArray(s.config.rules) ? (s.config.rules as string[]) : [],
+      secrets: s.config.secrets as GateConfig['secrets'],
     };
   } catch {
     return undefined;
