@@ -68,7 +68,8 @@ test('[secrets] show takes a location and all below it away, hide adds (and wins
 test('entries are ~/path or /path, no .., not / or ~ alone', () => {
   assert.equal(checkSecretEntry('~/.foo//bar/'), '~/.foo/bar');
   assert.equal(checkSecretEntry('/srv/x'), '/srv/x');
-  for (const bad of ['', 'relative', '~', '~/', '/', '~/../x', '$HOME/x', 3]) assert.throws(() => checkSecretEntry(bad), /must|contains|would hide/, String(bad));
+  for (const bad of ['', 'relative', '~', '~/', '/', '~/../x', '$HOME/x', 3])
+    assert.throws(() => checkSecretEntry(bad), /must|contains|would hide/, String(bad));
 });
 
 test('workspace-write, read-only and a restricted external sandbox hide what exists: a folder empty, a file empty', () => {

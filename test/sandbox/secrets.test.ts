@@ -41,6 +41,8 @@ const PROBE = [
   'echo "[link]"; cat key-link',
   'echo "[find]"; find ~ -name id_rsa',
   'echo "[grep]"; grep -rl PRIVATE-KEY ~ 2>/dev/null',
+  // pid 1 of a session sandbox is its holder, whose root is the host's: its /proc files are closed to the run
+  'echo "[proc1]"; cat "/proc/1/root$HOME/.ssh/id_rsa" 2>/dev/null',
   'echo "[hard]"; cat key-hardlink',
   'echo "[end]"',
 ].join('; ');
@@ -96,6 +98,7 @@ for (const [name, mode, env] of [
     assert.equal(section(out, 'link'), '');
     assert.equal(section(out, 'find'), '', 'find ~ finds no id_rsa');
     assert.equal(section(out, 'grep'), '', 'no file under ~ holds the key');
+    assert.equal(section(out, 'proc1'), '', 'not through /proc/1/root either');
     for (const s of [AWS, 'NETRC-SECRET']) assert.ok(!out.includes(s) && !r.stderr.includes(s), `${s} leaked: ${out}`);
     // the known limit: a hard link made before the run is the same file under another name (docs/secrets.md)
     assert.equal(section(out, 'hard'), KEY);
@@ -115,6 +118,19 @@ test('outside any sandbox (danger-full-access) the same command reads them: noth
   } finally {
     await sandboxMode('workspace-write');
   }
+});
+
+test("the issue's command: `cat ~/.ssh/id_rsa` fails in the sandbox and works after a read grant of ~/.ssh", async () => {
+  await sandboxMode('workspace-write');
+  const denied = await run(GATE_SH, ['-c', 'cat ~/.ssh/id_rsa'], { env: rig.env, cwd: rig.ws });
+  assert.notEqual(denied.code, 0);
+  assert.equal(denied.stdout, '');
+  const prompts = rig.prompts.length;
+  const r = await run(GATE_SH, ['--with-permissions', '{"file_system":{"read":["~/.ssh"]}}', '-c', 'cat ~/.ssh/id_rsa'], { env: rig.env, cwd: rig.ws });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, KEY);
+  const asked = rig.prompts.slice(prompts).find((p) => p.sandbox_permissions === 'with_additional_permissions');
+  assert.deepEqual(asked?.secret_access, [{ location: join(home, '.ssh'), path: join(home, '.ssh'), access: 'read' }]);
 });
 
 test('a read grant opens exactly the location it names, for that run, and its prompt says so', async () => {
