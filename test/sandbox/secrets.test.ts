@@ -2,14 +2,15 @@
 // gate-sh (native, and the Node entry for the config case), bubblewrap, and a scratch HOME this test makes
 // (tempEnv's; never the user's own). Credential files made there before the runs must not be readable
 // inside the turn sandbox — workspace-write joining its session sandbox, workspace-write with a sandbox of
-// its own, read-only — by name, through a symlink, by listing or by `find`; the same command outside any
+// its own, read-only — by name, through a symlink, by listing, `find`, `grep` or the session holder's
+// /proc/1/root, nor in a skill's sandbox (the escalation runner's); the same command outside any
 // sandbox (danger-full-access) reads them; a `--with-permissions` read or write grant opens exactly the
 // location it names, for that run, and its prompt says so; `[secrets]` in config.toml adds and takes away;
 // a location that does not exist leaves no trace in HOME. A hard link to a secret made before the run is
 // the known limit (it is the same file under another name): pinned below as it behaves. Test-only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, GATE_SH, GATE_SH_NODE } from '../helpers/env.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
@@ -56,6 +57,8 @@ function section(out: string, name: string): string {
 
 let rig: DaemonProc;
 let home: string;
+let plainSkill: string;
+let readerSkill: string;
 before(async () => {
   rig = await startDaemon({
     config: 'approval_policy = "on-request"\nsandbox_mode = "workspace-write"\n',
@@ -65,6 +68,9 @@ before(async () => {
   });
   home = rig.env.HOME;
   plant(home, rig.ws);
+  // before the first run: a session sandbox keeps the view of CODEX_HOME it was built with (blocked while missing)
+  plainSkill = skill('writer', '  file_system:\n    write: [out]');
+  readerSkill = skill('ssh-reader', "  file_system:\n    read: ['/', '~/.ssh']");
 });
 after(() => rig?.close());
 
@@ -172,6 +178,28 @@ test('a write grant to a secret location makes it writable in that run only, and
   assert.deepEqual(asked?.secret_access, [{ location: join(home, '.aws'), path: join(home, '.aws'), access: 'write' }]);
   const after = await run(GATE_SH, ['-c', 'cat ~/.aws/credentials'], { env: rig.env, cwd: rig.ws });
   assert.equal(after.stdout, '', 'hidden again in the next run');
+});
+
+/** A skill under CODEX_HOME/skills whose script prints the key, or `hidden`. */
+function skill(name: string, permissions: string): string {
+  const dir = join(rig.env.CODEX_HOME, 'skills', name);
+  mkdirSync(join(dir, 'scripts'), { recursive: true });
+  mkdirSync(join(dir, 'out'), { recursive: true });
+  writeFileSync(join(dir, 'SKILL.md'), `---\nname: ${name}\ndescription: reads a key\npermissions:\n${permissions}\n---\n# ${name}\n`);
+  writeFileSync(join(dir, 'scripts', 'run.sh'), '#!/bin/bash\ncat ~/.ssh/id_rsa 2>/dev/null || echo hidden\n');
+  chmodSync(join(dir, 'scripts', 'run.sh'), 0o755);
+  return join(dir, 'scripts', 'run.sh');
+}
+
+test("a skill's sandbox (its declared permissions, run by the escalation runner) hides them too, unless it declares one", async () => {
+  await sandboxMode('workspace-write');
+  const r = await run(GATE_SH, ['-c', plainSkill], { env: rig.env, cwd: rig.ws });
+  assert.equal(r.stdout, 'hidden\n', r.stderr);
+  const prompts = rig.prompts.length;
+  const k = await run(GATE_SH, ['-c', readerSkill], { env: rig.env, cwd: rig.ws });
+  assert.equal(k.stdout, KEY, k.stderr);
+  const asked = rig.prompts.slice(prompts).find((p) => p.command?.[0] === readerSkill);
+  assert.deepEqual(asked?.secret_access, [{ location: join(home, '.ssh'), path: join(home, '.ssh'), access: 'read' }]);
 });
 
 test('[secrets] in config.toml: hide adds a location, show takes one away (native and Node gate-sh)', async (t) => {
