@@ -124,20 +124,22 @@ export interface SecretLocationsOptions {
 }
 
 /**
- * The absolute paths to hide, existing or not (the masks look), parents first, without `/`, a home folder
- * or a folder above one (a variable set to one of those names no credential location; such a value is
- * left out rather than hiding the home).
+ * The absolute paths to hide, existing or not (the masks look), parents first. A default that would be
+ * `/`, a home folder or a folder above one (a variable set to such a value names no credential location)
+ * is left out rather than hiding the home.
  */
 export function secretLocations(o: SecretLocationsOptions): string[] {
   const homes = [...new Set(o.homes.filter((h) => h.startsWith('/')).map(normAbs))];
   const shown = (o.setting?.show ?? []).flatMap((s) => spelled(s, homes));
+  const tooWide = (p: string) => p === '/' || homes.some((h) => isWithin(h, p));
   const out = new Set<string>();
   for (const d of DEFAULT_SECRETS)
     for (const p of [...spelled(d.path, homes), ...(d.moved ?? []).flatMap((m) => moved(m, o.env))])
-      if (!shown.some((s) => isWithin(p, s))) out.add(p);
-  for (const h of o.setting?.hide ?? []) for (const p of spelled(h, homes)) out.add(p);
-  const tooWide = (p: string) => p === '/' || homes.some((h) => isWithin(h, p));
-  return [...out].filter((p) => !tooWide(p)).sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
+      if (!tooWide(p) && !shown.some((s) => isWithin(p, s))) out.add(p);
+  // the user's own entries as given (checkSecretEntry refused `/` and `~`): one holding the working folder
+  // is refused by the masks with a message, never dropped without a word
+  for (const h of o.setting?.hide ?? []) for (const p of spelled(h, homes)) if (p !== '/') out.add(p);
+  return [...out].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 export interface SecretFound {

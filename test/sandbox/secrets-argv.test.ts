@@ -100,6 +100,9 @@ test('a location inside a writable root is still masked on top of it; the cwd in
   assert.deepEqual(masks(a), HIDDEN);
   assert.throws(() => turnSandboxArgv(workspaceWrite(), ctx({ '/h/.ssh/proj': 'dir' }, { cwd: '/h/.ssh/proj' })), (e: Error) =>
     e instanceof SandboxError && /inside the secret location \/h\/\.ssh/.test(e.message));
+  // the user's own entry that holds the working folder: refused with the same message, never dropped silently
+  const wide = secretLocations({ homes: ['/h'], env: {}, setting: { hide: ['/ws'] } });
+  assert.throws(() => turnSandboxArgv({ type: 'read-only' }, ctx({}, { secrets: wide })), /the folder \/ws lies inside the secret location \/ws/);
 });
 
 test('a profile grants what it names: the location, or only a path inside it; a folder above one grants nothing', () => {

@@ -48,10 +48,10 @@ const PROBE = [
   'echo "[end]"',
 ].join('; ');
 
-/** The output between a marker and the next. */
-function section(out: string, name: string): string {
-  const m = new RegExp(`\\[${name}\\]\\n([\\s\\S]*?)\\[`).exec(out);
-  assert.ok(m, `section ${name} in ${JSON.stringify(out)}`);
+/** The output between a marker and the next (a run that failed to start says why: its stderr). */
+function section(r: { stdout: string; stderr: string }, name: string): string {
+  const m = new RegExp(`\\[${name}\\]\\n([\\s\\S]*?)\\[`).exec(r.stdout);
+  assert.ok(m, `section ${name} in ${JSON.stringify(r.stdout)}; stderr: ${r.stderr}`);
   return m[1];
 }
 
@@ -95,19 +95,19 @@ for (const [name, mode, env] of [
     const before = homeEntries();
     const r = await run(GATE_SH, ['-c', PROBE], { env: { ...rig.env, ...env }, cwd: rig.ws });
     const out = r.stdout;
-    assert.equal(section(out, 'ssh'), '', r.stderr);
+    assert.equal(section(r, 'ssh'), '', r.stderr);
     assert.match(r.stderr, /cat: .*\.ssh\/id_rsa: No such file or directory/);
-    assert.equal(section(out, 'aws'), '');
+    assert.equal(section(r, 'aws'), '');
     // a hidden file is there, empty: tools that read it find nothing configured
-    assert.equal(section(out, 'netrc'), '0\n');
-    assert.equal(section(out, 'ls'), '');
-    assert.equal(section(out, 'link'), '');
-    assert.equal(section(out, 'find'), '', 'find ~ finds no id_rsa');
-    assert.equal(section(out, 'grep'), '', 'no file under ~ holds the key');
-    assert.equal(section(out, 'proc1'), '', 'not through /proc/1/root either');
+    assert.equal(section(r, 'netrc'), '0\n');
+    assert.equal(section(r, 'ls'), '');
+    assert.equal(section(r, 'link'), '');
+    assert.equal(section(r, 'find'), '', 'find ~ finds no id_rsa');
+    assert.equal(section(r, 'grep'), '', 'no file under ~ holds the key');
+    assert.equal(section(r, 'proc1'), '', 'not through /proc/1/root either');
     for (const s of [AWS, 'NETRC-SECRET']) assert.ok(!out.includes(s) && !r.stderr.includes(s), `${s} leaked: ${out}`);
     // the known limit: a hard link made before the run is the same file under another name (docs/secrets.md)
-    assert.equal(section(out, 'hard'), KEY);
+    assert.equal(section(r, 'hard'), KEY);
     assert.deepEqual(homeEntries(), before, 'nothing made in HOME');
   });
 }
@@ -117,10 +117,10 @@ test('outside any sandbox (danger-full-access) the same command reads them: noth
   try {
     const r = await run(GATE_SH, ['-c', PROBE], { env: rig.env, cwd: rig.ws });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(section(r.stdout, 'ssh'), KEY);
-    assert.equal(section(r.stdout, 'aws'), AWS);
-    assert.equal(section(r.stdout, 'link'), KEY);
-    assert.equal(section(r.stdout, 'find'), `${join(home, '.ssh', 'id_rsa')}\n`);
+    assert.equal(section(r, 'ssh'), KEY);
+    assert.equal(section(r, 'aws'), AWS);
+    assert.equal(section(r, 'link'), KEY);
+    assert.equal(section(r, 'find'), `${join(home, '.ssh', 'id_rsa')}\n`);
   } finally {
     await sandboxMode('workspace-write');
   }
