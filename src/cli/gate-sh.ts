@@ -388,7 +388,7 @@ function sayStopNote(paths: GatePaths, since: number): void {
 /** The session settings the caller's environment names, for the daemon to apply or refuse (never ignore). */
 function settingsOf(env: Record<string, string | undefined>): { settings?: Record<string, string> } {
   const settings: Record<string, string> = {};
-  for (const name of ['GATE_SANDBOX_MODE', 'GATE_APPROVAL_POLICY']) {
+  for (const name of ['GATE_SANDBOX_MODE', 'GATE_APPROVAL_POLICY', 'GATE_SECRETS_HIDE', 'GATE_SECRETS_SHOW']) {
     const v = env[name];
     if (v !== undefined && v.trim() !== '') settings[name] = v;
   }

@@ -7,6 +7,7 @@ import { parseApprovalPolicy, type ApprovalPolicy } from '../decide/approval-pol
 import { parseSandboxPolicy, workspaceWrite, type SandboxMode, type SandboxPolicy } from '../sandbox/policy.js';
 import { NO_NETWORK_LISTS, type NetworkLists } from '../decide/index.js';
 import { networkListsFromTable, networkListsView } from './network.js';
+import { checkSecretEntry, type SecretsSetting } from '../sandbox/secrets.js';
 
 export interface GateConfig {
   approval_policy: ApprovalPolicy;
@@ -24,6 +25,8 @@ export interface GateConfig {
   risk_assessor?: string | string[];
   /** `[network] allowed_domains / denied_domains` (src/config/network.ts): hosts a run's proxy lets through or refuses */
   network_domains: NetworkLists;
+  /** [secrets]: the credential locations every sandbox hides, changed (src/sandbox/secrets.ts) */
+  secrets?: SecretsSetting;
 }
 
 export const DEFAULT_CONFIG: GateConfig = {
@@ -50,6 +53,7 @@ const TOP_KEYS = new Set([
   'audit_log',
   'risk_assessor',
   'network',
+  'secrets',
 ]);
 const WW_KEYS = new Set(['writable_roots', 'agent_writable_roots', 'network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp']);
 
@@ -90,11 +94,34 @@ export function configFromTable(t: Record<string, unknown>, where: string, base:
     out.risk_assessor = r as string | string[];
   }
   if (t.network !== undefined) out.network_domains = wrapBare(where, () => networkListsFromTable(t.network));
+  if (t.secrets !== undefined) out.secrets = secretsTable(where, t.secrets, base.secrets);
   return out;
 }
 
+/** `[secrets]`: `hide` and `show`, lists of `~/path` or `/path` (checkSecretEntry); each list replaces the
+ * one set before it (the file's, then a variable's). */
+function secretsTable(where: string, v: unknown, base: SecretsSetting | undefined): SecretsSetting | undefined {
+  if (!isTable(v)) throw new ConfigError(`${where}: 'secrets' must be a table (hide = [...], show = [...])`);
+  let out = base;
+  for (const k of Object.keys(v)) {
+    if (k !== 'hide' && k !== 'show') throw new ConfigError(`${where}: unknown key 'secrets.${k}' (hide, show)`);
+    if (!Array.isArray(v[k])) throw new ConfigError(`${where}: 'secrets.${k}' must be a list of paths`);
+    out = withSecrets(out, k, v[k] as unknown[], where);
+  }
+  return out;
+}
+
+function withSecrets(base: SecretsSetting | undefined, key: 'hide' | 'show', list: readonly unknown[], where: string): SecretsSetting | undefined {
+  const paths = list.map((p) => wrap(where, `secrets.${key}`, () => checkSecretEntry(p)));
+  const out: SecretsSetting = { ...base, [key]: [...new Set(paths)] };
+  if (!out.hide?.length) delete out.hide;
+  if (!out.show?.length) delete out.show;
+  return out.hide || out.show ? out : undefined;
+}
+
 /** Environment overrides: GATE_APPROVAL_POLICY, GATE_SANDBOX_MODE, GATE_APPROVAL_TIMEOUT_MS, GATE_AUTOSTART,
- * GATE_RULES (':'-separated), GATE_GIT_READ_ONLY, GATE_AUDIT_LOG. */
+ * GATE_RULES (':'-separated), GATE_GIT_READ_ONLY, GATE_AUDIT_LOG,
+ * GATE_SECRETS_HIDE / GATE_SECRETS_SHOW (each a `:`-separated list replacing its [secrets] list). */
 export function configFromEnv(env: Record<string, string | undefined>, base: GateConfig): GateConfig {
   let out = base;
   for (const [name, key] of ENV_KEYS) {
@@ -113,6 +140,8 @@ const ENV_KEYS: [string, string][] = [
   ['GATE_RULES', 'rules'],
   ['GATE_GIT_READ_ONLY', 'git_read_only'],
   ['GATE_AUDIT_LOG', 'audit_log'],
+  ['GATE_SECRETS_HIDE', 'secrets.hide'],
+  ['GATE_SECRETS_SHOW', 'secrets.show'],
 ];
 
 /** Keys a string value can set (env, flags, `gate config set`). */
@@ -137,6 +166,12 @@ export function setConfigValue(base: GateConfig, key: string, raw: string, where
       return { ...base, rules: v.split(':').filter((s) => s !== '') };
     case 'audit_log':
       return { ...base, audit_log: v };
+    case 'secrets.hide':
+    case 'secrets.show': {
+      // ':'-separated, as GATE_RULES
+      const k = key === 'secrets.hide' ? 'hide' : 'show';
+      return { ...base, secrets: withSecrets(base.secrets, k, v.split(':').filter((s) => s !== ''), where) };
+    }
   }
   throw new ConfigError(`${where}: unknown or read-only key '${key}' (settable: ${SETTABLE_KEYS.join(', ')})`);
 }
@@ -163,6 +198,7 @@ export function configView(c: GateConfig): Record<string, unknown> {
   if (c.risk_assessor !== undefined) view.risk_assessor = c.risk_assessor;
   const network = networkListsView(c.network_domains);
   if (network) view.network = network;
+  if (c.secrets !== undefined) view.secrets = c.secrets;
   return view;
 }
 
@@ -212,9 +248,11 @@ function timeout(where: string, key: string, v: unknown): number {
  * The settings a gate-sh caller's environment asks for, which a running daemon must either apply or refuse
  * (DESIGN.md invariant 11): name → raw value, only those set and not empty.
  */
-export const CALLER_SETTINGS: readonly (readonly [string, 'sandbox_mode' | 'approval_policy'])[] = [
+export const CALLER_SETTINGS: readonly (readonly [string, 'sandbox_mode' | 'approval_policy' | 'secrets.hide' | 'secrets.show'])[] = [
   ['GATE_SANDBOX_MODE', 'sandbox_mode'],
   ['GATE_APPROVAL_POLICY', 'approval_policy'],
+  ['GATE_SECRETS_HIDE', 'secrets.hide'],
+  ['GATE_SECRETS_SHOW', 'secrets.show'],
 ];
 
 export function callerSettings(env: Record<string, string | undefined>): Record<string, string> | undefined {
@@ -244,8 +282,10 @@ export function settingsConflict(config: GateConfig, asked: Record<string, unkno
       return `${(e as Error).message}; fix or unset ${name}`;
     }
     const json = raw.trim().startsWith('{');
-    const has = key === 'sandbox_mode' ? config.sandbox_policy : config.approval_policy;
-    const want = key === 'sandbox_mode' ? wanted.sandbox_policy : wanted.approval_policy;
+    const pick = (c: GateConfig): unknown =>
+      key === 'sandbox_mode' ? c.sandbox_policy : key === 'approval_policy' ? c.approval_policy : [...(c.secrets?.[key === 'secrets.hide' ? 'hide' : 'show'] ?? [])].sort();
+    const has = pick(config);
+    const want = pick(wanted);
     const same =
       key === 'sandbox_mode' && !json ? config.sandbox_policy.type === wanted.sandbox_policy.type : JSON.stringify(has) === JSON.stringify(want);
     if (same) continue;

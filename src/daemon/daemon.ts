@@ -61,6 +61,7 @@ import { auditFields, reusedHead, reusedTail, type Settled } from './audit-field
 import { warmUp, type WarmUpOptions } from './warm-up.js';
 import { Settlements, settledFor } from './settlements.js';
 import { promptFor, riskFor } from './prompt-event.js';
+import { secretAccessFor } from './secret-prompt.js';
 import { applyAnswer } from './approved.js';
 import { statusView } from './status.js';
 import { PlantWatch } from './planted.js';
@@ -284,6 +285,8 @@ export class Daemon<P> {
       subcommands: subReplies,
       sandbox: this.config.sandbox_policy,
     };
+    // the user's change to the hidden credential locations, for every sandbox the client builds (secrets.ts)
+    if (this.config.secrets) reply.secrets = this.config.secrets;
     if (check.perExecSandbox && reply.action.type !== 'Deny') {
       // decided per exec: the script cannot write unless a person agreed to the writes it asked up front
       // (the sandbox is the decision's own, as `gate explain` shows it)
@@ -630,6 +633,11 @@ export class Daemon<P> {
     this.counters.prompts++;
     const cmd = shortCommand(s.argv); // only a prompt shows it (shell-quoting costs on the hot path)
     const prompt = promptFor({ s, run, runId, origin, cwd, display: displayCommand(s.argv), justification });
+    // a permission request naming a hidden credential location says so (src/daemon/secret-prompt.ts)
+    // (the profile the approval grants: a with_additional_permissions request's, or a skill's declared one)
+    const profile = s.action.type === 'Escalate' && s.action.execution.type === 'Permissions' ? s.action.execution.profile : run?.additional_permissions;
+    const secrets = secretAccessFor(profile, { env: process.env, setting: this.config.secrets });
+    if (secrets) prompt.secret_access = secrets;
     const approvalId = randomUUID();
     onAsk(approvalId);
     const risk = await riskFor(prompt, approvalId, {

@@ -27,6 +27,7 @@ import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import { GrantTable } from './escalation.js';
 import type { GatePaths } from '../protocol/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SecretsSetting } from '../sandbox/secrets.js';
 import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { gateGuard } from '../sandbox/gate-state.js';
@@ -47,6 +48,8 @@ export interface EscalationServerOptions {
   env: Record<string, string | undefined>;
   /** the turn's sandbox policy now (TurnDefault) */
   turnPolicy(): SandboxPolicy;
+  /** the [secrets] setting now (the hidden credential locations; the default list without it) */
+  secrets?(): SecretsSetting | undefined;
   /** resolved bubblewrap path (only needed when an execution is sandboxed) */
   bwrap(): string;
   log(line: string): void;
@@ -228,7 +231,7 @@ export class EscalationServer implements EscalationRunner {
     let line: CommandLine;
     let guard: string | undefined;
     try {
-      const ctx = gateSandboxContext({ cwd, env: this.o.env });
+      const ctx = gateSandboxContext({ cwd, env: this.o.env, secrets: this.o.secrets?.() });
       const turn = this.o.turnPolicy();
       const bwrapArgs = sandboxArgvFor(grant.execution, turn, ctx);
       line = wrapCommand([grant.program, ...grant.argv.slice(1)], bwrapArgs, bwrapArgs ? this.o.bwrap() : '');

@@ -6,6 +6,7 @@ import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import type { AuditLog } from './audit.js';
 import type { GatePaths } from '../protocol/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SecretsSetting } from '../sandbox/secrets.js';
 import { findBwrap } from '../exec/sandbox-run.js';
 import { EscalationServer } from './escalation-runner.js';
 
@@ -13,6 +14,7 @@ export interface StartEscalationOptions {
   paths: GatePaths;
   env: Record<string, string | undefined>;
   turnPolicy(): SandboxPolicy;
+  secrets?(): SecretsSetting | undefined;
   log(line: string): void;
   audit?: Pick<AuditLog, 'write'>;
   /** the run's root pids while it lives (EscalationServerOptions.runRoots) */
@@ -25,6 +27,7 @@ export async function startEscalationRunner(o: StartEscalationOptions): Promise<
       paths: o.paths,
       env: o.env,
       turnPolicy: o.turnPolicy,
+      secrets: o.secrets,
       bwrap: () => findBwrap(o.env),
       log: o.log,
       runRoots: o.runRoots,

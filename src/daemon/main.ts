@@ -133,6 +133,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       paths,
       env: opts.env,
       turnPolicy: () => daemon.config.sandbox_policy,
+      secrets: () => daemon.config.secrets,
       log,
       audit,
       runRoots: (id) => daemon.runRoots(id),

@@ -5,7 +5,7 @@
  */
 import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
-import { displayCommand, fit, PROMPT_MAX, visibleText as v } from '../protocol/display.js';
+import { displayCommand, fit, PROMPT_MAX, secretAccessText, visibleText as v } from '../protocol/display.js';
 
 export const KEYS: Record<string, ReturnType<typeof reviewDecisionKind>> = {
   a: 'approved',
@@ -35,6 +35,7 @@ export function renderPrompt(p: PromptEvent, index?: number): string {
   if (p.risk_assessment) lines.push(`   risk:    ${v(p.risk_assessment.risk_level)}: ${v(p.risk_assessment.summary)}`);
   if (p.sandbox_permissions && p.sandbox_permissions !== 'use_default')
     lines.push(`   asks:    ${v(p.sandbox_permissions)}${p.requested_permissions ? ` ${v(JSON.stringify(p.requested_permissions))}` : ''}`);
+  if (p.secret_access?.length) lines.push(`   secrets: ${secretAccessText(p.secret_access)}`);
   if (p.amendment_rule) lines.push(`   saves:   ${fitted(p.amendment_rule)}`);
   const keys = p.available_decisions.map((d) => LABEL[reviewDecisionKind(d)]);
   if (isCut(p)) keys.push(`[${VIEW_KEY}] view the whole command`);

@@ -41,7 +41,7 @@ export interface RunPlan {
 export interface PlanInput {
   /** `action`: an overall Escalate (every subcommand explicitly allowed, or an approved escalation) runs
    *  the script as that execution; otherwise it runs in the turn's sandbox */
-  reply: Pick<PreflightReply, 'run_id' | 'sandbox'> & { action?: Action };
+  reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'secrets'> & { action?: Action };
   invocation: ShellInvocation;
   /** the exact script text the daemon checked */
   script: string;
@@ -79,6 +79,7 @@ export function planRun(p: PlanInput): RunPlan {
     bwrap: p.sandbox?.bwrap ?? (() => findBwrap(p.env)),
     fs: p.sandbox?.fs,
     interactive: p.sandbox?.interactive,
+    secrets: p.reply.secrets,
   });
   return withExecGate(sandboxed, { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0, shimsDir: p.shimsDir });
 }

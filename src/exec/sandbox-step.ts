@@ -10,6 +10,7 @@ import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { FsView } from '../sandbox/fs-view.js';
 import type { Env } from '../protocol/paths.js';
 import type { EscalationExecution } from '../protocol/action.js';
+import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { sandboxArgvFor, wrapCommand } from '../sandbox/wrap.js';
 import { gateGuard } from '../sandbox/gate-state.js';
@@ -28,6 +29,9 @@ export interface SandboxStepOptions {
   fs?: FsView;
   /** more files to keep read-only: rule files and audit log named in the config */
   protectedExtra?: readonly string[];
+  /** the daemon's [secrets] setting (the pre-flight reply's); the default list of hidden credential
+   *  locations applies without it (src/sandbox/secrets.ts) */
+  secrets?: SecretsSetting;
 }
 
 export interface PlanShape {
@@ -39,7 +43,7 @@ export interface PlanShape {
 /** `guard`: a run without a sandbox gets the gate's guard instead (src/sandbox/gate-state.ts), applied by
  * the exec gate's launcher; not under an external sandbox, whose outer sandbox is in charge. */
 export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
-  const ctx = gateSandboxContext({ cwd: plan.cwd, env: o.env, fs: o.fs, newSession: !o.interactive, protectedExtra: o.protectedExtra });
+  const ctx = gateSandboxContext({ cwd: plan.cwd, env: o.env, fs: o.fs, newSession: !o.interactive, protectedExtra: o.protectedExtra, secrets: o.secrets });
   const bwrapArgs = sandboxArgvFor(o.execution ?? { type: 'TurnDefault' }, o.policy, ctx);
   if (bwrapArgs === null) return { ...plan, sandboxed: false, ...(o.policy.type === 'external-sandbox' ? {} : { guard: gateGuard(ctx) }) };
   const line = wrapCommand([plan.program, ...plan.args], bwrapArgs, o.bwrap());

@@ -14,7 +14,7 @@
  */
 import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
-import { codeSpan, visibleText as v } from '../protocol/display.js';
+import { codeSpan, secretAccessText, visibleText as v } from '../protocol/display.js';
 import { promptCommand } from '../daemon/prompt-view.js';
 
 export interface ElicitationParams {
@@ -45,6 +45,7 @@ export function elicitationFor(p: PromptEvent): ElicitationParams {
   if (p.matched_rule) lines.push(`Rule: ${v(p.matched_rule)}`);
   if (p.sandbox_permissions === 'require_escalated') lines.push('Asks: to run outside the sandbox');
   else if (p.sandbox_permissions === 'with_additional_permissions') lines.push(`Asks: additional permissions ${v(JSON.stringify(p.requested_permissions ?? {}))}`);
+  if (p.secret_access?.length) lines.push(`Secrets: ${secretAccessText(p.secret_access)}`);
   if (p.risk_assessment) lines.push(`Risk: ${v(p.risk_assessment.risk_level)}: ${v(p.risk_assessment.summary)}`);
   if (p.amendment_rule) lines.push(`"${net ? 'network_policy_amendment' : 'approved_execpolicy_amendment'}" saves: ${v(p.amendment_rule)}`);
   if (net) lines.push('"approved" allows it for this command only (until it ends); "approved_for_session" for the session');

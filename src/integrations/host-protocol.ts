@@ -17,7 +17,7 @@
  */
 import { reviewDecisionKind, type NetworkPolicyAmendment, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
 import type { NetworkApprovalContext, PromptEvent } from '../protocol/approval.js';
-import { visibleText } from '../protocol/display.js';
+import { secretAccessText, visibleText } from '../protocol/display.js';
 import { promptCommand } from '../daemon/prompt-view.js';
 
 export const REQUEST_APPROVAL = 'item/commandExecution/requestApproval';
@@ -81,6 +81,7 @@ export function approvalRequestParams(p: PromptEvent): Record<string, unknown> {
     ...(p.sandbox_permissions && p.sandbox_permissions !== 'use_default'
       ? { sandboxPermissions: p.sandbox_permissions, additionalPermissions: p.requested_permissions ?? null }
       : {}),
+    ...(p.secret_access?.length ? { secretAccess: secretAccessText(p.secret_access) } : {}),
     ...(p.risk_assessment ? { riskAssessment: { summary: visibleText(p.risk_assessment.summary), riskLevel: p.risk_assessment.risk_level } } : {}),
     ...(p.expires_at ? { expiresAt: p.expires_at } : {}),
     ...networkParams(p),

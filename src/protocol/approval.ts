@@ -48,6 +48,17 @@ export interface PromptEvent {
   network_port?: number;
   /** a network prompt: the amendments a `network_policy_amendment` answer may save (Codex's shape) */
   proposed_network_policy_amendments?: NetworkPolicyAmendment[];
+  /** what the requested permissions open of the credential locations every sandbox hides
+   * (src/sandbox/secrets.ts): shown on every surface (secretAccessText, src/protocol/display.ts) */
+  secret_access?: SecretAccess[];
+}
+
+/** One hidden secret location a permission request opens: the location, the path named (the location or
+ * a path inside it), read or write. Absolute paths. */
+export interface SecretAccess {
+  location: string;
+  path: string;
+  access: 'read' | 'write';
 }
 
 export interface RiskAssessment {

@@ -37,7 +37,7 @@ export function encodeText(msg: Envelope): string {
  */
 export function encodePreflightReply(r: Omit<PreflightReply, 'subcommands'>, subcommandsJson: string): string {
   const j = JSON.stringify;
-  return `{"v":${j(r.v)},"id":${j(r.id)},"type":"preflight","run_id":${j(r.run_id)},"action":${j(r.action)},"complex":${j(r.complex)},"subcommands":${subcommandsJson},"sandbox":${j(r.sandbox)}${r.start_up ? ',"start_up":true' : ''}${r.per_exec ? ',"per_exec":true' : ''}${r.sandbox_narrowed ? ',"sandbox_narrowed":true' : ''}${r.plan ? `,"plan":${j(r.plan)}` : ''}}`;
+  return `{"v":${j(r.v)},"id":${j(r.id)},"type":"preflight","run_id":${j(r.run_id)},"action":${j(r.action)},"complex":${j(r.complex)},"subcommands":${subcommandsJson},"sandbox":${j(r.sandbox)}${r.start_up ? ',"start_up":true' : ''}${r.per_exec ? ',"per_exec":true' : ''}${r.sandbox_narrowed ? ',"sandbox_narrowed":true' : ''}${r.secrets ? `,"secrets":${j(r.secrets)}` : ''}${r.plan ? `,"plan":${j(r.plan)}` : ''}}`;
 }
 
 /** True when the message must take the stream fallback instead of a datagram. */

@@ -80,6 +80,20 @@ export function fit(s: string, max: number): string {
   return `${s.slice(0, head)} …[${s.length} characters, ${s.length - head - tail} not shown]… ${s.slice(s.length - tail)}`;
 }
 
+/**
+ * What a permission request opens of the hidden credential locations, as one line for a prompt: "reads the
+ * hidden secret location /h/.ssh", "writes /h/.aws/credentials (inside the hidden secret location /h/.aws)".
+ */
+export function secretAccessText(list: readonly { location: string; path: string; access: 'read' | 'write' }[]): string {
+  return list
+    .map((s) => {
+      const verb = s.access === 'write' ? 'writes' : 'reads';
+      const what = s.path === s.location ? `the hidden secret location ${s.location}` : `${s.path} (inside the hidden secret location ${s.location})`;
+      return visibleText(`${verb} ${what}`);
+    })
+    .join('; ');
+}
+
 /** A markdown code span holding `s` whatever backticks it contains (MCP elicitation text is markdown). */
 export function codeSpan(s: string): string {
   const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((r) => r.length));

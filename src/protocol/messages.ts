@@ -5,7 +5,7 @@
  * a reply carries the `id` of its request. Nothing on this channel can approve anything.
  */
 import type { Action, Decision, EscalationExecution } from './action.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from './sandbox-policy.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy, SecretsSetting } from './sandbox-policy.js';
 import type { PlanRequest, WirePlan } from './plan.js';
 
 /** Version and limits: shared with the C side, so written in shared-with-c.ts (shims/gate-shared.h). */
@@ -40,7 +40,7 @@ export interface PreflightRequest {
   start_up?: StartUpRequest;
   /** the native gate-sh: build its run plan too (src/exec/client-plan.ts) */
   plan?: PlanRequest;
-  /** the session settings the caller's environment names (GATE_SANDBOX_MODE, GATE_APPROVAL_POLICY): the daemon
+  /** the session settings the caller's environment names (GATE_SANDBOX_MODE, GATE_APPROVAL_POLICY, GATE_SECRETS_*): the daemon
    * refuses the call when they are not its own (src/config/config.ts settingsConflict); the native gate-sh's
    * are read from plan.env */
   settings?: Record<string, string>;
@@ -82,6 +82,9 @@ export interface PreflightReply {
   complex: boolean;
   subcommands: SubcommandReply[];
   sandbox: SandboxPolicy; // the turn sandbox the script runs in
+  /** the daemon's [secrets] setting, when it changes the default hidden credential locations
+   * (src/sandbox/secrets.ts): every sandbox the client builds for this run hides what it says */
+  secrets?: SecretsSetting;
   /** the run is in its start-up phase: the client ends it (start-up-end) before the script's first command */
   start_up?: boolean;
   /** the script is decided per exec (issue 17): it runs in `sandbox`, which is then read-only unless a

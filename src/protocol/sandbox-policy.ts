@@ -31,3 +31,10 @@ export interface PermissionProfile {
 
 /** What a caller asked for one command (Codex `sandbox_permissions`). */
 export type SandboxPermissions = 'use_default' | 'require_escalated' | 'with_additional_permissions';
+
+/** The user's change to the credential locations every sandbox hides (config.toml `[secrets]`,
+ * src/sandbox/secrets.ts): `hide` adds `~/path` or `/path` entries, `show` takes defaults away. */
+export interface SecretsSetting {
+  hide?: string[];
+  show?: string[];
+}

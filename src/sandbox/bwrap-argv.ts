@@ -18,6 +18,7 @@ import { isWithin, mountArgs, normAbs, sortRoots, type MountOp } from './mounts.
 import { hidePath, protectAncestors, protectedNames, protectExtra, protectRoot } from './protected.js';
 import { resolveProfile } from './profile-paths.js';
 import { socketFileMasks, socketFolderMasks, type SocketView } from './sockets.js';
+import { secretMasks, type SecretGrants } from './secrets.js';
 
 export interface CriticalPath {
   path: string;
@@ -52,6 +53,11 @@ export interface SandboxContext {
   /** GATE_HOME and CODEX_HOME: under the guard of a run without a sandbox (gate-state.ts), read-only and
    *  made when missing */
   gateHomes?: readonly string[];
+  /** credential locations hidden inside (src/sandbox/secrets.ts: absolute, existing or not; only existing
+   *  ones are masked); absent: none (tests of other mounts) */
+  secrets?: readonly string[];
+  /** the empty read-only regular file bound over a hidden file (default /dev/null: then unreadable) */
+  secretFile?: string;
 }
 
 /** Folders readable when a profile restricts reads: enough to start programs, nothing of the user's. */
@@ -70,12 +76,13 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       const v = socketView(ctx, [ctx.cwd]);
       if (v) ops.push(...socketFolderMasks(v, ops, fs));
       ops.push(...hidden(ctx, ops, fs));
+      ops.push(...secrets(ctx, ops, fs));
       if (v) ops.push(...socketFileMasks(v, ops, fs));
       return assemble([...ops, ...requestDir(ctx, fs)], false, ctx);
     }
     case 'read-only': {
       const ops: MountOp[] = [{ op: 'ro-bind', src: '/', dest: '/' }];
-      return assemble([...ops, ...gateMounts(ctx, ops, fs, [])], false, ctx);
+      return assemble([...ops, ...gateMounts(ctx, ops, fs, [], NO_GRANTS)], false, ctx);
     }
     case 'workspace-write': {
       const cwd = existingRoot(ctx.cwd, 'the working folder', fs);
@@ -94,7 +101,7 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       const declared = new Set([cwd, ...policy.writable_roots.map((r) => fs.realpath(r))]);
       for (const r of sorted) ops.push(...protectRoot(r, fs, { before: ops, names, nested: declared.has(r) }));
       ops.push(...protectAncestors(cwd, sorted, fs, ops));
-      return assemble([...ops, ...gateMounts(ctx, ops, fs, own)], policy.network_access, ctx);
+      return assemble([...ops, ...gateMounts(ctx, ops, fs, own, NO_GRANTS)], policy.network_access, ctx);
     }
   }
 }
@@ -123,7 +130,9 @@ export function permissionProfileArgv(profile: PermissionProfile, ctx: SandboxCo
   for (const r of roots) ops.push({ op: 'bind', src: r, dest: r });
   const names = protectedNames(ctx.env);
   for (const r of roots) ops.push(...protectRoot(r, fs, { before: ops, names }));
-  ops.push(...gateMounts(ctx, ops, fs, roots, (extra) => {
+  // the paths it names are granted: a hidden secret location named there is visible in this run
+  const grants: SecretGrants = { read: p.named, write: p.write };
+  ops.push(...gateMounts(ctx, ops, fs, roots, grants, (extra) => {
     // declared write paths naming gate-sh's or Codex's folders or paths inside them: bound again after the
     // folder's protection (a write path that merely contains such a folder does not reopen it)
     const inside = roots.filter((r) => extra.some((e) => isWithin(r, e)));
@@ -144,10 +153,12 @@ function existingRoot(p: string, what: string, fs: FsView): string {
   return real;
 }
 
+const NO_GRANTS: SecretGrants = { read: [], write: [] };
+
 /**
  * gate-sh's own, after `before` (the mounts so far): protected folders, (profile exceptions), critical
- * paths, hidden paths, the host's sockets (`own`: the run's own folders, whose sockets stay), the request
- * folder. Whether a missing path needs blocking depends on the mounts before it, so each step sees
+ * paths, hidden paths, secrets (but what a profile names: `grants`), the host's sockets (`own`: the run's
+ * own folders, whose sockets stay), the request folder. Whether a missing path needs blocking depends on the mounts before it, so each step sees
  * everything emitted until then.
  */
 function gateMounts(
@@ -155,6 +166,7 @@ function gateMounts(
   before: readonly MountOp[],
   fs: FsView,
   own: readonly string[],
+  grants: SecretGrants,
   exceptions?: (extra: string[]) => MountOp[],
 ): MountOp[] {
   const ops: MountOp[] = [...before];
@@ -165,8 +177,18 @@ function gateMounts(
   const v = socketView(ctx, own);
   if (v) ops.push(...socketFolderMasks(v, ops, fs));
   ops.push(...hidden(ctx, ops, fs));
+  ops.push(...secrets(ctx, ops, fs, own, grants));
   if (v) ops.push(...socketFileMasks(v, ops, fs));
   return [...ops.slice(before.length), ...requestDir(ctx, fs)];
+}
+
+/** The credential locations (src/sandbox/secrets.ts), on top of everything but the socket masks: a folder
+ * of the run's own (the cwd, `own`) that a mask would hide is refused, unless a grant covers it. */
+function secrets(ctx: SandboxContext, before: readonly MountOp[], fs: FsView, own: readonly string[] = [], grants = NO_GRANTS): MountOp[] {
+  if (!ctx.secrets?.length) return [];
+  const granted = [...grants.read, ...grants.write];
+  const mine = [normAbs(ctx.cwd), ...own].filter((o) => !granted.some((g) => isWithin(fs.realpath(o) ?? o, g)));
+  return secretMasks(ctx.secrets, before, fs, { file: ctx.secretFile, grants, own: mine });
 }
 
 function socketView(ctx: SandboxContext, own: readonly string[]): SocketView | null {

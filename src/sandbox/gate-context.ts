@@ -2,15 +2,19 @@
  * The SandboxContext for gate-sh's own layout: GATE_HOME (rules, config, audit log), CODEX_HOME (Codex
  * rules, skills) and what of gate-sh's installation runs read-only (their rules, config and audit log even under a profile's declared write path); the whole runtime folder hidden — every session's approval socket, and other
  * sessions' request sockets — with only this session's request folder bound back at the same path, read-only
- * but for its clients' folder (the daemon's sockets cannot be unlinked or replaced from inside).
+ * but for its clients' folder (the daemon's sockets cannot be unlinked or replaced from inside); the user's
+ * credential locations hidden (src/sandbox/secrets.ts). Not pure: reads the kernel's socket list, the
+ * password database, and makes the empty placeholder file in the runtime folder.
  */
-import { readFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codexHome, gatePaths, type Env } from '../protocol/paths.js';
 import type { FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
 import { parseProcNetUnix, socketFolders } from './sockets.js';
+import { secretLocations, type SecretsSetting } from './secrets.js';
 
 /** gate-sh's installation (dist/src/sandbox/ → ../../..): libgate.so and the shims must load inside. */
 export const GATE_INSTALL_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -29,6 +33,44 @@ export interface GateContextOptions {
   protectedExtra?: readonly string[];
   /** the host's path sockets; default: the kernel's list now (hostSockets below) */
   hostSockets?: readonly string[];
+  /** the daemon's [secrets] setting (the pre-flight reply's `secrets`); the default list applies without it */
+  secrets?: SecretsSetting;
+}
+
+/** The user's home folders: $HOME as the run gets it, and the password database's (a run reading
+ * /home/<user>/.ssh by its absolute path, with HOME set elsewhere, finds it hidden too). */
+export function userHomes(env: Env): string[] {
+  const homes = env.HOME?.startsWith('/') ? [env.HOME] : [];
+  try {
+    homes.push(userInfo().homedir);
+  } catch {
+    /* no password entry: $HOME alone */
+  }
+  return homes;
+}
+
+/**
+ * gate-sh's empty read-only file bound over hidden secret files, in the runtime folder (which no sandbox
+ * sees, so nothing inside can write it): made when missing, or made again when something of the user's wrote
+ * into it (a mask must read as empty). Null when it cannot be had: hidden files then get /dev/null (unreadable).
+ */
+export function secretPlaceholder(runtime: string): string | null {
+  const p = join(runtime, 'empty');
+  try {
+    const st = lstatSync(p);
+    if (st.isFile() && st.size === 0 && st.uid === process.getuid?.()) return p;
+  } catch {
+    /* made below */
+  }
+  try {
+    mkdirSync(runtime, { recursive: true, mode: 0o700 });
+    const tmp = `${p}.${process.pid}`;
+    writeFileSync(tmp, '', { mode: 0o444 });
+    renameSync(tmp, p); // atomic: a concurrent run sees the old file or the new one, both empty
+    return p;
+  } catch {
+    return null;
+  }
 }
 
 /** The path sockets bound in this network namespace (the host's: gate-sh and the daemon run outside any
@@ -62,5 +104,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     hostSockets: { folders: socketFolders(process.getuid?.() ?? 0, o.env, [paths.runtime]), listed: o.hostSockets ?? hostSockets() },
     fs: o.fs,
     newSession: o.newSession,
+    secrets: secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.secrets }),
+    secretFile: secretPlaceholder(paths.runtime) ?? undefined,
   };
 }

@@ -13,6 +13,9 @@ export interface ResolvedProfile {
   /** 'all' = the whole filesystem readable (no `read` list given, or `/` in it) */
   read: 'all' | string[];
   write: string[];
+  /** the read paths named, even when the whole filesystem is readable: a hidden secret location named
+   *  there is granted (src/sandbox/secrets.ts) */
+  named: string[];
 }
 
 function checkPath(p: unknown, kind: 'read' | 'write'): string {
@@ -43,5 +46,5 @@ export function resolveProfile(profile: PermissionProfile, fs: FsView): Resolved
   const fsp = profile.file_system ?? {};
   const write = resolveAll(fsp.write, 'write', fs);
   const read = resolveAll(fsp.read, 'read', fs);
-  return { network: profile.network === true, read: read.length === 0 || read.includes('/') ? 'all' : read, write };
+  return { network: profile.network === true, read: read.length === 0 || read.includes('/') ? 'all' : read, write, named: read };
 }

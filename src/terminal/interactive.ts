@@ -251,7 +251,7 @@ class InteractiveShell {
       env: { ...env, GATE_RUN: reply.run_id },
       cwd: this.cwd,
     };
-    const sandboxed = withSandbox(base, { policy: reply.sandbox, env, bwrap: () => findBwrap(env), interactive: true });
+    const sandboxed = withSandbox(base, { policy: reply.sandbox, env, bwrap: () => findBwrap(env), interactive: true, secrets: reply.secrets });
     const plan = withExecGate(sandboxed, { paths: this.paths, runId: reply.run_id, parentPid: 0 });
     const rc = inv.longOptions.includes('--norc') ? 'none' : inv.login ? 'profile' : 'bashrc';
     const { session, cwd } = await PtySession.start(

@@ -24,6 +24,7 @@ import { approvalCall } from '../../client/approval-client.js';
 import { gatePaths } from '../../protocol/paths.js';
 import { sourceReader } from '../../daemon/sourced-files.js';
 import { protectedList } from '../../sandbox/protected.js';
+import { hiddenSecrets, hiddenSecretsLine } from './explain-secrets.js';
 
 const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
        gate explain [options] '<script>'          (a bare script: as bash -lc)
@@ -150,6 +151,7 @@ export async function run(argv: string[]): Promise<number> {
         allowed_domains: networkListsView(config.network_domains)?.allowed_domains ?? [],
         denied_domains: networkListsView(config.network_domains)?.denied_domains ?? [],
       },
+      hidden_secrets: hiddenSecrets(sandboxPolicy, config.secrets, process.env),
     };
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
@@ -158,7 +160,8 @@ export async function run(argv: string[]): Promise<number> {
         // read-only in every writable root; made by a run where missing, moved aside when it ends (docs/sandbox.md)
         `protected paths (add names with GATE_PROTECTED_NAMES): ${protectedList(process.env).join(' ')}\n` +
         formatNetworkExplanation(networkSetting(sandboxPolicy), policy.networkRuleList(), config.network_domains).join('\n') +
-        '\n',
+        '\n' +
+        hiddenSecretsLine(sandboxPolicy, config.secrets, process.env),
     );
   }
   return 0;
@@ -174,6 +177,7 @@ async function daemonConfig(paths: ReturnType<typeof gatePaths>): Promise<Partia
       approval_policy: s.config.approval_policy as ApprovalPolicy,
       git_read_only: s.config.git_read_only === true,
       rules: Array.isArray(s.config.rules) ? (s.config.rules as string[]) : [],
+      secrets: s.config.secrets as GateConfig['secrets'],
     };
   } catch {
     return undefined;

@@ -1,0 +1,25 @@
+/**
+ * What a permission request opens of the credential locations every sandbox hides (src/sandbox/secrets.ts),
+ * for its prompt: a `--with-permissions` read or write of `~/.ssh` (or a path inside it) is shown to the
+ * person as "reads the hidden secret location ...". Reads the filesystem (which locations exist, real
+ * paths) and the password database; the locations are the daemon's: its HOME, the user's home, its
+ * environment and the [secrets] setting. Trust boundary: the requested paths are the caller's (untrusted);
+ * they only pick which of the daemon's own locations are named.
+ */
+import type { PermissionProfile } from '../protocol/sandbox-policy.js';
+import type { SecretAccess } from '../protocol/approval.js';
+import { nodeFs } from '../sandbox/fs-view.js';
+import { userHomes } from '../sandbox/gate-context.js';
+import { existingSecrets, secretAccess, secretLocations, type SecretsSetting } from '../sandbox/secrets.js';
+
+export function secretAccessFor(
+  profile: PermissionProfile | undefined,
+  o: { env: Record<string, string | undefined>; setting?: SecretsSetting },
+): SecretAccess[] | undefined {
+  const fsp = profile?.file_system;
+  if (!fsp?.read?.length && !fsp?.write?.length) return undefined;
+  const real = (paths: readonly string[] = []) => paths.filter((p) => typeof p === 'string' && p.startsWith('/')).map((p) => nodeFs.realpath(p) ?? p);
+  const found = existingSecrets(secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.setting }), nodeFs);
+  const opened = secretAccess(found, { read: real(fsp.read), write: real(fsp.write) });
+  return opened.length ? opened : undefined;
+}
