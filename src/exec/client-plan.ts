@@ -131,10 +131,10 @@ export function clientPlan(
     if (p.rerun_why !== undefined) {
       const offer = rerunDecision(reply.action, p.rerun_why);
       if (!offer.rerun) return { rerun_of: offer };
-      return { ...wire(planFor(false), env, p, req.script, false), rerun_of: offer };
+      return { ...wire(planFor(false), env, req.script, false), rerun_of: offer };
     }
     const plan = planFor(reply.start_up === true);
-    const out = wire(plan, env, p, req.script, plan.sandboxed === true && turnDefault(reply.action));
+    const out = wire(plan, env, req.script, plan.sandboxed === true && turnDefault(reply.action));
     // the client asks the daemon's verdict after a 0 too (the verdict itself is the same as the Node client's)
     if (out.rerun && reply.sandbox_narrowed) out.rerun_any_status = true;
     return out;
@@ -144,8 +144,8 @@ export function clientPlan(
   }
 }
 
-/** The plan as the native client reads it: its environment as changes to the client's own (env, read from p). */
-function wire(plan: RunPlan, env: Record<string, string>, p: PlanRequest, script: string, rerun: boolean): WirePlan {
+/** The plan as the native client reads it: its environment as changes to the client's own (env). */
+function wire(plan: RunPlan, env: Record<string, string>, script: string, rerun: boolean): WirePlan {
   const { set, unset } = envDelta(env, plan.env);
   const out: WirePlan = { program: plan.program, args: plan.args, cwd: plan.cwd, env_set: set, env_unset: unset, sandboxed: plan.sandboxed === true, rerun };
   if (plan.startUp) out.start_up = plan.startUp;
