@@ -26,6 +26,8 @@ import { startUpKeyPath, writeStartUpKey } from './start-up.js';
 import { PolicyWatcher, type PolicyLoader } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
 import type { Approver } from './approver.js';
+import { NetworkProxies, systemResolver, testResolver } from '../network/index.js';
+import { networkRulesDecider } from './network-rules-decider.js';
 
 export interface RunDaemonOptions {
   env: Env;
@@ -36,6 +38,8 @@ export interface RunDaemonOptions {
   log?: (line: string) => void;
   /** called once the daemon answers on its sockets */
   onReady?: (paths: GatePaths) => void;
+  /** `gate daemon run --test-resolver FILE`: a loopback-only hosts map instead of DNS (src/network/resolve.ts) */
+  testResolver?: string;
 }
 
 export class DaemonStartError extends Error {}
@@ -140,6 +144,19 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded
     const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), bwrap: () => findBwrap(opts.env), audit, log });
     cleanups.push(() => sessions.stopAll());
+    // network "rules": one proxy per run, deciding each new host:port (src/network/)
+    if (opts.testResolver) log(`TEST RESOLVER in use: names resolve only through ${opts.testResolver} (loopback addresses only); never in production`);
+    const network = new NetworkProxies({
+      sessionDir: paths.sessionDir,
+      decider: networkRulesDecider(() => watcher.current, audit),
+      resolve: opts.testResolver ? testResolver(opts.testResolver) : systemResolver,
+      log,
+    });
+    cleanups.push(() => void network.closeAll());
+    // a run whose client never said it finished: its proxy goes with it
+    const pruneNetwork = setInterval(() => network.prune((id) => daemon.runs.live(id) !== undefined), 5000);
+    pruneNetwork.unref();
+    cleanups.push(() => clearInterval(pruneNetwork));
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     daemon = new Daemon<unknown>({
@@ -158,6 +175,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       requestStop: () => stop(),
       sessions,
       reuse,
+      network,
       startUpKey: writeStartUpKey(paths),
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));

