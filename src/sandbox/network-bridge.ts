@@ -43,6 +43,8 @@ export function proxyEnv(port = BRIDGE_PORT): Record<string, string> {
     all_proxy: socks,
     NO_PROXY: direct,
     no_proxy: direct,
+    // Node >= 24 (and 22.21) then reads the variables above for fetch and http itself; older Node ignores it
+    NODE_USE_ENV_PROXY: '1',
   };
 }
 
