@@ -100,8 +100,24 @@ export async function makeWorld(dir: string): Promise<World> {
   const tgzName = execFileSync('npm', ['pack', '--silent', '--pack-destination', join(npm, npmPackage, '-')], { cwd: pkgSrc, encoding: 'utf8' }).trim();
   const tgz = readFileSync(join(npm, npmPackage, '-', tgzName));
 
+  const MiB = Buffer.alloc(1 << 20, 120);
   const web = createServer((req, res) => {
     const url = req.url ?? '/';
+    // /big/<n>: n MiB, streamed (the bench's download)
+    const big = /^\/big\/(\d{1,4})$/.exec(url);
+    if (big) {
+      let left = Number(big[1]);
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': left * MiB.length });
+      const more = (): void => {
+        while (left > 0) {
+          left--;
+          if (!res.write(MiB)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+      return;
+    }
     let body: Buffer | null = null;
     let type = 'application/octet-stream';
     if (url === '/hello') body = Buffer.from(`hello from web.test via ${req.headers.host}\n`);
