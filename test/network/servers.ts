@@ -151,7 +151,9 @@ export async function makeWorld(dir: string): Promise<World> {
     res.writeHead(200, { 'Content-Type': type, 'Content-Length': body.length }).end(body);
   });
   const webPort = await listen(web, '127.0.0.2');
-  const tls = createTlsServer({ key: readFileSync(key), cert: readFileSync(caFile) }, (req, res) => res.end(`hello over tls, SNI ${(req.socket as any).servername}\n`));
+  const tls = createTlsServer({ key: readFileSync(key), cert: readFileSync(caFile) }, (req, res) =>
+    res.end(`hello over tls, SNI ${(req.socket as { servername?: string }).servername}\n`),
+  );
   const tlsPort = await listen(tls, '127.0.0.3');
   const loop = createServer((_req, res) => res.end('hello from the host loopback\n'));
   const loopPort = await listen(loop, '127.0.0.1');
