@@ -25,6 +25,7 @@ import {
 } from '../protocol/messages.js';
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
 import { isRestricted } from '../sandbox/policy.js';
+import { networkRules } from '../sandbox/network-bridge.js';
 import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../protocol/server.js';
 import {
   validateExec,
@@ -91,6 +92,8 @@ export interface DaemonDeps<P> {
   reuse?: ReuseGrants;
   /** append a network_rule to the default rules file (a network prompt's saved answer); resolves with the line */
   amendNetwork?(rule: NetworkAmendment): Promise<string>;
+  /** the proxies of runs whose network is "rules" (src/network/proxies.ts); none: such runs have no network */
+  network?: { open(runId: string): Promise<boolean>; close(runId: string): Promise<void> };
 }
 
 const GRANT_TTL_MS = 30_000;
@@ -316,6 +319,8 @@ export class Daemon<P> {
       this.sandboxedSince ??= new Date();
       this.plants.start(run.run_id, req.cwd, reply.sandbox, process.env);
     }
+    // network "rules": the run's proxy listens before its sandbox is built (the sandbox binds its folder)
+    if (this.deps.network && networkRules(reply.sandbox) && reply.action.type !== 'Deny') await this.deps.network.open(run.run_id);
     if (req.plan) {
       reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply, this.deps.paths.requestSock);
       // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
@@ -572,9 +577,10 @@ export class Daemon<P> {
   private runFinished(msg: Envelope): Reply {
     const req = validateRunFinished(msg);
     const run = this.runs.finish(req.run_id);
-    // its escalations not yet redeemed end with it, and so do its network grants ("this command only")
+    // its escalations not yet redeemed end with it, and so do its network grants ("this command only") and proxy
     this.deps.escalation.endRun?.(req.run_id);
     this.networkDecider.endRun(req.run_id);
+    void this.deps.network?.close(req.run_id);
     for (const m of this.plants.finish(req.run_id)) {
       this.deps.log(`run ${req.run_id} made protected path ${m.from}: moved aside to ${m.to}`);
       this.deps.audit.write({ kind: 'run', run_id: req.run_id, cwd: run?.cwd, detail: `made protected path ${m.from}: moved aside to ${m.to}` });

@@ -26,6 +26,7 @@ import { startUpKeyPath, writeStartUpKey } from './start-up.js';
 import { PolicyWatcher, type PolicyLoader } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
 import type { Approver } from './approver.js';
+import { NetworkProxies, systemResolver, testResolver } from '../network/index.js';
 
 export interface RunDaemonOptions {
   env: Env;
@@ -37,6 +38,8 @@ export interface RunDaemonOptions {
   /** called once the daemon answers on its sockets (with the daemon: an in-process host, such as the network
    * proxy's wiring or a test, takes its networkDecider) */
   onReady?: (paths: GatePaths, daemon: Daemon<unknown>) => void;
+  /** `gate daemon run --test-resolver FILE`: a loopback-only hosts map instead of DNS (src/network/resolve.ts) */
+  testResolver?: string;
 }
 
 export class DaemonStartError extends Error {}
@@ -142,6 +145,20 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded
     const sessions = new SessionSandboxes({ holder: join(SHIMS_DIR, 'gate-session'), bwrap: () => findBwrap(opts.env), audit, log });
     cleanups.push(() => sessions.stopAll());
+    // network "rules": one proxy per run, deciding each new host:port (src/network/)
+    if (opts.testResolver) log(`TEST RESOLVER in use: names resolve only through ${opts.testResolver} (loopback addresses only); never in production`);
+    const network = new NetworkProxies({
+      sessionDir: paths.sessionDir,
+      // each new host:port is the daemon's decision (rules, config lists, grants, prompts: network-decider.ts)
+      decider: { decide: (r, signal) => daemon.networkDecider.decide(r, signal), closed: (c) => daemon.networkDecider.closed(c) },
+      resolve: opts.testResolver ? testResolver(opts.testResolver) : systemResolver,
+      log,
+    });
+    cleanups.push(() => void network.closeAll());
+    // a run whose client never said it finished: its proxy goes with it
+    const pruneNetwork = setInterval(() => network.prune((id) => daemon.runs.live(id) !== undefined), 5000);
+    pruneNetwork.unref();
+    cleanups.push(() => clearInterval(pruneNetwork));
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     daemon = new Daemon<unknown>({
@@ -165,6 +182,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       },
       sessions,
       reuse,
+      network,
       startUpKey: writeStartUpKey(paths),
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));

@@ -30,4 +30,4 @@ export {
   type NetworkSource,
 } from './network.js';
 export { parseDomainList, parseDomainPattern, patternMatches, type DomainPattern } from './network-pattern.js';
-export { addressClass, nonPublicDestination, nonPublicReason, type AddressClass } from './network-address.js';
+export { addressClass, ipLiteral, nonPublicDestination, nonPublicReason, type AddressClass } from './network-address.js';

@@ -14,7 +14,7 @@ import type { PreflightReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import type { ShellInvocation } from './gate-sh-args.js';
 import { gatePaths } from '../protocol/paths.js';
-import { withExecGate } from './exec-gate.js';
+import { SHIMS_DIR, withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
 import type { FsView } from '../sandbox/fs-view.js';
@@ -80,6 +80,7 @@ export function planRun(p: PlanInput): RunPlan {
     fs: p.sandbox?.fs,
     interactive: p.sandbox?.interactive,
     secrets: p.reply.secrets,
+    network: { runId: p.reply.run_id, shimsDir: p.shimsDir ?? SHIMS_DIR },
   });
   return withExecGate(sandboxed, { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0, shimsDir: p.shimsDir });
 }

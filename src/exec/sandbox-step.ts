@@ -14,6 +14,9 @@ import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { sandboxArgvFor, wrapCommand } from '../sandbox/wrap.js';
 import { gateGuard } from '../sandbox/gate-state.js';
+import { BRIDGE_PROGRAM, bridgeCommand, networkRules, proxyEnv, runProxySocket } from '../sandbox/network-bridge.js';
+import { gatePaths } from '../protocol/paths.js';
+import { dirname, join } from 'node:path';
 
 export interface SandboxStepOptions {
   policy: SandboxPolicy;
@@ -32,20 +35,31 @@ export interface SandboxStepOptions {
   /** the daemon's [secrets] setting (the pre-flight reply's); the default list of hidden credential
    *  locations applies without it (src/sandbox/secrets.ts) */
   secrets?: SecretsSetting;
+  /** network "rules": the run whose proxy the sandbox reaches, and the shims folder with gate-netbridge;
+   *  without a run id such a sandbox has no network at all */
+  network?: { runId: string; shimsDir: string };
 }
 
 export interface PlanShape {
   program: string;
   args: string[];
   cwd: string;
+  env?: Record<string, string>;
 }
 
 /** `guard`: a run without a sandbox gets the gate's guard instead (src/sandbox/gate-state.ts), applied by
  * the exec gate's launcher; not under an external sandbox, whose outer sandbox is in charge. */
 export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
   const ctx = gateSandboxContext({ cwd: plan.cwd, env: o.env, fs: o.fs, newSession: !o.interactive, protectedExtra: o.protectedExtra, secrets: o.secrets });
-  const bwrapArgs = sandboxArgvFor(o.execution ?? { type: 'TurnDefault' }, o.policy, ctx);
+  const execution = o.execution ?? { type: 'TurnDefault' };
+  // network "rules" in the turn sandbox: the run's proxy folder bound in, the bridge before the command
+  const proxied = execution.type === 'TurnDefault' && networkRules(o.policy) && o.network !== undefined;
+  const socket = proxied ? runProxySocket(gatePaths(o.env).sessionDir, o.network!.runId) : undefined;
+  if (socket) ctx.networkProxyDir = dirname(socket);
+  const bwrapArgs = sandboxArgvFor(execution, o.policy, ctx);
   if (bwrapArgs === null) return { ...plan, sandboxed: false, ...(o.policy.type === 'external-sandbox' ? {} : { guard: gateGuard(ctx) }) };
-  const line = wrapCommand([plan.program, ...plan.args], bwrapArgs, o.bwrap());
-  return { ...plan, program: line.program, args: line.args, sandboxed: true };
+  const command = [plan.program, ...plan.args];
+  const line = wrapCommand(socket ? bridgeCommand(join(o.network!.shimsDir, BRIDGE_PROGRAM), socket, command) : command, bwrapArgs, o.bwrap());
+  const env = socket && plan.env ? { ...plan.env, ...proxyEnv() } : plan.env;
+  return { ...plan, program: line.program, args: line.args, sandboxed: true, ...(env ? { env } : {}) };
 }

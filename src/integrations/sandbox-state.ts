@@ -61,7 +61,8 @@ export function stricterSandbox(a: SandboxPolicy, b: SandboxPolicy): SandboxPoli
       type: 'workspace-write',
       writable_roots: both(a.writable_roots, b.writable_roots),
       ...(agent.length ? { agent_writable_roots: agent } : {}),
-      network_access: a.network_access && b.network_access,
+      // none < rules (a proxy deciding each host) < the host's network
+      network_access: narrowerNetwork(a.network_access, b.network_access),
       exclude_tmpdir_env_var: a.exclude_tmpdir_env_var || b.exclude_tmpdir_env_var,
       exclude_slash_tmp: a.exclude_slash_tmp || b.exclude_slash_tmp,
     };
@@ -69,6 +70,11 @@ export function stricterSandbox(a: SandboxPolicy, b: SandboxPolicy): SandboxPoli
   if (a.type === 'external-sandbox' && b.type === 'external-sandbox')
     return { type: 'external-sandbox', network_access: a.network_access === 'enabled' && b.network_access === 'enabled' ? 'enabled' : 'restricted' };
   return a;
+}
+
+function narrowerNetwork(a: boolean | 'rules', b: boolean | 'rules'): boolean | 'rules' {
+  if (a === false || b === false) return false;
+  return a === 'rules' || b === 'rules' ? 'rules' : true;
 }
 
 /** The same policy, field for field (roots in any order). Pure. */

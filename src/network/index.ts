@@ -3,3 +3,6 @@
  * contract with the daemon's per-connection decision. See types.ts for the trust boundary.
  */
 export type { ConnectionClosed, ConnectionRequest, ConnectionVerdict, NetworkDecider, NetworkProtocol, VerdictSource } from './types.js';
+export { NetworkProxies, type NetworkProxiesOptions } from './proxies.js';
+export { systemResolver, testResolver, TestResolverError, type Resolver } from './resolve.js';
+export { localRange } from './address-ranges.js';

@@ -16,7 +16,9 @@ export type SandboxPolicy =
       /** an agent's own folders (`gate setup`): writable when present, skipped when missing, never
        * created: folders their agent deletes and re-creates (a missing `writable_roots` entry is an error) */
       agent_writable_roots?: string[];
-      network_access: boolean;
+      /** true: the host's network; false: none (loopback only); 'rules': none but a proxy of the daemon's that
+       * decides each new host:port (docs/network.md) */
+      network_access: boolean | 'rules';
       exclude_tmpdir_env_var: boolean;
       exclude_slash_tmp: boolean;
     };

@@ -5,7 +5,7 @@
  *
  * Always: `--cap-drop ALL` (as root, bwrap's read-only binds can otherwise be unmounted or remounted rw
  * from inside), `--die-with-parent` (bwrap forwards no signals), `--unshare-pid`, `--proc /proc`,
- * `--dev /dev`; `--unshare-net` when network is off; `--new-session` unless the run is interactive
+ * `--dev /dev`; `--unshare-net` when network is off or "rules" (then the run's proxy folder is bound last); `--new-session` unless the run is interactive
  * (see docs/sandbox.md: it stops TIOCSTI terminal injection but takes away the controlling terminal);
  * the daemon's request folder last, read-only, with only its clients' folder writable (requestDir below).
  * Trust boundary: everything inside the sandbox is untrusted; these arguments are all that confines it.
@@ -58,6 +58,9 @@ export interface SandboxContext {
   secrets?: readonly string[];
   /** the empty read-only regular file bound over a hidden file (default /dev/null: then unreadable) */
   secretFile?: string;
+  /** network "rules": the folder of this run's proxy socket (src/sandbox/network-bridge.ts), bound read-only
+   *  last; absent or missing: a "rules" sandbox has no network at all (fails closed) */
+  networkProxyDir?: string;
 }
 
 /** Folders readable when a profile restricts reads: enough to start programs, nothing of the user's. */
@@ -101,7 +104,9 @@ export function turnSandboxArgv(policy: SandboxPolicy, ctx: SandboxContext): str
       const declared = new Set([cwd, ...policy.writable_roots.map((r) => fs.realpath(r))]);
       for (const r of sorted) ops.push(...protectRoot(r, fs, { before: ops, names, nested: declared.has(r) }));
       ops.push(...protectAncestors(cwd, sorted, fs, ops));
-      return assemble([...ops, ...gateMounts(ctx, ops, fs, own, NO_GRANTS)], policy.network_access, ctx);
+      // "rules": no network of its own; the run's proxy folder is its only way out (network-bridge.ts)
+      const proxy = policy.network_access === 'rules' ? proxyDir(ctx, fs) : [];
+      return assemble([...ops, ...gateMounts(ctx, ops, fs, own, NO_GRANTS), ...proxy], policy.network_access === true, ctx);
     }
   }
 }
@@ -220,6 +225,13 @@ function requestDir(ctx: SandboxContext, fs: FsView): MountOp[] {
   const clients = ctx.runtimeClientDir ? fs.realpath(ctx.runtimeClientDir) : null;
   if (clients && posix.dirname(clients) === real && fs.kind(clients) === 'dir') ops.push({ op: 'bind', src: clients, dest: clients });
   return ops;
+}
+
+/** The run's proxy folder, read-only at the same path (connecting works on a read-only mount; unlinking the
+ * socket or binding another in its place does not), when it exists. */
+function proxyDir(ctx: SandboxContext, fs: FsView): MountOp[] {
+  const real = ctx.networkProxyDir ? fs.realpath(ctx.networkProxyDir) : null;
+  return real && fs.kind(real) === 'dir' ? [{ op: 'ro-bind', src: real, dest: real }] : [];
 }
 
 function assemble(ops: MountOp[], network: boolean, ctx: SandboxContext, chdir = normAbs(ctx.cwd)): string[] {

@@ -51,12 +51,14 @@ export function parseSandboxPolicy(v: unknown): SandboxPolicy {
       const agentRoots = o.agent_writable_roots ?? [];
       if (!Array.isArray(agentRoots) || agentRoots.some((r) => typeof r !== 'string' || !r.startsWith('/')))
         throw new SandboxPolicyError('invalid sandbox policy: agent_writable_roots must be a list of absolute paths');
-      for (const k of ['network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp'] as const)
+      for (const k of ['exclude_tmpdir_env_var', 'exclude_slash_tmp'] as const)
         if (o[k] !== undefined && typeof o[k] !== 'boolean') throw new SandboxPolicyError(`invalid sandbox policy: ${k} must be a boolean`);
+      if (o.network_access !== undefined && typeof o.network_access !== 'boolean' && o.network_access !== 'rules')
+        throw new SandboxPolicyError('invalid sandbox policy: network_access must be true, false or "rules"');
       return workspaceWrite({
         writable_roots: roots as string[],
         agent_writable_roots: agentRoots as string[],
-        network_access: o.network_access as boolean | undefined,
+        network_access: o.network_access as boolean | 'rules' | undefined,
         exclude_tmpdir_env_var: o.exclude_tmpdir_env_var as boolean | undefined,
         exclude_slash_tmp: o.exclude_slash_tmp as boolean | undefined,
       });

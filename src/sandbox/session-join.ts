@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { SessionJoin } from '../protocol/messages.js';
+import { BRIDGE_PROGRAM } from './network-bridge.js';
 
 export type { SessionJoin };
 
@@ -44,6 +45,9 @@ function bwrapOptions(plan: JoinablePlan): { at: number; end: number } | null {
   if (end < 0) return null;
   // a sandbox that already shares the host's pid namespace (none today) has nothing to join
   if (!plan.args.slice(1, end).includes('--unshare-pid')) return null;
+  // network "rules": the run's own proxy and bridge (network-bridge.ts); a shared network namespace would
+  // let one run's processes use another's bridge, and so its grants: each such run has a sandbox of its own
+  if (basename(plan.args[end + 1] ?? '') === BRIDGE_PROGRAM) return null;
   return { at: 1, end };
 }
 

@@ -23,6 +23,8 @@ options for run/start/restart:
   --approval-timeout-ms N  how long a prompt waits for an attached approver
   --rules FILE             extra rule file (repeatable)
   --no-terminal            (run) do not use this terminal as an approver
+  --test-resolver FILE     (run; tests only) resolve names through FILE, a JSON map of names to loopback
+                           addresses, instead of DNS (docs/network.md)
 `;
 
 const OPTIONS = {
@@ -31,6 +33,7 @@ const OPTIONS = {
   'approval-timeout-ms': { type: 'string' },
   rules: { type: 'string', multiple: true },
   'no-terminal': { type: 'boolean' },
+  'test-resolver': { type: 'string' },
   force: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -54,7 +57,12 @@ export async function run(argv: string[]): Promise<number> {
       const { runDaemon } = await import('../../daemon/main.js');
       const useTerminal = !values['no-terminal'] && process.stdin.isTTY;
       const { terminalApprover } = await import('../../daemon/terminal-approver.js');
-      await runDaemon({ env: process.env, flags, terminal: useTerminal ? (d) => terminalApprover(d.broker) : undefined });
+      await runDaemon({
+        env: process.env,
+        flags,
+        terminal: useTerminal ? (d) => terminalApprover(d.broker) : undefined,
+        testResolver: values['test-resolver'],
+      });
       return 0;
     }
     case 'start': {

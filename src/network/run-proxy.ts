@@ -1,0 +1,118 @@
+/**
+ * The proxy of one run: a Unix socket in a folder only that run's sandbox sees (bound into it; the
+ * bridge inside, shims/gate-netbridge.c, relays 127.0.0.1:<port> to it). Each connection is told apart by
+ * its first byte: 5 is SOCKS5 (socks5.ts), NOTICE_HELLO is the bridge asking for the run's denial lines
+ * (which it writes to the run's stderr), anything else is HTTP (http-front.ts).
+ * Not pure: a listening socket. Trust boundary: everything arriving on the socket is the sandboxed run's
+ * (untrusted); the run id is the one this socket was made for, never a value a client sends.
+ */
+import { chmodSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { DialContext } from './dial.js';
+import { httpFront } from './http-front.js';
+import type { Resolver } from './resolve.js';
+import { serveSocks5 } from './socks5.js';
+import type { NetworkDecider } from './types.js';
+
+/** The bridge's first bytes on its notice connection (NUL first: neither HTTP nor SOCKS5). */
+export const NOTICE_HELLO = '\0gate-netbridge notices\n';
+/** connections of one run at once (beyond: refused at accept; the run's own bound) */
+export const MAX_CONNECTIONS = 1024;
+/** a notice connection that does not read is not written more than this */
+const MAX_NOTICE_BACKLOG = 64 * 1024;
+const SNIFF_TIMEOUT_MS = 30_000;
+
+export interface RunProxyOptions {
+  runId: string;
+  socketPath: string;
+  decider: NetworkDecider;
+  resolve: Resolver;
+}
+
+export class RunProxy {
+  private readonly server: Server;
+  private readonly conns = new Set<Socket>();
+  private readonly notices = new Set<Socket>();
+  private readonly http;
+  /** denial lines said before the bridge's notice connection came (kept few) */
+  private readonly early: string[] = [];
+
+  constructor(private readonly o: RunProxyOptions) {
+    this.http = httpFront((signal) => this.context(signal));
+    this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (s) => this.accept(s));
+    this.server.maxConnections = MAX_CONNECTIONS;
+  }
+
+  listen(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.o.socketPath, () => {
+        this.server.off('error', reject);
+        // the folder is the boundary (only this run's sandbox binds it); the socket is the owner's too
+        chmodSync(this.o.socketPath, 0o600);
+        resolve();
+      });
+    });
+  }
+
+  get connections(): number {
+    return this.conns.size;
+  }
+
+  /** Stop listening and end every connection (the run finished: its grants end with it). */
+  close(): Promise<void> {
+    for (const s of this.conns) s.destroy();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+
+  private context(signal: AbortSignal): DialContext {
+    return { runId: this.o.runId, decider: this.o.decider, resolve: this.o.resolve, notify: (l) => this.notify(l), signal };
+  }
+
+  private notify(line: string): void {
+    const text = `${line}\n`;
+    if (this.notices.size === 0) {
+      if (this.early.length < 32) this.early.push(text);
+      return;
+    }
+    for (const n of this.notices) if (n.writableLength < MAX_NOTICE_BACKLOG) n.write(text);
+  }
+
+  private accept(s: Socket): void {
+    this.conns.add(s);
+    s.once('close', () => {
+      this.conns.delete(s);
+      this.notices.delete(s);
+    });
+    s.on('error', () => s.destroy());
+    const timer = setTimeout(() => s.destroy(), SNIFF_TIMEOUT_MS);
+    let first = Buffer.alloc(0);
+    const onData = (d: Buffer): void => {
+      first = Buffer.concat([first, d]);
+      // the notice hello is read whole before it is told from HTTP; one byte tells SOCKS5 and HTTP apart
+      if (first[0] === 0 && first.length < NOTICE_HELLO.length && NOTICE_HELLO.startsWith(first.toString('latin1'))) return;
+      clearTimeout(timer);
+      s.off('data', onData);
+      s.pause();
+      if (first.toString('latin1', 0, NOTICE_HELLO.length) === NOTICE_HELLO) return this.noticeConnection(s);
+      s.unshift(first);
+      if (first[0] === 0x05) void serveSocks5(s, this.context(abortOn(s)));
+      else this.http.emit('connection', s);
+      s.resume();
+    };
+    s.on('data', onData);
+  }
+
+  private noticeConnection(s: Socket): void {
+    this.notices.add(s);
+    s.resume(); // whatever else it sends is read and dropped
+    s.on('data', () => {});
+    for (const l of this.early.splice(0)) s.write(l);
+  }
+}
+
+function abortOn(s: Socket): AbortSignal {
+  const ac = new AbortController();
+  s.once('close', () => ac.abort());
+  return ac.signal;
+}
