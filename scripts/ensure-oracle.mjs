@@ -1,5 +1,5 @@
 // Installs the Codex reference binary (test oracle, never a project dependency) into scratch/codex.
-// Pinned: codex-behaviour.md compares against @openai/codex@0.169.0.
+// Pinned: the differential tests compare against @openai/codex@0.169.0 (docs/codex-parity.md).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 

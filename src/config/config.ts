@@ -246,7 +246,8 @@ function timeout(where: string, key: string, v: unknown): number {
 
 /**
  * The settings a gate-sh caller's environment asks for, which a running daemon must either apply or refuse
- * (DESIGN.md invariant 11): name → raw value, only those set and not empty.
+ * (settings are what the user asked: a stricter one is applied or the call refused, never ignored): name → raw
+ * value, only those set and not empty.
  */
 export const CALLER_SETTINGS: readonly (readonly [string, 'sandbox_mode' | 'approval_policy' | 'secrets.hide' | 'secrets.show'])[] = [
   ['GATE_SANDBOX_MODE', 'sandbox_mode'],

@@ -336,7 +336,7 @@ export class Daemon<P> {
   /**
    * Why nothing of this call may run, before anything is decided: the caller named settings that are not
    * the daemon's (a gate-sh's environment; the native one's is in its plan request). Refused, never run
-   * under other settings than the caller asked for (DESIGN.md invariant 11).
+   * under other settings than the caller asked for (a setting asked for is applied or the call refused, never ignored).
    */
   private refusal(req: PreflightRequest): string | undefined {
     const asked = req.plan ? callerSettings(envRecord(req.plan.env)) : req.settings;

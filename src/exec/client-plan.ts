@@ -83,7 +83,7 @@ export function denialLines(reply: Pick<PreflightReply, 'subcommands'> & { actio
   const lines: string[] = [];
   for (const s of denied) {
     const reason = (s.action as { reason: string }).reason;
-    // the no-approver denial already names the command, in the words DESIGN.md and the issue give it
+    // the no-approver denial already names the command ("approval needed for '<cmd>' but no approver is attached")
     lines.push(NO_APPROVER.test(reason) ? visibleText(reason) : `denied: ${display(s.argv)}: ${visibleText(reason)}`);
   }
   if (denied.length === 0) {

@@ -1,6 +1,6 @@
 /**
  * A loaded policy: prefix rules indexed by program, host executables, network rules. Matching follows
- * codex-behaviour.md §1.5–1.6; `hardened` adds basename prompt/forbidden matches for any path spelling.
+ * Codex §1.5–1.6 (docs/codex-parity.md); `hardened` adds basename prompt/forbidden matches for any path spelling.
  */
 import { strictest, type Decision } from './decision.js';
 import { baseName, programPath } from './host-executable.js';

@@ -1,5 +1,5 @@
 /**
- * Codex's own raw-word algorithms (codex-behaviour.md §2.2, §2.3), reproduced on mvdan's AST: no quote
+ * Codex's own raw-word algorithms (docs/codex-parity.md §2.2, §2.3), reproduced on mvdan's AST: no quote
  * removal, no expansion; anything outside the word-only whitelist gives up (null). These exist for
  * parity and for Codex-exact decisions; gate-sh decides on analyze.ts, which is stricter about words.
  */

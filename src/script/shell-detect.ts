@@ -1,5 +1,5 @@
 /**
- * Which argv are shell invocations, Codex parity (codex-behaviour.md §2.1): shells are recognised by
+ * Which argv are shell invocations, Codex parity (docs/codex-parity.md §2.1): shells are recognised by
  * exact string only (`/tmp/bash` is not a shell), and only the exact form [shell, -c|-lc, script].
  */
 export type ShellKind = 'bash' | 'zsh' | 'sh';

@@ -1,4 +1,4 @@
-/** Codex's own test vectors (copied from ../shared/reference/codex-vectors.json). */
+/** Codex's own test vectors (test/fixtures/codex-vectors.json: cases taken from openai/codex's Rust tests; docs/codex-parity.md). */
 import { readFileSync } from 'node:fs';
 import { VECTORS_PATH } from './env.js';
 
