@@ -141,8 +141,8 @@ async function completions(words: string[], ctx: Context): Promise<number> {
   const shell = process.env.GATE_COMPLETION_SHELL;
   process.env.SHELL = shell === 'zsh' || shell === 'fish' ? shell : 'bash';
   delete process.env.ZSH_NAME;
-  const list = await program([], ctx, { code: 0 }).getCompletion(words);
-  for (const w of list ?? []) process.stdout.write(`${w}\n`);
+  // yargs answers in its parse (so a command's own options and subcommands are offered too), printing them
+  await program(['--get-yargs-completions', ...words], ctx, { code: 0 }).parseAsync();
   return 0;
 }
 

@@ -36,7 +36,8 @@ export interface DaemonArgs {
 }
 
 function declare(y: Argv, table: Record<string, [Kind, string]>): Argv {
-  for (const [name, [kind, describe]] of Object.entries(table)) y.option(name, kind === 'flag' ? flag(describe) : kind === 'list' ? list(describe) : str(describe));
+  for (const [name, [kind, describe]] of Object.entries(table))
+    y.option(name, kind === 'flag' ? flag(describe) : kind === 'list' ? list(describe) : str(describe));
   return y;
 }
 

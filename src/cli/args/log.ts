@@ -1,6 +1,6 @@
 /** `gate log`: declaration (the command: src/cli/commands/log.ts). Pure. */
 import { parseSince } from '../../client/audit-query.js';
-import { type CommandSpec, count, flag, oneOf, str } from './spec.js';
+import { type CommandSpec, count, flag, last, oneOf, str } from './spec.js';
 
 /** What --decision filters on: a record's decision, or the start of its action (case does not matter). */
 export const LOG_DECISIONS = ['allow', 'prompt', 'forbidden', 'run', 'deny', 'escalate'] as const;
@@ -15,8 +15,8 @@ export const log: CommandSpec = {
       .option('follow', flag('keep printing records as they are written', { alias: 'f' }))
       .option('json', flag('the records as JSON lines'))
       .option('run', str('only the records of this run id'))
-      .option('decision', oneOf('only records with this decision or action', LOG_DECISIONS, { coerce: (v: unknown) => String(Array.isArray(v) ? v[v.length - 1] : v).toLowerCase() }))
-      .option('since', str('only records since an ISO time or an age (30s, 10m, 2h, 1d)', { coerce: (v: unknown) => parseSince(String(Array.isArray(v) ? v[v.length - 1] : v)) }))
+      .option('decision', oneOf('only records with this decision or action', LOG_DECISIONS, { coerce: (v: unknown) => String(last(v)).toLowerCase() }))
+      .option('since', str('only records since an ISO time or an age (30s, 10m, 2h, 1d)', { coerce: (v: unknown) => parseSince(String(last(v))) }))
       .option('n', count('only the last N records'))
       .option('file', str('read this audit log instead of the configured one')),
   run: async (a, ctx) =>

@@ -57,7 +57,8 @@ export const PARSER_TRAILING = { ...PARSER, 'unknown-options-as-args': true } as
 /** A usage error found after yargs parsed (a value it cannot check by itself): exit 2 with the command's help. */
 export class UsageError extends Error {}
 
-const last = (v: unknown): unknown => (Array.isArray(v) ? v[v.length - 1] : v);
+/** An option's value when it was given more than once: the last one. */
+export const last = (v: unknown): unknown => (Array.isArray(v) ? v[v.length - 1] : v);
 
 /** A string option that needs its value; given twice, the last one holds. */
 export function str(describe: string, extra: Options = {}): Options {

@@ -47,7 +47,12 @@ export async function list(values: { json: boolean }): Promise<number> {
       return 0;
     }
     process.stdout.write(`# ${from}; ${files.length} file(s), ${rules.length} prefix rule(s)\n`);
-    const rows = rules.map((r) => [`${r.source.file}:${r.source.line}`, r.decision, visibleText(pattern(r.pattern.first, r.pattern.rest)), visibleText(r.justification ?? '')]);
+    const rows = rules.map((r) => [
+      `${r.source.file}:${r.source.line}`,
+      r.decision,
+      visibleText(pattern(r.pattern.first, r.pattern.rest)),
+      visibleText(r.justification ?? ''),
+    ]);
     const width = [0, 1, 2].map((i) => Math.max(0, ...rows.map((row) => row[i].length)));
     for (const row of rows) process.stdout.write(row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(width[i]))).join('  ').trimEnd() + '\n');
     return 0;

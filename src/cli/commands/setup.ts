@@ -5,6 +5,7 @@
  */
 import { AGENTS, agentId, type Route } from '../../integrations/agents/agents.js';
 import { install, setupAgent, SetupError, undoAgent } from '../../integrations/agents/setup.js';
+import { shellWord } from '../../protocol/shell-words.js';
 
 /** Options, as src/cli/args/setup.ts declares them. */
 export interface SetupArgs {
@@ -39,10 +40,10 @@ function genericShell(): number {
   1. The agent must run gate-sh where it would run bash. Many agents accept a shell only when its name is
      bash (or zsh). 'gate setup claude-code' or 'gate setup gemini --route shell' writes such an entry point:
        ${inst.entry}   (a launcher: exec ${inst.gateSh} "$@")
-     or make one yourself:  ln -s ${inst.gateSh} ~/bin/bash
+     or make one yourself:  ln -s ${shellWord(inst.gateSh)} ~/bin/bash
   2. Point the agent at it the way it picks its shell:
        - an agent that reads SHELL or its own setting: set it to ${inst.entry}
-       - an agent that runs 'bash' from PATH: start it with PATH=${inst.entry.replace(/\/bash$/, '')}:$PATH
+       - an agent that runs 'bash' from PATH: start it with PATH=${shellWord(inst.entry.replace(/\/bash$/, ''))}:$PATH
        - an agent that uses the login shell: that needs root (chsh); use MCP instead:
            command ${inst.node}, args ["${inst.gate}", "mcp"]   (a gated "shell" tool)
   3. If the agent runs commands inside its own sandbox, turn that sandbox off (gate-sh sandboxes every
