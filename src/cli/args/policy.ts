@@ -4,7 +4,7 @@
  * to the command, and a flag given twice is an error; src/cli/gate.ts runs it without yargs (its start-up is
  * measured against `node -e 0`). What is declared here for it is its help and completion. Pure.
  */
-import { type CommandSpec, flag, list, PARSER_TRAILING, str, trailing } from './spec.js';
+import { type CommandSpec, flag, list, PARSER_TRAILING, prefixWords, str, trailing } from './spec.js';
 
 type Policy = typeof import('../commands/policy.js');
 
@@ -49,7 +49,7 @@ export const policy: CommandSpec = {
           .positional('command', { type: 'string', describe: 'the command prefix to allow (its words)' })
           .option('file', str('the rules file to append to'))
           .check((a) => {
-            if (trailing(a as never, 'command').length === 0) throw new Error('name the command prefix to allow');
+            if (prefixWords(a as never, 'command').length === 0) throw new Error('name the command prefix to allow');
             return true;
           }),
       run: async (a, ctx) => ((await ctx.load('policy')) as Policy).amend({ file: a.file as string | undefined, prefix: trailing(a, 'command') }),

@@ -1,5 +1,5 @@
 /** `gate rules list|add`: declaration (the command: src/cli/commands/rules.ts). Pure. */
-import { type CommandSpec, flag, PARSER_TRAILING, str, trailing } from './spec.js';
+import { type CommandSpec, flag, PARSER_TRAILING, prefixWords, str, trailing } from './spec.js';
 
 type Rules = typeof import('../commands/rules.js');
 
@@ -37,9 +37,8 @@ export const rules: CommandSpec = {
           .option('justification', str('why, shown with a denial or prompt'))
           .option('file', str('the rules file to append to'))
           .check((a) => {
-            const given = DECISIONS.filter((d) => a[d] === true);
-            if (given.length !== 1) throw new Error('give exactly one of --forbid, --prompt, --allow');
-            if (trailing(a as never, 'prefix').length === 0) throw new Error('name the command prefix the rule matches');
+            if (prefixWords(a as never, 'prefix').length === 0) throw new Error('name the command prefix the rule matches');
+            if (DECISIONS.filter((d) => a[d] === true).length !== 1) throw new Error('give exactly one of --forbid, --prompt, --allow');
             return true;
           }),
       run: async (a, ctx) =>

@@ -91,6 +91,18 @@ export function count(describe: string, extra: Options = {}): Options {
   });
 }
 
+/**
+ * The words of a trailing command (PARSER_TRAILING): positionals, then whatever follows `--`. Its first word
+ * may not look like an option (`gate policy amend --bogus` is a mistyped option, not a prefix; after `--` it
+ * may): as clap reads Codex's.
+ */
+export function prefixWords(args: Args, key: string): string[] {
+  const own = args[key];
+  const first = Array.isArray(own) ? own[0] : own;
+  if (typeof first === 'string' && first.startsWith('-') && first !== '-') throw new UsageError(`unknown option '${first}' (a prefix starting with it goes after --)`);
+  return trailing(args, key);
+}
+
 /** The words of a trailing command: positionals, then whatever follows `--`. */
 export function trailing(args: Args, key: string): string[] {
   const own = args[key];
