@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
-import { GATE, tempEnv } from '../helpers/env.js';
+import { GATE, ROOT, tempEnv } from '../helpers/env.js';
 import { daemonForTest, killAll } from '../helpers/daemon.js';
 import { gateSh } from '../shell/helpers.js';
 import { COMMANDS } from '../../src/cli/args/index.js';
@@ -220,4 +220,11 @@ test('gate rules add --forbid rm: the running daemon denies rm at once; gate rul
   assert.equal(blank.status, 1);
   assert.match(blank.stderr, /^gate: rules add: cannot add to .*justification cannot be empty/);
   assert.equal(readFileSync(file, 'utf8').split('\n').length, 2);
+});
+
+test("yargs is in gate's own bundle only: gate-sh's, the daemon's, gate hook's and gate policy check's have none of it", () => {
+  const bundle = (p: string) => readFileSync(join(ROOT, 'dist', 'cjs-src', p), 'utf8');
+  assert.match(bundle('cli/gate-cli.bundle.cjs'), /yargs-parser/);
+  for (const p of ['cli/gate-sh.bundle.cjs', 'daemon/daemon.bundle.cjs', 'cli/hook.bundle.cjs', 'cli/commands/policy.bundle.cjs'])
+    assert.doesNotMatch(bundle(p), /require\("yargs|yargs-parser|YError/, p);
 });
