@@ -14,12 +14,10 @@ import { COMMANDS } from './args/index.js';
 import { type Args, type CommandSpec, type Context, PARSER, UsageError } from './args/spec.js';
 import { completionScript, SHELLS, type CompletionShell } from './completion-scripts.js';
 import { errorLine } from './errors.js';
-import { version } from './version.js';
+import { versionLine } from './version.js';
 
 /** bin/gate: two folders up from dist/src/cli/ or dist/cjs-src/cli/ (the bundle), then bin/. */
 const GATE_BIN = fileURLToPath(new URL('../../../bin/gate', import.meta.url));
-
-const versionLine = (): string => `gate (gate-sh) ${version()}\n`;
 
 /** A usage error as yargs reports it (a check, a coerce or its own validation), with the help to show. */
 class Misuse extends Error {
@@ -33,6 +31,7 @@ class Misuse extends Error {
 
 /** The words of argv that name a command and its subcommands ('policy amend'), for messages. */
 function commandPath(argv: readonly string[]): string[] {
+  if (['completion', 'help', 'version'].includes(argv[0])) return [argv[0]];
   const path: string[] = [];
   let level: readonly CommandSpec[] = COMMANDS;
   for (const w of argv) {
@@ -155,7 +154,11 @@ export async function runGate(argv: readonly string[], ctx: Context): Promise<nu
   }
   // `gate help status` is `gate status --help`; `gate help` the top-level help
   let words = argv;
-  if (argv[0] === 'help') words = [...argv.slice(1), '--help'];
+  if (argv[0] === 'help') {
+    const known = [...COMMANDS.map((c) => c.command.split(' ')[0]), 'completion', 'help', 'version'];
+    // an unknown name: reported as the command would be ("did you mean")
+    words = argv.length === 1 || known.includes(argv[1]) ? [...argv.slice(1), '--help'] : argv.slice(1);
+  }
   const result = { code: 0 };
   try {
     await program(words, ctx, result).parseAsync();
@@ -167,6 +170,7 @@ export async function runGate(argv: readonly string[], ctx: Context): Promise<nu
     // yargs' suggestion alone does not say what was wrong
     const mistyped = words[path.length];
     if (/^Did you mean /.test(message)) message = `unknown command '${mistyped}'. ${message}`;
+    else if (path.length === 0 && mistyped?.startsWith('-')) message = `unknown option '${mistyped}'`;
     else if (/^Unknown argument: /.test(message) && mistyped === message.slice('Unknown argument: '.length) && takesCommand(path))
       message = path.length ? `unknown ${path.join(' ')} command '${mistyped}'` : `unknown command '${mistyped}'`;
     // a command's usage after its misuse; the whole command list only when no command was named at all

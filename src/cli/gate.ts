@@ -65,6 +65,12 @@ function daemonRunArgs(rest: string[]): import('./args/daemon.js').DaemonArgs | 
 
 async function dispatch(argv: string[]): Promise<number> {
   const [a, b, ...rest] = argv;
+  // the version alone needs no command line (the same line the yargs program's `version` prints)
+  if (argv.length === 1 && (a === '--version' || a === '-v' || a === 'version')) {
+    const { versionLine } = await import('./version.js');
+    process.stdout.write(versionLine());
+    return 0;
+  }
   if (a === 'daemon' && b === 'run') {
     const values = daemonRunArgs(rest);
     if (values) return ((await load('daemon')) as typeof import('./commands/daemon.js')).run(values);
