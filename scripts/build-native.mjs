@@ -7,7 +7,7 @@
 // stops `npm install`. GATE_WERROR=1 (set by .ci/run) turns compiler warnings into errors in both builds.
 // Trust: runs at install time with the installing user's rights; runs only make, the C compiler and
 // node-gyp on the package's own sources.
-import { existsSync, lstatSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,33 @@ function onPath(...names) {
   for (const n of names) if (spawnSync('sh', ['-c', `command -v ${n}`], { stdio: 'ignore' }).status === 0) return n;
   return undefined;
 }
+
+/**
+ * A line for the person waiting on `npm install`: the build takes ~20 s, and npm shows nothing of a
+ * dependency's install scripts (a global install of the tarball) unless they fail. To the terminal itself
+ * when stderr is npm's pipe; to stderr when there is no terminal (CI) or it is the terminal already.
+ */
+function say(line) {
+  const text = `gate-sh: ${line}\n`;
+  if (!process.stderr.isTTY) {
+    try {
+      const fd = openSync('/dev/tty', 'w');
+      writeSync(fd, text);
+      closeSync(fd);
+      return;
+    } catch {
+      /* no terminal: stderr */
+    }
+  }
+  process.stderr.write(text);
+}
+const installing = process.env.npm_lifecycle_event === 'preinstall';
+const started = Date.now();
+if (installing)
+  say(
+    'building the native parts: the exec gate (shims/: libgate.so, the launcher, the native gate-sh) with make and gcc, ' +
+      'then the N-API addon (native/) with node-gyp; about 20 s',
+  );
 
 const missing = [['make'], ['gcc', 'cc'], ['python3']].filter((alts) => !onPath(...alts)).map((alts) => alts[0]);
 if (missing.length) fail(`cannot build the native parts: ${missing.join(', ')} not found on PATH`);
@@ -67,3 +94,4 @@ if (!fresh) {
   if (gyp.status !== 0 || !existsSync(ADDON))
     fail(`building the native addon failed (node-gyp rebuild, status ${gyp.status ?? gyp.signal}: the compiler's message is above)`);
 }
+if (installing) say(`native parts built in ${Math.round((Date.now() - started) / 1000)} s`);

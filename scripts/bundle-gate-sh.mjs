@@ -50,10 +50,10 @@ const why = (r) => (r.stderr || r.error?.message || '').trim().split('\n').pop()
  * daemon can run here every function compiled eagerly; a failure of both costs speed only. Never a cache
  * next to a bundle it was not made from.
  */
-async function cachedBundle({ entry, bundle, cache, kind, name, slower }) {
+async function cachedBundle({ entry, bundle, cache, kind, name, slower, packages = 'external' }) {
   mkdirSync(bundle.slice(0, bundle.lastIndexOf('/')), { recursive: true });
   rmSync(cache, { force: true });
-  const built = await esbuild.build({ ...options(entry), write: false });
+  const built = await esbuild.build({ ...options(entry), packages, write: false });
   const text = built.outputFiles[0].text;
   const id = createHash('sha256').update(text).digest('hex').slice(0, 32);
   writeFileSync(bundle, `// gate-sh-build ${id}\n${text}`);
@@ -104,6 +104,20 @@ await cachedBundle({
   kind: 'hook',
   name: 'the hook bundle',
   slower: 'gate hook starts a little slower',
+});
+
+// `gate`'s yargs program (src/cli/gate-cli.ts, loaded by src/cli/gate.ts for the commands a person types): yargs,
+// its dependencies and the command declarations in one file (yargs' ~40 ESM modules cost more than its work), every function
+// compiled (its work is parsing and help, the same for every command). The commands' own code stays out: the
+// program loads it through gate.ts when a command runs.
+await cachedBundle({
+  entry: 'dist/src/cli/gate-cli.js',
+  bundle: 'dist/cjs-src/cli/gate-cli.bundle.cjs',
+  cache: 'dist/cjs-src/cli/gate-cli.bundle.v8cache',
+  kind: 'eager',
+  name: 'the gate CLI bundle',
+  slower: 'gate starts a little slower',
+  packages: 'bundle', // yargs and its parts inside (all plain JavaScript)
 });
 
 // The parsers' code caches (src/script/mvdan.ts, src/script/bash-parser-call.ts): the daemon compiles

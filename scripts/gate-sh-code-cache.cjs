@@ -98,7 +98,7 @@ async function daemonTrained() {
   for (const k of Object.keys(process.env)) if (!(k in env)) delete process.env[k];
   Object.assign(process.env, env);
   try {
-    void mod.exports.run(['run', '--no-terminal']);
+    void mod.exports.run({ sub: 'run', 'no-terminal': true });
     const sock = join(env.XDG_RUNTIME_DIR, 'gate-sh', 'default', 'req', 'request.sock');
     for (let i = 0; i < 400 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 50));
     if (!existsSync(sock)) throw new Error('the daemon did not start from its bundle');

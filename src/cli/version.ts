@@ -17,3 +17,8 @@ export function version(): string {
     return 'unknown';
   }
 }
+
+/** What `gate --version` prints. */
+export function versionLine(): string {
+  return `gate (gate-sh) ${version()}\n`;
+}

@@ -1,5 +1,6 @@
 /** Reading the audit log: parse, filter, and show records (pure; `gate log` does the I/O). */
 import type { AuditRecord } from '../daemon/audit.js';
+import { displayWord } from '../protocol/display.js';
 
 export interface AuditFilter {
   run?: string;
@@ -43,7 +44,7 @@ export function matches(r: AuditRecord, f: AuditFilter): boolean {
 /** One table row: time, kind, run, decision, action, source, command. */
 export function formatRecord(r: AuditRecord): string {
   const time = r.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z');
-  const words = r.argv ? r.argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ') : undefined;
+  const words = r.argv ? r.argv.map(displayWord).join(' ') : undefined; // as every approval surface shows a command
   // a job record (session sandboxes) says what happened to the job: started, ended with its status
   const job =
     r.kind === 'job' && words ? `${(r.detail ?? '').split(':')[0]}${r.exit_status !== undefined ? ` (exit ${r.exit_status})` : ''}: ${words}` : undefined;

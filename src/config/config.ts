@@ -42,7 +42,8 @@ export const DEFAULT_CONFIG: GateConfig = {
 /** A bad value, named by where it came from (file, env variable or flag) and its key. */
 export class ConfigError extends Error {}
 
-const TOP_KEYS = new Set([
+/** The keys config.toml may set (`gate init` writes each one, commented out: src/config/commented.ts). */
+export const TOP_KEYS = new Set([
   'approval_policy',
   'sandbox_mode',
   'sandbox_workspace_write',
@@ -55,7 +56,8 @@ const TOP_KEYS = new Set([
   'network',
   'secrets',
 ]);
-const WW_KEYS = new Set(['writable_roots', 'agent_writable_roots', 'network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp']);
+/** The keys of its [sandbox_workspace_write] table. */
+export const WW_KEYS = new Set(['writable_roots', 'agent_writable_roots', 'network_access', 'exclude_tmpdir_env_var', 'exclude_slash_tmp']);
 
 /** A raw table (from TOML) → the keys it sets, validated. `where` names the file for messages. */
 export function configFromTable(t: Record<string, unknown>, where: string, base: GateConfig = DEFAULT_CONFIG): GateConfig {

@@ -19,6 +19,7 @@ import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
 import type { FsView } from '../sandbox/fs-view.js';
 import { startUpPrefix, type StartUpFds } from './start-up-gate.js';
+import { shellCommand, shellWord } from '../protocol/shell-words.js';
 
 /** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
 export const MAX_ARG_SCRIPT = 128 * 1024 - 1;
@@ -113,7 +114,7 @@ function basePlan(p: PlanInput): RunPlan {
   const startUp: StartUpFds | undefined = p.startUp ? { ready: fd + 1, go: fd + 2 } : undefined;
   const prefix = startUp ? startUpPrefix(startUp) : '';
   if (!big) return { program: p.bash, args: [...opts, '-c', prefix + p.script, inv.name, ...inv.args], env, cwd: p.cwd, fds, startUp };
-  const prelude = `exec ${fd}<&-; BASH_ARGV0=${quote(inv.name)};${inner.length ? ` set ${inner.map(quote).join(' ')};` : ''} ${prefix}`;
+  const prelude = `exec ${fd}<&-; BASH_ARGV0=${shellWord(inv.name)};${inner.length ? ` set ${shellCommand(inner)};` : ''} ${prefix}`;
   return {
     program: p.bash,
     args: [...opts, `/dev/fd/${fd}`, ...inv.args],
@@ -123,8 +124,4 @@ function basePlan(p: PlanInput): RunPlan {
     scriptFd: { fd, data: p.scriptBytes ? Buffer.concat([Buffer.from(prelude, 'utf8'), p.scriptBytes]) : Buffer.from(prelude + p.script, 'utf8') },
     startUp,
   };
-}
-
-function quote(s: string): string {
-  return /^[\w+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }

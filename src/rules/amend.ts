@@ -13,10 +13,18 @@ import { closeSync, fstatSync, mkdirSync, openSync, readSync, writeSync, constan
 import { dirname } from 'node:path';
 import { tokenize } from './starlark/lexer.js';
 import { PolicyError } from './error.js';
+import type { Decision } from './decision.js';
+import { parsePolicy } from './parser.js';
 
 
 export function formatAllowPrefixRule(prefix: string[]): string {
   return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(', ')}], decision="allow")`;
+}
+
+/** A prefix rule with any decision and an optional justification, in the amendment format (`gate rules add`). */
+export function formatPrefixRule(prefix: string[], decision: Decision, justification?: string): string {
+  const j = justification !== undefined ? `, justification=${JSON.stringify(justification)}` : '';
+  return `prefix_rule(pattern=[${prefix.map((t) => JSON.stringify(t)).join(', ')}], decision="${decision}"${j})`;
 }
 
 export interface NetworkAmendment {
@@ -35,6 +43,19 @@ export async function appendAllowPrefixRule(file: string, prefix: string[]): Pro
   if (prefix.length === 0) throw new PolicyError('prefix rule requires at least one token');
   if (prefix.some((t) => t.trim() === '')) throw new PolicyError('invalid prefix rule: tokens cannot be empty');
   return appendLine(file, formatAllowPrefixRule(prefix));
+}
+
+/**
+ * Append `formatPrefixRule(...)` under the lock, unless it is there already. The line is parsed before it is
+ * written, so what lands in the file is a rule the loader reads (a PolicyError otherwise, nothing written).
+ */
+export async function appendPrefixRule(file: string, prefix: string[], decision: Decision, justification?: string): Promise<'appended' | 'exists'> {
+  if (prefix.length === 0) throw new PolicyError('prefix rule requires at least one token');
+  if (prefix.some((t) => t.trim() === '')) throw new PolicyError('invalid prefix rule: tokens cannot be empty');
+  if (justification !== undefined && justification.trim() === '') throw new PolicyError('invalid rule: justification cannot be empty');
+  const line = formatPrefixRule(prefix, decision, justification);
+  parsePolicy([{ path: file, text: line + '\n' }], {});
+  return appendLine(file, line);
 }
 
 export async function appendNetworkRule(file: string, rule: NetworkAmendment): Promise<'appended' | 'exists'> {

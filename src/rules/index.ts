@@ -26,6 +26,14 @@ export { normalizeHost } from './network.js';
 export { compileDomains } from './network.js';
 export { parsePolicy, type ParseOptions, type PolicySource } from './parser.js';
 export { defaultRulesFile, loadPolicy, MAX_RULES_FILE_BYTES, readRulesFile, ruleFiles, type LoadOptions } from './load.js';
-export { appendAllowPrefixRule, appendNetworkRule, formatAllowPrefixRule, formatNetworkRule, type NetworkAmendment } from './amend.js';
+export {
+  appendAllowPrefixRule,
+  appendNetworkRule,
+  appendPrefixRule,
+  formatAllowPrefixRule,
+  formatNetworkRule,
+  formatPrefixRule,
+  type NetworkAmendment,
+} from './amend.js';
 export { formatCheckOutput } from './codex-json.js';
 export { shlexJoin, shlexQuote, shlexSplit } from './shlex.js';

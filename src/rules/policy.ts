@@ -88,6 +88,11 @@ export class Policy {
     return this.byProgram.has(program) || this.byProgram.has(program.slice(program.lastIndexOf('/') + 1));
   }
 
+  /** Every prefix rule, in file and call order (`gate rules list`). */
+  prefixRules(): readonly PrefixRule[] {
+    return this.rules;
+  }
+
   static empty(): Policy {
     return new Policy({ rules: [], hostExecutables: new Map(), networkRules: [], files: [] });
   }

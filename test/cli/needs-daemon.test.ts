@@ -57,7 +57,7 @@ test('GATE_NO_AUTOSTART=1: gate approve and gate config set say no daemon runs a
   try {
     const a = await runGate(te.env, ['approve', '--json']);
     assert.equal(a.code, 1);
-    assert.match(a.stderr, /^gate-sh: the gate daemon is not running for session 'default' .*start it with 'gate daemon start'\n$/);
+    assert.match(a.stderr, /^gate: the gate daemon is not running for session 'default' .*start it with 'gate daemon start'\n$/);
     const c = await runGate(te.env, ['config', 'set', 'approval_policy', 'never']);
     assert.equal(c.code, 1);
     assert.match(c.stderr, /not running.*'gate daemon start'/);

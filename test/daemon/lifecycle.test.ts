@@ -28,7 +28,7 @@ test('start, status, stop; folders 0700, sockets 0600; a second daemon is refuse
     assert.match(again.stdout, /already running/);
     const second = await runGate(te.env, ['daemon', 'run', '--no-terminal']);
     assert.equal(second.code, 1);
-    assert.match(second.stderr, /^gate-sh: a gate daemon is already running for session 'default' \(pid \d+\)/);
+    assert.match(second.stderr, /^gate: a gate daemon is already running for session 'default' \(pid \d+\)/);
     const st = await runGate(te.env, ['status', '--json']);
     assert.equal(st.code, 0, st.stderr);
     const s = JSON.parse(st.stdout);

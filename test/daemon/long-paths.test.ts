@@ -26,8 +26,8 @@ test('socket paths over 107 bytes: gate-sh, gate daemon start and run refuse cle
           : spawnSync(process.execPath, [cmd, ...args], { env, encoding: 'utf8', timeout: 30_000 });
       assert.equal(r.status, code, `${args.join(' ')}: ${r.stderr}`);
       assert.equal(r.stdout, '', 'nothing ran');
-      assert.match(r.stderr, /^gate-sh: socket path too long \(\d+ > 107 bytes\): .*; set XDG_RUNTIME_DIR to a shorter folder/m, args.join(' '));
-      assert.doesNotMatch(r.stderr, /gate-sh: gate-sh:/);
+      assert.match(r.stderr, /^gate(-sh)?: socket path too long \(\d+ > 107 bytes\): .*; set XDG_RUNTIME_DIR to a shorter folder/m, args.join(' '));
+      assert.doesNotMatch(r.stderr, /gate(-sh)?: gate(-sh)?:/);
     }
     // nothing bound anywhere: not in the runtime folder, not at a truncated path beside it
     const sockets = (dir: string): string[] =>
@@ -36,8 +36,8 @@ test('socket paths over 107 bytes: gate-sh, gate daemon start and run refuse cle
     assert.ok(!existsSync(join(long, 'gate-sh', 'default', 'daemon.pid')));
     const bad = spawnSync(process.execPath, [GATE, 'daemon', 'status'], { env: { ...te.env, GATE_SESSION: 'bad/x' }, encoding: 'utf8' });
     assert.notEqual(bad.status, 0);
-    assert.match(bad.stderr, /^gate-sh: invalid GATE_SESSION 'bad\/x'/);
-    assert.doesNotMatch(bad.stderr, /gate-sh: gate-sh:/);
+    assert.match(bad.stderr, /^gate: invalid GATE_SESSION 'bad\/x'/);
+    assert.doesNotMatch(bad.stderr, /gate(-sh)?: gate(-sh)?:/);
   } finally {
     te.cleanup();
   }

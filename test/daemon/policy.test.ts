@@ -111,7 +111,7 @@ test('a broken rule file at start: the daemon refuses with the located error', a
   try {
     const r = await runGate(te.env, ['daemon', 'run', '--no-terminal']);
     assert.equal(r.code, 1);
-    assert.ok(r.stderr.startsWith(`gate-sh: ${file}:1:`), r.stderr);
+    assert.ok(r.stderr.startsWith(`gate: ${file}:1:`), r.stderr);
     assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
   } finally {
     te.cleanup();
@@ -147,7 +147,7 @@ test('config: file, environment and flags layer; gate config set changes the liv
     assert.deepEqual((await preflight(d.paths, 'true')).sandbox, { type: 'danger-full-access' });
     const bad = await runGate(te.env, ['config', 'set', 'approval_policy', 'sometimes']);
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /gate-sh: config set by .*'approval_policy': invalid approval policy "sometimes"/);
+    assert.match(bad.stderr, /gate: config set by .*'approval_policy': invalid approval policy "sometimes"/);
     const audit = readFileSync(join(te.env.GATE_HOME, 'audit.jsonl'), 'utf8');
     assert.match(audit, /"kind":"config".*approval_policy = never/);
   } finally {

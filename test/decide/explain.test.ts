@@ -70,7 +70,7 @@ test('bad input: a broken rule file is a located error (exit 1), bad flags exit 
   writeFileSync(bad, 'prefix_rule(pattern=["ok"])\nprefix_rule(pattern=["x"], decision="maybe")\n');
   const r = gate(['--rules', bad, 'ls'], te.env);
   assert.equal(r.code, 1);
-  assert.match(r.err, new RegExp(`^gate-sh: ${bad.replace(/[.]/g, '\\.')}:2:\\d+: .*invalid decision: maybe`));
+  assert.match(r.err, new RegExp(`^gate: ${bad.replace(/[.]/g, '\\.')}:2:\\d+: .*invalid decision: maybe`));
   assert.equal(r.out, '');
   for (const args of [
     ['--approval-policy', 'sometimes', 'ls'],
@@ -82,7 +82,7 @@ test('bad input: a broken rule file is a located error (exit 1), bad flags exit 
   ]) {
     const b = gate(args, te.env);
     assert.equal(b.code, 2, `${args.join(' ')}: ${b.err}`);
-    assert.match(b.err, /^gate-sh: explain: /);
+    assert.match(b.err, /^gate: explain: /);
     assert.doesNotMatch(b.err, /\n\s+at /);
   }
 });
@@ -106,7 +106,7 @@ test('defaults come from the session configuration (config.toml, GATE_* variable
   writeFileSync(join(te.env.GATE_HOME, 'config.toml'), 'approval_policy = [\n');
   const bad = gate(['ls'], te.env);
   assert.equal(bad.code, 1);
-  assert.match(bad.err, /^gate-sh: .*config\.toml:\d+:\d+: /);
+  assert.match(bad.err, /^gate: .*config\.toml:\d+:\d+: /);
 });
 
 

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { GATE_SH_NODE, ROOT, tempEnv } from '../helpers/env.js';
 import { daemonForFile } from '../helpers/daemon.js';
 import { runGate } from '../daemon/helpers.js';
+import { shellCommand, shellWord } from '../../src/protocol/shell-words.js';
 
 const RULES =
   'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';
@@ -59,7 +60,7 @@ test('gate hook from its bundle answers as the module graph does: allow (rewritt
   }
   assert.deepEqual([...seen].sort(), ['allow', 'deny', 'none']);
   const rm = JSON.parse((await runGate(d.env, ['hook', 'claude-code'], claude('rm -rf somefile', d.ws))).stdout).hookSpecificOutput;
-  assert.match(rm.updatedInput.command, /gate-sh' -c 'rm -rf somefile'$/); // gate-sh refuses it by its rule when it runs
+  assert.equal(rm.updatedInput.command, shellCommand([join(ROOT, 'bin', 'gate-sh'), '-c', 'rm -rf somefile'])); // gate-sh refuses it by its rule when it runs
   // the same usage errors as `gate hook` always gave
   for (const args of [['hook'], ['hook', 'codex'], ['hook', '--help']]) {
     const b = await runGate(d.env, args);
@@ -83,7 +84,7 @@ test('the bundle alone answers: launchers and bundle copied without dist/src (an
   const copied = run(env);
   assert.equal(copied.status, 0, copied.stderr);
   const fromRoot = (await runGate(d.env, ['hook', 'claude-code'], input)).stdout;
-  assert.equal(copied.stdout, fromRoot.replaceAll(`'${join(ROOT, 'bin', 'gate-sh')}'`, `'${join(dir, 'bin', 'gate-sh')}'`));
+  assert.equal(copied.stdout, fromRoot.replaceAll(shellWord(join(ROOT, 'bin', 'gate-sh')), shellWord(join(dir, 'bin', 'gate-sh'))));
   assert.equal(JSON.parse(copied.stdout).hookSpecificOutput.permissionDecision, 'allow');
   // nothing loads (no bundle and no dist/src; a bundle that throws): exit 2, the one status at which both
   // agents block the command (any other failure status lets it run ungated), the reason on stderr

@@ -90,7 +90,7 @@ test('bad input: located gate-sh error, non-zero exit, no stack trace — and Co
       assert.equal(ours.status, 1, `${what}: ${ours.stderr}`);
       if (what !== '10 MB') assert.notEqual(theirs.status, 0, `${what}: codex rejects it too`);
       assert.equal(ours.stdout, '', what);
-      assert.match(ours.stderr, /^gate-sh: failed to (parse|read) policy at /, what);
+      assert.match(ours.stderr, /^gate: failed to (parse|read) policy at /, what);
       assert.match(ours.stderr, re, what);
       assert.doesNotMatch(ours.stderr, /\n\s+at |Error:|node:internal/, `${what}: no stack trace`);
     });
@@ -115,7 +115,7 @@ test('an unreadable rules folder stops `gate policy check` without --rules', asy
     assert.equal(r.status, 1, r.stderr);
     assert.match(
       r.stderr,
-      /^gate-sh: failed to read rules files\n\nCaused by:\n {4}.*ch\/rules: failed to read rules files from .*ch\/rules: Permission denied\n$/,
+      /^gate: failed to read rules files\n\nCaused by:\n {4}.*ch\/rules: failed to read rules files from .*ch\/rules: Permission denied\n$/,
     );
     // readable again: the same command uses those rules
     chmodSync(rules, 0o755);
@@ -133,7 +133,7 @@ test('usage errors exit 2', async () => {
     for (const args of [['--rules'], ['--rules', 'x.rules'], ['--bogus', 'git'], ['-r', 'x.rules', '--pretty', '--pretty', 'git']]) {
       const r = await gate(args, t);
       assert.equal(r.status, 2, JSON.stringify(args));
-      assert.match(r.stderr, /^gate-sh: .*\n\nusage: gate policy check/);
+      assert.match(r.stderr, /^gate: policy check: .*\n\nusage: gate policy check/);
     }
   } finally {
     t.cleanup();
@@ -164,9 +164,10 @@ test('gate policy amend appends once; gate policy files lists and validates what
     const broken = await run(['files']);
     assert.equal(broken.status, 1);
     assert.match(broken.stderr, /default\.rules:3:1: starlark error: invalid decision: nope/);
+    // no prefix: a usage error, with amend's usage (issue 32: was exit 1 from the rules layer)
     const empty = await run(['amend', '--']);
-    assert.equal(empty.status, 1);
-    assert.match(empty.stderr, /^gate-sh: cannot amend .*prefix rule requires at least one token\n$/);
+    assert.equal(empty.status, 2);
+    assert.match(empty.stderr, /^gate: policy amend: name the command prefix to allow\n\nusage: gate policy amend /);
   } finally {
     t.cleanup();
   }

@@ -5,7 +5,6 @@
  *                                     answers in ({"approval_id": ..., "decision": ...})
  *   gate approve --answer ID DECISION one-shot answer
  */
-import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { gatePaths } from '../../protocol/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
@@ -15,31 +14,25 @@ import { visibleText } from '../../protocol/display.js';
 import { parseReviewDecision, type PromptEvent } from '../../protocol/approval.js';
 import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';
 
-const USAGE = `usage: gate approve [--name NAME] [--json] | gate approve --answer APPROVAL_ID DECISION
-  decisions: approved, approved_for_session, approved_execpolicy_amendment, denied, abort
-  keys (interactive): a=approved s=approved for session p=approve and save the rule d=denied x=abort
-    v=view the whole command (when the prompt shows it cut)
-`;
+/** Options, as src/cli/args/approve.ts declares them. */
+export interface ApproveArgs {
+  json: boolean;
+  /** an approval id to answer once, with `decision` */
+  answer?: string;
+  decision?: string;
+  name?: string;
+}
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, answer: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+export async function run(values: ApproveArgs): Promise<number> {
   const paths = gatePaths(process.env);
   await needsDaemon(process.env);
   const client = await ApprovalClient.connect(paths);
   if (values.answer !== undefined) {
     try {
-      const decision = parseReviewDecision(positionals[0]);
+      const decision = parseReviewDecision(values.decision);
       const r = await client.call('answer', { approval_id: values.answer, decision });
       if (!r.ok) {
-        process.stderr.write(`gate-sh: ${String(r.error)}\n`);
+        process.stderr.write(`gate: ${String(r.error)}\n`);
         return 1;
       }
       process.stdout.write(`${values.answer}: ${reviewDecisionKind(decision)}\n`);

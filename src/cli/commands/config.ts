@@ -2,63 +2,43 @@
  * `gate config get [KEY] [--json]` and `gate config set KEY VALUE`: the running daemon's configuration,
  * changed at run time over the approval channel. Without a daemon, `get` shows what one would start with.
  */
-import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
 import { approvalCall } from '../../client/approval-client.js';
-import { configView, SETTABLE_KEYS } from '../../config/config.js';
+import { configView } from '../../config/config.js';
 import { loadConfig } from '../../config/load.js';
 import { stringify } from 'smol-toml';
 
-const USAGE = `usage: gate config get [KEY] [--json] | gate config set KEY VALUE
-  get        the whole configuration as config.toml spells it (TOML), or JSON with --json
-  get KEY    that value alone (a string bare, anything else as JSON)
-  set        changes the running daemon's configuration until it stops (config.toml keeps it for good)
-  settable keys: ${SETTABLE_KEYS.join(', ')}
-`;
-
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  const [sub, key, value] = positionals;
-  if (values.help || !sub) {
-    process.stdout.write(USAGE);
-    return values.help ? 0 : 2;
-  }
+/** `gate config set KEY VALUE` (KEY checked by src/cli/args/config.ts; the daemon checks VALUE). */
+export async function set(values: { key: string; value: string; json: boolean }): Promise<number> {
+  const { key, value } = values;
   const paths = gatePaths(process.env);
-  if (sub === 'set') {
-    if (!key || value === undefined) {
-      process.stderr.write(`gate-sh: config set needs KEY and VALUE\n${USAGE}`);
-      return 2;
-    }
-    await needsDaemon(process.env);
-    const r = await approvalCall(paths, 'config-set', { key, value });
-    print(r.config as Record<string, unknown>, key, values.json);
-    process.stderr.write(`gate: config set: in force until the daemon stops; to keep it, set ${key} in ${paths.configFile}\n`);
-    return 0;
+  await needsDaemon(process.env);
+  const r = await approvalCall(paths, 'config-set', { key, value });
+  print(r.config as Record<string, unknown>, key, values.json);
+  process.stderr.write(`gate: config set: in force until the daemon stops; to keep it, set ${key} in ${paths.configFile}\n`);
+  return 0;
+}
+
+/** `gate config get [KEY]`: the running daemon's configuration, or what a daemon would start with. */
+export async function get(values: { key?: string; json: boolean }): Promise<number> {
+  const { key } = values;
+  const paths = gatePaths(process.env);
+  let config: Record<string, unknown>;
+  let note = '';
+  try {
+    config = (await approvalCall(paths, 'config-get')).config as Record<string, unknown>;
+  } catch {
+    config = configView(loadConfig({ file: paths.configFile, env: process.env }));
+    note = `# no daemon running for session '${paths.session}': this is what 'gate daemon start' would use\n`;
   }
-  if (sub === 'get') {
-    let config: Record<string, unknown>;
-    let note = '';
-    try {
-      config = (await approvalCall(paths, 'config-get')).config as Record<string, unknown>;
-    } catch {
-      config = configView(loadConfig({ file: paths.configFile, env: process.env }));
-      note = `# no daemon running for session '${paths.session}': this is what 'gate daemon start' would use\n`;
-    }
-    if (key && !(key in config)) {
-      process.stderr.write(`gate-sh: unknown config key '${key}'\n`);
-      return 2;
-    }
-    if (note && !values.json) process.stdout.write(note);
-    print(config, key, values.json);
-    return 0;
+  if (key && !(key in config)) {
+    process.stderr.write(`gate: unknown config key '${key}' (known: ${Object.keys(config).join(', ')})\n`);
+    return 2;
   }
-  process.stderr.write(`gate-sh: unknown config command '${sub}'\n${USAGE}`);
-  return 2;
+  if (note && !values.json) process.stdout.write(note);
+  print(config, key, values.json);
+  return 0;
 }
 
 /** The whole configuration in one format: TOML as config.toml spells it, or JSON with --json. One key: its

@@ -1,5 +1,5 @@
-/** `gate daemon run|start|stop|status`: the escalation daemon's lifecycle. */
-import { parseArgs } from 'node:util';
+/** `gate daemon run|start|stop|restart|status`: the escalation daemon's lifecycle (options: src/cli/args/daemon.ts). */
+import type { DaemonArgs } from '../args/daemon.js';
 import { gatePaths, type GatePaths } from '../../protocol/paths.js';
 import { lockHeld, pidNamespace, readOwner } from '../../daemon/lock.js';
 import { reachDaemon, unreachableMessage, type Reach } from '../../client/reach.js';
@@ -7,45 +7,8 @@ import { pingDaemon } from '../../protocol/ping.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { run as status } from './status.js';
 
-const USAGE = `usage: gate daemon <run|start|stop|restart|status> [options]
-  run      run in the foreground (this terminal answers prompts when it is a TTY)
-  start    start in the background (logs to <session dir>/daemon.log); returns once it answers
-  stop     stop the session's daemon; refused while runs or background jobs are active, unless --force
-           (each run it ends then says so on its stderr)
-  restart  stop, then start in the background with this environment (picks up config.toml, GATE_* settings)
-  status   same as 'gate status' (--json)
-  (rule files are reloaded by themselves; 'gate reload' reloads them now)
-options for stop/restart:
-  --force                  stop even while runs or background jobs are active
-options for run/start/restart:
-  --approval-policy P      untrusted | on-failure | on-request | never | JSON {"reject":{...}}
-  --sandbox MODE           read-only | workspace-write | danger-full-access | external-sandbox
-  --approval-timeout-ms N  how long a prompt waits for an attached approver
-  --rules FILE             extra rule file (repeatable)
-  --no-terminal            (run) do not use this terminal as an approver
-  --test-resolver FILE     (run; tests only) resolve names through FILE, a JSON map of names to loopback
-                           addresses, instead of DNS (docs/network.md)
-`;
-
-const OPTIONS = {
-  'approval-policy': { type: 'string' },
-  sandbox: { type: 'string' },
-  'approval-timeout-ms': { type: 'string' },
-  rules: { type: 'string', multiple: true },
-  'no-terminal': { type: 'boolean' },
-  'test-resolver': { type: 'string' },
-  force: { type: 'boolean' },
-  json: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
-
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (!sub || sub === '--help' || sub === '-h') {
-    process.stdout.write(USAGE);
-    return sub ? 0 : 2;
-  }
-  const { values } = parseArgs({ args: rest, options: OPTIONS });
+export async function run(values: DaemonArgs): Promise<number> {
+  const { sub } = values;
   const flags: Record<string, string> = {};
   if (values['approval-policy']) flags.approval_policy = values['approval-policy'];
   if (values.sandbox) flags.sandbox_mode = values.sandbox;
@@ -87,10 +50,8 @@ export async function run(argv: string[]): Promise<number> {
       return 0;
     }
     case 'status':
-      return status(values.json ? ['--json'] : []);
+      return status({ json: values.json === true });
   }
-  process.stderr.write(`gate: unknown daemon command '${sub}'\n${USAGE}`);
-  return 2;
 }
 
 /** The flags again as `gate daemon run` arguments. */
@@ -134,7 +95,7 @@ async function stopUnanswering(paths: GatePaths, reach: Exclude<Reach, { state: 
   const owner = readOwner(paths.lockFile);
   const ns = pidNamespace();
   if (!owner?.pidNamespace || owner.pidNamespace !== ns) {
-    process.stderr.write(`gate-sh: ${unreachableMessage(reach.why)}; it cannot be stopped from here\n`);
+    process.stderr.write(`gate: ${unreachableMessage(reach.why)}; it cannot be stopped from here\n`);
     return 1;
   }
   process.kill(owner.pid, 'SIGTERM');
@@ -145,6 +106,6 @@ async function stopUnanswering(paths: GatePaths, reach: Exclude<Reach, { state: 
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  process.stderr.write(`gate-sh: the gate daemon (pid ${owner.pid}) did not stop within 5 s of SIGTERM\n`);
+  process.stderr.write(`gate: the gate daemon (pid ${owner.pid}) did not stop within 5 s of SIGTERM\n`);
   return 1;
 }

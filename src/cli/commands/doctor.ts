@@ -3,15 +3,9 @@
  * would really run it (src/integrations/agents/doctor.ts). Exit 1 when an agent that was set up, or that
  * names gate-sh somewhere, would not use it (a silent fallback), so scripts can check.
  */
-import { parseArgs } from 'node:util';
 import { diagnose, formatDoctor } from '../../integrations/agents/doctor.js';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    process.stdout.write('usage: gate doctor [--json]\n  per agent on this machine: is gate-sh wired in, and would the agent really use it\n');
-    return 0;
-  }
+export async function run(values: { json: boolean }): Promise<number> {
   const reports = diagnose(process.env);
   process.stdout.write(values.json ? JSON.stringify(reports, null, 2) + '\n' : formatDoctor(reports));
   return reports.some((r) => r.warnings.length > 0) ? 1 : 0;

@@ -2,9 +2,8 @@
  * `gate explain`: why a script gets its decisions, per subcommand — words, the rule (file:line) or the
  * heuristic, the decision, the action and execution mode, the proposed amendment; for a complex script why
  * it is complex and which literal commands were found. `--json` prints the ScriptDecision (docs/explain.md).
- * Not on the hot path, but kept lean: node:util parseArgs, no yargs.
+ * Options: src/cli/args/explain.ts.
  */
-import { parseArgs } from 'node:util';
 import { loadPolicy } from '../../rules/index.js';
 import {
   decideInvocation,
@@ -26,70 +25,35 @@ import { sourceReader } from '../../daemon/sourced-files.js';
 import { protectedList } from '../../sandbox/protected.js';
 import { hiddenSecrets, hiddenSecretsLine } from './explain-secrets.js';
 
-const USAGE = `usage: gate explain [options] -- <shell> -c|-lc '<script>'
-       gate explain [options] '<script>'          (a bare script: as bash -lc)
-       gate explain [options] -- <program> [args...]
-
-options:
-  --rules FILE               extra rule file (repeatable), after the default rule folders and config 'rules'
-  --no-default-rules         only the --rules files
-  --approval-policy P        untrusted | on-failure | on-request | never
-  --sandbox S                read-only | workspace-write | danger-full-access | external-sandbox
-Defaults are the running daemon's settings (as 'gate status' shows them), else the session configuration
-($GATE_HOME/config.toml, then GATE_* variables) a daemon would start with; the flags override them. With a
-daemon running, GATE_SANDBOX_MODE / GATE_APPROVAL_POLICY other than its own are refused, as gate-sh refuses them.
-  --sandbox-permissions X    use_default | require_escalated | with_additional_permissions
-  --prefix-rule JSON         a requested prefix rule, e.g. '["cargo","install"]'
-  --git-read-only            treat read-only git commands as known safe (historic Codex rules)
-  --json                     one JSON object (stable; see docs/explain.md)
-`;
-
 const SHELLS = /(^|\/)(gate-sh|bash|sh|zsh)$/;
 const PERMISSIONS: readonly SandboxPermissions[] = ['use_default', 'require_escalated', 'with_additional_permissions'];
 
-export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        rules: { type: 'string', multiple: true, short: 'r' },
-        'no-default-rules': { type: 'boolean' },
-        'approval-policy': { type: 'string' },
-        sandbox: { type: 'string' },
-        'sandbox-permissions': { type: 'string' },
-        'prefix-rule': { type: 'string' },
-        'git-read-only': { type: 'boolean' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    process.stderr.write(`gate-sh: explain: ${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const v = parsed.values;
-  if (v.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const words = parsed.positionals;
-  if (words.length === 0) {
-    process.stderr.write(`gate-sh: explain: nothing to explain\n${USAGE}`);
-    return 2;
-  }
+/** Options, as src/cli/args/explain.ts declares them. */
+export interface ExplainArgs {
+  /** a script (one word) or a command */
+  words: string[];
+  rules: string[];
+  noDefaultRules: boolean;
+  approvalPolicy?: string;
+  sandbox?: string;
+  sandboxPermissions?: string;
+  prefixRule?: string;
+  gitReadOnly: boolean;
+  json: boolean;
+}
+
+export async function run(args: ExplainArgs): Promise<number> {
+  const words = args.words;
   // The session configuration the daemon would use (config.toml ← environment), then these flags.
   let config: GateConfig;
   try {
     config = loadConfig({ file: gatePaths(process.env).configFile, env: process.env });
   } catch (e) {
-    process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
+    process.stderr.write(`gate: ${(e as Error).message}\n`);
     return 1;
   }
   // A running daemon's settings are the ones a run gets: explain with those, and refuse what gate-sh refuses.
-  if (v['approval-policy'] === undefined && v.sandbox === undefined) {
+  if (args.approvalPolicy === undefined && args.sandbox === undefined) {
     const paths = gatePaths(process.env);
     const running = await daemonConfig(paths);
     if (running) {
@@ -105,22 +69,22 @@ export async function run(argv: string[]): Promise<number> {
   let approvalPolicy: ApprovalPolicy;
   let sandboxPolicy: SandboxPolicy;
   let prefixRule: string[] | null = null;
-  const sandboxPermissions = (v['sandbox-permissions'] ?? 'use_default') as SandboxPermissions;
+  const sandboxPermissions = (args.sandboxPermissions ?? 'use_default') as SandboxPermissions;
   try {
-    approvalPolicy = v['approval-policy'] !== undefined ? parseApprovalPolicy(v['approval-policy']) : config.approval_policy;
-    sandboxPolicy = v.sandbox !== undefined ? parseSandboxPolicy(v.sandbox) : config.sandbox_policy;
+    approvalPolicy = args.approvalPolicy !== undefined ? parseApprovalPolicy(args.approvalPolicy) : config.approval_policy;
+    sandboxPolicy = args.sandbox !== undefined ? parseSandboxPolicy(args.sandbox) : config.sandbox_policy;
     if (!PERMISSIONS.includes(sandboxPermissions)) throw new Error(`invalid --sandbox-permissions '${sandboxPermissions}': expected ${PERMISSIONS.join(', ')}`);
-    if (v['prefix-rule'] !== undefined) prefixRule = parsePrefixRule(v['prefix-rule']);
+    if (args.prefixRule !== undefined) prefixRule = parsePrefixRule(args.prefixRule);
   } catch (e) {
-    process.stderr.write(`gate-sh: explain: ${(e as Error).message}\n`);
+    process.stderr.write(`gate: explain: ${(e as Error).message}\n`);
     return 2;
   }
   let policy;
   try {
-    const extraFiles = v['no-default-rules'] ? (v.rules ?? []) : [...config.rules, ...(v.rules ?? [])];
-    policy = loadPolicy({ env: process.env, extraFiles, includeDefaults: !v['no-default-rules'] });
+    const extraFiles = args.noDefaultRules ? args.rules : [...config.rules, ...args.rules];
+    policy = loadPolicy({ env: process.env, extraFiles, includeDefaults: !args.noDefaultRules });
   } catch (e) {
-    process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
+    process.stderr.write(`gate: ${(e as Error).message}\n`);
     return 1;
   }
   // One argument is a script (as `bash -lc`); several are an argv (a shell invocation or a program).
@@ -132,14 +96,14 @@ export async function run(argv: string[]): Promise<number> {
     sandboxPolicy,
     sandboxPermissions,
     prefixRule,
-    gitReadOnly: v['git-read-only'] === true || config.git_read_only,
+    gitReadOnly: args.gitReadOnly || config.git_read_only,
     readSource: sourceReader({ hidden: [gatePaths(process.env).runtime] }).read,
     cwd: process.cwd(),
   };
   // `gate-sh -c '...'` (or a shell at any path) is explained as the script it runs.
   const shellScript = command.length === 3 && (command[1] === '-c' || command[1] === '-lc') && SHELLS.test(command[0]);
   const assessment = shellScript ? decideScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : decideInvocation(command, ctx);
-  if (v.json) {
+  if (args.json) {
     const out = {
       ...assessment,
       context: { approval_policy: approvalPolicy, sandbox_policy: sandboxPolicy, sandbox_permissions: sandboxPermissions, rule_files: [...policy.files] },

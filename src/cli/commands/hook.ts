@@ -42,7 +42,7 @@ const AGENTS: readonly HookAgent[] = ['claude-code', 'gemini'];
 export async function run(argv: string[]): Promise<number> {
   const agent = argv[0] as HookAgent;
   if (argv.length !== 1 || !AGENTS.includes(agent)) {
-    process.stderr.write(argv[0] === '--help' || argv[0] === '-h' ? USAGE : `gate-sh: hook: expected one of ${AGENTS.join(', ')}\n${USAGE}`);
+    process.stderr.write(argv[0] === '--help' || argv[0] === '-h' ? USAGE : `gate: hook: expected one of ${AGENTS.join(', ')}\n${USAGE}`);
     return argv[0] === '--help' || argv[0] === '-h' ? 0 : 2;
   }
   let out: Record<string, unknown>;

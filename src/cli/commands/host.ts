@@ -6,27 +6,18 @@
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ensureDaemon } from '../../client/autostart.js';
 import { checkSocketPath, gatePaths } from '../../protocol/paths.js';
 import { runHostSession } from '../../integrations/host-session.js';
 
-const USAGE = `usage: gate host [--name NAME] [--socket [--path PATH]]
-  JSON-RPC 2.0 over newline-delimited JSON. The host receives item/commandExecution/requestApproval
-  requests and answers {"decision": ...}; it may call approvalPolicy/set, sandboxPolicy/set, config/read,
-  status/read. --socket serves the same protocol on a Unix socket, one session per connection, at PATH
-  (default: <approval folder>/host.sock, never visible inside sandboxes).
-`;
+/** Options, as src/cli/args/host.ts declares them. */
+export interface HostArgs {
+  name?: string;
+  socket: boolean;
+  path?: string;
+}
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { name: { type: 'string' }, socket: { type: 'boolean' }, path: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+export async function run(values: HostArgs): Promise<number> {
   const paths = gatePaths(process.env);
   await ensureDaemon(process.env);
   const log = (l: string): void => void process.stderr.write(`gate host: ${l}\n`);
@@ -34,7 +25,7 @@ export async function run(argv: string[]): Promise<number> {
   if (!values.socket) {
     const r = await runHostSession({ paths, input: process.stdin, output: process.stdout, name, log });
     if (r.daemonClosed) {
-      process.stderr.write('gate-sh: the gate daemon closed the approval channel\n');
+      process.stderr.write('gate: the gate daemon closed the approval channel\n');
       return 1;
     }
     return 0;

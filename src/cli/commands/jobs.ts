@@ -3,14 +3,10 @@
  * background jobs and servers gated commands left running (docs/sandbox.md, "Session sandboxes") — and
  * ending them. Talks to the daemon on the approval channel, which no sandboxed process can reach. Not pure.
  */
-import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
 import { approvalCall } from '../../client/approval-client.js';
 import type { SessionJob } from '../../protocol/approval.js';
-
-const USAGE = `usage: gate jobs [--json]          what runs in this session's sandboxes
-       gate jobs kill <pid|all>   end one (its pid as listed) or all of them
-`;
+import { displayWord } from '../../protocol/display.js';
 
 export function formatJobs(jobs: SessionJob[]): string {
   if (jobs.length === 0) return 'no processes in session sandboxes\n';
@@ -21,7 +17,7 @@ export function formatJobs(jobs: SessionJob[]): string {
     j.started_at.replace(/\.\d+Z$/, 'Z'),
     j.sandbox,
     j.cwd,
-    j.argv.join(' '),
+    j.argv.map(displayWord).join(' '), // a sandboxed process named it: shown as every prompt shows a command
   ]);
   const head = ['PID', 'IN-SANDBOX', 'STATE', 'STARTED', 'SANDBOX', 'CWD', 'COMMAND'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -29,36 +25,30 @@ export function formatJobs(jobs: SessionJob[]): string {
   return [line(head), ...rows.map(line)].join('\n') + '\n';
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
-  const paths = gatePaths(process.env);
+/** `gate jobs`: the processes in this session's sandboxes. */
+export async function list(values: { json: boolean }): Promise<number> {
   try {
-    if (positionals.length === 0) {
-      const r = await approvalCall(paths, 'jobs');
-      const jobs = r.jobs ?? [];
-      process.stdout.write(values.json ? JSON.stringify(jobs, null, 2) + '\n' : formatJobs(jobs));
-      return 0;
-    }
-    const [verb, target, ...rest] = positionals;
-    if (verb !== 'kill' || target === undefined || rest.length || !(target === 'all' || /^[1-9]\d*$/.test(target))) {
-      process.stderr.write(`gate-sh: ${USAGE}`);
-      return 2;
-    }
-    const r = await approvalCall(paths, 'jobs-kill', { target: target === 'all' ? 'all' : Number(target) });
+    const r = await approvalCall(gatePaths(process.env), 'jobs');
+    const jobs = r.jobs ?? [];
+    process.stdout.write(values.json ? JSON.stringify(jobs, null, 2) + '\n' : formatJobs(jobs));
+    return 0;
+  } catch (e) {
+    process.stderr.write(`gate: ${(e as Error).message}\n`);
+    return 3;
+  }
+}
+
+/** `gate jobs kill <pid|all>` (target checked by src/cli/args/jobs.ts): exit 1 when nothing was ended. */
+export async function kill(values: { target: string; json: boolean }): Promise<number> {
+  const { target } = values;
+  try {
+    const r = await approvalCall(gatePaths(process.env), 'jobs-kill', { target: target === 'all' ? 'all' : Number(target) });
     const killed = Number(r.killed ?? 0);
     if (values.json) process.stdout.write(JSON.stringify({ killed }) + '\n');
     else process.stdout.write(`killed ${killed} process${killed === 1 ? '' : 'es'}\n`);
     return killed > 0 || target === 'all' ? 0 : 1;
   } catch (e) {
-    process.stderr.write(`gate-sh: ${(e as Error).message}\n`);
+    process.stderr.write(`gate: ${(e as Error).message}\n`);
     return 3;
   }
 }

@@ -1,44 +1,36 @@
-/** `gate log [--follow] [--json] [--run ID] [--kind K] [--decision D] [--since T] [-n N]`: read the audit log. */
-import { parseArgs } from 'node:util';
+/** `gate log [--follow] [--json] [--run ID] [--decision D] [--since T] [-n N]`: read the audit log (options:
+ * src/cli/args/log.ts). Not pure: reads the log file. */
 import { closeSync, openSync, readSync, statSync, readFileSync } from 'node:fs';
 import { gatePaths } from '../../protocol/paths.js';
 import { loadConfig } from '../../config/load.js';
-import { formatRecord, matches, parseRecords, parseSince, type AuditFilter } from '../../client/audit-query.js';
+import { formatRecord, matches, parseRecords, type AuditFilter } from '../../client/audit-query.js';
 import type { AuditRecord } from '../../daemon/audit.js';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      follow: { type: 'boolean', short: 'f' },
-      json: { type: 'boolean' },
-      run: { type: 'string' },
-      kind: { type: 'string' },
-      decision: { type: 'string' },
-      since: { type: 'string' },
-      n: { type: 'string', short: 'n' },
-      file: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(
-      'usage: gate log [--follow] [--json] [--run ID] [--kind decision|exec|run|network|...] [--decision allow|deny|prompt|forbidden|Run|Deny|Escalate] [--since 10m|ISO] [-n N] [--file PATH]\n',
-    );
-    return 0;
-  }
+/** Options, as src/cli/args/log.ts declares them (since: epoch ms). */
+export interface LogArgs {
+  follow: boolean;
+  json: boolean;
+  run?: string;
+  /** a record kind (network: the proxy's connection decisions) */
+  kind?: string;
+  decision?: string;
+  since?: number;
+  n?: number;
+  file?: string;
+}
+
+export async function run(values: LogArgs): Promise<number> {
   const paths = gatePaths(process.env);
   const file = values.file ?? loadConfig({ file: paths.configFile, env: process.env }).audit_log ?? paths.auditLog;
-  const filter: AuditFilter = { run: values.run, kind: values.kind, decision: values.decision, since: values.since ? parseSince(values.since) : undefined };
-  const n = values.n !== undefined ? Number(values.n) : undefined;
-  if (n !== undefined && (!Number.isInteger(n) || n < 0)) throw new Error(`invalid -n '${values.n}': expected a whole number`);
+  const filter: AuditFilter = { run: values.run, kind: values.kind, decision: values.decision, since: values.since };
+  const n = values.n;
   const show = (r: AuditRecord): void => void process.stdout.write((values.json ? JSON.stringify(r) : formatRecord(r)) + '\n');
   let text = '';
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !values.follow) {
-      process.stderr.write(`gate-sh: cannot read the audit log ${file}: ${(e as Error).message}\n`);
+      process.stderr.write(`gate: cannot read the audit log ${file}: ${(e as Error).message}\n`);
       return 1;
     }
   }

@@ -1,7 +1,8 @@
 /**
  * `gate policy check --rules F [--rules F2 ...] [--pretty] [--resolve-host-executables] [--hardened] -- CMD...`
  * prints exactly what `codex execpolicy check` prints. Without --rules it checks against the rule folders
- * gate-sh loads ($GATE_HOME/rules, $CODEX_HOME/rules, $CODEX_HOME/policy). Hand-parsed: no yargs at start-up.
+ * gate-sh loads ($GATE_HOME/rules, $CODEX_HOME/rules, $CODEX_HOME/policy). `check` is hand-parsed as Codex's clap
+ * parses it, and run without yargs (src/cli/gate.ts); `files` and `amend` take what src/cli/args/policy.ts parsed.
  */
 import { homedir } from 'node:os';
 import {
@@ -16,21 +17,10 @@ import {
   ruleFiles,
 } from '../../rules/index.js';
 
-const USAGE = `usage: gate policy check [--rules PATH]... [--pretty] [--resolve-host-executables] [--hardened] [--] COMMAND...
-       gate policy files [--rules PATH]...
-       gate policy amend [--file PATH] [--] COMMAND...
-
-check   check a command against execpolicy rule files; prints what \`codex execpolicy check\` prints
-files   list the rule files gate-sh loads, in order, and validate them (exit 1 with the location if broken)
-amend   append prefix_rule(pattern=[COMMAND...], decision="allow") to the default rules file
-        ($CODEX_HOME/rules/default.rules, or --file), under a lock, unless it is already there
-
-  -r, --rules PATH              rule file to load (repeatable); default: the rule folders gate-sh uses
-      --pretty                  pretty-print the JSON
-      --resolve-host-executables
-                                resolve absolute program paths against basename rules (host_executable)
-      --hardened                also report basename prompt/forbidden rules for any path spelling
-  -h, --help                    this help`;
+/** The synopsis of `check`, shown after a usage error (its options: 'gate policy check --help'). */
+export const CHECK_USAGE =
+  'usage: gate policy check [--rules PATH]... [--pretty] [--resolve-host-executables] [--hardened] [--] COMMAND...\n' +
+  "(options: 'gate policy check --help')";
 
 interface CheckArgs {
   rules: string[];
@@ -42,7 +32,8 @@ interface CheckArgs {
 
 class UsageError extends Error {}
 
-function parseArgs(argv: string[]): CheckArgs | 'help' {
+/** `check`'s arguments as clap reads Codex's: 'help' when -h/--help comes before the command. */
+export function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
   const a: CheckArgs = { rules: [], pretty: false, resolve: false, hardened: false, command: [] };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
@@ -73,22 +64,20 @@ function parseArgs(argv: string[]): CheckArgs | 'help' {
 }
 
 function fail(headline: string, cause: string): number {
-  process.stderr.write(`gate-sh: ${headline}\n\nCaused by:\n    ${cause.replace(/\n/g, '\n    ')}\n`);
+  process.stderr.write(`gate: ${headline}\n\nCaused by:\n    ${cause.replace(/\n/g, '\n    ')}\n`);
   return 1;
 }
 
-async function check(argv: string[]): Promise<number> {
+/** `gate policy check ARGS...`; its --help is yargs' (src/cli/gate.ts sends it there). */
+export async function check(argv: readonly string[]): Promise<number> {
   let args: CheckArgs | 'help';
   try {
-    args = parseArgs(argv);
+    args = parseCheckArgs(argv);
   } catch (e) {
-    process.stderr.write(`gate-sh: ${(e as Error).message}\n\n${USAGE}\n`);
+    process.stderr.write(`gate: policy check: ${(e as Error).message}\n\n${CHECK_USAGE}\n`);
     return 2;
   }
-  if (args === 'help') {
-    process.stdout.write(USAGE + '\n');
-    return 0;
-  }
+  if (args === 'help') throw new Error("'gate policy check --help' is yargs' (src/cli/gate.ts)");
   let files: string[];
   try {
     files = args.rules.length ? args.rules : ruleFiles({});
@@ -118,15 +107,10 @@ async function check(argv: string[]): Promise<number> {
   return 0;
 }
 
-async function files(argv: string[]): Promise<number> {
-  const extra: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if ((argv[i] === '--rules' || argv[i] === '-r') && argv[i + 1] !== undefined) extra.push(argv[++i]);
-    else if (argv[i] === '-h' || argv[i] === '--help') return (process.stdout.write(USAGE + '\n'), 0);
-    else return (process.stderr.write(`gate-sh: unexpected argument '${argv[i]}'\n\n${USAGE}\n`), 2);
-  }
+/** `gate policy files [--rules PATH]...` */
+export async function files(values: { rules: string[] }): Promise<number> {
   try {
-    const list = ruleFiles({ extraFiles: extra });
+    const list = ruleFiles({ extraFiles: values.rules });
     const policy = parsePolicy(list.map(readRulesFile), { home: homedir() });
     for (const f of list) process.stdout.write(f + '\n');
     process.stderr.write(`${list.length} file(s), ${policy.ruleCount} prefix rule(s): valid\n`);
@@ -137,39 +121,16 @@ async function files(argv: string[]): Promise<number> {
   }
 }
 
-async function amend(argv: string[]): Promise<number> {
-  let file: string | undefined;
-  let i = 0;
-  for (; i < argv.length; i++) {
-    if (argv[i] === '--file' && argv[i + 1] !== undefined) file = argv[++i];
-    else if (argv[i] === '--') {
-      i++;
-      break;
-    } else if (argv[i] === '-h' || argv[i] === '--help') return (process.stdout.write(USAGE + '\n'), 0);
-    else if (argv[i].startsWith('-')) return (process.stderr.write(`gate-sh: unexpected argument '${argv[i]}'\n\n${USAGE}\n`), 2);
-    else break;
-  }
-  const prefix = argv.slice(i);
-  const target = file ?? defaultRulesFile();
+/** `gate policy amend [--file PATH] [--] COMMAND...` (a prefix of at least one word: src/cli/args/policy.ts) */
+export async function amend(values: { file?: string; prefix: string[] }): Promise<number> {
+  const { prefix } = values;
+  const target = values.file ?? defaultRulesFile();
   try {
     const r = await appendAllowPrefixRule(target, prefix);
     process.stdout.write(`${r === 'appended' ? 'appended' : 'already present'}: ${formatAllowPrefixRule(prefix)} (${target})\n`);
     return 0;
   } catch (e) {
-    if (e instanceof PolicyError) return (process.stderr.write(`gate-sh: cannot amend ${target}: ${e.message}\n`), 1);
+    if (e instanceof PolicyError) return (process.stderr.write(`gate: cannot amend ${target}: ${e.message}\n`), 1);
     throw e;
   }
-}
-
-export async function run(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub === 'check') return check(rest);
-  if (sub === 'files') return files(rest);
-  if (sub === 'amend') return amend(rest);
-  if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
-    process.stdout.write(USAGE + '\n');
-    return sub === undefined ? 2 : 0;
-  }
-  process.stderr.write(`gate-sh: unknown policy subcommand '${sub}'\n\n${USAGE}\n`);
-  return 2;
 }

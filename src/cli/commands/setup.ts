@@ -3,46 +3,22 @@
  * that agent really picks its shell (src/integrations/agents/), no root needed; `gate setup shell` prints
  * what any other agent needs. Says what it changed; running it twice changes nothing the second time.
  */
-import { parseArgs } from 'node:util';
 import { AGENTS, agentId, type Route } from '../../integrations/agents/agents.js';
 import { install, setupAgent, SetupError, undoAgent } from '../../integrations/agents/setup.js';
+import { shellWord } from '../../protocol/shell-words.js';
 
-const USAGE = `usage: gate setup <agent> [--route shell|hook|mcp]...   wire gate-sh into an agent
-       gate setup --undo <agent>                           reverse it exactly
-       gate setup shell                                    what any other agent needs
+/** Options, as src/cli/args/setup.ts declares them. */
+export interface SetupArgs {
+  agent: string;
+  undo: boolean;
+  route?: string[];
+}
 
-agents and routes (default first):
-  claude-code  shell: $GATE_HOME/bin/bash (gate-sh named bash) as env.CLAUDE_CODE_SHELL in ~/.claude/settings.json
-               hook:  a PreToolUse hook for Bash running 'gate hook claude-code'
-  gemini       hook:  a BeforeTool hook for run_shell_command in ~/.gemini/settings.json running 'gate hook gemini'
-               shell: $GATE_HOME/bin/bash; start gemini with that folder first on PATH
-  codex        mcp:   [mcp_servers.gate] (gate mcp) in ~/.codex/config.toml, its built-in shell tool off
-
-Changes are recorded in $GATE_HOME/setup/ (with a copy of each file as it was). Check with 'gate doctor'.
-`;
-
-export async function run(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { undo: { type: 'boolean' }, route: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (e) {
-    process.stderr.write(`gate-sh: setup: ${(e as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return void process.stdout.write(USAGE), 0;
-  if (positionals.length !== 1) {
-    process.stderr.write(`gate-sh: setup: name one agent\n${USAGE}`);
-    return 2;
-  }
-  if (positionals[0] === 'shell' && !values.undo) return genericShell();
-  const id = agentId(positionals[0]);
+export async function run(values: SetupArgs): Promise<number> {
+  if (values.agent === 'shell' && !values.undo) return genericShell();
+  const id = agentId(values.agent);
   if (!id) {
-    process.stderr.write(`gate-sh: setup: unknown agent '${positionals[0]}' (known: ${Object.keys(AGENTS).join(', ')}, or 'shell' for any other)\n`);
+    process.stderr.write(`gate: setup: unknown agent '${values.agent}' (known: ${Object.keys(AGENTS).join(', ')}, or 'shell' for any other)\n`);
     return 2;
   }
   try {
@@ -52,7 +28,7 @@ export async function run(argv: string[]): Promise<number> {
     return 0;
   } catch (e) {
     if (!(e instanceof SetupError)) throw e;
-    process.stderr.write(`gate-sh: setup: ${e.message}\n`);
+    process.stderr.write(`gate: setup: ${e.message}\n`);
     return 1;
   }
 }
@@ -64,10 +40,10 @@ function genericShell(): number {
   1. The agent must run gate-sh where it would run bash. Many agents accept a shell only when its name is
      bash (or zsh). 'gate setup claude-code' or 'gate setup gemini --route shell' writes such an entry point:
        ${inst.entry}   (a launcher: exec ${inst.gateSh} "$@")
-     or make one yourself:  ln -s ${inst.gateSh} ~/bin/bash
+     or make one yourself:  ln -s ${shellWord(inst.gateSh)} ~/bin/bash
   2. Point the agent at it the way it picks its shell:
        - an agent that reads SHELL or its own setting: set it to ${inst.entry}
-       - an agent that runs 'bash' from PATH: start it with PATH=${inst.entry.replace(/\/bash$/, '')}:$PATH
+       - an agent that runs 'bash' from PATH: start it with PATH=${shellWord(inst.entry.replace(/\/bash$/, ''))}:$PATH
        - an agent that uses the login shell: that needs root (chsh); use MCP instead:
            command ${inst.node}, args ["${inst.gate}", "mcp"]   (a gated "shell" tool)
   3. If the agent runs commands inside its own sandbox, turn that sandbox off (gate-sh sandboxes every

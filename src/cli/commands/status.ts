@@ -1,7 +1,6 @@
 /** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy,
  * approvers, pending prompts), and per agent on this machine whether it really uses gate-sh (gate doctor's
  * summary). */
-import { parseArgs } from 'node:util';
 import { gatePaths } from '../../protocol/paths.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { formatStatus } from '../../client/status-view.js';
@@ -9,12 +8,12 @@ import { diagnose, formatAgentSummary } from '../../integrations/agents/doctor.j
 import { reachDaemon, unreachableMessage } from '../../client/reach.js';
 import { callerSettings, DEFAULT_CONFIG, settingsConflict, type GateConfig } from '../../config/config.js';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  if (values.help) {
-    process.stdout.write('usage: gate status [--json]\n');
-    return 0;
-  }
+/** Options, as src/cli/args/status.ts declares them. */
+export interface StatusArgs {
+  json: boolean;
+}
+
+export async function run(values: StatusArgs): Promise<number> {
   const paths = gatePaths(process.env);
   let status: Record<string, unknown>;
   const agents = diagnose(process.env);
@@ -25,7 +24,7 @@ export async function run(argv: string[]): Promise<number> {
     const reach = await reachDaemon(paths, process.env, 1000);
     const message = reach.state === 'unreachable' ? unreachableMessage(reach.why) : (e as Error).message;
     if (values.json) process.stdout.write(JSON.stringify({ running: false, session: paths.session, error: message, agents }) + '\n');
-    else process.stderr.write(`gate-sh: ${message}\n${formatAgentSummary(agents)}`);
+    else process.stderr.write(`gate: ${message}\n${formatAgentSummary(agents)}`);
     return 3;
   }
   // settings in this environment that the daemon refuses (gate-sh and gate explain refuse them the same way)

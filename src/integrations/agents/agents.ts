@@ -14,6 +14,7 @@
 import { join } from 'node:path';
 import type { Env } from '../../protocol/paths.js';
 import type { JsonEdit } from './json-edit.js';
+import { shellCommand } from '../../protocol/shell-words.js';
 
 export type AgentId = 'claude-code' | 'codex' | 'gemini';
 export type Route = 'shell' | 'hook' | 'mcp';
@@ -79,10 +80,6 @@ export function agentWritableRoots(id: AgentId, routes: readonly Route[], env: E
   return id === 'claude-code' && routes.includes('shell') ? [join(claudeDir(env, homes), 'shell-snapshots')] : [];
 }
 
-function q(s: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /**
  * How each agent's hook lets gate-sh gate the command (src/integrations/hooks/decision.ts, HookRoute): both
  * let the hook rewrite it, so it runs through gate-sh; read from their code (Claude Code 2.1.197 and
@@ -96,7 +93,7 @@ export const HOOK_REWRITE: Record<'claude-code' | 'gemini', string> = {
 
 /** The hook command line an agent runs (through /bin/sh). */
 export function hookCommand(id: 'claude-code' | 'gemini', inst: Install): string {
-  return `${q(inst.node)} ${q(inst.gate)} hook ${id}`;
+  return shellCommand([inst.node, inst.gate, 'hook', id]);
 }
 
 /** The JSON settings edits a route needs (Claude Code, gemini-cli). */

@@ -8,6 +8,7 @@
 import { accessSync, constants, readFileSync, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Install, Probe } from './agents.js';
+import { shellWord } from '../../protocol/shell-words.js';
 
 /** The file system as the agents' shell choice (agents.ts) sees it: executable files, PATH look-ups. */
 export const fsProbe: Probe = {
@@ -31,10 +32,8 @@ export const fsProbe: Probe = {
 
 export const ENTRY_MARK = '# gate-sh entry point';
 
-const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-
 export function entryScript(inst: Install): string {
-  return `#!/bin/sh\n${ENTRY_MARK}, named bash so agents accept it (written by 'gate setup'; 'gate setup --undo' removes it)\nexec ${sq(inst.gateSh)} "$@"\n`;
+  return `#!/bin/sh\n${ENTRY_MARK}, named bash so agents accept it (written by 'gate setup'; 'gate setup --undo' removes it)\nexec ${shellWord(inst.gateSh)} "$@"\n`;
 }
 
 /** Whether running `path` runs gate-sh: gate-sh itself (through symlinks), or an entry point launching it. */

@@ -7,6 +7,7 @@
  */
 import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
 import { visibleText } from '../../protocol/display.js';
+import { shellCommand } from '../../protocol/shell-words.js';
 
 export type HookAgent = 'claude-code' | 'gemini';
 /** `command`: the command the agent runs instead of its own (an `allow` that rewrites it through gate-sh). */
@@ -82,13 +83,11 @@ export function unsandboxedDecision(reply: PreflightReply): HookDecision {
 }
 
 /**
- * The command rewritten to run through gate-sh. Single quotes with `'\''` for each quote: bash reads any
- * text back exactly so, newlines included (shell-quote's double-quoted form writes `!` as `\!`, which
- * `bash -c` keeps as two characters).
+ * The command rewritten to run through gate-sh: shell source bash reads back as exactly these words, newlines,
+ * quotes and `!` included (src/protocol/shell-words.ts).
  */
 export function throughGateSh(gateSh: string, command: string): string {
-  const sq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  return `${sq(gateSh)} -c ${sq(command)}`;
+  return shellCommand([gateSh, '-c', command]);
 }
 
 function sourcesOf(subs: SubcommandReply[]): string {

@@ -56,7 +56,7 @@ test('gate setup codex says that its shell needs root and gives the MCP route; a
     assert.match(r.stdout, /^note: Codex runs its built-in shell with your login shell \(changing that needs root\); .*over MCP instead/m);
     const shell = await runGate(d.env, ['setup', 'codex', '--route', 'shell']);
     assert.equal(shell.code, 1);
-    assert.equal(shell.stderr, "gate-sh: setup: Codex CLI has no 'shell' route (it has: mcp)\n");
+    assert.equal(shell.stderr, "gate: setup: Codex CLI has no 'shell' route (it has: mcp)\n");
     assert.equal((await runGate(d.env, ['setup', '--undo', 'codex'])).code, 0);
     assert.equal(existsSync(join(d.env.CODEX_HOME, 'config.toml')), false);
     // undo of what was never set up changes nothing; an unknown agent is a usage error
@@ -65,7 +65,7 @@ test('gate setup codex says that its shell needs root and gives the MCP route; a
     assert.match(none.stdout, /^gemini-cli was not set up by gate setup .*; nothing changed\n$/);
     const unknown = await runGate(d.env, ['setup', 'aider']);
     assert.equal(unknown.code, 2);
-    assert.match(unknown.stderr, /^gate-sh: setup: unknown agent 'aider' \(known: claude-code, gemini, codex, or 'shell' for any other\)\n$/);
+    assert.match(unknown.stderr, /^gate: setup: unknown agent 'aider' \(known: claude-code, gemini, codex, or 'shell' for any other\)\n$/);
   } finally {
     d.cleanup();
   }
