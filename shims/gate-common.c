@@ -108,6 +108,24 @@ void gate_msg(const char *a, const char *b, const char *c, const char *d) {
   gb_free(&m);
 }
 
+void gate_die(int status, const char *a, const char *b, const char *c, const char *d) {
+  gate_msg(a, b, c, d);
+  _exit(status);
+}
+
+void gate_die_errno(int status, const char *a, const char *b, const char *c) {
+  const char *why = strerror(errno); /* read before gate_msg's own calls can change errno */
+  struct gbuf m; gb_init(&m);
+  if (a) gb_puts(&m, a);
+  if (b) gb_puts(&m, b);
+  if (c) gb_puts(&m, c);
+  gb_puts(&m, ": ");
+  gb_puts(&m, why);
+  gate_msg(m.oom ? a : m.p, NULL, NULL, NULL);
+  gb_free(&m);
+  _exit(status);
+}
+
 int gate_in_gated_tree(void) {
   /* a NULL program: outside the gate's filter the kernel answers EFAULT (or EACCES without no_new_privs)
    * and installs nothing; inside it, the filter answers first */
