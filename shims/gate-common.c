@@ -37,7 +37,7 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
   if (!(c->client_dir = need(vars, n, GATE_VAR_CLIENT_DIR, err, errlen))) return -1;
   if (!(c->run_id = need(vars, n, GATE_VAR_RUN, err, errlen))) return -1;
   /* under the kernel layer, requests go through the run's supervisor, which pairs the answer with the
-   * exec the kernel then reports (shims/gate-launch.c); replies come back the same way */
+   * exec the kernel then reports (shims/launch/pairing.c); replies come back the same way */
   const char *k = lookup(vars, n, GATE_VAR_KERNEL_SOCK);
   if (k && *k == '/') { c->request_sock = k; c->via_supervisor = 1; }
   const char *t = lookup(vars, n, GATE_VAR_EXEC_TIMEOUT_MS);

@@ -61,7 +61,7 @@ void gate_msg(const char *a, const char *b, const char *c, const char *d);
 _Noreturn void gate_die(int status, const char *a, const char *b, const char *c, const char *d);
 _Noreturn void gate_die_errno(int status, const char *a, const char *b, const char *c);
 
-/* The errno the gate's exec filter (gate-launch.c) gives a process of a gated tree that asks for a second
+/* The errno the gate's exec filter (launch/filter.c) gives a process of a gated tree that asks for a second
  * seccomp listener: an inner listener would take precedence over the supervisor's, so it is refused. */
 #define GATE_NESTED_ERRNO 18 /* EXDEV; spelled as a number so this header needs no <errno.h> */
 

@@ -69,7 +69,7 @@ static int take(const char *buf, size_t n, const char *id, struct gate_reply *r,
   if (strcmp(r->id, id)) return 0; /* a late reply to an earlier request: not ours */
   if (!strcmp(r->type, GATE_MSG_PENDING)) return 0;
   if (dgram && !strcmp(r->type, GATE_MSG_ERROR) && !strcmp(r->code, GATE_CODE_TOO_LARGE)) return 2;
-  /* the kernel layer's supervisor relays requests (shims/gate-launch.c) and says so when the daemon is gone */
+  /* the kernel layer's supervisor relays requests (shims/launch/relay.c) and says so when the daemon is gone */
   if (!strcmp(r->type, GATE_MSG_ERROR) && !strcmp(r->code, GATE_CODE_UNREACHABLE) && r->reason[0]) {
     snprintf(err, errlen, "%s", r->reason);
     return -1;
