@@ -17,8 +17,42 @@ const c = await import(pathToFileURL(join(ROOT, 'dist', SOURCE.replace(/\.ts$/, 
 
 /** A C string literal (the values are plain ASCII names; anything else is refused, not escaped). */
 function cstr(s) {
-  if (!/^[A-Za-z0-9_]+$/.test(s)) throw new Error(`gate-sh: ${SOURCE}: ${JSON.stringify(s)} is not a plain name`);
+  if (!/^[A-Za-z0-9_.-]+$/.test(s)) throw new Error(`gate-sh: ${SOURCE}: ${JSON.stringify(s)} is not a plain name`);
   return `"${s}"`;
+}
+
+/** camelCase or kebab-case or snake_case as a C macro's tail: execReused, exec-reused -> EXEC_REUSED. */
+const macro = (k) => k.replace(/[A-Z]/g, (m) => `_${m}`).replace(/[-.]/g, '_').toUpperCase();
+
+/** One #define per entry of an object (prefix + its key) or of a list (prefix + the value itself). */
+function defines(prefix, values) {
+  const entries = Array.isArray(values) ? values.map((v) => [v, v]) : Object.entries(values);
+  return entries.map(([k, v]) => `#define ${prefix}${macro(k)} ${cstr(v)}`).join('\n');
+}
+
+/** The field names, each once. */
+const fieldNames = () => [...new Set([...c.FIELDS, ...c.ESCALATION_FIELDS, ...c.RUN_FINISHED_INFO_FIELDS])];
+
+/** Every string the C side takes from this header, for the guard test: no C file spells one itself. Field
+ * names are generic words ("pid", "type"), so they count only where they are a JSON key (\"pid\" inside a
+ * string, or the key a reader compares: strcmp(key, "pid")); the names count as any C string. */
+export function cValues() {
+  return { fields: fieldNames(), names: cNames() };
+}
+
+function cNames() {
+  return [
+    ...Object.values(c.EXEC_GATE_VARIABLES),
+    ...Object.values(c.MESSAGE_TYPES),
+    ...Object.values(c.ACTIONS),
+    ...Object.values(c.ERROR_CODES),
+    ...Object.values(c.SUPERVISOR_ERROR_CODES),
+    ...Object.values(c.FIELD_VALUES),
+    ...Object.values(c.HOLDER_VERBS),
+    ...Object.values(c.HOLDER_LINES),
+    c.NOTICE_SOCK,
+    c.POLICY_EPOCH_FILE,
+  ];
 }
 
 /** An X-macro list: `#define NAME(X) X("a") X("b") ...`, a line per few entries. */
@@ -30,13 +64,10 @@ function xlist(name, values) {
 }
 
 export function render() {
-  const vars = Object.entries(c.EXEC_GATE_VARIABLES).map(([k, v]) => {
-    const macro = `GATE_VAR_${k.replace(/[A-Z]/g, (m) => `_${m}`).toUpperCase()}`;
-    return `#define ${macro} ${cstr(v)}`;
-  });
+  const fields = fieldNames();
   return `/*
  * Generated from ${SOURCE} by scripts/gen-c-header.mjs (npm run gen:c): do not edit.
- * The constants the request channel's C side shares with its TypeScript side;
+ * The constants the C side shares with the TypeScript side;
  * test/protocol/shared-with-c.test.ts fails when this file differs from what that module gives.
  * Pure: macros only.
  */
@@ -54,8 +85,33 @@ export function render() {
 /* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
 #define GATE_POLICY_EPOCH_FILE ${cstr(c.POLICY_EPOCH_FILE)}
 
-/* The exec gate's variables (EXEC_GATE_VARIABLES). */
-${vars.join('\n')}
+/* The exec gate's variables and the marks an exec carries (EXEC_GATE_VARIABLES). */
+${defines('GATE_VAR_', c.EXEC_GATE_VARIABLES)}
+
+/* The signals passed on to the command (FORWARDED_SIGNALS), as X(SIGINT) ... */
+#define GATE_FORWARDED_SIGNALS(X) ${c.FORWARDED_SIGNALS.map((s) => `X(${s})`).join(' ')}
+
+/* The supervisors' notice socket, beside the request folder (NOTICE_SOCK). */
+#define GATE_NOTICE_SOCK ${cstr(c.NOTICE_SOCK)}
+
+/* Message types (MESSAGE_TYPES), actions (ACTIONS), error codes (ERROR_CODES, SUPERVISOR_ERROR_CODES), field
+ * values (FIELD_VALUES). */
+${defines('GATE_MSG_', c.MESSAGE_TYPES)}
+${defines('GATE_ACTION_', c.ACTIONS)}
+${defines('GATE_CODE_', { ...c.ERROR_CODES, ...c.SUPERVISOR_ERROR_CODES })}
+${defines('GATE_VALUE_', c.FIELD_VALUES)}
+
+/* Field names (FIELDS, ESCALATION_FIELDS, RUN_FINISHED_INFO_FIELDS), and how JSON text is made of them: GATE_KEY(f) is ',"f":' (a
+ * member after the first), GATE_KEY1(f) '"f":' (the first), GATE_QUOTE(v) '"v"'. */
+${defines('GATE_F_', fields)}
+#define GATE_QUOTE(v) "\\"" v "\\""
+#define GATE_KEY1(f) "\\"" f "\\":"
+#define GATE_KEY(f) ",\\"" f "\\":"
+
+/* The session holder's line protocol (HOLDER_VERBS: the daemon's; HOLDER_LINES: how the holder's lines
+ * start; an error line is "error <errno> <what>: <text>"). */
+${defines('GATE_HOLDER_', c.HOLDER_VERBS)}
+${defines('GATE_HOLDER_SAYS_', c.HOLDER_LINES)}
 
 /* The variables an ExecRequest reports, by name and by prefix (FORWARDED_NAMES, FORWARDED_PREFIXES). */
 ${xlist('GATE_FORWARDED_NAMES', c.FORWARDED_NAMES)}

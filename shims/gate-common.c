@@ -37,7 +37,7 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
   if (!(c->client_dir = need(vars, n, GATE_VAR_CLIENT_DIR, err, errlen))) return -1;
   if (!(c->run_id = need(vars, n, GATE_VAR_RUN, err, errlen))) return -1;
   /* under the kernel layer, requests go through the run's supervisor, which pairs the answer with the
-   * exec the kernel then reports (shims/gate-launch.c); replies come back the same way */
+   * exec the kernel then reports (shims/launch/pairing.c); replies come back the same way */
   const char *k = lookup(vars, n, GATE_VAR_KERNEL_SOCK);
   if (k && *k == '/') { c->request_sock = k; c->via_supervisor = 1; }
   const char *t = lookup(vars, n, GATE_VAR_EXEC_TIMEOUT_MS);
@@ -106,6 +106,24 @@ void gate_msg(const char *a, const char *b, const char *c, const char *d) {
   gb_puts(&m, "\n");
   if (!m.oom) { ssize_t w = write(2, m.p, m.len); (void)w; }
   gb_free(&m);
+}
+
+void gate_die(int status, const char *a, const char *b, const char *c, const char *d) {
+  gate_msg(a, b, c, d);
+  _exit(status);
+}
+
+void gate_die_errno(int status, const char *a, const char *b, const char *c) {
+  const char *why = strerror(errno); /* read before gate_msg's own calls can change errno */
+  struct gbuf m; gb_init(&m);
+  if (a) gb_puts(&m, a);
+  if (b) gb_puts(&m, b);
+  if (c) gb_puts(&m, c);
+  gb_puts(&m, ": ");
+  gb_puts(&m, why);
+  gate_msg(m.oom ? a : m.p, NULL, NULL, NULL);
+  gb_free(&m);
+  _exit(status);
 }
 
 int gate_in_gated_tree(void) {

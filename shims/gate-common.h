@@ -34,7 +34,7 @@ void gate_new_id(char *out, size_t n);
  * fails it with GATE_EXEC_ASK (an errno execve never returns by itself), and the layer then asks for the
  * decision, which the supervisor holds for that pid and those inputs (docs/exec-gate.md, "The kernel layer
  * decides first"). */
-#define GATE_MARK_ASK "GATE_ASK="
+#define GATE_MARK_ASK GATE_VAR_ASK "="
 #define GATE_EXEC_ASK EBADRQC
 /* <GATE_KERNEL_SOCK>.e<pid>: the kernel layer let pid's exec go on in place on an Escalate, whose token
  * its new program's constructor asks for; with no such file that constructor has nothing to ask (the
@@ -56,7 +56,12 @@ char *gate_num(char *out, unsigned long v, int base);
 /* stderr line without stdio (safe after fork, works when stdout is redirected). */
 void gate_msg(const char *a, const char *b, const char *c, const char *d);
 
-/* The errno the gate's exec filter (gate-launch.c) gives a process of a gated tree that asks for a second
+/* The shims' one way to give up (as bubblewrap's die and die_with_error): the parts as a `gate-sh: ` line
+ * on stderr (gate_msg), then _exit(status). gate_die_errno adds ": <strerror(errno)>" after them. */
+_Noreturn void gate_die(int status, const char *a, const char *b, const char *c, const char *d);
+_Noreturn void gate_die_errno(int status, const char *a, const char *b, const char *c);
+
+/* The errno the gate's exec filter (launch/filter.c) gives a process of a gated tree that asks for a second
  * seccomp listener: an inner listener would take precedence over the supervisor's, so it is refused. */
 #define GATE_NESTED_ERRNO 18 /* EXDEV; spelled as a number so this header needs no <errno.h> */
 

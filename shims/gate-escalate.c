@@ -19,7 +19,9 @@
 /* ---------- escalation ---------- */
 
 /* Signals an escalated command should see as if it were the caller (the caller only waits for it). */
-static const int FORWARDED[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
+#define SIGNUM(s) s,
+static const int FORWARDED[] = { GATE_FORWARDED_SIGNALS(SIGNUM) 0 }; /* src/protocol/shared-with-c.ts */
+#undef SIGNUM
 static volatile int sig_w = -1;
 static void on_signal(int sig) {
   int e = errno;
@@ -37,12 +39,12 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
   if (connect(fd, (struct sockaddr *)&a, sizeof a)) { int e = errno; close(fd); return gate_unreachable(c->escalate_sock, e, err, errlen); }
   /* The frame: {token, env} where env is the exec's environment without the gate's own variables. */
   struct gbuf m; gb_init(&m);
-  gb_puts(&m, "{\"token\":");
+  gb_puts(&m, "{" GATE_KEY1(GATE_F_TOKEN));
   gb_json_str(&m, token, strlen(token), 0);
   int b64 = 0;
   for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
-  if (b64) gb_puts(&m, ",\"encoding\":\"base64\"");
-  gb_puts(&m, ",\"env\":[");
+  if (b64) gb_puts(&m, GATE_KEY(GATE_F_ENCODING) GATE_QUOTE(GATE_VALUE_BASE64));
+  gb_puts(&m, GATE_KEY(GATE_F_ENV) "[");
   int first = 1;
   for (int i = 0; envp && envp[i]; i++) {
     if (gate_own_var(envp[i])) continue;
@@ -103,7 +105,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
       ssize_t ns = read(sp[0], sigs, sizeof sigs);
       for (ssize_t i = 0; i < ns; i++) {
         char body[32], frame[40];
-        int bl = snprintf(body, sizeof body, "{\"signal\":%d}", sigs[i]);
+        int bl = snprintf(body, sizeof body, "{" GATE_KEY1(GATE_F_SIGNAL) "%d}", sigs[i]);
         frame[0] = (char)bl; frame[1] = frame[2] = frame[3] = 0;
         memcpy(frame + 4, body, (size_t)bl);
         if (send(fd, frame, (size_t)bl + 4, MSG_NOSIGNAL) < 0) break;
@@ -120,7 +122,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
       if (n > sizeof in - 5) { snprintf(err, errlen, "escalation: malformed answer from the daemon"); goto out; }
       if (got >= 4 + n) {
         in[4 + n] = 0;
-        char *es = strstr(in + 4, "\"exit_status\":");
+        char *es = strstr(in + 4, GATE_KEY1(GATE_F_EXIT_STATUS));
         if (es) {
           int st = atoi(es + 14);
           if (st < 0 || st > 255) { snprintf(err, errlen, "escalation: malformed exit status from the daemon"); goto out; }
@@ -129,7 +131,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
         }
         struct gate_jp p = { in + 4, in + 4 + n, 0 };
         char msg[1024] = "";
-        char *e = strstr(in + 4, "\"error\":");
+        char *e = strstr(in + 4, GATE_KEY1(GATE_F_ERROR));
         if (e) { p.s = e + 8; while (p.s < p.e && *p.s == ' ') p.s++; if (gate_jstr(&p, msg, sizeof msg)) msg[0] = 0; }
         snprintf(err, errlen, "escalation refused: %s", msg[0] ? msg : "malformed answer from the daemon");
         goto out;

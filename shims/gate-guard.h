@@ -8,8 +8,10 @@
 #define GATE_GUARD_H
 #include <stddef.h>
 
+#include "gate-shared.h"
+
 /* The environment variable that carries the guard's lines (set by gate-sh's plan, removed before exec). */
-#define GATE_GUARD_ENV "GATE_GUARD"
+#define GATE_GUARD_ENV GATE_VAR_GUARD
 
 /* Applies the guard described by `spec` (lines "<op> <absolute path>"; src/sandbox/gate-state.ts):
  * 0, or -1 with a reason in why. */

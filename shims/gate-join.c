@@ -85,7 +85,8 @@ static int mounts_hold(const struct gate_join *j) {
   int ok = 0;
   if (host >= 0 && here >= 0 && proc >= 0 && setns(j->mntns, CLONE_NEWNS) == 0) {
     ok = gate_mounts_digest(proc, j->lines, &d) >= j->lines && d == j->digest;
-    if (setns(host, CLONE_NEWNS) || fchdir(here)) { gate_msg("exec gate: not run: cannot leave the session sandbox's mounts: ", strerror(errno), NULL, NULL); _exit(126); }
+    if (setns(host, CLONE_NEWNS) || fchdir(here))
+      gate_die_errno(126, "exec gate: not run: cannot leave the session sandbox's mounts", NULL, NULL);
   }
   if (host >= 0) close(host);
   if (here >= 0) close(here);
@@ -146,22 +147,22 @@ int gate_join_enter(struct gate_join *j, const char **path, char ***argv) {
   /* born inside the pid namespace, bubblewrap could no longer join it: past this point it is this or
    * nothing (the mounts were checked before the fork; checked again here, inside them) */
   unsigned long long d = 0;
-  if (setns(j->mntns, CLONE_NEWNS)) { gate_msg("exec gate: not run: cannot enter the session sandbox's mounts: ", strerror(errno), NULL, NULL); _exit(126); }
-  if (gate_mounts_digest(AT_FDCWD, j->lines, &d) < j->lines || d != j->digest) {
-    gate_msg("exec gate: not run: the session sandbox's mounts changed as the command started (run it again)", NULL, NULL, NULL);
-    _exit(126);
-  }
-  if (chdir(j->chdir)) { gate_msg("exec gate: not run: cannot enter ", j->chdir, " in the sandbox: ", strerror(errno)); _exit(126); }
+  if (setns(j->mntns, CLONE_NEWNS))
+    gate_die_errno(126, "exec gate: not run: cannot enter the session sandbox's mounts", NULL, NULL);
+  if (gate_mounts_digest(AT_FDCWD, j->lines, &d) < j->lines || d != j->digest)
+    gate_die(126, "exec gate: not run: the session sandbox's mounts changed as the command started (run it again)",
+             NULL, NULL, NULL);
+  if (chdir(j->chdir)) gate_die_errno(126, "exec gate: not run: cannot enter ", j->chdir, " in the sandbox");
   close(j->mntns);
   close(j->pidns);
-  if (drop_caps()) { gate_msg("exec gate: not run: cannot drop the sandbox's capabilities: ", strerror(errno), NULL, NULL); _exit(126); }
-  if (j->new_session && setsid() < 0) { gate_msg("exec gate: not run: cannot start a session: ", strerror(errno), NULL, NULL); _exit(126); }
+  if (drop_caps()) gate_die_errno(126, "exec gate: not run: cannot drop the sandbox's capabilities", NULL, NULL);
+  if (j->new_session && setsid() < 0) gate_die_errno(126, "exec gate: not run: cannot start a session", NULL, NULL);
   /* what bubblewrap sets, and the mark its LD_PRELOAD layer would have passed on to the command */
   setenv("PWD", j->chdir, 1);
   char mark[4096];
   snprintf(mark, sizeof mark, "0:%s", j->command[0]);
-  setenv("GATE_CHECKED", mark, 1);
-  unsetenv("GATE_THEN");
+  setenv(GATE_VAR_CHECKED, mark, 1);
+  unsetenv(GATE_VAR_INNER_PROGRAM);
   *path = j->command[0];
   *argv = j->command;
   return 0;

@@ -199,7 +199,8 @@ static int jobject(struct gate_jp *p, jfield fn, void *ctx) {
     ws(p);
     if (p->s >= p->e || *p->s++ != ':') return -1;
     ws(p);
-    if (fn(key, p, ctx)) return -1;
+    /* a member without a value is malformed; and fn may look at *p->s before it reads (found by fuzzing) */
+    if (p->s >= p->e || fn(key, p, ctx)) return -1;
     int more = jnext(p, '}');
     if (more < 0) return -1;
     if (more) continue;
@@ -222,7 +223,7 @@ int gate_jarray(struct gate_jp *p, gate_jelem fn, void *ctx) {
   if (p->s < p->e && *p->s == ']') { p->s++; p->depth--; return 0; }
   for (int i = 0;; i++) {
     ws(p);
-    if (fn(i, p, ctx)) return -1;
+    if (p->s >= p->e || fn(i, p, ctx)) return -1;
     int more = jnext(p, ']');
     if (more < 0) return -1;
     if (!more) break;

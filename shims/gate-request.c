@@ -50,6 +50,35 @@ static char *without_entry(const char *v, const char *entry) {
   return b.p;
 }
 
+/* The kernel layer's fields (gate_exec_extra), after the LD_PRELOAD layer's: a pair_run that is not UTF-8
+ * goes as base64; a kernel_argv or program_file that is not UTF-8 is left out (the daemon reads the file). */
+static void exec_extra(struct gbuf *b, const struct gate_exec_extra *x) {
+  if (x->pair_run) {
+    size_t n = strlen(x->pair_run);
+    gb_puts(b, GATE_KEY(GATE_F_PAIR_RUN));
+    gb_json_str(b, x->pair_run, n, !gate_utf8_valid(x->pair_run, n));
+  }
+  int text = x->kernel_argv != NULL;
+  for (char *const *k = x->kernel_argv; k && *k; k++) text = text && gate_utf8_valid(*k, strlen(*k));
+  if (text) {
+    gb_puts(b, GATE_KEY(GATE_F_KERNEL_ARGV) "[");
+    for (char *const *k = x->kernel_argv; *k; k++) {
+      if (k != x->kernel_argv) gb_put(b, ",", 1);
+      gb_json_str(b, *k, strlen(*k), 0);
+    }
+    gb_put(b, "]", 1);
+  }
+  if (x->program_file && gate_utf8_valid(x->program_file, strlen(x->program_file))) {
+    gb_puts(b, GATE_KEY(GATE_F_PROGRAM_FILE));
+    gb_json_str(b, x->program_file, strlen(x->program_file), 0);
+  }
+  if (x->host_pid > 0) {
+    char num[24];
+    gb_puts(b, GATE_KEY(GATE_F_HOST_PID));
+    gb_puts(b, gate_num(num, (unsigned long)x->host_pid, 10));
+  }
+}
+
 void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
                        char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
                        const char *own_path) {
@@ -58,7 +87,7 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
 
 void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
                            char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
-                           const char *own_path, long pid, const char *layer) {
+                           const char *own_path, long pid, const struct gate_exec_extra *extra) {
   /* the program's real path when it is a symlink (also /proc/self/fd/N of fexecve): a rule about the
    * real program applies too (src/decide/intercepted.ts) */
   char real[PATH_MAX];
@@ -72,25 +101,28 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
   char num[32];
   gb_puts(b, GATE_MSG_HEAD);
   gb_json_str(b, id, strlen(id), 0);
-  gb_puts(b, ",\"type\":\"exec\",\"run_id\":");
+  gb_puts(b, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_EXEC) GATE_KEY(GATE_F_RUN_ID));
   gb_json_str(b, c->run_id, strlen(c->run_id), 0);
-  if (b64) gb_puts(b, ",\"encoding\":\"base64\"");
-  gb_puts(b, ",\"program\":");
+  if (b64) gb_puts(b, GATE_KEY(GATE_F_ENCODING) GATE_QUOTE(GATE_VALUE_BASE64));
+  gb_puts(b, GATE_KEY(GATE_F_PROGRAM));
   gb_json_str(b, program, strlen(program), b64);
   if (has_real) {
-    gb_puts(b, ",\"real_program\":");
+    gb_puts(b, GATE_KEY(GATE_F_REAL_PROGRAM));
     gb_json_str(b, real, strlen(real), b64);
   }
-  gb_puts(b, ",\"argv\":[");
+  gb_puts(b, GATE_KEY(GATE_F_ARGV) "[");
   for (int i = 0; argv && argv[i]; i++) {
     if (i) gb_put(b, ",", 1);
     gb_json_str(b, argv[i], strlen(argv[i]), b64);
   }
-  gb_puts(b, "],\"cwd\":");
+  gb_puts(b, "]" GATE_KEY(GATE_F_CWD));
   gb_json_str(b, cwd, strlen(cwd), b64);
-  gb_puts(b, ",\"pid\":");
+  gb_puts(b, GATE_KEY(GATE_F_PID));
   gb_puts(b, gate_num(num, (unsigned long)pid, 10));
-  if (layer) { gb_puts(b, ",\"layer\":"); gb_json_str(b, layer, strlen(layer), 0); }
+  if (extra && extra->layer) {
+    gb_puts(b, GATE_KEY(GATE_F_LAYER));
+    gb_json_str(b, extra->layer, strlen(extra->layer), 0);
+  }
   int any = 0;
   for (int i = 0; envp && envp[i]; i++) {
     const char *e = envp[i], *eq = strchr(e, '=');
@@ -99,7 +131,7 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
     char *own = NULL;
     if (eq - e == 10 && !memcmp(e, "LD_PRELOAD", 10)) { own = foreign_preload(val, own_preload); if (!own) continue; val = own; }
     if (eq - e == 4 && !memcmp(e, "PATH", 4) && own_path) { own = without_entry(val, own_path); val = own ? own : val; }
-    gb_puts(b, any ? "," : ",\"env\":{");
+    gb_puts(b, any ? "," : GATE_KEY(GATE_F_ENV) "{");
     any = 1;
     gb_json_str(b, e, (size_t)(eq - e), 0);
     gb_put(b, ":", 1);
@@ -107,6 +139,7 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
     free(own);
   }
   if (any) gb_put(b, "}", 1);
+  if (extra) exec_extra(b, extra);
   gb_put(b, "}", 1);
 }
 
@@ -114,13 +147,13 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
 
 static int action_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
-  if (!strcmp(key, "type")) {
+  if (!strcmp(key, GATE_F_TYPE)) {
     char t[32];
     if (gate_jstr(p, t, sizeof t)) return -1;
-    r->action = !strcmp(t, "Run") ? GA_RUN : !strcmp(t, "Escalate") ? GA_ESCALATE : !strcmp(t, "Deny") ? GA_DENY : GA_NONE;
+    r->action = !strcmp(t, GATE_ACTION_RUN) ? GA_RUN : !strcmp(t, GATE_ACTION_ESCALATE) ? GA_ESCALATE : !strcmp(t, GATE_ACTION_DENY) ? GA_DENY : GA_NONE;
     return 0;
   }
-  if (!strcmp(key, "reason") && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
+  if (!strcmp(key, GATE_F_REASON) && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
   return gate_jskip(p);
 }
 
@@ -128,15 +161,15 @@ struct subctx { struct gate_reply *r; char argv[512]; char reason[512]; int deny
 
 static int sub_action_field(const char *key, struct gate_jp *p, void *ctx) {
   struct subctx *s = ctx;
-  if (!strcmp(key, "type")) { char t[32]; if (gate_jstr(p, t, sizeof t)) return -1; s->deny = !strcmp(t, "Deny"); return 0; }
-  if (!strcmp(key, "reason") && *p->s == '"') return gate_jstr(p, s->reason, sizeof s->reason);
+  if (!strcmp(key, GATE_F_TYPE)) { char t[32]; if (gate_jstr(p, t, sizeof t)) return -1; s->deny = !strcmp(t, GATE_ACTION_DENY); return 0; }
+  if (!strcmp(key, GATE_F_REASON) && *p->s == '"') return gate_jstr(p, s->reason, sizeof s->reason);
   return gate_jskip(p);
 }
 
 static int sub_field(const char *key, struct gate_jp *p, void *ctx) {
   struct subctx *s = ctx;
-  if (!strcmp(key, "action")) return gate_jobject(p, sub_action_field, s);
-  if (!strcmp(key, "argv") && *p->s == '[') {
+  if (!strcmp(key, GATE_F_ACTION)) return gate_jobject(p, sub_action_field, s);
+  if (!strcmp(key, GATE_F_ARGV) && *p->s == '[') {
     /* join the words with spaces for the message */
     size_t o = 0;
     p->s++; gate_jws(p);
@@ -167,23 +200,23 @@ static int audit_str(struct gate_jp *p, char *out, size_t n) {
 
 static int audit_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reused_audit *a = ctx;
-  if (!strcmp(key, "log") && *p->s == '"') return audit_str(p, a->log, sizeof a->log);
-  if (!strcmp(key, "head") && *p->s == '"') return audit_str(p, a->head, sizeof a->head);
-  if (!strcmp(key, "tail") && *p->s == '"') return audit_str(p, a->tail, sizeof a->tail);
+  if (!strcmp(key, GATE_F_LOG) && *p->s == '"') return audit_str(p, a->log, sizeof a->log);
+  if (!strcmp(key, GATE_F_HEAD) && *p->s == '"') return audit_str(p, a->head, sizeof a->head);
+  if (!strcmp(key, GATE_F_TAIL) && *p->s == '"') return audit_str(p, a->tail, sizeof a->tail);
   return gate_jskip(p);
 }
 
 static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
-  if (!strcmp(key, "grant") && *p->s == '"') return gate_jstr(p, r->grant, sizeof r->grant);
-  if (!strcmp(key, "audit") && *p->s == '{' && r->audit) {
+  if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return gate_jstr(p, r->grant, sizeof r->grant);
+  if (!strcmp(key, GATE_F_AUDIT) && *p->s == '{' && r->audit) {
     r->audit->head[0] = r->audit->tail[0] = 0;
     if (gate_jobject(p, audit_field, r->audit)) return -1;
     /* all three, or none */
     if (!r->audit->log[0] || !r->audit->head[0] || !r->audit->tail[0]) r->audit->log[0] = 0;
     return 0;
   }
-  if (!strcmp(key, "epoch") && p->s < p->e && *p->s >= '0' && *p->s <= '9') {
+  if (!strcmp(key, GATE_F_EPOCH) && p->s < p->e && *p->s >= '0' && *p->s <= '9') {
     unsigned long long v = 0;
     while (p->s < p->e && *p->s >= '0' && *p->s <= '9' && v < 1000000000000000ULL) v = v * 10 + (unsigned)(*p->s++ - '0');
     if (p->s < p->e && *p->s >= '0' && *p->s <= '9') return -1; /* too large */
@@ -195,19 +228,19 @@ static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
 
 static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
-  if (!strcmp(key, "type")) return gate_jstr(p, r->type, sizeof r->type);
-  if (!strcmp(key, "id")) return gate_jstr(p, r->id, sizeof r->id);
-  if (!strcmp(key, "action")) return gate_jobject(p, action_field, r);
-  if (!strcmp(key, "reuse") && *p->s == '{') {
+  if (!strcmp(key, GATE_F_TYPE)) return gate_jstr(p, r->type, sizeof r->type);
+  if (!strcmp(key, GATE_F_ID)) return gate_jstr(p, r->id, sizeof r->id);
+  if (!strcmp(key, GATE_F_ACTION)) return gate_jobject(p, action_field, r);
+  if (!strcmp(key, GATE_F_REUSE) && *p->s == '{') {
     if (gate_jobject(p, reuse_field, r)) return -1;
     if (!r->epoch) r->grant[0] = 0; /* both, or neither */
     return 0;
   }
-  if (!strcmp(key, "escalation_token") && *p->s == '"') return gate_jstr(p, r->token, sizeof r->token);
-  if (!strcmp(key, "run_id")) return gate_jstr(p, r->run_id, sizeof r->run_id);
-  if (!strcmp(key, "message") && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
-  if (!strcmp(key, "code") && *p->s == '"') return gate_jstr(p, r->code, sizeof r->code);
-  if (!strcmp(key, "subcommands") && *p->s == '[') {
+  if (!strcmp(key, GATE_F_ESCALATION_TOKEN) && *p->s == '"') return gate_jstr(p, r->token, sizeof r->token);
+  if (!strcmp(key, GATE_F_RUN_ID)) return gate_jstr(p, r->run_id, sizeof r->run_id);
+  if (!strcmp(key, GATE_F_MESSAGE) && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
+  if (!strcmp(key, GATE_F_CODE) && *p->s == '"') return gate_jstr(p, r->code, sizeof r->code);
+  if (!strcmp(key, GATE_F_SUBCOMMANDS) && *p->s == '[') {
     p->s++; gate_jws(p);
     if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
     for (;;) {

@@ -53,11 +53,24 @@ void gate_exec_request(struct gbuf *b, const struct gate_conf *c, const char *id
                        char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
                        const char *own_path);
 
-/* The same for another process (the kernel layer's supervisor, src: gate-launch.c): its pid as it knows
- * itself, and the layer that asks ("kernel"; NULL for the LD_PRELOAD layer). */
+/* What the kernel layer's supervisor (launch/decide.c) says besides what the LD_PRELOAD layer says: the
+ * layer that asks, the run the process carries (for pairing), a #! script's argv as the kernel builds it,
+ * the program's file where the daemon can read it, and the process as the daemon sees it. A NULL, or 0,
+ * field is left out. */
+struct gate_exec_extra {
+  const char *layer;
+  const char *pair_run;
+  char *const *kernel_argv;
+  const char *program_file;
+  long host_pid;
+};
+
+/* The same for another process (the kernel layer's supervisor): its pid as it knows itself, and what that
+ * layer adds (NULL: nothing; the LD_PRELOAD layer's request, as the supervisor pairs by it). Built whole,
+ * in one pass: the fields in the order the relay's pairing reads them (launch/pairing.c). */
 void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char *id, const char *program,
                            char *const argv[], const char *cwd, char *const envp[], const char *own_preload,
-                           const char *own_path, long pid, const char *layer);
+                           const char *own_path, long pid, const struct gate_exec_extra *extra);
 
 /* True for a variable name that can make a program load other code (reported to the daemon). */
 int gate_code_loading_name(const char *name, size_t n);

@@ -141,9 +141,9 @@ int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const ch
   gb_puts(&m, stamp);
   gb_puts(&m, "\",");
   gb_puts(&m, hit->head);
-  gb_puts(&m, ",\"cwd\":");
+  gb_puts(&m, GATE_KEY(GATE_F_CWD));
   json_str(&m, cwd, &ok);
-  gb_puts(&m, ",\"argv\":[");
+  gb_puts(&m, GATE_KEY(GATE_F_ARGV) "[");
   json_str(&m, program, &ok);
   for (int i = 1; argv[0] && argv[i]; i++) { gb_puts(&m, ","); json_str(&m, argv[i], &ok); }
   gb_puts(&m, "],");

@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "gate-proc.h"
+#include "gate-shared.h"
 
 /* How often pid 1 looks for newly adopted children (a job's "started" record comes at most this late). */
 #define SCAN_MS 250
@@ -76,9 +77,12 @@ static void say(const char *fmt, long a, long b) {
   if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
 }
 
+/* "error <errno> <what>: <text>": the daemon acts on the errno (src/daemon/session-sandbox.ts), the text is for
+ * people. */
 static void fail(const char *what) {
   char line[512];
-  int n = snprintf(line, sizeof line, "error %s: %s\n", what, strerror(errno));
+  int e = errno;
+  int n = snprintf(line, sizeof line, GATE_HOLDER_SAYS_ERROR " %d %s: %s\n", e, what, strerror(e));
   if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
   _exit(1);
 }
@@ -189,7 +193,7 @@ static void scan(long self) {
     long in = inside_pid(h);
     if (in <= 0) continue;
     jobs[njobs].host = h; jobs[njobs].inside = in; njobs++;
-    say("job %ld %ld\n", h, in);
+    say(GATE_HOLDER_SAYS_JOB " %ld %ld\n", h, in);
   }
 }
 
@@ -199,7 +203,7 @@ static void reap(void) {
   while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
     for (int i = 0; i < njobs; i++)
       if (jobs[i].inside == w) { jobs[i] = jobs[--njobs]; break; }
-    say("exit %ld %ld\n", (long)w, (long)st);
+    say(GATE_HOLDER_SAYS_EXIT " %ld %ld\n", (long)w, (long)st);
   }
 }
 
@@ -303,10 +307,10 @@ static void check_mounts(char **mounts, long *lines, unsigned long long *digest)
   if (same) return;
   if (hold_mounts(mounts, lines, digest)) {
     close(3);
-    say("mounts none\n", 0, 0);
+    say(GATE_HOLDER_SAYS_MOUNTS " none\n", 0, 0);
     return;
   }
-  say_held("mounts", 0, *lines, *digest);
+  say_held(GATE_HOLDER_SAYS_MOUNTS, 0, *lines, *digest);
 }
 
 int main(int argc, char **argv) {
@@ -349,8 +353,8 @@ int main(int argc, char **argv) {
   if (sigfd < 0) fail("signalfd");
   long self = host_pid_of_self();
   if (self <= 0) fail("cannot read its own pid");
-  if (held) say_held("ready", self, lines, digest);
-  else say("ready %ld\n", self, 0);
+  if (held) say_held(GATE_HOLDER_SAYS_READY, self, lines, digest);
+  else say(GATE_HOLDER_SAYS_READY " %ld\n", self, 0);
   char cmd[64];
   size_t have = 0;
   for (;;) {
@@ -374,8 +378,8 @@ int main(int argc, char **argv) {
       while ((nl = strchr(cmd, '\n'))) {
         *nl = 0;
         /* kill(-1) from a namespace's init reaches every process in it but itself */
-        if (!strcmp(cmd, "killall")) kill(-1, SIGKILL);
-        if (!strcmp(cmd, "check") && held) {
+        if (!strcmp(cmd, GATE_HOLDER_KILLALL)) kill(-1, SIGKILL);
+        if (!strcmp(cmd, GATE_HOLDER_CHECK) && held) {
           check_mounts(mounts, &lines, &digest);
           held = fcntl(3, F_GETFD) >= 0;
         }

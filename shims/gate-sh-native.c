@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE
 #include "gate-proto.h"
+#include "gate-launch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -423,30 +424,30 @@ static void build_preflight(struct gbuf *m, const char *id, const struct inv *in
   char num[32];
   gb_puts(m, GATE_MSG_HEAD);
   json_str(m, id);
-  gb_puts(m, ",\"type\":\"preflight\",\"shell\":\"bash\",\"flag\":");
+  gb_puts(m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PREFLIGHT) GATE_KEY(GATE_F_SHELL) "\"bash\"" GATE_KEY(GATE_F_FLAG));
   gb_puts(m, inv->login ? "\"-lc\"" : "\"-c\"");
-  gb_puts(m, ",\"script\":");
+  gb_puts(m, GATE_KEY(GATE_F_SCRIPT));
   json_str(m, script);
-  gb_puts(m, ",\"cwd\":");
+  gb_puts(m, GATE_KEY(GATE_F_CWD));
   json_str(m, cwd);
-  gb_puts(m, ",\"pid\":");
+  gb_puts(m, GATE_KEY(GATE_F_PID));
   gb_puts(m, gate_num(num, (unsigned long)getpid(), 10));
-  gb_puts(m, rerun_why ? ",\"sandbox_permissions\":\"require_escalated\",\"justification\":" : ",\"sandbox_permissions\":\"use_default\"");
+  gb_puts(m, rerun_why ? GATE_KEY(GATE_F_SANDBOX_PERMISSIONS) GATE_QUOTE(GATE_VALUE_REQUIRE_ESCALATED) GATE_KEY(GATE_F_JUSTIFICATION) : GATE_KEY(GATE_F_SANDBOX_PERMISSIONS) GATE_QUOTE(GATE_VALUE_USE_DEFAULT));
   if (rerun_why) json_str(m, justification);
-  gb_puts(m, ",\"plan\":{\"argv\":[");
+  gb_puts(m, GATE_KEY(GATE_F_PLAN) "{" GATE_KEY1(GATE_F_ARGV) "[");
   for (int i = 1; i < g_argc; i++) { if (i > 1) gb_puts(m, ","); json_str(m, g_argv[i]); }
   gb_puts(m, "],\"argv0\":");
   json_str(m, g_name);
-  gb_puts(m, ",\"env\":[");
+  gb_puts(m, GATE_KEY(GATE_F_ENV) "[");
   for (char **e = environ; *e; e++) { if (e != environ) gb_puts(m, ","); json_str(m, *e); }
-  gb_puts(m, "],\"fds\":[");
+  gb_puts(m, "]" GATE_KEY(GATE_F_FDS) "[");
   for (int i = 0; i < g_nfds; i++) { if (i) gb_puts(m, ","); gb_puts(m, gate_num(num, (unsigned long)g_fds[i], 10)); }
-  gb_puts(m, "],\"shims\":");
+  gb_puts(m, "]" GATE_KEY(GATE_F_SHIMS));
   char shims[PATH_MAX + 8];
   gate_join(shims, sizeof shims, g_root, "/shims", NULL, NULL);
   json_str(m, shims);
-  if (rerun_why) { gb_puts(m, ",\"rerun_why\":"); json_str(m, rerun_why); }
-  if (key && *key) { gb_puts(m, ",\"start_up_key\":"); json_str(m, key); }
+  if (rerun_why) { gb_puts(m, GATE_KEY(GATE_F_RERUN_WHY)); json_str(m, rerun_why); }
+  if (key && *key) { gb_puts(m, GATE_KEY(GATE_F_START_UP_KEY)); json_str(m, key); }
   gb_puts(m, "}}");
 }
 
@@ -557,7 +558,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
     if (!first && pending) {
       if (now_ms() - last_life > 5000) { snprintf(err, errlen, "the gate daemon stopped answering while an approval was pending; check 'gate status'"); goto out; }
       gate_new_id(ping_id, sizeof ping_id);
-      gb_puts(&ping, GATE_MSG_HEAD); json_str(&ping, ping_id); gb_puts(&ping, ",\"type\":\"ping\"}");
+      gb_puts(&ping, GATE_MSG_HEAD); json_str(&ping, ping_id); gb_puts(&ping, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PING) "}");
       data = ping.p; len = ping.len;
     } else if (!first) {
       if (attempts >= 9) { snprintf(err, errlen, "the gate daemon did not answer within 35.0 s; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'"); goto out; }
@@ -594,17 +595,17 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
       if (ping_id[0] && !strcmp(r.id, ping_id)) { last_life = now_ms(); continue; }
       if (strcmp(r.id, id)) continue; /* a late answer to something else */
       last_life = now_ms();
-      if (!strcmp(r.type, "pending")) {
+      if (!strcmp(r.type, GATE_MSG_PENDING)) {
         if (!pending && notice) notice_arm();
         pending = 1;
         deadline = now_ms() + 500;
         continue;
       }
-      if (!strcmp(r.type, "error")) {
+      if (!strcmp(r.type, GATE_MSG_ERROR)) {
         gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
-        if (!strcmp(r.code, "too-large")) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
-        if (!strcmp(r.code, "bad-version")) snprintf(err, errlen, "protocol version mismatch with the gate daemon: %s", r.reason);
-        else if (!strcmp(r.code, "refused")) snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
+        if (!strcmp(r.code, GATE_CODE_TOO_LARGE)) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
+        if (!strcmp(r.code, GATE_CODE_BAD_VERSION)) snprintf(err, errlen, "protocol version mismatch with the gate daemon: %s", r.reason);
+        else if (!strcmp(r.code, GATE_CODE_REFUSED)) snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
         else snprintf(err, errlen, "the gate daemon refused the request (%s): %s", r.code, r.reason);
         goto out;
       }
@@ -636,13 +637,13 @@ static void run_finished(struct gbuf *m, const char *run_id, int status, double 
   gate_new_id(id, sizeof id);
   gb_puts(m, GATE_MSG_HEAD);
   json_str(m, id);
-  gb_puts(m, ",\"type\":\"run-finished\",\"run_id\":");
+  gb_puts(m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_RUN_FINISHED) GATE_KEY(GATE_F_RUN_ID));
   json_str(m, run_id);
-  gb_puts(m, ",\"exit_status\":");
+  gb_puts(m, GATE_KEY(GATE_F_EXIT_STATUS));
   gb_puts(m, gate_num(num, (unsigned long)status, 10));
-  gb_puts(m, ",\"duration_ms\":");
+  gb_puts(m, GATE_KEY(GATE_F_DURATION_MS));
   gb_puts(m, gate_num(num, (unsigned long)(ms + 0.5), 10));
-  if (tail) { gb_puts(m, ",\"stderr_tail\":"); gb_json_str(m, tail, strlen(tail), 0); }
+  if (tail) { gb_puts(m, GATE_KEY(GATE_F_STDERR_TAIL)); gb_json_str(m, tail, strlen(tail), 0); }
   gb_puts(m, "}");
 }
 
@@ -678,8 +679,8 @@ static int strs_field(struct gate_jp *p, struct strs *s) { return gate_jarray(p,
 
 static int rerun_of_field(const char *key, struct gate_jp *p, void *ctx) {
   struct plan *pl = ctx;
-  if (!strcmp(key, "rerun")) return (pl->rerun_of_run = gate_jbool(p)) < 0 ? -1 : 0;
-  if (!strcmp(key, "notice")) return (pl->notice = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, GATE_F_RERUN)) return (pl->rerun_of_run = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, GATE_F_NOTICE)) return (pl->notice = gate_jstr_dup(p)) ? 0 : -1;
   return gate_jskip(p);
 }
 
@@ -695,26 +696,26 @@ static int int_value(struct gate_jp *p, int *out) {
 
 static int start_up_field(const char *key, struct gate_jp *p, void *ctx) {
   struct plan *pl = ctx;
-  if (!strcmp(key, "ready")) return int_value(p, &pl->ready_fd);
-  if (!strcmp(key, "go")) return int_value(p, &pl->go_fd);
+  if (!strcmp(key, GATE_F_READY)) return int_value(p, &pl->ready_fd);
+  if (!strcmp(key, GATE_F_GO)) return int_value(p, &pl->go_fd);
   return gate_jskip(p);
 }
 
 static int plan_field(const char *key, struct gate_jp *p, void *ctx) {
   struct plan *pl = ctx;
-  if (!strcmp(key, "program")) return (pl->program = gate_jstr_dup(p)) ? 0 : -1;
-  if (!strcmp(key, "cwd")) return (pl->cwd = gate_jstr_dup(p)) ? 0 : -1;
-  if (!strcmp(key, "error")) return (pl->error = gate_jstr_dup(p)) ? 0 : -1;
-  if (!strcmp(key, "args")) return strs_field(p, &pl->args);
-  if (!strcmp(key, "env_set")) return strs_field(p, &pl->env_set);
-  if (!strcmp(key, "env_unset")) return strs_field(p, &pl->env_unset);
-  if (!strcmp(key, "denials")) return strs_field(p, &pl->denials);
-  if (!strcmp(key, "sandboxed")) return (pl->sandboxed = gate_jbool(p)) < 0 ? -1 : 0;
-  if (!strcmp(key, "rerun")) return (pl->rerun = gate_jbool(p)) < 0 ? -1 : 0;
-  if (!strcmp(key, "rerun_any_status")) return (pl->rerun_any_status = gate_jbool(p)) < 0 ? -1 : 0;
-  if (!strcmp(key, "script_fd")) { pl->script_fd = 1; return gate_jskip(p); }
-  if (!strcmp(key, "rerun_of")) { pl->has_rerun_of = 1; return gate_jobject(p, rerun_of_field, pl); }
-  if (!strcmp(key, "start_up")) return gate_jobject(p, start_up_field, pl);
+  if (!strcmp(key, GATE_F_PROGRAM)) return (pl->program = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, GATE_F_CWD)) return (pl->cwd = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, GATE_F_ERROR)) return (pl->error = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, GATE_F_ARGS)) return strs_field(p, &pl->args);
+  if (!strcmp(key, GATE_F_ENV_SET)) return strs_field(p, &pl->env_set);
+  if (!strcmp(key, GATE_F_ENV_UNSET)) return strs_field(p, &pl->env_unset);
+  if (!strcmp(key, GATE_F_DENIALS)) return strs_field(p, &pl->denials);
+  if (!strcmp(key, GATE_F_SANDBOXED)) return (pl->sandboxed = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, GATE_F_RERUN)) return (pl->rerun = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, GATE_F_RERUN_ANY_STATUS)) return (pl->rerun_any_status = gate_jbool(p)) < 0 ? -1 : 0;
+  if (!strcmp(key, GATE_F_SCRIPT_FD)) { pl->script_fd = 1; return gate_jskip(p); }
+  if (!strcmp(key, GATE_F_RERUN_OF)) { pl->has_rerun_of = 1; return gate_jobject(p, rerun_of_field, pl); }
+  if (!strcmp(key, GATE_F_START_UP)) return gate_jobject(p, start_up_field, pl);
   return gate_jskip(p);
 }
 
@@ -729,18 +730,18 @@ static int str_into(struct gate_jp *p, char *out, size_t n) {
 
 static int info_field(const char *key, struct gate_jp *p, void *ctx) {
   struct preply *r = ctx;
-  if (!strcmp(key, "why")) return str_into(p, r->why, sizeof r->why);
-  if (!strcmp(key, "justification")) return str_into(p, r->justification, sizeof r->justification);
+  if (!strcmp(key, GATE_F_WHY)) return str_into(p, r->why, sizeof r->why);
+  if (!strcmp(key, GATE_F_JUSTIFICATION)) return str_into(p, r->justification, sizeof r->justification);
   return gate_jskip(p);
 }
 
 static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
   struct preply *r = ctx;
-  if (!strcmp(key, "type")) return str_into(p, r->type, sizeof r->type);
-  if (!strcmp(key, "run_id")) return str_into(p, r->run_id, sizeof r->run_id);
-  if (!strcmp(key, "action")) { r->has_action = 1; return gate_jskip(p); }
-  if (!strcmp(key, "plan")) { r->plan.has_plan = 1; return gate_jobject(p, plan_field, &r->plan); }
-  if (!strcmp(key, "info")) return gate_jobject(p, info_field, r);
+  if (!strcmp(key, GATE_F_TYPE)) return str_into(p, r->type, sizeof r->type);
+  if (!strcmp(key, GATE_F_RUN_ID)) return str_into(p, r->run_id, sizeof r->run_id);
+  if (!strcmp(key, GATE_F_ACTION)) { r->has_action = 1; return gate_jskip(p); }
+  if (!strcmp(key, GATE_F_PLAN)) { r->plan.has_plan = 1; return gate_jobject(p, plan_field, &r->plan); }
+  if (!strcmp(key, GATE_F_INFO)) return gate_jobject(p, info_field, r);
   return gate_jskip(p);
 }
 
@@ -780,7 +781,9 @@ static char **plan_env(const struct plan *pl) {
   return out;
 }
 
-static const int FORWARDED[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, 0 };
+#define SIGNUM(s) s,
+static const int FORWARDED[] = { GATE_FORWARDED_SIGNALS(SIGNUM) 0 }; /* src/protocol/shared-with-c.ts */
+#undef SIGNUM
 static int sig_pipe[2] = { -1, -1 };
 static struct sigaction saved[65];
 
@@ -893,9 +896,8 @@ typedef int (*end_phase_fn)(void *ctx, char *err, size_t errlen);
 
 /* Spawn the plan and wait: bash's status (128+n for signal n); with relay, stderr (or both, merged)
  * passes through this process and its last TAIL_BYTES are kept. -1 with err when it cannot start. */
-/* The kernel layer's launcher (shims/gate-launch.c, linked in as gate_launch_main: the same source as the
- * gate-launch program of this installation). */
-int gate_launch_main(int argc, char **argv);
+/* The kernel layer's launcher (gate_launch, gate-launch.h: the same code as the gate-launch program of this
+ * installation) is linked in. */
 
 /* Whether the plan's program is this installation's own launcher, to be run in the forked child rather than
  * exec'd (GATE_LAUNCH_EXEC=1 execs it, for A/B measurements). */
@@ -936,7 +938,7 @@ static void launch_here(char **av, char **envp) {
   prctl(PR_SET_NAME, "gate-launch", 0, 0, 0);
   int argc = 0;
   while (av[argc]) argc++;
-  _exit(gate_launch_main(argc, av));
+  _exit(gate_launch(argc, av));
 }
 
 static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, void *end_ctx, struct result *res, char *err, size_t errlen) {
@@ -1095,7 +1097,7 @@ static int end_phase(void *ctx, char *err, size_t errlen) {
   struct gbuf m; gb_init(&m);
   gb_puts(&m, GATE_MSG_HEAD);
   json_str(&m, id);
-  gb_puts(&m, ",\"type\":\"start-up-end\",\"run_id\":");
+  gb_puts(&m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_START_UP_END) GATE_KEY(GATE_F_RUN_ID));
   json_str(&m, c->run_id);
   gb_puts(&m, "}");
   struct gbuf out; gb_init(&out);
@@ -1165,9 +1167,9 @@ int main(int argc, char **argv) {
   const char *execfn = (const char *)getauxval(AT_EXECFN);
   resolve_path(have_cwd ? cwd : "/", execfn && *execfn ? execfn : argv[0], g_name, sizeof g_name);
 
-  if (getenv("GATE_RUN") && gate_in_gated_tree()) nested_shell(argv);
+  if (getenv(GATE_VAR_RUN) && gate_in_gated_tree()) nested_shell(argv);
   const char *force = getenv("GATE_SH_NODE");
-  if ((force && *force && strcmp(force, "0")) || getenv("GATE_RUN") || !have_cwd) handover(NULL, 0);
+  if ((force && *force && strcmp(force, "0")) || getenv(GATE_VAR_RUN) || !have_cwd) handover(NULL, 0);
   struct inv inv;
   if (classify(argc, argv, &inv)) handover(NULL, 0);
   if (inv.source == SRC_STDIN && isatty(0) && isatty(2)) handover(NULL, 0); /* interactive */
@@ -1207,11 +1209,11 @@ int main(int argc, char **argv) {
   int rc = request(&paths, id, &m, 1, &raw, err, sizeof err);
   if (rc == 1) handover(replay, script.len); /* the daemon went away since the probe: Node autostarts */
   /* escalation flags the daemon could not read: nothing was decided; the Node client says what is wrong */
-  if (rc < 0 && inv.escalation && !strcmp(g_last_code, "malformed")) handover(replay, script.len);
+  if (rc < 0 && inv.escalation && !strcmp(g_last_code, GATE_CODE_MALFORMED)) handover(replay, script.len);
   if (rc < 0) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
   struct preply r;
   if (parse_preply(&raw, &r)) { say("protocol error from the gate daemon: malformed reply; nothing ran", NULL, NULL, NULL); return EXIT_DENIED; }
-  if (strcmp(r.type, "preflight") || !r.has_action || !r.run_id[0]) {
+  if (strcmp(r.type, GATE_MSG_PREFLIGHT) || !r.has_action || !r.run_id[0]) {
     say("protocol error: unexpected reply '", r.type[0] ? r.type : "undefined", "' to preflight; nothing ran. Check 'gate status'", NULL);
     return EXIT_DENIED;
   }
@@ -1236,7 +1238,7 @@ int main(int argc, char **argv) {
   if (!ask) { notify(&paths, &fin); return res.status; }
   char fid[96];
   { /* the run-finished id, for the ack */
-    const char *q = strstr(fin.p, "\"id\":\"") + 6;
+    const char *q = strstr(fin.p, GATE_KEY1(GATE_F_ID) "\"") + sizeof(GATE_KEY1(GATE_F_ID) "\"") - 1;
     size_t l = strcspn(q, "\"");
     gate_join(fid, sizeof fid, "", NULL, NULL, NULL);
     if (l < sizeof fid) { memcpy(fid, q, l); fid[l] = 0; }
@@ -1253,7 +1255,7 @@ int main(int argc, char **argv) {
   struct preply r2;
   rc = request(&paths, id2, &m2, 1, &raw2, err, sizeof err);
   if (rc == 0 && parse_preply(&raw2, &r2)) { rc = -1; snprintf(err, sizeof err, "malformed reply"); }
-  if (rc == 0 && (strcmp(r2.type, "preflight") || !r2.has_action)) { rc = -1; snprintf(err, sizeof err, "unexpected reply '%s'", r2.type); }
+  if (rc == 0 && (strcmp(r2.type, GATE_MSG_PREFLIGHT) || !r2.has_action)) { rc = -1; snprintf(err, sizeof err, "unexpected reply '%s'", r2.type); }
   if (rc) { say("the sandboxed run failed (", a.why, "); could not ask to rerun it: ", err); return res.status; }
   struct plan *p2 = &r2.plan;
   if (p2->error) { say(p2->error, "; nothing ran", NULL, NULL); return EXIT_DENIED; }

@@ -1,6 +1,6 @@
 /*
  * Generated from src/protocol/shared-with-c.ts by scripts/gen-c-header.mjs (npm run gen:c): do not edit.
- * The constants the request channel's C side shares with its TypeScript side;
+ * The constants the C side shares with the TypeScript side;
  * test/protocol/shared-with-c.test.ts fails when this file differs from what that module gives.
  * Pure: macros only.
  */
@@ -18,7 +18,7 @@
 /* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
 #define GATE_POLICY_EPOCH_FILE "policy_epoch"
 
-/* The exec gate's variables (EXEC_GATE_VARIABLES). */
+/* The exec gate's variables and the marks an exec carries (EXEC_GATE_VARIABLES). */
 #define GATE_VAR_RUN "GATE_RUN"
 #define GATE_VAR_REQUEST_SOCK "GATE_REQUEST_SOCK"
 #define GATE_VAR_STREAM_SOCK "GATE_STREAM_SOCK"
@@ -26,6 +26,118 @@
 #define GATE_VAR_CLIENT_DIR "GATE_CLIENT_DIR"
 #define GATE_VAR_EXEC_TIMEOUT_MS "GATE_EXEC_TIMEOUT_MS"
 #define GATE_VAR_KERNEL_SOCK "GATE_KERNEL_SOCK"
+#define GATE_VAR_CHECKED "GATE_CHECKED"
+#define GATE_VAR_ESCALATE "GATE_ESCALATE"
+#define GATE_VAR_INNER_PROGRAM "GATE_THEN"
+#define GATE_VAR_ASK "GATE_ASK"
+#define GATE_VAR_GUARD "GATE_GUARD"
+
+/* The signals passed on to the command (FORWARDED_SIGNALS), as X(SIGINT) ... */
+#define GATE_FORWARDED_SIGNALS(X) X(SIGINT) X(SIGTERM) X(SIGHUP) X(SIGQUIT) X(SIGUSR1) X(SIGUSR2) X(SIGWINCH)
+
+/* The supervisors' notice socket, beside the request folder (NOTICE_SOCK). */
+#define GATE_NOTICE_SOCK "notice.sock"
+
+/* Message types (MESSAGE_TYPES), actions (ACTIONS), error codes (ERROR_CODES, SUPERVISOR_ERROR_CODES), field
+ * values (FIELD_VALUES). */
+#define GATE_MSG_EXEC "exec"
+#define GATE_MSG_EXEC_REUSED "exec-reused"
+#define GATE_MSG_PREFLIGHT "preflight"
+#define GATE_MSG_RUN_FINISHED "run-finished"
+#define GATE_MSG_START_UP_END "start-up-end"
+#define GATE_MSG_SESSION_SANDBOX_STALE "session-sandbox-stale"
+#define GATE_MSG_PING "ping"
+#define GATE_MSG_PENDING "pending"
+#define GATE_MSG_ERROR "error"
+#define GATE_ACTION_RUN "Run"
+#define GATE_ACTION_ESCALATE "Escalate"
+#define GATE_ACTION_DENY "Deny"
+#define GATE_CODE_TOO_LARGE "too-large"
+#define GATE_CODE_BAD_VERSION "bad-version"
+#define GATE_CODE_REFUSED "refused"
+#define GATE_CODE_MALFORMED "malformed"
+#define GATE_CODE_UNREACHABLE "unreachable"
+#define GATE_VALUE_KERNEL "kernel"
+#define GATE_VALUE_BASE64 "base64"
+#define GATE_VALUE_USE_DEFAULT "use_default"
+#define GATE_VALUE_REQUIRE_ESCALATED "require_escalated"
+
+/* Field names (FIELDS, ESCALATION_FIELDS, RUN_FINISHED_INFO_FIELDS), and how JSON text is made of them: GATE_KEY(f) is ',"f":' (a
+ * member after the first), GATE_KEY1(f) '"f":' (the first), GATE_QUOTE(v) '"v"'. */
+#define GATE_F_TYPE "type"
+#define GATE_F_ID "id"
+#define GATE_F_RUN_ID "run_id"
+#define GATE_F_PROGRAM "program"
+#define GATE_F_REAL_PROGRAM "real_program"
+#define GATE_F_ARGV "argv"
+#define GATE_F_CWD "cwd"
+#define GATE_F_PID "pid"
+#define GATE_F_ENV "env"
+#define GATE_F_ENCODING "encoding"
+#define GATE_F_LAYER "layer"
+#define GATE_F_PAIR_RUN "pair_run"
+#define GATE_F_KERNEL_ARGV "kernel_argv"
+#define GATE_F_PROGRAM_FILE "program_file"
+#define GATE_F_HOST_PID "host_pid"
+#define GATE_F_ACTION "action"
+#define GATE_F_REASON "reason"
+#define GATE_F_ESCALATION_TOKEN "escalation_token"
+#define GATE_F_REUSE "reuse"
+#define GATE_F_GRANT "grant"
+#define GATE_F_EPOCH "epoch"
+#define GATE_F_AUDIT "audit"
+#define GATE_F_LOG "log"
+#define GATE_F_HEAD "head"
+#define GATE_F_TAIL "tail"
+#define GATE_F_MESSAGE "message"
+#define GATE_F_CODE "code"
+#define GATE_F_SUBCOMMANDS "subcommands"
+#define GATE_F_MNTNS "mntns"
+#define GATE_F_SHELL "shell"
+#define GATE_F_FLAG "flag"
+#define GATE_F_SCRIPT "script"
+#define GATE_F_SANDBOX_PERMISSIONS "sandbox_permissions"
+#define GATE_F_PARENT_RUN "parent_run"
+#define GATE_F_JUSTIFICATION "justification"
+#define GATE_F_PLAN "plan"
+#define GATE_F_EXIT_STATUS "exit_status"
+#define GATE_F_DURATION_MS "duration_ms"
+#define GATE_F_STDERR_TAIL "stderr_tail"
+#define GATE_F_FDS "fds"
+#define GATE_F_SHIMS "shims"
+#define GATE_F_RERUN_WHY "rerun_why"
+#define GATE_F_START_UP_KEY "start_up_key"
+#define GATE_F_ARGS "args"
+#define GATE_F_ENV_SET "env_set"
+#define GATE_F_ENV_UNSET "env_unset"
+#define GATE_F_DENIALS "denials"
+#define GATE_F_SANDBOXED "sandboxed"
+#define GATE_F_RERUN "rerun"
+#define GATE_F_RERUN_ANY_STATUS "rerun_any_status"
+#define GATE_F_SCRIPT_FD "script_fd"
+#define GATE_F_RERUN_OF "rerun_of"
+#define GATE_F_START_UP "start_up"
+#define GATE_F_NOTICE "notice"
+#define GATE_F_READY "ready"
+#define GATE_F_GO "go"
+#define GATE_F_INFO "info"
+#define GATE_F_TOKEN "token"
+#define GATE_F_SIGNAL "signal"
+#define GATE_F_ERROR "error"
+#define GATE_F_WHY "why"
+#define GATE_QUOTE(v) "\"" v "\""
+#define GATE_KEY1(f) "\"" f "\":"
+#define GATE_KEY(f) ",\"" f "\":"
+
+/* The session holder's line protocol (HOLDER_VERBS: the daemon's; HOLDER_LINES: how the holder's lines
+ * start; an error line is "error <errno> <what>: <text>"). */
+#define GATE_HOLDER_CHECK "check"
+#define GATE_HOLDER_KILLALL "killall"
+#define GATE_HOLDER_SAYS_READY "ready"
+#define GATE_HOLDER_SAYS_MOUNTS "mounts"
+#define GATE_HOLDER_SAYS_JOB "job"
+#define GATE_HOLDER_SAYS_EXIT "exit"
+#define GATE_HOLDER_SAYS_ERROR "error"
 
 /* The variables an ExecRequest reports, by name and by prefix (FORWARDED_NAMES, FORWARDED_PREFIXES). */
 #define GATE_FORWARDED_NAMES(X) \

@@ -105,7 +105,7 @@ int main(int argc, char **argv) {
 
   int login;
   int si = find_script(argc, argv, &login);
-  if (si > 0 && getenv("GATE_RUN")) {
+  if (si > 0 && getenv(GATE_VAR_RUN)) {
     struct gate_conf c;
     char err[1200], cwd[PATH_MAX], id[96], num[32];
     if (gate_conf_from_env(&c, err, sizeof err)) { gate_msg("nested shell: not run: ", err, NULL, NULL); return 126; }
@@ -116,17 +116,17 @@ int main(int argc, char **argv) {
     struct gbuf m; gb_init(&m);
     gb_puts(&m, GATE_MSG_HEAD);
     gb_json_str(&m, id, strlen(id), 0);
-    gb_puts(&m, ",\"type\":\"preflight\",\"shell\":");
+    gb_puts(&m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PREFLIGHT) GATE_KEY(GATE_F_SHELL));
     gb_json_str(&m, name, strlen(name), 0);
-    gb_puts(&m, login ? ",\"flag\":\"-lc\"" : ",\"flag\":\"-c\"");
-    if (b64) gb_puts(&m, ",\"encoding\":\"base64\"");
-    gb_puts(&m, ",\"script\":");
+    gb_puts(&m, login ? GATE_KEY(GATE_F_FLAG) "\"-lc\"" : GATE_KEY(GATE_F_FLAG) "\"-c\"");
+    if (b64) gb_puts(&m, GATE_KEY(GATE_F_ENCODING) GATE_QUOTE(GATE_VALUE_BASE64));
+    gb_puts(&m, GATE_KEY(GATE_F_SCRIPT));
     gb_json_str(&m, script, strlen(script), b64);
-    gb_puts(&m, ",\"cwd\":");
+    gb_puts(&m, GATE_KEY(GATE_F_CWD));
     gb_json_str(&m, cwd, strlen(cwd), b64);
-    snprintf(num, sizeof num, ",\"pid\":%d", (int)getpid());
+    snprintf(num, sizeof num, GATE_KEY(GATE_F_PID) "%d", (int)getpid());
     gb_puts(&m, num);
-    gb_puts(&m, ",\"sandbox_permissions\":\"use_default\",\"parent_run\":");
+    gb_puts(&m, GATE_KEY(GATE_F_SANDBOX_PERMISSIONS) GATE_QUOTE(GATE_VALUE_USE_DEFAULT) GATE_KEY(GATE_F_PARENT_RUN));
     gb_json_str(&m, c.run_id, strlen(c.run_id), 0);
     gb_puts(&m, "}");
     struct gate_reply *r = malloc(sizeof *r);
@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     if (!r) { gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL); return 126; }
     gate_reply_init(r, denied, NULL);
     if (gate_request(&c, id, &m, r, err, sizeof err)) { gate_msg("nested ", name, " -c: ", err); return 126; }
-    if (strcmp(r->type, "preflight") || !r->run_id[0] || r->action == GA_NONE) {
+    if (strcmp(r->type, GATE_MSG_PREFLIGHT) || !r->run_id[0] || r->action == GA_NONE) {
       gate_msg("nested ", name, " -c: not run: malformed pre-flight reply from the daemon", NULL);
       return 126;
     }
@@ -145,13 +145,13 @@ int main(int argc, char **argv) {
     }
     /* Run or Escalate: the script runs here, in place; each exec in it is decided when it happens (the
      * daemon reuses this pre-flight's answers for the same argv and cwd in this run). */
-    set_var(&env, &n, "GATE_RUN", r->run_id);
+    set_var(&env, &n, GATE_VAR_RUN, r->run_id);
     gb_free(&m);
     free(r);
   }
   char mark[PATH_MAX + 32];
   snprintf(mark, sizeof mark, "%d:%s", (int)getpid(), shell);
-  set_var(&env, &n, "GATE_CHECKED", mark);
+  set_var(&env, &n, GATE_VAR_CHECKED, mark);
   /* the raw syscall: this exec is the gate's own and must not be asked about again */
   syscall(SYS_execve, shell, argv, env);
   gate_msg("nested shell: cannot run ", shell, ": ", strerror(errno));

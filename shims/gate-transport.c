@@ -67,14 +67,14 @@ int gate_unreachable(const char *path, int e, char *err, size_t errlen) {
 static int take(const char *buf, size_t n, const char *id, struct gate_reply *r, char *err, size_t errlen, int dgram) {
   if (gate_parse_reply(buf, n, r, err, errlen)) return -1;
   if (strcmp(r->id, id)) return 0; /* a late reply to an earlier request: not ours */
-  if (!strcmp(r->type, "pending")) return 0;
-  if (dgram && !strcmp(r->type, "error") && !strcmp(r->code, "too-large")) return 2;
-  /* the kernel layer's supervisor relays requests (shims/gate-launch.c) and says so when the daemon is gone */
-  if (!strcmp(r->type, "error") && !strcmp(r->code, "unreachable") && r->reason[0]) {
+  if (!strcmp(r->type, GATE_MSG_PENDING)) return 0;
+  if (dgram && !strcmp(r->type, GATE_MSG_ERROR) && !strcmp(r->code, GATE_CODE_TOO_LARGE)) return 2;
+  /* the kernel layer's supervisor relays requests (shims/launch/relay.c) and says so when the daemon is gone */
+  if (!strcmp(r->type, GATE_MSG_ERROR) && !strcmp(r->code, GATE_CODE_UNREACHABLE) && r->reason[0]) {
     snprintf(err, errlen, "%s", r->reason);
     return -1;
   }
-  if (!strcmp(r->type, "error")) {
+  if (!strcmp(r->type, GATE_MSG_ERROR)) {
     snprintf(err, errlen, "the daemon refused the request: %s", r->reason[0] ? r->reason : "protocol error");
     return -1;
   }
@@ -283,7 +283,7 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
       if (t < 0) goto out;
       if (t == 2) { by_stream = 1; goto out; }
       if (t > 0) { rc = 0; goto out; }
-      if (!strcmp(r->type, "pending") && !strcmp(r->id, id)) { deadline = now_ms() + c->timeout_ms * 3L; attempt = 0; }
+      if (!strcmp(r->type, GATE_MSG_PENDING) && !strcmp(r->id, id)) { deadline = now_ms() + c->timeout_ms * 3L; attempt = 0; }
     }
   }
   snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);

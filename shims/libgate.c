@@ -49,7 +49,7 @@ static struct {
 
 static void *real(const char *name) {
   void *f = dlsym(RTLD_NEXT, name);
-  if (!f) { gate_msg("exec gate: cannot find the real ", name, NULL, NULL); _exit(126); }
+  if (!f) gate_die(126, "exec gate: cannot find the real ", name, NULL, NULL);
   return f;
 }
 
@@ -126,7 +126,7 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   if (checked) {
     size_t n = strlen(checked) + 64;
     char *m = malloc(n);
-    if (m) { gate_join(m, n, "GATE_CHECKED=", pid, ":", checked); out[o++] = m; }
+    if (m) { gate_join(m, n, GATE_VAR_CHECKED "=", pid, ":", checked); out[o++] = m; }
   }
   if (ask && checked) {
     size_t n = strlen(checked) + 64;
@@ -136,7 +136,7 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   if (escalate_token) {
     size_t n = strlen(escalate_token) + 64;
     char *m = malloc(n);
-    if (m) { gate_join(m, n, "GATE_ESCALATE=", pid, ":", escalate_token); out[o++] = m; }
+    if (m) { gate_join(m, n, GATE_VAR_ESCALATE "=", pid, ":", escalate_token); out[o++] = m; }
   }
   out[o] = NULL;
   return out;
@@ -209,7 +209,7 @@ static enum verdict check(const char *program, char *const argv[], char *const e
   gate_reply_init(&r, NULL, NULL);
   enum verdict v = V_ERROR;
   if (gate_request(&c, id, &msg, &r, err, sizeof err)) { say(argv, program, "exec gate: ", ": ", err); goto out; }
-  if (strcmp(r.type, "exec")) { say(argv, program, "exec gate: ", ": not run: unexpected reply type ", r.type); goto out; }
+  if (strcmp(r.type, GATE_MSG_EXEC)) { say(argv, program, "exec gate: ", ": not run: unexpected reply type ", r.type); goto out; }
   switch (r.action) {
     case GA_RUN: v = V_RUN; break;
     case GA_DENY: say(argv, program, "denied: ", ": ", r.reason[0] ? r.reason : "denied by policy"); v = V_DENY; break;
@@ -230,10 +230,10 @@ static void escalate_and_exit(const char *token, char *const envp[], char *const
   struct gate_conf c;
   char err[1200], cmd[512];
   gate_describe(cmd, sizeof cmd, argv, program);
-  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { gate_msg("exec gate: ", cmd, ": not run: ", err); _exit(126); }
+  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) gate_die(126, "exec gate: ", cmd, ": not run: ", err);
   gate_reply_release();
   int st = gate_escalate(&c, token, envp, err, sizeof err);
-  if (st < 0) { gate_msg("exec gate: ", cmd, ": ", err); _exit(126); }
+  if (st < 0) gate_die(126, "exec gate: ", cmd, ": ", err);
   _exit(st);
 }
 
@@ -480,15 +480,15 @@ static int shell_begin(const char *command) {
   enum verdict d = check("/bin/sh", argv, environ, token, sizeof token);
   if (d == V_DENY || d == V_ERROR) { errno = EACCES; return -1; }
   gate_num(pid, (unsigned long)getpid(), 10);
-  if (d == V_ESCALATE) { gate_join(v, sizeof v, pid, ":", token, NULL); setenv("GATE_ESCALATE", v, 1); }
-  else { gate_join(v, sizeof v, pid, ":/bin/sh", NULL, NULL); setenv("GATE_CHECKED", v, 1); }
+  if (d == V_ESCALATE) { gate_join(v, sizeof v, pid, ":", token, NULL); setenv(GATE_VAR_ESCALATE, v, 1); }
+  else { gate_join(v, sizeof v, pid, ":/bin/sh", NULL, NULL); setenv(GATE_VAR_CHECKED, v, 1); }
   return 0;
 }
 
 static void shell_end(void) {
   int e = errno;
-  unsetenv("GATE_ESCALATE");
-  unsetenv("GATE_CHECKED");
+  unsetenv(GATE_VAR_ESCALATE);
+  unsetenv(GATE_VAR_CHECKED);
   errno = e;
 }
 
@@ -585,9 +585,9 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   char **w = environ;
   for (char **e = environ; e && *e; e++) {
     /* the marks are for this process only: taken out, so descendants never inherit them */
-    if (!strncmp(*e, "GATE_CHECKED=", 13)) { checked = *e + 13; continue; }
-    if (!strncmp(*e, "GATE_ESCALATE=", 14)) { escalate = *e + 14; continue; }
-    if (!strncmp(*e, "GATE_THEN=", 10)) { then = *e + 10; continue; }
+    if (!strncmp(*e, GATE_VAR_CHECKED "=", sizeof GATE_VAR_CHECKED)) { checked = *e + sizeof GATE_VAR_CHECKED; continue; }
+    if (!strncmp(*e, GATE_VAR_ESCALATE "=", sizeof GATE_VAR_ESCALATE)) { escalate = *e + sizeof GATE_VAR_ESCALATE; continue; }
+    if (!strncmp(*e, GATE_VAR_INNER_PROGRAM "=", sizeof GATE_VAR_INNER_PROGRAM)) { then = *e + sizeof GATE_VAR_INNER_PROGRAM; continue; }
     if (!strncmp(*e, GATE_MARK_ASK, sizeof GATE_MARK_ASK - 1)) continue;
     if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) {
       G.saved[G.nsaved++] = keep(*e);

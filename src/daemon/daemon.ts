@@ -530,12 +530,12 @@ export class Daemon<P> {
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.
     // Only a request that came over stream.sock: a datagram came through the run's supervisor, which has
-    // paired it itself (shims/gate-launch.c), so remembering it here would cost every exec for nothing.
+    // paired it itself (shims/launch/pairing.c), so remembering it here would cost every exec for nothing.
     if (!kernel && ctx.transport === 'stream' && (action.type === 'Run' || action.type === 'Escalate') && !nameless(req.program))
       this.pairs.add(pairKey(req.run_id, req), Date.now());
     // the kernel layer cannot hand over descriptors: it lets an Escalate run in place (inside the sandbox),
     // and its supervisor hands the token to the new program's LD_PRELOAD layer, which escalates with it
-    // (one decision, not a second one from that program's constructor; shims/gate-launch.c, "landed")
+    // (one decision, not a second one from that program's constructor; shims/launch/pairing.c, "landed")
     if (action.type === 'Escalate') {
       const token = this.tokens.next();
       this.deps.escalation.grant({

@@ -38,6 +38,7 @@ import { gateNative, type GateNative } from '../exec/native.js';
 import { parentPid } from './proc-tree.js';
 import { ConnectionTable, type Held } from '../protocol/conn-table.js';
 import { socketPeer } from './socket-peer.js';
+import { FORWARDED_SIGNALS } from '../protocol/shared-with-c.js';
 
 const MAX_FRAME = 16 * 1024 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 5000;
@@ -322,16 +323,8 @@ function closeQuiet(fd: number): void {
   }
 }
 
-/** Signals the caller may pass on: SIGHUP, SIGINT, SIGQUIT, SIGUSR1, SIGUSR2, SIGTERM, SIGWINCH. */
-const FORWARDED = new Set([
-  constants.signals.SIGHUP,
-  constants.signals.SIGINT,
-  constants.signals.SIGQUIT,
-  constants.signals.SIGUSR1,
-  constants.signals.SIGUSR2,
-  constants.signals.SIGTERM,
-  constants.signals.SIGWINCH,
-]);
+/** Signals the caller may pass on: the ones its client forwards (src/protocol/shared-with-c.ts). */
+const FORWARDED = new Set<number>(FORWARDED_SIGNALS.map((s) => constants.signals[s]));
 
 function signalGroup(pgid: number, sig: number): void {
   try {

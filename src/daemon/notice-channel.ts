@@ -1,6 +1,6 @@
 /**
  * The supervisors' notice socket (`<session>/notice.sock`, unix datagrams, no replies): where a run's
- * supervisor (shims/gate-launch.c, tell_reused) tells the daemon of an exec it answered from a reused Run
+ * supervisor (shims/launch/reuse.c, tell_reused) tells the daemon of an exec it answered from a reused Run
  * and could not audit itself (ExecReused). It lies in the session folder, outside the request folder, so
  * it is inside the runtime folder every sandbox hides (src/sandbox/gate-context.ts, hiddenPaths): only a
  * process outside every sandbox — a supervisor, never a gated run — can reach it. The request channel,

@@ -24,6 +24,7 @@ import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import type { AuditLog } from './audit.js';
 import { holderMountsProblem, mountsKey, type SessionJoin, type SessionShape } from '../sandbox/session-join.js';
 import type { SessionJob, SessionSandboxStatus } from '../protocol/approval.js';
+import { HOLDER_LINES, HOLDER_UNAVAILABLE_ERRNOS, HOLDER_VERBS } from '../protocol/shared-with-c.js';
 
 export const MAX_SANDBOXES = 16;
 /** Mounts of plans the daemon made, kept by key for a request naming that key (the Node gate-sh's). */
@@ -221,11 +222,13 @@ export class SessionSandboxes {
       proc.once('error', () => resolve(null));
       proc.once('exit', () => resolve(null));
     });
-    const m = ready ? new RegExp(`^ready (\\d+)(?: ${HELD})?$`).exec(ready) : null;
+    const m = ready ? new RegExp(`^${HOLDER_LINES.ready} (\\d+)(?: ${HELD})?$`).exec(ready) : null;
     if (!m) {
-      const why = ready?.startsWith('error ') ? ready.slice(6) : 'its holder did not start';
+      // "error <errno> <what>: <text>" (shims/gate-session.c)
+      const error = ready ? new RegExp(`^${HOLDER_LINES.error} (\\d+) (.*)$`).exec(ready) : null;
+      const why = error ? error[2] : 'its holder did not start';
       // the namespaces themselves refused (not a passing failure): no session sandboxes in this daemon
-      if (/Operation not permitted|Invalid argument/.test(why)) this.unavailable = why;
+      if (error && (Object.values(HOLDER_UNAVAILABLE_ERRNOS) as number[]).includes(Number(error[1]))) this.unavailable = why;
       this.o.log(`session sandbox not made: ${why}; ${this.unavailable ? 'every run' : 'the run'} gets a sandbox of its own`);
       proc.kill('SIGKILL');
       return null;
@@ -264,12 +267,12 @@ export class SessionSandboxes {
     for (const h of this.holders.values()) {
       if (h.ended || h.join.pid !== pid || h.join.mounts?.ns !== mntns || now - h.checkedAt < 1000) continue;
       h.checkedAt = now;
-      h.proc.stdin?.write('check\n');
+      h.proc.stdin?.write(`${HOLDER_VERBS.check}\n`);
     }
   }
 
   private onLine(h: Holder, line: string): void {
-    const mounts = new RegExp(`^mounts (?:${HELD}|none)$`).exec(line);
+    const mounts = new RegExp(`^${HOLDER_LINES.mounts} (?:${HELD}|none)$`).exec(line);
     if (mounts) {
       const what = `session sandbox ${h.key.slice(0, 12)}: its mounts changed on the host`;
       try {
@@ -284,12 +287,12 @@ export class SessionSandboxes {
       }
       return;
     }
-    const job = /^job (\d+) (\d+)$/.exec(line);
+    const job = new RegExp(`^${HOLDER_LINES.job} (\\d+) (\\d+)$`).exec(line);
     if (job) {
       this.adopt(h, Number(job[1]), Number(job[2]));
       return;
     }
-    const exit = /^exit (\d+) (\d+)$/.exec(line);
+    const exit = new RegExp(`^${HOLDER_LINES.exit} (\\d+) (\\d+)$`).exec(line);
     if (exit) {
       const inside = Number(exit[1]);
       for (const [host, rec] of h.adopted)
@@ -376,7 +379,7 @@ export class SessionSandboxes {
       for (const h of this.holders.values()) {
         if (h.ended) continue;
         n += this.jobs().filter((j) => j.sandbox === h.key.slice(0, 12)).length;
-        h.proc.stdin!.write('killall\n');
+        h.proc.stdin!.write(`${HOLDER_VERBS.killall}\n`);
       }
       return n;
     }

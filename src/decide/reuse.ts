@@ -1,7 +1,7 @@
 /**
  * Which exec-gate answers hold for any argument vector (issue 16: a build runs `cc1` and `as` with a new
  * argv each time, and each exec paid a daemon round trip). The daemon marks such an answer, and the run's
- * supervisor (shims/gate-launch.c, "reuse") answers later execs of the very same file, under the same path,
+ * supervisor (shims/launch/reuse.c) answers later execs of the very same file, under the same path,
  * name and run, itself, until the policy changes. Pure.
  *
  * An answer is reusable only when nothing the decision reads could differ for another argv, cwd or

@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GATE_GUARD_ENV } from '../sandbox/gate-state.js';
 import type { GatePaths } from '../protocol/paths.js';
-import type { ExecGateVariable } from '../protocol/shared-with-c.js';
+import { EXEC_GATE_VARIABLES as V, type ExecGateVariable } from '../protocol/shared-with-c.js';
 
 /** Where the built shims live: <repo>/shims (dist/src/exec/ → ../../../shims). */
 export const SHIMS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shims');
@@ -74,7 +74,7 @@ export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T
   const shims = o.shimsDir ?? SHIMS_DIR;
   const env: Record<string, string> = { ...plan.env };
   for (const k of Object.keys(env))
-    if (k.startsWith('GATE_CHECKED') || k === 'GATE_ESCALATE' || k === 'GATE_THEN' || k === 'GATE_KERNEL_SOCK' || k === GATE_GUARD_ENV) delete env[k];
+    if (k.startsWith(V.checked) || k === V.escalate || k === V.innerProgram || k === V.kernelSock || k === GATE_GUARD_ENV) delete env[k];
   // a run without a sandbox: the launcher mounts the gate's guard before the program (shims/gate-guard.c)
   if (plan.guard) env[GATE_GUARD_ENV] = plan.guard;
   Object.assign(env, execGateVars(o));
@@ -83,7 +83,7 @@ export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T
   const kernel = o.kernel !== false;
   // under the launcher the program's parent is the supervisor, whose pid nobody knows yet: the mark is the
   // run's own (0), taken out of the environment by the program's constructor like any mark
-  env.GATE_CHECKED = `${kernel ? 0 : o.parentPid}:${plan.program}`;
+  env[V.checked] = `${kernel ? 0 : o.parentPid}:${plan.program}`;
   let args = plan.args;
   const sep = basename(plan.program) === 'bwrap' ? args.indexOf('--') : -1;
   if (sep >= 0) {
@@ -92,7 +92,7 @@ export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T
     args = [...args.slice(0, sep), '--ro-bind', shims, shims, ...args.slice(sep)];
   }
   const inner = o.inner ?? (sep >= 0 ? args[sep + 4] : undefined);
-  if (inner) env.GATE_THEN = inner;
+  if (inner) env[V.innerProgram] = inner;
   // the kernel layer: the whole tree under a seccomp filter whose supervisor asks the same daemon
   if (kernel) return { ...plan, program: join(shims, 'gate-launch'), args: [plan.program, ...args], env };
   return { ...plan, args, env };

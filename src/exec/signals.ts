@@ -7,8 +7,10 @@
  * as soon as it exists (otherwise Node's default would apply: death for most, the inspector for SIGUSR1).
  */
 import type { ChildProcess } from 'node:child_process';
+import { FORWARDED_SIGNALS as SHARED } from '../protocol/shared-with-c.js';
 
-export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'];
+/** The signals passed on (one list with the C side's: src/protocol/shared-with-c.ts). */
+export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = SHARED;
 
 type Target = Pick<ChildProcess, 'kill' | 'exitCode' | 'signalCode'>;
 

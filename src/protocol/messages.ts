@@ -114,7 +114,7 @@ export interface ExecRequest {
   /** "base64": program, argv, cwd and env values are base64 of raw bytes that are not valid UTF-8
    * (src/protocol/exec-gate-wire.ts decodes them) */
   encoding?: 'base64';
-  /** "kernel": asked by the kernel layer's supervisor (shims/gate-launch.c) for an exec it stopped in the
+  /** "kernel": asked by the kernel layer's supervisor (shims/launch/decide.c) for an exec it stopped in the
    * kernel; `pid` is then the process's pid as it knows itself, read from /proc by the supervisor */
   layer?: 'kernel';
   /** kernel layer: the GATE_RUN the exec'ing process carries, to find the LD_PRELOAD layer's answer for
@@ -129,7 +129,7 @@ export interface ExecRequest {
   host_pid?: number;
   /** kernel layer, a `#!` script: the argv the kernel builds in front of argv[1..] (interpreter, its argument,
    * the script as the exec named it, at each level), as the supervisor read the `#!` lines before asking; the
-   * exec is checked against it after it happened (src/decide/shebang.ts, shims/gate-launch.c) */
+   * exec is checked against it after it happened (src/decide/shebang.ts, shims/launch/follow.c) */
   kernel_argv?: string[];
 }
 

@@ -26,6 +26,7 @@
 import { join, basename, dirname, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { accessSync, constants, lstatSync, realpathSync, statfsSync } from 'node:fs';
+import { NOTICE_SOCK } from './shared-with-c.js';
 
 /** In the session folder: the line a run ended by a forced daemon stop prints (its mtime: when). */
 export const STOP_NOTE_FILE = 'stop-note';
@@ -222,7 +223,7 @@ export function gatePaths(env: Env = process.env): GatePaths {
     clientDir: join(requestDir, 'c'),
     approvalDir,
     approvalSock: join(approvalDir, 'approval.sock'),
-    noticeSock: join(sessionDir, 'notice.sock'),
+    noticeSock: join(sessionDir, NOTICE_SOCK),
     lockFile: join(sessionDir, 'daemon.lock'),
     pidFile: join(sessionDir, 'daemon.pid'),
   };

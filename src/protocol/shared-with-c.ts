@@ -1,10 +1,31 @@
 /**
- * What the request channel's C side (shims/) shares with its TypeScript side, written once here: the
- * protocol version, the size limits, the exec gate's variables and which variables an ExecRequest carries.
- * shims/gate-shared.h is generated from this module (`npm run gen:c`, scripts/gen-c-header.mjs), and
- * test/protocol/shared-with-c.test.ts fails when the committed header says anything else.
- * Pure: constants only; imports nothing (the C side builds before any TypeScript does).
+ * Everything the C side (shims/, native/) shares with the TypeScript side, written once here: the protocol
+ * version and size limits, the exec gate's variables and the markers an exec carries, which variables an
+ * ExecRequest carries, the message types, field names, actions and error codes the C side writes or reads,
+ * the signals passed on, and the session holder's line protocol (its verbs, and the errno values of its
+ * errors). shims/gate-shared.h is generated from this module (`npm run gen:c`, scripts/gen-c-header.mjs);
+ * test/protocol/shared-with-c.test.ts fails when the committed header says anything else, or when a C file
+ * spells one of these values itself. Each wire name is checked against the message types it belongs to
+ * (`satisfies`), so a renamed field or type does not compile until this list follows it.
+ * Pure: constants only; imports types only (the C side builds before any TypeScript does).
  */
+import type { Action } from './action.js';
+import type {
+  Ack,
+  ErrorCode,
+  ExecReply,
+  ExecRequest,
+  ExecReused,
+  PreflightReply,
+  PreflightRequest,
+  Request,
+  Reply,
+  ReusedAudit,
+  RunFinished,
+  SessionSandboxStale,
+  SubcommandReply,
+} from './messages.js';
+import type { PlanRequest, StartUpFds, WirePlan } from './plan.js';
 
 export const PROTOCOL_VERSION = 1;
 /** unix-dgram truncates silently above 64 KiB; stay well under it. */
@@ -29,6 +50,13 @@ export const EXEC_GATE_VARIABLES = {
   clientDir: 'GATE_CLIENT_DIR',
   execTimeoutMs: 'GATE_EXEC_TIMEOUT_MS',
   kernelSock: 'GATE_KERNEL_SOCK',
+  /** the marks an exec carries: allowed (<pid>:<program>), escalated (<pid>:<token>), the plan's inner
+   * program (the command bubblewrap runs), left to the kernel layer (<pid>:<program>), the guard's lines */
+  checked: 'GATE_CHECKED',
+  escalate: 'GATE_ESCALATE',
+  innerProgram: 'GATE_THEN',
+  ask: 'GATE_ASK',
+  guard: 'GATE_GUARD',
 } as const;
 export type ExecGateVariable = (typeof EXEC_GATE_VARIABLES)[keyof typeof EXEC_GATE_VARIABLES];
 
@@ -48,3 +76,80 @@ export const FORWARDED_PREFIXES = [
   'LD_', 'DYLD_', 'GIT_', 'BASH_FUNC_', 'PYTHON', 'NODE_', 'PERL5', 'RUBY', 'JAVA_',
   '_JAVA_', 'JDK_', 'NPM_CONFIG_', 'npm_config_', 'PIP_',
 ] as const;
+
+/** The signals gate-sh, the launcher's front and the escalation client pass on to the command. */
+export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const;
+
+/** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts). */
+export const NOTICE_SOCK = 'notice.sock';
+
+/** The message types the C side writes or reads. */
+export const MESSAGE_TYPES = {
+  exec: 'exec',
+  execReused: 'exec-reused',
+  preflight: 'preflight',
+  runFinished: 'run-finished',
+  startUpEnd: 'start-up-end',
+  sessionSandboxStale: 'session-sandbox-stale',
+  ping: 'ping',
+  pending: 'pending',
+  error: 'error',
+} as const satisfies Record<string, (Request | Reply | ExecReused)['type']>;
+
+/** The actions a reply names (Action's type). */
+export const ACTIONS = { run: 'Run', escalate: 'Escalate', deny: 'Deny' } as const satisfies Record<string, Action['type']>;
+
+/** The error codes the C side reads; `unreachable` is the supervisor's own (the daemon is gone), said to the
+ * LD_PRELOAD layer as the daemon would say an error. */
+export const ERROR_CODES = {
+  tooLarge: 'too-large',
+  badVersion: 'bad-version',
+  refused: 'refused',
+  malformed: 'malformed',
+} as const satisfies Record<string, ErrorCode>;
+export const SUPERVISOR_ERROR_CODES = { unreachable: 'unreachable' } as const;
+
+/** Values of fields the C side writes. */
+export const FIELD_VALUES = {
+  kernel: 'kernel',
+  base64: 'base64',
+  useDefault: 'use_default',
+  requireEscalated: 'require_escalated',
+} as const satisfies Record<
+  string,
+  NonNullable<ExecRequest['layer'] | ExecRequest['encoding'] | PreflightRequest['sandbox_permissions']>
+>;
+
+type Keys<T> = T extends unknown ? keyof T : never;
+type WireField =
+  | Keys<Request | Reply | ExecReused | PreflightRequest | PreflightReply | RunFinished | SessionSandboxStale>
+  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReusedAudit | SubcommandReply | Action>
+  | Keys<PlanRequest | WirePlan | StartUpFds | NonNullable<WirePlan['rerun_of']> | Ack>;
+
+/** The field names the C side writes or reads (the escalation frames' are below). */
+export const FIELDS = [
+  'type', 'id', 'run_id', 'program', 'real_program', 'argv', 'cwd', 'pid', 'env', 'encoding', 'layer',
+  'pair_run', 'kernel_argv', 'program_file', 'host_pid', 'action', 'reason', 'escalation_token', 'reuse',
+  'grant', 'epoch', 'audit', 'log', 'head', 'tail', 'message', 'code', 'subcommands', 'mntns',
+  'shell', 'flag', 'script', 'sandbox_permissions', 'parent_run', 'justification', 'plan',
+  'exit_status', 'duration_ms', 'stderr_tail', 'fds', 'shims', 'rerun_why', 'start_up_key', 'args',
+  'env_set', 'env_unset', 'denials', 'sandboxed', 'rerun', 'rerun_any_status', 'script_fd', 'rerun_of',
+  'start_up', 'notice', 'ready', 'go', 'info',
+] as const satisfies readonly WireField[];
+
+/** The run-finished acknowledgement's info (src/daemon/daemon.ts): why a rerun outside the sandbox is asked. */
+export const RUN_FINISHED_INFO_FIELDS = ['why', 'justification'] as const;
+
+/** The escalation frames' fields (src/daemon/escalation-runner.ts): the token presented, and the answer. */
+export const ESCALATION_FIELDS = ['token', 'env', 'encoding', 'exit_status', 'signal', 'error'] as const;
+
+/**
+ * The session holder's line protocol (shims/gate-session.c, src/daemon/session-sandbox.ts): the daemon
+ * writes a verb a line; the holder answers with lines that start with one of `lines`. An error line is
+ * `error <errno> <what>: <text>`: the daemon acts on the errno (EPERM or EINVAL from the namespaces
+ * themselves: no session sandboxes here), never on the text.
+ */
+export const HOLDER_VERBS = { check: 'check', killall: 'killall' } as const;
+export const HOLDER_LINES = { ready: 'ready', mounts: 'mounts', job: 'job', exit: 'exit', error: 'error' } as const;
+/** The errno values (Linux) a holder's error reports that mean session sandboxes cannot be made here. */
+export const HOLDER_UNAVAILABLE_ERRNOS = { EPERM: 1, EINVAL: 22 } as const;

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
+import { EXEC_GATE_VARIABLES as V } from '../protocol/shared-with-c.js';
 import { MarkerScanner, newNonce, STOPPED_PAYLOAD, wrapperArgv } from './pty-marker.js';
 import { hangUpSession, procStat, sessionMembers } from './pty-reap.js';
 import { enterRaw, processTerminal, takeLineInput, terminalSize, type TerminalIO } from './pty-terminal.js';
@@ -168,7 +169,7 @@ async function reapShielded(sid: number, io: TerminalIO): Promise<void> {
 }
 
 /** Variables that must reach the command but not the wrapper bash: the exec gate's library and marks. */
-const LATE_KEYS = ['LD_PRELOAD', 'GATE_CHECKED', 'GATE_THEN', 'GATE_ESCALATE'];
+const LATE_KEYS = ['LD_PRELOAD', V.checked, V.innerProgram, V.escalate];
 
 /**
  * gate-sh's single-command PTY path (`--pty`, or a terminal where the command must not hold the real one):

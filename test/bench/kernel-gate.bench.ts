@@ -1,5 +1,5 @@
 /**
- * The exec gate with both layers on (LD_PRELOAD and the kernel layer, shims/gate-launch.c), real daemon,
+ * The exec gate with both layers on (LD_PRELOAD and the kernel layer, shims/launch/), real daemon,
  * real gate-sh, workspace-write sandbox (bubblewrap):
  *  - per exec from bash: 1,000 `/bin/true` from one bash ($EPOCHREALTIME around each), under gate-sh and
  *    under plain bash, in interleaved rounds; target: p50 overhead <= 0.5 ms;

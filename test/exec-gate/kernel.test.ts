@@ -1,5 +1,5 @@
 /**
- * The kernel layer of the exec gate (shims/gate-launch.c, docs/exec-gate.md): execs the LD_PRELOAD layer
+ * The kernel layer of the exec gate (shims/gate-launch.h and shims/launch/, docs/exec-gate.md): execs the LD_PRELOAD layer
  * cannot see — a static program, a raw syscall with the environment dropped, execveat of a descriptor,
  * a script named rm, a process that closed every descriptor — are stopped by the seccomp supervisor in
  * every sandbox mode; with rm allowed each of them runs (so the test can fail). Also: many execs, a fork

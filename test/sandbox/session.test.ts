@@ -280,7 +280,7 @@ function supervisorIn(cwd: string): number | undefined {
 }
 
 // Joining the session sandbox, bubblewrap runs without --die-with-parent (its intermediate processes made
-// that SIGKILL the command now and then on a busy machine: shims/gate-launch.c); the supervisor's end must
+// that SIGKILL the command now and then on a busy machine: shims/launch/front.c); the supervisor's end must
 // still take the command down, as bubblewrap's option did.
 test('the exec supervisor killed mid-command in a session sandbox: gate-sh says so and exits 126, the command and what it started end, earlier jobs stay', {
   timeout: 60_000,

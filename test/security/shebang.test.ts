@@ -1,7 +1,7 @@
 /**
  * Issue 30, finding 1: a `#!` script is judged as the program the kernel runs — its interpreter, with the
  * interpreter's arguments and the script — recursively, `#!/usr/bin/env X` included (src/decide/shebang.ts,
- * the post-exec check in shims/gate-launch.c). The attack exactly as reported: `printf '#!/bin/rm -f\n' > x;
+ * the post-exec check in shims/launch/follow.c). The attack exactly as reported: `printf '#!/bin/rm -f\n' > x;
  * chmod +x x; ./x victim` with rm forbidden ran rm and the audit said `./x victim allow`. Each spelling is
  * tried in workspace-write and danger-full-access with rm forbidden (nothing removed, denied, audited as
  * rm) and with rm allowed (removed: the same command runs). Real daemon, real gate-sh, real bubblewrap.

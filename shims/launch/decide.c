@@ -1,0 +1,219 @@
+/*
+ * One exec, as gate-launch's supervisor decides it: read what it names from the process's memory (memory.c),
+ * know the file it runs (target.c, script.c), then answer in this order: the plan's own first execs (decided
+ * by pre-flight); an answer the LD_PRELOAD layer already got for this very exec (pairing.c); a grant kept for
+ * this run's program and file (reuse.c); else the daemon's one decision engine (an ExecRequest with
+ * "layer":"kernel"). Every exec let through is followed to its end (follow.c). The answer is EACCES unless
+ * the daemon said the program may run. Trust boundary: everything read from the process may be hostile and
+ * may change while it is read: the notification is checked still valid after the reads, any failure to
+ * read or to ask is a refusal, and what the kernel finally runs is compared with what was decided.
+ */
+#define _GNU_SOURCE
+#include "launch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* What one exec names, read from the process. */
+struct exec {
+  pid_t pid;
+  int at, dirfd, flags;
+  char *path, **argv, **envp;
+  char cwd[PATH_MAX], program[PATH_MAX], file[PATH_MAX + 64];
+  int nameless; /* a file without a name (memfd, deleted): always asked about, the daemon knows it by its bytes */
+  struct decided decided;
+};
+
+/* Read the exec's path, argv, envp and cwd, and the program it names: 0, or -1 (said why, when a person
+ * would want to know) when it cannot be decided on. */
+static int read_exec(const struct launch *l, const struct seccomp_notif *req, struct exec *x) {
+  int nr = req->data.nr, ok1 = 0, ok2 = 0;
+  const uint64_t *a = (const uint64_t *)req->data.args;
+  x->at = nr == __NR_execveat;
+  x->dirfd = (int)a[0];
+  x->flags = x->at ? (int)a[4] : 0;
+  struct proc p = { .pid = x->pid };
+  x->path = read_str(&p, x->at ? a[1] : a[0]);
+  x->argv = read_vec(&p, x->at ? a[2] : a[1], &ok1);
+  x->envp = read_vec(&p, x->at ? a[3] : a[2], &ok2);
+  proc_done(&p);
+  char cwdl[64], cmd[512];
+  snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)x->pid);
+  if (read_link(cwdl, x->cwd, sizeof x->cwd)) strcpy(x->cwd, "/");
+  /* the pid may have died and been reused while it was read: a still valid id after the reads = it was
+   * the waiting process all along (an exec no longer waiting is not answered, nor reported: nobody waits) */
+  if (!notif_valid(l, req->id)) return -1;
+  if (p.error == EPERM || p.error == EACCES || p.error == ESRCH) {
+    char pidn[24];
+    gate_msg("exec gate: an exec of process ", gate_num(pidn, (unsigned long)own_pid(x->pid), 10),
+             " not run: its memory cannot be read: ", strerror(p.error));
+    return -1;
+  }
+  if (!x->path || !ok1 || !ok2) {
+    gate_describe(cmd, sizeof cmd, x->argv, x->path ? x->path : "?");
+    gate_msg("exec gate: ", cmd, ": not run: its arguments could not be read (or are too large for the gate)", NULL);
+    return -1;
+  }
+  if (exec_program(x->pid, x->at, x->dirfd, x->path, x->flags, x->cwd, x->program, sizeof x->program)) {
+    gate_describe(cmd, sizeof cmd, x->argv, x->path);
+    gate_msg("exec gate: ", cmd, ": not run: the program it names could not be told", NULL);
+    return -1;
+  }
+  return notif_valid(l, req->id) ? 0 : -1;
+}
+
+/* The file decided on, as the process names it: what the kernel runs must be this very file; a #! script's
+ * chain is read before asking (the daemon judges this very reading, and the exec is checked against it). */
+static void know_file(struct exec *x) {
+  struct decided *d = &x->decided;
+  struct stat st;
+  exec_file(x->pid, x->at, x->dirfd, x->path, x->program, x->file, sizeof x->file);
+  int fd = open(x->file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+  if (fd >= 0 && fstat(fd, &st) == 0) {
+    char magic[2];
+    gate_ident_of(&d->id, &st);
+    d->script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+    if (d->script && script_chain(x->pid, x->cwd, fd, x->path, &d->kargv, &d->interp)) d->kargv = NULL;
+  }
+  /* an execute-only program (mode --x, not root): the kernel runs it though nobody may read it; its
+   * identity is all the checks need (a #! script it cannot be: its interpreter could not read it) */
+  else if (stat(x->file, &st) == 0) gate_ident_of(&d->id, &st);
+  if (fd >= 0) close(fd);
+}
+
+/* The value of the first NAME= entry of envp, or NULL. */
+static const char *env_value(char **envp, const char *name) {
+  size_t n = strlen(name);
+  for (char **e = envp; *e; e++)
+    if (!strncmp(*e, name, n) && (*e)[n] == '=') return *e + n + 1;
+  return NULL;
+}
+
+/* Ask the daemon and act on its answer: the errno to answer the exec with. */
+static int ask(const struct launch *l, struct exec *x, const struct exec_seen *seen, const struct ids *ids,
+               const struct marks *m, int lands, int reusable, const struct gate_reuse_hit *kept) {
+  char pfile[PATH_MAX + 64], id[96], cmd[512], err[1200], asked_id[130];
+  program_file(x->pid, x->file, x->program, pfile, sizeof pfile);
+  struct gate_exec_extra extra = {
+    .layer = GATE_VALUE_KERNEL,
+    .pair_run = env_value(x->envp, GATE_VAR_RUN), /* where the layer's answer for this exec is found */
+    .kernel_argv = x->decided.kargv, /* a #! script: the argv the kernel builds in front of argv[1..] */
+    .program_file = pfile,           /* the program known by its bytes (a copy, memfd, ...) */
+    .host_pid = x->pid,              /* where the daemon reads how the process was started (provenance) */
+  };
+  gate_new_id(id, sizeof id);
+  struct gbuf msg;
+  gb_init(&msg);
+  gate_exec_request_for(&msg, &l->conf, id, x->program, x->argv, x->cwd, x->envp, l->own_preload, l->own_path,
+                        ids->own, &extra);
+  const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
+  const struct gate_ident *file = &x->decided.id;
+  if (kept && inputs && !tell_reused(&l->conf, kept->grant, inputs, msg.p + msg.len)) {
+    if (lands) land(l, x->pid, ids->own, seen, file, NULL);
+    gb_free(&msg);
+    return 0;
+  }
+  int error = EACCES;
+  char *held;
+  struct gate_reply r;
+  struct gate_reused_audit audit;
+  gate_reply_init(&r, NULL, &audit);
+  gate_describe(cmd, sizeof cmd, x->argv, x->program);
+  if (gate_request(&l->conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
+  else if (strcmp(r.type, GATE_MSG_EXEC)) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
+  else if ((r.action == GA_DENY || (r.action == GA_ESCALATE && r.token[0])) && m->asks &&
+           (held = exec_inputs_dup(l, seen, m->asker_own))) {
+    /* the kernel layer decides first: the LD_PRELOAD layer asks again and gets this answer (pairing.c) */
+    held_add(m->asker, held, r.action, r.action == GA_DENY ? (r.reason[0] ? r.reason : "denied by policy") : r.token,
+             file);
+    error = GATE_EXEC_ASK;
+  } else if (r.action == GA_DENY) gate_msg("denied: ", cmd, ": ", r.reason[0] ? r.reason : "denied by policy");
+  /* Escalate: the command may run, outside the sandbox even; in place it stays inside it (the LD_PRELOAD
+   * layer, where it is loaded, escalates with the caller's descriptors: before the exec, or in the new
+   * program's constructor with the token the daemon granted for this exec, handed over from LANDED) */
+  else if (r.action == GA_RUN || r.action == GA_ESCALATE) {
+    error = 0;
+    int nameless = x->nameless, escalated = r.action == GA_ESCALATE && r.token[0];
+    if (!nameless && lands && (r.action == GA_RUN || escalated))
+      land(l, x->pid, ids->own, seen, file, r.action == GA_RUN ? NULL : r.token);
+    if (!nameless && lands && escalated && file->known) escalating(ids->own, 1);
+    /* kept only when the file is still the one read before asking (so the one the daemon judged) */
+    struct stat again;
+    struct gate_ident now = { 0 };
+    int grant = r.action == GA_RUN && r.grant[0] && reusable && inputs;
+    if (grant && stat(x->file, &again) == 0 && (gate_ident_of(&now, &again), gate_ident_eq(&now, file)))
+      gate_reuse_add(l->conf.run_id, x->program, file, r.grant, r.epoch, &audit);
+  } else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
+  gb_free(&msg);
+  return error;
+}
+
+/* Decide a read exec: the errno to answer it with. */
+static int settle(const struct launch *l, struct exec *x, int seq, int *expected) {
+  if (seq < l->nexpect && !strcmp(x->program, l->expect[seq]) && (seq > 0 || x->pid == l->root)) {
+    *expected = 1;
+    return 0;
+  }
+  know_file(x);
+  /* the LD_PRELOAD layer's answer for this very exec (pairing.c): the request it would have sent */
+  struct gate_conf as = l->conf;
+  const char *run = env_value(x->envp, GATE_VAR_RUN);
+  if (run) as.run_id = run;
+  struct exec_seen seen = { &as, x->program, x->cwd, x->argv, x->envp };
+  struct ids ids = ids_of(x->pid);
+  int nameless = x->nameless = !strncmp(x->program, "/memfd:", 7) || strstr(x->program, " (deleted)") != NULL;
+  struct marks m;
+  exec_marks(x->pid, &ids, x->program, x->envp, &m);
+  /* (the new program's constructor then honours GATE_CHECKED: no LANDED answer needed for it) */
+  int lands = !(m.asks && m.marked);
+  /* (a #! script is always asked: the daemon judges the #! lines read here, not those it read for the layer) */
+  int pairable = !m.asks && !nameless && !x->decided.script;
+  const struct gate_ident *file = &x->decided.id;
+  if (pairable && pairs_any(PAIRED, x->pid)) {
+    struct gbuf same;
+    const char *key = exec_inputs(&same, l, &seen, ids.own);
+    int paired = key && pairs_take(PAIRED, x->pid, key, file, NULL);
+    gb_free(&same);
+    if (paired) return 0;
+  }
+  if (pairable && spawned_pair(l, ids.parent, x->pid, &seen, file)) return 0;
+  /* a Run the daemon gave for this run's program, for this very file: answered here (reuse.c), its audit
+   * record appended to the log here before the exec goes on (where it cannot be, the daemon is told of the
+   * exec in ask()) */
+  int reusable = !nameless && !x->decided.script && x->argv[0] && gate_same_name(x->argv[0], x->program);
+  struct gate_reuse_hit hit;
+  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, &hit);
+  if (kept && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
+    if (lands) land(l, x->pid, ids.own, &seen, file, NULL);
+    return 0;
+  }
+  return ask(l, x, &seen, &ids, &m, lands, reusable, kept ? &hit : NULL);
+}
+
+void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
+  struct exec x = { .pid = (pid_t)req->pid };
+  int expected = 0;
+  int error = read_exec(l, req, &x) ? EACCES : settle(l, &x, seq, &expected);
+  /* after the exec: the kernel reads path and argv again once answered; follow it (follow.c) */
+  int follow = l->trace && error == 0 && !expected;
+  /* (another worker may still follow this process's previous exec: follow_begin waits for it) */
+  if (follow && !follow_begin(x.pid)) { /* more followed execs than workers: never unfollowed */
+    error = EACCES;
+    follow = 0;
+  }
+  int traced = follow && notif_valid(l, req->id) && ptrace(PTRACE_SEIZE, x.pid, 0, PTRACE_O_TRACEEXEC) == 0;
+  notif_respond(l, req->id, error);
+  if (traced) after_exec(x.pid, &x.decided, x.path, x.argv, x.envp);
+  if (follow) follow_end(x.pid);
+  free_vec(x.decided.kargv);
+  free(x.path);
+  free_vec(x.argv);
+  free_vec(x.envp);
+}

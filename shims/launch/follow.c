@@ -1,0 +1,128 @@
+/*
+ * After the exec (docs/exec-gate.md, "What each layer covers, and what remains").
+ * The supervisor decides on the path, argv and envp it
+ * read from the process's memory; answered, the kernel reads them again from that memory, and another thread
+ * (or a vfork sibling, io_uring, a shared mapping) may have rewritten them in between: a program could have
+ * `ls` checked and `rm` run. So a worker that lets an exec go on first seizes the process (ptrace,
+ * PTRACE_O_TRACEEXEC: no stop, no signal), then follows the exec to its end: a successful exec stops at
+ * PTRACE_EVENT_EXEC, before the new program's first instruction, with its new memory private (other threads
+ * gone, vfork parent released). There the supervisor compares what the kernel took (/proc/<pid>/exe, the new
+ * argv and environment) with what was decided; anything else and the process is killed before it runs. A
+ * failed exec returns to the program, where a PTRACE_INTERRUPT sent after the answer stops it; either way
+ * the process is let go (PTRACE_DETACH). The processes being followed are this file's table, under its lock.
+ * Trust boundary: the followed process is the tree's; what it runs is compared, never believed.
+ */
+#define _GNU_SOURCE
+#include "launch.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* The processes a worker follows now. A process whose exec failed at once (execvp trying each PATH entry)
+ * can be in its next execve before the worker's PTRACE_INTERRUPT lands; that exec's worker waits until the
+ * first has let the process go (the interrupt withdraws the waiting notification, the exec is made again)
+ * instead of answering it: answered, it would run while still traced by the first worker, whose check of
+ * its end compares it with the failed exec's inputs and kills it. */
+static pid_t FOLLOWING[MAX_WORKERS];
+static pthread_mutex_t LOCK = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t FOLLOWED = PTHREAD_COND_INITIALIZER;
+
+static int following(pid_t pid) {
+  for (int i = 0; i < MAX_WORKERS; i++)
+    if (FOLLOWING[i] == pid) return 1;
+  return 0;
+}
+
+int follow_begin(pid_t pid) {
+  int slot = -1;
+  pthread_mutex_lock(&LOCK);
+  while (following(pid)) pthread_cond_wait(&FOLLOWED, &LOCK);
+  for (int i = 0; i < MAX_WORKERS && slot < 0; i++)
+    if (!FOLLOWING[i]) slot = i;
+  if (slot >= 0) FOLLOWING[slot] = pid;
+  pthread_mutex_unlock(&LOCK);
+  return slot >= 0;
+}
+
+void follow_end(pid_t pid) {
+  pthread_mutex_lock(&LOCK);
+  for (int i = 0; i < MAX_WORKERS; i++)
+    if (FOLLOWING[i] == pid) FOLLOWING[i] = 0;
+  pthread_cond_broadcast(&FOLLOWED);
+  pthread_mutex_unlock(&LOCK);
+}
+
+/* A #! script: the interpreter read before asking (the one the daemon judged) runs, with the very argv the
+ * kernel builds from the #! lines read then (interpreter, argument, script, at each level) and the exec's
+ * arguments; anything else is a script or interpreter changed meanwhile. */
+static int ran_script(const struct decided *d, const struct stat *st, char **c, char **argv) {
+  size_t nc = vec_len(c), na = vec_len(argv), np = d->kargv ? vec_len(d->kargv) : 0;
+  int ok = d->script && d->kargv && d->interp.known && st->st_dev == d->interp.dev && st->st_ino == d->interp.ino;
+  ok = ok && na >= 1 && nc == np + na - 1 && vec_eq(c + np, argv + 1);
+  for (size_t i = 0; ok && i < np; i++) ok = !strcmp(c[i], d->kargv[i]);
+  return ok;
+}
+
+/* What the stopped process (at PTRACE_EVENT_EXEC) runs is what was decided: 1; 0 when it is not; -1 when
+ * it cannot be told (its /proc files are closed to this user: the program it now runs is not readable). */
+static int ran_as_decided(pid_t pid, const struct decided *d, char **argv, char **envp) {
+  char exe[64];
+  struct stat st;
+  snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
+  char **c = NULL, **e = NULL;
+  if (first_stack(pid, &c, &e)) {
+    c = proc_strings(pid, "cmdline");
+    e = proc_strings(pid, "environ");
+  }
+  int seen = e != NULL && stat(exe, &st) == 0;
+  if (!seen && errno == EACCES) {
+    free_vec(c);
+    free_vec(e);
+    return -1;
+  }
+  int ok = c && e && d->id.known && seen && vec_eq(e, envp);
+  if (ok && st.st_dev == d->id.dev && st.st_ino == d->id.ino)
+    ok = vec_len(argv) ? vec_eq(c, argv) : vec_len(c) == 1 && !c[0][0]; /* an empty argv gets "" */
+  else if (ok) ok = ran_script(d, &st, c, argv);
+  free_vec(c);
+  free_vec(e);
+  return ok;
+}
+
+void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp) {
+  ptrace(PTRACE_INTERRUPT, pid, 0, 0); /* failed (the process gone): waitpid says so below */
+  int st;
+  pid_t w;
+  do w = waitpid(-1, &st, __WALL | __WNOTHREAD); /* this thread's tracee only: this process */
+  while (w < 0 && errno == EINTR);
+  if (w < 0 || !WIFSTOPPED(st)) return; /* gone */
+  int as = st >> 16 == PTRACE_EVENT_EXEC ? ran_as_decided(w, d, argv, envp) : 1;
+  if (as == 1) {
+    /* run as decided; or the exec failed and the program stopped on its way back (a signal stop passes its
+     * signal on) */
+    int sig = st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
+    ptrace(PTRACE_DETACH, w, 0, sig);
+    return;
+  }
+  char cmd[512];
+  gate_describe(cmd, sizeof cmd, argv, path);
+  kill(w, SIGKILL);
+  if (as < 0)
+    gate_msg("exec gate: ", cmd,
+             ": not run: what the kernel runs cannot be checked after the exec (the program is not readable by this "
+             "user, mode --x, so its arguments cannot be compared with what was decided); the process was killed; "
+             "make the program readable",
+             NULL);
+  else
+    gate_msg("exec gate: ", cmd,
+             ": not run: the kernel was about to run something other than what was checked (its program or "
+             "arguments were rewritten during the check, by another thread or a process sharing its memory); the "
+             "process was killed",
+             NULL);
+  while (waitpid(w, &st, __WALL) < 0 && errno == EINTR) {}
+}
