@@ -98,7 +98,8 @@ export interface InterceptedDecision {
   reason: string;
   evaluation: Evaluation;
   code_loading: CodeLoadingVariable[];
-  /** Set when gate-sh's exec-time hardening (not the rules or Codex's heuristic) made it a prompt: what
+  /** Set when gate-sh's exec-time hardening (not the rules or Codex's heuristic) made it a prompt (or, for a
+   * program in a writable folder, kept it in the sandbox): what
    * it saw here (environment, program path, declared permissions) was not part of any earlier approval. */
   hardening?: 'code-loading' | 'writable-program' | 'skill-permissions' | 'interpreter' | 'elsewhere';
   /** Where the command came from, when it was worked out (audit, `gate explain`). */
@@ -142,9 +143,9 @@ export function actionForReview(d: InterceptedDecision, review: ReviewDecision):
 /**
  * One decision per command: pre-flight (or an earlier exec prompt) already settled this argv+cwd in this
  * run. Reuse that answer instead of asking again — but forbidden rules and rejections still deny at every
- * depth, answers that need no prompt stand as decided now, and a prompt raised by exec-time hardening
- * (code-loading variables, a program in a writable folder, skill permissions) is asked, because the
- * earlier approval never saw them.
+ * depth, answers that need no prompt stand as decided now (a program in a writable folder runs in the
+ * sandbox, whatever was settled), and a prompt raised by exec-time hardening (code-loading variables,
+ * skill permissions) is asked, because the earlier approval never saw them.
  */
 export function reuseSettled(d: InterceptedDecision, settled: Action): Action | 'prompt' {
   if (d.action !== 'prompt') return d.action;
@@ -263,8 +264,19 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
     return prompt(`escalated run with code-loading variables: ${vars}`, { decision: 'prompt', code_loading: loading, hardening: 'code-loading' });
   // gate-sh's own nested-shell shims are bound read-only in every sandbox (src/exec/exec-gate.ts), even
   // when the installation lies inside a writable root (a clone under /tmp): the caller could not write them
-  if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN]))
-    return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
+  if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN])) {
+    // never a way out (issue 30, point 3): a program the sandbox could have written runs in the sandbox,
+    // whatever rule would escalate it and whoever would approve it; with no sandbox to keep it in, a
+    // person decides
+    if (ctx.sandboxPolicy.type === 'danger-full-access' || ctx.sandboxPolicy.type === 'external-sandbox')
+      return prompt(`escalated run of a program inside a writable folder: ${program}`, { decision: 'prompt', hardening: 'writable-program' });
+    return {
+      ...base,
+      action: RUN,
+      hardening: 'writable-program',
+      reason: `a rule would escalate ${program}, but it lies in a folder the sandbox can write: it runs in the sandbox`,
+    };
+  }
   const reason = inPlace
     ? 'allowed by a rule; a program running its own files made it, so it runs in place, in the sandbox'
     : byPolicy

@@ -123,8 +123,8 @@ test('timeout with an approver attached; gate approve --answer one-shot; the pen
     assert.equal(late.code, 1);
     assert.match(late.stderr, /already answered/);
     const bogus = await runGate(d.te.env, ['approve', '--answer', p.approval_id, 'maybe']);
-    assert.equal(bogus.code, 1);
-    assert.match(bogus.stderr, /invalid decision "maybe"/);
+    assert.equal(bogus.code, 2, 'misuse of gate: exit 2 (yargs)');
+    assert.match(bogus.stderr, /^gate: approve: Invalid values:[\s\S]*Given: "maybe"/);
   } finally {
     await c.close();
     await d.stop();

@@ -110,7 +110,7 @@ test('audit filters and rows; the session lock: exclusive, a dead owner is stale
   assert.ok(matches(rec, { run: 'r-1', decision: 'forbidden', since: now - 600_000 }));
   assert.ok(matches(rec, { decision: 'deny' }));
   assert.ok(!matches(rec, { run: 'r-2' }));
-  assert.match(formatRecord(rec), /^2026-01-01 11:55:00Z  decision  r-1 +forbidden +Deny\(x\) +\/r\.rules:3  rm -rf "a b"$/);
+  assert.match(formatRecord(rec), /^2026-01-01 11:55:00Z  decision  r-1 +forbidden +Deny\(x\) +\/r\.rules:3  rm -rf 'a b'$/);
 
   const te = tempEnv();
   try {

@@ -172,16 +172,20 @@ test('code-loading variables turn a widening escalation into a prompt (LD_PRELOA
   assert.deepEqual(own.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
 });
 
-test('an escalation never runs a program from a writable folder without asking', () => {
+test('an escalation never runs a program from a writable folder: it runs in the sandbox, unasked', () => {
   const rules = 'prefix_rule(pattern=["git", "status"])';
   const codeLoading = { writableRoots: ['/work/ws', '/tmp'] };
   const sys = decideIntercepted('/usr/bin/git', ['git', 'status'], '/work/ws', base(rules, { codeLoading }));
   assert.deepEqual(sys.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
   for (const prog of ['/work/ws/bin/git', '/tmp/git', '/work/ws/../ws/git']) {
     const d = decideIntercepted(prog, ['git', 'status'], '/work/ws', base(rules, { codeLoading }));
-    assert.equal(d.action, 'prompt', prog);
-    assert.match(d.reason, /writable folder/);
+    assert.deepEqual(d.action, { type: 'Run' }, prog);
+    assert.match(d.reason, /a folder the sandbox can write: it runs in the sandbox/);
   }
+  // with no sandbox to keep it in, a person decides
+  const dfa = decideIntercepted('/tmp/git', ['git', 'status'], '/work/ws', base(rules, { codeLoading, sandboxPolicy: parseSandboxPolicy('danger-full-access') }));
+  assert.equal(dfa.action, 'prompt');
+  assert.match(dfa.reason, /writable folder/);
   assert.deepEqual(decideIntercepted('/work/wsx/git', ['git', 'status'], '/w', base(rules, { codeLoading })).action, {
     type: 'Escalate',
     execution: { type: 'Unsandboxed' },
@@ -227,7 +231,7 @@ test('reusing a settled pre-flight answer: never past a forbidden rule or exec-t
   assert.equal(reuseSettled(env, settledEsc), 'prompt');
   const prog = decideIntercepted('/w/bin/git', ['git', 'status'], '/w', base(rules, { codeLoading: { writableRoots: ['/w'] } }));
   assert.equal(prog.hardening, 'writable-program');
-  assert.equal(reuseSettled(prog, settledEsc), 'prompt');
+  assert.deepEqual(reuseSettled(prog, settledEsc), { type: 'Run' }, 'an escalation settled earlier never takes it out');
 });
 
 
@@ -238,7 +242,7 @@ test('without explicit writable roots, the turn sandbox decides which PATH entri
   assert.deepEqual(ws({ PATH: '/root/.local/bin:/opt/gate/shims:/usr/bin:/bin' }).action, ESC, 'folders the sandbox cannot write');
   assert.equal(ws({ PATH: '/w/node_modules/.bin:/usr/bin' }).action, 'prompt', 'inside the workspace');
   assert.equal(ws({ PATH: '/tmp/x:/usr/bin' }).action, 'prompt', 'a temporary folder');
-  assert.equal(ws({ PATH: '/usr/bin' }, '/w/tools/make').action, 'prompt', 'a program the caller could have written');
+  assert.deepEqual(ws({ PATH: '/usr/bin' }, '/w/tools/make').action, { type: 'Run' }, 'a program the caller could have written runs in the sandbox');
   const ro = decideIntercepted(
     '/usr/bin/make',
     ['make'],

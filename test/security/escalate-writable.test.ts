@@ -65,15 +65,15 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
   });
 }
 
-test('escalate-writable, workspace-write: approved by a person, the workspace git runs', async (t) => {
+test('escalate-writable, workspace-write: the workspace git runs in the sandbox, unasked, and writes nothing outside it', async (t) => {
   t.after(killAll);
   const rig = await startDaemon(execGateOptions({ rules: RULES, autoApprove: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
   t.after(() => rig.close());
   const { ws, mark } = places();
   const r = await gateSh(rig, attack(ws, mark), { cwd: ws, timeoutMs: 60_000 });
-  assert.match(r.stdout, /status=0/, r.stderr);
-  assert.ok(
-    rig.prompts.some((p) => JSON.stringify(p).includes(`${ws}/git`)),
-    JSON.stringify(rig.prompts),
-  );
+  // it ran (its own output), in the sandbox: the folder outside is read-only to it
+  assert.match(r.stderr, /Read-only file system/, r.stderr);
+  assert.equal(existsSync(join(mark, 'out')), false);
+  // no person was asked to let it out: an approval is no way out either
+  assert.ok(!rig.prompts.some((p) => JSON.stringify(p).includes(`${ws}/git`)), JSON.stringify(rig.prompts));
 });

@@ -2,7 +2,7 @@
 import { type CommandSpec, flag, str } from './spec.js';
 
 /** The answers `--answer ID DECISION` takes (src/protocol/approval.ts, parseReviewDecision). */
-const DECISIONS = ['approved', 'approved_for_session', 'approved_execpolicy_amendment', 'denied', 'abort'];
+const DECISIONS = ['approved', 'approved_for_session', 'approved_execpolicy_amendment', 'network_policy_amendment', 'denied', 'abort'];
 
 export const approve: CommandSpec = {
   command: 'approve [decision]',
