@@ -71,7 +71,19 @@ export function normAbs(p: string): string {
  * read-only mount cannot be created there, or only in memory.
  */
 export function hostWritable(ops: readonly MountOp[], p: string): boolean {
+  return covering(ops, p)?.op === 'bind';
+}
+
+/** The op whose mount covers `p` (the longest destination prefix, the later on a tie), or null. */
+function covering(ops: readonly MountOp[], p: string): MountOp | null {
   let best: MountOp | null = null;
   for (const m of ops) if (m.op !== 'symlink' && isWithin(p, m.dest) && (best === null || m.dest.length >= best.dest.length)) best = m;
-  return best?.op === 'bind';
+  return best;
+}
+
+/** Whether `p` is seen from inside as the host's, given the mounts before it: under a bind (not a tmpfs, an
+ * empty folder, /dev/null, or nothing at all). */
+export function seenFromHost(ops: readonly MountOp[], p: string): boolean {
+  const c = covering(ops, p);
+  return c !== null && (c.op === 'bind' || c.op === 'ro-bind') && c.src !== '/dev/null';
 }

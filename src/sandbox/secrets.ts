@@ -24,7 +24,7 @@ import { posix } from 'node:path';
 import type { FsView } from './fs-view.js';
 import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { SandboxError } from './errors.js';
-import { isWithin, normAbs, type MountOp } from './mounts.js';
+import { isWithin, normAbs, seenFromHost as visible, type MountOp } from './mounts.js';
 
 export type { SecretsSetting } from '../protocol/sandbox-policy.js';
 
@@ -200,18 +200,6 @@ export interface SecretMaskOptions {
   own?: readonly string[];
 }
 
-/** The op whose mount covers `p` (the longest destination prefix, the later on a tie), or null. */
-function covering(ops: readonly MountOp[], p: string): MountOp | null {
-  let best: MountOp | null = null;
-  for (const m of ops) if (m.op !== 'symlink' && isWithin(p, m.dest) && (best === null || m.dest.length >= best.dest.length)) best = m;
-  return best;
-}
-
-/** Seen from inside as the host's: under a bind (not a tmpfs, an empty folder, or nothing at all). */
-function visible(ops: readonly MountOp[], p: string): boolean {
-  const c = covering(ops, p);
-  return c !== null && (c.op === 'bind' || c.op === 'ro-bind') && c.src !== '/dev/null';
-}
 
 /**
  * The masks, given every mount before them: after the writable binds and protected paths (a mask inside a

@@ -30,7 +30,7 @@
  */
 import { posix } from 'node:path';
 import type { FsView } from './fs-view.js';
-import { isWithin, normAbs, type MountOp } from './mounts.js';
+import { isWithin, normAbs, seenFromHost as visible, type MountOp } from './mounts.js';
 
 export interface SocketView {
   /** folders of sockets hidden whole when they exist (see the header) */
@@ -74,18 +74,6 @@ function requestFolderSocket(p: string): boolean {
   return /\/gate-sh(?:-\d+)?\/[A-Za-z0-9._-]{1,32}\/req\//.test(p);
 }
 
-/** The op whose mount covers `p` (the longest destination prefix, the later on a tie), or null. */
-function covering(ops: readonly MountOp[], p: string): MountOp | null {
-  let best: MountOp | null = null;
-  for (const m of ops) if (m.op !== 'symlink' && isWithin(p, m.dest) && (best === null || m.dest.length >= best.dest.length)) best = m;
-  return best;
-}
-
-/** Seen from inside: under a bind of the host (not a tmpfs, an empty folder, or nothing at all). */
-function visible(ops: readonly MountOp[], p: string): boolean {
-  const c = covering(ops, p);
-  return c !== null && (c.op === 'bind' || c.op === 'ro-bind') && c.src !== '/dev/null';
-}
 
 /** The socket folders hidden whole, given every mount before them: before the hidden paths, which may lie
  * inside one (the runtime folder in /run/user/<uid>) and are then mounted in its empty folder. */
