@@ -20,13 +20,19 @@ export interface TempEnv {
   cleanup(): void;
 }
 
+/** The environment a user's shell would have: `npm test` adds its lifecycle variables (npm_config_cache
+ * names the real ~/.npm, which a sandbox keeps read-only), so they are left out. */
+function callerEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^npm_/i.test(e[0])));
+}
+
 /** A fresh environment: short paths (sun_path is 107 bytes), no autostart surprises unless asked. */
 export function tempEnv(extra: Record<string, string> = {}): TempEnv {
   const dir = mkdtempSync(join(tmpdir(), 'g-'));
   const home = join(dir, 'h');
   mkdirSync(home);
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...callerEnv(),
     HOME: home,
     GATE_HOME: join(dir, 'gh'),
     CODEX_HOME: join(dir, 'ch'),
