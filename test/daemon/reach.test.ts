@@ -110,7 +110,7 @@ test('a daemon whose sockets were removed is still found by gate daemon stop: by
 });
 
 test('gate-sh inside a sandbox that forbids or hides the socket fails at once, says why, exit 126, nothing runs; the same command runs where it can reach the daemon', async () => {
-  const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
+  const d = await startDaemon({ te: tempEnv({}, { runtimeInside: true }), env: { GATE_SANDBOX_MODE: 'danger-full-access' } });
   try {
     const marker = join(d.te.dir, 'ran');
     const script = `touch ${marker}; echo ran`;
@@ -231,7 +231,7 @@ test('gate-sh, gate approve, gate mcp and gate status started with env -i (no XD
 });
 
 test('no daemon, and a sandbox where none can start (Landlock: no writes in the runtime folder): gate-sh says so at once, exit 126; with the folder writable it starts one and runs', async () => {
-  const te = tempEnv({ GATE_SANDBOX_MODE: 'danger-full-access' });
+  const te = tempEnv({ GATE_SANDBOX_MODE: 'danger-full-access' }, { runtimeInside: true });
   try {
     const work = join(te.dir, 'w');
     mkdirSync(work);

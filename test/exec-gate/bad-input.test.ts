@@ -13,6 +13,10 @@ import { gatePaths } from '../../src/protocol/paths.js';
 import { withExecGate } from '../../src/exec/exec-gate.js';
 import { gateSh, run, execGateOptions } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { counted, loadCount } from '../helpers/load.js';
+
+/** execs of one run (npm run test:load: 10,000) */
+const MANY = loadCount(10_000, 1_000);
 
 const RULES = ['prefix_rule(pattern=["rm"], decision="forbidden")', 'prefix_rule(pattern=["bash"], decision="allow")'];
 
@@ -23,11 +27,11 @@ function inFile(rig: DaemonProc, script: string, timeoutMs?: number) {
   return gateSh(rig, `bash ./${f}`, { timeoutMs });
 }
 
-test('10,000 execs, an argv of 100,000 arguments (stream fallback) and non-UTF-8 bytes are decided like any other', async (t) => {
+test(`${counted(MANY)} execs, an argv of 100,000 arguments (stream fallback) and non-UTF-8 bytes are decided like any other`, async (t) => {
   const rig = await startDaemon(execGateOptions({ rules: RULES }));
   t.after(async () => (killAll(), rig.close()));
-  const many = await inFile(rig, 'seq 10000 | xargs -n 1 -P 8 /bin/echo | wc -l', 600_000);
-  assert.equal(many.stdout.trim(), '10000', many.stderr);
+  const many = await inFile(rig, `seq ${MANY} | xargs -n 1 -P 8 /bin/echo | wc -l`, 600_000);
+  assert.equal(many.stdout.trim(), String(MANY), many.stderr);
   const big = await inFile(rig, '/bin/echo $(seq 100000) | wc -w; touch big-target; rm big-target $(seq 100000); echo rm=$?');
   assert.match(big.stdout, /^100000\nrm=126$/m, big.stderr);
   assert.match(big.stderr, /gate-sh: denied: rm big-target 1 2 3/);

@@ -28,6 +28,10 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { fourAtATime, gateSh, execGateOptions } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { counted, loadCount } from '../helpers/load.js';
+
+/** execs in a row (npm run test:load: 10,000) */
+const CHAIN = loadCount(10_000, 1_000);
 
 const LOADER = process.arch === 'arm64' ? '/lib/ld-linux-aarch64.so.1' : '/lib64/ld-linux-x86-64.so.2';
 const PROGRAMS = ['static-exec', 'static-execveat', 'chain', 'closefds', 'storm'];
@@ -137,10 +141,10 @@ for (const mode of MODES) {
   });
 }
 
-test('kernel layer: 10,000 execs of a static program, a bounded fork storm, and an exec after closing every descriptor', async (t) => {
+test(`kernel layer: ${counted(CHAIN)} execs of a static program, a bounded fork storm, and an exec after closing every descriptor`, async (t) => {
   const rig = await rigFor('workspace-write', FORBID_RM);
   t.after(async () => (killAll(), rig.close()));
-  const chain = await gateSh(rig, `"${bin}/chain" 10000`, { timeoutMs: 600_000 });
+  const chain = await gateSh(rig, `"${bin}/chain" ${CHAIN}`, { timeoutMs: 600_000 });
   assert.equal(chain.stdout.trim(), 'chain done', chain.stderr);
   const storm = await gateSh(rig, `"${bin}/storm" 200 /bin/true true; "${bin}/storm" 50 /bin/rm rm -f storm-target`, { timeoutMs: 300_000 });
   assert.match(storm.stdout, /^ok=200 of 200\nok=0 of 50$/m, storm.stderr);

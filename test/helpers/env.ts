@@ -1,7 +1,7 @@
 /** Isolated homes for tests: each test gets its own GATE_HOME, CODEX_HOME and runtime folder. */
-import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Repository root (tests run from dist/test/...). */
@@ -26,9 +26,30 @@ function callerEnv(): Record<string, string> {
   return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^npm_/i.test(e[0])));
 }
 
+/**
+ * Where a test's runtime folder goes: under /run/user/<uid>, as systemd lays it out for a user, when that
+ * folder is there or can be made (root). Every sandbox hides that folder whole (src/sandbox/sockets.ts), so
+ * the daemons other test files start and stop side by side never show up in this file's sandboxes as
+ * sockets to mask one by one, which may vanish while a sandbox is built. Elsewhere: inside the test's folder.
+ */
+function userRuntimeRoot(): string | null {
+  const uid = process.getuid?.() ?? -1;
+  const root = `/run/user/${uid}`;
+  try {
+    if (!existsSync(root)) mkdirSync(root, { mode: 0o700 });
+    accessSync(root, constants.W_OK);
+    return root;
+  } catch {
+    return null;
+  }
+}
+
 /** A fresh environment: short paths (sun_path is 107 bytes), no autostart surprises unless asked. */
-export function tempEnv(extra: Record<string, string> = {}): TempEnv {
+export function tempEnv(extra: Record<string, string> = {}, o: { runtimeInside?: boolean } = {}): TempEnv {
   const dir = mkdtempSync(join(tmpdir(), 'g-'));
+  // runtimeInside: a test that confines the daemon's whole world to `dir` (an outer sandbox around it)
+  const runRoot = o.runtimeInside ? null : userRuntimeRoot();
+  const runtime = runRoot ? join(runRoot, basename(dir)) : join(dir, 'r');
   const home = join(dir, 'h');
   mkdirSync(home);
   const env: Record<string, string> = {
@@ -36,9 +57,13 @@ export function tempEnv(extra: Record<string, string> = {}): TempEnv {
     HOME: home,
     GATE_HOME: join(dir, 'gh'),
     CODEX_HOME: join(dir, 'ch'),
-    XDG_RUNTIME_DIR: join(dir, 'r'),
+    XDG_RUNTIME_DIR: runtime,
     ...extra,
   };
   mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });
-  return { dir, env, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  const cleanup = () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (runtime !== join(dir, 'r')) rmSync(runtime, { recursive: true, force: true });
+  };
+  return { dir, env, cleanup };
 }

@@ -12,10 +12,12 @@ import { GATE_SH, ROOT } from '../helpers/env.js';
 import { describeMismatch, runOnRawTerminal } from './raw-term.js';
 import { Term } from './term.js';
 import { startDaemon } from '../helpers/daemon.js';
+import { loadCount } from '../helpers/load.js';
 
-const RUNS = 100;
+/** typed runs (npm run test:load: 100) */
+const RUNS = loadCount(100, 20);
 /** the single-command host starts a process per run (node + wrapper): fewer runs keep the suite short */
-const HOST_RUNS = 20;
+const HOST_RUNS = loadCount(20, 5);
 const EXPECTED = Buffer.from(spawnSync('seq', ['1', '200000'], { maxBuffer: 1 << 26 }).stdout.toString().replace(/\n/g, '\r\n'));
 const HOST = join(ROOT, 'dist', 'test', 'pty', 'fixtures', 'host-cli.js');
 
