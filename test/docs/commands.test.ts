@@ -38,6 +38,8 @@ interface Run {
   approver?: boolean;
   /** run this instead, and why (a part of the doc's command cannot run here) */
   instead?: { cmd: string; why: string };
+  /** a program the command runs that the test prerequisites do not include: without it, skipped and said */
+  needs?: string;
 }
 type Entry = Run | { skip: string };
 
@@ -133,6 +135,7 @@ const COMMANDS: Record<string, Record<string, Entry>> = {
     "gate explain 'true'": { exit: 0, stdout: /^hidden secrets .*: (?=.* HOME\/\.ssh\b)(?=.* HOME\/\.aws\b)(?=.* HOME\/\.npmrc\b)/m },
     'gate-sh --with-permissions \'{"file_system":{"read":["/","~/.ssh"]}}\' -c \'ssh-keygen -y -f ~/.ssh/id_rsa\'': {
       approver: true,
+      needs: 'ssh-keygen',
       exit: 0,
       stdout: /^ssh-ed25519 AAAA/,
     },
@@ -183,12 +186,19 @@ function scratch(te: TempEnv): string {
   writeFileSync(join(ws, 'my.rules'), 'prefix_rule(pattern=["git", "status"], decision="allow")\nprefix_rule(pattern=["rm"], decision="forbidden", justification="use trash")\n');
   const home = te.env.HOME;
   mkdirSync(join(home, '.ssh'), { mode: 0o700 });
-  const key = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(home, '.ssh', 'id_rsa')]);
-  assert.equal(key.status, 0, `ssh-keygen: ${key.stderr?.toString()}`);
+  const keyFile = join(home, '.ssh', 'id_rsa');
+  if (onPath('ssh-keygen')) {
+    const key = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', keyFile]);
+    assert.equal(key.status, 0, `ssh-keygen: ${key.stderr?.toString()}`);
+  } else writeFileSync(keyFile, '-----BEGIN OPENSSH PRIVATE KEY-----\nnot a key: ssh-keygen is not installed\n-----END OPENSSH PRIVATE KEY-----\n', { mode: 0o600 });
   mkdirSync(join(home, '.aws'));
   writeFileSync(join(home, '.aws', 'credentials'), '[default]\n');
   writeFileSync(join(home, '.npmrc'), '//registry.npmjs.org/:_authToken=npm_secret\n');
   return ws;
+}
+
+function onPath(program: string): boolean {
+  return spawnSync('bash', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0;
 }
 
 /** `gate approve --json` answering every prompt 'approved', attached before the command runs. */
@@ -259,7 +269,7 @@ for (const page of PAGES) {
   const commands = found.filter((c) => c.file === page);
   const entry = (c: DocCommand): Entry => COMMANDS[page]?.[c.cmd] ?? { skip: 'not classified (the first test fails on it)' };
   if (!commands.some((c) => !('skip' in entry(c)))) continue;
-  test(`${page}: its commands end as it says`, { timeout: 300_000 }, async () => {
+  test(`${page}: its commands end as it says`, { timeout: 300_000 }, async (t) => {
     // a fresh home per page, with nothing of gate-sh in it: the daemon starts itself at the first command
     const te = tempEnv({ PATH: `${join(ROOT, 'bin')}:${process.env.PATH}` });
     delete te.env.GATE_NO_AUTOSTART;
@@ -269,6 +279,10 @@ for (const page of PAGES) {
       for (const c of commands) {
         const e = entry(c);
         if ('skip' in e) continue;
+        if (e.needs && !onPath(e.needs)) {
+          t.diagnostic(`${c.file}:${c.line}: not run: ${e.needs} is not installed`);
+          continue;
+        }
         await check(c, e, te.env, ws);
       }
     } finally {
