@@ -147,7 +147,22 @@ const ENV_KEYS: [string, string][] = [
 ];
 
 /** Keys a string value can set (env, flags, `gate config set`). */
-export const SETTABLE_KEYS = ['approval_policy', 'sandbox_mode', 'approval_timeout_ms', 'autostart', 'rules', 'git_read_only', 'audit_log'] as const;
+export const SETTABLE_KEYS = [
+  'approval_policy',
+  'sandbox_mode',
+  'sandbox_workspace_write.writable_roots',
+  'sandbox_workspace_write.agent_writable_roots',
+  'sandbox_workspace_write.network_access',
+  'sandbox_workspace_write.exclude_tmpdir_env_var',
+  'sandbox_workspace_write.exclude_slash_tmp',
+  'approval_timeout_ms',
+  'autostart',
+  'rules',
+  'git_read_only',
+  'audit_log',
+  'secrets.hide',
+  'secrets.show',
+] as const;
 
 /** Set one key from a string (JSON accepted for tables, e.g. approval_policy '{"reject":{...}}'). */
 export function setConfigValue(base: GateConfig, key: string, raw: string, where: string): GateConfig {
@@ -170,12 +185,36 @@ export function setConfigValue(base: GateConfig, key: string, raw: string, where
       return { ...base, audit_log: v };
     case 'secrets.hide':
     case 'secrets.show': {
-      // ':'-separated, as GATE_RULES
+      // ':'-separated as GATE_RULES, or a JSON list
       const k = key === 'secrets.hide' ? 'hide' : 'show';
-      return { ...base, secrets: withSecrets(base.secrets, k, v.split(':').filter((s) => s !== ''), where) };
+      return { ...base, secrets: withSecrets(base.secrets, k, wrap(where, key, () => listString(v)), where) };
     }
   }
+  const ww = /^sandbox_workspace_write\.(.+)$/.exec(key)?.[1];
+  if (ww !== undefined && WW_KEYS.has(ww)) return { ...base, sandbox_policy: wrap(where, key, () => withWorkspaceKey(base.sandbox_policy, ww, v)) };
   throw new ConfigError(`${where}: unknown or read-only key '${key}' (settable: ${SETTABLE_KEYS.join(', ')})`);
+}
+
+/** One key of [sandbox_workspace_write] set from a string: only while the mode is workspace-write (elsewhere
+ * the table is not in force, and setting it would change nothing a run gets). */
+function withWorkspaceKey(policy: SandboxPolicy, key: string, v: string): SandboxPolicy {
+  if (policy.type !== 'workspace-write')
+    throw new Error(`applies only to sandbox_mode workspace-write, and sandbox_mode is ${policy.type} (set sandbox_mode first)`);
+  let value: unknown;
+  if (key === 'writable_roots' || key === 'agent_writable_roots') value = listString(v);
+  else if (key === 'network_access' && v === 'rules') value = v;
+  else if (/^(1|true|yes|on)$/i.test(v)) value = true;
+  else if (/^(0|false|no|off)$/i.test(v)) value = false;
+  else throw new Error(`must be true or false${key === 'network_access' ? ' or rules' : ''}, not '${v}'`);
+  return parseSandboxPolicy({ ...policy, [key]: value });
+}
+
+/** A list of paths from a string: JSON (`["/a","/b"]`) or `:`-separated, as GATE_RULES. */
+function listString(v: string): string[] {
+  if (!v.startsWith('[')) return v.split(':').filter((s) => s !== '');
+  const list = JSON.parse(v) as unknown;
+  if (!Array.isArray(list) || list.some((p) => typeof p !== 'string')) throw new Error('must be a list of paths');
+  return list as string[];
 }
 
 /** The config as Codex-style keys (what `gate config get` shows). */

@@ -19,7 +19,7 @@ export function secretAccessFor(
   const fsp = profile?.file_system;
   if (!fsp?.read?.length && !fsp?.write?.length) return undefined;
   const real = (paths: readonly string[] = []) => paths.filter((p) => typeof p === 'string' && p.startsWith('/')).map((p) => nodeFs.realpath(p) ?? p);
-  const found = existingSecrets(secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.setting }), nodeFs);
+  const found = existingSecrets(secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.setting, fs: nodeFs }), nodeFs);
   const opened = secretAccess(found, { read: real(fsp.read), write: real(fsp.write) });
   return opened.length ? opened : undefined;
 }

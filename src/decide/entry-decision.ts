@@ -4,7 +4,7 @@
  */
 import { deny, escalate, RUN, type Action, type EscalationExecution } from '../protocol/action.js';
 import type { DecideContext, DecidedCommand, SubcommandDecision, DecidedBy } from './types.js';
-import { type RuleMatch, shlexJoin } from '../rules/index.js';
+import { type RuleMatch, shlexQuote } from '../rules/index.js';
 import { entryDecision, type Entry } from './entries.js';
 import { amendmentForAllow, amendmentForPrompt } from './amendment-proposal.js';
 import { promptReason, requirementFor } from './requirement.js';
@@ -64,7 +64,7 @@ export function decideEntry(e: Entry, index: number, o: EntryDecisionOptions): S
   });
   if (requirement.type === 'needs_approval' && requirement.reason === null && ownReason)
     // (the whole text of a complex script is already on screen: do not repeat it in the reason)
-    requirement = { ...requirement, reason: e.kind === 'script' ? ownReason : `\`${shlexJoin([...(e.assignments ?? []), ...e.argv])}\`: ${ownReason}` };
+    requirement = { ...requirement, reason: e.kind === 'script' ? ownReason : `\`${withAssignments(e.assignments ?? [], e.argv)}\`: ${ownReason}` };
   if (requirement.type === 'skip') requirement = { ...requirement, bypass_sandbox: execution.type === 'Unsandboxed' };
 
   // Plain object literals (no conditional spreads): this runs once per subcommand, 10,000 times for big scripts.
@@ -104,4 +104,10 @@ export function decideEntry(e: Entry, index: number, o: EntryDecisionOptions): S
   if (e.opaqueKind) (out.opaque = e.opaque ?? e.opaqueKind), (out.opaque_kind = e.opaqueKind);
   if (e.assignments) out.assignments = e.assignments;
   return out;
+}
+
+/** `NAME=value cmd args` as bash reads it back: an assignment is its source text as written (`X="a b"`),
+ * never quoted whole (`'LD_PRELOAD=x' make` would be a command named `LD_PRELOAD=x`, not the assignment judged). */
+function withAssignments(assignments: readonly string[], argv: readonly string[]): string {
+  return [...assignments, ...argv.map(shlexQuote)].join(' ');
 }

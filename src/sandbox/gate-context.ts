@@ -11,7 +11,7 @@ import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codexHome, gatePaths, type Env } from '../protocol/paths.js';
-import type { FsView } from './fs-view.js';
+import { nodeFs, type FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
 import { parseProcNetUnix, socketFolders } from './sockets.js';
 import { secretLocations, type SecretsSetting } from './secrets.js';
@@ -104,7 +104,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     hostSockets: { folders: socketFolders(process.getuid?.() ?? 0, o.env, [paths.runtime]), listed: o.hostSockets ?? hostSockets() },
     fs: o.fs,
     newSession: o.newSession,
-    secrets: secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.secrets }),
+    secrets: secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.secrets, fs: o.fs ?? nodeFs }),
     secretFile: secretPlaceholder(paths.runtime) ?? undefined,
   };
 }

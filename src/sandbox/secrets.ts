@@ -25,6 +25,7 @@ import type { FsView } from './fs-view.js';
 import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { SandboxError } from './errors.js';
 import { isWithin, normAbs, seenFromHost as visible, type MountOp } from './mounts.js';
+import { npmrcHoldsCredential } from './npmrc.js';
 
 export type { SecretsSetting } from '../protocol/sandbox-policy.js';
 
@@ -33,6 +34,8 @@ export interface SecretDefault {
   path: string;
   /** where a variable moves it: `$NAME` (the variable names the location) or `$NAME/rest` */
   moved?: readonly string[];
+  /** a settings file hidden only while it holds a credential (its reader: src/sandbox/npmrc.ts) */
+  settings?: 'npmrc';
 }
 
 /**
@@ -56,7 +59,7 @@ export const DEFAULT_SECRETS: readonly SecretDefault[] = [
   { path: '~/.git-credentials' },
   { path: '~/.config/git/credentials', moved: ['$XDG_CONFIG_HOME/git/credentials'] },
   { path: '~/.docker/config.json', moved: ['$DOCKER_CONFIG/config.json'] },
-  { path: '~/.npmrc', moved: ['$NPM_CONFIG_USERCONFIG'] },
+  { path: '~/.npmrc', moved: ['$NPM_CONFIG_USERCONFIG'], settings: 'npmrc' },
   { path: '~/.pypirc' },
   { path: '~/.cargo/credentials', moved: ['$CARGO_HOME/credentials'] },
   { path: '~/.cargo/credentials.toml', moved: ['$CARGO_HOME/credentials.toml'] },
@@ -121,6 +124,20 @@ export interface SecretLocationsOptions {
   /** the user's [secrets] setting: `show` takes defaults away (a location and everything below it), `hide`
    *  adds (and wins over `show`) */
   setting?: SecretsSetting;
+  /** to read a settings file (`~/.npmrc`): one holding no credential is left visible. Without it, every
+   *  default is hidden. */
+  fs?: FsView;
+}
+
+/** Whether a settings location must be hidden now: it holds a credential, or it cannot be read whole. */
+function settingsHoldSecret(path: string, fs: FsView): boolean {
+  const real = fs.realpath(path);
+  if (real === null) return true; // missing: nothing to mask, and nothing to decide
+  if (fs.kind(real) !== 'file') return true;
+  const text = fs.readText(real);
+  // readText reads the first 4096 characters: a longer file is not read whole, so it is hidden
+  if (text === null || text.length >= 4096) return true;
+  return npmrcHoldsCredential(text);
 }
 
 /**
@@ -135,7 +152,7 @@ export function secretLocations(o: SecretLocationsOptions): string[] {
   const out = new Set<string>();
   for (const d of DEFAULT_SECRETS)
     for (const p of [...spelled(d.path, homes), ...(d.moved ?? []).flatMap((m) => moved(m, o.env))])
-      if (!tooWide(p) && !shown.some((s) => isWithin(p, s))) out.add(p);
+      if (!tooWide(p) && !shown.some((s) => isWithin(p, s)) && !(d.settings && o.fs && !settingsHoldSecret(p, o.fs))) out.add(p);
   // the user's own entries as given (checkSecretEntry refused `/` and `~`): one holding the working folder
   // is refused by the masks with a message, never dropped without a word
   for (const h of o.setting?.hide ?? []) for (const p of spelled(h, homes)) if (p !== '/') out.add(p);

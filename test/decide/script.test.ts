@@ -201,6 +201,11 @@ test('rule prompts and approval-policy rejections use Codex texts', () => {
   const env = sh('GIT_PAGER="sh -c x" git status', ctxOf('', { approvalPolicy: 'never' }));
   const act = env.subcommands[0].action;
   assert.match(act !== 'prompt' && act.type === 'Deny' ? act.reason : '', /Never: .*sets code-loading variables: GIT_PAGER$/);
+  // shown as bash reads it back: an assignment as written, never quoted whole (a command named 'LD_PRELOAD=x')
+  const quotedAssign = sh('GIT_PAGER="sh -c x" git status', ctxOf('')).subcommands[0].requirement;
+  assert.equal(quotedAssign.type === 'needs_approval' && quotedAssign.reason, '`GIT_PAGER="sh -c x" git status`: sets code-loading variables: GIT_PAGER');
+  const plainAssign = sh('LD_PRELOAD=x make', ctxOf('')).subcommands[0].requirement;
+  assert.equal(plainAssign.type === 'needs_approval' && plainAssign.reason, '`LD_PRELOAD=x make`: sets code-loading variables: LD_PRELOAD');
   const gr: ApprovalPolicy = { reject: { sandbox_approval: false, rules: true, mcp_elicitations: false } };
   assert.deepEqual(sh('git push origin main', ctxOf(rules, { approvalPolicy: gr })).requirement, {
     type: 'forbidden',

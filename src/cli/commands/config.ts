@@ -7,6 +7,7 @@ import { needsDaemon } from '../needs-daemon.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { configView } from '../../config/config.js';
 import { loadConfig } from '../../config/load.js';
+import { knownKey, viewValue } from '../../config/config-key.js';
 import { stringify } from 'smol-toml';
 
 /** `gate config set KEY VALUE` (KEY checked by src/cli/args/config.ts; the daemon checks VALUE). */
@@ -16,7 +17,10 @@ export async function set(values: { key: string; value: string; json: boolean })
   await needsDaemon(process.env);
   const r = await approvalCall(paths, 'config-set', { key, value });
   print(r.config as Record<string, unknown>, key, values.json);
-  process.stderr.write(`gate: config set: in force until the daemon stops; to keep it, set ${key} in ${paths.configFile}\n`);
+  // config.toml nests a dotted key in its table: `[sandbox_workspace_write]` then `network_access = ...`
+  const dot = key.indexOf('.');
+  const where = dot < 0 ? key : `${key.slice(dot + 1)} in [${key.slice(0, dot)}]`;
+  process.stderr.write(`gate: config set: in force until the daemon stops; to keep it, set ${where} in ${paths.configFile}\n`);
   return 0;
 }
 
@@ -32,7 +36,12 @@ export async function get(values: { key?: string; json: boolean }): Promise<numb
     config = configView(loadConfig({ file: paths.configFile, env: process.env }));
     note = `# no daemon running for session '${paths.session}': this is what 'gate daemon start' would use\n`;
   }
-  if (key && !(key in config)) {
+  if (key && !viewValue(config, key).found) {
+    if (knownKey(key)) {
+      // a key of config.toml that this configuration leaves out: its default (or its table is not in force)
+      process.stderr.write(`gate: config get: '${key}' is not set (sandbox_mode ${String(config.sandbox_mode)}); the default is in force\n`);
+      return 1;
+    }
     process.stderr.write(`gate: unknown config key '${key}' (known: ${Object.keys(config).join(', ')})\n`);
     return 2;
   }
@@ -45,7 +54,13 @@ export async function get(values: { key?: string; json: boolean }): Promise<numb
  * value alone, for scripts (a string bare, anything else as JSON). */
 function print(config: Record<string, unknown>, key: string | undefined, json: boolean | undefined): void {
   if (key) {
-    const v = config[key];
+    const r = viewValue(config, key);
+    // the only keys a set can take out of the view are secrets.hide/show set empty (`''`): an empty list
+    if (!r.found) {
+      process.stdout.write('[]\n');
+      return;
+    }
+    const v = r.value;
     process.stdout.write((json || typeof v !== 'string' ? JSON.stringify(v) : v) + '\n');
     return;
   }

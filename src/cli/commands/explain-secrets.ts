@@ -15,7 +15,7 @@ function unwrapped(policy: SandboxPolicy): boolean {
 
 export function hiddenSecrets(policy: SandboxPolicy, setting: SecretsSetting | undefined, env: Record<string, string | undefined>): SecretFound[] {
   if (unwrapped(policy)) return [];
-  return existingSecrets(secretLocations({ homes: userHomes(env), env, setting }), nodeFs);
+  return existingSecrets(secretLocations({ homes: userHomes(env), env, setting, fs: nodeFs }), nodeFs);
 }
 
 export function hiddenSecretsLine(policy: SandboxPolicy, setting: SecretsSetting | undefined, env: Record<string, string | undefined>): string {

@@ -29,9 +29,14 @@ export async function run(values: LogArgs): Promise<number> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || !values.follow) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
       process.stderr.write(`gate: cannot read the audit log ${file}: ${(e as Error).message}\n`);
       return 1;
+    }
+    // a fresh install: an empty log, said so (a mistyped audit_log path shows here too); --follow waits for it
+    if (!values.follow) {
+      process.stderr.write(`gate: log: no audit log at ${file} yet (nothing has been decided since it was set)\n`);
+      return 0;
     }
   }
   let recs = parseRecords(text).filter((r) => matches(r, filter));
