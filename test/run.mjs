@@ -1,10 +1,18 @@
-// Runs every compiled test file (dist/test/**/*.test.js) with node:test. Extra args filter by path substring.
+// Runs the compiled test files (dist/test/**/*.test.js) with node:test. Two kinds, told apart by where they live:
+//   unit    test/unit/, mirroring src/ (test/unit/<src folder>/<file>.test.ts): pure, no daemon, no bwrap, no child
+//           process, no listening socket (test/unit/no-processes.mjs is preloaded and fails a test that starts
+//           one); side by side, seconds. `npm run test:unit`, or `node test/run.mjs --unit`.
+//   system  every other folder of test/: real daemons, sockets, bash, bubblewrap and gate-sh; one file at a time,
+//           minutes. `npm run test:system`, or `node test/run.mjs --system`.
+// With neither flag both run, unit first (`npm test`). Extra args filter by path substring. A compiled file
+// whose test/ source is gone (moved or deleted; tsc leaves dist/ behind) is not run.
 // A test file that hangs fails by name after GATE_TEST_TIMEOUT_S (default 600 s: node's --test-timeout
 // bounds each file's run) and the other files go on; a watchdog (GATE_TEST_WATCHDOG_S, default 1500 s)
 // kills the whole run if it still hangs: CI fails, it never stalls.
-// Before anything runs, the programs the suites use are looked for (README "Prerequisites"): when one is
+// Before system tests run, the programs they use are looked for (README "Prerequisites"): when one is
 // missing the run stops at once with the list and the apt-get line (GATE_TEST_NO_PREREQS=1 skips the check).
-import { accessSync, constants, readdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -36,7 +44,36 @@ function onPath(name) {
   return (process.env.PATH ?? '').split(delimiter).some((d) => d && executable(join(d, name)));
 }
 
-if (process.env.GATE_TEST_NO_PREREQS !== '1') {
+function walk(dir, out = []) {
+  for (const e of readdirSync(dir)) {
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else if (p.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+const args = process.argv.slice(2);
+const kinds = args.includes('--unit') ? ['unit'] : args.includes('--system') ? ['system'] : ['unit', 'system'];
+const filters = args.filter((a) => a !== '--unit' && a !== '--system');
+// test/realwork (real builds, installs and test suites side by side with bash: minutes) and the load tests
+// of test/security/dos (20,000 connections, floods: minutes) run on their own, `npm run test:realwork` and
+// `npm run test:load` (both in .ci/run), unless named
+const apart = ['/realwork/', '/security/dos.test.js'];
+const UNIT = join('dist', 'test', 'unit') + '/';
+const selected = walk(join('dist', 'test'))
+  .filter((f) => existsSync(f.replace(/^dist\//, '').replace(/\.js$/, '.ts')))
+  .filter((f) => (filters.length === 0 ? !apart.some((a) => f.includes(a)) : filters.some((x) => f.includes(x))))
+  .sort();
+const byKind = {
+  unit: selected.filter((f) => f.startsWith(UNIT)),
+  system: selected.filter((f) => !f.startsWith(UNIT)),
+};
+if (kinds.every((k) => byKind[k].length === 0)) {
+  console.error(`no ${kinds.length === 1 ? `${kinds[0]} ` : ''}test files found under dist/test${filters.length ? ` matching ${filters.join(', ')}` : ''}`);
+  process.exit(1);
+}
+// the programs the system tests use (README "Prerequisites"); unit tests need none
+if (kinds.includes('system') && byKind.system.length > 0 && process.env.GATE_TEST_NO_PREREQS !== '1') {
   const missing = PREREQS.filter(([, name, abs]) => !onPath(name) && !(abs && executable(abs)));
   if (missing.length) {
     console.error(`test/run.mjs: the tests need programs this machine lacks: ${missing.map(([pkg, name]) => `${name} (${pkg})`).join(', ')}`);
@@ -46,38 +83,30 @@ if (process.env.GATE_TEST_NO_PREREQS !== '1') {
   }
 }
 
-function walk(dir, out = []) {
-  for (const e of readdirSync(dir)) {
-    const p = join(dir, e);
-    if (statSync(p).isDirectory()) walk(p, out);
-    else if (p.endsWith('.test.js')) out.push(p);
-  }
-  return out;
-}
-const filters = process.argv.slice(2);
-// test/realwork (real builds, installs and test suites side by side with bash: minutes) and the load tests
-// of test/security/dos (20,000 connections, floods: minutes) run on their own, `npm run test:realwork` and
-// `npm run test:load` (both in .ci/run), unless named
-const apart = ['/realwork/', '/security/dos.test.js'];
-const files = walk('dist/test')
-  .filter((f) => (filters.length === 0 ? !apart.some((a) => f.includes(a)) : filters.some((x) => f.includes(x))))
-  .sort();
-if (files.length === 0) {
-  console.error('no test files found under dist/test');
-  process.exit(1);
-}
 const limit = Number(process.env.GATE_TEST_WATCHDOG_S || 1500);
-// its own process group, so the watchdog can take every test process and daemon down with it
 const perFile = Number(process.env.GATE_TEST_TIMEOUT_S || 600);
-// test files one at a time unless GATE_TEST_CONCURRENCY says more: three at once take 12 min here
+// system test files one at a time unless GATE_TEST_CONCURRENCY says more: three at once take 12 min here
 // instead of 17, but then one file's daemons starting and stopping change the host sockets another file's
 // sandbox masks as it is built ("the session sandbox's mounts changed", bwrap "Can't mkdir parents" for a
-// socket gone meanwhile): a product race, open, that side-by-side files make frequent
-const concurrency = Math.max(1, Number(process.env.GATE_TEST_CONCURRENCY || 1));
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${perFile * 1000}`, ...files], {
-  stdio: 'inherit',
-  detached: true,
-});
+// socket gone meanwhile): a product race, open, that side-by-side files make frequent. Unit test files share
+// nothing, so they run side by side, one per core.
+const systemConcurrency = Math.max(1, Number(process.env.GATE_TEST_CONCURRENCY || 1));
+const NO_PROCESSES = new URL('./unit/no-processes.mjs', import.meta.url).href;
+
+let child;
+/** One node --test run over files, in its own process group so the watchdog can take every test process and
+ * daemon down with it. Resolves to its exit code. */
+function runFiles(kind, files) {
+  const concurrency = kind === 'unit' ? availableParallelism() : systemConcurrency;
+  const preload = kind === 'unit' ? ['--import', NO_PROCESSES] : [];
+  console.error(`test/run.mjs: ${files.length} ${kind} test file${files.length === 1 ? '' : 's'}`);
+  child = spawn(process.execPath, [...preload, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${perFile * 1000}`, ...files], {
+    stdio: 'inherit',
+    detached: true,
+  });
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
 const watchdog = setTimeout(() => {
   console.error(`\ntest watchdog: the suite ran longer than ${limit} s; killing it (a test is hanging)`);
   try {
@@ -85,8 +114,13 @@ const watchdog = setTimeout(() => {
   } catch {}
   process.exit(1);
 }, limit * 1000);
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (process.kill(-child.pid, 'SIGKILL'), process.exit(130)));
-child.on('exit', (code, signal) => {
-  clearTimeout(watchdog);
-  process.exit(code ?? (signal ? 1 : 0));
-});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (child && process.kill(-child.pid, 'SIGKILL'), process.exit(130)));
+// both kinds run even when unit tests fail (the whole picture in one pass); the exit code is the worst
+const failed = [];
+for (const kind of kinds) {
+  if (byKind[kind].length === 0) continue;
+  if ((await runFiles(kind, byKind[kind])) !== 0) failed.push(kind);
+}
+clearTimeout(watchdog);
+if (failed.length) console.error(`test/run.mjs: ${failed.join(' and ')} tests failed`);
+process.exit(failed.length ? 1 : 0);

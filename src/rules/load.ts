@@ -21,7 +21,7 @@ export interface LoadOptions {
 export const MAX_RULES_FILE_BYTES = 4 * 1024 * 1024;
 
 // computed in one place, with the runtime folder, so every entry point agrees (protocol/paths.ts); the
-// re-export only lets test/protocol/paths.test.ts check that the rules see the same folders
+// re-export only lets test/unit/protocol/paths.test.ts check that the rules see the same folders
 export { gateHome, codexHome };
 
 /** Where amendments go: $CODEX_HOME/rules/default.rules (Codex's own choice, so both tools see them). */

@@ -5,7 +5,7 @@
  *   (each is a stateless function of the options; per-input state lives in the iterators they return);
  * - its tokenizer deep-copies the location with JSON.parse(JSON.stringify()) for every character;
  *   the same copy is made field by field (same fields, same fresh objects, so the same aliasing).
- * Same grammar, same reducers, same AST, same errors: test/script/bash-parser-call.test.ts compares it
+ * Same grammar, same reducers, same AST, same errors: test/unit/script/bash-parser-call.test.ts compares it
  * with `require('bash-parser')` on every corpus script.
  */
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { approveConsole, preflight, runGate } from './helpers.js';
 
 after(killAll);
 import { approvalCall } from '../../src/client/approval-client.js';
-import { killAll, startDaemon } from '../helpers/daemon.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 // approval_policy untrusted: every command needs a human (Codex §4.3), whatever the decider.
 const UNTRUSTED = ['--approval-policy', 'untrusted', '--sandbox', 'danger-full-access'];
@@ -114,7 +114,8 @@ test('timeout with an approver attached; gate approve --answer one-shot; the pen
       { onPending: () => pendings++ },
     );
     const p = await c.next('prompt');
-    await new Promise((r) => setTimeout(r, 1300)); // ~1 s keepalives while the human thinks
+    // ~1 s keepalives while the human thinks: answered once two have come
+    await waitFor(() => pendings >= 2, 'two pending keepalives', 10_000).catch(() => undefined);
     const one = await runGate(d.te.env, ['approve', '--answer', p.approval_id, 'approved']);
     assert.equal(one.code, 0, one.stderr);
     assert.equal((await reply as any).action.type, 'Run');

@@ -51,8 +51,9 @@ test('audit batching: every record, in order, whole lines; queued records reach 
   }
 });
 
-test('audit: a pre-flight reply leaves only after its decision records are in the log; a stop writes everything', async () => {
+test('audit: a pre-flight reply leaves only after its decision records are in the log; a stop writes everything', async (t) => {
   const te = tempEnv();
+  t.after(() => te.cleanup()); // after the daemon stopped, passed or failed
   const d = await startDaemon({ te, args: ['--approval-policy', 'never', '--sandbox', 'danger-full-access'] });
   try {
     for (let i = 0; i < 20; i++) {
@@ -75,5 +76,4 @@ test('audit: a pre-flight reply leaves only after its decision records are in th
   assert.equal(recs.at(-1)!.kind, 'daemon');
   assert.match(recs.at(-1)!.detail, /^stopped pid/);
   assert.equal(recs.filter((x) => x.kind === 'decision').length, 20 * 4 + 2);
-  te.cleanup();
 });

@@ -2,6 +2,7 @@
  * `gate mcp` driven by the SDK's own Client over real stdio, against a real daemon, real gate-sh, real
  * bubblewrap: allow, forbidden, prompts accepted and declined via elicitation (also from a nested shell),
  * timeouts, the sandbox-state update, clients without elicitation support, reject.mcp_elicitations.
+ * One behaviour per test, each with a daemon and `gate mcp` sessions of its own.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,9 +12,9 @@ import { join } from 'node:path';
 import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { approvalCall } from '../../src/client/approval-client.js';
 import { approveConsole } from '../daemon/helpers.js';
-import { mcpSession } from './helpers.js';
-import { tempEnv } from '../helpers/env.js';
-import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { type McpSession, mcpSession } from './helpers.js';
+import { type TempEnv, tempEnv } from '../helpers/env.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 
@@ -22,16 +23,52 @@ prefix_rule(pattern=["touch"], decision="prompt", justification="creates files")
 prefix_rule(pattern=["echo"], decision="allow")
 `;
 
-test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell, timeout, sandbox state, no-elicitation clients', {
-  timeout: 180_000,
-}, async () => {
+interface Rig {
+  te: TempEnv;
+  /** the workspace folder the calls run in */
+  w: string;
+  d: DaemonProc;
+  /** a client with elicitation support */
+  a: McpSession;
+  /** a client without it (withRig's `b`) */
+  b?: McpSession;
+}
+
+/** A daemon with RULES (on-request) and a `gate mcp` client with elicitation support (and, with `b`, one
+ * without); on failure what they saw is printed; everything is stopped and removed whatever happened. */
+async function withRig(fn: (r: Rig) => Promise<void>, o: { b?: boolean } = {}): Promise<void> {
   const te = tempEnv();
   const w = join(te.dir, 'w');
   mkdirSync(w);
   const d = await startDaemon({ te, rulesFile: 'team.rules', rules: RULES, args: ['--approval-policy', 'on-request'] });
-  const a = await mcpSession(te.env, { elicitation: true });
-  const b = await mcpSession(te.env, { elicitation: false });
+  let a: McpSession | undefined;
+  let b: McpSession | undefined;
   try {
+    a = await mcpSession(te.env, { elicitation: true });
+    if (o.b) b = await mcpSession(te.env, { elicitation: false });
+    await fn({ te, w, d, a, b });
+  } catch (err) {
+    process.stderr.write(
+      `--- elicitations:\n${(a?.elicitations ?? []).map((x) => JSON.stringify(x)).join('\n')}\n--- gate mcp (a) stderr:\n${a?.stderr() ?? ''}\n--- daemon:\n${d.output()}\n`,
+    );
+    throw err;
+  } finally {
+    await a?.close();
+    await b?.close();
+    await d.stop();
+    te.cleanup();
+  }
+}
+
+/** The sandbox-state update as a request: read-only in force. */
+async function readOnly(r: Rig): Promise<void> {
+  await r.a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'read-only' } } } as never, EmptyResultSchema);
+  const cfg = (await approvalCall(r.d.paths, 'config-get')).config as Record<string, any>;
+  assert.equal(cfg.sandbox_mode, 'read-only');
+}
+
+test('tools/list: one shell tool with Codex\'s parameters; the sandbox-state capability', { timeout: 60_000 }, () =>
+  withRig(async ({ a }) => {
     const tools = await a.client.listTools();
     assert.deepEqual(
       tools.tools.map((t) => t.name),
@@ -48,32 +85,41 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     ]);
     assert.deepEqual(tools.tools[0].inputSchema.required, ['command', 'workdir']);
     assert.deepEqual(a.client.getServerCapabilities()?.experimental, { 'codex/sandbox-state': { version: '1.0.0' } });
+  }));
 
-    // allow: runs, output and status come back
-    let r = await a.shell({ command: 'echo hello; echo err >&2; exit 3', workdir: w });
+test('allow: runs, output and status come back', { timeout: 60_000 }, () =>
+  withRig(async ({ a, w }) => {
+    const r = await a.shell({ command: 'echo hello; echo err >&2; exit 3', workdir: w });
     assert.equal(r.exit_code, 3);
     assert.equal(r.output, 'hello\nerr\n');
     assert.equal(r.timed_out, false);
     assert.ok(Number.isInteger(r.duration.secs) && Number.isInteger(r.duration.nanos));
+  }));
 
-    // output over 1 MiB keeps its head and tail; a timeout beyond setTimeout's range is no timeout
-    r = await a.shell({ command: 'yes abcdefghi | head -c 3000000; echo END', workdir: w, timeout_ms: 2 ** 40 });
+test('output over 1 MiB keeps its head and tail; a timeout beyond setTimeout\'s range is no timeout', { timeout: 60_000 }, () =>
+  withRig(async ({ a, w }) => {
+    const r = await a.shell({ command: 'yes abcdefghi | head -c 3000000; echo END', workdir: w, timeout_ms: 2 ** 40 });
     assert.equal(r.exit_code, 0);
     assert.equal(r.timed_out, false);
     assert.ok(r.output.startsWith('abcdefghi\n'));
     assert.ok(r.output.endsWith('i\nEND\n'));
     assert.match(r.output, /\n\[\.\.\. 1951428 bytes of output omitted \.\.\.\]\n/);
+  }));
 
-    // forbidden: nothing runs, nobody is asked
-    r = await a.shell({ command: `echo x > ${w}/kept && rm -f ${w}/kept`, workdir: w });
+test('forbidden: nothing runs, nobody is asked', { timeout: 60_000 }, () =>
+  withRig(async ({ a, w }) => {
+    const r = await a.shell({ command: `echo x > ${w}/kept && rm -f ${w}/kept`, workdir: w });
     assert.equal(r.exit_code, 126);
     assert.match(r.output, /use trash/);
     assert.equal(existsSync(join(w, 'kept')), false);
     assert.equal(a.elicitations.length, 0);
+  }));
 
+test('a prompt through elicitation: accepted runs (Codex\'s message and schema); declined and cancelled do not', { timeout: 60_000 }, () =>
+  withRig(async ({ a, w }) => {
     // prompt, accepted via elicitation (Codex's message and schema)
     a.answers.push({ action: 'accept', content: { reason: 'fine' } });
-    r = await a.shell({ command: 'touch made', workdir: w, login: false });
+    let r = await a.shell({ command: 'touch made', workdir: w, login: false });
     assert.equal(r.exit_code, 0, r.output);
     assert.ok(existsSync(join(w, 'made')));
     assert.equal(a.elicitations.length, 1);
@@ -95,20 +141,24 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     r = await a.shell({ command: 'touch never', workdir: w });
     assert.equal(r.exit_code, 126);
     assert.match(r.output, /User cancelled execution/);
+  }));
 
-    // a nested shell's prompts belong to this client's run too: the outer pre-flight asks about the
-    // `bash -c`, and the exec gate inside the sandbox (nested run) asks about /usr/bin/touch itself
+test('a nested shell\'s prompts belong to this client\'s run too', { timeout: 60_000 }, () =>
+  withRig(async ({ a, w }) => {
+    // the outer pre-flight asks about the `bash -c`, and the exec gate inside the sandbox (nested run) asks
+    // about /usr/bin/touch itself
     const n0 = a.elicitations.length;
     a.answers.push({ action: 'accept', content: { decision: 'approved_for_session' } }, { action: 'accept' });
-    r = await a.shell({ command: `bash -c 'touch nested'`, workdir: w });
+    const r = await a.shell({ command: `bash -c 'touch nested'`, workdir: w });
     assert.equal(r.exit_code, 0, r.output);
     assert.ok(existsSync(join(w, 'nested')));
     assert.ok(a.elicitations.length > n0);
     assert.match((a.elicitations.at(-1) as { message: string }).message, /^Allow agent to run `(\/usr\/bin\/)?touch nested`/);
-    a.answers.length = 0;
+  }));
 
-    // timeout: the process group is killed; time spent in an elicitation does not count (paused)
-    r = await a.shell({ command: 'echo started; sleep 60', workdir: w, timeout_ms: 5000 });
+test('timeout: the process group is killed; time spent in an elicitation does not count (paused)', { timeout: 90_000 }, () =>
+  withRig(async ({ a, w }) => {
+    let r = await a.shell({ command: 'echo started; sleep 60', workdir: w, timeout_ms: 5000 });
     assert.equal(r.timed_out, true);
     assert.match(r.output, /started/);
     assert.ok(r.duration.secs < 30);
@@ -120,31 +170,44 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     assert.equal(r.timed_out, false, r.output);
     assert.equal(r.exit_code, 0, r.output);
     assert.ok(existsSync(join(w, 'slowly')));
+  }));
 
-    // the client cancels the call: the run's process group is killed
+test('the client cancels the call: the run\'s process group is killed; the run is in gate mcp\'s own process', { timeout: 60_000 }, () =>
+  withRig(async ({ a, w }) => {
     const ac = new AbortController();
     const cancelled = a.client.callTool({ name: 'shell', arguments: { command: 'sleep 61.2345', workdir: w, timeout_ms: 60_000 } }, undefined, {
       signal: ac.signal,
     });
+    cancelled.catch(() => undefined); // judged below, once the call is cancelled, whatever happens before
     const running = () => spawnSync('pgrep', ['-f', 'sleep 61.2345']).status === 0;
-    await waitFor(() => running() || undefined, 'the sleep to start');
-    // the call runs in gate mcp's own process (issue 19): the run's ancestors hold no gate-sh process
-    const sleepPid = Number(spawnSync('pgrep', ['-f', '-o', 'sleep 61.2345'], { encoding: 'utf8' }).stdout.trim());
-    const ancestors: string[] = [];
-    for (let pid = sleepPid; pid > 1 && ancestors.length < 20; ) {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      ancestors.push(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
-      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    try {
+      await waitFor(() => running() || undefined, 'the sleep to start');
+      // the call runs in gate mcp's own process (issue 19): the run's ancestors hold no gate-sh process
+      const sleepPid = Number(spawnSync('pgrep', ['-f', '-o', 'sleep 61.2345'], { encoding: 'utf8' }).stdout.trim());
+      const ancestors: string[] = [];
+      for (let pid = sleepPid; pid > 1 && ancestors.length < 20; ) {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        ancestors.push(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')));
+        pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      }
+      assert.ok(!ancestors.some((c) => c.startsWith('gate-sh')), ancestors.join(' < '));
+      assert.ok(ancestors.includes('node') || ancestors.includes('MainThread'), ancestors.join(' < '));
+    } finally {
+      ac.abort();
     }
-    assert.ok(!ancestors.some((c) => c.startsWith('gate-sh')), ancestors.join(' < '));
-    assert.ok(ancestors.includes('node') || ancestors.includes('MainThread'), ancestors.join(' < '));
-    ac.abort();
     await assert.rejects(cancelled);
     await waitFor(() => !running() || undefined, 'the sleep to be killed', 5_000);
+  }));
 
-    // a client without elicitation support: its prompt goes to the other approvers — none → denied at once
+test('a client without elicitation support: no approver → denied; a console answers; reject.mcp_elicitations sends the other client\'s prompts there', {
+  timeout: 60_000,
+}, () =>
+  withRig(async (rig) => {
+    const { te, d, a, w } = rig;
+    const b = rig.b!;
+    // its prompt goes to the other approvers — none → denied at once
     const before = a.elicitations.length;
-    r = await b.shell({ command: 'touch by-b', workdir: w });
+    let r = await b.shell({ command: 'touch by-b', workdir: w });
     assert.equal(r.exit_code, 126);
     assert.match(r.output, /no approver is attached/);
     // ... and with a console attached, the console answers it; client a is never asked about b's run
@@ -170,13 +233,15 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
       r = await pa;
       assert.equal(r.exit_code, 126);
       assert.equal(a.elicitations.length, before);
-      await approvalCall(d.paths, 'config-set', { key: 'approval_policy', value: 'on-request' });
     } finally {
       await c.close();
     }
+  }, { b: true }));
 
-    // sandbox-state update: the stricter of what the host asks and gate-sh's own (workspace-write, no extra
-    // roots) is in force; bad params → invalid params
+test('sandbox-state update: the stricter of what the host asks and gate-sh\'s own is in force', { timeout: 60_000 }, () =>
+  withRig(async (rig) => {
+    const { d, a, w } = rig;
+    // workspace-write, no extra roots: the host's extra roots do not widen it
     await a.client.request(
       {
         method: 'codex/sandbox-state/update',
@@ -184,25 +249,33 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
       } as never,
       EmptyResultSchema,
     );
-    let cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
+    const cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
     assert.equal(cfg.sandbox_mode, 'workspace-write');
     assert.deepEqual(cfg.sandbox_workspace_write.writable_roots, [], 'the host\'s extra roots do not widen gate-sh\'s own');
-    await a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'read-only' } } } as never, EmptyResultSchema);
-    cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
-    assert.equal(cfg.sandbox_mode, 'read-only');
-    r = await a.shell({ command: `echo no > ${w}/ro`, workdir: w });
+    await readOnly(rig);
+    const r = await a.shell({ command: `echo no > ${w}/ro`, workdir: w });
     assert.notEqual(r.exit_code, 0);
     assert.equal(existsSync(join(w, 'ro')), false);
-    // the caller asks to leave the sandbox for one call (Codex's shell-tool parameters): the elicitation says
-    // so and why; accepted → it runs outside
+  }));
+
+test('a call asking to leave the sandbox (Codex\'s shell-tool parameters): the elicitation says so and why; accepted, it runs outside', {
+  timeout: 60_000,
+}, () =>
+  withRig(async (rig) => {
+    const { a, w } = rig;
+    await readOnly(rig); // in the sandbox the write would fail
     a.answers.push({ action: 'accept' });
     const e0 = a.elicitations.length;
-    r = await a.shell({ command: `echo yes > ${w}/esc`, workdir: w, sandbox_permissions: 'require_escalated', justification: 'write the result file' });
+    const r = await a.shell({ command: `echo yes > ${w}/esc`, workdir: w, sandbox_permissions: 'require_escalated', justification: 'write the result file' });
     assert.equal(r.exit_code, 0, r.output);
     assert.equal(readFileSync(join(w, 'esc'), 'utf8'), 'yes\n');
     const asked = (a.elicitations[e0] as { message: string }).message;
     assert.match(asked, /Reason: write the result file \(gate: /);
     assert.match(asked, /Asks: to run outside the sandbox/);
+  }));
+
+test('bad params: a tool error or invalid params, and nothing runs', { timeout: 60_000 }, () =>
+  withRig(async ({ a, w }) => {
     const noProfile = await a.client.callTool({
       name: 'shell',
       arguments: { command: 'true', workdir: w, sandbox_permissions: 'with_additional_permissions' },
@@ -212,8 +285,15 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
       a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'bogus' } } } as never, EmptyResultSchema),
       (err: unknown) => err instanceof McpError && err.code === ErrorCode.InvalidParams,
     );
-    // also honoured as a notification; a looser request never widens gate-sh's own sandbox (from read-only
-    // back to gate-sh's own workspace-write, not to danger-full-access), and the log says so
+    const bad = await a.client.callTool({ name: 'shell', arguments: { command: 'echo x', workdir: 'relative' } });
+    assert.equal(bad.isError, true);
+  }));
+
+test('sandbox-state as a notification: a looser request never widens gate-sh\'s own sandbox, and the log says so', { timeout: 60_000 }, () =>
+  withRig(async (rig) => {
+    const { d, a, w } = rig;
+    await readOnly(rig);
+    // from read-only back to gate-sh's own workspace-write, not to danger-full-access
     await a.client.notification({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'danger-full-access' } } } as never);
     await waitFor(
       async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'workspace-write' || undefined,
@@ -221,24 +301,9 @@ test('MCP shell tool: allow, forbidden, elicitation accept/decline, nested shell
     );
     await waitFor(() => /the host asked for the sandbox \{"type":"danger-full-access"\}; gate-sh's own/.test(a.stderr()) || undefined, 'the log line');
     const outside = `/var/tmp/gate-mcp-outside-${process.pid}`; // neither the workspace nor /tmp
-    r = await a.shell({ command: `echo no > ${outside}`, workdir: w });
+    const r = await a.shell({ command: `echo no > ${outside}`, workdir: w });
     const wrote = existsSync(outside);
     if (wrote) rmSync(outside);
     assert.notEqual(r.exit_code, 0, 'still sandboxed: a write outside the workspace fails');
     assert.equal(wrote, false);
-
-    // bad tool params → a tool error, nothing runs
-    const bad = await a.client.callTool({ name: 'shell', arguments: { command: 'echo x', workdir: 'relative' } });
-    assert.equal(bad.isError, true);
-  } catch (err) {
-    process.stderr.write(
-      `--- elicitations:\n${a.elicitations.map((x) => JSON.stringify(x)).join('\n')}\n--- gate mcp (a) stderr:\n${a.stderr()}\n--- daemon:\n${d.output()}\n`,
-    );
-    throw err;
-  } finally {
-    await a.close();
-    await b.close();
-    await d.stop();
-    te.cleanup();
-  }
-});
+  }));

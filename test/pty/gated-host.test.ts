@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
 import { Term } from './term.js';
@@ -12,11 +12,12 @@ import { startDaemon } from '../helpers/daemon.js';
 
 
 test('gated PTY run: sandboxed, exec-gated, exit status and large scripts preserved', { timeout: 120_000 }, async () => {
-  const d = await startDaemon({ env: { GATE_SANDBOX_MODE: 'workspace-write', GATE_NO_AUTOSTART: '1' } });
+  // the rules are in place before the daemon starts: it reads them at start, no reload to wait for
+  const d = await startDaemon({
+    env: { GATE_SANDBOX_MODE: 'workspace-write', GATE_NO_AUTOSTART: '1' },
+    rules: 'prefix_rule(pattern=["rm"], decision="forbidden", justification="no deleting")\n',
+  });
   try {
-    mkdirSync(join(d.te.env.GATE_HOME, 'rules'), { recursive: true });
-    writeFileSync(join(d.te.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["rm"], decision="forbidden", justification="no deleting")\n');
-    await new Promise((r) => setTimeout(r, 400));
     writeFileSync(join(d.te.dir, 'keep'), 'x');
     // on a terminal gate-sh hosts the script in a PTY by itself; --pty says so explicitly
     let n = 0;

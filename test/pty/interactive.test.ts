@@ -5,15 +5,14 @@
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
 import { Term } from './term.js';
-import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 const FULL = { GATE_SANDBOX_MODE: 'danger-full-access', GATE_NO_AUTOSTART: '1' };
 const PROMPT = /gate-sh:[^\r\n]*\$ /g;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // whatever a failed test left behind (daemons, consoles) must not keep this file alive
 after(() => killAll());
 
@@ -21,15 +20,12 @@ after(() => killAll());
 async function shell(
   o: { rules?: string; policy?: string; rows?: number; sandbox?: string } = {},
 ): Promise<{ d: DaemonProc; t: Term; line(s: string | Buffer, ms?: number): Promise<string>; done(): Promise<void> }> {
+  // the rules are in place before the daemon starts: it reads them at start, no reload to wait for
   const d = await startDaemon({
     env: { ...FULL, ...(o.sandbox ? { GATE_SANDBOX_MODE: o.sandbox } : {}) },
     args: o.policy ? ['--approval-policy', o.policy] : [],
+    ...(o.rules ? { rules: o.rules } : {}),
   });
-  if (o.rules) {
-    mkdirSync(join(d.te.env.GATE_HOME, 'rules'), { recursive: true });
-    writeFileSync(join(d.te.env.GATE_HOME, 'rules', 'default.rules'), o.rules);
-    await sleep(400); // hot reload
-  }
   const t = new Term(GATE_SH, [], { env: d.te.env, cwd: d.te.dir, rows: o.rows });
   try {
     await t.waitFor(PROMPT, 15_000);
@@ -143,7 +139,7 @@ test('an inline approval on the terminal, answered with a key: a runs it, d deni
     assert.equal(existsSync(join(s.d.te.dir, 'approved-file')), false, 'nothing runs before the answer');
     s.t.write('a');
     await s.t.waitFor(PROMPT, 10_000, from);
-    for (let i = 0; i < 50 && !existsSync(join(s.d.te.dir, 'approved-file')); i++) await sleep(20);
+    await waitFor(() => existsSync(join(s.d.te.dir, 'approved-file')), 'approved-file', 1000).catch(() => undefined);
     assert.ok(existsSync(join(s.d.te.dir, 'approved-file')));
 
     const from2 = s.t.output().length;
@@ -161,7 +157,7 @@ test('an inline approval on the terminal, answered with a key: a runs it, d deni
     await s.t.waitFor('answer: ', 10_000, from3);
     s.t.write('a');
     await s.t.waitFor(PROMPT, 10_000, from3);
-    for (let i = 0; i < 50 && !existsSync(join(s.d.te.dir, 'later-file')); i++) await sleep(20);
+    await waitFor(() => existsSync(join(s.d.te.dir, 'later-file')), 'later-file', 1000).catch(() => undefined);
     assert.ok(existsSync(join(s.d.te.dir, 'later-file')));
     assert.equal(s.t.output().subarray(from3).toString().split('answer: ').length - 1, 1, 'one question for the line');
   } finally {
@@ -180,8 +176,10 @@ test('Ctrl-C stops a sleep and a builtin loop; Ctrl-Z stops a job and returns to
     await s.t.waitFor(PROMPT, 5000, from + 5);
     assert.equal(await s.line('echo "$? $x"'), '130 kept\r\n');
     from = s.t.output().length;
-    s.t.write('while :; do :; done\r');
-    await sleep(1000);
+    // the loop's line prints a word first (quoted apart, so the echo of the typed line does not show it): once
+    // it is out the builtin loop is running
+    s.t.write("echo loop''2; while :; do :; done\r");
+    await s.t.waitFor('loop2', 15_000, from);
     s.t.write('\x03');
     await s.t.waitFor(PROMPT, 5000, from + 5);
     from = s.t.output().length;
@@ -201,11 +199,17 @@ test('resize is seen by stty size; less with a keypress; invalid UTF-8 printed s
   const s = await shell({ rows: 10 });
   try {
     assert.equal(await s.line('stty size'), '10 80\r\n');
+    // gate-sh passes a resize on when its SIGWINCH arrives, which nothing outside shows: stty size is asked
+    // until it answers the new size (or enough times that it never will)
+    const sizeAfter = async (cols: number, rows: number) => {
+      let size = '';
+      for (let i = 0; i < 20 && size !== `${rows} ${cols}\r\n`; i++) size = await s.line('stty size');
+      return size;
+    };
     s.t.pty.resize(132, 50);
-    await sleep(200);
-    assert.equal(await s.line('stty size'), '50 132\r\n');
+    assert.equal(await sizeAfter(132, 50), '50 132\r\n');
     s.t.pty.resize(80, 10);
-    await sleep(200);
+    assert.equal(await sizeAfter(80, 10), '10 80\r\n');
     const from = s.t.output().length;
     s.t.write('seq 1 500 | less\r');
     await s.t.waitFor(/\b9\r?\n/, 10_000, from);
@@ -243,16 +247,23 @@ test('a 1 MB paste into a command of the session arrives intact', { timeout: 60_
 
 test('terminal closed under a running command: the session gets SIGHUP, nothing lingers', { timeout: 60_000 }, async () => {
   const s = await shell();
+  const tag = `1000.${process.pid}`;
+  const alive = () => pidsWith(tag);
   try {
-    const tag = `1000.${process.pid}`;
     s.t.write(`(trap '' HUP; sleep ${tag}) & sleep ${tag}\r`);
-    const alive = () => pidsWith(tag);
-    for (let i = 0; alive().length < 2 && i < 250; i++) await sleep(20);
+    await waitFor(() => alive().length >= 2, 'both sleeps to run', 5000).catch(() => undefined);
     assert.equal(alive().length, 2, s.t.text());
     (s.t.pty as unknown as { destroy(): void }).destroy();
-    for (let i = 0; alive().length > 0 && i < 150; i++) await sleep(20);
+    await waitFor(() => alive().length === 0, 'the session to be reaped', 3000).catch(() => undefined);
     assert.deepEqual(alive(), []);
   } finally {
+    for (const p of alive()) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone meanwhile */
+      }
+    }
     await s.done();
   }
 });
@@ -274,6 +285,6 @@ function pidsWith(arg: string): number[] {
 }
 
 async function waitProc(arg: string): Promise<void> {
-  for (let i = 0; pidsWith(arg).length === 0 && i < 500; i++) await sleep(20);
+  await waitFor(() => pidsWith(arg).length > 0, `a process running with ${arg}`, 10_000).catch(() => undefined);
   assert.ok(pidsWith(arg).length > 0, `a process running with ${arg}`);
 }

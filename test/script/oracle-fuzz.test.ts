@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeScript } from '../../src/script/analyze.js';
 import { expectedRuns, pool, runBash } from './bash-oracle.js';
-import { randomScript, rng } from './fuzz-scripts.js';
+import { randomScript, rng } from '../unit/script/fuzz-scripts.js';
 
 test('generated scripts (GATE_FUZZ_N, default 500; GATE_FUZZ_SEED): plain means exactly what bash runs', async () => {
   const r = rng(Number(process.env.GATE_FUZZ_SEED ?? 20261121));

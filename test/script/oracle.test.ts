@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeScript } from '../../src/script/analyze.js';
-import { CORPUS } from './oracle-corpus.js';
+import { CORPUS } from '../unit/script/oracle-corpus.js';
 import { expectedRuns, isSubsequence, pool, runBash } from './bash-oracle.js';
 
 test(`${CORPUS.length} scripts against real bash: plain means exactly what bash runs`, async () => {

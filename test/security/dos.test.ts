@@ -237,10 +237,10 @@ test('RateQueues: over its rate a key waits in turn, past its queue it is droppe
   assert.deepEqual(dropped, ['a6']);
   assert.equal(go('b', 1), true, 'another key is not held up');
   now += 2; // two tokens
-  await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => started.length >= 2, 'two queued to start', 5000).catch(() => undefined);
   assert.deepEqual(started, ['a3', 'a4']);
   now += 10;
-  await new Promise((r) => setTimeout(r, 20));
+  await waitFor(() => started.length >= 3, 'the last queued to start', 5000).catch(() => undefined);
   assert.deepEqual(started, ['a3', 'a4', 'a5']);
   assert.equal(q.waiting, 0);
   q.close();

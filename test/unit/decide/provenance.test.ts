@@ -1,0 +1,185 @@
+/**
+ * Where an exec's command came from (issue 29, src/decide/provenance.ts), judged from ancestries as
+ * /proc shows them, and what the exec-gate decision does with it: the model's text gets the rules and
+ * the heuristics; a program running its own files the rules only, and never leaves the sandbox by a rule;
+ * unsure is the stricter of both.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { carriesCallersText, provenanceOf, scriptOfShell, type Ancestor, type Ancestry } from '../../../src/decide/provenance.js';
+import { decideIntercepted, type InterceptedContext } from '../../../src/decide/intercepted.js';
+import { parsePolicy } from '../../../src/rules/parser.js';
+import { parseSandboxPolicy } from '../../../src/sandbox/policy.js';
+import { codeLoadingVariables } from '../../../src/heuristics/code-loading.js';
+
+const p = (exe: string, ...argv: string[]): Ancestor => ({ exe, argv });
+/** gate-sh's plumbing above the run's bash: bubblewrap twice, the supervisor (unreadable), the front */
+const TOP = [p('/usr/bin/bwrap', 'bwrap', '--args'), p('/usr/bin/bwrap', 'bwrap', '--args'), p('', ''), p('/opt/gate/shims/gate-launch', 'gate-launch')];
+const BASH = p('/usr/bin/bash', 'bash', '--norc', '-c', 'make clean', 'gate-sh');
+/** the ancestry of an exec made by the last of `down` (given top-down, as one reads a process tree) */
+const below = (...down: Ancestor[]): Ancestry => ({ chain: [...down].reverse().concat(TOP), complete: true });
+
+test('the run\'s own shell, -c strings, inline code, stdin and wrappers carry the model\'s text', () => {
+  assert.deepEqual(provenanceOf(below(BASH), ['/bin/rm', 'rm', '-rf', 'x']), { kind: 'model', widen: true });
+  for (const a of [
+    p('/usr/bin/dash', 'sh', '-c', 'rm -rf x'),
+    p('/usr/bin/bash', 'bash', '-ec', 'rm -rf x'),
+    p('/usr/bin/python3.11', 'python3', '-c', 'import os; os.system("rm -rf x")'),
+    p('/usr/bin/python3.11', 'python3', '-'),
+    p('/usr/bin/node', 'node', '-e', 'require("child_process").execSync("rm -rf x")'),
+    p('/usr/bin/perl', 'perl', '-we', 'system("rm -rf x")'),
+    p('/usr/bin/xargs', 'xargs', 'rm', '-rf'),
+    p('/usr/bin/find', 'find', '.', '-exec', 'rm', '-rf', '{}', '+'),
+    p('/usr/bin/timeout', 'timeout', '5', 'rm', '-rf', 'x'),
+    p('/usr/bin/env', 'env', 'A=1', 'rm', '-rf', 'x'),
+    p('/usr/bin/busybox', 'busybox', 'sh', '-c', 'rm -rf x'),
+  ]) {
+    assert.equal(carriesCallersText(a), true, a.argv.join(' '));
+    assert.deepEqual(provenanceOf(below(BASH, a), ['/bin/rm', 'rm', '-rf', 'x']), { kind: 'model', widen: true }, a.argv.join(' '));
+  }
+});
+
+test('a program running its own files: make, configure (also as sh ./configure), a script file, npm, a module', () => {
+  for (const a of [
+    p('/usr/bin/make', 'make', 'clean'),
+    p('/usr/bin/dash', '/bin/sh', './configure', '--prefix=/usr'),
+    p('/usr/bin/bash', 'bash', './build.sh'),
+    p('/usr/bin/python3.11', 'python3', '-u', 'setup.py', 'build'),
+    p('/usr/bin/python3.11', 'python3', '-m', 'pytest'),
+    p('/usr/bin/node', 'node', '/usr/bin/npm', 'test'),
+    p('/usr/bin/perl', 'perl', 'Makefile.PL'),
+    p('/usr/bin/gcc-12', 'gcc', '-c', 'x.c'),
+  ]) {
+    assert.equal(carriesCallersText(a), false, a.argv.join(' '));
+    // directly, and under the recipe's own `sh -c` (everything under a program is the program's)
+    const direct = provenanceOf(below(BASH, a), ['/bin/rm', 'rm', '-f', 'conftest']);
+    assert.equal(direct.kind, 'program', a.argv.join(' '));
+    assert.equal(direct.widen, false);
+    assert.deepEqual(direct.by, a.argv);
+    const nested = provenanceOf(below(BASH, a, p('/usr/bin/dash', 'sh', '-c', 'rm -f conftest')), ['/bin/rm', 'rm', '-f', 'conftest']);
+    assert.equal(nested.kind, 'program', a.argv.join(' '));
+    // inline code a program runs is the program's text, not the model's
+    const inline = provenanceOf(below(BASH, a, p('/usr/bin/python3.11', 'python3', '-c', 'x')), ['/bin/rm', 'rm', '-f', 'x']);
+    assert.equal(inline.kind, 'program', a.argv.join(' '));
+  }
+});
+
+test("a child whose name the program's own command line carries is the model's text (heuristics), never widened", () => {
+  const npx = p('/usr/bin/node', 'node', '/usr/bin/npx', 'rimraf', 'dist');
+  assert.deepEqual(provenanceOf(below(BASH, npx, p('/usr/bin/dash', 'sh', '-c', 'rimraf dist')), ['/usr/local/bin/rimraf', 'rimraf', 'dist']), {
+    kind: 'model',
+    widen: false,
+    by: npx.argv,
+  });
+  const alias = p('/usr/bin/git', 'git', '-c', 'alias.x=!rm -rf y', 'x');
+  assert.equal(provenanceOf(below(BASH, alias, p('/usr/bin/dash', 'sh', '-c', 'rm -rf y "$@"')), ['/bin/rm', 'rm', '-rf', 'y']).kind, 'model');
+  // a hook git runs is the repository's file, not the model's text
+  const commit = p('/usr/bin/git', 'git', 'commit', '-m', 'msg');
+  assert.equal(provenanceOf(below(BASH, commit, p('/usr/bin/dash', '/bin/sh', '.git/hooks/pre-commit')), ['/bin/rm', 'rm', '-f', 'x']).kind, 'program');
+});
+
+test('a program that replaces itself by the command its own command line spells out is a wrapper in deed; a fork of make is not', () => {
+  const runner = p('/w/bin/runner', 'runner', '--keep', '/usr/bin/touch', 'touch', '/x');
+  assert.deepEqual(provenanceOf(below(BASH, runner), ['/usr/bin/touch', 'touch', '/x']), { kind: 'model', widen: true });
+  // another command than the one spelled out: not the wrapper's (its name is in the text: heuristics, no widening)
+  assert.deepEqual(provenanceOf(below(BASH, runner), ['/usr/bin/touch', 'touch', '/y']), { kind: 'model', widen: false, by: runner.argv });
+  assert.equal(provenanceOf(below(BASH, runner), ['/usr/bin/cp', 'cp', '/y']).kind, 'program');
+  // make's forked child execs a recipe: its parent is a copy of it, so it is not replacing itself
+  const make = p('/usr/bin/make', 'make', 'rm', '-f', 'x');
+  assert.equal(provenanceOf(below(BASH, make, make), ['/bin/rm', 'rm', '-f', 'x']).kind, 'model');
+  assert.equal(provenanceOf(below(BASH, make, make), ['/bin/rm', 'rm', '-f', 'x']).widen, false);
+});
+
+test('unsure (no ancestry, or not read to the run\'s gate-sh): heuristics apply, nothing widens', () => {
+  assert.deepEqual(provenanceOf(null, ['/bin/rm', 'rm']), { kind: 'unsure', widen: false });
+  assert.deepEqual(provenanceOf({ chain: [], complete: true }, ['/bin/rm', 'rm']), { kind: 'unsure', widen: false });
+  // the run's gate-sh not found above (it exited, or the pid named someone else): a make found there is
+  // not trusted to be the run's, and no plumbing was met
+  const lost: Ancestry = { chain: [p('/usr/bin/dash', 'sh', '-c', 'rm -rf x'), p('/usr/bin/make', 'make')], complete: false };
+  assert.deepEqual(provenanceOf(lost, ['/bin/rm', 'rm']), { kind: 'unsure', widen: false });
+  // plumbing met but the top not: the segment below it still judges, widening does not
+  const partial: Ancestry = { chain: [p('/usr/bin/make', 'make'), BASH, ...TOP.slice(0, 2)], complete: false };
+  assert.equal(provenanceOf(partial, ['/bin/rm', 'rm']).kind, 'program');
+  const partialModel: Ancestry = { chain: [BASH, ...TOP.slice(0, 2)], complete: false };
+  assert.deepEqual(provenanceOf(partialModel, ['/bin/rm', 'rm']), { kind: 'model', widen: false });
+});
+
+test('a nested gate-sh under make: its own commands get the heuristics, but nothing leaves the sandbox by a rule', () => {
+  const make = p('/usr/bin/make', 'make');
+  const nested = below(BASH, make, p('/usr/bin/dash', 'sh', '-c', 'gate-sh -c "git push"'), p('/opt/gate/shims/gate-sh', 'gate-sh', '-c', 'git push'), p('/usr/bin/bash', 'bash', '-c', 'git push'));
+  assert.deepEqual(provenanceOf(nested, ['/usr/bin/git', 'git', 'push']), { kind: 'model', widen: false });
+});
+
+test('sh ./configure is judged as ./configure', () => {
+  assert.deepEqual(scriptOfShell(['sh', './configure', '--prefix=/x']), ['./configure', '--prefix=/x']);
+  assert.deepEqual(scriptOfShell(['/bin/bash', '-e', '-o', 'pipefail', 'build.sh']), ['build.sh']);
+  assert.equal(scriptOfShell(['bash', '-c', 'ls']), null);
+  assert.equal(scriptOfShell(['bash']), null);
+  assert.equal(scriptOfShell(['make', 'x']), null);
+});
+
+const ctxOf = (rules: string, over: Partial<InterceptedContext> = {}): InterceptedContext => ({
+  policy: parsePolicy(rules ? [{ path: '/r/default.rules', text: rules }] : []),
+  approvalPolicy: 'on-request',
+  sandboxPolicy: parseSandboxPolicy('workspace-write'),
+  sandboxPermissions: 'use_default',
+  ...over,
+});
+const PROGRAM = () => ({ kind: 'program' as const, widen: false, by: ['make', 'clean'] });
+const MODEL = () => ({ kind: 'model' as const, widen: true });
+const UNSURE = () => ({ kind: 'unsure' as const, widen: false });
+
+test('exec decision: the heuristics judge the model\'s rm -rf, not a build\'s; forbidden and prompt rules hold in both', () => {
+  const rm = ['rm', '-rf', 'build'];
+  for (const ap of ['on-request', 'on-failure', 'never', 'untrusted'] as const) {
+    const model = decideIntercepted('/usr/bin/rm', rm, '/w', ctxOf('', { approvalPolicy: ap, provenance: MODEL }));
+    assert.notEqual(model.decision, 'allow', ap);
+    const unsure = decideIntercepted('/usr/bin/rm', rm, '/w', ctxOf('', { approvalPolicy: ap, provenance: UNSURE }));
+    assert.equal(unsure.decision, model.decision, ap);
+    const build = decideIntercepted('/usr/bin/rm', rm, '/w', ctxOf('', { approvalPolicy: ap, provenance: PROGRAM }));
+    assert.equal(build.decision, 'allow', ap);
+    assert.deepEqual(build.action, { type: 'Run' }, ap);
+    assert.equal(build.decided_by.type === 'heuristic' && build.decided_by.name, 'program');
+  }
+  // untrusted asks about any unknown command the model wrote, not about a compiler a build runs
+  assert.equal(decideIntercepted('/usr/bin/cc', ['cc', '-c', 'x.c'], '/w', ctxOf('', { approvalPolicy: 'untrusted', provenance: MODEL })).decision, 'prompt');
+  assert.equal(decideIntercepted('/usr/bin/cc', ['cc', '-c', 'x.c'], '/w', ctxOf('', { approvalPolicy: 'untrusted', provenance: PROGRAM })).decision, 'allow');
+  const forbidden = decideIntercepted('/usr/bin/rm', rm, '/w', ctxOf('prefix_rule(pattern=["rm"], decision="forbidden")', { provenance: PROGRAM }));
+  assert.deepEqual(forbidden.action, { type: 'Deny', reason: 'Execution forbidden by policy' });
+  const prompt = decideIntercepted('/usr/bin/rm', rm, '/w', ctxOf('prefix_rule(pattern=["rm"], decision="prompt")', { provenance: PROGRAM }));
+  assert.equal(prompt.action, 'prompt');
+  // approved, a program's child still runs in place
+  assert.deepEqual(prompt.on_approval, { type: 'Run' });
+});
+
+test('exec decision: an allow rule takes the model\'s command out of the sandbox, never a program\'s child or an unsure one', () => {
+  const rules = 'prefix_rule(pattern=["rm"], decision="allow")';
+  const env = { MAKEFLAGS: ' -- CC=cc', MFLAGS: '' };
+  const model = decideIntercepted('/usr/bin/rm', ['rm', '-f', 'x'], '/w', ctxOf(rules, { provenance: MODEL }));
+  assert.deepEqual(model.action, { type: 'Escalate', execution: { type: 'Unsandboxed' } });
+  for (const prov of [PROGRAM, UNSURE]) {
+    // (a build's MAKEFLAGS no longer matter: nothing crosses out of the sandbox)
+    const d = decideIntercepted('/usr/bin/rm', ['rm', '-f', 'libz.so'], '/w', ctxOf(rules, { provenance: prov, env }));
+    assert.deepEqual(d.action, { type: 'Run' });
+    assert.equal(d.decision_driven_by_policy, true);
+    assert.equal(d.code_loading.length, 0);
+    assert.match(d.reason, /runs in place/);
+  }
+  // the provenance is only worked out where it matters: not for an unknown program the sandbox holds
+  let asked = 0;
+  decideIntercepted('/usr/bin/cc', ['cc', 'x.c'], '/w', ctxOf('', { provenance: () => (asked++, MODEL()) }));
+  assert.equal(asked, 0);
+});
+
+test('code-loading variables are judged per program that reads them (issue 29 point 3)', () => {
+  const env = { MAKEFLAGS: 'SHELL=/w/evil', PYTHONPATH: '/w/evil', NODE_OPTIONS: '--require /w/evil.js', LD_PRELOAD: '/w/evil.so', BASH_ENV: '/w/evil.sh' };
+  const names = (program?: string) => codeLoadingVariables(env, { writableRoots: ['/w'], ...(program ? { program } : {}) }).map((v) => v.name);
+  // unknown program: every one
+  assert.deepEqual(names(), ['BASH_ENV', 'LD_PRELOAD', 'MAKEFLAGS', 'NODE_OPTIONS', 'PYTHONPATH']);
+  // the readers, and any program that may start one (git runs hooks): every one
+  assert.deepEqual(names('/usr/bin/make'), ['BASH_ENV', 'LD_PRELOAD', 'MAKEFLAGS', 'NODE_OPTIONS', 'PYTHONPATH']);
+  assert.deepEqual(names('/usr/bin/git'), ['BASH_ENV', 'LD_PRELOAD', 'MAKEFLAGS', 'NODE_OPTIONS', 'PYTHONPATH']);
+  // a program that starts no other program: the loader's and the shells' variables only
+  assert.deepEqual(names('/usr/bin/rm'), ['BASH_ENV', 'LD_PRELOAD']);
+  assert.deepEqual(names('/usr/bin/curl'), ['BASH_ENV', 'LD_PRELOAD']);
+});

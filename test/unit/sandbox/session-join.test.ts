@@ -1,0 +1,57 @@
+// The session sandbox key and the joining plan (src/sandbox/session-join.ts): pure, no sandbox started.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { holderMountsProblem, joinPlan, sessionSandboxOff, sessionShape } from '../../../src/sandbox/session-join.js';
+
+const LAUNCH = '/opt/gate/shims/gate-launch';
+const BWRAP = '/usr/bin/bwrap';
+const base = (opts: string[], cwd = '/w') => ({
+  program: LAUNCH,
+  args: [BWRAP, '--ro-bind', '/', '/', '--bind', cwd, cwd, ...opts, '--unshare-pid', '--die-with-parent', '--chdir', cwd, '--', '/bin/bash', '-c', 'true'],
+});
+
+test('the key follows the mounts and the network, not the command or where it starts', () => {
+  const a = sessionShape(base(['--unshare-net']))!;
+  assert.equal(a.ownNetwork, true);
+  assert.match(a.key, /^[0-9a-f]{64}$/);
+  const other = base(['--unshare-net']);
+  other.args.splice(other.args.indexOf('--chdir') + 1, 1, '/w/sub');
+  other.args[other.args.length - 1] = 'echo another command';
+  assert.equal(sessionShape(other)!.key, a.key, 'another cwd inside the same mounts, another command: same sandbox');
+  assert.notEqual(sessionShape(base([]))!.key, a.key, 'network on is another sandbox');
+  assert.equal(sessionShape(base([]))!.ownNetwork, false);
+  assert.notEqual(sessionShape(base(['--unshare-net'], '/v'))!.key, a.key, 'another writable root is another sandbox');
+  assert.notEqual(sessionShape(base(['--unshare-net', '--ro-bind', '/w/.git', '/w/.git']))!.key, a.key, 'one more mount is another sandbox');
+});
+
+test('a missing .git blocked by an empty read-only tmpfs and the empty folder bound read-only the next time are the same access', () => {
+  const first = sessionShape(base(['--tmpfs', '/w/.git', '--unshare-net', '--remount-ro', '/w/.git']))!;
+  const next = sessionShape(base(['--ro-bind', '/w/.git', '/w/.git', '--unshare-net']))!;
+  assert.equal(first.key, next.key);
+  // a writable tmpfs (not remounted read-only) is not the same as a read-only bind
+  assert.notEqual(sessionShape(base(['--tmpfs', '/w/.git', '--unshare-net']))!.key, next.key);
+});
+
+test('joining drops the namespaces the holder provides and keeps every mount; other plans cannot join', () => {
+  const p = base(['--unshare-net']);
+  const j = joinPlan(p, { pid: 42, pidns: 4026531836, netns: 4026531840 });
+  assert.deepEqual(j.args.slice(0, 3), ['--session-ns', '42:4026531836:4026531840', BWRAP]);
+  assert.ok(!j.args.includes('--unshare-pid') && !j.args.includes('--unshare-net'));
+  assert.deepEqual(j.args.slice(3), p.args.slice(1).filter((a) => a !== '--unshare-pid' && a !== '--unshare-net'));
+  assert.equal(sessionShape({ program: '/bin/bash', args: ['-c', 'true'] }), null, 'no sandbox: nothing to join');
+  assert.equal(sessionShape({ program: LAUNCH, args: ['/bin/bash', '-c', 'true'] }), null, 'danger-full-access under the launcher');
+  assert.equal(sessionShape({ program: LAUNCH, args: ['--argv0', 'x', BWRAP, '--unshare-pid', '--', 'x'] }), null, 'an escalated command');
+  assert.throws(() => joinPlan({ program: '/bin/bash', args: [] }, { pid: 1, pidns: 1, netns: 0 }));
+  assert.ok(sessionSandboxOff({ GATE_SESSION_SANDBOX: 'off' }) && !sessionSandboxOff({}));
+});
+
+test('a holder gets only the daemon bubblewrap and mount options (issue 28): no other program, no option that writes the host', () => {
+  const real = sessionShape(base(['--tmpfs', '/w/.git', '--unshare-net', '--symlink', 'usr/lib', '/lib', '--dev', '/dev', '--proc', '/proc', '--new-session', '--cap-drop', 'ALL', '--remount-ro', '/w/.git']))!;
+  assert.equal(holderMountsProblem(real.mounts, BWRAP), undefined, 'what bwrap-argv.ts emits passes');
+  assert.match(String(holderMountsProblem(['/w/evil.sh', '--ro-bind', '/', '/'], BWRAP)), /program is not \/usr\/bin\/bwrap/);
+  assert.match(String(holderMountsProblem([BWRAP, '--bind', '/', '/', '--chmod', '0666', '/etc/shadow'], BWRAP)), /"--chmod" is not a mount/);
+  for (const bad of [['--file', '3', '/etc/x'], ['--bind-data', '3', '/x'], ['--cap-add', 'ALL'], ['--cap-drop', 'CAP_SYS_ADMIN'], ['--seccomp', '3'], ['--args', '3'], ['--uid', '0']])
+    assert.ok(holderMountsProblem([BWRAP, ...bad], BWRAP), bad.join(' '));
+  assert.match(String(holderMountsProblem([BWRAP, '--bind', 'relative', '/x'], BWRAP)), /absolute/);
+  assert.match(String(holderMountsProblem([BWRAP, '--tmpfs'], BWRAP)), /absolute/);
+});
