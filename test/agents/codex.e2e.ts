@@ -1,5 +1,5 @@
 /**
- * Codex CLI 0.169.0 end to end (`codex exec`), driven by a scripted OpenAI Responses streaming server on
+ * Codex CLI end to end (`codex exec`), the pinned 0.169.0 and the latest 0.171.0 (install.ts VERSIONS), driven by a scripted OpenAI Responses streaming server on
  * loopback, after `gate setup codex` (the MCP route: Codex's login shell cannot change without root) in a
  * scratch HOME with gate-sh's default config and the team rules of helpers.ts. Run by `npm run test:agents`.
  */
@@ -9,41 +9,43 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { audit, codexMcpResult, gate, PLUMBING, runAgent, scratch } from './helpers.js';
+import { VERSIONS } from './install.js';
 
 const A = 'codex';
 
-test('codex, MCP route: allowed runs and reaches the model, rm denied with its reason, plumbing byte-exact, nothing else asked', async () => {
-  const s = scratch(A);
-  try {
-    const set = gate(s, ['setup', 'codex']);
-    assert.equal(set.code, 0, set.stderr);
-    const doc = JSON.parse(gate(s, ['doctor', '--json']).stdout).find((r: { agent: string }) => r.agent === 'codex');
-    assert.equal(doc.routes.find((r: { route: string }) => r.route === 'mcp').state, 'wired', JSON.stringify(doc));
-    // an rm no pre-flight can see: make runs it (denied at exec time, the justification must still reach the model)
-    writeFileSync(join(s.work, 'Makefile'), 'clean:\n\trm -rf somefile\n');
-    // started as README.md says (codex; exec and the fake model's provider after it)
-    const commands = ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"', 'make clean'];
-    const run = await runAgent(A, s, commands, [], undefined, true);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.results.length, 5, JSON.stringify(run.results) + run.stderr);
-    const [ok, rm, plumbing, where, make] = run.results.map((r) => codexMcpResult(r.output));
-    assert.match(make.output, /gate-sh: denied: rm -rf somefile: Execution forbidden by policy: use trash instead \(rule .*team\.rules:1\)/);
-    assert.notEqual(make.exit_code, 0);
-    assert.equal(ok.exit_code, 0);
-    assert.match(ok.output, /^On branch[\s\S]*\nok\n$/);
-    assert.equal(rm.exit_code, 126);
-    assert.match(rm.output, /use trash instead/);
-    assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
-    const bash = spawnSync('/bin/bash', ['-c', PLUMBING], { cwd: s.work, encoding: 'utf8' });
-    assert.equal(plumbing.output, bash.stdout + bash.stderr);
-    // gate-sh ran it, and found the same daemon as the user's shell (XDG_RUNTIME_DIR forwarded to gate mcp)
-    assert.equal(where.output, `gated=yes rt=${s.env.XDG_RUNTIME_DIR}\n`);
-    const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
-    assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));
-  } finally {
-    s.cleanup();
-  }
-});
+for (const version of VERSIONS[A])
+  test(`codex ${version}, MCP route: allowed runs and reaches the model, rm denied with its reason, plumbing byte-exact, nothing else asked`, async () => {
+    const s = scratch(A, version);
+    try {
+      const set = gate(s, ['setup', 'codex']);
+      assert.equal(set.code, 0, set.stderr);
+      const doc = JSON.parse(gate(s, ['doctor', '--json']).stdout).find((r: { agent: string }) => r.agent === 'codex');
+      assert.equal(doc.routes.find((r: { route: string }) => r.route === 'mcp').state, 'wired', JSON.stringify(doc));
+      // an rm no pre-flight can see: make runs it (denied at exec time, the justification must still reach the model)
+      writeFileSync(join(s.work, 'Makefile'), 'clean:\n\trm -rf somefile\n');
+      // started as README.md says (codex; exec and the fake model's provider after it)
+      const commands = ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"', 'make clean'];
+      const run = await runAgent(A, s, commands, [], undefined, true);
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.results.length, 5, JSON.stringify(run.results) + run.stderr);
+      const [ok, rm, plumbing, where, make] = run.results.map((r) => codexMcpResult(r.output));
+      assert.match(make.output, /gate-sh: denied: rm -rf somefile: Execution forbidden by policy: use trash instead \(rule .*team\.rules:1\)/);
+      assert.notEqual(make.exit_code, 0);
+      assert.equal(ok.exit_code, 0);
+      assert.match(ok.output, /^On branch[\s\S]*\nok\n$/);
+      assert.equal(rm.exit_code, 126);
+      assert.match(rm.output, /use trash instead/);
+      assert.equal(readFileSync(join(s.work, 'somefile'), 'utf8'), 'keep me\n');
+      const bash = spawnSync('/bin/bash', ['-c', PLUMBING], { cwd: s.work, encoding: 'utf8' });
+      assert.equal(plumbing.output, bash.stdout + bash.stderr);
+      // gate-sh ran it, and found the same daemon as the user's shell (XDG_RUNTIME_DIR forwarded to gate mcp)
+      assert.equal(where.output, `gated=yes rt=${s.env.XDG_RUNTIME_DIR}\n`);
+      const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
+      assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));
+    } finally {
+      s.cleanup();
+    }
+  });
 
 test('codex: setup keeps the user config.toml, is idempotent, and --undo gives it back byte for byte', () => {
   const s = scratch(A);

@@ -18,12 +18,12 @@ export type PinnedAgent = keyof typeof PINNED;
 
 /**
  * Every version a test runs: the pinned one first, then the latest as of the test's writing (issue 31:
- * Claude Code 2.1.332 answered a hook denial as a "hook error").
+ * Claude Code 2.1.332 answered a hook denial as a "hook error"; Codex 0.171.0 was the latest in 2026-11).
  */
 export const VERSIONS: Record<PinnedAgent, readonly string[]> = {
   'claude-code': ['2.1.197', '2.1.332'],
   gemini: ['0.61.0'],
-  codex: ['0.169.0'],
+  codex: ['0.169.0', '0.171.0'],
 };
 
 /** The folder holding the agent's bin (put it on PATH), installing that version (default: pinned) when missing. */
