@@ -6,7 +6,7 @@
  * program in it reaches anything. This listens on 127.0.0.1:PORT there, then forks: the parent execs
  * COMMAND (the run's bash, keeping the pid bubblewrap waits for), the child relays every connection made to
  * 127.0.0.1:PORT to SOCKET, the daemon's proxy for this run (a Unix socket bound into the sandbox), byte for
- * byte. The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
+ * byte (splice through a pipe per direction: the kernel moves them). The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
  * variables. The relay also keeps one connection of its own to the proxy on which the proxy sends the
  * run's denial lines ("gate-sh: network: denied ..."), and copies them to its stderr: the run's.
  *
@@ -36,7 +36,9 @@
 
 /* the proxy tells this connection from HTTP and SOCKS5 by its first bytes (src/network/run-proxy.ts) */
 static const char NOTICE_HELLO[] = "\0gate-netbridge notices\n";
-#define BUF_SIZE (256 * 1024)
+/* what one splice moves at most, and the pipe size asked for (best effort: a smaller pipe moves less) */
+#define CHUNK (1024 * 1024)
+#define PIPE_SIZE (1024 * 1024)
 #define MAX_EVENTS 64
 
 static void die_with_error(const char *format, ...) {
@@ -60,11 +62,13 @@ static void die(const char *format, ...) {
   exit(126);
 }
 
-/* one direction of a relayed connection: bytes read from `from`, waiting to be written to `to` */
+/* one direction of a relayed connection: bytes spliced from `from` into a pipe, and from it to `to` (the
+ * kernel moves them: no copy through this process) */
 struct half {
   int from, to;
-  char *buf;
-  size_t len, off;
+  int pr, pw;
+  size_t inpipe;
+  int grown; /* the pipe was enlarged: only a connection that fills the default one gets a large one */
   int eof;  /* `from` said end of file: `to` is shut down for writing once the buffer is written */
   int done; /* that shutdown happened (or this direction failed) */
 };
@@ -105,8 +109,8 @@ static void rearm(struct pair *p, struct end *e, int fd) {
   struct half *in = fd == p->client ? &p->up : &p->down;   /* read from fd */
   struct half *out = fd == p->client ? &p->down : &p->up;  /* written to fd */
   struct epoll_event ev = { .events = 0, .data.ptr = e };
-  if (!in->eof && !in->done && in->len == 0) ev.events |= EPOLLIN;
-  if (!out->done && out->len > out->off) ev.events |= EPOLLOUT;
+  if (!in->eof && !in->done && in->inpipe == 0) ev.events |= EPOLLIN;
+  if (!out->done && out->inpipe > 0) ev.events |= EPOLLOUT;
   epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
 }
 
@@ -116,44 +120,53 @@ static int ndead;
 static void pair_close(struct pair *p, struct end *ends) {
   close(p->client);
   close(p->proxy);
+  close(p->up.pr);
+  close(p->up.pw);
+  close(p->down.pr);
+  close(p->down.pw);
   p->dead = 1;
   dead[ndead++] = ends;
 }
 
 static void free_dead(void) {
   for (int i = 0; i < ndead; i++) {
-    struct pair *p = dead[i]->pair;
-    free(p->up.buf);
-    free(p->down.buf);
-    free(p);
+    free(dead[i]->pair);
     free(dead[i]);
   }
   ndead = 0;
 }
 
+/* A pipe's pages count against the user's pipe-user-pages-soft (beyond it every new pipe of that user is
+ * small): a pipe is enlarged only once a splice filled the default one, so idle connections cost 64 KiB. */
+static void grow(struct half *h, size_t moved) {
+  if (h->grown || moved < 65536) return;
+  h->grown = 1;
+  fcntl(h->pw, F_SETPIPE_SZ, PIPE_SIZE); /* best effort: a smaller pipe moves less per call */
+}
+
 /* move bytes for one half as far as they go without blocking; -1: that direction failed */
 static int pump(struct half *h) {
   for (;;) {
-    if (h->len > h->off) {
-      ssize_t w = write(h->to, h->buf + h->off, h->len - h->off);
+    if (h->inpipe > 0) {
+      ssize_t w = splice(h->pr, NULL, h->to, NULL, h->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (w < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
-      h->off += (size_t)w;
-      if (h->off < h->len) return 0;
-      h->off = h->len = 0;
+      h->inpipe -= (size_t)w;
+      continue;
     }
     if (h->eof) {
       if (!h->done) shutdown(h->to, SHUT_WR);
       h->done = 1;
       return 0;
     }
-    ssize_t r = read(h->from, h->buf, BUF_SIZE);
+    /* the pipe is empty here: EAGAIN means `from` has nothing yet */
+    ssize_t r = splice(h->from, NULL, h->pw, NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (r == 0) {
       h->eof = 1;
       continue;
     }
     if (r < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
-    h->len = (size_t)r;
-    h->off = 0;
+    h->inpipe = (size_t)r;
+    grow(h, (size_t)r);
   }
 }
 
@@ -169,18 +182,22 @@ static void accept_one(int lfd) {
   }
   struct pair *p = calloc(1, sizeof *p);
   struct end *ends = calloc(2, sizeof *ends);
-  char *b1 = malloc(BUF_SIZE), *b2 = malloc(BUF_SIZE);
-  if (!p || !ends || !b1 || !b2) {
-    free(p); free(ends); free(b1); free(b2);
+  int up[2] = { -1, -1 }, down[2] = { -1, -1 };
+  if (!p || !ends || pipe2(up, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(down, O_CLOEXEC | O_NONBLOCK) < 0) {
+    free(p); free(ends);
     close(c); close(pfd);
+    for (int i = 0; i < 2; i++) {
+      if (up[i] >= 0) close(up[i]);
+      if (down[i] >= 0) close(down[i]);
+    }
     return;
   }
   set_nonblock(c);
   set_nonblock(pfd);
   p->client = c;
   p->proxy = pfd;
-  p->up = (struct half){ .from = c, .to = pfd, .buf = b1 };
-  p->down = (struct half){ .from = pfd, .to = c, .buf = b2 };
+  p->up = (struct half){ .from = c, .to = pfd, .pr = up[0], .pw = up[1] };
+  p->down = (struct half){ .from = pfd, .to = c, .pr = down[0], .pw = down[1] };
   ends[0] = (struct end){ .pair = p, .fd = c };
   ends[1] = (struct end){ .pair = p, .fd = pfd };
   struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ends[0] };

@@ -10,6 +10,7 @@ import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { DialContext } from './dial.js';
 import { httpFront } from './http-front.js';
+import { closeRelayed } from './relay.js';
 import type { Resolver } from './resolve.js';
 import { serveSocks5 } from './socks5.js';
 import type { NetworkDecider } from './types.js';
@@ -33,6 +34,9 @@ export class RunProxy {
   private readonly server: Server;
   private readonly conns = new Set<Socket>();
   private readonly notices = new Set<Socket>();
+  /** tunnels handed to the native relay (relay.ts), by its id */
+  private readonly relays = new Set<number>();
+  private closed = false;
   private readonly http;
   /** denial lines said before the bridge's notice connection came (kept few) */
   private readonly early: string[] = [];
@@ -55,18 +59,32 @@ export class RunProxy {
     });
   }
 
+  /** open connections: in Node, and tunnels carried by the native relay */
   get connections(): number {
-    return this.conns.size;
+    return this.conns.size + this.relays.size;
   }
 
   /** Stop listening and end every connection (the run finished: its grants end with it). */
   close(): Promise<void> {
+    this.closed = true;
     for (const s of this.conns) s.destroy();
+    for (const id of this.relays) closeRelayed(id);
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
   private context(signal: AbortSignal): DialContext {
-    return { runId: this.o.runId, decider: this.o.decider, resolve: this.o.resolve, notify: (l) => this.notify(l), signal };
+    return {
+      runId: this.o.runId,
+      decider: this.o.decider,
+      resolve: this.o.resolve,
+      notify: (l) => this.notify(l),
+      signal,
+      relayed: (id, finished) => {
+        if (this.closed) return closeRelayed(id);
+        this.relays.add(id);
+        void finished.then(() => this.relays.delete(id));
+      },
+    };
   }
 
   private notify(line: string): void {
