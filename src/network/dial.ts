@@ -101,7 +101,7 @@ export async function dial(rawHost: string, port: number, protocol: NetworkProto
   request.addresses = addresses;
   for (const a of addresses) {
     const range = localRange(a);
-    if (range !== null && !verdict.namesHost) {
+    if (range !== null && !verdict.namesHost && !ctx.resolve.asPublic?.(host)) {
       const why = literal ? `${host} is a ${range} address, which no rule names` : `${host} resolves to ${a} (${range}), which no rule names`;
       return refuse(403, 2, why, why);
     }
