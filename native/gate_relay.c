@@ -22,6 +22,7 @@
 #include <node_api.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,35 +38,49 @@
 /* what one splice moves at most, and the pipe size asked for (the kernel may give less: then less moves) */
 #define CHUNK (1 << 20)
 #define PIPE_SIZE (1 << 20)
+#define BULK (1 << 20)
 #define MAX_EVENTS 64
 
-/* one direction: bytes from `from` to `to`, through a pipe; `head` is what Node had read and not written */
+/* One direction: bytes from `from` to `to`. Between two sockets they go through a pipe of this half's
+ * (two splices); when either side is a pipe (the bridge's, in pipes mode) one splice moves them. `head`
+ * is what Node had read and not written: it goes first. */
 struct half {
   int from, to;
-  int pr, pw;
+  int direct;  /* `from` or `to` is a pipe */
+  int to_pipe; /* `to` is a pipe: closed (not shut down) for end of file */
+  int pr, pw;  /* this half's own pipe, between two sockets */
   size_t inpipe;
-  int grown; /* the pipe was enlarged: only a connection that fills the default one gets a large one */
+  int grown; /* the pipe was enlarged (after BULK bytes) */
+  size_t moved;
   char *head;
   size_t headlen, headoff;
-  int eof;  /* `from` said end of file: `to` is shut down for writing once everything is written */
-  int done; /* that shutdown happened */
+  int eof;       /* `from` said end of file: `to` ends once everything is written */
+  int done;      /* `to` ended */
+  int next_from; /* pipes mode, up: the bridge's pipe, read once the Unix socket said end of file; else -1 */
+  int wait_fd;   /* what the half waits for (-1: nothing) */
+  uint32_t wait_ev;
   uint64_t bytes;
 };
 
 struct pair;
 struct end {
   struct pair *pair;
-  int fd;
+  int fd;         /* -1 once closed */
   uint32_t armed; /* the events asked of epoll; 0: not registered (a hung-up socket would wake it in a loop) */
 };
 
+/* ends: [0] the run's Unix socket, [1] the destination; in pipes mode [2] the read end of the bridge's
+ * up pipe, [3] the write end of its down pipe */
 struct pair {
   uint32_t id;
   struct half up, down; /* up: client → destination */
-  struct end ends[2];   /* [0] client, [1] destination */
-  int kill;             /* relayClose asked (under the lock) */
+  struct end ends[4];
+  int nends;
+  int marker;      /* pipes mode: the bridge's ends are still to be sent */
+  int give[2];     /* those ends: the down pipe's read end, the up pipe's write end */
+  int kill;        /* relayClose asked (under the lock) */
   int dead;
-  struct pair *next;    /* in `pending` or `active`, under the lock */
+  struct pair *next; /* in `pending` or `active`, under the lock */
   struct pair *dead_next;
   struct pair *work_next; /* control()'s list of pairs to start or end */
   char error[160];
@@ -89,20 +104,65 @@ static void set_error(struct pair *p, const char *what, int e) {
 }
 
 /* A pipe's pages count against the user's pipe-user-pages-soft (beyond it every new pipe of that user is
- * small): a pipe is enlarged only once a splice filled the default one, so idle tunnels cost 64 KiB each. */
-static void grow(struct half *h, size_t moved) {
-  if (h->grown || moved < 65536) return;
+ * small): a pipe is enlarged only once its half has carried BULK bytes, so idle connections cost 64 KiB. */
+static void grow(struct half *h, int fd, size_t moved) {
+  if (h->grown) return;
+  h->moved += moved;
+  if (h->moved < BULK) return;
   h->grown = 1;
-  fcntl(h->pw, F_SETPIPE_SZ, PIPE_SIZE); /* best effort: a smaller pipe moves less per call */
+  fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE); /* best effort: a smaller pipe moves less per call */
+}
+
+static void wait_on(struct half *h, int fd, uint32_t ev) {
+  h->wait_fd = fd;
+  h->wait_ev = ev;
+}
+
+/* close one of the pair's ends (its epoll entry first) */
+static void close_end(struct pair *p, int fd) {
+  for (int i = 0; i < p->nends; i++)
+    if (p->ends[i].fd == fd) {
+      if (p->ends[i].armed) epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+      p->ends[i].armed = 0;
+      p->ends[i].fd = -1;
+    }
+  close(fd);
+}
+
+/* pipes mode: the bridge gets the down pipe's read end and the up pipe's write end, with one byte (the
+ * bridge takes the byte that carries them for the mark, never for data); this end's copies close */
+static int send_marker(struct pair *p) {
+  char byte = 0;
+  struct iovec iov = { &byte, 1 };
+  union {
+    char b[CMSG_SPACE(2 * sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+  memcpy(CMSG_DATA(c), p->give, 2 * sizeof(int));
+  ssize_t n = sendmsg(p->ends[0].fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL);
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
+  close(p->give[0]);
+  close(p->give[1]);
+  p->give[0] = p->give[1] = -1;
+  p->marker = 0;
+  return 1;
 }
 
 /* move bytes for one half as far as they go without blocking; -1: that direction failed */
 static int pump(struct pair *p, struct half *h, const char *dir) {
   for (;;) {
+    wait_on(h, -1, 0);
+    if (h->done) return 0;
     if (h->headoff < h->headlen) {
       ssize_t w = send(h->to, h->head + h->headoff, h->headlen - h->headoff, MSG_DONTWAIT | MSG_NOSIGNAL);
       if (w < 0) {
-        if (errno == EAGAIN || errno == EINTR) return 0;
+        if (errno == EAGAIN || errno == EINTR) return wait_on(h, h->to, EPOLLOUT), 0;
         set_error(p, dir, errno);
         return -1;
       }
@@ -110,10 +170,22 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       h->bytes += (uint64_t)w;
       continue;
     }
+    if (h == &p->down && p->marker) {
+      int r = send_marker(p);
+      if (r < 0) {
+        set_error(p, "handing the pipes to the bridge", errno);
+        return -1;
+      }
+      if (r == 0) return wait_on(h, h->to, EPOLLOUT), 0;
+      /* from here the destination's bytes go straight into the bridge's pipe */
+      h->to = p->ends[3].fd;
+      h->direct = h->to_pipe = 1;
+      continue;
+    }
     if (h->inpipe > 0) {
       ssize_t w = splice(h->pr, NULL, h->to, NULL, h->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (w < 0) {
-        if (errno == EAGAIN || errno == EINTR) return 0;
+        if (errno == EAGAIN || errno == EINTR) return wait_on(h, h->to, EPOLLOUT), 0;
         set_error(p, dir, errno);
         return -1;
       }
@@ -122,37 +194,70 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       continue;
     }
     if (h->eof) {
-      if (!h->done) shutdown(h->to, SHUT_WR);
+      if (h->next_from >= 0) { /* the Unix socket is over: the bridge's pipe carries the rest */
+        h->from = h->next_from;
+        h->next_from = -1;
+        h->direct = 1;
+        h->eof = 0;
+        continue;
+      }
+      if (h->to_pipe) close_end(p, h->to);
+      else shutdown(h->to, SHUT_WR);
       h->done = 1;
       return 0;
     }
+    if (h->direct) {
+      ssize_t r = splice(h->from, NULL, h->to, NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (r > 0) {
+        h->bytes += (uint64_t)r;
+        grow(h, h->to_pipe ? h->to : h->from, (size_t)r);
+        continue;
+      }
+      if (r == 0) {
+        h->eof = 1;
+        continue;
+      }
+      if (errno != EAGAIN && errno != EINTR) {
+        set_error(p, dir, errno);
+        return -1;
+      }
+      /* nothing to read, or no room to write: ask which */
+      struct pollfd pf[2] = { { .fd = h->from, .events = POLLIN }, { .fd = h->to, .events = POLLOUT } };
+      if (poll(pf, 2, 0) < 0) return wait_on(h, h->from, EPOLLIN), 0;
+      if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) return wait_on(h, h->from, EPOLLIN), 0;
+      if (!(pf[1].revents & (POLLOUT | POLLHUP | POLLERR))) return wait_on(h, h->to, EPOLLOUT), 0;
+      continue; /* both ready now: once more */
+    }
+    /* the pipe is empty here: EAGAIN means `from` has nothing yet */
     ssize_t r = splice(h->from, NULL, h->pw, NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (r == 0) {
       h->eof = 1;
       continue;
     }
     if (r < 0) {
-      if (errno == EAGAIN || errno == EINTR) return 0;
+      if (errno == EAGAIN || errno == EINTR) return wait_on(h, h->from, EPOLLIN), 0;
       set_error(p, dir, errno);
       return -1;
     }
     h->inpipe += (size_t)r;
-    grow(h, (size_t)r);
+    grow(h, h->pw, (size_t)r);
   }
 }
 
-/* what an end waits for: readable while its direction's pipe is empty, writable while the other has bytes */
-static void rearm(struct pair *p, struct end *e) {
-  struct half *in = e == &p->ends[0] ? &p->up : &p->down;
-  struct half *out = e == &p->ends[0] ? &p->down : &p->up;
-  uint32_t want = 0;
-  if (!in->eof && !in->done && in->inpipe == 0 && in->headoff == in->headlen) want |= EPOLLIN;
-  if (!out->done && (out->inpipe > 0 || out->headoff < out->headlen)) want |= EPOLLOUT;
-  if (want == e->armed) return;
-  struct epoll_event ev = { .events = want, .data.ptr = e };
-  if (want == 0) epoll_ctl(ep, EPOLL_CTL_DEL, e->fd, NULL);
-  else epoll_ctl(ep, e->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, e->fd, &ev);
-  e->armed = want;
+/* each end waits for what a half waits for on it */
+static void rearm(struct pair *p) {
+  for (int i = 0; i < p->nends; i++) {
+    struct end *e = &p->ends[i];
+    if (e->fd < 0) continue;
+    uint32_t want = 0;
+    if (p->up.wait_fd == e->fd) want |= p->up.wait_ev;
+    if (p->down.wait_fd == e->fd) want |= p->down.wait_ev;
+    if (want == e->armed) continue;
+    struct epoll_event ev = { .events = want, .data.ptr = e };
+    if (want == 0) epoll_ctl(ep, EPOLL_CTL_DEL, e->fd, NULL);
+    else epoll_ctl(ep, e->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, e->fd, &ev);
+    e->armed = want;
+  }
 }
 
 static void close_half(struct half *h) {
@@ -161,16 +266,16 @@ static void close_half(struct half *h) {
   free(h->head);
 }
 
-/* the pair is over: its sockets close (no epoll entry stays), its report goes to Node */
+/* the pair is over: its descriptors close (no epoll entry stays), its report goes to Node */
 static void finish(struct pair *p, struct pair **dead) {
   if (p->dead) return;
   pthread_mutex_lock(&lock); /* relayClose reads it */
   p->dead = 1;
   pthread_mutex_unlock(&lock);
-  for (int i = 0; i < 2; i++) {
-    if (p->ends[i].armed) epoll_ctl(ep, EPOLL_CTL_DEL, p->ends[i].fd, NULL);
-    close(p->ends[i].fd);
-  }
+  for (int i = 0; i < p->nends; i++)
+    if (p->ends[i].fd >= 0) close_end(p, p->ends[i].fd);
+  for (int i = 0; i < 2; i++)
+    if (p->give[i] >= 0) close(p->give[i]);
   close_half(&p->up);
   close_half(&p->down);
   struct report *r = calloc(1, sizeof *r);
@@ -191,8 +296,7 @@ static void serve(struct pair *p, struct pair **dead) {
     finish(p, dead);
     return;
   }
-  rearm(p, &p->ends[0]);
-  rearm(p, &p->ends[1]);
+  rearm(p);
 }
 
 /* new pairs start, killed pairs end */
@@ -322,42 +426,52 @@ static int head_arg(napi_env env, napi_value v, char **out, size_t *len) {
   return 0;
 }
 
-static int open_pipe(struct half *h) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) return -1;
-  h->pr = fds[0];
-  h->pw = fds[1];
-  return 0;
+static int open_pipe(int fds[2]) {
+  return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
 }
 
 static napi_value relay_add(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
+  size_t argc = 5;
+  napi_value argv[5];
   int32_t fds[2];
+  bool pipes = false;
   if (ep < 0 || napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4 || napi_get_value_int32(env, argv[0], &fds[0]) != napi_ok ||
       napi_get_value_int32(env, argv[1], &fds[1]) != napi_ok) {
-    napi_throw_type_error(env, NULL, "relayAdd(clientFd, destFd, headUp, headDown) after relayInit");
+    napi_throw_type_error(env, NULL, "relayAdd(clientFd, destFd, headUp, headDown, pipes) after relayInit");
     return NULL;
   }
+  if (argc >= 5) napi_get_value_bool(env, argv[4], &pipes);
   struct pair *p = calloc(1, sizeof *p);
   if (!p) {
     napi_throw_error(env, NULL, "relayAdd: out of memory");
     return NULL;
   }
   p->up.pr = p->up.pw = p->down.pr = p->down.pw = -1;
+  p->up.next_from = p->down.next_from = -1;
+  p->give[0] = p->give[1] = -1;
+  int upp[2] = { -1, -1 }, downp[2] = { -1, -1 };
   int a = fcntl(fds[0], F_DUPFD_CLOEXEC, 3);
   int b = a < 0 ? -1 : fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+  int ok = b >= 0 && head_arg(env, argv[2], &p->up.head, &p->up.headlen) == 0 && head_arg(env, argv[3], &p->down.head, &p->down.headlen) == 0;
+  int own[2] = { -1, -1 };
+  ok = ok && open_pipe(own) == 0; /* up: the Unix socket to the destination (and, in legacy mode, all of up) */
+  if (ok) p->up.pr = own[0], p->up.pw = own[1];
+  if (ok && pipes) ok = open_pipe(upp) == 0 && open_pipe(downp) == 0;
+  else if (ok && open_pipe(own) == 0) p->down.pr = own[0], p->down.pw = own[1];
+  else ok = 0;
   int e = errno;
-  if (b < 0 || open_pipe(&p->up) < 0 || open_pipe(&p->down) < 0 || head_arg(env, argv[2], &p->up.head, &p->up.headlen) < 0 ||
-      head_arg(env, argv[3], &p->down.head, &p->down.headlen) < 0) {
-    if (b >= 0) e = errno;
+  if (!ok) {
     if (a >= 0) close(a);
     if (b >= 0) close(b);
+    for (int i = 0; i < 2; i++) {
+      if (upp[i] >= 0) close(upp[i]);
+      if (downp[i] >= 0) close(downp[i]);
+    }
     close_half(&p->up);
     close_half(&p->down);
     free(p);
     char msg[128];
-    snprintf(msg, sizeof msg, "relayAdd: %s", strerror(e));
+    snprintf(msg, sizeof msg, "relayAdd: %s", strerror(e ? e : ENOMEM));
     napi_throw_error(env, NULL, msg);
     return NULL;
   }
@@ -368,6 +482,18 @@ static napi_value relay_add(napi_env env, napi_callback_info info) {
   p->up.to = p->down.from = b;
   p->ends[0] = (struct end){ .pair = p, .fd = a };
   p->ends[1] = (struct end){ .pair = p, .fd = b };
+  p->nends = 2;
+  if (pipes) {
+    /* the bridge writes its client's bytes into upp and reads the destination's from downp (both pipes: a
+     * pipe carries bytes and nothing else into the sandbox); the Unix socket then carries nothing more */
+    p->ends[2] = (struct end){ .pair = p, .fd = upp[0] };
+    p->ends[3] = (struct end){ .pair = p, .fd = downp[1] };
+    p->nends = 4;
+    p->give[0] = downp[0];
+    p->give[1] = upp[1];
+    p->marker = 1;
+    p->up.next_from = upp[0];
+  }
   pthread_mutex_lock(&lock);
   p->id = next_id++;
   if (next_id == 0) next_id = 1;

@@ -26,6 +26,8 @@ export interface DialContext {
   signal: AbortSignal;
   /** a tunnel's bytes were handed to the native relay (relay.ts): the run's proxy ends it with the run */
   relayed?(id: number, finished: Promise<unknown>): void;
+  /** whether the run's bridge takes a tunnel's bytes through pipes (it said so on its notice connection) */
+  bridgePipes?(): boolean;
 }
 
 /** Why the proxy did not connect: `status` is the HTTP status a front answers with. */

@@ -6,8 +6,9 @@
  * Not pure: sockets and the addon.
  *
  * Trust boundary: both sockets are the daemon's own (the Unix socket it accepted from the run's bridge, the
- * TCP socket it connected). Neither descriptor is ever sent into the sandbox: a connected host-side TCP
- * socket there could be disconnected (connect with AF_UNSPEC) and connected anywhere, past every rule.
+ * TCP socket it connected). Neither is ever sent into the sandbox: a connected host-side TCP socket there
+ * could be disconnected (connect with AF_UNSPEC) and connected anywhere, past every rule. What the bridge
+ * is handed is two pipes, which carry bytes and nothing else.
  */
 import type { Socket } from 'node:net';
 import { gateNative, type GateNative } from '../exec/native.js';
@@ -75,11 +76,12 @@ async function flushed(a: Socket, b: Socket): Promise<void> {
 
 /**
  * Hand `client` and `dest` to the relay: both paused with no 'data' listeners (what they buffered goes
- * first). Resolves null, touching nothing, when there is no relay or either socket is gone or has no
+ * first). `pipes`: the client is the run's bridge and takes pipes (it said so, run-proxy.ts): the relay
+ * hands it a pipe each way over the client socket, and the bytes skip the Unix socket from then on. Resolves null, touching nothing, when there is no relay or either socket is gone or has no
  * descriptor: the caller pipes them itself. Otherwise both Node sockets are destroyed (their descriptors
  * closed; the relay holds its own copies) and `finished` resolves when the pair is over.
  */
-export async function handOver(client: Socket, dest: Socket): Promise<HandedOver | null> {
+export async function handOver(client: Socket, dest: Socket, o: { pipes?: boolean } = {}): Promise<HandedOver | null> {
   const r = relay();
   if (!r) return null;
   await flushed(client, dest);
@@ -91,7 +93,7 @@ export async function handOver(client: Socket, dest: Socket): Promise<HandedOver
   const headDown = drain(dest);
   let id: number;
   try {
-    id = r.n.relayAdd(cfd, dfd, headUp, headDown);
+    id = r.n.relayAdd(cfd, dfd, headUp, headDown, o.pipes === true);
   } catch {
     if (headUp) client.unshift(headUp);
     if (headDown) dest.unshift(headDown);

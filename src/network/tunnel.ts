@@ -23,6 +23,8 @@ export interface TunnelOptions {
   refused(reason: string): void;
   /** the tunnel's bytes went to the native relay (relay.ts) */
   relayed?(id: number, finished: Promise<unknown>): void;
+  /** the client is a bridge that takes pipes (relay.ts) */
+  pipes?: boolean;
 }
 
 /** `head`: bytes the client sent before the tunnel opened (after a CONNECT's headers) */
@@ -68,7 +70,7 @@ export function runTunnel(client: Socket, up: Dialed, o: TunnelOptions, head?: B
     if (buf.length) client.unshift(buf);
     buf = Buffer.alloc(0);
     handing = true;
-    handOver(client, dest).then(
+    handOver(client, dest, { pipes: o.pipes }).then(
       (h) => {
         if (!h) return fallback();
         ended = true;
