@@ -3,17 +3,20 @@
  * process: a Unix socket pair standing for the run's bridge and the daemon's accepted end, a TCP
  * connection on 127.0.0.1 standing for the destination. What Node had read before the hand-over goes
  * first, bytes arrive whole and in order both ways, a half-close is passed on, the counts are exact, and
- * closing a pair (its run finished) ends both connections.
+ * closing a pair (its run finished) ends both connections. In pipes mode this test is the bridge: it takes
+ * the two pipes off the Unix socket (the native addon's recvFds, as shims/gate-netbridge.c's recvmsg).
  */
 import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { gateNative } from '../../src/exec/native.js';
 import { closeRelayed, handOver } from '../../src/network/relay.js';
+import { waitFor } from '../helpers/daemon.js';
 
 let dir: string;
 before(() => {
@@ -112,5 +115,65 @@ test('closing a relayed pair (its run finished) ends both connections and report
       p.far.destroy();
       p.server.close();
     }
+  }
+});
+
+test('pipes mode: the bridge is handed a pipe each way on one mark byte, after what Node had read; the Unix socket ends, the pipes carry the rest', { timeout: 30_000 }, async () => {
+  const server = createServer({ allowHalfOpen: true });
+  const path = join(dir, 'c.sock');
+  await listen(server, path);
+  const accepted = new Promise<Socket>((r) => server.once('connection', r));
+  // the bridge's end: never read by Node (paused before it connects), read here with recvmsg
+  const bridge = connect({ path, allowHalfOpen: true });
+  bridge.pause();
+  await new Promise<void>((r) => bridge.once('connect', () => r()));
+  const daemonEnd = await accepted;
+  const dest = await pairOf({ host: '127.0.0.1', port: 0 });
+  let downPipe: Socket | undefined;
+  let upPipe: Socket | undefined;
+  try {
+    daemonEnd.pause();
+    dest.near.pause();
+    dest.far.write('HEAD-DOWN:');
+    await once(dest.near, 'readable');
+    const h = await handOver(daemonEnd, dest.near, { pipes: true });
+    assert.ok(h, 'the relay took the pair');
+    const fd = (bridge as unknown as { _handle: { fd: number } })._handle.fd;
+    const got: Buffer[] = [];
+    const fds = await waitFor(() => {
+      const r = gateNative().recvFds(fd, 65536);
+      if (r === null) return undefined;
+      got.push(r.data);
+      return r.fds.length ? r.fds : undefined;
+    }, 'the pipes');
+    assert.equal(fds.length, 2);
+    assert.deepEqual(Buffer.concat(got), Buffer.from('HEAD-DOWN:\0'), "what Node had read, then the mark");
+    downPipe = new Socket({ fd: fds[0], readable: true, writable: false });
+    upPipe = new Socket({ fd: fds[1], readable: false, writable: true });
+    // bytes sent on the Unix socket before it ends come first, then the pipe's
+    bridge.write('BEFORE:');
+    bridge.end();
+    const up = Buffer.alloc(3 << 20, 'u');
+    const down = Buffer.alloc(9 << 20, 'd');
+    const atServer = collect(dest.far);
+    const atClient = collect(downPipe);
+    upPipe.end(up);
+    const gotUp = await atServer;
+    assert.equal(gotUp.length, 7 + up.length);
+    assert.equal(gotUp.subarray(0, 7).toString(), 'BEFORE:');
+    assert.ok(gotUp.subarray(7).equals(up));
+    dest.far.end(down);
+    const gotDown = await atClient;
+    assert.ok(gotDown.equals(down), `down: ${gotDown.length} bytes`);
+    assert.deepEqual(await h.finished, { up: 7 + up.length, down: 10 + down.length });
+  } finally {
+    downPipe?.destroy();
+    upPipe?.destroy();
+    bridge.destroy();
+    daemonEnd.destroy();
+    dest.near.destroy();
+    dest.far.destroy();
+    dest.server.close();
+    server.close();
   }
 });
