@@ -343,6 +343,7 @@ static void reap(struct pair *dead) {
 
 static void *relay_thread(void *arg) {
   (void)arg;
+  pthread_setname_np(pthread_self(), "gate-relay"); /* what top and /proc show */
   static int ctl_tag;
   struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ctl_tag };
   epoll_ctl(ep, EPOLL_CTL_ADD, ctl, &ev);
