@@ -292,7 +292,7 @@ static void finish(struct pair *p, struct pair **dead) {
 
 static void serve(struct pair *p, struct pair **dead) {
   if (p->dead) return;
-  if (pump(p, &p->up, "client") < 0 || pump(p, &p->down, "destination") < 0 || (p->up.done && p->down.done)) {
+  if (pump(p, &p->up, "client -> destination") < 0 || pump(p, &p->down, "destination -> client") < 0 || (p->up.done && p->down.done)) {
     finish(p, dead);
     return;
   }

@@ -122,6 +122,23 @@ describe('allowed hosts work through the proxy', () => {
     }
   });
 
+  test('a run that ends in the middle of a tunnel ends it: the relay lets go, and the close record says why', async () => {
+    // the download is slowed so that the run ends first; the run waits (no sleep) until bytes arrived
+    const r = await sh(
+      `curl -sS -p --limit-rate 2M -o part.bin http://web.test:${w.webPort}/big/64 2>/dev/null & ` + 'while [ ! -s part.bin ]; do :; done; echo started',
+    );
+    assert.equal(r.stdout, 'started\n', r.stderr);
+    const closed = await waitFor(() => {
+      const recs = readFileSync(join(d.env.GATE_HOME, 'audit.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((x) => x.kind === 'network' && x.detail === 'closed' && x.protocol === 'https' && x.bytes_down > 0 && x.bytes_down < 64 << 20);
+      return recs.at(-1);
+    }, 'the cut tunnel\'s close record');
+    assert.match(closed.error ?? '', /^relay: /);
+  });
+
   test('npm install of a package from a static registry', async () => {
     const proj = join(d.ws, 'proj');
     mkdirSync(proj, { recursive: true });
