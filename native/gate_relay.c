@@ -388,8 +388,11 @@ static napi_value relay_init(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "relayInit(onClosed)");
     return NULL;
   }
-  bool ok = ep >= 0;
-  if (!ok) {
+  /* one relay per process, reporting to the environment that started it (the daemon's main thread) */
+  static napi_env owner;
+  bool ok = ep >= 0 && env == owner;
+  if (ep < 0) {
+    owner = env;
     napi_value name;
     napi_create_string_utf8(env, "gate-relay", NAPI_AUTO_LENGTH, &name);
     ep = epoll_create1(EPOLL_CLOEXEC);
