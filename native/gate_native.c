@@ -25,6 +25,8 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "gate_relay.h"
+
 /* posix_spawn_file_actions_addchdir_np (glibc 2.29) and _addclosefrom_np (2.34): without them there is no
  * spawn here and the caller uses Node's own (spawnAvailable() says which). */
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34)) && defined(SYS_pidfd_open)
@@ -398,6 +400,7 @@ static napi_value init(napi_env env, napi_value exports) {
     napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f);
     napi_set_named_property(env, exports, fns[i].name, f);
   }
+  gate_relay_register(env, exports);
   return exports;
 }
 

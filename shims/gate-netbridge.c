@@ -6,7 +6,9 @@
  * program in it reaches anything. This listens on 127.0.0.1:PORT there, then forks: the parent execs
  * COMMAND (the run's bash, keeping the pid bubblewrap waits for), the child relays every connection made to
  * 127.0.0.1:PORT to SOCKET, the daemon's proxy for this run (a Unix socket bound into the sandbox), byte for
- * byte. The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
+ * byte (splice through a pipe: the kernel moves them). Once the proxy has opened a tunnel, the daemon's
+ * relay may hand this bridge a pipe each way on that connection (it says it takes them on its notice
+ * connection): the tunnel's bytes then go between the client and those pipes, one splice each way. The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
  * variables. The relay also keeps one connection of its own to the proxy on which the proxy sends the
  * run's denial lines ("gate-sh: network: denied ..."), and copies them to its stderr: the run's.
  *
@@ -20,10 +22,12 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +40,14 @@
 
 /* the proxy tells this connection from HTTP and SOCKS5 by its first bytes (src/network/run-proxy.ts) */
 static const char NOTICE_HELLO[] = "\0gate-netbridge notices\n";
+/* after the hello on the notice connection: this bridge takes a tunnel's pipes (PIPES_LINE, run-proxy.ts) */
+static const char PIPES_LINE[] = "pipes\n";
+/* what one splice moves at most, the pipe size asked for (best effort: a smaller pipe moves less), and the
+ * buffer of proxy → client before a hand-over */
+#define CHUNK (1024 * 1024)
 #define BUF_SIZE (256 * 1024)
+#define PIPE_SIZE (1024 * 1024)
+#define BULK (1024 * 1024)
 #define MAX_EVENTS 64
 
 static void die_with_error(const char *format, ...) {
@@ -60,25 +71,39 @@ static void die(const char *format, ...) {
   exit(126);
 }
 
-/* one direction of a relayed connection: bytes read from `from`, waiting to be written to `to` */
+/* One direction of a relayed connection. Client → proxy: spliced through a pipe of this half's (the
+ * kernel moves the bytes). Proxy → client: read with recvmsg into a buffer, because the proxy may hand over
+ * a tunnel's pipes on it (below). Once it has, each direction is one splice between the client's socket
+ * and a pipe of the daemon's relay (native/gate_relay.c), and the Unix socket is closed. */
 struct half {
   int from, to;
-  char *buf;
+  int direct;  /* `from` or `to` is a pipe: one splice moves the bytes */
+  int to_pipe; /* `to` is a pipe: closed (not shut down) for end of file */
+  int pr, pw;  /* client → proxy: this half's pipe */
+  size_t inpipe;
+  int grown;   /* the pipe was enlarged (after BULK bytes) */
+  size_t moved;
+  char *buf;   /* proxy → client, before the hand-over: bytes read, waiting to be written */
   size_t len, off;
-  int eof;  /* `from` said end of file: `to` is shut down for writing once the buffer is written */
-  int done; /* that shutdown happened (or this direction failed) */
+  int eof;     /* `from` said end of file: `to` ends once everything is written */
+  int done;    /* `to` ended (or this direction failed) */
+  int wait_fd; /* what the half waits for (-1: nothing) */
+  uint32_t wait_ev;
 };
 
-/* a relayed connection: the client's socket and the proxy's; epoll data points at one of its ends */
-struct pair {
-  struct half up, down; /* up: client → proxy; down: proxy → client */
-  int client, proxy;
-  int dead; /* closed; freed after the current batch of events, which may still name its other end */
-};
-
+/* ends: [0] the client, [1] the proxy's Unix socket (until the hand-over), [2] the relay's down pipe (read
+ * end), [3] its up pipe (write end) */
 struct end {
   struct pair *pair;
-  int fd;
+  int fd; /* -1: closed, or not there yet */
+  uint32_t armed;
+};
+
+struct pair {
+  struct half up, down; /* up: client → proxy; down: proxy → client */
+  struct end ends[4];
+  int dead;  /* closed; freed after the current batch of events, which may still name its other ends */
+  int again; /* the pipes came while serving: the other half waits on the closed Unix socket, serve it again */
 };
 
 static int ep;
@@ -100,61 +125,189 @@ static int connect_proxy(void) {
   return fd;
 }
 
-/* what each end of a pair waits for: readable while its buffer has room, writable while the other's has bytes */
-static void rearm(struct pair *p, struct end *e, int fd) {
-  struct half *in = fd == p->client ? &p->up : &p->down;   /* read from fd */
-  struct half *out = fd == p->client ? &p->down : &p->up;  /* written to fd */
-  struct epoll_event ev = { .events = 0, .data.ptr = e };
-  if (!in->eof && !in->done && in->len == 0) ev.events |= EPOLLIN;
-  if (!out->done && out->len > out->off) ev.events |= EPOLLOUT;
-  epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
+static void wait_on(struct half *h, int fd, uint32_t ev) {
+  h->wait_fd = fd;
+  h->wait_ev = ev;
 }
 
-static struct end *dead[MAX_EVENTS];
+/* each end waits for what a half waits for on it; an end nothing waits for leaves epoll (a hung-up
+ * socket would otherwise wake the loop again and again) */
+static void rearm(struct pair *p) {
+  for (int i = 0; i < 4; i++) {
+    struct end *e = &p->ends[i];
+    if (e->fd < 0) continue;
+    uint32_t want = 0;
+    if (p->up.wait_fd == e->fd) want |= p->up.wait_ev;
+    if (p->down.wait_fd == e->fd) want |= p->down.wait_ev;
+    if (want == e->armed) continue;
+    struct epoll_event ev = { .events = want, .data.ptr = e };
+    if (want == 0) epoll_ctl(ep, EPOLL_CTL_DEL, e->fd, NULL);
+    else epoll_ctl(ep, e->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, e->fd, &ev);
+    e->armed = want;
+  }
+}
+
+static void close_end(struct pair *p, int fd) {
+  for (int i = 0; i < 4; i++)
+    if (p->ends[i].fd == fd) {
+      if (p->ends[i].armed) epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+      p->ends[i].armed = 0;
+      p->ends[i].fd = -1;
+    }
+  close(fd);
+}
+
+static struct pair *dead[MAX_EVENTS];
 static int ndead;
 
-static void pair_close(struct pair *p, struct end *ends) {
-  close(p->client);
-  close(p->proxy);
+static void pair_close(struct pair *p) {
+  for (int i = 0; i < 4; i++)
+    if (p->ends[i].fd >= 0) close_end(p, p->ends[i].fd);
+  if (p->up.pr >= 0) close(p->up.pr);
+  if (p->up.pw >= 0) close(p->up.pw);
   p->dead = 1;
-  dead[ndead++] = ends;
+  dead[ndead++] = p;
 }
 
 static void free_dead(void) {
   for (int i = 0; i < ndead; i++) {
-    struct pair *p = dead[i]->pair;
-    free(p->up.buf);
-    free(p->down.buf);
-    free(p);
+    free(dead[i]->down.buf);
     free(dead[i]);
   }
   ndead = 0;
 }
 
+/* A pipe's pages count against the user's pipe-user-pages-soft (beyond it every new pipe of that user is
+ * small): a pipe is enlarged only once its half has carried BULK bytes, so idle connections cost 64 KiB. */
+static void grow(struct half *h, int fd, size_t moved) {
+  if (h->grown) return;
+  h->moved += moved;
+  if (h->moved < BULK) return;
+  h->grown = 1;
+  fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE); /* best effort: a smaller pipe moves less per call */
+}
+
+/* The daemon's relay handed over a tunnel's pipes (on the byte it sent them with: the mark, not data):
+ * from now on the destination's bytes come from `down`, the client's go into `up`, and the Unix socket,
+ * closed here, carries nothing more (the relay reads what was sent on it before, then the pipe). */
+static void take_pipes(struct pair *p, int down, int up) {
+  set_nonblock(down);
+  set_nonblock(up);
+  p->ends[2].fd = down;
+  p->ends[3].fd = up;
+  close_end(p, p->ends[1].fd);
+  p->down.from = down;
+  p->down.direct = 1;
+  p->up.to = up;
+  p->up.to_pipe = 1;
+  p->again = 1;
+  if (p->up.done) close_end(p, up); /* the client had said end of file already: so does the pipe */
+}
+
+/* proxy → client before the hand-over: one recvmsg; 1 when it brought pipes, 0, or -1 on failure */
+static int read_proxy(struct pair *p, struct half *h) {
+  if (!h->buf && !(h->buf = malloc(BUF_SIZE))) return -1;
+  struct iovec iov = { h->buf, BUF_SIZE };
+  union {
+    char b[CMSG_SPACE(2 * sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+  ssize_t r = recvmsg(h->from, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (r < 0) return errno == EAGAIN || errno == EINTR ? (wait_on(h, h->from, EPOLLIN), 0) : -1;
+  int fds[2], nfds = 0, bad = (mh.msg_flags & MSG_CTRUNC) != 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    int *got = (int *)CMSG_DATA(c);
+    for (size_t i = 0; i < n; i++) {
+      if (nfds < 2) fds[nfds++] = got[i];
+      else close(got[i]), bad = 1;
+    }
+  }
+  if (nfds == 0 && !bad) {
+    if (r == 0) h->eof = 1;
+    h->len = (size_t)r;
+    h->off = 0;
+    return 0;
+  }
+  if (bad || nfds != 2 || r < 1) {
+    for (int i = 0; i < nfds; i++) close(fds[i]);
+    return -1;
+  }
+  h->len = (size_t)r - 1; /* the last byte is the mark */
+  h->off = 0;
+  take_pipes(p, fds[0], fds[1]);
+  return 1;
+}
+
 /* move bytes for one half as far as they go without blocking; -1: that direction failed */
-static int pump(struct half *h) {
+static int pump(struct pair *p, struct half *h) {
   for (;;) {
+    wait_on(h, -1, 0);
+    if (h->done) return 0;
     if (h->len > h->off) {
-      ssize_t w = write(h->to, h->buf + h->off, h->len - h->off);
-      if (w < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
+      ssize_t w = send(h->to, h->buf + h->off, h->len - h->off, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (w < 0) return errno == EAGAIN || errno == EINTR ? (wait_on(h, h->to, EPOLLOUT), 0) : -1;
       h->off += (size_t)w;
-      if (h->off < h->len) return 0;
-      h->off = h->len = 0;
+      continue;
+    }
+    if (h->inpipe > 0) {
+      ssize_t w = splice(h->pr, NULL, h->to, NULL, h->inpipe, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (w < 0) return errno == EAGAIN || errno == EINTR ? (wait_on(h, h->to, EPOLLOUT), 0) : -1;
+      h->inpipe -= (size_t)w;
+      continue;
     }
     if (h->eof) {
-      if (!h->done) shutdown(h->to, SHUT_WR);
+      if (h->to_pipe) close_end(p, h->to);
+      else shutdown(h->to, SHUT_WR);
       h->done = 1;
       return 0;
     }
-    ssize_t r = read(h->from, h->buf, BUF_SIZE);
+    if (h == &p->down && !h->direct) {
+      if (read_proxy(p, h) < 0) return -1;
+      if (h->wait_fd >= 0) return 0;
+      continue;
+    }
+    if (h->direct || h->to_pipe) {
+      ssize_t r = splice(h->from, NULL, h->to, NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      if (r > 0) {
+        grow(h, h->direct ? h->from : h->to, (size_t)r);
+        continue;
+      }
+      if (r == 0) {
+        h->eof = 1;
+        continue;
+      }
+      if (errno != EAGAIN && errno != EINTR) return -1;
+      /* nothing to read, or no room to write: ask which */
+      struct pollfd pf[2] = { { .fd = h->from, .events = POLLIN }, { .fd = h->to, .events = POLLOUT } };
+      if (poll(pf, 2, 0) < 0 || !(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) return wait_on(h, h->from, EPOLLIN), 0;
+      if (!(pf[1].revents & (POLLOUT | POLLHUP | POLLERR))) return wait_on(h, h->to, EPOLLOUT), 0;
+      continue;
+    }
+    /* the pipe is empty here: EAGAIN means `from` has nothing yet */
+    ssize_t r = splice(h->from, NULL, h->pw, NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (r == 0) {
       h->eof = 1;
       continue;
     }
-    if (r < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
-    h->len = (size_t)r;
-    h->off = 0;
+    if (r < 0) return errno == EAGAIN || errno == EINTR ? (wait_on(h, h->from, EPOLLIN), 0) : -1;
+    h->inpipe = (size_t)r;
+    grow(h, h->pw, (size_t)r);
   }
+}
+
+static void serve_pair(struct pair *p) {
+  if (p->dead) return;
+  do {
+    p->again = 0;
+    if (pump(p, &p->up) < 0 || pump(p, &p->down) < 0 || (p->up.done && p->down.done)) {
+      pair_close(p);
+      return;
+    }
+  } while (p->again);
+  rearm(p);
 }
 
 static void accept_one(int lfd) {
@@ -168,37 +321,19 @@ static void accept_one(int lfd) {
     return;
   }
   struct pair *p = calloc(1, sizeof *p);
-  struct end *ends = calloc(2, sizeof *ends);
-  char *b1 = malloc(BUF_SIZE), *b2 = malloc(BUF_SIZE);
-  if (!p || !ends || !b1 || !b2) {
-    free(p); free(ends); free(b1); free(b2);
-    close(c); close(pfd);
+  int up[2] = { -1, -1 };
+  if (!p || pipe2(up, O_CLOEXEC | O_NONBLOCK) < 0) {
+    free(p);
+    close(c);
+    close(pfd);
     return;
   }
   set_nonblock(c);
   set_nonblock(pfd);
-  p->client = c;
-  p->proxy = pfd;
-  p->up = (struct half){ .from = c, .to = pfd, .buf = b1 };
-  p->down = (struct half){ .from = pfd, .to = c, .buf = b2 };
-  ends[0] = (struct end){ .pair = p, .fd = c };
-  ends[1] = (struct end){ .pair = p, .fd = pfd };
-  struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ends[0] };
-  epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev);
-  ev.data.ptr = &ends[1];
-  epoll_ctl(ep, EPOLL_CTL_ADD, pfd, &ev);
-}
-
-static void serve_pair(struct end *e) {
-  struct pair *p = e->pair;
-  if (p->dead) return;
-  struct end *ends = e - (e->fd == p->proxy ? 1 : 0);
-  if (pump(&p->up) < 0 || pump(&p->down) < 0 || (p->up.done && p->down.done)) {
-    pair_close(p, ends);
-    return;
-  }
-  rearm(p, &ends[0], p->client);
-  rearm(p, &ends[1], p->proxy);
+  p->up = (struct half){ .from = c, .to = pfd, .pr = up[0], .pw = up[1], .wait_fd = -1 };
+  p->down = (struct half){ .from = pfd, .to = c, .pr = -1, .pw = -1, .wait_fd = -1 };
+  for (int i = 0; i < 4; i++) p->ends[i] = (struct end){ .pair = p, .fd = i == 0 ? c : i == 1 ? pfd : -1 };
+  serve_pair(p);
 }
 
 /* the proxy's denial lines, to the run's stderr */
@@ -239,7 +374,7 @@ static void relay(int lfd, int nfd) {
           epoll_ctl(ep, EPOLL_CTL_DEL, nfd, NULL);
           close(nfd);
         }
-      } else serve_pair(tag);
+      } else serve_pair(((struct end *)tag)->pair);
     }
     free_dead();
   }
@@ -266,7 +401,12 @@ int main(int argc, char **argv) {
   /* the notice connection: made before the command starts, so no denial line of the run is missed */
   int nfd = connect_proxy();
   if (nfd >= 0) {
-    if (write(nfd, NOTICE_HELLO, sizeof NOTICE_HELLO - 1) != (ssize_t)(sizeof NOTICE_HELLO - 1)) {
+    char hello[sizeof NOTICE_HELLO + sizeof PIPES_LINE];
+    size_t n = sizeof NOTICE_HELLO - 1;
+    memcpy(hello, NOTICE_HELLO, n);
+    memcpy(hello + n, PIPES_LINE, sizeof PIPES_LINE - 1);
+    n += sizeof PIPES_LINE - 1;
+    if (write(nfd, hello, n) != (ssize_t)n) {
       close(nfd);
       nfd = -1;
     } else set_nonblock(nfd);

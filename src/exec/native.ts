@@ -36,6 +36,15 @@ export interface GateNative {
   takeLineInput(fd: number, eofByte: number): Buffer | null;
   /** Whether spawn() exists here (glibc 2.34 or later at build time, pidfds in the kernel). */
   spawnAvailable(): boolean;
+  /** The network proxy's tunnel relay (native/gate_relay.c): one thread of this process splicing the
+   * bytes of handed-over socket pairs. relayInit once (false: no thread); relayAdd dups both descriptors
+   * (the caller then closes its own) and writes the heads first; with `pipes`, the client socket's peer (the
+   * run's bridge) is handed two pipes over it and the bytes go through those (native/gate_relay.c);
+   * onClosed(id, up, down, error) once a pair is over; relayClose ends a pair; relayCount says how many. */
+  relayInit(onClosed: (id: number, up: number, down: number, error: string | null) => void): boolean;
+  relayAdd(clientFd: number, destFd: number, headUp: Buffer | null, headDown: Buffer | null, pipes: boolean): number;
+  relayClose(id: number): boolean;
+  relayCount(): number;
   /** posix_spawn of an absolute program path (no PATH search; argv includes argv[0]; env as "K=V") in cwd,
    * in a session of its own, every signal at its default and none blocked. fds[i] is the caller's
    * descriptor the child gets as i (-1: /dev/null for 0-2, closed above); nothing else is inherited.

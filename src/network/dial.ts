@@ -24,6 +24,10 @@ export interface DialContext {
   notify(line: string): void;
   /** aborted when the client went away (a decision waiting for a person is withdrawn) */
   signal: AbortSignal;
+  /** a tunnel's bytes were handed to the native relay (relay.ts): the run's proxy ends it with the run */
+  relayed?(id: number, finished: Promise<unknown>): void;
+  /** whether the run's bridge takes a tunnel's bytes through pipes (it said so on its notice connection) */
+  bridgePipes?(): boolean;
 }
 
 /** Why the proxy did not connect: `status` is the HTTP status a front answers with. */
@@ -38,8 +42,9 @@ export interface Refusal {
 export interface Dialed {
   ok: true;
   socket: Socket;
-  /** call once when the connection is over: reports it to the decider */
-  done(error?: string): void;
+  /** call once when the connection is over: reports it to the decider; `more`: bytes carried past Node
+   *  (the native relay's), added to what the socket counted */
+  done(error?: string, more?: { up: number; down: number }): void;
 }
 
 /** The canonical host of a client's request, or null when it cannot be one. */
@@ -98,7 +103,7 @@ export async function dial(rawHost: string, port: number, protocol: NetworkProto
   request.addresses = addresses;
   for (const a of addresses) {
     const range = localRange(a);
-    if (range !== null && !verdict.namesHost) {
+    if (range !== null && !verdict.namesHost && !ctx.resolve.asPublic?.(host)) {
       const why = literal ? `${host} is a ${range} address, which no rule names` : `${host} resolves to ${a} (${range}), which no rule names`;
       return refuse(403, 2, why, why);
     }
@@ -123,10 +128,10 @@ export async function dial(rawHost: string, port: number, protocol: NetworkProto
   return {
     ok: true,
     socket: s,
-    done(error?: string) {
+    done(error?: string, more?: { up: number; down: number }) {
       if (reported) return;
       reported = true;
-      report(error, s.bytesWritten, s.bytesRead);
+      report(error, s.bytesWritten + (more?.up ?? 0), s.bytesRead + (more?.down ?? 0));
     },
   };
 }

@@ -140,5 +140,5 @@ async function tunnel(req: IncomingMessage, socket: Socket, head: Buffer, contex
     return;
   }
   socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-  runTunnel(socket, up, { host: canonicalHost(host) ?? host, refused: (why) => ctx.notify(deniedLine(host, port, why)) }, head);
+  runTunnel(socket, up, { host: canonicalHost(host) ?? host, refused: (why) => ctx.notify(deniedLine(host, port, why)), relayed: ctx.relayed, pipes: ctx.bridgePipes?.() }, head);
 }

@@ -4,7 +4,10 @@
  * error or no address is a refusal, never a connection somewhere else.
  *
  * The test resolver: a hosts map (JSON `{"name": "127.0.0.2"}` or `{"name": ["127.0.0.2", "::1"]}`) that
- * replaces DNS for the whole daemon, so the tests reach loopback servers by names. Kept out of production:
+ * replaces DNS for the whole daemon, so the tests reach loopback servers by names. An entry
+ * `{"name": {"as_public": "127.0.0.2"}}` stands for a public host: its loopback address is not refused as
+ * local (so a person's approval, which never names where a host resolves, can be tested end to end).
+ * Kept out of production:
  * - only `gate daemon run --test-resolver FILE` turns it on: a command-line flag, read by nothing else; no
  *   environment variable, config key or request can (autostart, `gate daemon start` and every agent set-up
  *   start the daemon with argv of their own making, and a sandboxed run cannot give the daemon arguments);
@@ -21,7 +24,10 @@ import { isIP } from 'node:net';
 import { localRange } from './address-ranges.js';
 
 /** A name's addresses, or a thrown Error whose message says why not (shown to the run). */
-export type Resolver = (host: string) => Promise<string[]>;
+export type Resolver = ((host: string) => Promise<string[]>) & {
+  /** the test resolver's stand-ins for public hosts (`as_public` entries): their addresses are not judged local */
+  asPublic?(host: string): boolean;
+};
 
 const TIMEOUT_MS = 5000;
 
@@ -64,15 +70,24 @@ export function testResolver(file: string, uid = process.getuid?.() ?? 0): Resol
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new TestResolverError(`--test-resolver ${file}: must be an object of name → address(es)`);
   const map = new Map<string, string[]>();
-  for (const [name, v] of Object.entries(raw as Record<string, unknown>)) {
+  const publicNames = new Set<string>();
+  for (const [name, entry] of Object.entries(raw as Record<string, unknown>)) {
+    const stand = entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as Record<string, unknown>) : undefined;
+    if (stand && (Object.keys(stand).length !== 1 || !('as_public' in stand)))
+      throw new TestResolverError(`--test-resolver ${file}: ${JSON.stringify(name)}: an object entry is {"as_public": address(es)}`);
+    const v = stand ? stand.as_public : entry;
     const list = typeof v === 'string' ? [v] : v;
     if (!Array.isArray(list) || list.length === 0 || list.some((a) => typeof a !== 'string' || !isIP(a) || localRange(a) !== 'loopback'))
       throw new TestResolverError(`--test-resolver ${file}: ${JSON.stringify(name)} must map to loopback addresses only (127.0.0.0/8, ::1)`);
-    map.set(name.toLowerCase().replace(/\.+$/, ''), list as string[]);
+    const key = name.toLowerCase().replace(/\.+$/, '');
+    map.set(key, list as string[]);
+    if (stand) publicNames.add(key);
   }
-  return async (host) => {
+  const resolver: Resolver = async (host) => {
     const found = map.get(host);
     if (!found) throw new Error('no such name');
     return [...found];
   };
+  resolver.asPublic = (host) => publicNames.has(host);
+  return resolver;
 }

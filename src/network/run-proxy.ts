@@ -10,12 +10,16 @@ import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { DialContext } from './dial.js';
 import { httpFront } from './http-front.js';
+import { closeRelayed } from './relay.js';
 import type { Resolver } from './resolve.js';
 import { serveSocks5 } from './socks5.js';
 import type { NetworkDecider } from './types.js';
 
 /** The bridge's first bytes on its notice connection (NUL first: neither HTTP nor SOCKS5). */
 export const NOTICE_HELLO = '\0gate-netbridge notices\n';
+/** What a bridge that takes a tunnel's bytes through pipes sends after NOTICE_HELLO (an older daemon
+ * reads it as the rest of the hello's connection and drops it). */
+export const PIPES_LINE = 'pipes\n';
 /** connections of one run at once (beyond: refused at accept; the run's own bound) */
 export const MAX_CONNECTIONS = 1024;
 /** a notice connection that does not read is not written more than this */
@@ -33,6 +37,11 @@ export class RunProxy {
   private readonly server: Server;
   private readonly conns = new Set<Socket>();
   private readonly notices = new Set<Socket>();
+  /** tunnels handed to the native relay (relay.ts), by its id */
+  private readonly relays = new Set<number>();
+  private closed = false;
+  /** the bridge said on its notice connection that it takes pipes (PIPES_LINE) */
+  private bridgePipes = false;
   private readonly http;
   /** denial lines said before the bridge's notice connection came (kept few) */
   private readonly early: string[] = [];
@@ -55,18 +64,33 @@ export class RunProxy {
     });
   }
 
+  /** open connections: in Node, and tunnels carried by the native relay */
   get connections(): number {
-    return this.conns.size;
+    return this.conns.size + this.relays.size;
   }
 
   /** Stop listening and end every connection (the run finished: its grants end with it). */
   close(): Promise<void> {
+    this.closed = true;
     for (const s of this.conns) s.destroy();
+    for (const id of this.relays) closeRelayed(id);
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
   private context(signal: AbortSignal): DialContext {
-    return { runId: this.o.runId, decider: this.o.decider, resolve: this.o.resolve, notify: (l) => this.notify(l), signal };
+    return {
+      runId: this.o.runId,
+      decider: this.o.decider,
+      resolve: this.o.resolve,
+      notify: (l) => this.notify(l),
+      signal,
+      bridgePipes: () => this.bridgePipes,
+      relayed: (id, finished) => {
+        if (this.closed) return closeRelayed(id);
+        this.relays.add(id);
+        void finished.then(() => this.relays.delete(id));
+      },
+    };
   }
 
   private notify(line: string): void {
@@ -94,7 +118,7 @@ export class RunProxy {
       clearTimeout(timer);
       s.off('data', onData);
       s.pause();
-      if (first.toString('latin1', 0, NOTICE_HELLO.length) === NOTICE_HELLO) return this.noticeConnection(s);
+      if (first.toString('latin1', 0, NOTICE_HELLO.length) === NOTICE_HELLO) return this.noticeConnection(s, first.subarray(NOTICE_HELLO.length));
       s.unshift(first);
       if (first[0] === 0x05) void serveSocks5(s, this.context(abortOn(s)));
       else this.http.emit('connection', s);
@@ -103,10 +127,20 @@ export class RunProxy {
     s.on('data', onData);
   }
 
-  private noticeConnection(s: Socket): void {
+  private noticeConnection(s: Socket, rest: Buffer): void {
     this.notices.add(s);
-    s.resume(); // whatever else it sends is read and dropped
-    s.on('data', () => {});
+    // what follows the hello: the bridge's PIPES_LINE, if it takes pipes; anything else is read and dropped
+    let said = rest;
+    const hear = (d: Buffer): void => {
+      said = Buffer.concat([said, d]);
+      if (said.length < PIPES_LINE.length) return;
+      this.bridgePipes = said.toString('latin1', 0, PIPES_LINE.length) === PIPES_LINE;
+      s.off('data', hear);
+      s.on('data', () => {});
+    };
+    s.on('data', hear);
+    s.resume();
+    hear(Buffer.alloc(0));
     for (const l of this.early.splice(0)) s.write(l);
   }
 }

@@ -3,11 +3,13 @@
  * client was told it is open: the client's first bytes are read before anything reaches the destination;
  * when they are a TLS ClientHello (or the port is 443), its server name must be the tunnel's host, so an
  * allowed name cannot front for another (`curl --connect-to`, a CDN's SNI routing). A mismatch gets a TLS
- * alert (unrecognized_name), the destination nothing. Then bytes go both ways unchanged.
+ * alert (unrecognized_name), the destination nothing. Then bytes go both ways unchanged: by the daemon's
+ * native relay thread (relay.ts: splice, off Node's loop), or piped in Node when there is none.
  * Not pure: sockets. Trust boundary: the client's bytes are untrusted (tls-sni.ts reads them).
  */
 import type { Socket } from 'node:net';
 import type { Dialed } from './dial.js';
+import { handOver } from './relay.js';
 import { readClientHello } from './tls-sni.js';
 
 /** TLS alert record: fatal (2), unrecognized_name (112). */
@@ -19,6 +21,10 @@ export interface TunnelOptions {
   host: string;
   /** a refusal after the tunnel was opened: for the run's stderr */
   refused(reason: string): void;
+  /** the tunnel's bytes went to the native relay (relay.ts) */
+  relayed?(id: number, finished: Promise<unknown>): void;
+  /** the client is a bridge that takes pipes (relay.ts) */
+  pipes?: boolean;
 }
 
 /** `head`: bytes the client sent before the tunnel opened (after a CONNECT's headers) */
@@ -36,8 +42,10 @@ export function runTunnel(client: Socket, up: Dialed, o: TunnelOptions, head?: B
   };
   // over when both sides closed (a half-close is passed on by pipe(), and what is in flight is delivered)
   let closed = 0;
+  // while the sockets are being handed to the native relay, their closing is the relay's business
+  let handing = false;
   const onClose = (): void => {
-    if (++closed === 2) finish();
+    if (!handing && ++closed === 2) finish();
   };
   const timer = setTimeout(() => finish('no ClientHello in time'), HELLO_TIMEOUT_MS);
   const refuse = (why: string, alert: boolean): void => {
@@ -47,14 +55,37 @@ export function runTunnel(client: Socket, up: Dialed, o: TunnelOptions, head?: B
     else finish(why);
   };
   let opened = false;
-  const open = (): void => {
-    opened = true;
-    clearTimeout(timer);
-    client.off('data', onFirst);
+  const pipeBoth = (): void => {
     if (buf.length) dest.write(buf);
     client.pipe(dest);
     dest.pipe(client);
     client.resume();
+  };
+  const open = (): void => {
+    opened = true;
+    clearTimeout(timer);
+    client.off('data', onFirst);
+    client.pause();
+    // the bytes leave Node (relay.ts): the first ones read here go first
+    if (buf.length) client.unshift(buf);
+    buf = Buffer.alloc(0);
+    handing = true;
+    handOver(client, dest, { pipes: o.pipes }).then(
+      (h) => {
+        if (!h) return fallback();
+        ended = true;
+        o.relayed?.(h.id, h.finished);
+        void h.finished.then((r) => {
+          up.done(r.error ? `relay: ${r.error}` : undefined, { up: r.up, down: r.down - h.headDown });
+        });
+      },
+      () => fallback(),
+    );
+  };
+  const fallback = (): void => {
+    handing = false;
+    if (client.destroyed || dest.destroyed) return finish();
+    pipeBoth();
   };
   const onFirst = (chunk: Buffer): void => {
     buf = Buffer.concat([buf, chunk]);
@@ -76,8 +107,12 @@ export function runTunnel(client: Socket, up: Dialed, o: TunnelOptions, head?: B
   client.once('end', () => {
     if (!opened) finish();
   });
-  client.on('error', () => finish());
-  dest.on('error', (e) => finish(`destination: ${e.message}`));
+  client.on('error', () => {
+    if (!handing) finish();
+  });
+  dest.on('error', (e) => {
+    if (!handing) finish(`destination: ${e.message}`);
+  });
   client.once('close', onClose);
   dest.once('close', onClose);
 }

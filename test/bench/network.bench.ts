@@ -1,7 +1,10 @@
 /**
  * Network "rules" figures (issue 33): connection set-up through the proxy (bridge in the sandbox, the
  * daemon's proxy, the decision) against the same connection made directly on loopback, p50/p99; a
- * 100 MiB download through the proxy against direct (best of 3 each); 200 parallel connections held
+ * 100 MiB download through the proxy against direct (ROUNDS rounds, each mode once per round, so a busy
+ * machine weighs on every mode alike; every figure, the best and the median are printed): plain http
+ * forwarded, a CONNECT tunnel (its bytes carried by the daemon's native relay, native/gate_relay.c), and
+ * the same tunnel kept in Node (a second daemon with GATE_NET_RELAY=node); 200 parallel connections held
  * through the proxy, with the daemon's CPU time and RSS. "proxy" runs inside a real gate-sh run (bwrap,
  * --unshare-net, gate-netbridge); "direct" is the same client on the host. Servers on 127.0.0.x only
  * (test/network/servers.ts). Prints one JSON object on its last line.
@@ -17,11 +20,20 @@ import { makeWorld, RULES } from '../network/servers.js';
 
 const CONNECTIONS = 200;
 const SETUPS = 300;
+const ROUNDS = Number(process.env.NET_BENCH_ROUNDS ?? 5);
 
 const dir = mkdtempSync(join(tmpdir(), 'gnetb-'));
 const w = await makeWorld(join(dir, 'world'));
 const d = await startDaemon({ config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n', rules: RULES, workspace: 'ws', args: ['--test-resolver', w.hostsFile] });
 const pid = d.child.pid!;
+// the same daemon with tunnels kept in Node: what the native relay is measured against
+const dNode = await startDaemon({
+  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
+  rules: RULES,
+  workspace: 'ws',
+  args: ['--test-resolver', w.hostsFile],
+  env: { GATE_NET_RELAY: 'node' },
+});
 
 /** node's http client: SETUPS fresh connections, one small GET each, time to the whole answer (ms) */
 const setupJs = (direct: boolean) => `
@@ -44,8 +56,8 @@ const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 // the servers live in this process: every client runs asynchronously (a spawnSync would stall them)
-async function viaGate(script: string): Promise<string> {
-  const r = await run(GATE_SH, ['-c', script], { env: d.env, cwd: d.ws, timeoutMs: 300_000 });
+async function viaGate(script: string, through = d): Promise<string> {
+  const r = await run(GATE_SH, ['-c', script], { env: through.env, cwd: through.ws, timeoutMs: 300_000 });
   if (r.code !== 0) throw new Error(`gate-sh: exit ${r.code}: ${r.stderr}`);
   return r.stdout;
 }
@@ -71,12 +83,28 @@ try {
   const direct: number[] = JSON.parse(await onHost(process.execPath, [jsDirect]));
 
   const curl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' http://web.test:${w.webPort}/big/100`;
-  const speeds = (out: string) => out.trim().split('\n').map((l) => Number(l.split(' ')[1]));
-  const proxiedDl = Math.max(...speeds(await viaGate(`${curl}; ${curl}; ${curl}`)));
-  // the same through a CONNECT tunnel (curl --proxytunnel): the path https takes
-  const tunnelDl = Math.max(...speeds(await viaGate(`${curl} -p; ${curl} -p; ${curl} -p`)));
+  const speed = (out: string) => {
+    const [size, bps] = out.trim().split(' ').map(Number);
+    if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB`);
+    return r2(bps / 2 ** 20);
+  };
   const directCurl = ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{speed_download}\\n', '--noproxy', '*', `http://127.0.0.2:${w.webPort}/big/100`];
-  const directDl = Math.max(...speeds((await onHost('curl', directCurl)) + (await onHost('curl', directCurl)) + (await onHost('curl', directCurl))));
+  const dl = { direct: [] as number[], plain_http: [] as number[], connect_tunnel: [] as number[], connect_tunnel_in_node: [] as number[] };
+  for (let i = 0; i < ROUNDS; i++) {
+    dl.direct.push(speed(await onHost('curl', directCurl)));
+    dl.plain_http.push(speed(await viaGate(curl)));
+    // the same through a CONNECT tunnel (curl --proxytunnel): the path https takes
+    dl.connect_tunnel.push(speed(await viaGate(`${curl} -p`)));
+    dl.connect_tunnel_in_node.push(speed(await viaGate(`${curl} -p`, dNode)));
+  }
+  const best = (xs: number[]) => Math.max(...xs);
+  const median = (xs: number[]) => pct(xs, 0.5);
+  const download = Object.fromEntries(
+    Object.entries(dl).map(([k, xs]) => [
+      k,
+      { MiB_s: xs, best: best(xs), median: median(xs), ratio_best: r2(best(xs) / best(dl.direct)), ratio_median: r2(median(xs) / median(dl.direct)) },
+    ]),
+  );
 
   // 200 CONNECT tunnels held open through the proxy, then released by closing stdin
   const holdJs = join(dir, 'hold.js');
@@ -118,12 +146,9 @@ process.stdin.on('end', () => { socks.forEach((s) => s.destroy()); }).resume();`
         what: 'a fresh TCP connection and one small GET, to the whole answer; proxy: from inside the sandbox through bridge and proxy',
       },
       download_100MiB: {
-        proxy_MiB_s: r2(proxiedDl / 2 ** 20),
-        direct_MiB_s: r2(directDl / 2 ** 20),
-        ratio: r2(proxiedDl / directDl),
-        connect_tunnel_MiB_s: r2(tunnelDl / 2 ** 20),
-        connect_tunnel_ratio: r2(tunnelDl / directDl),
-        what: 'curl, best of 3 each; proxy: plain http forwarded; connect_tunnel: the same through CONNECT',
+        ...download,
+        rounds: ROUNDS,
+        what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: forwarded by the proxy in Node; connect_tunnel: CONNECT, carried by the native relay; connect_tunnel_in_node: the same tunnel piped in Node (GATE_NET_RELAY=node)',
       },
       held_200: {
         connections: CONNECTIONS,
@@ -137,6 +162,7 @@ process.stdin.on('end', () => { socks.forEach((s) => s.destroy()); }).resume();`
   );
 } finally {
   await d.close();
+  await dNode.close();
   await w.close();
   killAll();
   rmSync(dir, { recursive: true, force: true });

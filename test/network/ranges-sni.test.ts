@@ -6,11 +6,15 @@
  * it answers as h33b's would, and hears every connection's report.
  */
 import { strict as assert } from 'node:assert';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { test } from 'node:test';
 import { localRange } from '../../src/network/address-ranges.js';
 import { dial } from '../../src/network/dial.js';
+import { systemResolver, testResolver, TestResolverError } from '../../src/network/resolve.js';
 import { readClientHello } from '../../src/network/tls-sni.js';
 import type { ConnectionClosed, ConnectionVerdict, NetworkDecider } from '../../src/network/types.js';
 
@@ -100,5 +104,33 @@ test('dial: an allow that does not name the host reaches no local address; one t
   } finally {
     for (const s of open) s.destroy();
     srv.close();
+  }
+});
+
+test('the test resolver: loopback only, an owner-only file; as_public entries stand for public hosts, nothing else does', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gres-'));
+  try {
+    const file = (name: string, map: unknown, mode = 0o600): string => {
+      const f = join(dir, name);
+      writeFileSync(f, JSON.stringify(map));
+      chmodSync(f, mode);
+      return f;
+    };
+    const r = testResolver(file('ok.json', { 'a.test': '127.0.0.2', 'B.test.': ['127.0.0.3', '::1'], 'pub.test': { as_public: '127.0.0.4' } }));
+    assert.deepEqual(await r('a.test'), ['127.0.0.2']);
+    assert.deepEqual(await r('b.test'), ['127.0.0.3', '::1']);
+    assert.deepEqual(await r('pub.test'), ['127.0.0.4']);
+    await assert.rejects(r('c.test'), /no such name/);
+    assert.deepEqual([r.asPublic?.('pub.test'), r.asPublic?.('a.test'), r.asPublic?.('c.test')], [true, false, false]);
+    assert.equal(systemResolver.asPublic, undefined, 'the system resolver has no stand-ins');
+    for (const [name, map, mode] of [
+      ['lan.json', { 'x.test': '10.0.0.1' }, 0o600],
+      ['pub-lan.json', { 'x.test': { as_public: '192.168.1.1' } }, 0o600],
+      ['pub-extra.json', { 'x.test': { as_public: '127.0.0.2', more: 1 } }, 0o600],
+      ['shared.json', { 'x.test': '127.0.0.2' }, 0o622],
+    ] as const)
+      assert.throws(() => testResolver(file(name, map, mode)), TestResolverError, name);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });

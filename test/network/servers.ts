@@ -36,6 +36,12 @@ export interface World {
 export const HOSTS = {
   'web.test': '127.0.0.2',
   'stranger.test': '127.0.0.2',
+  // asked by prompts.test.ts, one name per answer (no rule names them): stand-ins for public hosts, whose
+  // address the proxy does not refuse as loopback once a person approved the name (src/network/resolve.ts)
+  'once.test': { as_public: '127.0.0.2' },
+  'session.test': { as_public: '127.0.0.2' },
+  'saved.test': { as_public: '127.0.0.2' },
+  'headless.test': { as_public: '127.0.0.2' },
   'denied.test': '127.0.0.2',
   'tls.test': '127.0.0.3',
   'other.test': '127.0.0.3',

@@ -10,7 +10,7 @@
 import { strict as assert } from 'node:assert';
 import { createSocket } from 'node:dgram';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -93,6 +93,50 @@ describe('allowed hosts work through the proxy', () => {
     const r = await sh(`git clone -q http://web.test:${w.webPort}${w.gitPath} cloned && cat cloned/README`);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, w.gitText);
+  });
+
+  test("a tunnel's bytes (CONNECT, SOCKS5) arrive whole past Node, through the daemon's relay, and the audit counts them", async () => {
+    const size = 8 << 20;
+    const r = await sh(
+      `curl -sS -p -o a.bin -w '%{size_download}\\n' http://web.test:${w.webPort}/big/8 && ` +
+        `curl -sS -x "$ALL_PROXY" -o b.bin -w '%{size_download}\\n' http://web.test:${w.webPort}/big/8 && ` +
+        `cmp a.bin b.bin && head -c ${size} /dev/zero | tr '\\0' x | cmp - a.bin && echo same`,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, `${size}\n${size}\n` + 'same\n');
+    // one "closed" record per tunnel, with the bytes the relay carried (the answer's headers beyond the body)
+    const closed = await waitFor(() => {
+      const recs = readFileSync(join(d.env.GATE_HOME, 'audit.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((x) => x.kind === 'network' && x.detail === 'closed' && x.bytes_down > size);
+      const https = recs.filter((x) => x.protocol === 'https');
+      const socks = recs.filter((x) => x.protocol === 'socks5_tcp');
+      return https.length && socks.length ? [https.at(-1), socks.at(-1)] : undefined;
+    }, 'the tunnels\' close records');
+    for (const c of closed) {
+      assert.ok(c.bytes_down < size + 4096, `bytes down ${c.bytes_down}`);
+      assert.ok(c.bytes_up > 50 && c.bytes_up < 4096, `bytes up ${c.bytes_up}`);
+      assert.equal(c.error, undefined);
+    }
+  });
+
+  test('a run that ends in the middle of a tunnel ends it: the relay lets go, and the close record says why', async () => {
+    // the download is slowed so that the run ends first; the run waits (no sleep) until bytes arrived
+    const r = await sh(
+      `curl -sS -p --limit-rate 2M -o part.bin http://web.test:${w.webPort}/big/64 2>/dev/null & ` + 'while [ ! -s part.bin ]; do :; done; echo started',
+    );
+    assert.equal(r.stdout, 'started\n', r.stderr);
+    const closed = await waitFor(() => {
+      const recs = readFileSync(join(d.env.GATE_HOME, 'audit.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((x) => x.kind === 'network' && x.detail === 'closed' && x.protocol === 'https' && x.bytes_down > 0 && x.bytes_down < 64 << 20);
+      return recs.at(-1);
+    }, 'the cut tunnel\'s close record');
+    assert.match(closed.error ?? '', /^relay: /);
   });
 
   test('npm install of a package from a static registry', async () => {
