@@ -140,5 +140,6 @@ async function tunnel(req: IncomingMessage, socket: Socket, head: Buffer, contex
     return;
   }
   socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-  runTunnel(socket, up, { host: canonicalHost(host) ?? host, refused: (why) => ctx.notify(deniedLine(host, port, why)), relayed: ctx.relayed, pipes: ctx.bridgePipes?.() }, head);
+  const refused = (why: string) => ctx.notify(deniedLine(host, port, why));
+  runTunnel(socket, up, { host: canonicalHost(host) ?? host, refused, relayed: ctx.relayed, pipes: ctx.bridgePipes?.() }, head);
 }

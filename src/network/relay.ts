@@ -77,7 +77,8 @@ async function flushed(a: Socket, b: Socket): Promise<void> {
 /**
  * Hand `client` and `dest` to the relay: both paused with no 'data' listeners (what they buffered goes
  * first). `pipes`: the client is the run's bridge and takes pipes (it said so, run-proxy.ts): the relay
- * hands it a pipe each way over the client socket, and the bytes skip the Unix socket from then on. Resolves null, touching nothing, when there is no relay or either socket is gone or has no
+ * hands it a pipe each way over the client socket, and the bytes skip the Unix socket from then on.
+ * Resolves null, touching nothing, when there is no relay or either socket is gone or has no
  * descriptor: the caller pipes them itself. Otherwise both Node sockets are destroyed (their descriptors
  * closed; the relay holds its own copies) and `finished` resolves when the pair is over.
  */

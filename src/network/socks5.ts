@@ -121,7 +121,8 @@ export async function serveSocks5(client: Socket, ctx: DialContext): Promise<voi
     if (client.destroyed) return up.done('the client went away'), void up.socket.destroy();
     const rest = r.release();
     client.write(reply(0x00));
-    runTunnel(client, up, { host: canonicalHost(host) ?? host, refused: (why) => ctx.notify(deniedLine(host, port, why)), relayed: ctx.relayed, pipes: ctx.bridgePipes?.() }, rest);
+    const refused = (why: string) => ctx.notify(deniedLine(host, port, why));
+    runTunnel(client, up, { host: canonicalHost(host) ?? host, refused, relayed: ctx.relayed, pipes: ctx.bridgePipes?.() }, rest);
   } finally {
     clearTimeout(timer);
   }
