@@ -21,6 +21,12 @@ function cstr(s) {
   return `"${s}"`;
 }
 
+/** A path or an option as a C string: plain characters and slashes only. */
+function cpath(s) {
+  if (!/^[A-Za-z0-9_./-]+$/.test(s)) throw new Error(`gate-sh: ${SOURCE}: ${JSON.stringify(s)} is not a plain path`);
+  return `"${s}"`;
+}
+
 /** camelCase or kebab-case or snake_case as a C macro's tail: execReused, exec-reused -> EXEC_REUSED. */
 const macro = (k) => k.replace(/[A-Z]/g, (m) => `_${m}`).replace(/[-.]/g, '_').toUpperCase();
 
@@ -93,6 +99,11 @@ ${defines('GATE_VAR_', c.EXEC_GATE_VARIABLES)}
 
 /* The supervisors' notice socket, beside the request folder (NOTICE_SOCK). */
 #define GATE_NOTICE_SOCK ${cstr(c.NOTICE_SOCK)}
+
+/* A host socket's mask, left out when the socket is gone before bubblewrap runs (SOCKET_MASK). Not in
+ * the guard's list: bubblewrap's options and /dev/null are common words of the C side. */
+#define GATE_SOCKET_MASK_OPTION ${cpath(c.SOCKET_MASK.option)}
+#define GATE_SOCKET_MASK_SOURCE ${cpath(c.SOCKET_MASK.source)}
 
 /* Message types (MESSAGE_TYPES), actions (ACTIONS), error codes (ERROR_CODES, SUPERVISOR_ERROR_CODES), field
  * values (FIELD_VALUES). */

@@ -64,6 +64,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gate-masks.h"
 #include "gate-proc.h"
 #include "gate-shared.h"
 
@@ -261,8 +262,13 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
     if (pidns < 0 || !a) _exit(1);
     snprintf(pidarg, sizeof pidarg, "%d", pidns);
     a[0] = argv[0]; a[1] = "--pidns"; a[2] = pidarg;
-    for (int i = 1; i < n; i++) a[i + 2] = argv[i];
-    a[n + 2] = "--"; a[n + 3] = self; a[n + 4] = "--keep"; a[n + 5] = fdarg;
+    /* the options, but the masks of host sockets gone since the plan (gate-masks.h) */
+    int m = 3;
+    for (int i = 1; i < n; i++) {
+      if (i + 2 < n && gate_mask_gone(argv, i)) { i += 2; continue; }
+      a[m++] = argv[i];
+    }
+    a[m] = "--"; a[m + 1] = self; a[m + 2] = "--keep"; a[m + 3] = fdarg;
     sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
     execv(argv[0], a);
     _exit(127);

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "launch.h"
 #include "../gate-guard.h"
+#include "../gate-masks.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -35,9 +36,13 @@ struct gate_landlock_attr {
 #define __NR_landlock_restrict_self 446
 #endif
 
-static int wants_unix_scope(const char *path, char *const argv[]) {
+static int is_bwrap(const char *path) {
   const char *b = strrchr(path, '/');
-  if (strcmp(b ? b + 1 : path, "bwrap")) return 0;
+  return !strcmp(b ? b + 1 : path, "bwrap");
+}
+
+static int wants_unix_scope(const char *path, char *const argv[]) {
+  if (!is_bwrap(path)) return 0;
   int caps_dropped = 0;
   for (int i = 1; argv[i] && strcmp(argv[i], "--"); i++) {
     if (!strcmp(argv[i], "--unshare-net")) return 0;
@@ -85,6 +90,16 @@ void tree_root(struct gate_join *j, int sock, const char *path, char *const argv
   }
   /* before joining: the plan's own program and options say whether it is a sandbox on the host's network */
   if (wants_unix_scope(path, argv)) scope_abstract_unix(path);
+  /* a sandbox: the plan's own argv, but the masks of host sockets gone since it was made (gate-masks.h);
+   * any other program's arguments are the run's, byte for byte */
+  if (is_bwrap(path)) {
+    int n = 0;
+    while (argv[n]) n++;
+    char **planned = calloc((size_t)n + 1, sizeof *planned);
+    if (!planned) gate_die(126, "exec gate: ", path, ": not run: out of memory", NULL);
+    gate_without_gone_masks(argv, 0, planned);
+    argv = planned;
+  }
   gate_join_enter(j, &path, (char ***)&argv);
   execv(path, argv);
   int e = errno;

@@ -144,6 +144,16 @@ export const RUN_FINISHED_INFO_FIELDS = ['why', 'justification'] as const;
 export const ESCALATION_FIELDS = ['token', 'env', 'encoding', 'exit_status', 'signal', 'error'] as const;
 
 /**
+ * A host socket masked one by one in a sandbox (src/sandbox/sockets.ts): bubblewrap's `--ro-bind-try
+ * /dev/null <socket>`. The `-try` spelling changes nothing for bubblewrap (the source always exists); it tells
+ * the launchers (shims/gate-masks.h) that this mount may be left out when its socket is gone by the time
+ * bubblewrap runs: a mask over nothing hides nothing, and bubblewrap would fail on the missing mount point
+ * (sockets come and go on the host while a sandbox is planned). Every other /dev/null bind (a protected
+ * missing file, a hidden secret) is `--ro-bind` and is always made.
+ */
+export const SOCKET_MASK = { option: '--ro-bind-try', source: '/dev/null' } as const;
+
+/**
  * The session holder's line protocol (shims/gate-session.c, src/daemon/session-sandbox.ts): the daemon
  * writes a verb a line; the holder answers with lines that start with one of `lines`. An error line is
  * `error <errno> <what>: <text>`: the daemon acts on the errno (EPERM or EINVAL from the namespaces

@@ -5,6 +5,7 @@
  * protections, hidden paths, the request folder.
  */
 import { posix } from 'node:path';
+import { SOCKET_MASK } from '../protocol/shared-with-c.js';
 
 export type MountOp =
   | { op: 'ro-bind'; src: string; dest: string }
@@ -14,6 +15,9 @@ export type MountOp =
   | { op: 'proc'; dest: string }
   /** an empty read-only folder: hides what is there and blocks creating anything at that path */
   | { op: 'empty-ro'; dest: string }
+  /** a host socket's mask (/dev/null over it, src/sandbox/sockets.ts): the launchers leave it out when the
+   *  socket is gone by the time bubblewrap runs (shims/gate-masks.h) */
+  | { op: 'socket-mask'; dest: string }
   | { op: 'symlink'; target: string; dest: string };
 
 /**
@@ -38,6 +42,9 @@ export function mountArgs(ops: readonly MountOp[]): string[] {
       case 'empty-ro':
         out.push('--tmpfs', m.dest);
         remount.push('--remount-ro', m.dest);
+        break;
+      case 'socket-mask':
+        out.push(SOCKET_MASK.option, SOCKET_MASK.source, m.dest);
         break;
       case 'symlink':
         out.push('--symlink', m.target, m.dest);

@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { SessionJoin } from '../protocol/messages.js';
+import { SOCKET_MASK } from '../protocol/shared-with-c.js';
 import { BRIDGE_PROGRAM } from './network-bridge.js';
 
 export type { SessionJoin };
@@ -77,7 +78,7 @@ export function mountsKey(mounts: readonly string[], ownNetwork: boolean): strin
     // a host socket masked one by one (src/sandbox/sockets.ts) takes nothing away that the key must tell
     // apart: sockets come and go on the host, and a new one must not part a command from its jobs' sandbox
     // (the held mounts keep the masks of when they were built: docs/sandbox.md, limits)
-    if (mounts[i] === '--ro-bind' && mounts[i + 1] === '/dev/null') {
+    if (mounts[i] === SOCKET_MASK.option && mounts[i + 1] === SOCKET_MASK.source) {
       i += 2;
       continue;
     }
@@ -120,6 +121,7 @@ export function joinPlan<T extends JoinablePlan>(plan: T, join: SessionJoin): T 
  * not among them. */
 const HOLDER_OPTIONS = new Map<string, number>([
   ['--ro-bind', 2],
+  [SOCKET_MASK.option, 2],
   ['--bind', 2],
   ['--symlink', 2],
   ['--tmpfs', 1],

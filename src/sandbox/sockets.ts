@@ -103,7 +103,7 @@ export function socketFileMasks(v: SocketView, before: readonly MountOp[], fs: F
     if (real === null || masked.has(real) || fs.kind(real) !== 'other') continue;
     if ((req && isWithin(real, req)) || own.some((o) => isWithin(real, o)) || !visible(before, real)) continue;
     masked.add(real);
-    ops.push({ op: 'ro-bind', src: '/dev/null', dest: real });
+    ops.push({ op: 'socket-mask', dest: real });
   }
   return ops;
 }
