@@ -1,0 +1,40 @@
+/**
+ * Issue 31's test: for the pinned and the latest version of each agent (install.ts VERSIONS), every route
+ * `gate setup` offers (and gemini's README set-up, both routes), the realistic 15-call session of session.ts
+ * against a scripted model on loopback, no approver attached: each call but rm gives what the agent's own
+ * bash gave in the same session (helpers.ts compareSession), rm is denied with gate-sh's reason, the agent
+ * ends by itself (bounded), doctor says gated, undo is byte-exact. Sessions run a few at a time; each
+ * agent × version's own-bash session runs once and is shared by its routes. Run by `npm run test:agents`.
+ */
+import { describe, test } from 'node:test';
+import { compareSession, type KnownDifference, runSession, type SessionRoute, type SessionRun } from './helpers.js';
+import { type PinnedAgent, VERSIONS } from './install.js';
+
+const ROUTES: Record<PinnedAgent, SessionRoute[]> = {
+  'claude-code': ['shell', 'hook'],
+  codex: ['mcp'],
+  gemini: ['hook', 'shell', 'default'],
+};
+
+/** Calls that do not behave as with the agent's own bash, each with its reason (issue 31's findings). */
+export const KNOWN: readonly KnownDifference[] = [];
+
+const baselines = new Map<string, Promise<SessionRun>>();
+function baseline(agent: PinnedAgent, version: string): Promise<SessionRun> {
+  const key = `${agent}@${version}`;
+  if (!baselines.has(key)) baselines.set(key, runSession(agent, version, 'bash'));
+  return baselines.get(key)!;
+}
+
+const concurrency = Number(process.env.GATE_AGENT_SESSIONS ?? 3);
+
+describe('the 15-call session behaves as with the agent\'s own bash', { concurrency }, () => {
+  for (const agent of Object.keys(ROUTES) as PinnedAgent[])
+    for (const version of VERSIONS[agent])
+      for (const route of ROUTES[agent])
+        test(`${agent} ${version}, ${route === 'default' ? 'README set-up (hook and shell)' : `${route} route`}`, async (t) => {
+          const [bash, gated] = await Promise.all([baseline(agent, version), runSession(agent, version, route)]);
+          for (const note of compareSession(bash, gated, KNOWN)) t.diagnostic(note);
+          t.diagnostic(`${agent} ${version} ${route}: ${Math.round(gated.run.ms / 1000)} s (own bash: ${Math.round(bash.run.ms / 1000)} s)`);
+        });
+});
