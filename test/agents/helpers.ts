@@ -69,7 +69,9 @@ export function scratch(agent: PinnedAgent, version: string = PINNED[agent].vers
     work,
     env,
     cleanup() {
-      spawnSync(process.execPath, [GATE, 'daemon', 'stop'], { env, stdio: 'ignore' });
+      // --force: a run or background job the agent left (or a time-out cut short) must not keep the daemon
+      // alive after its folders are gone
+      spawnSync(process.execPath, [GATE, 'daemon', 'stop', '--force'], { env, stdio: 'ignore' });
       rmSync(dir, { recursive: true, force: true });
       rmSync(home, { recursive: true, force: true });
     },

@@ -17,7 +17,32 @@ const ROUTES: Record<PinnedAgent, SessionRoute[]> = {
 };
 
 /** Calls that do not behave as with the agent's own bash, each with its reason (issue 31's findings). */
-export const KNOWN: readonly KnownDifference[] = [];
+export const KNOWN: readonly KnownDifference[] = [
+  {
+    agent: 'claude-code',
+    routes: ['hook'],
+    call: 4,
+    gated: /^\.\/app\.py:1:def greet\(name\):$/,
+    reason:
+      "Claude Code's own shell sources its start-up snapshot, whose grep function prints `app.py:1:...`; the hook route rewrites the command to run in gate-sh, a shell without the snapshot's functions, so GNU grep prints `./app.py:1:...`",
+  },
+  {
+    agent: 'codex',
+    routes: ['mcp'],
+    call: 12,
+    gated: /^def greet[\s\S]*Goodbye[\s\S]*\nstopped$/,
+    reason:
+      "Codex's own exec_command ends a call's background processes with the call, so under its own shell the server of call 11 is gone and the curl loop is still waiting at Codex's 10 s yield (no output, no exit status); gate-sh keeps the server, as bash does",
+  },
+  {
+    agent: 'gemini',
+    routes: ['hook'],
+    call: 11,
+    gated: /^serving on <port> as <pid>$/,
+    reason:
+      "gemini-cli adds `Background PIDs: <pid>` when its own shell leaves a background process in its process group; on the hook route the server runs inside gate-sh's sandbox (its own session), so gemini does not see it and prints no such line",
+  },
+];
 
 const baselines = new Map<string, Promise<SessionRun>>();
 function baseline(agent: PinnedAgent, version: string): Promise<SessionRun> {
