@@ -27,6 +27,23 @@ export const KNOWN: readonly KnownDifference[] = [
       "Claude Code's own shell sources its start-up snapshot, whose grep function prints `app.py:1:...`; the hook route rewrites the command to run in gate-sh, a shell without the snapshot's functions, so GNU grep prints `./app.py:1:...`",
   },
   {
+    agent: 'claude-code',
+    routes: ['shell'],
+    call: 4,
+    gated: /^(\.\/)?app\.py:1:def greet\(name\):$/,
+    reason:
+      "intermittent, seen on a loaded machine (2.1.197): Claude Code's snapshot, taken through gate-sh at start-up, was sometimes not in place, so GNU grep ran (`./app.py:1:...`) instead of the snapshot's grep function (`app.py:1:...`, as its own shell gives)",
+  },
+  {
+    agent: 'claude-code',
+    versions: ['2.1.332'],
+    routes: ['hook'],
+    call: 8,
+    gated: /^def greet[\s\S]*print\(greet\("world"\)\)$/,
+    reason:
+      "Claude Code 2.1.332 reads the Bash command to tell the model which files it read (`cat`) and changed (`sed -i`) ('[This command modified 1 file you've previously read: app.py. Call Read before editing.]'); the hook rewrites the command to `gate-sh -c '...'`, which it does not look into, so that note is missing",
+  },
+  {
     agent: 'codex',
     routes: ['mcp'],
     call: 12,
@@ -36,11 +53,27 @@ export const KNOWN: readonly KnownDifference[] = [
   },
   {
     agent: 'gemini',
-    routes: ['hook'],
+    routes: ['hook', 'default'],
     call: 11,
     gated: /^serving on <port> as <pid>$/,
     reason:
       "gemini-cli adds `Background PIDs: <pid>` when its own shell leaves a background process in its process group; on the hook route the server runs inside gate-sh's sandbox (its own session), so gemini does not see it and prints no such line",
+  },
+  ...[12, 14].map((call) => ({
+    agent: 'gemini' as const,
+    routes: ['hook', 'default'] as SessionRoute[],
+    call,
+    gated: call === 12 ? /^def greet[\s\S]*Goodbye[\s\S]*\nstopped$/ : /^TRACKED: 3, VENV: \/OPT\/VENVS\/GREETER$/,
+    reason:
+      "gemini-cli 0.61.0 refuses any command with $(...) in it ('Command injection detected'), even with --yolo; the hook rewrites the command to `gate-sh -c '<script>'`, where the $(...) is quoted and gemini's check does not see it, so gate-sh judges and runs it, as bash would",
+  })),
+  {
+    agent: 'gemini',
+    routes: ['default'],
+    call: 1,
+    gated: /^gate-sh: denied: git status: approval needed for '\/usr\/bin\/git status' but no approver is attached .*escalated run with code-loading variables: GIT_ASKPASS, GIT_CONFIG_COUNT,/,
+    reason:
+      "gemini-cli's shell sets GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM, GIT_ASKPASS...; with the README set-up (the hook's rewrite run by gate-sh as gemini's bash) the user's allow rule for `git status` makes it an escalated run, which refuses those code-loading variables and asks; with no approver it is denied (exit 126) where gemini's own bash prints the status",
   },
 ];
 
