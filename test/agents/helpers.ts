@@ -53,7 +53,10 @@ export function scratch(agent: PinnedAgent, version: string = PINNED[agent].vers
   mkdirSync(join(dir, 'r'), { mode: 0o700 });
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
-    if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_)/.test(k)) env[k] = v;
+    // nor what `npm run test:agents` adds (npm_*, INIT_CWD, NODE, COLOR, and EDITOR=vi when unset): the
+    // same environment however the tests are started (with EDITOR=vi an escalated `git status` is asked on
+    // Codex's MCP route, only under npm run; the session sets EDITOR itself, session.ts USER_ENV)
+    if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_|npm_|INIT_CWD$|NODE$|COLOR$|EDITOR$)/i.test(k)) env[k] = v;
   Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: join(dir, 'r'), PATH: `${agentBinDir(agent, version)}:${process.env.PATH}`, SHELL: '/bin/bash' });
   spawnSync('git', ['init', '-q', '.'], { cwd: work, env });
   if (agent === 'gemini') {
@@ -72,8 +75,9 @@ export function scratch(agent: PinnedAgent, version: string = PINNED[agent].vers
       // --force: a run or background job the agent left (or a time-out cut short) must not keep the daemon
       // alive after its folders are gone
       spawnSync(process.execPath, [GATE, 'daemon', 'stop', '--force'], { env, stdio: 'ignore' });
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(home, { recursive: true, force: true });
+      // retried: what the stopped daemon's runs still held may go a moment after
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
+      rmSync(home, { recursive: true, force: true, maxRetries: 10 });
     },
   };
 }

@@ -46,6 +46,14 @@ export const KNOWN: readonly KnownDifference[] = [
   {
     agent: 'codex',
     routes: ['mcp'],
+    call: 1,
+    gated: /^gate-sh: denied: git status: User denied execution\n.*\/usr\/bin\/git: Permission denied$/,
+    reason:
+      "the user's EDITOR=vi reaches `gate mcp`'s runs; `git status`, allowed by the user's rule, is an escalated run, and EDITOR (not `true`) is a code-loading variable, so it is asked; with no approver it is denied (exit 126), worded 'User denied execution' although nobody was asked. Codex's own shell prints the status. (Claude Code's and gemini's routes run it as their own shell does with the same EDITOR)",
+  },
+  {
+    agent: 'codex',
+    routes: ['mcp'],
     call: 12,
     gated: /^def greet[\s\S]*Goodbye[\s\S]*\nstopped$/,
     reason:

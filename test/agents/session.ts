@@ -13,8 +13,9 @@ import { join } from 'node:path';
 import type { ToolResult } from './fake-model.js';
 import type { PinnedAgent } from './install.js';
 
-/** A user's variable the session prints (issue 31 point 5: Codex over MCP lost the user's environment). */
-export const USER_ENV = { VIRTUAL_ENV: '/opt/venvs/greeter' };
+/** A user's variables: one the session prints (issue 31 point 5: Codex over MCP lost the user's
+ * environment), and an EDITOR, as most users have. */
+export const USER_ENV = { VIRTUAL_ENV: '/opt/venvs/greeter', EDITOR: 'vi' };
 
 /** The 15 calls; `port` is a free loopback port for the background server. */
 export function sessionCommands(port: number): string[] {
