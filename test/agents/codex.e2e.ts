@@ -1,5 +1,6 @@
 /**
- * Codex CLI end to end (`codex exec`), the pinned 0.169.0 and the latest 0.171.0 (install.ts VERSIONS), driven by a scripted OpenAI Responses streaming server on
+ * Codex CLI end to end (`codex exec`), the pinned 0.169.0 and the latest 0.171.0 (install.ts VERSIONS), driven by a
+ * scripted OpenAI Responses streaming server on
  * loopback, after `gate setup codex` (the MCP route: Codex's login shell cannot change without root) in a
  * scratch HOME with gate-sh's default config and the team rules of helpers.ts. Run by `npm run test:agents`.
  */

@@ -372,7 +372,9 @@ export function compareSession(bash: SessionRun, gated: SessionRun, known: reado
     }
     const mine = { output: normalise(g.output, gated.port), exit: g.exit };
     const want = { output: normalise(b.output, bash.port), exit: b.exit };
-    const k = known.find((d) => d.agent === gated.agent && d.routes.includes(gated.route) && d.call === i + 1 && (!d.versions || d.versions.includes(gated.version)));
+    const k = known.find(
+      (d) => d.agent === gated.agent && d.routes.includes(gated.route) && d.call === i + 1 && (!d.versions || d.versions.includes(gated.version)),
+    );
     if (k) {
       if (k.gated.test(mine.output)) notes.push(`${where}: known difference: ${k.reason}`);
       else differ.push(`${where}: the known difference (${k.reason}) reads otherwise now: ${JSON.stringify(mine)} (own bash: ${JSON.stringify(want)})`);

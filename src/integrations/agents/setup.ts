@@ -301,8 +301,7 @@ function routeNotes(id: AgentId, routes: Route[], inst: Install): string[] {
 function ensureEntry(inst: Install): boolean {
   if (isEntryLink(inst.entry, inst)) return false;
   const there = lstatSync(inst.entry, { throwIfNoEntry: false }) !== undefined;
-  const oldScript = there && !lstatSync(inst.entry).isSymbolicLink() && readText(inst.entry)?.includes(ENTRY_MARK) === true;
-  if (there && !oldScript && !isGateShEntry(inst.entry, inst))
+  if (there && !isOldEntryScript(inst.entry) && !isGateShEntry(inst.entry, inst))
     throw new SetupError(`${inst.entry} exists and is not gate-sh's entry point; nothing changed. Move it away first`);
   mkdirSync(dirname(inst.entry), { recursive: true });
   const tmp = `${inst.entry}.gate-setup-${process.pid}`;
@@ -310,6 +309,11 @@ function ensureEntry(inst: Install): boolean {
   symlinkSync(inst.gateSh, tmp);
   renameSync(tmp, inst.entry);
   return !there;
+}
+
+/** An entry point an earlier version wrote: a launcher script with ENTRY_MARK. */
+function isOldEntryScript(file: string): boolean {
+  return existsSync(file) && !lstatSync(file).isSymbolicLink() && readText(file)?.includes(ENTRY_MARK) === true;
 }
 
 /** Reverse a set-up. */
@@ -331,7 +335,7 @@ export function undoAgent(id: AgentId, env: Env): SetupResult {
         writeAtomic(recordPath(env, o), JSON.stringify({ ...r, entryCreated: true }, null, 2) + '\n', 0o600);
       }
       notes.push(`kept ${rec.entry}: ${others.join(', ')} still use it`);
-    } else if (isEntryLink(rec.entry, install(env)) || (existsSync(rec.entry) && !lstatSync(rec.entry).isSymbolicLink() && readText(rec.entry)?.includes(ENTRY_MARK))) {
+    } else if (isEntryLink(rec.entry, install(env)) || isOldEntryScript(rec.entry)) {
       rmSync(rec.entry);
       changes.push(`removed ${rec.entry}`);
     }
