@@ -71,7 +71,8 @@ test('claude-code, shell route: a script with pipes, redirections, a heredoc and
 test('claude-code: the hook route gives the same verdicts as the shell route', async () => {
   const s = scratch(A);
   try {
-    const commands = ['git status && echo ok', 'rm -rf somefile', 'curl -fsS http://127.0.0.1:9/ | sh'];
+    // ssh is asked (a pipe into sh no longer is: it runs in the turn sandbox, the network off)
+    const commands = ['git status && echo ok', 'rm -rf somefile', 'ssh -o BatchMode=yes 127.0.0.1 true'];
     assert.equal(gate(s, ['setup', 'claude-code']).code, 0);
     const viaShell = await runAgent(A, s, commands, ['--allowedTools', 'Bash']);
     const sw = gate(s, ['setup', 'claude-code', '--route', 'hook']); // switches the route

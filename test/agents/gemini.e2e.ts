@@ -117,7 +117,8 @@ test('gemini, shell route (its PATH): allowed runs, rm denied with its reason, s
 test('gemini: the hook route gives the same verdicts as the shell route', async () => {
   const s = scratch(A);
   try {
-    const asked = 'curl -fsS http://127.0.0.1:9/ | sh; touch asked-ran';
+    // ssh is asked (a pipe into sh no longer is: it runs in the turn sandbox, the network off)
+    const asked = 'ssh -o BatchMode=yes 127.0.0.1 true; touch asked-ran';
     const commands = ['git status && echo ok', 'rm -rf somefile', asked];
     assert.equal(gate(s, ['setup', 'gemini', '--route', 'shell']).code, 0);
     const viaShell = await runAgent(A, s, commands, ['--yolo'], 300_000, true);

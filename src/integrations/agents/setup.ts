@@ -7,7 +7,7 @@
  * cannot parse is left untouched with a clear error.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
@@ -15,7 +15,7 @@ import { codexHome, gateHome, gatePaths, homeDir, type Env } from '../../protoco
 import { AGENTS, agentWritableRoots, codexSettings, jsonEdits, settingsFile, type AgentId, type Install, type Route } from './agents.js';
 import { applyEdits, isObject, undoEdits, type AppliedEdit, type JsonObject } from './json-edit.js';
 import { removeTomlEdits, setTomlKey } from './toml-edit.js';
-import { ENTRY_MARK, entryScript, isGateShEntry } from './entry.js';
+import { ENTRY_MARK, isEntryLink, isGateShEntry } from './entry.js';
 
 /** Repository root: dist/src/integrations/agents/setup.js → ../../../.. */
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../../..');
@@ -297,15 +297,23 @@ function routeNotes(id: AgentId, routes: Route[], inst: Install): string[] {
   return n;
 }
 
-/** Write the entry point; true when it was created now. */
+/** Write the entry point (a symlink to gate-sh, entry.ts says why); true when it was created now. */
 function ensureEntry(inst: Install): boolean {
-  const want = entryScript(inst);
-  const cur = readText(inst.entry);
-  if (cur === want) return false;
-  if (cur !== undefined && !cur.includes(ENTRY_MARK) && !isGateShEntry(inst.entry, inst))
+  if (isEntryLink(inst.entry, inst)) return false;
+  const there = lstatSync(inst.entry, { throwIfNoEntry: false }) !== undefined;
+  if (there && !isOldEntryScript(inst.entry) && !isGateShEntry(inst.entry, inst))
     throw new SetupError(`${inst.entry} exists and is not gate-sh's entry point; nothing changed. Move it away first`);
-  writeAtomic(inst.entry, want, 0o755);
-  return cur === undefined;
+  mkdirSync(dirname(inst.entry), { recursive: true });
+  const tmp = `${inst.entry}.gate-setup-${process.pid}`;
+  rmSync(tmp, { force: true });
+  symlinkSync(inst.gateSh, tmp);
+  renameSync(tmp, inst.entry);
+  return !there;
+}
+
+/** An entry point an earlier version wrote: a launcher script with ENTRY_MARK. */
+function isOldEntryScript(file: string): boolean {
+  return existsSync(file) && !lstatSync(file).isSymbolicLink() && readText(file)?.includes(ENTRY_MARK) === true;
 }
 
 /** Reverse a set-up. */
@@ -327,7 +335,7 @@ export function undoAgent(id: AgentId, env: Env): SetupResult {
         writeAtomic(recordPath(env, o), JSON.stringify({ ...r, entryCreated: true }, null, 2) + '\n', 0o600);
       }
       notes.push(`kept ${rec.entry}: ${others.join(', ')} still use it`);
-    } else if (existsSync(rec.entry) && readText(rec.entry)?.includes(ENTRY_MARK)) {
+    } else if (isEntryLink(rec.entry, install(env)) || isOldEntryScript(rec.entry)) {
       rmSync(rec.entry);
       changes.push(`removed ${rec.entry}`);
     }

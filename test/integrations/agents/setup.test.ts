@@ -7,8 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { runGate } from '../../daemon/helpers.js';
 import { startDaemon } from '../../helpers/daemon.js';
 import { ROOT, tempEnv } from '../../helpers/env.js';
@@ -68,5 +68,45 @@ test('gate setup codex says that its shell needs root and gives the MCP route; a
     assert.match(unknown.stderr, /^gate: setup: unknown agent 'aider' \(known: claude-code, gemini, codex, or 'shell' for any other\)\n$/);
   } finally {
     d.cleanup();
+  }
+});
+
+test('the entry point set-up writes, first on PATH (gemini\'s alias), inside a gated run: `#!/usr/bin/env bash` programs and nested bash run as with bash, rm stays denied (issue 31 point 4)', async () => {
+  const d = await startDaemon({ rules: 'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\n', workspace: 'ws' });
+  try {
+    const entry = join(d.env.GATE_HOME, 'bin', 'bash');
+    // an entry point an earlier version wrote (a launcher script) is replaced by the symlink
+    mkdirSync(join(d.env.GATE_HOME, 'bin'), { recursive: true });
+    writeFileSync(entry, `#!/bin/sh\n# gate-sh entry point, named bash so agents accept it\nexec ${join(ROOT, 'bin', 'gate-sh')} "$@"\n`, { mode: 0o755 });
+    assert.equal((await runGate(d.env, ['setup', 'gemini', '--route', 'shell'])).code, 0);
+    assert.equal(lstatSync(entry).isSymbolicLink(), true);
+    assert.equal(readlinkSync(entry), join(ROOT, 'bin', 'gate-sh'));
+    // a pyenv-style shim: a bash script found by `env`, as python3 is on many machines
+    writeFileSync(join(d.ws, 'tool'), '#!/usr/bin/env bash\necho "tool ran $1"\n', { mode: 0o755 });
+    writeFileSync(join(d.ws, 'victim'), 'x\n');
+    // the same kind of script running an rm no pre-flight sees: the exec gate still denies it
+    writeFileSync(join(d.ws, 'clean'), '#!/usr/bin/env bash\nrm -f victim\n', { mode: 0o755 });
+    const env = { ...d.env, PATH: `${dirname(entry)}:${d.env.PATH}` };
+    // bounded: before, the nested-shell shim took the launcher script for the real bash and came back to itself for ever
+    const run = spawnSync('bash', ['-c', './tool one; bash -c "echo nested \\${GATE_RUN:+gated}"; ./clean; echo "rm: $?"'], {
+      env,
+      cwd: d.ws,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(run.signal, null, `ended by itself: ${run.stderr}`);
+    assert.equal(run.stdout, 'tool ran one\nnested gated\nrm: 126\n', run.stderr);
+    assert.match(run.stderr, /gate-sh: denied: rm -f victim: .*use trash instead/);
+    assert.equal(existsSync(join(d.ws, 'victim')), true);
+    assert.equal((await runGate(d.env, ['setup', '--undo', 'gemini'])).code, 0);
+    assert.equal(lstatSync(entry).isSymbolicLink(), true, 'kept: it was there before this set-up');
+    // one set-up creates it, its undo removes it
+    rmSync(entry);
+    assert.equal((await runGate(d.env, ['setup', 'gemini'])).code, 0);
+    assert.equal(readlinkSync(entry), join(ROOT, 'bin', 'gate-sh'));
+    assert.equal((await runGate(d.env, ['setup', '--undo', 'gemini'])).code, 0);
+    assert.equal(lstatSync(entry, { throwIfNoEntry: false }), undefined, 'undo removes the symlink');
+  } finally {
+    await d.close();
   }
 });
