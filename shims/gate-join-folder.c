@@ -27,7 +27,7 @@
 
 /* The three options of requestDir at a[i..]: 1 with the clients' folder and the run's in j, else 0. */
 static int run_folder_at(struct gate_join *j, char **a, int i) {
-  for (int k = 0; k <= 8; k++) if (!a[i + k]) return 0;
+  for (int k = 0; k <= 7; k++) if (!a[i + k]) return 0;
   if (strcmp(a[i], "--ro-bind") || strcmp(a[i + 3], "--tmpfs") || strcmp(a[i + 5], "--bind")) return 0;
   const char *q = a[i + 1], *c = a[i + 4], *r = a[i + 6];
   size_t ql = strlen(q), cl = strlen(c);
@@ -43,7 +43,7 @@ static int run_folder_at(struct gate_join *j, char **a, int i) {
 
 int gate_join_folder_plan(struct gate_join *j, char **a, int end) {
   j->folder_tree = -1;
-  for (int i = 1; i < end; i++) {
+  for (int i = 1; i + 7 < end; i++) {
     if (!run_folder_at(j, a, i)) continue;
     /* on the host, before entering: a detached copy of the folder's mount, attached after (tree root) */
     j->folder_tree = open_tree(AT_FDCWD, j->run_folder, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);

@@ -239,8 +239,9 @@ export function checkSocketPath(p: string): string {
 
 /** The longest reply-socket name a client binds under clientDir (pid in base 36, 10 hex digits). */
 const LONGEST_REPLY_NAME = 'zzzzzzz-0123456789.sock';
-/** A run's client folder name: its run id (src/daemon/runs.ts, `r-` and 12 base64url characters). */
-const RUN_FOLDER = /^r-[A-Za-z0-9_-]{1,32}$/;
+/** A run's client folder name: its run id (src/daemon/runs.ts draws `r-` and 12 base64url characters); any
+ * name of letters, digits, `-` and `_` that is not a reply socket's (those end in `.sock`). */
+const RUN_FOLDER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 const LONGEST_RUN_FOLDER = 'r-0123456789ab';
 
 /**

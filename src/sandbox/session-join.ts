@@ -95,7 +95,7 @@ export function mountsKey(mounts: readonly string[], ownNetwork: boolean): strin
  * a mount namespace of its own (shims/gate-join.c looks for the same three options).
  */
 export function runFolderBind(opts: readonly string[]): number {
-  for (let i = 0; i + 8 < opts.length; i++) {
+  for (let i = 0; i + 7 < opts.length; i++) {
     if (opts[i] !== '--ro-bind' || opts[i + 3] !== '--tmpfs' || opts[i + 5] !== '--bind') continue;
     const q = opts[i + 1];
     const c = `${q}/c`;
