@@ -210,7 +210,7 @@ export class Daemon<P> {
    * A request naming a run is taken only with a reply socket in that run's client folder, or directly in the
    * clients' folder, where no sandbox can bind (issue 28): a run's sandbox sees and writes its own folder
    * alone, so a request from another run's sandbox (or from a socket bound anywhere else) naming this run is
-   * refused. Stream requests answer on their own connection, and a run the daemon does not know has nothing
+   * refused; the folder its pre-flight was asked from (a gate-sh started inside a run) may name it too. Stream requests answer on their own connection, and a run the daemon does not know has nothing
    * to take. Throws a ProtocolError (`refused`).
    */
   private ownFolder(msg: Envelope, ctx: HandlerContext, runId = msg.run_id): void {
@@ -218,18 +218,22 @@ export class Daemon<P> {
     const run = this.runs.peek(runId);
     if (!run) return;
     const from = replyFolder(this.deps.paths, ctx.peer);
-    if (from === '' || (from !== undefined && from === run.folder)) return;
+    if (from === '' || (from !== undefined && (from === run.folder || from === run.askedFrom))) return;
     throw new ProtocolError('refused', `a request for run ${runId} came from ${ctx.peer}, outside that run's client folder`, msg.id);
   }
 
-  /** The client folder of a new run: the folder it was asked from when that is a run's (a nested shell's
-   * run lives in its enclosing run's sandbox), else its enclosing run's, else a new one of its own. */
-  private runFolder(id: string, run: RunRecord, parent: RunRecord | undefined, ctx: HandlerContext): void {
+  /** The client folder of a new run: a nested shell's run lives in its enclosing run's sandbox, so it
+   * replies in that run's folder (the enclosing run's record, or, once that is gone, the folder it asked
+   * from); any other run gets a new folder of its own. */
+  private runFolder(id: string, run: RunRecord, parentRun: string | undefined, ctx: HandlerContext): void {
     const folders = this.deps.folders;
     if (!folders) return;
     const from = ctx.transport === 'dgram' && ctx.peer !== undefined ? replyFolder(this.deps.paths, ctx.peer) : undefined;
-    run.folder = from || parent?.folder;
-    if (run.folder) return;
+    if (from) run.askedFrom = from;
+    if (parentRun !== undefined) {
+      run.folder = this.runs.peek(parentRun)?.folder || from || undefined;
+      if (run.folder) return;
+    }
     try {
       folders.make(run.run_id);
       run.folder = run.run_id;
@@ -308,7 +312,7 @@ export class Daemon<P> {
       additional_permissions: req.additional_permissions,
       command: [req.shell, req.flag, clip(req.script)],
     });
-    this.runFolder(req.id, run, parent, ctx);
+    this.runFolder(req.id, run, req.parent_run, ctx);
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
     const session = req.session_run ? this.runs.live(req.session_run) : undefined;
     if (session) session.current = run.run_id;

@@ -33,6 +33,9 @@ export interface RunRecord {
   /** whose client folder the run's clients reply to (src/daemon/client-folders.ts): the run's own id, or the
    * folder of the run it was asked from (a nested shell's run lives in its enclosing run's sandbox) */
   folder?: string;
+  /** the run folder its pre-flight was asked from, if any (a gate-sh started inside another run): its
+   * requests may come from there too */
+  askedFrom?: string;
   /** an interactive session's run: the run of the line its bash is running now (PreflightRequest.session_run) */
   current?: string;
   /** set while bash reads its start-up files (src/daemon/start-up.ts); cleared for good by start-up-end.

@@ -255,6 +255,13 @@ export function runClientDir(paths: Pick<GatePaths, 'clientDir'>, runId: string)
   return join(paths.clientDir, runId);
 }
 
+/** Where this process binds its reply sockets: its run's client folder (GATE_CLIENT_DIR, set in every gated
+ * run) when that is one, else the clients' folder itself (a client outside any run). */
+export function ownClientDir(paths: Pick<GatePaths, 'clientDir'>, env: Env = process.env): string {
+  const d = env.GATE_CLIENT_DIR;
+  return d && replyFolder(paths, `${d}/x`) ? d : paths.clientDir;
+}
+
 /**
  * Where a reply socket was bound, as the daemon reads the sender's address: `''` directly in the clients'
  * folder (a client outside any sandbox: no sandbox can bind there), the run id of the run folder it is in,
