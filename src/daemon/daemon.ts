@@ -210,8 +210,9 @@ export class Daemon<P> {
    * A request naming a run is taken only with a reply socket in that run's client folder, or directly in the
    * clients' folder, where no sandbox can bind (issue 28): a run's sandbox sees and writes its own folder
    * alone, so a request from another run's sandbox (or from a socket bound anywhere else) naming this run is
-   * refused; the folder its pre-flight was asked from (a gate-sh started inside a run) may name it too. Stream requests answer on their own connection, and a run the daemon does not know has nothing
-   * to take. Throws a ProtocolError (`refused`).
+   * refused; the folder its pre-flight was asked from (a gate-sh started inside a run) may name it too.
+   * Stream requests answer on their own connection, and a run the daemon does not know has nothing to take.
+   * Throws a ProtocolError (`refused`).
    */
   private ownFolder(msg: Envelope, ctx: HandlerContext, runId = msg.run_id): void {
     if (!this.deps.folders || ctx.transport !== 'dgram' || ctx.peer === undefined || typeof runId !== 'string') return;
@@ -219,7 +220,8 @@ export class Daemon<P> {
     if (!run) return;
     const from = replyFolder(this.deps.paths, ctx.peer);
     if (from === '' || (from !== undefined && (from === run.folder || from === run.askedFrom))) return;
-    throw new ProtocolError('refused', `a request for run ${runId} came from ${ctx.peer}, outside that run's client folder`, msg.id);
+    const why = `a request for run ${runId} came from ${ctx.peer}, outside that run's client folder`;
+    throw new ProtocolError('refused', why, msg.id);
   }
 
   /** The client folder of a new run: a nested shell's run lives in its enclosing run's sandbox, so it

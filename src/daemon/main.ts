@@ -161,11 +161,12 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     const pruneNetwork = setInterval(() => network.prune((id) => daemon.runs.live(id) !== undefined), 5000);
     pruneNetwork.unref();
     cleanups.push(() => clearInterval(pruneNetwork));
-    // one client folder per run (src/daemon/client-folders.ts): those of an earlier daemon go first; a
-    // run's goes once it ended and no process of a session sandbox (a job it left) still uses it
+    // one client folder per run (src/daemon/client-folders.ts): a run's goes once it ended and no process
+    // of a session sandbox (a job it left) still uses it; an earlier daemon's once empty
     const folders = new ClientFolders(paths, log);
-    folders.removeStale();
-    cleanups.push(() => folders.removeAll());
+    folders.adoptStale();
+    // at stop: the folders of runs still going stay for the next daemon (it adopts them)
+    cleanups.push(() => folders.prune((id) => daemon.folderInUse(id)));
     const pruneFolders = setInterval(() => {
       if (folders.size === 0) return;
       let used: Set<string> | undefined;
