@@ -31,7 +31,7 @@ static int open_ns(long pid, const char *kind, unsigned long ino) {
 
 int gate_join_open(struct gate_join *j, const char *spec, char *err, size_t n) {
   memset(j, 0, sizeof *j);
-  j->pidns = j->mntns = -1;
+  j->pidns = j->mntns = j->folder_tree = -1;
   char *e;
   long pid = strtol(spec, &e, 10);
   unsigned long pidns = *e == ':' ? strtoul(e + 1, &e, 10) : 0;
@@ -112,6 +112,7 @@ void gate_join_plan(struct gate_join *j, char **a) {
   }
   if (!a[i] || !a[i + 1] || a[i + 1][0] != '/' || !dir || dir[0] != '/' || !caps) return;
   if (!mounts_hold(j)) { j->stale = 1; return; }
+  if (gate_join_folder_plan(j, a, i)) return; /* bubblewrap binds the run's client folder */
   j->chdir = dir;
   j->new_session = session;
   j->command = a + i + 1;
@@ -152,6 +153,8 @@ int gate_join_enter(struct gate_join *j, const char **path, char ***argv) {
   if (gate_mounts_digest(AT_FDCWD, j->lines, &d) < j->lines || d != j->digest)
     gate_die(126, "exec gate: not run: the session sandbox's mounts changed as the command started (run it again)",
              NULL, NULL, NULL);
+  /* after the check: the mounts added here come after the held ones' lines (gate-proc.h) */
+  gate_join_folder_enter(j);
   if (chdir(j->chdir)) gate_die_errno(126, "exec gate: not run: cannot enter ", j->chdir, " in the sandbox");
   close(j->mntns);
   close(j->pidns);

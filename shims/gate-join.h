@@ -25,6 +25,8 @@ struct gate_join {
   const char *chdir;
   int new_session;
   char **command;
+  int folder_tree;    /* the run's own client folder, a detached copy of its mount (-1: none; gate-join-folder.c) */
+  char clients[256], run_folder[256];
 };
 
 /* Open the namespaces of spec (PID:PIDNS:NETNS[:MNTFD:MNTNS:LINES:DIGEST]) and enter the network one;
@@ -41,5 +43,12 @@ int gate_join_born_inside(struct gate_join *j, int inside);
  * it (its path and argv in *path, *argv); -1 (nothing changed) when bubblewrap builds the mounts. Past
  * the point of no return a failure ends the process (126, with a message). */
 int gate_join_enter(struct gate_join *j, const char **path, char ***argv);
+
+/* gate-join-folder.c: the run's own client folder in a held session sandbox. _plan (host, before the fork):
+ * find it among the plan's bubblewrap options a[1..end) and take it (0; -1 when it cannot be taken: then
+ * bubblewrap builds the mounts); _enter (the tree root, inside the held mounts): bind it in a mount
+ * namespace of the command's own; a failure ends the process (126). */
+int gate_join_folder_plan(struct gate_join *j, char **a, int end);
+void gate_join_folder_enter(struct gate_join *j);
 
 #endif

@@ -26,7 +26,7 @@
 
 static struct launch L;
 /* joining a session sandbox (gate-join.h): --session-ns */
-static struct gate_join J = { .pidns = -1, .mntns = -1 };
+static struct gate_join J = { .pidns = -1, .mntns = -1, .folder_tree = -1 };
 
 #define NOT_RUN(prog, why) gate_die(126, "exec gate: ", prog, ": not run: ", why)
 
@@ -125,6 +125,8 @@ static _Noreturn void supervisor(char **prog, const char *path, const char *argv
     tree_root(&J, sp[1], path, prog, oldmask, outer_ksock);
   }
   close(sp[1]);
+  /* the run's client folder is the tree root's to attach (gate-join-folder.c), not the supervisor's to keep */
+  if (J.folder_tree >= 0) close(J.folder_tree), J.folder_tree = -1;
   /* unwritten (the front gone): the tree's root is killed by nobody, and ends with its stdio */
   if (write(status_w, &root, sizeof root) != (ssize_t)sizeof root) {}
   int why;

@@ -22,7 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -189,11 +191,23 @@ int relay_start(void) {
 
 /* Reachable at the same path inside the sandbox. */
 int relay_open(const struct launch *l, char *err, size_t errlen) {
-  char id[96];
+  char id[48], pid[24], rnd[24];
   R.l = l;
-  gate_new_id(id, sizeof id);
-  gate_join(R.kpath, sizeof R.kpath, l->conf.client_dir, "/k", id, ".sock");
-  gate_join(R.dpath, sizeof R.dpath, l->conf.client_dir, "/d", id, ".sock");
+  /* short (sun_path is 107 bytes, and the run's client folder is one level deeper than the shared one was):
+   * unique in the folder by the pid, and by 32 random bits across pid namespaces; a clash is EADDRINUSE */
+  unsigned r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+    r = (unsigned)getpid() * 2654435761u ^ (unsigned)time(NULL);
+  gate_join(id, sizeof id, gate_num(pid, (unsigned long)getpid(), 16), "-", gate_num(rnd, r, 16), NULL);
+  /* a path cut at sun_path's limit would bind somewhere else: said, never bound */
+  if (gate_join(R.kpath, sizeof R.kpath, l->conf.client_dir, "/k", id, ".sock") + 1 >= sizeof R.kpath ||
+      gate_join(R.dpath, sizeof R.dpath, l->conf.client_dir, "/d", id, ".sock") + 1 >= sizeof R.dpath) {
+    snprintf(err, errlen,
+             "cannot open the supervisor's sockets in %s: the path is too long for a socket "
+             "(set XDG_RUNTIME_DIR to a shorter folder)",
+             l->conf.client_dir);
+    return -1;
+  }
   R.ksock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   R.dsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   int one = 1;

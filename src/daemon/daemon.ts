@@ -9,7 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
-import { STOP_NOTE_FILE } from '../protocol/paths.js';
+import { replyFolder, STOP_NOTE_FILE } from '../protocol/paths.js';
+import type { ClientFolders } from './client-folders.js';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import {
   PROTOCOL_VERSION,
@@ -94,6 +95,8 @@ export interface DaemonDeps<P> {
   amendNetwork?(rule: NetworkAmendment): Promise<string>;
   /** the proxies of runs whose network is "rules" (src/network/proxies.ts); none: such runs have no network */
   network?: { open(runId: string): Promise<boolean>; close(runId: string): Promise<void> };
+  /** per-run client folders (src/daemon/client-folders.ts); none: every client replies in the shared one */
+  folders?: ClientFolders;
 }
 
 const GRANT_TTL_MS = 30_000;
@@ -162,6 +165,7 @@ export class Daemon<P> {
         case 'preflight':
           return await this.preflight(msg, ctx);
         case 'exec':
+          this.ownFolder(msg, ctx);
           return await this.exec(msg, ctx);
         case 'exec-reused':
           // only a supervisor outside the sandbox tells of a reused exec, on its own socket (notice()): one
@@ -170,8 +174,10 @@ export class Daemon<P> {
           this.refuseReused(`exec-reused notice ${msg.id} refused: it came on the request channel, not the supervisors' notice socket`);
           return NO_REPLY;
         case 'run-finished':
+          this.ownFolder(msg, ctx);
           return this.runFinished(msg);
         case 'start-up-end':
+          this.ownFolder(msg, ctx);
           return this.startUpEnd(msg);
         case 'session-sandbox': {
           const req = validateSessionSandbox(msg);
@@ -198,6 +204,56 @@ export class Daemon<P> {
       // the records of this request's decisions are in the log before its reply leaves (one write for all)
       this.deps.audit.flush();
     }
+  }
+
+  /**
+   * A request naming a run is taken only with a reply socket in that run's client folder, or directly in the
+   * clients' folder, where no sandbox can bind (issue 28): a run's sandbox sees and writes its own folder
+   * alone, so a request from another run's sandbox (or from a socket bound anywhere else) naming this run is
+   * refused; the folder its pre-flight was asked from (a gate-sh started inside a run) may name it too.
+   * Stream requests answer on their own connection, and a run the daemon does not know has nothing to take.
+   * Throws a ProtocolError (`refused`).
+   */
+  private ownFolder(msg: Envelope, ctx: HandlerContext, runId = msg.run_id): void {
+    if (!this.deps.folders || ctx.transport !== 'dgram' || ctx.peer === undefined || typeof runId !== 'string') return;
+    const run = this.runs.peek(runId);
+    if (!run) return;
+    const from = replyFolder(this.deps.paths, ctx.peer);
+    if (from === '' || (from !== undefined && (from === run.folder || from === run.askedFrom))) return;
+    const why = `a request for run ${runId} came from ${ctx.peer}, outside that run's client folder`;
+    throw new ProtocolError('refused', why, msg.id);
+  }
+
+  /** The client folder of a new run: a nested shell's run lives in its enclosing run's sandbox, so it
+   * replies in that run's folder (the enclosing run's record, or, once that is gone, the folder it asked
+   * from); any other run gets a new folder of its own. */
+  private runFolder(id: string, run: RunRecord, parentRun: string | undefined, ctx: HandlerContext): void {
+    const folders = this.deps.folders;
+    if (!folders) return;
+    const from = ctx.transport === 'dgram' && ctx.peer !== undefined ? replyFolder(this.deps.paths, ctx.peer) : undefined;
+    if (from) run.askedFrom = from;
+    if (parentRun !== undefined) {
+      run.folder = this.runs.peek(parentRun)?.folder || from || undefined;
+      if (run.folder) return;
+    }
+    try {
+      folders.make(run.run_id);
+      run.folder = run.run_id;
+    } catch (e) {
+      throw new ProtocolError('refused', `cannot make the run's client folder: ${(e as Error).message}; check 'gate status'`, id);
+    }
+  }
+
+  /** The client folder of a run (its own or its enclosing run's), while the daemon has it. */
+  clientFolderOf(runId: string): string | undefined {
+    const f = this.runs.peek(runId)?.folder;
+    return f ? this.deps.folders?.of(f) : undefined;
+  }
+
+  /** Whether a run's client folder is still needed: a run using it has not ended. */
+  folderInUse(folder: string): boolean {
+    const r = this.runs.peek(folder);
+    return r !== undefined && r.finished === undefined;
   }
 
   /** Warm the parsers with throw-away scripts while no client asks (src/daemon/warm-up.ts). */
@@ -245,6 +301,8 @@ export class Daemon<P> {
     // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
+    // a nested shell names its enclosing run from that run's client folder only
+    if (req.parent_run) this.ownFolder(msg, ctx, req.parent_run);
     // a finished run passes on nothing (runs.ts, live)
     const parent = req.parent_run ? this.runs.live(req.parent_run) : undefined;
     this.noteWritable(req.cwd, req.start_up?.tmpdir);
@@ -256,6 +314,7 @@ export class Daemon<P> {
       additional_permissions: req.additional_permissions,
       command: [req.shell, req.flag, clip(req.script)],
     });
+    this.runFolder(req.id, run, req.parent_run, ctx);
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
     const session = req.session_run ? this.runs.live(req.session_run) : undefined;
     if (session) session.current = run.run_id;

@@ -57,6 +57,10 @@ export interface EscalationServerOptions {
   /** the pids whose descendants are the run's processes (its outermost gate-sh), or undefined when the run
    * has ended or is unknown; none given: no run binding (tests of the runner alone) */
   runRoots?(runId: string): readonly number[] | undefined;
+  /** the run's client folder (src/daemon/client-folders.ts): the only one the escalated command's sandbox
+   * sees, where its exec gate binds; none given or unknown: the shared clients' folder outside a sandbox,
+   * none inside one */
+  clientDir?(runId: string): string | undefined;
   /** connections at once, all peers together (default 128) and per peer (default 16) */
   maxConnections?: number;
   maxPerPeer?: number;
@@ -231,8 +235,9 @@ export class EscalationServer implements EscalationRunner {
     if (corrected.length) this.o.log(`escalation ${grant.run_id}: code-loading variables not in the decision reset: ${corrected.join(', ')}`);
     let line: CommandLine;
     let guard: string | undefined;
+    const clientDir = this.o.clientDir?.(grant.run_id);
     try {
-      const ctx = gateSandboxContext({ cwd, env: this.o.env, secrets: this.o.secrets?.() });
+      const ctx = gateSandboxContext({ cwd, env: this.o.env, secrets: this.o.secrets?.(), clientDir });
       const turn = this.o.turnPolicy();
       const bwrapArgs = sandboxArgvFor(grant.execution, turn, ctx);
       line = wrapCommand([grant.program, ...grant.argv.slice(1)], bwrapArgs, bwrapArgs ? this.o.bwrap() : '');
@@ -241,7 +246,8 @@ export class EscalationServer implements EscalationRunner {
     } catch (e) {
       return refuse(`cannot build the sandbox for ${grant.execution.type}: ${(e as Error).message}`);
     }
-    const gated = withExecGate({ program: line.program, args: line.args, env, guard }, { paths: this.o.paths, runId: grant.run_id, parentPid: process.pid });
+    const paths = clientDir ? { ...this.o.paths, clientDir } : this.o.paths;
+    const gated = withExecGate({ program: line.program, args: line.args, env, guard }, { paths, runId: grant.run_id, parentPid: process.pid });
     // the command keeps its own argv[0] through the kernel layer's launcher
     const argv0 = line.sandboxed ? undefined : grant.argv[0];
     const launched = argv0 !== undefined && gated.program !== line.program ? { ...gated, args: ['--argv0', argv0, ...gated.args] } : gated;

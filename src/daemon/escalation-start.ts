@@ -19,6 +19,8 @@ export interface StartEscalationOptions {
   audit?: Pick<AuditLog, 'write'>;
   /** the run's root pids while it lives (EscalationServerOptions.runRoots) */
   runRoots?(runId: string): readonly number[] | undefined;
+  /** the run's client folder (EscalationServerOptions.clientDir) */
+  clientDir?(runId: string): string | undefined;
 }
 
 export async function startEscalationRunner(o: StartEscalationOptions): Promise<EscalationRunner & { close(): Promise<void> }> {
@@ -31,6 +33,7 @@ export async function startEscalationRunner(o: StartEscalationOptions): Promise<
       bwrap: () => findBwrap(o.env),
       log: o.log,
       runRoots: o.runRoots,
+      clientDir: o.clientDir,
       onFinished: (r) =>
         o.audit?.write({
           kind: 'exec',

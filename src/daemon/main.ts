@@ -15,6 +15,7 @@ import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
 import { startEscalationRunner } from './escalation-start.js';
+import { ClientFolders } from './client-folders.js';
 import { SHIMS_DIR } from '../exec/exec-gate.js';
 import { findBwrap } from '../exec/sandbox-run.js';
 import { SessionSandboxes } from './session-sandbox.js';
@@ -140,6 +141,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       log,
       audit,
       runRoots: (id) => daemon.runRoots(id),
+      clientDir: (id) => daemon.clientFolderOf(id),
     });
     cleanups.push(() => void escalation.close());
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded
@@ -159,6 +161,19 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     const pruneNetwork = setInterval(() => network.prune((id) => daemon.runs.live(id) !== undefined), 5000);
     pruneNetwork.unref();
     cleanups.push(() => clearInterval(pruneNetwork));
+    // one client folder per run (src/daemon/client-folders.ts): a run's goes once it ended and no process
+    // of a session sandbox (a job it left) still uses it; an earlier daemon's once empty
+    const folders = new ClientFolders(paths, log);
+    folders.adoptStale();
+    // at stop: the folders of runs still going stay for the next daemon (it adopts them)
+    cleanups.push(() => folders.prune((id) => daemon.folderInUse(id)));
+    const pruneFolders = setInterval(() => {
+      if (folders.size === 0) return;
+      let used: Set<string> | undefined;
+      folders.prune((id, dir) => daemon.folderInUse(id) || (used ??= sessions.clientDirs()).has(dir));
+    }, 5000);
+    pruneFolders.unref();
+    cleanups.push(() => clearInterval(pruneFolders));
     let stop!: () => void;
     const stopped = new Promise<void>((resolve) => (stop = resolve));
     daemon = new Daemon<unknown>({
@@ -183,6 +198,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       sessions,
       reuse,
       network,
+      folders,
       startUpKey: writeStartUpKey(paths),
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));

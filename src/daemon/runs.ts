@@ -30,6 +30,12 @@ export interface RunRecord {
   shared?: Settlement;
   /** [shell, flag, script] as pre-flight saw it (the run's audit record) */
   command?: string[];
+  /** whose client folder the run's clients reply to (src/daemon/client-folders.ts): the run's own id, or the
+   * folder of the run it was asked from (a nested shell's run lives in its enclosing run's sandbox) */
+  folder?: string;
+  /** the run folder its pre-flight was asked from, if any (a gate-sh started inside another run): its
+   * requests may come from there too */
+  askedFrom?: string;
   /** an interactive session's run: the run of the line its bash is running now (PreflightRequest.session_run) */
   current?: string;
   /** set while bash reads its start-up files (src/daemon/start-up.ts); cleared for good by start-up-end.
@@ -155,6 +161,11 @@ export class RunTable {
   live(runId: string): RunRecord | undefined {
     const r = this.get(runId);
     return r && r.finished === undefined ? r : undefined;
+  }
+
+  /** The run, without counting as a use (a look that must not keep an abandoned run alive). */
+  peek(runId: string): RunRecord | undefined {
+    return this.runs.get(runId);
   }
 
   /** Whether the run is known, without counting as a use. */

@@ -372,6 +372,22 @@ export class SessionSandboxes {
     return out.sort((a, b) => a.pid - b.pid);
   }
 
+  /** The client folders (GATE_CLIENT_DIR) the processes of every session sandbox were started with: a
+   * folder a background job still uses outlives its run (src/daemon/client-folders.ts). */
+  clientDirs(): Set<string> {
+    const dirs = new Set<string>();
+    for (const j of this.jobs()) {
+      try {
+        const env = readFileSync(`/proc/${j.pid}/environ`, 'utf8').split('\0');
+        const d = env.find((e) => e.startsWith('GATE_CLIENT_DIR='))?.slice(16);
+        if (d) dirs.add(d);
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+    return dirs;
+  }
+
   /** Kill one process of a session sandbox (host pid) or all of them; returns how many were signalled. */
   kill(target: number | 'all'): number {
     if (target === 'all') {

@@ -13,7 +13,7 @@
 import type { PreflightReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import type { ShellInvocation } from './gate-sh-args.js';
-import { gatePaths } from '../protocol/paths.js';
+import { gatePaths, runClientDir } from '../protocol/paths.js';
 import { SHIMS_DIR, withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
@@ -73,6 +73,10 @@ export function needsDescriptor(script: string): boolean {
  * sandbox cannot be built (bwrap missing, the cwd gone): nothing runs.
  */
 export function planRun(p: PlanInput): RunPlan {
+  // the run's own client folder, which the daemon made for it (src/daemon/client-folders.ts): its sandbox's
+  // only one, and where its exec gate binds its reply sockets
+  const paths = gatePaths(p.env);
+  const clientDir = runClientDir(paths, p.reply.run_id);
   const sandboxed = withSandbox(basePlan(p), {
     policy: p.reply.sandbox,
     execution: p.reply.action?.type === 'Escalate' ? p.reply.action.execution : undefined,
@@ -82,8 +86,9 @@ export function planRun(p: PlanInput): RunPlan {
     interactive: p.sandbox?.interactive,
     secrets: p.reply.secrets,
     network: { runId: p.reply.run_id, shimsDir: p.shimsDir ?? SHIMS_DIR },
+    clientDir,
   });
-  return withExecGate(sandboxed, { paths: gatePaths(p.env), runId: p.reply.run_id, parentPid: 0, shimsDir: p.shimsDir });
+  return withExecGate(sandboxed, { paths: { ...paths, clientDir }, runId: p.reply.run_id, parentPid: 0, shimsDir: p.shimsDir });
 }
 
 function basePlan(p: PlanInput): RunPlan {

@@ -38,6 +38,8 @@ export interface SandboxStepOptions {
   /** network "rules": the run whose proxy the sandbox reaches, and the shims folder with gate-netbridge;
    *  without a run id such a sandbox has no network at all */
   network?: { runId: string; shimsDir: string };
+  /** the run's own client folder (src/protocol/paths.ts runClientDir), the only one its sandbox sees */
+  clientDir?: string;
 }
 
 export interface PlanShape {
@@ -50,7 +52,15 @@ export interface PlanShape {
 /** `guard`: a run without a sandbox gets the gate's guard instead (src/sandbox/gate-state.ts), applied by
  * the exec gate's launcher; not under an external sandbox, whose outer sandbox is in charge. */
 export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
-  const ctx = gateSandboxContext({ cwd: plan.cwd, env: o.env, fs: o.fs, newSession: !o.interactive, protectedExtra: o.protectedExtra, secrets: o.secrets });
+  const ctx = gateSandboxContext({
+    cwd: plan.cwd,
+    env: o.env,
+    fs: o.fs,
+    newSession: !o.interactive,
+    protectedExtra: o.protectedExtra,
+    secrets: o.secrets,
+    clientDir: o.clientDir,
+  });
   const execution = o.execution ?? { type: 'TurnDefault' };
   // network "rules" in the turn sandbox: the run's proxy folder bound in, the bridge before the command
   const proxied = execution.type === 'TurnDefault' && networkRules(o.policy) && o.network !== undefined;

@@ -14,7 +14,7 @@ import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { encode, needsStream, newId, type Envelope } from './codec.js';
 import { PROTOCOL_VERSION, type Reply } from './messages.js';
-import { checkSocketPath, type GatePaths } from './paths.js';
+import { checkSocketPath, ownClientDir, type GatePaths } from './paths.js';
 import { decodeReply, DENIED_ERRNOS, ERRNO, notRunning, RequestError, unreachable } from './client-errors.js';
 import { streamRequest } from './stream-request.js';
 import { DatagramRequest, type DatagramLink } from './datagram-request.js';
@@ -112,7 +112,9 @@ export class RequestClient {
 
   /** Bind a 0600 reply socket in the daemon's client folder (pid and random bytes: pids repeat across sandboxes). */
   static open(paths: GatePaths): RequestClient {
-    const replyPath = checkSocketPath(join(paths.clientDir, `${process.pid.toString(36)}-${urandomHex(5)}.sock`));
+    // inside a gated run, its run's client folder: the only one its sandbox can write
+    const dir = ownClientDir(paths);
+    const replyPath = checkSocketPath(join(dir, `${process.pid.toString(36)}-${urandomHex(5)}.sock`));
     const c = new RequestClient(paths, replyPath);
     const old = process.umask(0o177);
     let err: number;
@@ -123,8 +125,8 @@ export class RequestClient {
     }
     if (err < 0) {
       c.close();
-      if (err === -2) throw notRunning(paths.requestSock, `no folder ${paths.clientDir}`);
-      if (DENIED_ERRNOS.has(err)) throw unreachable(`binding a reply socket in ${paths.clientDir} is refused with ${ERRNO[err]}`);
+      if (err === -2) throw notRunning(paths.requestSock, `no folder ${dir}`);
+      if (DENIED_ERRNOS.has(err)) throw unreachable(`binding a reply socket in ${dir} is refused with ${ERRNO[err]}`);
       throw new RequestError('not-running', `cannot bind a reply socket at ${replyPath} (${ERRNO[err] ?? err}); check 'gate status'`);
     }
     // Connected, so a full daemon queue wakes us when it drains (the kernel only does that for connected

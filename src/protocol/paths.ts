@@ -5,7 +5,8 @@
  *       request.sock                request channel (unix datagrams)
  *       stream.sock                 request channel, stream fallback for large messages
  *       escalate.sock               descriptor passing for escalated runs
- *       c/                          clients' reply sockets
+ *       c/                          clients' reply sockets: gate-sh's own outside any sandbox, and
+ *         <run id>/                 one folder per run, the only one its sandbox sees (runClientDir)
  *   <runtime>/<session>/approval/   NEVER visible inside a sandbox
  *       approval.sock               approval channel (humans, hosts)
  *   <runtime>/<session>/daemon.lock, daemon.pid
@@ -238,6 +239,43 @@ export function checkSocketPath(p: string): string {
 
 /** The longest reply-socket name a client binds under clientDir (pid in base 36, 10 hex digits). */
 const LONGEST_REPLY_NAME = 'zzzzzzz-0123456789.sock';
+/** A run's client folder name: its run id (src/daemon/runs.ts draws `r-` and 12 base64url characters); any
+ * name of letters, digits, `-` and `_` that is not a reply socket's (those end in `.sock`). */
+const RUN_FOLDER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+const LONGEST_RUN_FOLDER = 'r-0123456789ab';
+
+/**
+ * The client folder of a run (issue 28): `<clientDir>/<run id>`, made by the daemon when it plans the run
+ * and removed when the run (and its jobs) ended. A run's sandbox sees and can write this folder alone, at
+ * the same path as on the host, so that no run can unlink or replace another's reply sockets. Throws on a
+ * name that is not a run id (it becomes a path).
+ */
+export function runClientDir(paths: Pick<GatePaths, 'clientDir'>, runId: string): string {
+  if (!RUN_FOLDER.test(runId)) throw new Error(`not a run's client folder: ${JSON.stringify(runId)}`);
+  return join(paths.clientDir, runId);
+}
+
+/** Where this process binds its reply sockets: its run's client folder (GATE_CLIENT_DIR, set in every gated
+ * run) when that is one, else the clients' folder itself (a client outside any run). */
+export function ownClientDir(paths: Pick<GatePaths, 'clientDir'>, env: Env = process.env): string {
+  const d = env.GATE_CLIENT_DIR;
+  return d && replyFolder(paths, `${d}/x`) ? d : paths.clientDir;
+}
+
+/**
+ * Where a reply socket was bound, as the daemon reads the sender's address: `''` directly in the clients'
+ * folder (a client outside any sandbox: no sandbox can bind there), the run id of the run folder it is in,
+ * or undefined anywhere else (a path a sandbox could have bound: not a client folder at all). Exact text
+ * (no `..`, no doubled slash): the address is the path as the sender bound it.
+ */
+export function replyFolder(paths: Pick<GatePaths, 'clientDir'>, replyPath: string): string | undefined {
+  const base = `${paths.clientDir}/`;
+  if (!replyPath.startsWith(base)) return undefined;
+  const rest = replyPath.slice(base.length).split('/');
+  if (rest.length === 1) return rest[0] !== '' && rest[0] !== '.' && rest[0] !== '..' ? '' : undefined;
+  if (rest.length !== 2 || !RUN_FOLDER.test(rest[0]) || rest[1] === '' || rest[1] === '.' || rest[1] === '..') return undefined;
+  return rest[0];
+}
 
 /**
  * Every socket the daemon binds, and the longest a client binds, fits sun_path: checked before anything is
@@ -251,7 +289,7 @@ export function checkSocketPaths(paths: GatePaths): void {
     paths.approvalSock,
     paths.noticeSock,
     join(paths.approvalDir, 'host.sock'),
-    join(paths.clientDir, LONGEST_REPLY_NAME),
+    join(paths.clientDir, LONGEST_RUN_FOLDER, LONGEST_REPLY_NAME),
   ])
     checkSocketPath(p);
 }

@@ -32,7 +32,9 @@ export interface SandboxContext {
   /** bound read-only at the same absolute path: the request channel's sockets live there (the daemon's,
    *  which nothing inside may unlink or replace) */
   runtimeRequestDir?: string;
-  /** the clients' folder directly inside it, bound read-write on top: reply sockets are bound there */
+  /** the run's own client folder (`<request folder>/c/<run id>`, src/protocol/paths.ts runClientDir): the
+   *  clients' folder is an empty read-only folder inside, with this one bound read-write in it alone, so
+   *  that no run sees or touches another's reply sockets; absent: no client folder at all (fail closed) */
   runtimeClientDir?: string;
   /** invisible inside (the approval folder) */
   hiddenPaths: readonly string[];
@@ -214,16 +216,23 @@ function hidden(ctx: SandboxContext, before: readonly MountOp[], fs: FsView): Mo
  * shares the folder with the host, so a process that could unlink request.sock, stream.sock or
  * escalate.sock there would take the daemon's socket away from everybody and could bind its own in its
  * place, a fake daemon answering Run to every exec check (connecting and sending to a socket on a
- * read-only mount still works). Only the clients' folder is writable, bound on top: and only when it is
- * a folder right inside (a symlink pointing elsewhere would make its target writable); without it the
- * clients inside cannot bind a reply socket and fail closed.
+ * read-only mount still works). The clients' folder is an empty read-only tmpfs, with only the run's own
+ * client folder bound read-write in it (issue 28: a background job of one run unlinked the reply sockets
+ * of every other run in the shared folder): and only when it is a folder right inside (a symlink pointing
+ * elsewhere would make its target writable); without it the clients inside cannot bind a reply socket and
+ * fail closed. The three ops stay together in this order (`--ro-bind Q Q --tmpfs Q/c --bind Q/c/R Q/c/R`):
+ * a session sandbox holds the mounts without the run's bind, and each command joining it binds its own
+ * folder (src/sandbox/session-join.ts runFolderBind, shims/gate-join.c).
  */
 function requestDir(ctx: SandboxContext, fs: FsView): MountOp[] {
   const real = ctx.runtimeRequestDir ? fs.realpath(ctx.runtimeRequestDir) : null;
   if (!real) return [];
   const ops: MountOp[] = [{ op: 'ro-bind', src: real, dest: real }];
-  const clients = ctx.runtimeClientDir ? fs.realpath(ctx.runtimeClientDir) : null;
-  if (clients && posix.dirname(clients) === real && fs.kind(clients) === 'dir') ops.push({ op: 'bind', src: clients, dest: clients });
+  const base = posix.join(real, 'c');
+  if (fs.kind(base) !== 'dir') return ops;
+  ops.push({ op: 'empty-ro', dest: base });
+  const own = ctx.runtimeClientDir ? fs.realpath(ctx.runtimeClientDir) : null;
+  if (own && posix.dirname(own) === base && fs.kind(own) === 'dir') ops.push({ op: 'bind', src: own, dest: own });
   return ops;
 }
 

@@ -2,7 +2,8 @@
  * The SandboxContext for gate-sh's own layout: GATE_HOME (rules, config, audit log), CODEX_HOME (Codex
  * rules, skills) and what of gate-sh's installation runs read-only (their rules, config and audit log even under a profile's declared write path); the whole runtime folder hidden — every session's approval socket, and other
  * sessions' request sockets — with only this session's request folder bound back at the same path, read-only
- * but for its clients' folder (the daemon's sockets cannot be unlinked or replaced from inside); the user's
+ * but for the run's own client folder (the daemon's sockets and other runs' reply sockets cannot be unlinked or
+ * replaced from inside); the user's
  * credential locations hidden (src/sandbox/secrets.ts). Not pure: reads the kernel's socket list, the
  * password database, and makes the empty placeholder file in the runtime folder.
  */
@@ -35,6 +36,9 @@ export interface GateContextOptions {
   hostSockets?: readonly string[];
   /** the daemon's [secrets] setting (the pre-flight reply's `secrets`); the default list applies without it */
   secrets?: SecretsSetting;
+  /** the run's own client folder (src/protocol/paths.ts runClientDir): the only one its sandbox sees and
+   *  writes; absent: none (its clients cannot bind a reply socket: fail closed) */
+  clientDir?: string;
 }
 
 /** The user's home folders: $HOME as the run gets it, and the password database's (a run reading
@@ -89,7 +93,7 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
     cwd: o.cwd,
     env: o.env,
     runtimeRequestDir: paths.requestDir,
-    runtimeClientDir: paths.clientDir,
+    runtimeClientDir: o.clientDir,
     hiddenPaths: [paths.runtime],
     protectedExtra: [paths.home, codexHome(o.env), ...GATE_INSTALL_RUNS],
     gateHomes: [paths.home, codexHome(o.env)],

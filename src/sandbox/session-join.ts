@@ -88,13 +88,38 @@ export function mountsKey(mounts: readonly string[], ownNetwork: boolean): strin
   return createHash('sha256').update(access.join('\0')).digest('hex');
 }
 
+/**
+ * Where bubblewrap options `opts` bind the run's own client folder (src/sandbox/bwrap-argv.ts requestDir:
+ * `--ro-bind Q Q --tmpfs Q/c --bind Q/c/R Q/c/R`, one name R): the index of that `--bind`, or -1. Every run
+ * has a folder of its own, so it is not part of a session sandbox's mounts (which runs of a key share): the
+ * holder builds the clients' folder empty and read-only, and each command joining binds its own folder in
+ * a mount namespace of its own (shims/gate-join.c looks for the same three options).
+ */
+export function runFolderBind(opts: readonly string[]): number {
+  for (let i = 0; i + 7 < opts.length; i++) {
+    if (opts[i] !== '--ro-bind' || opts[i + 3] !== '--tmpfs' || opts[i + 5] !== '--bind') continue;
+    const q = opts[i + 1];
+    const c = `${q}/c`;
+    const r = opts[i + 6];
+    if (opts[i + 2] !== q || opts[i + 4] !== c || opts[i + 7] !== r || !r.startsWith(`${c}/`)) continue;
+    const name = r.slice(c.length + 1);
+    if (name && !name.includes('/') && name !== '.' && name !== '..') return i + 5;
+  }
+  return -1;
+}
+
 /** Which session sandbox a plan joins, or null when it cannot join one (not wrapped in bubblewrap). */
 export function sessionShape(plan: JoinablePlan): SessionShape | null {
   const o = bwrapOptions(plan);
   if (!o) return null;
   const opts = plan.args.slice(o.at, o.end);
   const mounts = [plan.args[0]];
+  const own = runFolderBind(opts);
   for (let i = 0; i < opts.length; i++) {
+    if (i === own) {
+      i += 2; // the run's own client folder: each command's, not the sandbox's (runFolderBind)
+      continue;
+    }
     if (opts[i] === '--chdir') {
       i++; // where the command starts is not access: the mounts are
       continue;

@@ -15,7 +15,7 @@ import { PassThrough } from 'node:stream';
 import { homedir } from 'node:os';
 import type { ShellInvocation } from '../exec/gate-sh-args.js';
 import type { PreflightReply } from '../protocol/messages.js';
-import { gatePaths, type GatePaths } from '../protocol/paths.js';
+import { gatePaths, runClientDir, type GatePaths } from '../protocol/paths.js';
 import { findBash } from '../exec/bash.js';
 import { withExecGate } from '../exec/exec-gate.js';
 import { findBwrap } from '../exec/sandbox-run.js';
@@ -251,8 +251,10 @@ class InteractiveShell {
       env: { ...env, GATE_RUN: reply.run_id },
       cwd: this.cwd,
     };
-    const sandboxed = withSandbox(base, { policy: reply.sandbox, env, bwrap: () => findBwrap(env), interactive: true, secrets: reply.secrets });
-    const plan = withExecGate(sandboxed, { paths: this.paths, runId: reply.run_id, parentPid: 0 });
+    // the first line's run is the session's (its run-finished comes when the session ends): its client folder
+    const clientDir = runClientDir(this.paths, reply.run_id);
+    const sandboxed = withSandbox(base, { policy: reply.sandbox, env, bwrap: () => findBwrap(env), interactive: true, secrets: reply.secrets, clientDir });
+    const plan = withExecGate(sandboxed, { paths: { ...this.paths, clientDir }, runId: reply.run_id, parentPid: 0 });
     const rc = inv.longOptions.includes('--norc') ? 'none' : inv.login ? 'profile' : 'bashrc';
     const { session, cwd } = await PtySession.start(
       { program: plan.program, args: plan.args, env, lateEnv: envDelta(env, plan.env), cwd: this.cwd, size: terminalSize(this.io), rc, bash },

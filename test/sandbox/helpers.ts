@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tempEnv, type TempEnv } from '../helpers/env.js';
-import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
+import { gatePaths, runClientDir, type GatePaths } from '../../src/protocol/paths.js';
 import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
 import type { SandboxContext } from '../../src/sandbox/bwrap-argv.js';
 import { findBwrap, prepareGateDirs } from '../../src/exec/sandbox-run.js';
@@ -15,6 +15,8 @@ import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 export interface Box extends TempEnv {
   ws: string;
   paths: GatePaths;
+  /** a run's own client folder (as the daemon makes one per run): the sandbox's only writable one */
+  runDir: string;
   ctx(over?: Partial<SandboxContext>): SandboxContext;
   /** run bash -c script under these bwrap args; stdout, stderr, status */
   run(args: string[] | null, script: string): { out: string; err: string; status: number };
@@ -32,14 +34,16 @@ export function box(extraEnv: Record<string, string> = {}): Box {
   const paths = gatePaths(t.env);
   mkdirSync(paths.rulesDir, { recursive: true });
   writeFileSync(join(paths.rulesDir, 'default.rules'), '');
-  mkdirSync(paths.clientDir, { recursive: true });
+  const runDir = runClientDir(paths, 'r-test');
+  mkdirSync(runDir, { recursive: true });
   mkdirSync(paths.approvalDir, { recursive: true });
   prepareGateDirs(t.env);
   return {
     ...t,
     ws,
     paths,
-    ctx: (over = {}) => ({ ...gateSandboxContext({ cwd: ws, env: t.env }), ...over }),
+    runDir,
+    ctx: (over = {}) => ({ ...gateSandboxContext({ cwd: ws, env: t.env, clientDir: runDir }), ...over }),
     run(args, script) {
       const argv = args === null ? ['bash', '-c', script] : [BWRAP, ...args, 'bash', '-c', script];
       const r = spawnSync(argv[0], argv.slice(1), { cwd: ws, env: t.env, encoding: 'utf8', timeout: 20_000 });

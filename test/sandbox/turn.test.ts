@@ -101,7 +101,7 @@ test('network off: a loopback server outside is unreachable; network on: reachab
   assert.equal(outside.out, 'hello\n');
 });
 
-test('the approval socket is unreachable inside; the request folder is reachable and writable', async (t) => {
+test("the approval socket is unreachable inside; the request folder is reachable, and the run's own client folder alone writable", async (t) => {
   const b = box();
   const approval = createServer((c) => c.end('approved\n'));
   const request = createServer((c) => c.end('request\n'));
@@ -113,7 +113,7 @@ test('the approval socket is unreachable inside; the request folder is reachable
       '${p}',
       '',
     );
-  const script = [probe(b.paths.approvalSock), probe(b.paths.streamSock), `ls ${b.paths.sessionDir}`, `touch ${b.paths.clientDir}/reply && echo bound`].join(
+  const script = [probe(b.paths.approvalSock), probe(b.paths.streamSock), `ls ${b.paths.sessionDir}`, `touch ${b.runDir}/reply && echo bound`, `touch ${b.paths.clientDir}/reply 2>&1`].join(
     '; ',
   );
   for (const args of [turnSandboxArgv(workspaceWrite(), b.ctx()), turnSandboxArgv({ type: 'read-only' }, b.ctx())]) {
@@ -121,6 +121,7 @@ test('the approval socket is unreachable inside; the request folder is reachable
     assert.match(r.out, /approval\.sock:ENOENT/, r.out + r.err);
     assert.match(r.out, /request/);
     assert.match(r.out, /bound/);
+    assert.match(r.out, /c\/reply': Read-only file system/, r.out);
     assert.doesNotMatch(r.out, /approved/);
   }
   const outside = await b.runAsync(null, probe(b.paths.approvalSock));

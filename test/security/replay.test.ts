@@ -27,15 +27,37 @@ s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 me = "%s/replay-%d.sock" % (e["GATE_CLIENT_DIR"], os.getpid())
 s.bind(me)
 s.settimeout(60)
-s.sendto(json.dumps({"v": 1, "id": "replay-%d" % os.getpid(), "type": "exec", "run_id": run, "program": "/usr/bin/make", "argv": ["make"], "cwd": os.getcwd(), "pid": os.getpid(), "env": {}}).encode(), e["GATE_REQUEST_SOCK"])
+req = lambda tag: json.dumps({"v": 1, "id": "replay-%s-%d" % (tag, os.getpid()), "type": "exec", "run_id": run, "program": "/usr/bin/make", "argv": ["make"], "cwd": os.getcwd(), "pid": os.getpid(), "env": {}}).encode()
+s.sendto(req("d"), e["GATE_REQUEST_SOCK"])
 while True:
     r = json.loads(s.recv(65536))
     if r["type"] != "pending":
         break
 os.unlink(me)
+if r.get("type") == "error" and r.get("code") == "refused":
+    # from this run's own client folder: refused; stream.sock has no reply folder, so the same request there
+    print("datagram refused", flush=True)
+    t = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    t.connect(e["GATE_STREAM_SOCK"])
+    t.settimeout(60)
+    body = req("s")
+    t.sendall(struct.pack("<I", len(body)) + body)
+    def exactly(n):
+        got = b""
+        while len(got) < n:
+            k = t.recv(n - len(got))
+            if not k:
+                raise SystemExit("stream closed")
+            got += k
+        return got
+    while True:
+        r = json.loads(exactly(struct.unpack("<I", exactly(4))[0]))
+        if r["type"] != "pending":
+            break
+    t.close()
 tok = r.get("escalation_token")
 if not tok:
-    print("no token", json.dumps(r.get("action")))
+    print("no token", json.dumps(r.get("action")), r.get("code", "-"))
     sys.exit(0)
 body = json.dumps({"token": tok, "env": ["%s=%s" % kv for kv in e.items()]}).encode()
 c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -119,7 +141,10 @@ for (const mode of ['workspace-write', 'read-only'] as const)
       }
       assert.equal(b.code, 0, b.stdout + b.stderr);
       assert.equal(readFileSync(made, 'utf8'), 'made\n', `run B ran make outside the sandbox again: ${b.stdout}`);
-      // finished: nothing of A is left to reuse (B is asked, nobody answers: denied); still running: the
-      // token is refused, B is not a process of A
+      // the request naming A comes from B's own client folder: refused before anything of A is looked at
+      // (per-run client folders). Over stream.sock, which has no reply folder: finished, nothing of A is left
+      // to reuse (B is asked, nobody answers: denied); still running, the token is refused, B is not a
+      // process of A
+      assert.match(b.stdout, /^datagram refused$/m, b.stdout + b.stderr);
       assert.match(b.stdout, when === 'finished' ? /^no token .*Deny/m : /^runner .*not a process of the run/m, b.stdout + b.stderr);
     });

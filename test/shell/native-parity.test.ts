@@ -15,8 +15,10 @@ import { daemonForTest } from '../helpers/daemon.js';
 const NATIVE = join(ROOT, 'bin', 'gate-sh');
 
 /** bash's argv (NUL-separated in /proc) and its environment without the per-run id, sorted */
-// GATE_RUN and GATE_KERNEL_SOCK (the kernel layer's supervisor socket) are new for every run
-const PROBE = `tr '\\0' '\\n' < /proc/$$/cmdline; echo ---; env | grep -v '^GATE_RUN=' | grep -v '^GATE_KERNEL_SOCK=' | grep -v '^_=' | sort`;
+// GATE_RUN, GATE_CLIENT_DIR (the run's own client folder) and GATE_KERNEL_SOCK (the kernel layer's supervisor
+// socket) are new for every run
+const PROBE =
+  `tr '\\0' '\\n' < /proc/$$/cmdline; echo ---; env | grep -v '^GATE_RUN=' | grep -v '^GATE_CLIENT_DIR=' | grep -v '^GATE_KERNEL_SOCK=' | grep -v '^_=' | sort`;
 
 interface Case {
   args: string[];

@@ -10,7 +10,7 @@ import { missingProtected } from '../../../src/sandbox/protected.js';
 const base = {
   '/usr': 'dir', '/etc': 'dir', '/bin': '->usr/bin', '/usr/bin': 'dir', '/tmp': 'dir', '/ws': 'dir', '/ws/src': 'dir',
   '/ws/.git': 'dir', '/other': 'dir', '/gh': 'dir', '/rt/gate-sh/default/req': 'dir', '/rt/gate-sh/default/req/c': 'dir',
-  '/rt/gate-sh/default/approval': 'dir',
+  '/rt/gate-sh/default/req/c/r-1': 'dir', '/rt/gate-sh/default/approval': 'dir',
 } as const;
 
 function ctx(extra: Record<string, string | { text: string }> = {}, over: Partial<SandboxContext> = {}): SandboxContext {
@@ -18,7 +18,7 @@ function ctx(extra: Record<string, string | { text: string }> = {}, over: Partia
     cwd: '/ws',
     env: {},
     runtimeRequestDir: '/rt/gate-sh/default/req',
-    runtimeClientDir: '/rt/gate-sh/default/req/c',
+    runtimeClientDir: '/rt/gate-sh/default/req/c/r-1',
     hiddenPaths: ['/rt/gate-sh'],
     protectedExtra: ['/gh', '/ch'],
     fs: fakeFs({ ...base, ...extra }),
@@ -56,8 +56,8 @@ test('every wrapped run drops capabilities, dies with its parent, has its own pi
 
 test('read-only: nothing writable, no network', () => {
   const a = turnSandboxArgv({ type: 'read-only' }, ctx())!;
-  assert.equal(a.filter((x) => x === '--bind').length, 1, "only the request folder's clients' folder is writable");
-  assert.ok(at(a, '--bind', '/rt/gate-sh/default/req/c') > 0);
+  assert.equal(a.filter((x) => x === '--bind').length, 1, "only the run's own client folder is writable");
+  assert.ok(at(a, '--bind', '/rt/gate-sh/default/req/c/r-1') > 0);
   assert.ok(a.includes('--unshare-net'));
 });
 
@@ -167,8 +167,9 @@ test('gate-sh folders: read-only, missing ones uncreatable inside writable roots
   assert.throws(() => turnSandboxArgv({ type: 'read-only' }, ctx({}, { hiddenPaths: ['/nope/gate-sh'] })), /cannot hide/);
 });
 
-test("the request folder: read-only in every sandbox, only its clients' folder writable, both last", () => {
+test("the request folder: read-only in every sandbox, its clients' folder empty and read-only with only the run's own folder writable, last", () => {
   const req = '/rt/gate-sh/default/req';
+  const own = `${req}/c/r-1`;
   // also where a writable root or a profile's write path contains the runtime folder
   for (const [name, a] of [
     ['read-only', turnSandboxArgv({ type: 'read-only' }, ctx())!],
@@ -179,26 +180,39 @@ test("the request folder: read-only in every sandbox, only its clients' folder w
   ] as const) {
     const s = a.join(' ');
     const ro = at(a, '--ro-bind', req);
-    const rw = at(a, '--bind', `${req}/c`);
-    assert.ok(ro > 0 && rw > ro, `${name}: ${s}`);
+    const empty = at(a, '--tmpfs', `${req}/c`);
+    const rw = at(a, '--bind', own);
+    // together, in this order (a session sandbox's holder leaves the run's bind out: session-join.ts)
+    assert.ok(ro > 0 && empty === ro + 3 && rw === empty + 2, `${name}: ${s}`);
+    assert.ok(at(a, '--remount-ro', `${req}/c`) > rw, `${name}: the clients' folder read-only: ${s}`);
     assert.equal(at(a, '--bind', req), -1, `${name}: the request folder itself is never bound writable: ${s}`);
+    assert.equal(at(a, '--bind', `${req}/c`), -1, `${name}: the clients' folder itself is never bound writable: ${s}`);
     // nothing after them mounts over the folder again (only the empty folders' --remount-ro and the options)
     const later = a.slice(rw + 3, a.indexOf('--unshare-pid'));
-    assert.ok(later.every((x, i) => (i % 2 === 0 ? x === '--remount-ro' : !x.startsWith(req))), `${name}: ${later.join(' ')}`);
+    assert.ok(later.every((x, i) => (i % 2 === 0 ? x === '--remount-ro' : !x.startsWith(req) || x === `${req}/c`)), `${name}: ${later.join(' ')}`);
   }
-  // a clients' folder that is a symlink out of the request folder, missing, or not a folder: not bound (the
-  // clients inside then cannot bind a reply socket, and fail closed), never its target
+  // a clients' folder that is a symlink out of the request folder or not a folder: nothing of it mounted;
+  // a run folder that is a symlink, missing, or not a folder: the clients' folder empty, nothing writable
+  // (the clients inside then cannot bind a reply socket, and fail closed), never its target
   for (const [entry, what] of [[{ '/rt/gate-sh/default/req/c': '->/ws' }, 'symlink'], [{ '/rt/gate-sh/default/req/c': 'file' }, 'file']] as const) {
     const a = turnSandboxArgv(workspaceWrite(), ctx(entry))!;
     assert.ok(at(a, '--ro-bind', req) > 0, what);
     assert.equal(a.filter((x) => x.startsWith(`${req}/`)).length, 0, `${what}: ${a.join(' ')}`);
     assert.equal(a.filter((x, i) => x === '--bind' && a[i + 2] === '/ws').length, 1, `${what}: /ws bound once, as the workspace`);
   }
+  for (const [entry, what] of [[{ [own]: '->/ws' }, 'symlink'], [{ [own]: 'file' }, 'file']] as const) {
+    const a = turnSandboxArgv(workspaceWrite(), ctx(entry))!;
+    assert.ok(at(a, '--tmpfs', `${req}/c`) > 0, what);
+    assert.equal(a.filter((x, i) => x === '--bind' && a[i + 1].startsWith(req)).length, 0, `${what}: ${a.join(' ')}`);
+  }
   const none = turnSandboxArgv({ type: 'read-only' }, ctx({}, { runtimeClientDir: undefined }))!;
-  assert.ok(at(none, '--ro-bind', req) > 0);
+  assert.ok(at(none, '--ro-bind', req) > 0 && at(none, '--tmpfs', `${req}/c`) > 0);
   assert.equal(none.filter((x) => x === '--bind').length, 0);
+  // another run's folder somewhere else than right inside the clients' folder: not bound
+  const deep = turnSandboxArgv({ type: 'read-only' }, ctx({ [`${own}/x`]: 'dir' }, { runtimeClientDir: `${own}/x` }))!;
+  assert.equal(deep.filter((x) => x === '--bind').length, 0, deep.join(' '));
   // no request folder (no daemon): nothing of it mounted
-  const gone = turnSandboxArgv({ type: 'read-only' }, ctx({}, { runtimeRequestDir: '/rt/gate-sh/other/req', runtimeClientDir: '/rt/gate-sh/other/req/c' }))!;
+  const gone = turnSandboxArgv({ type: 'read-only' }, ctx({}, { runtimeRequestDir: '/rt/gate-sh/other/req', runtimeClientDir: '/rt/gate-sh/other/req/c/r-1' }))!;
   assert.ok(!gone.some((x) => x.includes('/other/req')), gone.join(' '));
 });
 
@@ -216,7 +230,7 @@ test('bad input: missing or relative writable roots and cwd', () => {
 
 test('profile: exactly the write paths, resolved; reads restricted to platform folders plus the list', () => {
   const a = permissionProfileArgv({ file_system: { write: ['/ws/src/', '/ws/link'], read: ['/other'] } }, ctx({ '/ws/link': '->/ws/src' }));
-  assert.equal(a.filter((x) => x === '--bind').length, 2, a.join(' ')); // /ws/src + the clients' folder
+  assert.equal(a.filter((x) => x === '--bind').length, 2, a.join(' ')); // /ws/src + the run's client folder
   assert.ok(at(a, '--bind', '/ws/src') > at(a, '--tmpfs', '/tmp'));
   assert.ok(at(a, '--ro-bind', '/other') > at(a, '--tmpfs', '/tmp'), 'private /tmp first, then the read paths');
   assert.equal(at(a, '--ro-bind', '/'), -1);

@@ -15,7 +15,7 @@ import { elicitationFor } from '../../../src/integrations/elicitation.js';
 
 const base = {
   '/usr': 'dir', '/etc': 'dir', '/tmp': 'dir', '/ws': 'dir', '/rt/gate-sh/default/req': 'dir', '/rt/gate-sh/default/req/c': 'dir',
-  '/rt/gate-sh/empty': 'file', '/h': 'dir', '/h/.ssh/id_rsa': 'file', '/h/.aws/credentials': 'file', '/h/.netrc': 'file', '/h/notes': 'file',
+  '/rt/gate-sh/default/req/c/r-1': 'dir', '/rt/gate-sh/empty': 'file', '/h': 'dir', '/h/.ssh/id_rsa': 'file', '/h/.aws/credentials': 'file', '/h/.netrc': 'file', '/h/notes': 'file',
 } as const;
 
 const LOCATIONS = secretLocations({ homes: ['/h'], env: {} });
@@ -25,7 +25,7 @@ function ctx(extra: Record<string, string> = {}, over: Partial<SandboxContext> =
     cwd: '/ws',
     env: {},
     runtimeRequestDir: '/rt/gate-sh/default/req',
-    runtimeClientDir: '/rt/gate-sh/default/req/c',
+    runtimeClientDir: '/rt/gate-sh/default/req/c/r-1',
     hiddenPaths: ['/rt/gate-sh'],
     protectedExtra: [],
     fs: fakeFs({ ...base, ...extra }),

@@ -1,7 +1,7 @@
 // The session sandbox key and the joining plan (src/sandbox/session-join.ts): pure, no sandbox started.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { holderMountsProblem, joinPlan, sessionSandboxOff, sessionShape } from '../../../src/sandbox/session-join.js';
+import { holderMountsProblem, joinPlan, runFolderBind, sessionSandboxOff, sessionShape } from '../../../src/sandbox/session-join.js';
 
 const LAUNCH = '/opt/gate/shims/gate-launch';
 const BWRAP = '/usr/bin/bwrap';
@@ -30,6 +30,24 @@ test('a missing .git blocked by an empty read-only tmpfs and the empty folder bo
   assert.equal(first.key, next.key);
   // a writable tmpfs (not remounted read-only) is not the same as a read-only bind
   assert.notEqual(sessionShape(base(['--tmpfs', '/w/.git', '--unshare-net']))!.key, next.key);
+});
+
+test("each run's own client folder is not part of the sandbox's mounts: runs of one key share it, the holder holds req/c empty", () => {
+  const req = '/rt/gate-sh/default/req';
+  const folder = (run: string) => ['--unshare-net', '--ro-bind', req, req, '--tmpfs', `${req}/c`, '--bind', `${req}/c/${run}`, `${req}/c/${run}`, '--remount-ro', `${req}/c`];
+  const a = sessionShape(base(folder('r-aaaa')))!;
+  const b = sessionShape(base(folder('r-bbbb')))!;
+  assert.equal(a.key, b.key, 'two runs, one sandbox');
+  assert.ok(!a.mounts.some((m) => m.startsWith(`${req}/c/`)), `the holder never binds a run's folder: ${a.mounts.join(' ')}`);
+  assert.ok(a.mounts.join(' ').includes(`--tmpfs ${req}/c --remount-ro ${req}/c`), a.mounts.join(' '));
+  // the plan keeps the run's bind (for when bubblewrap builds the mounts, or gate-launch binds it itself)
+  assert.ok(joinPlan(base(folder('r-aaaa')), { pid: 1, pidns: 2, netns: 3 }).args.includes(`${req}/c/r-aaaa`));
+  // only exactly that shape: a bind elsewhere, deeper, or of another folder is a mount like any other
+  assert.equal(runFolderBind(['--ro-bind', req, req, '--tmpfs', `${req}/c`, '--bind', `${req}/c/x/y`, `${req}/c/x/y`]), -1);
+  assert.equal(runFolderBind(['--ro-bind', req, req, '--tmpfs', `${req}/d`, '--bind', `${req}/d/x`, `${req}/d/x`]), -1);
+  assert.equal(runFolderBind(['--ro-bind', req, req, '--tmpfs', `${req}/c`, '--bind', '/w', `${req}/c/x`]), -1);
+  assert.equal(runFolderBind(['--ro-bind', req, req, '--tmpfs', `${req}/c`, '--bind', `${req}/c/x`, `${req}/c/x`]), 5);
+  assert.notEqual(sessionShape(base(['--unshare-net', '--bind', '/w/x', '/w/x']))!.key, sessionShape(base(['--unshare-net']))!.key);
 });
 
 test('joining drops the namespaces the holder provides and keeps every mount; other plans cannot join', () => {
