@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { permissionProfileArgv, turnSandboxArgv, type SandboxContext } from '../../../src/sandbox/bwrap-argv.js';
 import { fakeFs } from '../../../src/sandbox/fs-view.js';
+import { runContext } from './run-context.js';
 import { workspaceWrite } from '../../../src/sandbox/policy.js';
 import { SandboxError } from '../../../src/sandbox/errors.js';
 import { missingProtected } from '../../../src/sandbox/protected.js';
@@ -14,16 +15,7 @@ const base = {
 } as const;
 
 function ctx(extra: Record<string, string | { text: string }> = {}, over: Partial<SandboxContext> = {}): SandboxContext {
-  return {
-    cwd: '/ws',
-    env: {},
-    runtimeRequestDir: '/rt/gate-sh/default/req',
-    runtimeClientDir: '/rt/gate-sh/default/req/c/r-1',
-    hiddenPaths: ['/rt/gate-sh'],
-    protectedExtra: ['/gh', '/ch'],
-    fs: fakeFs({ ...base, ...extra }),
-    ...over,
-  };
+  return runContext({ ...base, ...extra }, { protectedExtra: ['/gh', '/ch'], ...over });
 }
 
 /** index of the option `flag` followed by `path` (the mount target), -1 if absent */

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { permissionProfileArgv, turnSandboxArgv, type SandboxContext } from '../../../src/sandbox/bwrap-argv.js';
 import { fakeFs } from '../../../src/sandbox/fs-view.js';
+import { runContext } from './run-context.js';
 import { workspaceWrite } from '../../../src/sandbox/policy.js';
 import { SandboxError } from '../../../src/sandbox/errors.js';
 import { checkSecretEntry, existingSecrets, secretAccess, secretLocations } from '../../../src/sandbox/secrets.js';
@@ -21,18 +22,7 @@ const base = {
 const LOCATIONS = secretLocations({ homes: ['/h'], env: {} });
 
 function ctx(extra: Record<string, string> = {}, over: Partial<SandboxContext> = {}): SandboxContext {
-  return {
-    cwd: '/ws',
-    env: {},
-    runtimeRequestDir: '/rt/gate-sh/default/req',
-    runtimeClientDir: '/rt/gate-sh/default/req/c/r-1',
-    hiddenPaths: ['/rt/gate-sh'],
-    protectedExtra: [],
-    fs: fakeFs({ ...base, ...extra }),
-    secrets: LOCATIONS,
-    secretFile: '/rt/gate-sh/empty',
-    ...over,
-  };
+  return runContext({ ...base, ...extra }, { secrets: LOCATIONS, secretFile: '/rt/gate-sh/empty', ...over });
 }
 
 /** The masks of an argv: folder → 'dir' (an empty read-only folder), file → its bound source. */
