@@ -145,14 +145,26 @@ static int drop_caps(void) {
 
 int gate_join_enter(struct gate_join *j, const char **path, char ***argv) {
   if (!j->direct) return -1;
-  /* born inside the pid namespace, bubblewrap could no longer join it: past this point it is this or
-   * nothing (the mounts were checked before the fork; checked again here, inside them) */
-  unsigned long long d = 0;
-  if (setns(j->mntns, CLONE_NEWNS))
+  /* the mounts were checked before the fork; checked again here, inside them. They may have changed in
+   * between (a host socket removed detaches its mask): then back to the host's mounts, and bubblewrap
+   * builds them from the plan, joining the pid namespace this process was born in */
+  int host = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  int here = open(".", O_PATH | O_CLOEXEC);
+  if (host < 0 || here < 0 || setns(j->mntns, CLONE_NEWNS))
     gate_die_errno(126, "exec gate: not run: cannot enter the session sandbox's mounts", NULL, NULL);
-  if (gate_mounts_digest(AT_FDCWD, j->lines, &d) < j->lines || d != j->digest)
-    gate_die(126, "exec gate: not run: the session sandbox's mounts changed as the command started (run it again)",
-             NULL, NULL, NULL);
+  unsigned long long d = 0;
+  if (gate_mounts_digest(AT_FDCWD, j->lines, &d) < j->lines || d != j->digest) {
+    if (setns(host, CLONE_NEWNS) || fchdir(here))
+      gate_die_errno(126, "exec gate: not run: cannot leave the session sandbox's mounts", NULL, NULL);
+    close(host);
+    close(here);
+    if (j->folder_tree >= 0) close(j->folder_tree), j->folder_tree = -1;
+    j->direct = 0;
+    j->stale = 1;
+    return -1;
+  }
+  close(host);
+  close(here);
   /* after the check: the mounts added here come after the held ones' lines (gate-proc.h) */
   gate_join_folder_enter(j);
   if (chdir(j->chdir)) gate_die_errno(126, "exec gate: not run: cannot enter ", j->chdir, " in the sandbox");

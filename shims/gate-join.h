@@ -40,8 +40,9 @@ void gate_join_plan(struct gate_join *j, char **bwrap_argv);
  * (0 when that cannot be: then bubblewrap joins it), 0 = back to its own. */
 int gate_join_born_inside(struct gate_join *j, int inside);
 /* The tree root, born inside: enter the held mounts and become the command as bubblewrap would have made
- * it (its path and argv in *path, *argv); -1 (nothing changed) when bubblewrap builds the mounts. Past
- * the point of no return a failure ends the process (126, with a message). */
+ * it (its path and argv in *path, *argv); -1 when bubblewrap builds the mounts: nothing changed, or the
+ * mounts changed since the supervisor looked (back in the host's mounts; bubblewrap's --pidns joins the pid
+ * namespace this process was born in). Past the point of no return a failure ends the process (126). */
 int gate_join_enter(struct gate_join *j, const char **path, char ***argv);
 
 /* gate-join-folder.c: the run's own client folder in a held session sandbox. _plan (host, before the fork):

@@ -296,6 +296,14 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
   return 0;
 }
 
+/* hold_mounts, tried three times: a host path the plan binds (a socket's mask, a protected folder) may go
+ * away while bubblewrap mounts it, and the next try, which leaves out the masks of sockets gone, holds. */
+static int hold_mounts_tries(char **argv, long *lines, unsigned long long *digest) {
+  for (int t = 0; t < 3; t++)
+    if (hold_mounts(argv, lines, digest) == 0) return 0;
+  return -1;
+}
+
 /* "<what> [<pid> ]3 <lines> <digest>": the held mounts, as the daemon reads them. */
 static void say_held(const char *what, long pid, long lines, unsigned long long digest) {
   char line[160];
@@ -311,7 +319,7 @@ static void check_mounts(char **mounts, long *lines, unsigned long long *digest)
   int same = setns(3, CLONE_NEWNS) == 0 && gate_mounts_digest(AT_FDCWD, *lines, &d) >= *lines && d == *digest;
   if (setns(4, CLONE_NEWNS) || chdir("/")) fail("cannot come back from the held mounts");
   if (same) return;
-  if (hold_mounts(mounts, lines, digest)) {
+  if (hold_mounts_tries(mounts, lines, digest)) {
     close(3);
     say(GATE_HOLDER_SAYS_MOUNTS " none\n", 0, 0);
     return;
@@ -350,7 +358,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc - 1; i++) if (!strcmp(argv[i], "--mounts")) { mounts = argv + i + 1; break; }
   long lines = 0;
   unsigned long long digest = 0;
-  int held = mounts && hold_mounts(mounts, &lines, &digest) == 0;
+  int held = mounts && hold_mounts_tries(mounts, &lines, &digest) == 0;
   /* this process's own mount namespace on 4, to come back to after a check (never inherited) */
   int own = held ? open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC) : -1;
   if (held && (own < 0 || (own != 4 && dup3(own, 4, O_CLOEXEC) < 0))) fail("cannot keep its own mount namespace");

@@ -155,9 +155,23 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
   return error;
 }
 
+/* Whether this exec is one of the plan's own (struct launch: expect, joined): the tree root's first, then,
+ * only after the tree root ran bubblewrap, bubblewrap's exec of the command. */
+static int planned(const struct launch *l, const struct exec *x, int seq) {
+  static int built; /* the tree root's first exec was bubblewrap's: set at seq 0, which precedes every other */
+  if (seq == 0) {
+    if (x->pid != l->root) return 0;
+    if (l->joined && !strcmp(x->program, l->joined)) return 1;
+    if (l->nexpect < 1 || strcmp(x->program, l->expect[0])) return 0;
+    __atomic_store_n(&built, 1, __ATOMIC_RELEASE);
+    return 1;
+  }
+  return seq < l->nexpect && __atomic_load_n(&built, __ATOMIC_ACQUIRE) && !strcmp(x->program, l->expect[seq]);
+}
+
 /* Decide a read exec: the errno to answer it with. */
 static int settle(const struct launch *l, struct exec *x, int seq, int *expected) {
-  if (seq < l->nexpect && !strcmp(x->program, l->expect[seq]) && (seq > 0 || x->pid == l->root)) {
+  if (planned(l, x, seq)) {
     *expected = 1;
     return 0;
   }

@@ -107,14 +107,11 @@ static _Noreturn void supervisor(char **prog, const char *path, const char *argv
   }
   gate_reuse_open(L.conf.request_sock); /* no epoch file (an older daemon): nothing is reused */
   if (J.stale) tell_stale(&L, &J);
+  /* the plan's own first exec is the command's, or bubblewrap's when the mounts changed meanwhile */
+  if (J.direct) L.joined = J.command[0];
   int inside = gate_join_born_inside(&J, 1);
   pid_t root = fork();
   if (inside && root != 0) gate_join_born_inside(&J, 0);
-  /* the plan's own first exec is the command's, not bubblewrap's */
-  if (J.direct) {
-    L.expect[0] = J.command[0];
-    L.nexpect = 1;
-  }
   if (root < 0) gate_die_errno(126, "exec gate: ", prog[0], ": not run");
   if (root == 0) {
     close(sp[0]);

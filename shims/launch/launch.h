@@ -56,10 +56,12 @@ struct launch {
   /* the gate's own LD_PRELOAD and PATH entries, not reported as the caller's (libgate.so, bin/ beside us) */
   char own_preload[PATH_MAX], own_path[PATH_MAX];
   /* the first execs are the plan's own (decided by pre-flight): the tree root's exec of PROGRAM, then
-   * (under bubblewrap) bwrap's exec of the command after `--` */
+   * (under bubblewrap) bwrap's exec of the command after `--`; or, joining held session mounts, the tree
+   * root's exec of that command itself (joined), bubblewrap's two when the mounts changed as it started */
   pid_t root;
   const char *expect[2];
   int nexpect;
+  const char *joined;
   int listener;
   struct seccomp_notif_sizes sizes;
   int trace; /* execs are followed to their end with ptrace (follow.c); needs the children lists */

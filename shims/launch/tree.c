@@ -100,6 +100,7 @@ void tree_root(struct gate_join *j, int sock, const char *path, char *const argv
     gate_without_gone_masks(argv, 0, planned);
     argv = planned;
   }
+  /* joining held session mounts: the command in place of bubblewrap (bubblewrap still, if they changed) */
   gate_join_enter(j, &path, (char ***)&argv);
   execv(path, argv);
   int e = errno;

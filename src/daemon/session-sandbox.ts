@@ -46,6 +46,9 @@ interface Holder {
   ended: boolean;
   /** when the holder was last told to look at its mounts */
   checkedAt: number;
+  /** told to look, it has not answered yet: it may be building them again (its bubblewrap is no job; it
+   *  says nothing when they had not changed, so this counts for a minute after checkedAt at most) */
+  building: boolean;
 }
 
 export interface SessionSandboxOptions {
@@ -202,6 +205,7 @@ export class SessionSandboxes {
       adopted: new Map(),
       ended: false,
       checkedAt: 0,
+      building: false,
     };
     const ready = await new Promise<string | null>((resolve) => {
       let buf = '';
@@ -267,12 +271,14 @@ export class SessionSandboxes {
     for (const h of this.holders.values()) {
       if (h.ended || h.join.pid !== pid || h.join.mounts?.ns !== mntns || now - h.checkedAt < 1000) continue;
       h.checkedAt = now;
+      h.building = true;
       h.proc.stdin?.write(`${HOLDER_VERBS.check}\n`);
     }
   }
 
   private onLine(h: Holder, line: string): void {
     const mounts = new RegExp(`^${HOLDER_LINES.mounts} (?:${HELD}|none)$`).exec(line);
+    if (mounts) h.building = false;
     if (mounts) {
       const what = `session sandbox ${h.key.slice(0, 12)}: its mounts changed on the host`;
       try {
@@ -333,6 +339,12 @@ export class SessionSandboxes {
     const byNs = new Map<number, Holder>();
     for (const h of this.holders.values()) if (!h.ended) byNs.set(h.join.pidns, h);
     if (byNs.size === 0) return [];
+    const own = new Set([this.o.holder]);
+    try {
+      own.add(this.o.bwrap());
+    } catch {
+      /* no bubblewrap: no build of mounts either */
+    }
     const out: SessionJob[] = [];
     for (const name of readdirSync('/proc')) {
       if (!/^\d+$/.test(name)) continue;
@@ -345,6 +357,8 @@ export class SessionSandboxes {
       }
       if (!h || pid === h.join.pid) continue;
       try {
+        // the holder's own bubblewrap and keeper while it builds the mounts again: not jobs
+        if (h.building && Date.now() - h.checkedAt < 60_000 && own.has(readlinkSync(`/proc/${pid}/exe`))) continue;
         const status = readFileSync(`/proc/${pid}/status`, 'utf8');
         const ns = /^NSpid:\s+(.*)$/m.exec(status)?.[1].trim().split(/\s+/);
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

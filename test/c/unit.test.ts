@@ -1,6 +1,7 @@
 /**
  * The C unit tests of the shims' readers of untrusted input (test/c/: memory.c for another process's memory,
- * json.c for the JSON reader, reply.c for gate_parse_reply), built with make and run here: plain, and under
+ * json.c for the JSON reader, reply.c for gate_parse_reply, join.c for
+ * joining a session sandbox's held mounts that changed meanwhile), built with make and run here: plain, and under
  * AddressSanitizer and UndefinedBehaviorSanitizer; then the fuzz targets (test/c/fuzz/) under both
  * sanitizers, each for a bounded number of generated inputs (their own deterministic driver: the same inputs
  * every run; .ci/run runs them longer, with libFuzzer when clang is there). Each C test prints TAP; a
@@ -46,7 +47,9 @@ function tap(program: string, ...args: string[]): void {
   assert.match(r.stdout, /^1\.\.[1-9]\d*$/m, out);
 }
 
-const UNITS = ['memory', 'json', 'reply'];
+const UNITS = ['memory', 'json', 'reply', 'join'];
+// the readers of untrusted input, each with a fuzz target (join.c tests a path, not a reader)
+const FUZZED = ['memory', 'json', 'reply'];
 const canSanitize = sanitizers();
 const noSanitizers = canSanitize ? false : `the C compiler cannot build with -fsanitize=${SAN} (libasan, libubsan)`;
 
@@ -64,7 +67,7 @@ test('fuzz targets, a bounded run each under both sanitizers (deterministic inpu
   make('fuzz', `SAN=${SAN}`);
   const cwd = mkdtempSync(join(tmpdir(), 'g-fuzz-'));
   try {
-    for (const t of UNITS) {
+    for (const t of FUZZED) {
       const seeds = join(DIR, 'fuzz', 'seeds', t);
       const r = spawnSync(join(DIR, 'build-san', `fuzz-${t}`), ['-runs=3000', '-max_total_time=20', seeds], { cwd, encoding: 'utf8' });
       assert.equal(r.status, 0, `fuzz-${t}: ${r.stdout}${r.stderr}`);
