@@ -2,7 +2,8 @@
 //   unit    test/unit/, mirroring src/ (test/unit/<src folder>/<file>.test.ts): pure, no daemon, no bwrap, no child
 //           process, no listening socket (test/unit/no-processes.mjs is preloaded and fails a test that starts
 //           one); side by side, seconds. `npm run test:unit`, or `node test/run.mjs --unit`.
-//   system  every other folder of test/: real daemons, sockets, bash, bubblewrap and gate-sh; one file at a time,
+//   system  every other folder of test/: real daemons, sockets, bash, bubblewrap and gate-sh; a node --test run
+//           per file, GATE_TEST_CONCURRENCY of them side by side, the longest files first (LONGEST below);
 //           minutes. `npm run test:system`, or `node test/run.mjs --system`.
 // With neither flag both run, unit first (`npm test`). Extra args filter by path substring. A compiled file
 // whose test/ source is gone (moved or deleted; tsc leaves dist/ behind) is not run.
@@ -64,9 +65,31 @@ const selected = walk(join('dist', 'test'))
   .filter((f) => existsSync(f.replace(/^dist\//, '').replace(/\.js$/, '.ts')))
   .filter((f) => (filters.length === 0 ? !apart.some((a) => f.includes(a)) : filters.some((x) => f.includes(x))))
   .sort();
+// The system files that run longest (measured: each over a minute), started first so that files running side
+// by side end together instead of one long file running alone at the end. Order only: a file missing here
+// or gone from the tree changes nothing else.
+const LONGEST = [
+  'shell/bytes',
+  'sandbox/session',
+  'scripts/build-native',
+  'shell/agent-wrappers',
+  'rules/differential',
+  'scripts/pack-install',
+  'shell/concurrency',
+  'shell/native-parity',
+  'exec-gate/kernel',
+  'exec-gate/escalation',
+  'cli/yargs-cli',
+  'cli/non-utf8',
+  'integrations/mcp',
+];
+const rank = (f) => {
+  const i = LONGEST.findIndex((l) => f.endsWith(`/${l}.test.js`));
+  return i < 0 ? LONGEST.length : i;
+};
 const byKind = {
   unit: selected.filter((f) => f.startsWith(UNIT)),
-  system: selected.filter((f) => !f.startsWith(UNIT)),
+  system: selected.filter((f) => !f.startsWith(UNIT)).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1)),
 };
 if (kinds.every((k) => byKind[k].length === 0)) {
   console.error(`no ${kinds.length === 1 ? `${kinds[0]} ` : ''}test files found under dist/test${filters.length ? ` matching ${filters.join(', ')}` : ''}`);
@@ -95,33 +118,68 @@ const perFile = Number(process.env.GATE_TEST_TIMEOUT_S || 600);
 const systemConcurrency = Math.max(1, Number(process.env.GATE_TEST_CONCURRENCY || 1));
 const NO_PROCESSES = new URL('./unit/no-processes.mjs', import.meta.url).href;
 
-let child;
+const children = new Set();
+const killAll = () => {
+  for (const c of children)
+    try {
+      process.kill(-c.pid, 'SIGKILL');
+    } catch {}
+};
 /** One node --test run over files, in its own process group so the watchdog can take every test process and
- * daemon down with it. Resolves to its exit code. */
-function runFiles(kind, files) {
-  const concurrency = kind === 'unit' ? availableParallelism() : systemConcurrency;
+ * daemon down with it. Resolves to its exit code and, when `capture`, its output. */
+function runFiles(kind, files, capture = false) {
+  const concurrency = kind === 'unit' ? availableParallelism() : 1;
   const preload = kind === 'unit' ? ['--import', NO_PROCESSES] : [];
-  console.error(`test/run.mjs: ${files.length} ${kind} test file${files.length === 1 ? '' : 's'}`);
-  child = spawn(process.execPath, [...preload, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${perFile * 1000}`, ...files], {
-    stdio: 'inherit',
+  const child = spawn(process.execPath, [...preload, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${perFile * 1000}`, ...files], {
+    stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     detached: true,
   });
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  children.add(child);
+  let out = '';
+  if (capture) for (const s of [child.stdout, child.stderr]) s.on('data', (d) => (out += d));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code: code ?? (signal ? 1 : 0), out });
+    }),
+  );
+}
+
+/** System files: GATE_TEST_CONCURRENCY node --test runs side by side, one file each, the longest first (node
+ * sorts the files it is given, so it cannot be told that order); each file's output printed whole when it
+ * ends, then the counts of all. Resolves to 0 when every file passed. */
+async function runSystem(files) {
+  console.error(`test/run.mjs: ${files.length} system test file${files.length === 1 ? '' : 's'}, ${systemConcurrency} at a time`);
+  const queue = [...files];
+  const sum = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+  const bad = [];
+  const worker = async () => {
+    for (let f = queue.shift(); f; f = queue.shift()) {
+      const { code, out } = await runFiles('system', [f], true);
+      process.stdout.write(out.replace(/\n?$/, '\n'));
+      for (const k of Object.keys(sum)) sum[k] += Number(new RegExp(`^ℹ ${k} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+      if (code !== 0) bad.push(f);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(systemConcurrency, files.length) }, worker));
+  console.log(`\nsystem: ${Object.entries(sum).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  if (bad.length) console.log(`system files failed (${bad.length}):\n${bad.map((f) => `  ${f}`).join('\n')}`);
+  return bad.length ? 1 : 0;
 }
 
 const watchdog = setTimeout(() => {
   console.error(`\ntest watchdog: the suite ran longer than ${limit} s; killing it (a test is hanging)`);
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {}
+  killAll();
   process.exit(1);
 }, limit * 1000);
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (child && process.kill(-child.pid, 'SIGKILL'), process.exit(130)));
-// both kinds run even when unit tests fail (the whole picture in one pass); the exit code is the worst
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (killAll(), process.exit(130)));
 const failed = [];
 for (const kind of kinds) {
-  if (byKind[kind].length === 0) continue;
-  if ((await runFiles(kind, byKind[kind])) !== 0) failed.push(kind);
+  const files = byKind[kind];
+  if (files.length === 0) continue;
+  if (kind === 'unit') console.error(`test/run.mjs: ${files.length} unit test file${files.length === 1 ? '' : 's'}`);
+  const code = kind === 'unit' ? (await runFiles(kind, files)).code : await runSystem(files);
+  if (code !== 0) failed.push(kind);
 }
 clearTimeout(watchdog);
 if (failed.length) console.error(`test/run.mjs: ${failed.join(' and ')} tests failed`);
