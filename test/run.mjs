@@ -130,7 +130,8 @@ const killAll = () => {
 function runFiles(kind, files, capture = false) {
   const concurrency = kind === 'unit' ? availableParallelism() : 1;
   const preload = kind === 'unit' ? ['--import', NO_PROCESSES] : [];
-  const child = spawn(process.execPath, [...preload, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${perFile * 1000}`, ...files], {
+  const args = [...preload, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${perFile * 1000}`, ...files];
+  const child = spawn(process.execPath, args, {
     stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     detached: true,
   });
