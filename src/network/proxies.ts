@@ -50,6 +50,12 @@ export class NetworkProxies {
     }
   }
 
+  /** The run's proxy socket, the proxy opened first if it is not yet (an escalated TurnDefault command of
+   * the run: its sandbox reaches the run's proxy too); undefined when it cannot be opened. */
+  async route(runId: string): Promise<string | undefined> {
+    return (await this.open(runId)) ? runProxySocket(this.o.sessionDir, runId) : undefined;
+  }
+
   /** The run finished: its proxy and its connections end, its folder goes. */
   async close(runId: string): Promise<void> {
     const p = this.proxies.get(runId);
