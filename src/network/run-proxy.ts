@@ -10,6 +10,7 @@
  */
 import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { MAX_SOCKET_PATH } from '../protocol/paths.js';
 import type { DialContext } from './dial.js';
 import { httpFront } from './http-front.js';
 import { ListenerHandoff } from './listener-handoff.js';
@@ -25,6 +26,8 @@ export const NOTICE_HELLO = '\0gate-netbridge notices\n';
 export const PIPES_LINE = 'pipes\n';
 /** connections of one run at once (beyond: refused at accept; the run's own bound) */
 export const MAX_CONNECTIONS = 1024;
+/** listeners handed over by one run's sandboxes (its own, its escalated commands'), at most */
+export const MAX_LISTENERS = 16;
 /** a notice connection that does not read is not written more than this */
 const MAX_NOTICE_BACKLOG = 64 * 1024;
 const SNIFF_TIMEOUT_MS = 30_000;
@@ -77,14 +80,20 @@ export class RunProxy {
     if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF === 'off') return;
     const h = new ListenerHandoff(this.o.listenerPath, (fd) => this.adopt(fd), (l) => this.o.log?.(l));
     // without the native addon no descriptor can be received: the bridge relays every connection itself
-    if (!h.available) return;
-    await h.listen();
-    this.handoff = h;
+    if (!h.available || Buffer.byteLength(this.o.listenerPath) > MAX_SOCKET_PATH) return;
+    try {
+      await h.listen();
+      this.handoff = h;
+    } catch (e) {
+      // the bridge finds no listen.sock and relays: slower, never without a route
+      this.o.log?.(`network proxy of run ${this.o.runId}: no listener hand-over: ${(e as Error).message}`);
+    }
   }
 
   /** Accept the sandbox's connections on a listener its bridge handed over (checked: listener-handoff.ts). */
   private adopt(fd: number): boolean {
-    if (this.closed) return false;
+    // one per sandbox of the run; a process of the run handing over more gets no more descriptors held
+    if (this.closed || this.listeners.size >= MAX_LISTENERS) return false;
     const l = createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s, false));
     l.on('error', (e) => {
       this.o.log?.(`network proxy of run ${this.o.runId}: a handed-over listener failed: ${e.message}`);

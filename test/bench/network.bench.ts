@@ -240,6 +240,7 @@ process.stdin.on('end', () => { socks.forEach((s) => s.destroy()); }).resume();`
     try {
       const variants: Record<string, () => Promise<number>> = {
         'rules: own sandbox, bridge and proxy': () => oneCommand(d.env, d.ws),
+        'rules, the bridge relaying (GATE_NET_HANDOFF=off)': () => oneCommand(dBridge.env, dBridge.ws),
         'off: session sandbox (joined)': () => oneCommand(dOff.env, dOff.ws),
         'off: own sandbox (GATE_SESSION_SANDBOX=off)': () => oneCommand({ ...dOff.env, GATE_SESSION_SANDBOX: 'off' }, dOff.ws),
         'unshare -rn true (a network namespace)': () => timed('unshare', ['-rn', 'true']),
