@@ -17,6 +17,7 @@
  *   relayAdd(clientFd, destFd, headUp|null, headDown|null) → id   dups both fds; heads are written first
  *   relayClose(id)                                               ends the pair (its run finished)
  *   relayCount() → pairs being relayed
+ *   relayCheckListener(fd) → null | why not    a listening socket the run's bridge handed over (below)
  */
 #define _GNU_SOURCE
 #include <node_api.h>
@@ -31,6 +32,8 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "gate_relay.h"
@@ -543,11 +546,66 @@ static napi_value relay_count(napi_env env, napi_callback_info info) {
   return out;
 }
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+/* The network namespace of a socket (Linux >= 5.14), 0 when the kernel cannot say. */
+static uint64_t netns_cookie(int fd) {
+  uint64_t c = 0;
+  socklen_t l = sizeof c;
+  return getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &c, &l) == 0 ? c : 0;
+}
+
+static const char *why_not_listener(int fd) {
+  struct stat st;
+  int v;
+  socklen_t l = sizeof v;
+  if (fstat(fd, &st) || !S_ISSOCK(st.st_mode)) return "not a socket";
+  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || (v != AF_INET && v != AF_INET6)) return "not an IP socket";
+  l = sizeof v;
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) || v != SOCK_STREAM) return "not a stream socket";
+  l = sizeof v;
+  if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &l) || v != 1) return "not listening";
+  struct sockaddr_storage a;
+  socklen_t al = sizeof a;
+  if (getsockname(fd, (struct sockaddr *)&a, &al)) return "no address";
+  const struct sockaddr_in *a4 = (const struct sockaddr_in *)&a;
+  const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)&a;
+  int loop = a.ss_family == AF_INET ? a4->sin_addr.s_addr == htonl(INADDR_LOOPBACK)
+                                    : a.ss_family == AF_INET6 && IN6_IS_ADDR_LOOPBACK(&a6->sin6_addr);
+  if (!loop) return "not bound to the loopback address";
+  /* the sandbox's own namespace, never the daemon's: connections from the host's network must not reach
+   * a run's proxy this way (a listener the run inherited from its caller, say) */
+  int own = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  uint64_t mine = own >= 0 ? netns_cookie(own) : 0, theirs = netns_cookie(fd);
+  if (own >= 0) close(own);
+  if (!mine || !theirs) return "the kernel does not say which network namespace it is in";
+  if (mine == theirs) return "in the daemon's own network namespace";
+  return NULL;
+}
+
+static napi_value relay_check_listener(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], out;
+  int32_t fd;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_value_int32(env, argv[0], &fd) != napi_ok) {
+    napi_throw_type_error(env, NULL, "relayCheckListener(fd)");
+    return NULL;
+  }
+  const char *why = why_not_listener(fd);
+  if (why) napi_create_string_utf8(env, why, NAPI_AUTO_LENGTH, &out);
+  else napi_get_null(env, &out);
+  return out;
+}
+
 void gate_relay_register(napi_env env, napi_value exports) {
   static const struct {
     const char *name;
     napi_callback fn;
-  } fns[] = { { "relayInit", relay_init }, { "relayAdd", relay_add }, { "relayClose", relay_close }, { "relayCount", relay_count } };
+  } fns[] = { { "relayInit", relay_init }, { "relayAdd", relay_add }, { "relayClose", relay_close }, { "relayCount", relay_count },
+                  { "relayCheckListener", relay_check_listener } };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
     napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f);

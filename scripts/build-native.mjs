@@ -7,7 +7,7 @@
 // stops `npm install`. GATE_WERROR=1 (set by .ci/run) turns compiler warnings into errors in both builds.
 // Trust: runs at install time with the installing user's rights; runs only make, the C compiler and
 // node-gyp on the package's own sources.
-import { closeSync, existsSync, lstatSync, openSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, rmSync, statSync, symlinkSync, writeSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,7 +77,9 @@ if (existsSync(join(ROOT, 'bin')) && !present(ENTRY) && existsSync(join(ROOT, 's
 
 // node-gyp only when the addon is missing or older than its source or build file (a rebuild costs ~10 s)
 const mtime = (p) => statSync(join(ROOT, p)).mtimeMs;
-const fresh = existsSync(ADDON) && !werror && statSync(ADDON).mtimeMs > Math.max(mtime('native/gate_native.c'), mtime('binding.gyp'));
+// (every file of native/: the addon is built from gate_native.c and the files it names, gate_relay.c among them)
+const sources = readdirSync(join(ROOT, 'native')).map((f) => `native/${f}`);
+const fresh = existsSync(ADDON) && !werror && statSync(ADDON).mtimeMs > Math.max(...sources.map(mtime), mtime('binding.gyp'));
 if (!fresh) {
   // npm's own node-gyp: npm names it in npm_config_node_gyp for lifecycle scripts (`npm install`, `npm run`)
   const gypJs = process.env.npm_config_node_gyp;

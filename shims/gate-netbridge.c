@@ -4,9 +4,12 @@
  *
  * The sandbox has a network namespace of its own with loopback only (bubblewrap's --unshare-net), so no
  * program in it reaches anything. This listens on 127.0.0.1:PORT there, then forks: the parent execs
- * COMMAND (the run's bash, keeping the pid bubblewrap waits for), the child relays every connection made to
- * 127.0.0.1:PORT to SOCKET, the daemon's proxy for this run (a Unix socket bound into the sandbox), byte for
- * byte (splice through a pipe: the kernel moves them). Once the proxy has opened a tunnel, the daemon's
+ * COMMAND (the run's bash, keeping the pid bubblewrap waits for), the child hands the listening socket to the
+ * daemon (listen.sock beside SOCKET: hand_listener), which then accepts the sandbox's connections itself
+ * (src/network/listener-handoff.ts); the child only copies the denial lines afterwards. Where the daemon
+ * does not take it, the child relays every connection made to 127.0.0.1:PORT to SOCKET, the daemon's proxy
+ * for this run (a Unix socket bound into the sandbox), byte for byte (splice through a pipe: the kernel
+ * moves them). Once the proxy has opened a tunnel, the daemon's
  * relay may hand this bridge a pipe each way on that connection (it says it takes them on its notice
  * connection): the tunnel's bytes then go between the client and those pipes, one splice each way. The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
  * variables. The relay also keeps one connection of its own to the proxy on which the proxy sends the
@@ -380,6 +383,62 @@ static void relay(int lfd, int nfd) {
   }
 }
 
+/* The listener handed to the daemon (src/network/listener-handoff.ts): one byte with it on listen.sock
+ * beside SOCKET; the daemon's one-byte answer says whether it accepts the run's connections itself from now
+ * on ('Y'). Then this bridge relays nothing: the sandbox's clients reach the proxy directly, and a tunnel's
+ * bytes go between the two sockets in the daemon's relay thread alone. 0 when not taken (no such socket: an
+ * older daemon; no answer in time; 'N': a daemon without its native addon): this bridge relays as before. */
+static int hand_listener(int lfd) {
+  struct sockaddr_un a = sun_addr;
+  char *slash = strrchr(a.sun_path, '/');
+  static const char name[] = "listen.sock";
+  if (!slash || (size_t)(slash + 1 - a.sun_path) + sizeof name > sizeof a.sun_path) return 0;
+  memcpy(slash + 1, name, sizeof name);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+    close(fd);
+    return 0;
+  }
+  char byte = 'L';
+  struct iovec iov = { &byte, 1 };
+  union {
+    char b[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  memset(&u, 0, sizeof u);
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+  struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &lfd, sizeof(int));
+  char answer = 0;
+  struct pollfd pf = { .fd = fd, .events = POLLIN };
+  int ok = sendmsg(fd, &mh, MSG_NOSIGNAL) == 1 && poll(&pf, 1, 10000) == 1 && read(fd, &answer, 1) == 1 &&
+           answer == 'Y';
+  close(fd);
+  return ok;
+}
+
+/* The daemon took the listener: only the denial lines are left to copy. */
+static void notices_only(int nfd) {
+  if (nfd < 0) return;
+  int fl = fcntl(nfd, F_GETFL);
+  if (fl >= 0) fcntl(nfd, F_SETFL, fl & ~O_NONBLOCK);
+  char b[4096];
+  for (;;) {
+    ssize_t r = read(nfd, b, sizeof b);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return;
+    for (ssize_t o = 0; o < r;) {
+      ssize_t w = write(STDERR_FILENO, b + o, (size_t)(r - o));
+      if (w <= 0) break;
+      o += w;
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 5 || strcmp(argv[3], "--") != 0) die("usage: gate-netbridge PORT SOCKET -- COMMAND [ARG...]");
   char *end;
@@ -425,6 +484,11 @@ int main(int argc, char **argv) {
       dup2(null, STDIN_FILENO);
       dup2(null, STDOUT_FILENO);
       close(null);
+    }
+    if (hand_listener(lfd)) {
+      close(lfd);
+      notices_only(nfd);
+      _exit(0);
     }
     relay(lfd, nfd);
     _exit(0);

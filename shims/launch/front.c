@@ -51,6 +51,22 @@ static int has_arg(char *const argv[], const char *a) {
   return 0;
 }
 
+/* Network "rules" (src/sandbox/network-bridge.ts): bubblewrap's command is `gate-netbridge PORT SOCKET --
+ * COMMAND...`, which starts COMMAND itself: that exec is the plan's too. The bridge must be this launcher's
+ * own (`dir`, read-only in every sandbox) and the command after bubblewrap's `--`; the bridge runs no other
+ * program and nothing else runs in the tree before it, so this third expected exec is the bridge's.
+ * NULL when the plan is not so. */
+static const char *bridged_command(char *const prog[], const char *then, const char *dir) {
+  char real[PATH_MAX];
+  size_t n = strlen(dir);
+  if (!realpath(then, real) || strncmp(real, dir, n) || strcmp(real + n, "/gate-netbridge")) return NULL;
+  int i = 1;
+  while (prog[i] && strcmp(prog[i], "--")) i++;
+  if (!prog[i] || !prog[i + 1] || strcmp(prog[i + 1], then)) return NULL;
+  for (int k = 2; k <= 4; k++) if (!prog[i + k]) return NULL;
+  return !strcmp(prog[i + 4], "--") && prog[i + 5] && prog[i + 5][0] == '/' ? prog[i + 5] : NULL;
+}
+
 /* A closed stdin/stdout/stderr (`<&-`) is a free number the next pipe or socket would take, and
  * supervise() points 0 and 1 at /dev/null: an internal descriptor there is lost (the relay socket on fd 0
  * made every later exec fail). Hold each closed one with /dev/null, close-on-exec, so the payload still
@@ -246,7 +262,11 @@ int gate_launch(int argc, char **argv) {
   gate_join(L.own_path, sizeof L.own_path, self, "/bin", NULL, NULL);
   L.expect[L.nexpect++] = prog[0];
   const char *then = getenv(GATE_VAR_INNER_PROGRAM);
-  if (then && *then == '/') L.expect[L.nexpect++] = then;
+  if (then && *then == '/') {
+    L.expect[L.nexpect++] = then;
+    const char *bridged = bridged_command(prog, then, self);
+    if (bridged) L.expect[L.nexpect++] = bridged;
+  }
   /* under bubblewrap's --die-with-parent the sandbox goes when its spawner does: keep that through us */
   int die_with_parent = has_arg(prog, "--die-with-parent");
   if (J.pidns >= 0 && die_with_parent) drop_die_with_parent(prog);

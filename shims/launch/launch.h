@@ -56,10 +56,11 @@ struct launch {
   /* the gate's own LD_PRELOAD and PATH entries, not reported as the caller's (libgate.so, bin/ beside us) */
   char own_preload[PATH_MAX], own_path[PATH_MAX];
   /* the first execs are the plan's own (decided by pre-flight): the tree root's exec of PROGRAM, then
-   * (under bubblewrap) bwrap's exec of the command after `--`; or, joining held session mounts, the tree
-   * root's exec of that command itself (joined), bubblewrap's two when the mounts changed as it started */
+   * (under bubblewrap) bwrap's exec of the command after `--`, then (network "rules") the bridge's exec of
+   * its command (front.c, bridged_command); or, joining held session mounts, the tree root's exec of that
+   * command itself (joined), bubblewrap's when the mounts changed as it started */
   pid_t root;
-  const char *expect[2];
+  const char *expect[3];
   int nexpect;
   const char *joined;
   int listener;

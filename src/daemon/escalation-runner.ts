@@ -11,7 +11,9 @@
  *   - redeems the one-time grant (program, argv, execution come from the decision, not from the caller);
  *   - corrects the environment to the code-loading variables that were decided (escalation-env.ts);
  *   - spawns the command wrapped per EscalationExecution with the received descriptors as 0/1/2 (a
- *     terminal stays a terminal), in its own process group, still behind the exec gate;
+ *     terminal stays a terminal), in its own process group, still behind the exec gate; a TurnDefault
+ *     command under network "rules" gets its run's proxy route, as a run in the turn sandbox does (the
+ *     bridge before it: src/sandbox/network-bridge.ts);
  *   - passes on the signals the caller receives (`{signal}` frames), kills the process group when the
  *     caller's connection drops, and replies the exit status (128+n for signal n).
  * Descriptors are received with a small N-API addon (native.ts): Node's net module drops SCM_RIGHTS.
@@ -29,16 +31,18 @@ import type { GatePaths } from '../protocol/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { SecretsSetting } from '../sandbox/secrets.js';
 import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
+import { BRIDGE_PROGRAM, bridgeCommand, networkRules, proxyEnv } from '../sandbox/network-bridge.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { gateGuard } from '../sandbox/gate-state.js';
 import { escalationEnv } from './escalation-env.js';
 import { isLossy } from '../protocol/exec-gate-wire.js';
-import { LIBGATE, withExecGate } from '../exec/exec-gate.js';
+import { LIBGATE, SHIMS_DIR, withExecGate } from '../exec/exec-gate.js';
 import { gateNative, type GateNative } from '../exec/native.js';
 import { parentPid } from './proc-tree.js';
 import { ConnectionTable, type Held } from '../protocol/conn-table.js';
 import { socketPeer } from './socket-peer.js';
 import { FORWARDED_SIGNALS } from '../protocol/shared-with-c.js';
+import { dirname, join } from 'node:path';
 
 const MAX_FRAME = 16 * 1024 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 5000;
@@ -61,6 +65,9 @@ export interface EscalationServerOptions {
    * sees, where its exec gate binds; none given or unknown: the shared clients' folder outside a sandbox,
    * none inside one */
   clientDir?(runId: string): string | undefined;
+  /** network "rules": the run's proxy socket, opened if it is not (src/network/proxies.ts); undefined: the
+   * command has no network at all. None given: no TurnDefault command has network under "rules". */
+  networkRoute?(runId: string): Promise<string | undefined>;
   /** connections at once, all peers together (default 128) and per peer (default 16) */
   maxConnections?: number;
   maxPerPeer?: number;
@@ -233,19 +240,44 @@ export class EscalationServer implements EscalationRunner {
       user: this.o.env,
     });
     if (corrected.length) this.o.log(`escalation ${grant.run_id}: code-loading variables not in the decision reset: ${corrected.join(', ')}`);
+    // network "rules" in the turn sandbox: the run's own proxy, as for the run itself (sandbox-step.ts)
+    const turn = this.o.turnPolicy();
+    if (grant.execution.type !== 'TurnDefault' || !networkRules(turn) || !this.o.networkRoute)
+      return this.launch(s, grant, turn, { env, corrected, cwd, fds }, refuse);
+    this.o.networkRoute(grant.run_id).then(
+      (socket) => this.launch(s, grant, turn, { env, corrected, cwd, fds, socket }, refuse),
+      () => this.launch(s, grant, turn, { env, corrected, cwd, fds }, refuse),
+    );
+  }
+
+  /** Wrap the granted command as decided (with the run's proxy route when `socket`) and run it. */
+  private launch(
+    s: Socket,
+    grant: GrantWithEnv,
+    turn: SandboxPolicy,
+    a: { env: Record<string, string>; corrected: string[]; cwd: string; fds: number[]; socket?: string },
+    refuse: (msg: string) => void,
+  ): void {
+    // the caller went while the route was opened: nothing to run for
+    if (s.destroyed) return void a.fds.forEach(closeQuiet);
+    const { cwd, fds, corrected, socket } = a;
     let line: CommandLine;
     let guard: string | undefined;
     const clientDir = this.o.clientDir?.(grant.run_id);
     try {
       const ctx = gateSandboxContext({ cwd, env: this.o.env, secrets: this.o.secrets?.(), clientDir });
-      const turn = this.o.turnPolicy();
+      if (socket) ctx.networkProxyDir = dirname(socket);
       const bwrapArgs = sandboxArgvFor(grant.execution, turn, ctx);
-      line = wrapCommand([grant.program, ...grant.argv.slice(1)], bwrapArgs, bwrapArgs ? this.o.bwrap() : '');
+      const command = [grant.program, ...grant.argv.slice(1)];
+      // the bridge is this daemon's own shims' (read-only in every sandbox); the command follows its `--`
+      const bridged = socket && bwrapArgs ? bridgeCommand(join(SHIMS_DIR, BRIDGE_PROGRAM), socket, command) : command;
+      line = wrapCommand(bridged, bwrapArgs, bwrapArgs ? this.o.bwrap() : '');
       // outside any sandbox, still under the gate's guard: the run cannot change its own policy (gate-state.ts)
       if (!bwrapArgs && turn.type !== 'external-sandbox') guard = gateGuard(ctx);
     } catch (e) {
       return refuse(`cannot build the sandbox for ${grant.execution.type}: ${(e as Error).message}`);
     }
+    const env = socket && line.sandboxed ? { ...a.env, ...proxyEnv() } : a.env;
     const paths = clientDir ? { ...this.o.paths, clientDir } : this.o.paths;
     const gated = withExecGate({ program: line.program, args: line.args, env, guard }, { paths, runId: grant.run_id, parentPid: process.pid });
     // the command keeps its own argv[0] through the kernel layer's launcher

@@ -21,6 +21,8 @@ export interface StartEscalationOptions {
   runRoots?(runId: string): readonly number[] | undefined;
   /** the run's client folder (EscalationServerOptions.clientDir) */
   clientDir?(runId: string): string | undefined;
+  /** the run's network proxy socket under "rules" (EscalationServerOptions.networkRoute) */
+  networkRoute?(runId: string): Promise<string | undefined>;
 }
 
 export async function startEscalationRunner(o: StartEscalationOptions): Promise<EscalationRunner & { close(): Promise<void> }> {
@@ -34,6 +36,7 @@ export async function startEscalationRunner(o: StartEscalationOptions): Promise<
       log: o.log,
       runRoots: o.runRoots,
       clientDir: o.clientDir,
+      networkRoute: o.networkRoute,
       onFinished: (r) =>
         o.audit?.write({
           kind: 'exec',

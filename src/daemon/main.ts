@@ -142,6 +142,8 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       audit,
       runRoots: (id) => daemon.runRoots(id),
       clientDir: (id) => daemon.clientFolderOf(id),
+      // (the proxies are made just below; an escalation comes only once the daemon serves requests)
+      networkRoute: (id) => (daemon.runs.live(id) ? network.route(id) : Promise.resolve(undefined)),
     });
     cleanups.push(() => void escalation.close());
     // after the audit log is open, ended before it closes: the end of every session sandbox is recorded

@@ -45,6 +45,9 @@ export interface GateNative {
   relayAdd(clientFd: number, destFd: number, headUp: Buffer | null, headDown: Buffer | null, pipes: boolean): number;
   relayClose(id: number): boolean;
   relayCount(): number;
+  /** Why `fd` is not a listening TCP socket on loopback in another network namespace than this process's
+   * (the listener a run's bridge hands over: src/network/listener-handoff.ts); null when it is. */
+  relayCheckListener(fd: number): string | null;
   /** posix_spawn of an absolute program path (no PATH search; argv includes argv[0]; env as "K=V") in cwd,
    * in a session of its own, every signal at its default and none blocked. fds[i] is the caller's
    * descriptor the child gets as i (-1: /dev/null for 0-2, closed above); nothing else is inherited.

@@ -8,12 +8,18 @@
  * Not pure: folders and sockets under the session folder.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { MAX_SOCKET_PATH } from '../protocol/paths.js';
 import { runProxySocket } from '../sandbox/network-bridge.js';
 import type { Resolver } from './resolve.js';
 import { RunProxy } from './run-proxy.js';
 import type { NetworkDecider } from './types.js';
+
+/** `<session>/net/<run id>/listen.sock`, beside the proxy socket: where the run's bridge hands over its
+ * listener (listener-handoff.ts; shims/gate-netbridge.c finds it beside the socket it is given). */
+export function runListenerSocket(proxySocket: string): string {
+  return join(dirname(proxySocket), 'listen.sock');
+}
 
 export interface NetworkProxiesOptions {
   /** the session folder (`<runtime>/<session>`) */
@@ -40,7 +46,14 @@ export class NetworkProxies {
       mkdirSync(dirname(dirname(sock)), { recursive: true, mode: 0o700 });
       rmSync(dirname(sock), { recursive: true, force: true });
       mkdirSync(dirname(sock), { mode: 0o700 });
-      const p = new RunProxy({ runId, socketPath: sock, decider: this.o.decider, resolve: this.o.resolve });
+      const p = new RunProxy({
+        runId,
+        socketPath: sock,
+        listenerPath: runListenerSocket(sock),
+        decider: this.o.decider,
+        resolve: this.o.resolve,
+        log: this.o.log,
+      });
       await p.listen();
       this.proxies.set(runId, p);
       return true;
@@ -48,6 +61,12 @@ export class NetworkProxies {
       this.o.log(`network proxy of run ${runId} not opened: ${(e as Error).message}; the run has no network`);
       return false;
     }
+  }
+
+  /** The run's proxy socket, the proxy opened first if it is not yet (an escalated TurnDefault command of
+   * the run: its sandbox reaches the run's proxy too); undefined when it cannot be opened. */
+  async route(runId: string): Promise<string | undefined> {
+    return (await this.open(runId)) ? runProxySocket(this.o.sessionDir, runId) : undefined;
   }
 
   /** The run finished: its proxy and its connections end, its folder goes. */

@@ -1,6 +1,8 @@
 /**
  * The proxy of one run: a Unix socket in a folder only that run's sandbox sees (bound into it; the
- * bridge inside, shims/gate-netbridge.c, relays 127.0.0.1:<port> to it). Each connection is told apart by
+ * bridge inside, shims/gate-netbridge.c, relays 127.0.0.1:<port> to it), and — once the bridge handed over
+ * its listening socket (listener-handoff.ts) — that listener itself, in the sandbox's network namespace,
+ * whose connections come here with no bridge between. Each connection is told apart by
  * its first byte: 5 is SOCKS5 (socks5.ts), NOTICE_HELLO is the bridge asking for the run's denial lines
  * (which it writes to the run's stderr), anything else is HTTP (http-front.ts).
  * Not pure: a listening socket. Trust boundary: everything arriving on the socket is the sandboxed run's
@@ -8,8 +10,10 @@
  */
 import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { MAX_SOCKET_PATH } from '../protocol/paths.js';
 import type { DialContext } from './dial.js';
 import { httpFront } from './http-front.js';
+import { ListenerHandoff } from './listener-handoff.js';
 import { closeRelayed } from './relay.js';
 import type { Resolver } from './resolve.js';
 import { serveSocks5 } from './socks5.js';
@@ -22,6 +26,8 @@ export const NOTICE_HELLO = '\0gate-netbridge notices\n';
 export const PIPES_LINE = 'pipes\n';
 /** connections of one run at once (beyond: refused at accept; the run's own bound) */
 export const MAX_CONNECTIONS = 1024;
+/** listeners handed over by one run's sandboxes (its own, its escalated commands'), at most */
+export const MAX_LISTENERS = 16;
 /** a notice connection that does not read is not written more than this */
 const MAX_NOTICE_BACKLOG = 64 * 1024;
 const SNIFF_TIMEOUT_MS = 30_000;
@@ -31,10 +37,16 @@ export interface RunProxyOptions {
   socketPath: string;
   decider: NetworkDecider;
   resolve: Resolver;
+  /** where the run's bridge hands over its listener (listener-handoff.ts); none: the bridge relays */
+  listenerPath?: string;
+  log?(line: string): void;
 }
 
 export class RunProxy {
   private readonly server: Server;
+  /** the bridges' listeners taken over (one per sandbox of the run: its own, an escalated command's) */
+  private readonly listeners = new Set<Server>();
+  private handoff?: ListenerHandoff;
   private readonly conns = new Set<Socket>();
   private readonly notices = new Set<Socket>();
   /** tunnels handed to the native relay (relay.ts), by its id */
@@ -43,17 +55,19 @@ export class RunProxy {
   /** the bridge said on its notice connection that it takes pipes (PIPES_LINE) */
   private bridgePipes = false;
   private readonly http;
+  private readonly httpDirect;
   /** denial lines said before the bridge's notice connection came (kept few) */
   private readonly early: string[] = [];
 
   constructor(private readonly o: RunProxyOptions) {
     this.http = httpFront((signal) => this.context(signal));
+    this.httpDirect = httpFront((signal) => this.context(signal, false));
     this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (s) => this.accept(s));
     this.server.maxConnections = MAX_CONNECTIONS;
   }
 
-  listen(): Promise<void> {
-    return new Promise((resolve, reject) => {
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.o.socketPath, () => {
         this.server.off('error', reject);
@@ -62,6 +76,33 @@ export class RunProxy {
         resolve();
       });
     });
+    // GATE_NET_HANDOFF=off in the daemon's environment: the bridge relays every connection (for comparison)
+    if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF === 'off') return;
+    const h = new ListenerHandoff(this.o.listenerPath, (fd) => this.adopt(fd), (l) => this.o.log?.(l));
+    // without the native addon no descriptor can be received: the bridge relays every connection itself
+    if (!h.available || Buffer.byteLength(this.o.listenerPath) > MAX_SOCKET_PATH) return;
+    try {
+      await h.listen();
+      this.handoff = h;
+    } catch (e) {
+      // the bridge finds no listen.sock and relays: slower, never without a route
+      this.o.log?.(`network proxy of run ${this.o.runId}: no listener hand-over: ${(e as Error).message}`);
+    }
+  }
+
+  /** Accept the sandbox's connections on a listener its bridge handed over (checked: listener-handoff.ts). */
+  private adopt(fd: number): boolean {
+    // one per sandbox of the run; a process of the run handing over more gets no more descriptors held
+    if (this.closed || this.listeners.size >= MAX_LISTENERS) return false;
+    const l = createServer({ allowHalfOpen: true, noDelay: true }, (s) => this.accept(s, false));
+    l.on('error', (e) => {
+      this.o.log?.(`network proxy of run ${this.o.runId}: a handed-over listener failed: ${e.message}`);
+      l.close();
+      this.listeners.delete(l);
+    });
+    l.listen({ fd });
+    this.listeners.add(l);
+    return true;
   }
 
   /** open connections: in Node, and tunnels carried by the native relay */
@@ -74,17 +115,21 @@ export class RunProxy {
     this.closed = true;
     for (const s of this.conns) s.destroy();
     for (const id of this.relays) closeRelayed(id);
+    for (const l of this.listeners) l.close();
+    void this.handoff?.close();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  private context(signal: AbortSignal): DialContext {
+  /** `viaBridge`: the connection came on the Unix socket from the run's bridge (which may take pipes); else
+   * the client itself connected on a handed-over listener */
+  private context(signal: AbortSignal, viaBridge = true): DialContext {
     return {
       runId: this.o.runId,
       decider: this.o.decider,
       resolve: this.o.resolve,
       notify: (l) => this.notify(l),
       signal,
-      bridgePipes: () => this.bridgePipes,
+      bridgePipes: () => viaBridge && this.bridgePipes,
       relayed: (id, finished) => {
         if (this.closed) return closeRelayed(id);
         this.relays.add(id);
@@ -102,7 +147,9 @@ export class RunProxy {
     for (const n of this.notices) if (n.writableLength < MAX_NOTICE_BACKLOG) n.write(text);
   }
 
-  private accept(s: Socket): void {
+  private accept(s: Socket, viaBridge = true): void {
+    // the run's bound, the bridge's connections and the listeners' together
+    if (this.conns.size >= MAX_CONNECTIONS) return void s.destroy();
     this.conns.add(s);
     s.once('close', () => {
       this.conns.delete(s);
@@ -120,8 +167,8 @@ export class RunProxy {
       s.pause();
       if (first.toString('latin1', 0, NOTICE_HELLO.length) === NOTICE_HELLO) return this.noticeConnection(s, first.subarray(NOTICE_HELLO.length));
       s.unshift(first);
-      if (first[0] === 0x05) void serveSocks5(s, this.context(abortOn(s)));
-      else this.http.emit('connection', s);
+      if (first[0] === 0x05) void serveSocks5(s, this.context(abortOn(s), viaBridge));
+      else (viaBridge ? this.http : this.httpDirect).emit('connection', s);
       s.resume();
     };
     s.on('data', onData);

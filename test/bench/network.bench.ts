@@ -6,13 +6,19 @@
  * forwarded, a CONNECT tunnel (its bytes carried by the daemon's native relay, native/gate_relay.c), and
  * the same tunnel kept in Node (a second daemon with GATE_NET_RELAY=node); 200 parallel connections held
  * through the proxy, with the daemon's CPU time and RSS. "proxy" runs inside a real gate-sh run (bwrap,
- * --unshare-net, gate-netbridge); "direct" is the same client on the host. Servers on 127.0.0.x only
- * (test/network/servers.ts). Prints one JSON object on its last line.
+ * --unshare-net, gate-netbridge); "direct" is the same client on the host. And what one command costs
+ * (`gate-sh -c true`) under "rules" — a sandbox of its own with the bridge, as every such run has —
+ * against a run under network off that joins the session sandbox and one that builds its own, beside what
+ * a network namespace alone costs (`unshare -rn true` against `unshare -r true`): the figures behind not
+ * joining a session sandbox under "rules" (docs/network.md). The load average is printed before and
+ * after each part. NET_BENCH_PARTS (comma-separated: setup, download, held, per_command) runs only
+ * those. Servers on 127.0.0.x only (test/network/servers.ts). Prints one JSON object on its last line.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { GATE_SH } from '../helpers/env.js';
 import { killAll, startDaemon } from '../helpers/daemon.js';
 import { run } from '../helpers/run.js';
@@ -21,11 +27,23 @@ import { makeWorld, RULES } from '../network/servers.js';
 const CONNECTIONS = 200;
 const SETUPS = 300;
 const ROUNDS = Number(process.env.NET_BENCH_ROUNDS ?? 5);
+const COMMAND_ROUNDS = Number(process.env.NET_BENCH_COMMAND_ROUNDS ?? 30);
+const PARTS = new Set((process.env.NET_BENCH_PARTS ?? 'setup,download,held,per_command').split(','));
+const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 const dir = mkdtempSync(join(tmpdir(), 'gnetb-'));
 const w = await makeWorld(join(dir, 'world'));
 const d = await startDaemon({ config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n', rules: RULES, workspace: 'ws', args: ['--test-resolver', w.hostsFile] });
 const pid = d.child.pid!;
+// the same daemon whose runs' bridges keep their listeners and relay every connection (no hand-over:
+// listener-handoff.ts): the path before the hand-over, a tunnel's bytes through the bridge's pipes
+const dBridge = await startDaemon({
+  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
+  rules: RULES,
+  workspace: 'ws',
+  args: ['--test-resolver', w.hostsFile],
+  env: { GATE_NET_HANDOFF: 'off' },
+});
 // the same daemon with tunnels kept in Node: what the native relay is measured against
 const dNode = await startDaemon({
   config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
@@ -56,8 +74,20 @@ const pct = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 // the servers live in this process: every client runs asynchronously (a spawnSync would stall them)
+/** bubblewrap failing to mask a socket that another process's folder under /tmp removed meanwhile (a
+ * shared machine's flake, not the network's): that run is made again, and counted */
+const MASK_FLAKE = /^bwrap: Can't bind mount \/oldroot\/dev\/null on /;
+let flakes = 0;
+async function gateRun(args: string[], env: Record<string, string>, cwd: string) {
+  for (let i = 0; ; i++) {
+    const r = await run(GATE_SH, args, { env, cwd, timeoutMs: 300_000 });
+    if (r.code === 0 || i === 2 || !MASK_FLAKE.test(r.stderr)) return r;
+    flakes++;
+  }
+}
+
 async function viaGate(script: string, through = d): Promise<string> {
-  const r = await run(GATE_SH, ['-c', script], { env: through.env, cwd: through.ws, timeoutMs: 300_000 });
+  const r = await gateRun(['-c', script], through.env, through.ws);
   if (r.code !== 0) throw new Error(`gate-sh: exit ${r.code}: ${r.stderr}`);
   return r.stdout;
 }
@@ -74,95 +104,177 @@ function cpuMs(): number {
 }
 const rssMiB = () => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 102.4) / 10;
 
+/** `gate-sh -c true`, spawned and waited for (ms) */
+async function oneCommand(env: Record<string, string>, cwd: string): Promise<number> {
+  const t0 = performance.now();
+  const r = await gateRun(['-c', 'true'], env, cwd);
+  if (r.code !== 0) throw new Error(`gate-sh -c true: exit ${r.code}: ${r.stderr}`);
+  return performance.now() - t0;
+}
+
+async function timed(program: string, args: string[]): Promise<number> {
+  const t0 = performance.now();
+  const r = await run(program, args, { env: d.env, timeoutMs: 60_000 });
+  if (r.code !== 0) throw new Error(`${program}: exit ${r.code}: ${r.stderr}`);
+  return performance.now() - t0;
+}
+
+const out: Record<string, unknown> = {};
 try {
-  const js = join(dir, 'setup.js');
-  writeFileSync(js, setupJs(false));
-  const jsDirect = join(dir, 'setup-direct.js');
-  writeFileSync(jsDirect, setupJs(true));
-  const proxied: number[] = JSON.parse(await viaGate(`node ${js}`));
-  const direct: number[] = JSON.parse(await onHost(process.execPath, [jsDirect]));
-
-  const curl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' http://web.test:${w.webPort}/big/100`;
-  const speed = (out: string) => {
-    const [size, bps] = out.trim().split(' ').map(Number);
-    if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB`);
-    return r2(bps / 2 ** 20);
-  };
-  const directCurl = ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{speed_download}\\n', '--noproxy', '*', `http://127.0.0.2:${w.webPort}/big/100`];
-  const dl = { direct: [] as number[], plain_http: [] as number[], connect_tunnel: [] as number[], connect_tunnel_in_node: [] as number[] };
-  for (let i = 0; i < ROUNDS; i++) {
-    dl.direct.push(speed(await onHost('curl', directCurl)));
-    dl.plain_http.push(speed(await viaGate(curl)));
-    // the same through a CONNECT tunnel (curl --proxytunnel): the path https takes
-    dl.connect_tunnel.push(speed(await viaGate(`${curl} -p`)));
-    dl.connect_tunnel_in_node.push(speed(await viaGate(`${curl} -p`, dNode)));
+  if (PARTS.has('setup')) {
+    const before = load();
+    const js = join(dir, 'setup.js');
+    writeFileSync(js, setupJs(false));
+    const jsDirect = join(dir, 'setup-direct.js');
+    writeFileSync(jsDirect, setupJs(true));
+    const proxied: number[] = JSON.parse(await viaGate(`node ${js}`));
+    const direct: number[] = JSON.parse(await onHost(process.execPath, [jsDirect]));
+    out.setup_ms = {
+      proxy_p50: r2(pct(proxied, 0.5)),
+      proxy_p99: r2(pct(proxied, 0.99)),
+      direct_p50: r2(pct(direct, 0.5)),
+      direct_p99: r2(pct(direct, 0.99)),
+      connections: SETUPS,
+      load_average_before: before,
+      load_average_after: load(),
+      what: 'a fresh TCP connection and one small GET, to the whole answer; proxy: from inside the sandbox through bridge and proxy',
+    };
   }
-  const best = (xs: number[]) => Math.max(...xs);
-  const median = (xs: number[]) => pct(xs, 0.5);
-  const download = Object.fromEntries(
-    Object.entries(dl).map(([k, xs]) => [
-      k,
-      { MiB_s: xs, best: best(xs), median: median(xs), ratio_best: r2(best(xs) / best(dl.direct)), ratio_median: r2(median(xs) / median(dl.direct)) },
-    ]),
-  );
 
-  // 200 CONNECT tunnels held open through the proxy, then released by closing stdin
-  const holdJs = join(dir, 'hold.js');
-  writeFileSync(
-    holdJs,
-    `const net = require('net'); let up = 0; const socks = [];
+  if (PARTS.has('download')) {
+    const before = load();
+    const curl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' http://web.test:${w.webPort}/big/100`;
+    const speed = (o: string) => {
+      const [size, bps] = o.trim().split(' ').map(Number);
+      if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB`);
+      return r2(bps / 2 ** 20);
+    };
+    const directCurl = ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{speed_download}\\n', '--noproxy', '*', `http://127.0.0.2:${w.webPort}/big/100`];
+    const dl = {
+      direct: [] as number[],
+      plain_http: [] as number[],
+      connect_tunnel: [] as number[],
+      connect_tunnel_via_bridge: [] as number[],
+      connect_tunnel_in_node: [] as number[],
+    };
+    const loads: number[] = [];
+    const modes: [keyof typeof dl, () => Promise<string>][] = [
+      ['direct', () => onHost('curl', directCurl)],
+      ['plain_http', () => viaGate(curl)],
+      // the same through a CONNECT tunnel (curl --proxytunnel): the path https takes
+      ['connect_tunnel', () => viaGate(`${curl} -p`)],
+      ['connect_tunnel_via_bridge', () => viaGate(`${curl} -p`, dBridge)],
+      ['connect_tunnel_in_node', () => viaGate(`${curl} -p`, dNode)],
+    ];
+    for (let i = 0; i < ROUNDS; i++) {
+      loads.push(load()[0]);
+      // a different order each round: no mode always runs first, or after the same one
+      const shift = i % modes.length;
+      for (const [k, f] of [...modes.slice(shift), ...modes.slice(0, shift)]) dl[k].push(speed(await f()));
+    }
+    const best = (xs: number[]) => Math.max(...xs);
+    const median = (xs: number[]) => pct(xs, 0.5);
+    out.download_100MiB = {
+      ...Object.fromEntries(
+        Object.entries(dl).map(([k, xs]) => [
+          k,
+          { MiB_s: xs, best: best(xs), median: median(xs), ratio_best: r2(best(xs) / best(dl.direct)), ratio_median: r2(median(xs) / median(dl.direct)) },
+        ]),
+      ),
+      // per round: the tunnel against direct in that same round (the load moves between rounds)
+      connect_tunnel_ratio_per_round: dl.connect_tunnel.map((x, i) => r2(x / dl.direct[i])),
+      connect_tunnel_via_bridge_ratio_per_round: dl.connect_tunnel_via_bridge.map((x, i) => r2(x / dl.direct[i])),
+      load_average_1m_per_round: loads,
+      rounds: ROUNDS,
+      load_average_before: before,
+      load_average_after: load(),
+      what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: forwarded by the proxy in Node; connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener',
+    };
+  }
+
+  if (PARTS.has('held')) {
+    const before = load();
+    // 200 CONNECT tunnels held open through the proxy, then released by closing stdin
+    const holdJs = join(dir, 'hold.js');
+    writeFileSync(
+      holdJs,
+      `const net = require('net'); let up = 0; const socks = [];
 for (let i = 0; i < ${CONNECTIONS}; i++) {
   const s = net.connect(3128, '127.0.0.1', () => s.write('CONNECT web.test:${w.webPort} HTTP/1.1\\r\\nHost: web.test\\r\\n\\r\\n'));
   s.once('data', (b) => { if (!String(b).startsWith('HTTP/1.1 200')) throw new Error(String(b)); if (++up === ${CONNECTIONS}) console.log('held'); });
   socks.push(s);
 }
 process.stdin.on('end', () => { socks.forEach((s) => s.destroy()); }).resume();`,
-  );
-  const idleCpu0 = cpuMs();
-  const rssBefore = rssMiB();
-  const hold = spawn(GATE_SH, ['-c', `node ${holdJs}`], { env: d.env, cwd: d.ws, stdio: ['pipe', 'pipe', 'inherit'] });
-  const t0 = Date.now();
-  await new Promise<void>((res, rej) => {
-    hold.stdout!.on('data', (b) => String(b).includes('held') && res());
-    hold.once('exit', (c) => rej(new Error(`hold exited ${c}`)));
-  });
-  const setupMs = Date.now() - t0;
-  const cpuSetup = cpuMs() - idleCpu0;
-  const rssHeld = rssMiB();
-  const cpu1 = cpuMs();
-  await new Promise((r) => setTimeout(r, 2000));
-  const cpuIdleHeld = cpuMs() - cpu1;
-  hold.stdin!.end();
-  await new Promise((r) => hold.once('exit', r));
+    );
+    const idleCpu0 = cpuMs();
+    const rssBefore = rssMiB();
+    const hold = spawn(GATE_SH, ['-c', `node ${holdJs}`], { env: d.env, cwd: d.ws, stdio: ['pipe', 'pipe', 'inherit'] });
+    const t0 = Date.now();
+    await new Promise<void>((res, rej) => {
+      hold.stdout!.on('data', (b) => String(b).includes('held') && res());
+      hold.once('exit', (c) => rej(new Error(`hold exited ${c}`)));
+    });
+    const setupMs = Date.now() - t0;
+    const cpuSetup = cpuMs() - idleCpu0;
+    const rssHeld = rssMiB();
+    const cpu1 = cpuMs();
+    await new Promise((r) => setTimeout(r, 2000));
+    const cpuIdleHeld = cpuMs() - cpu1;
+    hold.stdin!.end();
+    await new Promise((r) => hold.once('exit', r));
+    out.held_200 = {
+      connections: CONNECTIONS,
+      all_open_after_ms: setupMs,
+      daemon_cpu_ms_to_open_all: r2(cpuSetup),
+      daemon_cpu_ms_per_s_while_held: r2(cpuIdleHeld / 2),
+      daemon_rss_MiB_before: rssBefore,
+      daemon_rss_MiB_held: rssHeld,
+      load_average_before: before,
+      load_average_after: load(),
+    };
+  }
 
-  console.log(
-    JSON.stringify({
-      setup_ms: {
-        proxy_p50: r2(pct(proxied, 0.5)),
-        proxy_p99: r2(pct(proxied, 0.99)),
-        direct_p50: r2(pct(direct, 0.5)),
-        direct_p99: r2(pct(direct, 0.99)),
-        connections: SETUPS,
-        what: 'a fresh TCP connection and one small GET, to the whole answer; proxy: from inside the sandbox through bridge and proxy',
-      },
-      download_100MiB: {
-        ...download,
-        rounds: ROUNDS,
-        what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: forwarded by the proxy in Node; connect_tunnel: CONNECT, carried by the native relay; connect_tunnel_in_node: the same tunnel piped in Node (GATE_NET_RELAY=node)',
-      },
-      held_200: {
-        connections: CONNECTIONS,
-        all_open_after_ms: setupMs,
-        daemon_cpu_ms_to_open_all: r2(cpuSetup),
-        daemon_cpu_ms_per_s_while_held: r2(cpuIdleHeld / 2),
-        daemon_rss_MiB_before: rssBefore,
-        daemon_rss_MiB_held: rssHeld,
-      },
-    }),
-  );
+  if (PARTS.has('per_command')) {
+    // a daemon with the network off, whose runs join the session sandbox (the default) unless told not to
+    const dOff = await startDaemon({ workspace: 'ws', env: { GATE_SANDBOX_MODE: 'workspace-write' } });
+    try {
+      const variants: Record<string, () => Promise<number>> = {
+        'rules: own sandbox, bridge and proxy': () => oneCommand(d.env, d.ws),
+        'rules, the bridge relaying (GATE_NET_HANDOFF=off)': () => oneCommand(dBridge.env, dBridge.ws),
+        'off: session sandbox (joined)': () => oneCommand(dOff.env, dOff.ws),
+        'off: own sandbox (GATE_SESSION_SANDBOX=off)': () => oneCommand({ ...dOff.env, GATE_SESSION_SANDBOX: 'off' }, dOff.ws),
+        'unshare -rn true (a network namespace)': () => timed('unshare', ['-rn', 'true']),
+        'unshare -r true (none)': () => timed('unshare', ['-r', 'true']),
+      };
+      for (const v of Object.values(variants)) for (let i = 0; i < 3; i++) await v();
+      const before = load();
+      const times: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+      const names = Object.keys(variants);
+      for (let round = 0; round < COMMAND_ROUNDS; round++) {
+        const shift = round % names.length;
+        for (const n of [...names.slice(shift), ...names.slice(0, shift)]) times[n].push(await variants[n]());
+      }
+      const p50 = (n: string) => pct(times[n], 0.5);
+      out.per_command_ms = {
+        ...Object.fromEntries(Object.entries(times).map(([k, xs]) => [k, { p50: r2(pct(xs, 0.5)), p90: r2(pct(xs, 0.9)) }])),
+        'own sandbox - joined (off), p50': r2(p50('off: own sandbox (GATE_SESSION_SANDBOX=off)') - p50('off: session sandbox (joined)')),
+        'rules - off own sandbox (bridge, proxy), p50': r2(p50('rules: own sandbox, bridge and proxy') - p50('off: own sandbox (GATE_SESSION_SANDBOX=off)')),
+        'network namespace, p50': r2(p50('unshare -rn true (a network namespace)') - p50('unshare -r true (none)')),
+        rounds: COMMAND_ROUNDS,
+        load_average_before: before,
+        load_average_after: load(),
+        what: 'gate-sh -c true from spawn to exit, variants alternating in each round',
+      };
+    } finally {
+      await dOff.close();
+    }
+  }
+  out.reruns_after_mask_flake = flakes;
+  console.log(JSON.stringify(out));
 } finally {
   await d.close();
   await dNode.close();
+  await dBridge.close();
   await w.close();
   killAll();
   rmSync(dir, { recursive: true, force: true });

@@ -125,15 +125,18 @@ describe('allowed hosts work through the proxy', () => {
   test('a run that ends in the middle of a tunnel ends it: the relay lets go, and the close record says why', async () => {
     // the download is slowed so that the run ends first; the run waits (no sleep) until bytes arrived
     const r = await sh(
-      `curl -sS -p --limit-rate 2M -o part.bin http://web.test:${w.webPort}/big/64 2>/dev/null & ` + 'while [ ! -s part.bin ]; do :; done; echo started',
+      `curl -sS -p --limit-rate 2M -o part.bin http://web.test:${w.webPort}/big/64 2>/dev/null & ` +
+        'while [ ! -s part.bin ]; do :; done; echo started; echo "$GATE_RUN"',
     );
-    assert.equal(r.stdout, 'started\n', r.stderr);
+    const [said, runId] = r.stdout.split('\n');
+    assert.equal(said, 'started', r.stderr);
+    // this run's record (an earlier test's tunnels closed cleanly)
     const closed = await waitFor(() => {
       const recs = readFileSync(join(d.env.GATE_HOME, 'audit.jsonl'), 'utf8')
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l))
-        .filter((x) => x.kind === 'network' && x.detail === 'closed' && x.protocol === 'https' && x.bytes_down > 0 && x.bytes_down < 64 << 20);
+        .filter((x) => x.kind === 'network' && x.detail === 'closed' && x.run_id === runId && x.protocol === 'https' && x.bytes_down > 0 && x.bytes_down < 64 << 20);
       return recs.at(-1);
     }, 'the cut tunnel\'s close record');
     assert.match(closed.error ?? '', /^relay: /);
