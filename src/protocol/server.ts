@@ -197,8 +197,14 @@ export class RequestServer {
     const server = createServer((c) => this.onConnection(c));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(streamSock, () => resolve());
+      server.listen(streamSock, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
+    // an accept that fails (EMFILE) is the server's 'error' event: logged, the server goes on (with no
+    // listener it would end the daemon)
+    server.on('error', (e: Error) => this.logLimited(`stream.sock: ${e.message}`));
     chmodSync(streamSock, 0o600);
     this.stream = server;
     this.sweeper = setInterval(() => this.sweep(), 5_000);
