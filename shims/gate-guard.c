@@ -4,9 +4,11 @@
  * Lines of the spec (built by src/sandbox/gate-state.ts, outside any run):
  *   d PATH   a folder kept read-only; made first (0700) when missing, so the run cannot make it
  *   f PATH   a file or folder kept read-only when it exists
- *   h PATH   a folder hidden (an empty read-only tmpfs): the runtime folder, every session's approval socket
+ *   h PATH   a folder hidden (an empty read-only tmpfs): the runtime folder, every session's approval socket;
+ *            then the clients' folder inside the request folder bound back (the other runs' client folders)
  *   b PATH   bound back read-only inside a hidden folder: the session's request folder
- *   w PATH   bound back read-write: the request folder's clients' folder (reply sockets)
+ *   w PATH   bound back read-write: the run's own client folder (its reply sockets)
+ * The lines are applied in their order (what is bound back is opened before anything is hidden).
  *
  * How it holds: the tree root (still the gate's, before the run's program) makes a mount namespace, as
  * root directly, as another user inside a user namespace of its own (mapping only the user's own uid), and
@@ -169,6 +171,7 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
       }
       if (S_ISLNK(st.st_mode)) continue; /* the caller gives real paths: a link made since is not followed */
       if (mount(x->path, x->path, NULL, MS_BIND | MS_REC, NULL) || remount_ro(x->path)) return fail(why, n, "cannot protect", x->path);
+      continue;
     } else if (x->op == 'h') {
       struct stat st;
       if (lstat(x->path, &st)) {
@@ -176,11 +179,11 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
         return fail(why, n, "cannot hide", x->path);
       }
       if (mount("tmpfs", x->path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")) return fail(why, n, "cannot hide", x->path);
+      continue;
     }
-  }
-  for (int i = 0; i < count; i++) {
-    struct line *x = &l[i];
-    if ((x->op != 'b' && x->op != 'w') || x->fd < 0) continue;
+    /* b, w: in the order of the lines, so a folder bound back can have a part hidden again (the clients'
+     * folder, with the run's own bound back into it) */
+    if (x->fd < 0) continue;
     char from[64];
     snprintf(from, sizeof from, "/proc/self/fd/%d", x->fd);
     if (make_dirs(x->path) || mount(from, x->path, NULL, MS_BIND, NULL)) return fail(why, n, "cannot bind back", x->path);

@@ -30,6 +30,7 @@ const MAX_LINE = 1 << 20;
 export class ApprovalServer {
   private server?: Server;
   private readonly conns = new Set<Socket>();
+  private errorLoggedAt = 0;
 
   constructor(
     private readonly path: string,
@@ -49,11 +50,21 @@ export class ApprovalServer {
     try {
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(this.path, () => resolve());
+        server.listen(this.path, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
     } finally {
       process.umask(old);
     }
+    // A connection the kernel gave but the daemon could not take (EMFILE: at its descriptor limit) is the
+    // server's 'error' event; with no listener it ended the daemon. That connection is lost; the server goes on.
+    server.on('error', (e) => {
+      if (Date.now() - this.errorLoggedAt < 10_000) return;
+      this.errorLoggedAt = Date.now();
+      this.log(`approval.sock: ${e.message} (a connection lost; logged once per 10 s)`);
+    });
     chmodSync(this.path, 0o600);
     this.server = server;
   }

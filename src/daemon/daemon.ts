@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { replyFolder, STOP_NOTE_FILE } from '../protocol/paths.js';
 import type { ClientFolders } from './client-folders.js';
+import { peerFolder } from './peer-folder.js';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import {
   PROTOCOL_VERSION,
@@ -132,6 +133,8 @@ export class Daemon<P> {
   private sandboxedSince?: Date;
   /** one decision per new host:port a run's sandbox connects to (issue 33): what the network proxy asks */
   readonly networkDecider: DaemonNetworkDecider;
+  /** the client folder each stream request came from, once worked out (null: none) */
+  private readonly streamFolders = new WeakMap<HandlerContext, string | null>();
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -207,21 +210,34 @@ export class Daemon<P> {
   }
 
   /**
-   * A request naming a run is taken only with a reply socket in that run's client folder, or directly in the
-   * clients' folder, where no sandbox can bind (issue 28): a run's sandbox sees and writes its own folder
-   * alone, so a request from another run's sandbox (or from a socket bound anywhere else) naming this run is
-   * refused; the folder its pre-flight was asked from (a gate-sh started inside a run) may name it too.
-   * Stream requests answer on their own connection, and a run the daemon does not know has nothing to take.
+   * A request naming a run is taken only from that run's client folder, or from the clients' folder itself,
+   * where no sandbox can bind (issue 28): a datagram by where its reply socket is bound, a stream request by
+   * what the process that connected sees there (peer-folder.ts, the kernel's word). A run's sandbox (or guard)
+   * sees and writes its own folder alone, so a request from another run's sandbox (or from a socket bound
+   * anywhere else) naming this run is refused; the folder its pre-flight was asked from (a gate-sh started
+   * inside a run) may name it too. A run the daemon does not know has nothing to take.
    * Throws a ProtocolError (`refused`).
    */
   private ownFolder(msg: Envelope, ctx: HandlerContext, runId = msg.run_id): void {
-    if (!this.deps.folders || ctx.transport !== 'dgram' || ctx.peer === undefined || typeof runId !== 'string') return;
+    if (!this.deps.folders || typeof runId !== 'string') return;
     const run = this.runs.peek(runId);
     if (!run) return;
-    const from = replyFolder(this.deps.paths, ctx.peer);
+    const from = this.requestFolder(ctx);
     if (from === '' || (from !== undefined && (from === run.folder || from === run.askedFrom))) return;
-    const why = `a request for run ${runId} came from ${ctx.peer}, outside that run's client folder`;
-    throw new ProtocolError('refused', why, msg.id);
+    const who = ctx.transport === 'dgram' ? ctx.peer : `pid ${ctx.peerPid ?? '?'} (stream.sock)`;
+    throw new ProtocolError('refused', `a request for run ${runId} came from ${who}, outside that run's client folder`, msg.id);
+  }
+
+  /** The client folder a request came from ('' the clients' folder itself, a run id, or undefined: none),
+   * worked out once per request (a stream request's costs a few looks in /proc). */
+  private requestFolder(ctx: HandlerContext): string | undefined {
+    if (ctx.transport === 'dgram') return ctx.peer === undefined ? undefined : replyFolder(this.deps.paths, ctx.peer);
+    if (ctx.peerPid === undefined) return undefined;
+    const known = this.streamFolders.get(ctx);
+    if (known !== undefined) return known ?? undefined;
+    const f = peerFolder(this.deps.paths, ctx.peerPid);
+    this.streamFolders.set(ctx, f ?? null);
+    return f;
   }
 
   /** The client folder of a new run: a nested shell's run lives in its enclosing run's sandbox, so it
@@ -230,7 +246,7 @@ export class Daemon<P> {
   private runFolder(id: string, run: RunRecord, parentRun: string | undefined, ctx: HandlerContext): void {
     const folders = this.deps.folders;
     if (!folders) return;
-    const from = ctx.transport === 'dgram' && ctx.peer !== undefined ? replyFolder(this.deps.paths, ctx.peer) : undefined;
+    const from = this.requestFolder(ctx);
     if (from) run.askedFrom = from;
     if (parentRun !== undefined) {
       run.folder = this.runs.peek(parentRun)?.folder || from || undefined;
@@ -301,8 +317,9 @@ export class Daemon<P> {
     // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
     const check = this.currentDecider().preflight(req, this.decideContext());
-    // a nested shell names its enclosing run from that run's client folder only
+    // a nested shell names its enclosing run, an interactive line its session's run, from that run's client folder only
     if (req.parent_run) this.ownFolder(msg, ctx, req.parent_run);
+    if (req.session_run) this.ownFolder(msg, ctx, req.session_run);
     // a finished run passes on nothing (runs.ts, live)
     const parent = req.parent_run ? this.runs.live(req.parent_run) : undefined;
     this.noteWritable(req.cwd, req.start_up?.tmpdir);

@@ -126,7 +126,17 @@ export class EscalationServer implements EscalationRunner {
     const server = createServer({ pauseOnConnect: true }, (s) => this.accept(s));
     await new Promise<void>((res, rej) => {
       server.once('error', rej);
-      server.listen(sock, () => res());
+      server.listen(sock, () => {
+        server.off('error', rej);
+        res();
+      });
+    });
+    // an accept that fails (EMFILE) is the server's 'error' event: logged, the server goes on (with no
+    // listener it would end the daemon)
+    server.on('error', (e) => {
+      if (Date.now() - this.refusalLoggedAt < 10_000) return;
+      this.refusalLoggedAt = Date.now();
+      this.o.log(`escalate.sock: ${e.message} (logged once per 10 s)`);
     });
     chmodSync(sock, 0o600);
     this.server = server;

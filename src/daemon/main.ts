@@ -9,7 +9,7 @@ import { ReuseGrants } from './reuse-grants.js';
 import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePaths } from '../protocol/paths.js';
 import { DEFAULT_STREAM_LIMITS, RequestServer } from '../protocol/server.js';
 import { FdReserve, openFileLimit } from './fd-reserve.js';
-import { socketPeer } from './socket-peer.js';
+import { socketPid } from './socket-peer.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../protocol/run-rate.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
@@ -212,7 +212,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       streamSock: paths.streamSock,
       handle: (m, c) => daemon.handle(m, c),
       log,
-      peerOf: socketPeer,
+      peerOf: socketPid,
       rateLimits: requestRate(opts.env),
       streamLimits: { maxConnections: Math.max(16, Math.min(DEFAULT_STREAM_LIMITS.maxConnections, Math.floor(nofile / 8))) },
     });

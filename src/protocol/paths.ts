@@ -255,6 +255,11 @@ export function runClientDir(paths: Pick<GatePaths, 'clientDir'>, runId: string)
   return join(paths.clientDir, runId);
 }
 
+/** Whether a name is one a run's client folder may have (runClientDir). */
+export function isRunFolderName(name: string): boolean {
+  return RUN_FOLDER.test(name);
+}
+
 /** Where this process binds its reply sockets: its run's client folder (GATE_CLIENT_DIR, set in every gated
  * run) when that is one, else the clients' folder itself (a client outside any run). */
 export function ownClientDir(paths: Pick<GatePaths, 'clientDir'>, env: Env = process.env): string {

@@ -19,8 +19,11 @@ import { EAGAIN, ECONNREFUSED, ENOENT, unixDgram, type DgramSocket } from './dgr
 export interface HandlerContext {
   /** 'dgram' or 'stream': where the request came from */
   transport: 'dgram' | 'stream';
-  /** the sender's bound path (datagrams), for logs */
+  /** the sender's bound path (datagrams): where its reply goes, and which client folder it came from */
   peer?: string;
+  /** the process that opened the stream connection (its pid in the daemon's pid namespace, SO_PEERCRED: the
+   * kernel's word, not the peer's); undefined for datagrams, or when the kernel could not say */
+  peerPid?: number;
   /** mark the request as waiting on approvals (keepalives flow while set), or clear it with null */
   setPending(approvalIds: string[] | null): void;
   /** aborted when the requester is gone while its request waits (a keepalive found its reply socket unbound
@@ -52,9 +55,10 @@ export interface RequestServerOptions {
   rateLimits?: RateLimits;
   /** stream.sock's bounds (default DEFAULT_STREAM_LIMITS) */
   streamLimits?: Partial<StreamLimits>;
-  /** the process at the other end of a stream connection, as the kernel says (SO_PEERCRED): connections are
-   * counted per peer. None (or undefined for a connection): all count as one peer. */
-  peerOf?(c: Socket): string | undefined;
+  /** the process at the other end of a stream connection, as the kernel says (SO_PEERCRED): its pid.
+   * Connections are counted per process, and its requests carry it (HandlerContext.peerPid). None (or
+   * undefined for a connection): all count as one peer, and none carries a pid. */
+  peerOf?(c: Socket): number | undefined;
 }
 
 /** What stream.sock allows. The defaults keep its descriptors far under the daemon's limit (20,000 or more). */
@@ -85,6 +89,8 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = {
 /** A stream connection, as the connection table and the idle sweep see it. */
 interface StreamConn extends Held {
   socket: Socket;
+  /** the process that connected (SO_PEERCRED), when the kernel said */
+  pid?: number;
   deframer: Deframer;
   /** requests of this connection being handled */
   inFlight: number;
@@ -191,8 +197,14 @@ export class RequestServer {
     const server = createServer((c) => this.onConnection(c));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(streamSock, () => resolve());
+      server.listen(streamSock, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
+    // an accept that fails (EMFILE) is the server's 'error' event: logged, the server goes on (with no
+    // listener it would end the daemon)
+    server.on('error', (e: Error) => this.logLimited(`stream.sock: ${e.message}`));
     chmodSync(streamSock, 0o600);
     this.stream = server;
     this.sweeper = setInterval(() => this.sweep(), 5_000);
@@ -238,12 +250,13 @@ export class RequestServer {
 
   private onConnection(c: Socket): void {
     c.on('error', () => c.destroy());
-    let peer: string | undefined;
+    let pid: number | undefined;
     try {
-      peer = this.opts.peerOf?.(c);
+      pid = this.opts.peerOf?.(c);
     } catch {
       /* gone already: counted with the unnamed */
     }
+    const peer = pid === undefined ? undefined : `pid ${pid}`;
     const key = peer ?? '?';
     if (!this.conns.admit(key)) {
       this.counters.refusedConnections++;
@@ -253,6 +266,7 @@ export class RequestServer {
     }
     const conn: StreamConn = {
       socket: c,
+      pid,
       peer: key,
       deframer: new Deframer(this.limits.maxFrame),
       inFlight: 0,
@@ -364,6 +378,7 @@ export class RequestServer {
     const ctx: HandlerContext = {
       transport: target.transport,
       peer,
+      peerPid: conn?.pid,
       setPending: (ids) => this.setPending(entry, msg.id, ids),
       gone: entry.gone.signal,
     };

@@ -5,8 +5,10 @@
  * every folder in it), over and over, while run B runs 50 execs: B is unaffected, and A's job never sees B's
  * folder. Before, every sandboxed run of a session bound its reply sockets in one shared writable `req/c`:
  * the job unlinked B's supervisor sockets and B's execs failed ("the exec supervisor of this run is gone")
- * or its requests went unanswered. In workspace-write (a session sandbox, and a sandbox of its own) and
- * read-only. And a request naming another run, sent from a run's own folder, is refused.
+ * or its requests went unanswered. In workspace-write (a session sandbox, and a sandbox of its own),
+ * read-only and danger-full-access (no sandbox: the gate's guard keeps the other folders out of sight; they
+ * were visible, read-only). And a request naming another run, sent from a run's own folder or over
+ * stream.sock, is refused.
  * Test-only; everything lives in the test's temp folders.
  */
 import { test } from 'node:test';
@@ -54,6 +56,8 @@ const MODES: [string, string, Record<string, string>][] = [
   ['workspace-write, session sandbox', 'sandbox_mode = "workspace-write"\n', {}],
   ['workspace-write, a sandbox of its own', 'sandbox_mode = "workspace-write"\n', { GATE_SESSION_SANDBOX: 'off' }],
   ['read-only', 'sandbox_mode = "read-only"\n', {}],
+  // no sandbox: the gate's guard (src/sandbox/gate-state.ts) shows the run its own client folder alone
+  ['danger-full-access', 'sandbox_mode = "danger-full-access"\n', {}],
 ];
 
 /** Run A: its background job unlinking the clients' folders; A itself waits for it. Resolves once the job
@@ -96,43 +100,102 @@ for (const [mode, config, env] of MODES)
     assert.deepEqual(folders, [own], `A's job saw other folders than its run's own: ${seen}`);
   });
 
-/** python3 naming.py RUN: from this run's own client folder, an exec request naming RUN. Prints the reply's
- * type and code. */
-const NAMING = `import json, os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-me = "%s/n-%d.sock" % (os.environ["GATE_CLIENT_DIR"], os.getpid())
-s.bind(me)
-s.settimeout(30)
-s.sendto(json.dumps({"v": 1, "id": "naming-%d" % os.getpid(), "type": "exec", "run_id": sys.argv[1], "program": "/bin/true", "argv": ["true"], "cwd": os.getcwd(), "pid": os.getpid(), "env": {}}).encode(), os.environ["GATE_REQUEST_SOCK"])
+/** python3 naming.py dgram|stream RUN: an exec request naming RUN, as a datagram from this run's own client
+ * folder or over stream.sock (no reply folder: the daemon asks the kernel who connected). Prints the reply's
+ * type and code. The id is random: two sandboxes' pids are alike, and the daemon answers a known id's retry. */
+const NAMING = `import json, os, socket, struct, sys
+how, run = sys.argv[1], sys.argv[2]
+body = json.dumps({"v": 1, "id": "naming-%s-%s" % (how, os.urandom(8).hex()), "type": "exec", "run_id": run, "program": "/bin/true", "argv": ["true"], "cwd": os.getcwd(), "pid": os.getpid(), "env": {}}).encode()
+if how == "dgram":
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    me = "%s/n-%d.sock" % (os.environ["GATE_CLIENT_DIR"], os.getpid())
+    s.bind(me)
+    s.settimeout(30)
+    s.sendto(body, os.environ["GATE_REQUEST_SOCK"])
+    recv = lambda: s.recv(65536)
+else:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(30)
+    s.connect(os.environ["GATE_STREAM_SOCK"])
+    s.sendall(struct.pack("<I", len(body)) + body)
+    def exactly(n):
+        got = b""
+        while len(got) < n:
+            k = s.recv(n - len(got))
+            if not k:
+                raise SystemExit("stream closed")
+            got += k
+        return got
+    recv = lambda: exactly(struct.unpack("<I", exactly(4))[0])
 while True:
-    r = json.loads(s.recv(65536))
+    r = json.loads(recv())
     if r["type"] != "pending":
         break
-os.unlink(me)
-print("reply", r["type"], r.get("code", "-"), flush=True)
+if how == "dgram":
+    os.unlink(me)
+print("reply", how, r["type"], r.get("code", "-"), flush=True)
 `;
 
-test('workspace-write: a request naming another live run, from a run\'s own client folder, is refused; naming its own run is answered', { timeout: 120_000 }, async (t) => {
-  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], config: 'sandbox_mode = "workspace-write"\n' }));
+/** Run B: prints its run id, then waits (its run live) until `go` exists, then runs `then` (B's own process). */
+function startB(rig: DaemonProc, go: string, then: string, env: Record<string, string> = {}) {
+  const b = track(
+    spawn(GATE_SH, ['-c', `echo "run $GATE_RUN"; while [ ! -e ${go} ]; do /bin/sleep 0.05; done; ${then}`], {
+      env: { ...rig.env, ...env },
+      cwd: rig.ws,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+  let out = '';
+  let err = '';
+  b.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  b.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((r) => b.once('exit', (c) => r(c)));
+  return { run: () => waitFor(() => /^run (\S+)$/m.exec(out)?.[1], 'run B to start'), exited, out: () => out + err };
+}
+
+for (const mode of ['workspace-write', 'danger-full-access'])
+test(`${mode}: a request naming another live run, from a run's own client folder, is refused; naming its own run is answered`, { timeout: 120_000 }, async (t) => {
+  const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], config: `sandbox_mode = "${mode}"\n` }));
   t.after(async () => (killAll(), rig.close()));
   writeFileSync(join(rig.ws, 'naming.py'), NAMING);
   const go = join(rig.te.dir, 'go');
   // run B waits (its run live) until the test has used its id
-  const b = track(spawn(GATE_SH, ['-c', `echo "run $GATE_RUN"; while [ ! -e ${go} ]; do /bin/sleep 0.05; done`], { env: rig.env, cwd: rig.ws, stdio: ['ignore', 'pipe', 'pipe'] }));
-  let out = '';
-  b.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const runB = await waitFor(() => /^run (\S+)$/m.exec(out)?.[1], 'run B to start');
+  const b = startB(rig, go, 'true');
+  const runB = await b.run();
   try {
-    const other = await gateSh(rig, `python3 ./naming.py ${runB}`, { timeoutMs: 60_000 });
-    assert.match(other.stdout, /^reply error refused$/m, other.stdout + other.stderr);
-    const own = await gateSh(rig, 'python3 ./naming.py "$GATE_RUN"', { timeoutMs: 60_000 });
-    assert.match(own.stdout, /^reply exec -$/m, own.stdout + own.stderr);
+    const other = await gateSh(rig, `python3 ./naming.py dgram ${runB}`, { timeoutMs: 60_000 });
+    assert.match(other.stdout, /^reply dgram error refused$/m, other.stdout + other.stderr);
+    const own = await gateSh(rig, 'python3 ./naming.py dgram "$GATE_RUN"', { timeoutMs: 60_000 });
+    assert.match(own.stdout, /^reply dgram exec -$/m, own.stdout + own.stderr);
   } finally {
     writeFileSync(go, '');
   }
-  await new Promise((r) => b.once('exit', r));
+  await b.exited;
   // the folders of finished runs go (within the daemon's sweep)
   const clients = rig.paths.clientDir;
   await waitFor(() => !readdirSync(clients).some((n) => n.startsWith('r-')) || undefined, 'the finished runs\' client folders to go', 30_000);
   assert.ok(existsSync(clients));
 });
+
+// Over stream.sock a request has no reply folder: before, one naming another live run was answered with that
+// run's settled answers (docs/daemon.md said so). Now the daemon asks the kernel which process connected
+// (SO_PEERCRED) and what that process sees of the client folders (src/daemon/peer-folder.ts): A's sandbox
+// sees only A's folder, so A naming B is refused; B's own process, in B's sandbox, is answered.
+for (const [mode, config, env] of MODES)
+  test(`${mode}: a stream request naming another live run is refused; the same from that run's own process is answered`, { timeout: 120_000 }, async (t) => {
+    const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], config }));
+    t.after(async () => (killAll(), rig.close()));
+    writeFileSync(join(rig.ws, 'naming.py'), NAMING);
+    const go = join(rig.te.dir, 'go');
+    const b = startB(rig, go, 'python3 ./naming.py stream "$GATE_RUN"', env);
+    const runB = await b.run();
+    let other;
+    try {
+      other = await gateSh(rig, `python3 ./naming.py stream ${runB}`, { env, timeoutMs: 60_000 });
+    } finally {
+      writeFileSync(go, '');
+    }
+    assert.equal(await b.exited, 0, b.out());
+    assert.match(other.stdout, /^reply stream error refused$/m, other.stdout + other.stderr);
+    assert.match(b.out(), /^reply stream exec -$/m, b.out());
+  });

@@ -5,7 +5,9 @@
  * log) in its own exec request for `make`, gets the escalation token of A's settlement, and redeems it on
  * escalate.sock with its own descriptors, as the red team did: before the fix make ran outside the sandbox
  * again, with no prompt. Now a finished run's settlements and grants end with it, and a grant is redeemed
- * only by a process of its own run's tree (SO_PEERCRED), so it fails the same way while A still runs.
+ * only by a process of its own run's tree (SO_PEERCRED), so it fails the same way while A still runs; and
+ * before any of that, a request naming A is refused unless it comes from A's client folder, by datagram or
+ * over stream.sock.
  * In each mode with a sandbox to leave (workspace-write, read-only). Real daemon, real gate-sh, bubblewrap.
  */
 import { test } from 'node:test';
@@ -35,7 +37,7 @@ while True:
         break
 os.unlink(me)
 if r.get("type") == "error" and r.get("code") == "refused":
-    # from this run's own client folder: refused; stream.sock has no reply folder, so the same request there
+    # from this run's own client folder: refused; stream.sock has no reply folder: the same request there
     print("datagram refused", flush=True)
     t = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     t.connect(e["GATE_STREAM_SOCK"])
@@ -142,9 +144,10 @@ for (const mode of ['workspace-write', 'read-only'] as const)
       assert.equal(b.code, 0, b.stdout + b.stderr);
       assert.equal(readFileSync(made, 'utf8'), 'made\n', `run B ran make outside the sandbox again: ${b.stdout}`);
       // the request naming A comes from B's own client folder: refused before anything of A is looked at
-      // (per-run client folders). Over stream.sock, which has no reply folder: finished, nothing of A is left
-      // to reuse (B is asked, nobody answers: denied); still running, the token is refused, B is not a
-      // process of A
+      // (per-run client folders). Over stream.sock, which has no reply folder, refused too: the process that
+      // connected sees B's client folder, not A's (src/daemon/peer-folder.ts). (Before, it met the later
+      // defences: finished, nothing of A was left to reuse; still running, the token was refused, B not
+      // being a process of A.)
       assert.match(b.stdout, /^datagram refused$/m, b.stdout + b.stderr);
-      assert.match(b.stdout, when === 'finished' ? /^no token .*Deny/m : /^runner .*not a process of the run/m, b.stdout + b.stderr);
+      assert.match(b.stdout, /^no token null refused$/m, b.stdout + b.stderr);
     });
