@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import type { PromptEvent } from '../../../src/protocol/approval.js';
 import { decisionForElicitation, elicitationFor } from '../../../src/integrations/elicitation.js';
 import { approvalRequestParams, hostDecision, reviewDecisionFromHost } from '../../../src/integrations/host-protocol.js';
-import { sandboxPolicyFromState, SandboxStateError, stricterSandbox } from '../../../src/integrations/sandbox-state.js';
+import { sandboxPolicyFromState, SandboxStateError } from '../../../src/integrations/sandbox-state.js';
+import { stricterSandbox } from '../../../src/sandbox/stricter.js';
 import { parseAssessment } from '../../../src/daemon/risk-assessor.js';
 import { ConfigError, configFromTable, DEFAULT_CONFIG } from '../../../src/config/config.js';
 
