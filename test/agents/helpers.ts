@@ -74,9 +74,10 @@ export function scratch(agent: PinnedAgent, version: string = PINNED[agent].vers
       // --force: a run or background job the agent left (or a time-out cut short) must not keep the daemon
       // alive after its folders are gone
       spawnSync(process.execPath, [GATE, 'daemon', 'stop', '--force'], { env, stdio: 'ignore' });
-      // retried: what the stopped daemon's runs still held may go a moment after
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
-      rmSync(home, { recursive: true, force: true, maxRetries: 10 });
+      // retried (a growing delay, 20 s in all): what the stopped daemon's runs and the agent's leftovers still
+      // write may go a while after on a loaded machine (seen once: ENOTEMPTY after the 10 retries of 5.5 s)
+      rmSync(dir, { recursive: true, force: true, maxRetries: 20 });
+      rmSync(home, { recursive: true, force: true, maxRetries: 20 });
     },
   };
 }

@@ -53,11 +53,11 @@ export const KNOWN: readonly KnownDifference[] = [
   },
   {
     agent: 'gemini',
-    routes: ['hook', 'default'],
+    routes: ['hook'],
     call: 11,
     gated: /^serving on <port> as <pid>$/,
     reason:
-      "gemini-cli adds `Background PIDs: <pid>` when its own shell leaves a background process in its process group; on the hook route the server runs inside gate-sh's sandbox (its own session), so gemini does not see it and prints no such line",
+      "gemini-cli adds `Background PIDs: <pid>` when its own shell leaves a background process in its process group; on the hook route the server runs inside gate-sh's sandbox (its own session), so gemini does not see it and prints no such line (on the README set-up gemini's wrapper runs in gate-sh with the command, and sees it)",
   },
   ...[12, 14].map((call) => ({
     agent: 'gemini' as const,
