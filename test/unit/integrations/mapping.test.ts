@@ -232,7 +232,13 @@ test("sandbox state as Codex 0.169+ sends it with each call (_meta, a Permission
 });
 
 test('stricter sandbox: workspace roots intersect by folder, not by spelling', () => {
-  const ws = (roots: string[]) => ({ type: 'workspace-write' as const, writable_roots: roots, network_access: false, exclude_tmpdir_env_var: false, exclude_slash_tmp: false });
+  const ws = (roots: string[]) => ({
+    type: 'workspace-write' as const,
+    writable_roots: roots,
+    network_access: false,
+    exclude_tmpdir_env_var: false,
+    exclude_slash_tmp: false,
+  });
   const roots = (a: string[], b: string[]) => (stricterSandbox(ws(a), ws(b)) as { writable_roots: string[] }).writable_roots;
   assert.deepEqual(roots(['/a'], ['/']), ['/a']);
   assert.deepEqual(roots(['/a/b', '/c'], ['/a']), ['/a/b']);
