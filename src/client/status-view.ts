@@ -19,6 +19,20 @@ function installLine(i: unknown): string {
   return o.root ? `gate-sh ${o.version ?? '?'} at ${o.root}` : '? (a daemon older than this gate)';
 }
 
+interface Narrowed {
+  own: unknown;
+  by: { policy: unknown; by: string; why?: string; since: string }[];
+}
+
+/** A host narrowing the sandbox (Codex's own setting, through gate mcp): what it asked, and gate-sh's own. */
+function narrowedLines(n: Narrowed | undefined): string[] {
+  if (!n) return [];
+  return [
+    `  narrowed from gate-sh's own ${JSON.stringify(n.own)} (the stricter of it and each host's is in force) by:`,
+    ...n.by.map((x) => visibleText(`    ${x.by}${x.why ? ` (${x.why})` : ''}: ${JSON.stringify(x.policy)}, since ${x.since}`)),
+  ];
+}
+
 /** Human form of the daemon's status object. */
 export function formatStatus(s: Record<string, unknown>): string {
   const policy = (s.policy ?? {}) as { files?: string[]; last_reload_error?: { message: string; at: string } | null; loaded_at?: string };
@@ -31,6 +45,7 @@ export function formatStatus(s: Record<string, unknown>): string {
     `decider:         ${s.decider}`,
     `approval policy: ${s.approval_policy}`,
     `sandbox policy:  ${sp ? JSON.stringify(sp) : '?'}`,
+    ...narrowedLines(s.sandbox_narrowed as Narrowed | undefined),
     `rule files:      ${policy.files?.length ? '' : '(none)'}`,
     ...(policy.files ?? []).map((f) => `  ${f}`),
     `policy loaded:   ${policy.loaded_at}`,

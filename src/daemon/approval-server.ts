@@ -15,10 +15,15 @@
  *   jobs-kill {target: pid|'all'} → jobs-kill {killed}
  *   stop {force?}                 → stopping | error {message} naming the active runs and jobs (no force)
  *   reload                        → reloaded {files, error}
+ *   sandbox-narrow {policy|null, by?, why?}
+ *                                 → sandbox {own, effective}: the session's sandbox is at most `policy` while
+ *                                   this connection is open (a host's own setting, daemon.ts narrowSandbox)
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { configView } from '../config/config.js';
+import { parseSandboxPolicy } from '../sandbox/policy.js';
+import { visibleText } from '../protocol/display.js';
 import { checkSocketPath } from '../protocol/paths.js';
 import type { Approver } from './approver.js';
 import { APPROVAL_OPS, parseApproverKind, parseReviewDecision, type ApprovalLine, type PromptEvent, type ResolvedEvent } from '../protocol/approval.js';
@@ -31,6 +36,7 @@ export class ApprovalServer {
   private server?: Server;
   private readonly conns = new Set<Socket>();
   private errorLoggedAt = 0;
+  private connections = 0;
 
   constructor(
     private readonly path: string,
@@ -85,6 +91,9 @@ export class ApprovalServer {
     let detach: (() => void) | undefined;
     let approver: Approver | undefined;
     let name = 'console';
+    // this connection's narrowing of the sandbox (sandbox-narrow), withdrawn when it closes
+    const narrowKey = `conn-${++this.connections}`;
+    let narrowed = false;
     const send = (o: ApprovalLine): void => {
       if (c.writable) c.write(JSON.stringify(o) + '\n');
     };
@@ -94,6 +103,7 @@ export class ApprovalServer {
       this.conns.delete(c);
       if (detach) this.log(`approver '${name}' detached`);
       detach?.();
+      if (narrowed) this.daemon.narrowSandbox(narrowKey, null);
     });
     c.on('data', (chunk: string) => {
       buf += chunk;
@@ -159,6 +169,12 @@ export class ApprovalServer {
           } else if (req.op === 'reload') {
             const error = this.daemon.reloadPolicy(name);
             reply({ type: 'reloaded', files: [...this.daemon.policyFiles()], error: error ?? null });
+          } else if (req.op === 'sandbox-narrow') {
+            const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? visibleText(v.slice(0, 300)) : undefined);
+            const policy = req.policy === null ? null : parseSandboxPolicy(req.policy);
+            const r = this.daemon.narrowSandbox(narrowKey, policy && { policy, by: text(req.by) ?? name, why: text(req.why) });
+            narrowed = policy !== null;
+            reply({ type: 'sandbox', ...r });
           } else throw new Error(`unknown op ${JSON.stringify(req.op)} (${APPROVAL_OPS.join(', ')})`);
         } catch (e) {
           reply({ type: 'error', message: e instanceof Error ? e.message : String(e) });

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
 import type { Approver } from './approver.js';
-import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
+import type { ApproverKind, PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 
 export type PromptRequest = Omit<PromptEvent, 'approval_id' | 'created_at' | 'expires_at' | 'number'>;
 
@@ -14,6 +14,8 @@ export interface ApprovalOutcome {
   approval_id: string;
   decision: ReviewDecision;
   approver: string;
+  /** what kind of approver answered (absent: the daemon itself, or a caller that did not attach) */
+  kind?: ApproverKind;
   /** why the daemon answered by itself */
   auto?: 'no-approver' | 'timeout' | 'shutdown' | 'cancelled';
 }
@@ -106,7 +108,7 @@ export class ApprovalBroker {
         error: `'${reviewDecisionKind(decision)}' is not offered for ${approval_id} (offered: ${p.event.available_decisions.map(reviewDecisionKind).join(', ')})`,
       };
     // An amendment answer always appends the proposed rule, never a prefix the approver typed.
-    this.finish(approval_id, { approval_id, decision: offered, approver });
+    this.finish(approval_id, { approval_id, decision: offered, approver, ...(from?.kind ? { kind: from.kind } : {}) });
     return { ok: true };
   }
 

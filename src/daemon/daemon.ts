@@ -26,7 +26,9 @@ import {
   type SubcommandReply,
 } from '../protocol/messages.js';
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
-import { isRestricted } from '../sandbox/policy.js';
+import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
+import { samePolicy, stricterSandbox } from '../sandbox/stricter.js';
+import type { SandboxNarrowing } from '../protocol/approval.js';
 import { networkRules } from '../sandbox/network-bridge.js';
 import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../protocol/server.js';
 import {
@@ -135,6 +137,10 @@ export class Daemon<P> {
   readonly networkDecider: DaemonNetworkDecider;
   /** the client folder each stream request came from, once worked out (null: none) */
   private readonly streamFolders = new WeakMap<HandlerContext, string | null>();
+  /** hosts' narrowings of the sandbox (approval channel `sandbox-narrow`, one per connection); while any is
+   * in force, gate-sh's own policy is kept here and config.sandbox_policy is the stricter of all */
+  private readonly narrowings = new Map<string, SandboxNarrowing>();
+  private ownSandbox?: SandboxPolicy;
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -781,12 +787,42 @@ export class Daemon<P> {
     return !(a.kind === 'mcp-elicitation' && typeof p === 'object' && p.reject.mcp_elicitations);
   }
 
-  /** Run-time configuration change from the approval channel. */
+  /** Run-time configuration change from the approval channel. A sandbox key changes gate-sh's own policy;
+   * hosts' narrowings still hold over it. */
   setConfig(key: string, value: string, by: string): GateConfig {
-    this.config = setConfigValue(this.config, key, value, `config set by ${by}`);
+    if (this.ownSandbox && (key === 'sandbox_mode' || key.startsWith('sandbox_workspace_write.')))
+      this.applySandbox(setConfigValue({ ...this.config, sandbox_policy: this.ownSandbox }, key, value, `config set by ${by}`).sandbox_policy);
+    else this.config = setConfigValue(this.config, key, value, `config set by ${by}`);
     this.deps.audit.write({ kind: 'config', approver: by, detail: `${key} = ${value}` });
     this.deps.log(`config: ${key} = ${value} (by ${by})`);
     return this.config;
+  }
+
+  /**
+   * A host's narrowing of the session's sandbox (Codex's sandbox state, through `gate mcp`; null withdraws
+   * it): the policy in force is the stricter of gate-sh's own and every narrowing, never looser than any.
+   * Issue 31: `codex exec --sandbox read-only` wrote files through gate mcp.
+   */
+  narrowSandbox(id: string, n: Omit<SandboxNarrowing, 'since'> | null): { own: SandboxPolicy; effective: SandboxPolicy } {
+    const own = this.ownSandbox ?? this.config.sandbox_policy;
+    const before = this.config.sandbox_policy;
+    if (n) this.narrowings.set(id, { ...n, since: new Date().toISOString() });
+    else if (!this.narrowings.delete(id)) return { own, effective: before };
+    this.applySandbox(own);
+    const now = this.config.sandbox_policy;
+    if (!samePolicy(before, now)) {
+      const why = n ? `narrowed by ${n.by}${n.why ? ` (${n.why})` : ''}` : 'a narrowing was withdrawn';
+      this.deps.audit.write({ kind: 'config', approver: n?.by ?? 'daemon', detail: `sandbox policy ${JSON.stringify(now)}: ${why}` });
+      this.deps.log(`sandbox policy ${JSON.stringify(now)}: ${why}`);
+    }
+    return { own, effective: now };
+  }
+
+  private applySandbox(own: SandboxPolicy): void {
+    let effective = own;
+    for (const n of this.narrowings.values()) effective = stricterSandbox(effective, n.policy);
+    this.ownSandbox = this.narrowings.size ? own : undefined;
+    this.config = { ...this.config, sandbox_policy: effective };
   }
 
   status(): Record<string, unknown> {
@@ -802,6 +838,7 @@ export class Daemon<P> {
       sessionApprovals: this.cache.size,
       counters: this.counters,
       sessions: d.sessions,
+      narrowed: this.ownSandbox ? { own: this.ownSandbox, by: [...this.narrowings.values()] } : undefined,
     });
   }
 

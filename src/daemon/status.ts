@@ -26,6 +26,8 @@ export interface StatusParts {
   sessionApprovals: number;
   counters: Record<string, number>;
   sessions?: SessionSandboxes;
+  /** hosts narrow the sandbox: gate-sh's own policy, and who narrowed it (daemon.ts narrowSandbox) */
+  narrowed?: { own: unknown; by: unknown[] };
 }
 
 /** The installation this daemon runs from (dist/src/daemon/ and the bundle's dist/cjs-src/daemon/ are both
@@ -56,6 +58,7 @@ export function statusView(p: StatusParts): Record<string, unknown> {
     },
     approval_policy: formatApprovalPolicy(p.config.approval_policy),
     sandbox_policy: p.config.sandbox_policy,
+    ...(p.narrowed ? { sandbox_narrowed: p.narrowed } : {}),
     config: configView(p.config),
     approvers: p.broker.approverNames(),
     pending: p.broker.pendingPrompts(),

@@ -242,7 +242,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const widens = onApproval.type === 'Escalate' && onApproval.execution.type !== 'TurnDefault';
   // (only a widening run needs the writable roots: not worked out for every exec that runs in place)
   const codeLoading = widens
-    ? { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd), program }
+    ? { ...ctx.codeLoading, writableRoots: ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, cwd), program, argv }
     : undefined;
   const loading = codeLoading && ctx.env ? codeLoadingVariables(ctx.env, codeLoading) : [];
   const vars = loading.map((v) => v.name).join(', ');

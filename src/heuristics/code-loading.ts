@@ -35,11 +35,43 @@ const SAFE_PAGER = /^(|cat|less( -[A-Za-z]+)*)$/;
 /** `true` and `:` leave the file as it is (git then uses it unchanged). */
 const SAFE_EDITOR = /^(true|:)$/;
 
+/** An empty askpass is none: git, ssh and sudo ask on the terminal, or fail, and run nothing. */
+const ASKPASS = new Set(['GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS']);
+
 /** Does this variable's value name a program that loads or runs nothing else? */
 export function isSafeValue(name: string, value: string): boolean {
   if (PAGERS.has(name)) return SAFE_PAGER.test(value);
   if (EDITORS.has(name)) return SAFE_EDITOR.test(value);
+  if (ASKPASS.has(name)) return value === '';
   return false;
+}
+
+/**
+ * git's configuration from the environment that only takes code away (issue 31: gemini-cli gives every
+ * command `GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1` and `GIT_CONFIG_COUNT=8` pairs that empty
+ * `credential.helper`, `core.fsmonitor`, `core.hooksPath`, `core.sshCommand`, `core.editor`, `diff.external`,
+ * ..., and set `core.pager=cat`): the names of those variables, when every `GIT_CONFIG_KEY_n`/`VALUE_n`
+ * pair below `GIT_CONFIG_COUNT` is there and sets an empty value (git's "none") or a safe pager. A global or
+ * system file of `/dev/null` reads nothing; `GIT_CONFIG_NOSYSTEM` only skips a file. Anything else (a pair
+ * with a value, a missing pair, `GIT_CONFIG_PARAMETERS`, another file) is judged by name, as before. Pure.
+ */
+export function harmlessGitConfig(env: Readonly<Record<string, string | undefined>>): Set<string> {
+  const out = new Set<string>();
+  for (const name of ['GIT_CONFIG_GLOBAL', 'GIT_CONFIG_SYSTEM']) if (env[name] === '/dev/null') out.add(name);
+  if (env.GIT_CONFIG_NOSYSTEM !== undefined) out.add('GIT_CONFIG_NOSYSTEM');
+  const count = env.GIT_CONFIG_COUNT;
+  if (count === undefined || !/^(0|[1-9][0-9]{0,3})$/.test(count)) return out;
+  const pairs: string[] = [];
+  for (let i = 0; i < Number(count); i++) {
+    const key = env[`GIT_CONFIG_KEY_${i}`];
+    const value = env[`GIT_CONFIG_VALUE_${i}`];
+    if (key === undefined || value === undefined) return out;
+    const pager = /^(core\.pager|pager\.[A-Za-z0-9-]+)$/i.test(key) && SAFE_PAGER.test(value);
+    if (value !== '' && !pager) return out;
+    pairs.push(`GIT_CONFIG_KEY_${i}`, `GIT_CONFIG_VALUE_${i}`);
+  }
+  for (const p of ['GIT_CONFIG_COUNT', ...pairs]) out.add(p);
+  return out;
 }
 
 /** Directories a PATH may always contain (root-owned system folders). */
@@ -67,6 +99,8 @@ export interface CodeLoadingOptions {
   /** The program that would run with them (its path or name): a variable only its own tools read (MAKEFLAGS
    * for make, PYTHONPATH for python, ...) is not judged for a program known to start no other program. */
   program?: string;
+  /** The exec's argv (argv[0] first), with `program`: for git, which subcommand runs (readBy). */
+  argv?: readonly string[];
 }
 
 /**
@@ -94,10 +128,46 @@ const LEAVES = new Set([
   'readlink', 'realpath', 'basename', 'dirname', 'mktemp', 'truncate', 'sync', 'curl', 'wget',
 ]);
 
+/**
+ * git subcommands that never start an editor, whatever their arguments (issue 31: `git status` under an
+ * allow rule was asked about because the user's `EDITOR=vi` would go with it out of the sandbox). Left out:
+ * everything that may edit (commit, merge, rebase, tag, notes, revert, cherry-pick, pull, am, config -e,
+ * branch --edit-description) or offer to edit a hunk (add, checkout, reset, restore, stash -p), and
+ * everything that runs other commands (submodule foreach, bisect run, difftool, mergetool, help).
+ */
+const GIT_NEVER_EDITS = new Set([
+  'status', 'diff', 'log', 'show', 'whatchanged', 'shortlog', 'blame', 'grep', 'describe', 'ls-files', 'ls-tree',
+  'ls-remote', 'rev-parse', 'rev-list', 'cat-file', 'show-ref', 'for-each-ref', 'diff-files', 'diff-index',
+  'diff-tree', 'name-rev', 'merge-base', 'check-ignore', 'check-attr', 'count-objects', 'version', 'fetch',
+  'push', 'clone', 'init', 'mv', 'rm', 'archive', 'fsck', 'gc', 'reflog',
+]);
+/** git's global options that take the next word as their value. */
+const GIT_GLOBAL_WITH_VALUE = new Set(['-C', '-c', '--git-dir', '--work-tree', '--namespace', '--config-env', '--super-prefix', '--exec-path']);
+/** git's global options alone (any `--name=value` form is one word too). */
+const GIT_GLOBAL_FLAGS = /^(-p|-P|--paginate|--no-pager|--bare|--no-replace-objects|--no-optional-locks|--(literal|glob|noglob|icase)-pathspecs|--exec-path|--[a-z-]+=.*)$/;
+
+/** The git subcommand an argv runs (argv[0] is git), or undefined when its global options cannot be read. */
+function gitSubcommand(argv: readonly string[]): string | undefined {
+  for (let i = 1; i < argv.length; i++) {
+    const a = argv[i];
+    if (GIT_GLOBAL_WITH_VALUE.has(a) && a !== '--exec-path') i++;
+    else if (/^-[Cc]./.test(a) || GIT_GLOBAL_FLAGS.test(a)) continue;
+    else return a.startsWith('-') ? undefined : a;
+  }
+  return undefined;
+}
+
 /** Does `program` read `name`, or may it start something that does? */
-export function readBy(name: string, program: string | undefined): boolean {
+export function readBy(name: string, program: string | undefined, argv?: readonly string[]): boolean {
   if (program === undefined) return true;
   const base = program.slice(program.lastIndexOf('/') + 1);
+  // an editor is started by programs that edit: not by one that starts nothing, nor by git's read-only,
+  // transfer and bookkeeping subcommands
+  if (EDITORS.has(name)) {
+    if (LEAVES.has(base)) return false;
+    const sub = base === 'git' && argv ? gitSubcommand(argv) : undefined;
+    return sub === undefined || !GIT_NEVER_EDITS.has(sub);
+  }
   const family = READERS.find(([v]) => v.test(name));
   if (!family) return true;
   return family[1].test(base) || !LEAVES.has(base);
@@ -112,15 +182,16 @@ export interface CodeLoadingVariable {
 /** Every code-loading variable in `env`, in name order (stable for prompts and logs). */
 export function codeLoadingVariables(env: Readonly<Record<string, string | undefined>>, opts: CodeLoadingOptions = {}): CodeLoadingVariable[] {
   const out: CodeLoadingVariable[] = [];
+  const gitConfig = harmlessGitConfig(env);
   for (const name of Object.keys(env).sort()) {
     const value = env[name];
-    if (value === undefined || opts.trusted?.[name] === value) continue;
+    if (value === undefined || opts.trusted?.[name] === value || gitConfig.has(name)) continue;
     if (name === 'PATH') {
       const bad = riskyPathEntries(value, opts);
       if (bad.length) out.push({ name, value, reason: `PATH entries that can shadow programs: ${bad.map((e) => e || '(empty = cwd)').join(', ')}` });
       continue;
     }
-    if (!isCodeLoadingName(name) || isSafeValue(name, value) || !readBy(name, opts.program)) continue;
+    if (!isCodeLoadingName(name) || isSafeValue(name, value) || !readBy(name, opts.program, opts.argv)) continue;
     const own = opts.own?.[name];
     if (own && value.split(/[: ]/).every((e) => e === '' || own.includes(e))) continue;
     out.push({ name, value, reason: `${name} can make the program load or run other code` });

@@ -3,32 +3,33 @@
  * `gate-sh -c|-lc <command>` in `workdir` through the full gate (in this process, from the daemon's run
  * plan: src/integrations/shell-run.ts) and returns Codex's ExecResult as JSON text.
  * Prompts of its own runs become elicitations when the client declared elicitation support (unless
- * `reject.mcp_elicitations`); otherwise they go to the other approvers. `codex/sandbox-state/update`
- * (request or notification) sets the session's turn sandbox policy on the daemon to the stricter of what the
- * host asks and gate-sh's own (sandbox-state.ts, stricterSandbox): a host asking for read-only gets it; a host
- * asking for more than gate-sh's own sandbox (danger-full-access, wider roots) never widens it, and is told so
- * in the log (`gate status` shows the policy in force). Calls run with the user's environment as the host
- * had it, not the host's short one for MCP servers (mcp-env.ts); the log says what was added and dropped.
+ * `reject.mcp_elicitations`); otherwise they go to the other approvers. The sandbox the host asks for — per
+ * call in `_meta` (Codex 0.169 and later: `codex/sandbox-state`), or by `codex/sandbox-state/update` (request or
+ * notification) — narrows the session's sandbox while this server runs (sandbox-narrower.ts): the stricter of
+ * it and gate-sh's own is in force, before the call runs; a host asking for read-only gets it, one asking for
+ * more (danger-full-access, wider roots) never widens gate-sh's own, and the log and `gate status` say so. A
+ * sandbox gate-sh cannot apply as asked refuses the call (sandbox-state.ts). Calls run with the user's
+ * environment as the host had it, not the host's short one for MCP servers (mcp-env.ts); the log says what
+ * was added and dropped; a daemon this server starts gets that environment too.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { approvalCall } from '../client/approval-client.js';
 import { ensureDaemon } from '../client/autostart.js';
 import { gatePaths } from '../protocol/paths.js';
 import { ElicitationApprover } from './elicitation-approver.js';
 import type { ElicitationAnswer } from './elicitation.js';
 import {
   SANDBOX_STATE_CAPABILITY,
+  SANDBOX_STATE_META_CAPABILITY,
   SANDBOX_STATE_METHOD,
   SANDBOX_STATE_VERSION,
   sandboxPolicyFromState,
+  sandboxStateOfCall,
   SandboxStateError,
-  samePolicy,
-  stricterSandbox,
 } from './sandbox-state.js';
-import { parseSandboxPolicy } from '../sandbox/policy.js';
+import { SandboxNarrower } from './sandbox-narrower.js';
 import { callEnvironment, describeCallEnvironment, hostEnvironment } from './mcp-env.js';
 import { startShell, ShellParamsError, type RunningShell, type ShellParams } from './shell-run.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
@@ -58,10 +59,31 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
   if (calls) log(describeCallEnvironment(calls));
   const callEnv: NodeJS.ProcessEnv = calls?.env ?? opts.env;
   const paths = gatePaths(opts.env);
-  const server = new McpServer(
-    { name: 'gate-sh', version: '0.1.0' },
-    { capabilities: { tools: {}, experimental: { [SANDBOX_STATE_CAPABILITY]: { version: SANDBOX_STATE_VERSION } } }, instructions: INSTRUCTIONS },
-  );
+  // a daemon started from here gets the user's environment too, as one started by their own gate-sh would:
+  // it is what the code-loading check trusts (the user's EDITOR, NODE_OPTIONS, ... are not the sandbox's)
+  const startDaemon = (): Promise<void> => ensureDaemon(callEnv);
+  const experimental = {
+    [SANDBOX_STATE_CAPABILITY]: { version: SANDBOX_STATE_VERSION },
+    [SANDBOX_STATE_META_CAPABILITY]: { version: SANDBOX_STATE_VERSION },
+  };
+  const server = new McpServer({ name: 'gate-sh', version: '0.1.0' }, { capabilities: { tools: {}, experimental }, instructions: INSTRUCTIONS });
+  const narrower = new SandboxNarrower({ paths, by: `gate mcp (pid ${process.pid})`, ensureDaemon: startDaemon, log });
+  /** the host's sandbox state → the session's sandbox narrowed to it (InvalidParams: one gate-sh cannot apply) */
+  const applySandboxState = async (state: unknown): Promise<void> => {
+    let asked: SandboxPolicy;
+    try {
+      asked = sandboxPolicyFromState(state);
+    } catch (e) {
+      if (e instanceof SandboxStateError) throw new McpError(ErrorCode.InvalidParams, `gate-sh: cannot apply the sandbox the host asks for: ${e.message}; nothing ran`);
+      throw e;
+    }
+    const host = server.server.getClientVersion()?.name ?? 'the MCP client';
+    try {
+      await narrower.narrow(asked, `${host} asked for its sandbox: ${asked.type}`);
+    } catch (e) {
+      throw new McpError(ErrorCode.InternalError, `gate-sh: cannot set the session's sandbox to what the host asks for: ${(e as Error).message}; nothing ran`);
+    }
+  };
   const running = new Set<RunningShell>();
   /** the calls each open prompt paused: its own call, or (a nested run that names no call) every call
    * of this process that could own it */
@@ -92,7 +114,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
    * attached, nothing to do per call: gate-sh itself reports a daemon that went away. */
   const ready = async (): Promise<void> => {
     if (!elicits() || approver.attached) return;
-    await ensureDaemon(opts.env);
+    await startDaemon();
     await approver.ensure();
   };
 
@@ -125,7 +147,10 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
         justification: z.string().optional().describe('Why the command needs what sandbox_permissions asks for; shown in the approval prompt.'),
       },
     },
-    async (params: ShellParams, extra: { signal: AbortSignal }) => {
+    async (params: ShellParams, extra: { signal: AbortSignal; _meta?: unknown }) => {
+      // the host's sandbox for this call is in force before anything of it runs (Codex sends it with each call)
+      const state = sandboxStateOfCall(extra._meta);
+      if (state !== undefined) await applySandboxState(state);
       try {
         await ready();
       } catch (e) {
@@ -134,7 +159,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
       }
       let shell: RunningShell;
       try {
-        shell = startShell(params, { env: callEnv, gateSh: opts.gateSh, autostart: () => ensureDaemon(opts.env) });
+        shell = startShell(params, { env: callEnv, gateSh: opts.gateSh, autostart: startDaemon });
       } catch (e) {
         if (e instanceof ShellParamsError) throw new McpError(ErrorCode.InvalidParams, e.message);
         throw e;
@@ -153,43 +178,14 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
     },
   );
 
-  /** gate-sh's own sandbox policy (the daemon's before this server set one), and the one it last set */
-  let own: SandboxPolicy | undefined;
-  let lastSet: SandboxPolicy | undefined;
-  const applySandboxState = async (params: unknown): Promise<void> => {
-    let asked: SandboxPolicy;
-    try {
-      asked = sandboxPolicyFromState(params);
-    } catch (e) {
-      if (e instanceof SandboxStateError) throw new McpError(ErrorCode.InvalidParams, e.message, params);
-      throw e;
-    }
-    let applied: SandboxPolicy;
-    try {
-      await ensureDaemon(opts.env);
-      const now = daemonSandbox((await approvalCall(paths, 'config-get')).config);
-      // the daemon's policy is gate-sh's own, unless it is the one this server set (a person may have changed it since)
-      if (!own || !lastSet || !samePolicy(now, lastSet)) own = now;
-      applied = stricterSandbox(own, asked);
-      if (!samePolicy(applied, now)) await approvalCall(paths, 'config-set', { key: 'sandbox_mode', value: JSON.stringify(applied) });
-      lastSet = applied;
-    } catch (e) {
-      throw new McpError(ErrorCode.InternalError, `cannot set the session sandbox policy: ${(e as Error).message}`);
-    }
-    if (samePolicy(applied, asked)) log(`sandbox policy set to ${JSON.stringify(applied)}, as the host asked`);
-    else
-      log(
-        `the host asked for the sandbox ${JSON.stringify(asked)}; gate-sh's own, ${JSON.stringify(own)}, does not allow all of it: ` +
-          `the stricter of the two is in force, ${JSON.stringify(applied)} (change gate-sh's own with 'gate config set sandbox_mode ...')`,
-      );
-  };
   const stateSchema = z.object({ method: z.literal(SANDBOX_STATE_METHOD), params: z.unknown().optional() });
   server.server.setRequestHandler(stateSchema, async (req) => {
     await applySandboxState(req.params);
     return {};
   });
+  // (a notification has no answer: one gate-sh cannot apply leaves the last one in force, and is logged)
   server.server.setNotificationHandler(stateSchema, async (n) => {
-    await applySandboxState(n.params).catch((e: Error) => log(`sandbox state notification ignored: ${e.message}`));
+    await applySandboxState(n.params).catch((e: Error) => log(`sandbox state notification not applied: ${e.message}`));
   });
 
   return {
@@ -197,18 +193,10 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
     async close() {
       for (const s of running.values()) s.kill();
       approver.close();
+      narrower.close();
       await server.close();
     },
   };
-}
-
-/** The sandbox policy a daemon's `config-get` view says is in force. */
-function daemonSandbox(view: unknown): SandboxPolicy {
-  const v = (view ?? {}) as Record<string, unknown>;
-  const mode = v.sandbox_mode;
-  if (mode === 'workspace-write') return parseSandboxPolicy({ type: mode, ...(v.sandbox_workspace_write as object | undefined) });
-  if (mode === 'external-sandbox') return parseSandboxPolicy({ type: mode, ...(v.sandbox_external as object | undefined) });
-  return parseSandboxPolicy(mode);
 }
 
 /** Serve on a transport until it closes or `until` resolves (stdin ended); then stop running calls. */

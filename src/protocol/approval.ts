@@ -6,7 +6,7 @@
  * A request is `{op, re?, ...fields}` (`re` is echoed on its reply); the daemon also sends events (prompt,
  * resolved) to an attached approver. Pure types and the two parsers of wire values the server checks.
  */
-import type { PermissionProfile } from './sandbox-policy.js';
+import type { PermissionProfile, SandboxPolicy } from './sandbox-policy.js';
 import type { NetworkPolicyAmendment, ReviewDecision } from './action.js';
 
 /** Codex's NetworkApprovalContext (core spelling: `socks5_tcp`; the JSON-RPC host writes v2's `socks5Tcp`). */
@@ -102,6 +102,18 @@ export interface ApprovalRequests {
   jobs: Record<string, never>;
   /** kill one (host pid) or all of them */
   'jobs-kill': { target: number | 'all' };
+  /** narrow the session's sandbox to at most `policy` while this connection stays open (null: withdraw it):
+   * a host's own sandbox setting (Codex's sandbox state, through `gate mcp`). The policy in force is the
+   * stricter of gate-sh's own and every narrowing; `by` and `why` are shown by `gate status` */
+  'sandbox-narrow': { policy: unknown; by?: string; why?: string };
+}
+
+/** One host's narrowing of the session's sandbox (`sandbox-narrow`), as `gate status` shows it. */
+export interface SandboxNarrowing {
+  policy: SandboxPolicy;
+  by: string;
+  why?: string;
+  since: string;
 }
 
 /** A process of a session sandbox (docs/sandbox.md, "Session sandboxes"). */
@@ -151,6 +163,8 @@ export interface ApprovalReplies {
   reload: { type: 'reloaded'; files: string[]; error: string | null };
   jobs: { type: 'jobs'; jobs: SessionJob[] };
   'jobs-kill': { type: 'jobs-kill'; killed: number };
+  /** gate-sh's own sandbox policy and the one in force now */
+  'sandbox-narrow': { type: 'sandbox'; own: SandboxPolicy; effective: SandboxPolicy };
 }
 
 export interface ApprovalError {
@@ -161,7 +175,18 @@ export interface ApprovalError {
 /** Any line the daemon sends on the approval channel. */
 export type ApprovalLine = (ApprovalReplies[ApprovalOp] | ApprovalError | ApprovalEvent) & { re?: number };
 
-export const APPROVAL_OPS: readonly ApprovalOp[] = ['attach', 'answer', 'status', 'config-get', 'config-set', 'stop', 'reload', 'jobs', 'jobs-kill'];
+export const APPROVAL_OPS: readonly ApprovalOp[] = [
+  'attach',
+  'answer',
+  'status',
+  'config-get',
+  'config-set',
+  'stop',
+  'reload',
+  'jobs',
+  'jobs-kill',
+  'sandbox-narrow',
+];
 
 export function parseApproverKind(v: unknown): ApproverKind {
   if (v === undefined) return 'console';

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { audit, codexMcpResult, gate, PLUMBING, runAgent, scratch } from './helpers.js';
 import { VERSIONS } from './install.js';
@@ -26,7 +26,8 @@ for (const version of VERSIONS[A])
       writeFileSync(join(s.work, 'Makefile'), 'clean:\n\trm -rf somefile\n');
       // started as README.md says (codex; exec and the fake model's provider after it)
       const commands = ['git status && echo ok', 'rm -rf somefile', PLUMBING, 'echo "gated=${GATE_RUN:+yes} rt=${XDG_RUNTIME_DIR}"', 'make clean'];
-      const run = await runAgent(A, s, commands, [], undefined, true);
+      // (Codex's own sandbox holds through gate mcp: `codex exec` asks read-only unless told otherwise)
+      const run = await runAgent(A, s, commands, ['--sandbox', 'workspace-write'], undefined, true);
       assert.equal(run.code, 0, run.stderr);
       assert.equal(run.results.length, 5, JSON.stringify(run.results) + run.stderr);
       const [ok, rm, plumbing, where, make] = run.results.map((r) => codexMcpResult(r.output));
@@ -43,6 +44,32 @@ for (const version of VERSIONS[A])
       assert.equal(where.output, `gated=yes rt=${s.env.XDG_RUNTIME_DIR}\n`);
       const notAllowed = audit(s).filter((r) => r.kind === 'decision' && r.decision !== 'allow');
       assert.ok(notAllowed.length > 0 && notAllowed.every((r) => r.argv[0] === 'rm'), JSON.stringify(notAllowed, null, 1));
+    } finally {
+      s.cleanup();
+    }
+  });
+
+for (const version of VERSIONS[A])
+  test(`codex ${version}, MCP route: Codex's own sandbox holds (issue 31 point 6): --sandbox read-only writes nothing; an env var set for codex reaches the command`, async () => {
+    const s = scratch(A, version);
+    try {
+      assert.equal(gate(s, ['setup', 'codex']).code, 0);
+      // set for codex only (not in gate mcp's short environment: Codex starts MCP servers without it)
+      s.env.MY_PROJECT_TOKEN_DIR = '/opt/project/tokens';
+      const commands = ['echo written > made-by-model; echo "status $?"', 'echo "dir=${MY_PROJECT_TOKEN_DIR:-UNSET}"'];
+      const ro = await runAgent(A, s, commands, ['--sandbox', 'read-only'], undefined, true);
+      assert.equal(ro.code, 0, ro.stderr);
+      const [write, env] = ro.results.map((r) => codexMcpResult(r.output));
+      assert.match(write.output, /Read-only file system[\s\S]*status 1/);
+      assert.equal(existsSync(join(s.work, 'made-by-model')), false, 'codex exec --sandbox read-only: nothing written');
+      assert.equal(env.output, 'dir=/opt/project/tokens\n');
+      // the daemon's record: Codex's read-only narrowed gate-sh's own for the session, and was withdrawn with it
+      const narrowed = audit(s).filter((r) => r.kind === 'config' && /^sandbox policy /.test(r.detail));
+      assert.match(narrowed[0]?.detail ?? '', /^sandbox policy \{"type":"read-only"\}: narrowed by gate mcp \(pid \d+\) \(codex-mcp-client asked for its sandbox: read-only\)/);
+      // workspace-write (gate-sh's own): the same write succeeds
+      const ws = await runAgent(A, s, commands.slice(0, 1), ['--sandbox', 'workspace-write'], undefined, true);
+      assert.equal(codexMcpResult(ws.results[0].output).output, 'status 0\n');
+      assert.equal(readFileSync(join(s.work, 'made-by-model'), 'utf8'), 'written\n');
     } finally {
       s.cleanup();
     }

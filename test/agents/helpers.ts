@@ -54,8 +54,7 @@ export function scratch(agent: PinnedAgent, version: string = PINNED[agent].vers
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env))
     // nor what `npm run test:agents` adds (npm_*, INIT_CWD, NODE, COLOR, and EDITOR=vi when unset): the
-    // same environment however the tests are started (with EDITOR=vi an escalated `git status` is asked on
-    // Codex's MCP route, only under npm run; the session sets EDITOR itself, session.ts USER_ENV)
+    // same environment however the tests are started (the session sets EDITOR itself, session.ts USER_ENV)
     if (v !== undefined && !/^(GATE_|CODEX_HOME$|CLAUDE_|ANTHROPIC_|GEMINI_|GOOGLE_|OPENAI_|npm_|INIT_CWD$|NODE$|COLOR$|EDITOR$)/i.test(k)) env[k] = v;
   Object.assign(env, { HOME: home, XDG_RUNTIME_DIR: join(dir, 'r'), PATH: `${agentBinDir(agent, version)}:${process.env.PATH}`, SHELL: '/bin/bash' });
   spawnSync('git', ['init', '-q', '.'], { cwd: work, env });
@@ -75,9 +74,10 @@ export function scratch(agent: PinnedAgent, version: string = PINNED[agent].vers
       // --force: a run or background job the agent left (or a time-out cut short) must not keep the daemon
       // alive after its folders are gone
       spawnSync(process.execPath, [GATE, 'daemon', 'stop', '--force'], { env, stdio: 'ignore' });
-      // retried: what the stopped daemon's runs still held may go a moment after
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10 });
-      rmSync(home, { recursive: true, force: true, maxRetries: 10 });
+      // retried (a growing delay, 20 s in all): what the stopped daemon's runs and the agent's leftovers still
+      // write may go a while after on a loaded machine (seen once: ENOTEMPTY after the 10 retries of 5.5 s)
+      rmSync(dir, { recursive: true, force: true, maxRetries: 20 });
+      rmSync(home, { recursive: true, force: true, maxRetries: 20 });
     },
   };
 }
@@ -316,6 +316,9 @@ export async function runSession(agent: PinnedAgent, version: string, route: Ses
       // started as README.md says; the hook route needs no --allowedTools (the hook's allow lets it run)
       readme = !(route === 'hook');
       if (agent === 'gemini') extra = ['--yolo'];
+      // Codex's own sandbox holds through gate mcp (the stricter of it and gate-sh's), and `codex exec` asks
+      // read-only unless told otherwise: the session edits files, as users who let Codex edit do
+      if (agent === 'codex') extra = ['--sandbox', 'workspace-write'];
     }
     const run = await runAgent(agent, s, sessionCommands(port), extra, timeoutMs, readme);
     stopServer(s.work, port);

@@ -46,14 +46,6 @@ export const KNOWN: readonly KnownDifference[] = [
   {
     agent: 'codex',
     routes: ['mcp'],
-    call: 1,
-    gated: /^gate-sh: denied: git status: User denied execution\n.*\/usr\/bin\/git: Permission denied$/,
-    reason:
-      "the user's EDITOR=vi reaches `gate mcp`'s runs; `git status`, allowed by the user's rule, is an escalated run, and EDITOR (not `true`) is a code-loading variable, so it is asked; with no approver it is denied (exit 126), worded 'User denied execution' although nobody was asked. Codex's own shell prints the status. (Claude Code's and gemini's routes run it as their own shell does with the same EDITOR)",
-  },
-  {
-    agent: 'codex',
-    routes: ['mcp'],
     call: 12,
     gated: /^def greet[\s\S]*Goodbye[\s\S]*\nstopped$/,
     reason:
@@ -61,28 +53,20 @@ export const KNOWN: readonly KnownDifference[] = [
   },
   {
     agent: 'gemini',
-    routes: ['hook', 'default'],
+    routes: ['hook'],
     call: 11,
     gated: /^serving on <port> as <pid>$/,
     reason:
-      "gemini-cli adds `Background PIDs: <pid>` when its own shell leaves a background process in its process group; on the hook route the server runs inside gate-sh's sandbox (its own session), so gemini does not see it and prints no such line",
+      "gemini-cli adds `Background PIDs: <pid>` when its own shell leaves a background process in its process group; on the hook route the server runs inside gate-sh's sandbox (its own session), so gemini does not see it and prints no such line (on the README set-up gemini's wrapper runs in gate-sh with the command, and sees it)",
   },
   ...[12, 14].map((call) => ({
     agent: 'gemini' as const,
-    routes: ['hook', 'default'] as SessionRoute[],
+    routes: ['hook'] as SessionRoute[],
     call,
-    gated: call === 12 ? /^def greet[\s\S]*Goodbye[\s\S]*\nstopped$/ : /^TRACKED: 3, VENV: \/OPT\/VENVS\/GREETER$/,
+    gated: /^Tool execution blocked: Command injection detected: command substitution syntax/,
     reason:
-      "gemini-cli 0.61.0 refuses any command with $(...) in it ('Command injection detected'), even with --yolo; the hook rewrites the command to `gate-sh -c '<script>'`, where the $(...) is quoted and gemini's check does not see it, so gate-sh judges and runs it, as bash would",
+      "gemini-cli 0.61.0 refuses any command with $(...) in it ('Command injection detected'), even with --yolo; the hook route would hide it from that check by rewriting the command to `gate-sh -c '<script>'`, so gate-sh's hook refuses it in gemini's words instead (docs/agents.md): gemini shows a hook's refusal as 'Tool execution blocked: <reason>'",
   })),
-  {
-    agent: 'gemini',
-    routes: ['default'],
-    call: 1,
-    gated: /^gate-sh: denied: git status: approval needed for '\/usr\/bin\/git status' but no approver is attached .*escalated run with code-loading variables: GIT_ASKPASS, GIT_CONFIG_COUNT,/,
-    reason:
-      "gemini-cli's shell sets GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM, GIT_ASKPASS...; with the README set-up (the hook's rewrite run by gate-sh as gemini's bash) the user's allow rule for `git status` makes it an escalated run, which refuses those code-loading variables and asks; with no approver it is denied (exit 126) where gemini's own bash prints the status",
-  },
 ];
 
 const baselines = new Map<string, Promise<SessionRun>>();

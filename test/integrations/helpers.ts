@@ -24,7 +24,7 @@ export interface McpSession {
     sandbox_permissions?: string;
     justification?: string;
     additional_permissions?: unknown;
-  }): Promise<{ exit_code: number; output: string; timed_out: boolean; duration: { secs: number; nanos: number } }>;
+  }, meta?: Record<string, unknown>): Promise<{ exit_code: number; output: string; timed_out: boolean; duration: { secs: number; nanos: number } }>;
   close(): Promise<void>;
 }
 
@@ -54,9 +54,10 @@ export async function mcpSession(env: Record<string, string>, opts: { elicitatio
       delay.ms = ms;
     },
     stderr: () => err,
-    async shell(args) {
-      const r = await client.callTool({ name: 'shell', arguments: args }, undefined, { timeout: 60_000 });
+    async shell(args, meta) {
+      const r = await client.callTool({ name: 'shell', arguments: args, ...(meta ? { _meta: meta } : {}) }, undefined, { timeout: 60_000 });
       const content = r.content as { type: string; text: string }[];
+      if (r.isError) throw new Error(content[0]?.text ?? 'tool error');
       return JSON.parse(content[0].text);
     },
     close: () => client.close(),

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { approveConsole, preflight, runGate } from '../daemon/helpers.js';
 import { startDaemon } from '../helpers/daemon.js';
 import { ROOT } from '../helpers/env.js';
-import { throughGateSh, unsandboxedDecision } from '../../src/integrations/hooks/decision.js';
+import { GEMINI_SUBSTITUTION_REFUSAL, geminiRefusal, throughGateSh, unsandboxedDecision } from '../../src/integrations/hooks/decision.js';
 
 const GATE_SH = join(ROOT, 'bin', 'gate-sh');
 
@@ -183,6 +183,46 @@ test("hook route: when the agent's shell already is gate-sh (shell route wired t
     assert.equal(c.updatedInput, undefined);
     // without the entry point first, the same agents' commands are rewritten
     assert.ok((await hookJson(d.te.env, 'gemini', gemini('git status'))).hookSpecificOutput);
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
+test('geminiRefusal: exactly what gemini-cli 0.61.0 refuses itself (command substitution outside single quotes)', () => {
+  for (const c of ['echo $(id)', 'echo "n=$(ls | wc -l)"', 'echo `id`', 'diff <(ls) <(ls -a)', 'cat >(wc)', "bash -c 'echo $(id)'", 'sh -c "x=`id`"'])
+    assert.equal(geminiRefusal(c), GEMINI_SUBSTITUTION_REFUSAL, c);
+  for (const c of ['git status', "echo '$(id)'", 'echo \\$(id)', 'echo "\\$(id)"', 'echo "a<(b)"', 'x=$HOME; echo ${x}', "bash -c 'echo \"$x\"'"])
+    assert.equal(geminiRefusal(c), undefined, c);
+});
+
+test("hook gemini: a command gemini-cli itself refuses ($(...)) stays refused, in gemini's words: the rewrite would hide it from gemini's check", async () => {
+  const d = await rig();
+  try {
+    const refused = await hookJson(d.te.env, 'gemini', gemini('echo "tracked: $(git ls-files | wc -l)"'));
+    assert.equal(refused.decision, 'deny');
+    assert.equal(refused.reason, GEMINI_SUBSTITUTION_REFUSAL);
+    assert.equal(refused.hookSpecificOutput, undefined);
+    // Claude Code runs $(...) in its own shell: gate-sh judges it there, as every command
+    const c = (await hookJson(d.te.env, 'claude-code', claude('echo "tracked: $(git ls-files | wc -l)"'))).hookSpecificOutput;
+    assert.equal(c.permissionDecision, 'allow');
+    assert.equal(c.updatedInput.command, throughGateSh(GATE_SH, 'echo "tracked: $(git ls-files | wc -l)"'));
+    // the same without a substitution: rewritten through gate-sh
+    assert.ok((await hookJson(d.te.env, 'gemini', gemini('git ls-files | wc -l'))).hookSpecificOutput);
+  } finally {
+    await d.stop();
+    d.te.cleanup();
+  }
+});
+
+test("hook gemini inside a gated run (gemini's README set-up starts its hooks with its bash, gate-sh): bash on PATH is gate-sh's nested-shell shim, so no rewrite", async () => {
+  const d = await rig();
+  try {
+    const env = { ...d.te.env, PATH: `${join(ROOT, 'shims', 'bin')}:${d.te.env.PATH}` };
+    const g = await hookJson(env, 'gemini', gemini('echo $(id -u)'));
+    assert.equal(g.decision, 'allow');
+    assert.equal(g.hookSpecificOutput, undefined, 'gemini runs it with its shell, gate-sh (and refuses $(...) itself first)');
+    assert.match(g.reason, /the agent's shell is gate-sh/);
   } finally {
     await d.stop();
     d.te.cleanup();

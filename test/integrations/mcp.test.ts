@@ -13,7 +13,7 @@ import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sd
 import { approvalCall } from '../../src/client/approval-client.js';
 import { approveConsole } from '../daemon/helpers.js';
 import { type McpSession, mcpSession } from './helpers.js';
-import { type TempEnv, tempEnv } from '../helpers/env.js';
+import { GATE, type TempEnv, tempEnv } from '../helpers/env.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
@@ -84,7 +84,10 @@ test('tools/list: one shell tool with Codex\'s parameters; the sandbox-state cap
       'workdir',
     ]);
     assert.deepEqual(tools.tools[0].inputSchema.required, ['command', 'workdir']);
-    assert.deepEqual(a.client.getServerCapabilities()?.experimental, { 'codex/sandbox-state': { version: '1.0.0' } });
+    assert.deepEqual(a.client.getServerCapabilities()?.experimental, {
+      'codex/sandbox-state': { version: '1.0.0' },
+      'codex/sandbox-state-meta': { version: '1.0.0' },
+    });
   }));
 
 test('allow: runs, output and status come back', { timeout: 60_000 }, () =>
@@ -133,14 +136,16 @@ test('a prompt through elicitation: accepted runs (Codex\'s message and schema);
     a.answers.push({ action: 'decline' });
     r = await a.shell({ command: 'touch never', workdir: w });
     assert.equal(r.exit_code, 126);
-    assert.match(r.output, /gate-sh: denied: touch never: User denied execution/);
+    // an MCP client may answer without asking anybody (codex exec declines every request): never worded as a person's
+    assert.match(r.output, /gate-sh: denied: touch never: approval needed for 'touch never'; the MCP client \(mcp-\d+\) declined it, which a client may do without asking anybody \(codex exec declines every request\): .*creates files/);
+    assert.doesNotMatch(r.output, /User denied/);
     assert.equal(existsSync(join(w, 'never')), false);
 
     // cancel → abort
     a.answers.push({ action: 'cancel' });
     r = await a.shell({ command: 'touch never', workdir: w });
     assert.equal(r.exit_code, 126);
-    assert.match(r.output, /User cancelled execution/);
+    assert.match(r.output, /approval needed for 'touch never'; the MCP client \(mcp-\d+\) cancelled it/);
   }));
 
 test('a nested shell\'s prompts belong to this client\'s run too', { timeout: 60_000 }, () =>
@@ -306,4 +311,71 @@ test('sandbox-state as a notification: a looser request never widens gate-sh\'s 
     if (wrote) rmSync(outside);
     assert.notEqual(r.exit_code, 0, 'still sandboxed: a write outside the workspace fails');
     assert.equal(wrote, false);
+  }));
+
+/** Codex 0.169+'s sandbox state in a tools/call's _meta, as `codex exec --sandbox <mode>` sends it. */
+function codexMeta(w: string, mode: 'read-only' | 'workspace-write' | 'danger-full-access', extra: object[] = []): Record<string, unknown> {
+  const root = { path: { type: 'special', value: { kind: 'root' } }, access: 'read' };
+  const writes = [
+    { path: { type: 'path', path: w }, access: 'write' },
+    { path: { type: 'special', value: { kind: 'slash_tmp' } }, access: 'write' },
+    { path: { type: 'special', value: { kind: 'tmpdir' } }, access: 'write' },
+    { path: { type: 'path', path: `${w}/.git` }, access: 'read', missing_path_behavior: 'skip' },
+  ];
+  const permissionProfile =
+    mode === 'danger-full-access'
+      ? { type: 'disabled' }
+      : { type: 'managed', file_system: { type: 'restricted', entries: [root, ...(mode === 'workspace-write' ? writes : []), ...extra] }, network: 'restricted' };
+  const state = { permissionProfile, codexLinuxSandboxExe: '/nonexistent/codex-linux-sandbox', sandboxCwd: `file://${w}`, useLegacyLandlock: false };
+  return { 'codex/sandbox-state': state, 'codex/sandbox-state-meta': state };
+}
+
+test("Codex's sandbox with each call (_meta): read-only is in force for the call and shown by gate status; withdrawn when the host goes", {
+  timeout: 60_000,
+}, () =>
+  withRig(async ({ d, a, w, te }) => {
+    // allowed by a rule, so only the sandbox stops it: without the state it writes
+    let r = await a.shell({ command: `echo yes > ${w}/before`, workdir: w });
+    assert.equal(r.exit_code, 0, r.output);
+    assert.equal(readFileSync(join(w, 'before'), 'utf8'), 'yes\n');
+    r = await a.shell({ command: `echo no > ${w}/ro`, workdir: w }, codexMeta(w, 'read-only'));
+    assert.notEqual(r.exit_code, 0);
+    assert.match(r.output, /Read-only file system/);
+    assert.equal(existsSync(join(w, 'ro')), false);
+    const status = spawnSync(process.execPath, [GATE, 'status'], { env: te.env, encoding: 'utf8' });
+    assert.match(status.stdout, /sandbox policy: {2}\{"type":"read-only"\}\n {2}narrowed from gate-sh's own \{"type":"workspace-write"/);
+    assert.match(status.stdout, /gate mcp \(pid \d+\) \(gate-sh-test asked for its sandbox: read-only\): \{"type":"read-only"\}/);
+    // the same host asking for workspace-write again: gate-sh's own is back
+    r = await a.shell({ command: `echo again > ${w}/ws`, workdir: w }, codexMeta(w, 'workspace-write'));
+    assert.equal(r.exit_code, 0, r.output);
+    await a.shell({ command: 'true', workdir: w }, codexMeta(w, 'read-only'));
+    assert.equal(((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode, 'read-only');
+    // the host goes away: the narrowing goes with it
+    await a.close();
+    await waitFor(
+      async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'workspace-write' || undefined,
+      'the narrowing to be withdrawn',
+    );
+  }));
+
+test("Codex's sandbox with each call: danger-full-access never widens gate-sh's own; a sandbox gate-sh cannot apply refuses the call", {
+  timeout: 60_000,
+}, () =>
+  withRig(async ({ a, w }) => {
+    const outside = `/var/tmp/gate-mcp-meta-${process.pid}`; // neither the workspace nor /tmp
+    try {
+      const r = await a.shell({ command: `echo no > ${outside}`, workdir: w }, codexMeta(w, 'danger-full-access'));
+      assert.notEqual(r.exit_code, 0, 'still sandboxed: a write outside the workspace fails');
+      assert.equal(existsSync(outside), false);
+      await waitFor(() => /the host asked for the sandbox \{"type":"danger-full-access"\}; gate-sh's own/.test(a.stderr()) || undefined, 'the log line');
+    } finally {
+      rmSync(outside, { force: true });
+    }
+    // a deny entry gate-sh's sandbox cannot express: refused, nothing runs
+    const deny = { path: { type: 'path', path: `${w}/secret` }, access: 'none' };
+    await assert.rejects(
+      a.shell({ command: `echo x > ${w}/refused`, workdir: w }, codexMeta(w, 'workspace-write', [deny])),
+      /cannot apply the sandbox the host asks for: a sandbox entry gate-sh cannot apply/,
+    );
+    assert.equal(existsSync(join(w, 'refused')), false);
   }));

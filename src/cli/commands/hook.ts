@@ -80,7 +80,7 @@ async function judge(agent: HookAgent, input: string, env: Env, cwd: string): Pr
   const deny = (reason: string) => ({ decision: { decision: 'deny' as const, reason: `gate-sh: ${visibleText(reason)}; nothing runs` }, call: c });
   const route = hookRoute(agent, env);
   if ('error' in route) return deny(route.error);
-  if (route.kind !== 'unsandboxed') return { decision: gatedDecision(route, c.command), call: c };
+  if (route.kind !== 'unsandboxed') return { decision: gatedDecision(route, c.command, agent), call: c };
   try {
     const reply = await preflight(c.command, c.cwd, env);
     if (reply.type !== 'preflight' || !reply.action) return deny(`protocol error: unexpected reply '${String(reply.type)}'`);
@@ -100,8 +100,21 @@ function hookRoute(agent: HookAgent, env: Env): HookRoute | { error: string } {
   const shell = agent === 'claude-code' ? claudeShell(env, {}, fsProbe).shell : geminiShell(env, fsProbe).shell;
   const gateSh = gateShBeside();
   if (!gateSh) return { error: `cannot find gate-sh beside ${process.argv[1] || 'gate'} to run the command through` };
-  if (shell !== '' && isGateShEntry(shell, { gateSh })) return { kind: 'gated-shell' };
+  if (shell !== '' && (isGateShEntry(shell, { gateSh }) || isNestedShellShim(shell, gateSh))) return { kind: 'gated-shell' };
   return { kind: 'rewrite', gateSh };
+}
+
+/**
+ * Whether `shell` is this install's nested-shell shim (shims/bin/bash → shims/gate-shell): what `bash` is on
+ * PATH inside a gated run. gemini-cli starts its hooks with its own shell, so on its README set-up (the shell
+ * route wired too) this hook runs inside gate-sh and finds the shim first: the agent's shell is gate-sh.
+ */
+function isNestedShellShim(shell: string, gateSh: string): boolean {
+  try {
+    return realpathSync(shell) === realpathSync(join(dirname(dirname(realpathSync(gateSh))), 'shims', 'gate-shell'));
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -64,9 +64,15 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
  */
 export type HookRoute = { kind: 'rewrite'; gateSh: string } | { kind: 'gated-shell' } | { kind: 'unsandboxed' };
 
-/** The answer on a route that gate-sh itself judges when the command runs (rewrite, gated-shell). */
-export function gatedDecision(route: Exclude<HookRoute, { kind: 'unsandboxed' }>, command: string): HookDecision {
+/**
+ * The answer on a route that gate-sh itself judges when the command runs (rewrite, gated-shell). What the
+ * agent itself refuses stays refused: a rewrite would hide the command from the agent's own check (gemini-cli
+ * refuses command substitution, geminiRefusal), so such a command is denied with the agent's reason instead.
+ */
+export function gatedDecision(route: Exclude<HookRoute, { kind: 'unsandboxed' }>, command: string, agent?: HookAgent): HookDecision {
   if (route.kind === 'gated-shell') return { decision: 'allow', reason: "gate-sh: the agent's shell is gate-sh, which judges and runs it" };
+  const refused = agent === 'gemini' ? geminiRefusal(command) : undefined;
+  if (refused) return { decision: 'deny', reason: refused };
   return { decision: 'allow', reason: 'gate-sh: runs through gate-sh (its rules, sandbox, exec gate and audit)', command: throughGateSh(route.gateSh, command) };
 }
 
@@ -80,6 +86,38 @@ export function unsandboxedDecision(reply: PreflightReply): HookDecision {
   if (asked.length) return { decision: 'ask', reason: asked.map((s) => `gate-sh: ${reasonOf(s)}`).join('\n') };
   if (reply.action.type === 'Deny') return { decision: 'deny', reason: `gate-sh: denied: ${visibleText(reply.action.reason)}` };
   return { decision: 'allow', reason: `gate-sh: allowed to run unsandboxed (${sourcesOf(subs)})` };
+}
+
+/** gemini-cli 0.61.0's own words when its shell tool refuses a command (its shell tool's execute()). */
+export const GEMINI_SUBSTITUTION_REFUSAL =
+  'Command injection detected: command substitution syntax ($(), backticks, <() or >()) found in command arguments. On PowerShell, @() array ' +
+  'subexpressions and $() subexpressions are also blocked. This is a security risk and the command was blocked.';
+
+/**
+ * gemini-cli's refusal of `command`, or undefined when it runs it. gemini-cli 0.61.0 refuses, before running
+ * anything and even with --yolo, every command with `$(`, a backtick, `<(` or `>(` outside single quotes
+ * (after taking off a `bash -c '...'` wrapper): its permission rules judge a command by its root commands
+ * and cannot see into a substitution. Its check, read from its bundle (detectBashSubstitution,
+ * stripShellWrapper); a double-quoted wrapper is taken off as its fallback does (without unescaping).
+ */
+export function geminiRefusal(command: string): string | undefined {
+  const wrapper = /^\s*(?:(?:\S+\/)?(?:sh|bash|zsh))\s+-c\s+/i.exec(command);
+  let c = command.trim();
+  if (wrapper) {
+    c = command.slice(wrapper[0].length).trim();
+    if (c.length >= 2 && ((c.startsWith('"') && c.endsWith('"')) || (c.startsWith("'") && c.endsWith("'")))) c = c.slice(1, -1);
+  }
+  let single = false;
+  let double = false;
+  for (let i = 0; i < c.length; i++) {
+    const ch = c[i];
+    if (ch === "'" && !double) single = !single;
+    else if (ch === '"' && !single) double = !double;
+    else if (single) continue;
+    else if (ch === '\\' && i + 1 < c.length && (!double || '$`"\\\n'.includes(c[i + 1]))) i++;
+    else if ((ch === '$' && c[i + 1] === '(') || ch === '`' || (!double && (ch === '<' || ch === '>') && c[i + 1] === '(')) return GEMINI_SUBSTITUTION_REFUSAL;
+  }
+  return undefined;
 }
 
 /**

@@ -76,3 +76,64 @@ test('pager and editor variables are judged by their values: a program that runs
     'PYTHONSTARTUP',
   ]);
 });
+
+test("an editor variable is judged for the programs that may start an editor: not for git's read-only, transfer and bookkeeping subcommands", () => {
+  const git = (...args: string[]) => names({ EDITOR: 'vi', VISUAL: 'vim', GIT_EDITOR: 'emacs' }, { program: '/usr/bin/git', argv: ['git', ...args] });
+  // issue 31: the user's EDITOR=vi went with an allowed `git status` out of the sandbox, and was asked about
+  assert.deepEqual(git('status'), []);
+  assert.deepEqual(git('-C', '/w', '--no-pager', 'log', '--oneline'), []);
+  assert.deepEqual(git('--git-dir=/w/.git', 'diff', 'HEAD'), []);
+  assert.deepEqual(git('push', 'origin', 'main'), []);
+  // what may start an editor, or what git's argv does not say plainly, is judged as before
+  for (const args of [['commit'], ['commit', '-m', 'x'], ['rebase', '-i', 'HEAD~2'], ['add', '-p'], ['tag', '-a', 'v1'], ['st'], ['--weird', 'status'], []])
+    assert.deepEqual(git(...args), ['EDITOR', 'GIT_EDITOR', 'VISUAL'], `git ${args.join(' ')}`);
+  // without the argv, or for another program: judged (a program may start an editor)
+  assert.deepEqual(names({ EDITOR: 'vi' }, { program: '/usr/bin/git' }), ['EDITOR']);
+  assert.deepEqual(names({ EDITOR: 'vi' }, { program: '/usr/bin/crontab', argv: ['crontab', '-e'] }), ['EDITOR']);
+  assert.deepEqual(names({ EDITOR: 'vi' }, { program: '/usr/bin/git-status-lookalike', argv: ['git', 'status'] }), ['EDITOR']);
+  // a program that starts nothing reads none; other variables stay judged for git status
+  assert.deepEqual(names({ EDITOR: 'vi' }, { program: '/bin/ls', argv: ['ls'] }), []);
+  assert.deepEqual(names({ EDITOR: 'vi', PAGER: 'less +!x', LD_PRELOAD: '/tmp/x.so', GIT_DIR: '/tmp/g' }, { program: '/usr/bin/git', argv: ['git', 'status'] }), [
+    'GIT_DIR',
+    'LD_PRELOAD',
+    'PAGER',
+  ]);
+});
+
+test("git configuration from the environment that only takes code away is no code loading (gemini-cli's shell)", () => {
+  // exactly what gemini-cli 0.61.0 gives every command of its shell tool
+  const gemini: Record<string, string> = {
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_CONFIG_SYSTEM: '/dev/null',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_COUNT: '8',
+    GIT_ASKPASS: '',
+    SSH_ASKPASS: '',
+    GIT_TERMINAL_PROMPT: '0',
+    PAGER: 'cat',
+    GIT_PAGER: 'cat',
+  };
+  const keys = ['credential.helper', 'core.fsmonitor', 'core.hooksPath', 'core.sshCommand', 'core.pager', 'core.editor', 'sequence.editor', 'diff.external'];
+  keys.forEach((k, i) => {
+    gemini[`GIT_CONFIG_KEY_${i}`] = k;
+    gemini[`GIT_CONFIG_VALUE_${i}`] = k === 'core.pager' ? 'cat' : '';
+  });
+  assert.deepEqual(names(gemini, { program: '/usr/bin/git', argv: ['git', 'status'] }), []);
+  // a pair that sets a program, a pair missing below the count, a count git would not read: judged by name
+  const pairs = (v: string) => names({ ...gemini, GIT_CONFIG_VALUE_3: v });
+  assert.deepEqual(pairs('ssh -oProxyCommand=/tmp/x'), ['GIT_CONFIG_COUNT', ...Object.keys(gemini).filter((k) => /_(KEY|VALUE)_/.test(k)).sort()]);
+  assert.ok(names({ ...gemini, GIT_CONFIG_COUNT: '9' }).includes('GIT_CONFIG_COUNT'));
+  assert.ok(names({ ...gemini, GIT_CONFIG_COUNT: ' 8' }).includes('GIT_CONFIG_COUNT'));
+  assert.deepEqual(names({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'core.pager', GIT_CONFIG_VALUE_0: 'less +!x' }), [
+    'GIT_CONFIG_COUNT',
+    'GIT_CONFIG_KEY_0',
+    'GIT_CONFIG_VALUE_0',
+  ]);
+  // another file, a non-empty askpass, git -c's own variable: judged by name
+  assert.deepEqual(names({ GIT_CONFIG_GLOBAL: '/tmp/evil', GIT_ASKPASS: '/tmp/x', SSH_ASKPASS: 'x', GIT_CONFIG_PARAMETERS: "'core.pager'='cat'" }), [
+    'GIT_ASKPASS',
+    'GIT_CONFIG_GLOBAL',
+    'GIT_CONFIG_PARAMETERS',
+    'SSH_ASKPASS',
+  ]);
+});

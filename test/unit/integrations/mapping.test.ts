@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import type { PromptEvent } from '../../../src/protocol/approval.js';
 import { decisionForElicitation, elicitationFor } from '../../../src/integrations/elicitation.js';
 import { approvalRequestParams, hostDecision, reviewDecisionFromHost } from '../../../src/integrations/host-protocol.js';
-import { sandboxPolicyFromState, SandboxStateError, stricterSandbox } from '../../../src/integrations/sandbox-state.js';
+import { sandboxPolicyFromState, sandboxStateOfCall, SandboxStateError } from '../../../src/integrations/sandbox-state.js';
+import { stricterSandbox } from '../../../src/sandbox/stricter.js';
 import { parseAssessment } from '../../../src/daemon/risk-assessor.js';
 import { ConfigError, configFromTable, DEFAULT_CONFIG } from '../../../src/config/config.js';
 
@@ -179,4 +180,67 @@ test('config risk_assessor: a command string or argv; anything else names the fi
       (e: Error) => e instanceof ConfigError && /^c\.toml: 'risk_assessor' must be/.test(e.message),
       JSON.stringify(bad),
     );
+});
+
+test("sandbox state as Codex 0.169+ sends it with each call (_meta, a PermissionProfile): mapped, or refused when gate-sh cannot apply it", () => {
+  const root = { path: { type: 'special', value: { kind: 'root' } }, access: 'read' };
+  const managed = (entries: object[], network = 'restricted') => ({
+    permissionProfile: { type: 'managed', file_system: { type: 'restricted', entries: [root, ...entries] }, network },
+    sandboxCwd: 'file:///home/me/proj',
+  });
+  const meta = { 'codex/sandbox-state': managed([]), 'codex/sandbox-state-meta': managed([]) };
+  assert.deepEqual(sandboxStateOfCall(meta), managed([]));
+  assert.equal(sandboxStateOfCall({ progressToken: 1 }), undefined);
+  assert.equal(sandboxStateOfCall(undefined), undefined);
+  // codex exec's default and --sandbox read-only
+  assert.deepEqual(sandboxPolicyFromState(managed([])), { type: 'read-only' });
+  // --sandbox workspace-write: the workspace, /tmp and $TMPDIR; its read-only .git is gate-sh's protected path
+  const ws = managed([
+    { path: { type: 'path', path: '/home/me/proj' }, access: 'write' },
+    { path: { type: 'special', value: { kind: 'slash_tmp' } }, access: 'write' },
+    { path: { type: 'special', value: { kind: 'tmpdir' } }, access: 'write' },
+    { path: { type: 'path', path: '/home/me/proj/.git' }, access: 'read', missing_path_behavior: 'skip' },
+  ]);
+  assert.deepEqual(sandboxPolicyFromState(ws), {
+    type: 'workspace-write',
+    writable_roots: ['/home/me/proj'],
+    network_access: false,
+    exclude_tmpdir_env_var: false,
+    exclude_slash_tmp: false,
+  });
+  assert.deepEqual(sandboxPolicyFromState(managed([{ path: { type: 'special', value: { kind: 'project_roots' } }, access: 'write' }], 'enabled')), {
+    type: 'workspace-write',
+    writable_roots: ['/home/me/proj'],
+    network_access: true,
+    exclude_tmpdir_env_var: true,
+    exclude_slash_tmp: true,
+  });
+  // /tmp alone cannot be said without the run's folder: the nearest without widening is read-only
+  assert.deepEqual(sandboxPolicyFromState(managed([{ path: { type: 'special', value: { kind: 'slash_tmp' } }, access: 'write' }])), { type: 'read-only' });
+  assert.deepEqual(sandboxPolicyFromState({ permissionProfile: { type: 'disabled' } }), { type: 'danger-full-access' });
+  assert.deepEqual(sandboxPolicyFromState({ permissionProfile: { type: 'external', network: 'enabled' } }), { type: 'external-sandbox', network_access: 'enabled' });
+  // what gate-sh cannot apply as asked is refused, never ignored
+  for (const [bad, msg] of [
+    [managed([{ path: { type: 'path', path: '/home/me/proj/secret' }, access: 'none' }]), /only read and write access/],
+    [{ ...managed([]), permissionProfile: { type: 'managed', file_system: { type: 'restricted', entries: [] }, network: 'restricted' } }, /reads only some folders/],
+    [managed([{ path: { type: 'special', value: { kind: 'something_new' } }, access: 'write' }]), /a writable entry gate-sh cannot apply/],
+    [managed([], 'sometimes'), /unknown network policy/],
+    [{ permissionProfile: { type: 'new-kind' } }, /unknown permission profile/],
+    [{ ...managed([]), sandboxCwd: 'relative' }, /"sandboxCwd" must be an absolute path/],
+  ] as const)
+    assert.throws(() => sandboxPolicyFromState(bad), (e: Error) => e instanceof SandboxStateError && msg.test(e.message), JSON.stringify(bad));
+});
+
+test('stricter sandbox: workspace roots intersect by folder, not by spelling', () => {
+  const ws = (roots: string[]) => ({
+    type: 'workspace-write' as const,
+    writable_roots: roots,
+    network_access: false,
+    exclude_tmpdir_env_var: false,
+    exclude_slash_tmp: false,
+  });
+  const roots = (a: string[], b: string[]) => (stricterSandbox(ws(a), ws(b)) as { writable_roots: string[] }).writable_roots;
+  assert.deepEqual(roots(['/a'], ['/']), ['/a']);
+  assert.deepEqual(roots(['/a/b', '/c'], ['/a']), ['/a/b']);
+  assert.deepEqual(roots(['/ab'], ['/a']), []);
 });
