@@ -18,7 +18,7 @@ import { RequestError, type Outgoing } from '../protocol/client.js';
 import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../protocol/paths.js';
 import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
-import { EXIT_DENIED, runCall, TAIL_BYTES, utf8Tail, type Runner } from '../exec/run-call.js';
+import { EXIT_DENIED, preflightOf, runCall, TAIL_BYTES, utf8Tail, type Runner } from '../exec/run-call.js';
 import { localPlanner, type LocalPlan } from '../exec/local-planner.js';
 import { checkPermissionPaths, EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
 import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
@@ -122,12 +122,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   const wantsStartUp = !pty && readsStartUpFiles(inv, env);
   const startUp = wantsStartUp ? startUpRequest(paths.approvalDir, env) : undefined;
   const preflight: Outgoing = {
-    type: 'preflight',
-    shell: 'bash',
-    flag: inv.login ? '-lc' : '-c',
-    script,
-    cwd,
-    pid: process.pid,
+    ...preflightOf(inv.login, script, cwd),
     ...asked,
     ...(startUp ? { start_up: startUp } : {}),
     ...settingsOf(env),

@@ -13,7 +13,7 @@ import type { Outgoing } from '../protocol/client.js';
 import type { PreflightReply } from '../protocol/messages.js';
 import type { GatePaths } from '../protocol/paths.js';
 import type { PlanRequest, StartUpFds, WirePlan } from '../protocol/plan.js';
-import type { FirstStep, Planner, RerunStep } from './run-call.js';
+import { preflightOf, type FirstStep, type Planner, type RerunStep } from './run-call.js';
 
 /** A daemon plan, ready to start. */
 export interface ReadyPlan {
@@ -30,36 +30,27 @@ export interface ReadyPlan {
 export interface DaemonPlannerOptions {
   /** gate-sh's arguments (escalation flags, -c|-lc, the script) */
   argv: string[];
-  /** what bash's $0 defaults to: the gate-sh launcher */
-  argv0: string;
   script: string;
   login: boolean;
-  /** the working directory as getcwd() gives it in there */
+  /** the working directory as getcwd() gives it in there (symlinks resolved) */
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** the gate-sh launcher the call stands for: its path is bash's $0, its folder the shims' */
+  gateSh: string;
   shimsDir: string;
   paths: GatePaths;
 }
 
 export function daemonPlanner(o: DaemonPlannerOptions): Planner<ReadyPlan> {
   const envList = Object.entries(o.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
-  const plan: PlanRequest = { argv: o.argv, argv0: o.argv0, env: envList, fds: [], shims: o.shimsDir };
+  const plan: PlanRequest = { argv: o.argv, argv0: o.gateSh, env: envList, fds: [], shims: o.shimsDir };
   const withKey = (): void => {
     const key = startUpKey(o.paths);
     if (key !== undefined) plan.start_up_key = key;
     else delete plan.start_up_key;
   };
   withKey();
-  const request: Outgoing = {
-    type: 'preflight',
-    shell: 'bash',
-    flag: o.login ? '-lc' : '-c',
-    script: o.script,
-    cwd: o.cwd,
-    pid: process.pid,
-    sandbox_permissions: 'use_default',
-    plan,
-  };
+  const request: Outgoing = { ...preflightOf(o.login, o.script, o.cwd), sandbox_permissions: 'use_default', plan };
   return {
     request,
     flagsAtDaemon: o.argv.length > 2,

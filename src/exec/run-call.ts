@@ -95,6 +95,11 @@ export interface CallPorts<P> {
   stopped?(): boolean;
 }
 
+/** A pre-flight's own fields: the script as `bash -c|-lc` runs it, where, and who asks. */
+export function preflightOf(login: boolean, script: string, cwd: string): Outgoing {
+  return { type: 'preflight', shell: 'bash', flag: login ? '-lc' : '-c', script, cwd, pid: process.pid };
+}
+
 /** The call's status: bash's, or 126 when nothing ran (2 for escalation flags the daemon cannot read). */
 export async function runCall<P>(c: CallPorts<P>): Promise<number> {
   let client: RequestClient | undefined;

@@ -15,7 +15,7 @@ import { constants } from 'node:os';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { daemonPlanner, type ReadyPlan } from '../exec/daemon-planner.js';
+import { daemonPlanner, type DaemonPlannerOptions, type ReadyPlan } from '../exec/daemon-planner.js';
 import { gateNative } from '../exec/native.js';
 import { EXIT_DENIED, runCall, TAIL_BYTES, utf8Tail, type Attempt, type StartUpEnd } from '../exec/run-call.js';
 import { TRUSTED_BWRAP_DIRS } from '../exec/sandbox-run.js';
@@ -45,17 +45,9 @@ export interface PlannedCall {
   owns(p: PromptOwner): 'exact' | 'maybe' | false;
 }
 
-export interface PlannedCallOptions {
-  /** gate-sh's arguments: escalation flags, -c|-lc, the script */
-  argv: string[];
-  script: string;
-  login: boolean;
-  /** the working directory as getcwd() gives it in there (symlinks resolved: callDir) */
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** the launcher a spawned gate-sh would have been: its path is bash's $0, its folder the shims' */
-  gateSh: string;
-  shimsDir: string;
+/** The call (gate-sh's arguments, the script, cwd as callDir gives it, environment, the gate-sh launcher a
+ * spawned gate-sh would have been, its shims folder), and where its output goes. */
+export interface PlannedCallOptions extends Omit<DaemonPlannerOptions, 'paths'> {
   /** every byte of output, both streams in arrival order */
   output(b: Buffer): void;
   /** start the daemon (what gate-sh's autostart does) */
@@ -128,7 +120,7 @@ class Call implements PlannedCall {
       this.say((e as Error).message);
       return EXIT_DENIED;
     }
-    const planner = daemonPlanner({ argv: o.argv, argv0: o.gateSh, script: o.script, login: o.login, cwd: o.cwd, env: o.env, shimsDir: o.shimsDir, paths });
+    const planner = daemonPlanner({ ...o, paths });
     return runCall<ReadyPlan>({
       paths,
       planner,
