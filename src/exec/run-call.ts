@@ -118,9 +118,10 @@ async function preflight<P>(c: CallPorts<P>, opened: (k: RequestClient) => void)
   req.id ??= newId();
   let reply: PreflightReply;
   try {
-    let client = RequestClient.open(c.paths);
-    opened(client);
+    let client: RequestClient | undefined;
     try {
+      client = RequestClient.open(c.paths);
+      opened(client);
       reply = await ask(c, client, req);
     } catch (e) {
       if (!(e instanceof RequestError) || e.kind !== 'not-running' || c.stopped?.()) throw e;
@@ -129,7 +130,7 @@ async function preflight<P>(c: CallPorts<P>, opened: (k: RequestClient) => void)
       } catch (err) {
         throw err instanceof RequestError ? err : new RequestError('not-running', (err as Error).message);
       }
-      client.close();
+      client?.close();
       client = RequestClient.open(c.paths);
       opened(client);
       c.planner.restarted();
