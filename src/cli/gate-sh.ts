@@ -105,7 +105,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     cwd = process.cwd();
   } catch (e) {
     // decisions and the sandbox are about where the script runs: a folder that is gone cannot be judged
-    say(`the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach); nothing ran`);
+    say(fill(CALL_TEXTS.nothingRan, `the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach)`));
     return EXIT_DENIED;
   }
   let asked: EscalationFields;
@@ -114,7 +114,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     checkPermissionPaths(asked, existsSync);
   } catch (e) {
     if (!(e instanceof EscalationArgsError)) throw e;
-    say(`${e.message}; nothing ran`);
+    say(fill(CALL_TEXTS.nothingRan, e.message));
     return 2;
   }
   // bash will read start-up files (a login profile, BASH_ENV): ask for a start-up phase (issue 17)
