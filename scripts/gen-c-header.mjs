@@ -27,6 +27,12 @@ function cpath(s) {
   return `"${s}"`;
 }
 
+/** A text as a C string (a printf format: printable ASCII, %s and no other %; quotes and backslashes escaped). */
+function ctext(s) {
+  if (!/^[\x20-\x7e]*$/.test(s) || /%(?!s)/.test(s)) throw new Error(`gate-sh: ${SOURCE}: ${JSON.stringify(s)} is not a plain text`);
+  return `"${s.replace(/[\\"]/g, (m) => `\\${m}`)}"`;
+}
+
 /** camelCase or kebab-case or snake_case as a C macro's tail: execReused, exec-reused -> EXEC_REUSED. */
 const macro = (k) => k.replace(/[A-Z]/g, (m) => `_${m}`).replace(/[-.]/g, '_').toUpperCase();
 
@@ -90,6 +96,12 @@ export function render() {
 
 /* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
 #define GATE_POLICY_EPOCH_FILE ${cstr(c.POLICY_EPOCH_FILE)}
+
+/* One call of gate-sh (RUN_CALL), a client's waits for the daemon (REQUEST_WAITS), and the lines a call's
+ * client prints (CALL_TEXTS: printf formats, each %s a string). */
+${Object.entries(c.RUN_CALL).map(([k, v]) => `#define GATE_CALL_${macro(k)} ${v}`).join('\n')}
+${Object.entries(c.REQUEST_WAITS).map(([k, v]) => `#define GATE_WAIT_${macro(k)} ${v}`).join('\n')}
+${Object.entries(c.CALL_TEXTS).map(([k, v]) => `#define GATE_TEXT_${macro(k)} ${ctext(v)}`).join('\n')}
 
 /* The exec gate's variables and the marks an exec carries (EXEC_GATE_VARIABLES). */
 ${defines('GATE_VAR_', c.EXEC_GATE_VARIABLES)}

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "gate-common.h"
 #include "gate-json.h"
+#include "gate-shared.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +99,7 @@ char *gate_num(char *out, unsigned long v, int base) {
 
 void gate_msg(const char *a, const char *b, const char *c, const char *d) {
   struct gbuf m; gb_init(&m);
-  gb_puts(&m, "gate-sh: ");
+  gb_puts(&m, GATE_TEXT_PREFIX);
   if (a) gb_puts(&m, a);
   if (b) gb_puts(&m, b);
   if (c) gb_puts(&m, c);

@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,22 +42,32 @@
 
 extern char **environ;
 
-#define EXIT_DENIED 126
+/* the call's constants and texts: src/protocol/shared-with-c.ts, through gate-shared.h */
+#define EXIT_DENIED GATE_CALL_EXIT_DENIED
+#define TAIL_BYTES GATE_CALL_STDERR_TAIL_BYTES
 #ifndef GATE_NODE
 #define GATE_NODE ""
 #endif
-/* Larger scripts (and their requests) go to the Node gate-sh, which has the stream path and the
- * script-descriptor plan for them. */
-#define NATIVE_MAX_SCRIPT (32 * 1024)
-#define NATIVE_MAX_REQUEST (60 * 1024)
-#define TAIL_BYTES 4096
+/* Larger scripts (GATE_CALL_NATIVE_MAX_SCRIPT) and requests (GATE_MAX_DATAGRAM) go to the Node gate-sh, which
+ * has the stream path and the script-descriptor plan for them. */
 
 static char **g_argv;
 static int g_argc;
 static char g_name[PATH_MAX]; /* $0 when none is given: what Node's process.argv[1] would be */
 static char g_root[PATH_MAX]; /* the installation: <root>/shims/gate-sh-native */
+static char g_cwd[PATH_MAX];  /* the working directory, as getcwd() gives it */
 
 static void say(const char *a, const char *b, const char *c, const char *d) { gate_msg(a, b, c, d); }
+
+/* One of the call's texts (GATE_TEXT_*, printf formats whose every conversion is %s). */
+__attribute__((format(printf, 1, 2))) static void sayf(const char *fmt, ...) {
+  char line[4096];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  gate_msg(line, NULL, NULL, NULL);
+}
 
 /* ---------- hand-over to the Node gate-sh ---------- */
 
@@ -454,7 +465,7 @@ static void build_preflight(struct gbuf *m, const char *id, const struct inv *in
 /* "waiting for approval" once, 300 ms after the daemon first said a person is being asked */
 static void on_alarm(int sig) {
   (void)sig;
-  static const char msg[] = "gate-sh: waiting for approval (answer with 'gate approve')...\n";
+  static const char msg[] = GATE_TEXT_PREFIX GATE_TEXT_WAITING "\n";
   ssize_t w = write(2, msg, sizeof msg - 1);
   (void)w;
 }
@@ -467,7 +478,7 @@ static void notice_arm(void) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_alarm;
   sigaction(SIGALRM, &sa, NULL);
-  struct itimerval it = { { 0, 0 }, { 0, 300000 } };
+  struct itimerval it = { { 0, 0 }, { 0, GATE_CALL_NOTICE_DELAY_MS * 1000 } };
   setitimer(ITIMER_REAL, &it, NULL);
 }
 
@@ -535,6 +546,14 @@ static int reply_socket(const struct paths *p, struct sockaddr_un *to, char *err
   return fd;
 }
 
+/* The wait before resend `attempt` (0: the first): doubled from the first up to the longest, as
+ * src/protocol/datagram-request.ts waits (REQUEST_WAITS). */
+static long wait_for(int attempt) {
+  long w = GATE_WAIT_FIRST_MS;
+  for (int k = 0; k < attempt && w < GATE_WAIT_MAX_MS; k++) w *= 2;
+  return w < GATE_WAIT_MAX_MS ? w : GATE_WAIT_MAX_MS;
+}
+
 /* One request, waited for as the Node client waits (src/protocol/client.ts): resends of the same id after
  * 1, 2, 4, 4... s (35 s in all), a heartbeat ping every 500 ms while a person is asked, a daemon that
  * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
@@ -556,12 +575,19 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
     const char *data = msg->p;
     size_t len = msg->len;
     if (!first && pending) {
-      if (now_ms() - last_life > 5000) { snprintf(err, errlen, "the gate daemon stopped answering while an approval was pending; check 'gate status'"); goto out; }
+      if (now_ms() - last_life > GATE_WAIT_SILENCE_MS) { snprintf(err, errlen, GATE_TEXT_SILENT); goto out; }
       gate_new_id(ping_id, sizeof ping_id);
       gb_puts(&ping, GATE_MSG_HEAD); json_str(&ping, ping_id); gb_puts(&ping, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PING) "}");
       data = ping.p; len = ping.len;
     } else if (!first) {
-      if (attempts >= 9) { snprintf(err, errlen, "the gate daemon did not answer within 35.0 s; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'"); goto out; }
+      if (attempts >= GATE_WAIT_RETRIES) {
+        long all = 0;
+        for (int k = 0; k <= GATE_WAIT_RETRIES; k++) all += wait_for(k);
+        char secs[32];
+        snprintf(secs, sizeof secs, "%.1f", all / 1000.0);
+        snprintf(err, errlen, GATE_TEXT_NOT_ANSWERING, secs, "");
+        goto out;
+      }
       attempts++;
     }
     long congested_until = now_ms() + 1000;
@@ -574,7 +600,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
       gb_free(&ping);
       if ((e == ENOENT || e == ECONNREFUSED || sandbox_denied(e)) && !sent) { rc = 1; goto out; }
       if (e == ENOENT || e == ECONNREFUSED)
-        snprintf(err, errlen, "the gate daemon stopped %s; start it again with 'gate daemon start' and check 'gate log'", pending ? "while an approval was pending" : "before answering");
+        snprintf(err, errlen, GATE_TEXT_DIED, pending ? GATE_TEXT_DIED_PENDING : GATE_TEXT_DIED_BEFORE);
       else if (e == EAGAIN || e == ENOBUFS)
         snprintf(err, errlen, "the gate daemon is overloaded (its queue stayed full for 1.0 s); retry, or check 'gate status'");
       else snprintf(err, errlen, "send to %s failed (%s)", p->request_sock, strerror(e));
@@ -582,7 +608,7 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
     }
     gb_free(&ping);
     sent = 1;
-    long wait = pending ? 500 : (attempts == 0 ? 1000 : attempts == 1 ? 2000 : 4000);
+    long wait = pending ? GATE_WAIT_HEARTBEAT_MS : wait_for(attempts);
     long deadline = now_ms() + wait;
     for (;;) {
       ssize_t n = gate_recv_until(fd, buf, GATE_MAX_DATAGRAM, deadline, p->request_sock);
@@ -604,9 +630,9 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
       if (!strcmp(r.type, GATE_MSG_ERROR)) {
         gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
         if (!strcmp(r.code, GATE_CODE_TOO_LARGE)) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
-        if (!strcmp(r.code, GATE_CODE_BAD_VERSION)) snprintf(err, errlen, "protocol version mismatch with the gate daemon: %s", r.reason);
+        if (!strcmp(r.code, GATE_CODE_BAD_VERSION)) snprintf(err, errlen, GATE_TEXT_BAD_VERSION, r.reason);
         else if (!strcmp(r.code, GATE_CODE_REFUSED)) snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
-        else snprintf(err, errlen, "the gate daemon refused the request (%s): %s", r.code, r.reason);
+        else snprintf(err, errlen, GATE_TEXT_REFUSED_REQUEST, r.code, r.reason);
         goto out;
       }
       gb_put(out, buf, (size_t)n);
@@ -632,9 +658,10 @@ static void notify(const struct paths *p, const struct gbuf *msg) {
   do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to); while (s < 0 && errno == EINTR);
 }
 
-static void run_finished(struct gbuf *m, const char *run_id, int status, double ms, const char *tail) {
-  char id[96], num[32];
-  gate_new_id(id, sizeof id);
+/* run-finished for run_id; its id in id (for the ack, when a tail asks the daemon's verdict). */
+static void run_finished(struct gbuf *m, char *id, size_t idlen, const char *run_id, int status, double ms, const char *tail) {
+  char num[32];
+  gate_new_id(id, idlen);
   gb_puts(m, GATE_MSG_HEAD);
   json_str(m, id);
   gb_puts(m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_RUN_FINISHED) GATE_KEY(GATE_F_RUN_ID));
@@ -954,11 +981,11 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   off_t back_from = relay == 3 ? lseek(2, 0, SEEK_CUR) : -1;
   if (relay == 3) relay = 0; /* read back after the run, nothing relayed */
   if ((relay && pipe2(rp, O_CLOEXEC)) || pipe2(ep, O_CLOEXEC) || (phase && (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))) || signals_install()) {
-    snprintf(err, errlen, "cannot start %s: %s", pl->program, strerror(errno));
+    snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno));
     return -1;
   }
   pid_t pid = fork();
-  if (pid < 0) { snprintf(err, errlen, "cannot start %s: %s", pl->program, strerror(errno)); return -1; }
+  if (pid < 0) { snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno)); return -1; }
   if (pid == 0) {
     /* bwrap gets its own session so a terminal's signals do not kill it (src/exec/run-bash.ts) */
     if (pl->sandboxed) setsid();
@@ -991,7 +1018,7 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   if (got == (ssize_t)sizeof child_err) {
     waitpid(pid, NULL, 0);
     signals_restore();
-    snprintf(err, errlen, "cannot start %s: %s", pl->program, strerror(child_err));
+    snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(child_err));
     return -1;
   }
   int to = relay == 2 ? 1 : 2, rfd = relay ? rp[0] : -1, exited = 0, wstatus = 0;
@@ -1011,7 +1038,7 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
       if (n < 0 && errno == EINTR) continue;
       if (n == 1) {
         char perr[1024];
-        if (end_phase(end_ctx, perr, sizeof perr)) say("the start-up phase could not be ended (", perr, "); the script did not run", NULL);
+        if (end_phase(end_ctx, perr, sizeof perr)) sayf(GATE_TEXT_START_UP_NOT_ENDED, perr);
         else write_all(go[1], ".", 1);
       }
       close(ready_r);
@@ -1154,16 +1181,103 @@ static void stop_note(const struct paths *p, time_t since) {
   say(buf, NULL, NULL, NULL);
 }
 
+/* ---------- the call: src/exec/run-call.ts's states, over the daemon's plan ---------- */
+
+/* State 1, pre-flight: the reply in *r, or the status when nothing may run (-1: go on). Hands over to the
+ * Node gate-sh where it would do better: the daemon went away since the probe (it autostarts), or escalation
+ * flags the daemon could not read (it says what is wrong, exit 2). */
+static int preflight(const struct paths *paths, const struct inv *inv, const struct gbuf *script, const char *replay, struct preply *r) {
+  char id[96], err[2048], key[200];
+  read_key(paths->start_up_key, key, sizeof key);
+  gate_new_id(id, sizeof id);
+  struct gbuf m; gb_init(&m);
+  build_preflight(&m, id, inv, script->p, g_cwd, NULL, NULL, key);
+  if (m.oom || m.len > GATE_MAX_DATAGRAM) handover(replay, script->len);
+  struct gbuf raw; gb_init(&raw);
+  int rc = request(paths, id, &m, 1, &raw, err, sizeof err);
+  if (rc == 1) handover(replay, script->len);
+  if (rc < 0 && inv->escalation && !strcmp(g_last_code, GATE_CODE_MALFORMED)) handover(replay, script->len);
+  if (rc < 0) { sayf(GATE_TEXT_NOTHING_RAN, err); return EXIT_DENIED; }
+  if (parse_preply(&raw, r)) { sayf(GATE_TEXT_MALFORMED_REPLY); return EXIT_DENIED; }
+  if (strcmp(r->type, GATE_MSG_PREFLIGHT) || !r->has_action || !r->run_id[0]) {
+    sayf(GATE_TEXT_UNEXPECTED_REPLY, r->type[0] ? r->type : "undefined");
+    return EXIT_DENIED;
+  }
+  return -1;
+}
+
+/* A reply's plan, runnable by this client (a script descriptor is the Node gate-sh's). */
+static int runnable(const struct plan *pl) { return pl->program && pl->cwd && pl->args.n && !pl->script_fd; }
+
+/* Run one plan: its result in *res, or 0 after saying why nothing ran. */
+static int attempt(const struct plan *pl, int relay, struct phase_ctx *pc, struct result *res) {
+  char err[2048];
+  if (!run_plan(pl, relay, end_phase, pc, res, err, sizeof err)) return 1;
+  sayf(GATE_TEXT_NOTHING_RAN, err);
+  return 0;
+}
+
+/* States 2 to 5: the plan, the run, run-finished, and the rerun when the daemon reads a denial. */
+static int run_call(const struct paths *paths, const struct inv *inv, const struct gbuf *script) {
+  const char *replay = inv->source == SRC_STDIN ? script->p : NULL;
+  struct preply r;
+  int st = preflight(paths, inv, script, replay, &r);
+  if (st >= 0) return st;
+  struct plan *pl = &r.plan;
+  if (pl->denials.n) { for (int i = 0; i < pl->denials.n; i++) say(pl->denials.v[i], NULL, NULL, NULL); return EXIT_DENIED; }
+  if (pl->error) { sayf(GATE_TEXT_NOTHING_RAN, pl->error); return EXIT_DENIED; }
+  if (!pl->has_plan || !runnable(pl)) { sayf(GATE_TEXT_NO_PLAN); return EXIT_DENIED; }
+  int relay = pl->rerun ? stderr_relay() : 0;
+  static struct result res;
+  struct phase_ctx pc = { paths, r.run_id };
+  time_t began = time(NULL);
+  if (!attempt(pl, relay, &pc, &res)) return EXIT_DENIED;
+  if (res.status != 0) stop_note(paths, began);
+  struct gbuf fin; gb_init(&fin);
+  /* a failed turn-sandbox attempt: the daemon reads its stderr for a sandbox denial (the on-failure rerun);
+   * after a 0 too when the daemon ran it stricter than the turn's sandbox (its verdict decides) */
+  int verdict = relay && res.status != 127 && (res.status != 0 || pl->rerun_any_status);
+  char fid[96];
+  run_finished(&fin, fid, sizeof fid, r.run_id, res.status, res.ms, verdict ? res.tail : NULL);
+  if (!verdict) { notify(paths, &fin); return res.status; }
+  char err[2048];
+  struct gbuf ack; gb_init(&ack);
+  struct preply a;
+  if (request(paths, fid, &fin, 0, &ack, err, sizeof err) || parse_preply(&ack, &a) || !a.why[0]) return res.status;
+  /* State 5, the rerun: ask to escalate with the denial as justification, rerun as the daemon's plan says */
+  char id2[96];
+  gate_new_id(id2, sizeof id2);
+  struct gbuf m2; gb_init(&m2);
+  build_preflight(&m2, id2, inv, script->p, g_cwd, a.justification, a.why, NULL);
+  struct gbuf raw2; gb_init(&raw2);
+  struct preply r2;
+  int rc = request(paths, id2, &m2, 1, &raw2, err, sizeof err);
+  if (rc == 0 && parse_preply(&raw2, &r2)) { rc = -1; snprintf(err, sizeof err, "malformed reply"); }
+  if (rc == 0 && (strcmp(r2.type, GATE_MSG_PREFLIGHT) || !r2.has_action)) { rc = -1; snprintf(err, sizeof err, GATE_TEXT_UNEXPECTED_RERUN_REPLY, r2.type); }
+  if (rc) { sayf(GATE_TEXT_RERUN_NOT_ASKED, a.why, err); return res.status; }
+  struct plan *p2 = &r2.plan;
+  if (p2->notice) say(p2->notice, NULL, NULL, NULL);
+  if (p2->error) { sayf(GATE_TEXT_NOTHING_RAN, p2->error); return EXIT_DENIED; }
+  if (!p2->has_rerun_of || !p2->rerun_of_run) return res.status;
+  if (!runnable(p2)) { sayf(GATE_TEXT_NO_PLAN); return EXIT_DENIED; }
+  static struct result res2;
+  if (!attempt(p2, 0, &pc, &res2)) return EXIT_DENIED;
+  struct gbuf fin2; gb_init(&fin2);
+  run_finished(&fin2, fid, sizeof fid, r2.run_id, res2.status, res2.ms, NULL);
+  notify(paths, &fin2);
+  return res2.status;
+}
+
 int main(int argc, char **argv) {
   inherited_fds(); /* before this program opens anything of its own */
   g_argc = argc;
   g_argv = argv;
-  char cwd[PATH_MAX];
+  char *cwd = g_cwd;
   char self[PATH_MAX];
   if (!realpath("/proc/self/exe", self)) { say("cannot find its own installation; nothing ran", NULL, NULL, NULL); return EXIT_DENIED; }
   resolve_path("/", self, g_root, sizeof g_root);
   for (int up = 0; up < 2; up++) { char *s = strrchr(g_root, '/'); if (s && s != g_root) *s = 0; }
-  int have_cwd = getcwd(cwd, sizeof cwd) != NULL;
+  int have_cwd = getcwd(cwd, sizeof g_cwd) != NULL;
   const char *execfn = (const char *)getauxval(AT_EXECFN);
   resolve_path(have_cwd ? cwd : "/", execfn && *execfn ? execfn : argv[0], g_name, sizeof g_name);
 
@@ -1196,79 +1310,8 @@ int main(int argc, char **argv) {
   }
   if (!script.p) gb_puts(&script, "");
   const char *replay = inv.source == SRC_STDIN ? script.p : NULL;
-  if (script.oom || script.len > NATIVE_MAX_SCRIPT || memchr(script.p, 0, script.len) || !gate_utf8_valid(script.p, script.len))
+  if (script.oom || script.len > GATE_CALL_NATIVE_MAX_SCRIPT || memchr(script.p, 0, script.len) || !gate_utf8_valid(script.p, script.len))
     handover(replay, script.len);
 
-  char id[96], err[2048], key[200];
-  read_key(paths.start_up_key, key, sizeof key);
-  gate_new_id(id, sizeof id);
-  struct gbuf m; gb_init(&m);
-  build_preflight(&m, id, &inv, script.p, cwd, NULL, NULL, key);
-  if (m.oom || m.len > NATIVE_MAX_REQUEST) handover(replay, script.len);
-  struct gbuf raw; gb_init(&raw);
-  int rc = request(&paths, id, &m, 1, &raw, err, sizeof err);
-  if (rc == 1) handover(replay, script.len); /* the daemon went away since the probe: Node autostarts */
-  /* escalation flags the daemon could not read: nothing was decided; the Node client says what is wrong */
-  if (rc < 0 && inv.escalation && !strcmp(g_last_code, GATE_CODE_MALFORMED)) handover(replay, script.len);
-  if (rc < 0) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
-  struct preply r;
-  if (parse_preply(&raw, &r)) { say("protocol error from the gate daemon: malformed reply; nothing ran", NULL, NULL, NULL); return EXIT_DENIED; }
-  if (strcmp(r.type, GATE_MSG_PREFLIGHT) || !r.has_action || !r.run_id[0]) {
-    say("protocol error: unexpected reply '", r.type[0] ? r.type : "undefined", "' to preflight; nothing ran. Check 'gate status'", NULL);
-    return EXIT_DENIED;
-  }
-  struct plan *pl = &r.plan;
-  if (pl->denials.n) { for (int i = 0; i < pl->denials.n; i++) say(pl->denials.v[i], NULL, NULL, NULL); return EXIT_DENIED; }
-  if (pl->error) { say(pl->error, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
-  if (!pl->has_plan || !pl->program || !pl->cwd || !pl->args.n || pl->script_fd) {
-    say("protocol error from the gate daemon: no run plan in the reply; nothing ran", NULL, NULL, NULL);
-    return EXIT_DENIED;
-  }
-  int relay = pl->rerun ? stderr_relay() : 0;
-  static struct result res;
-  struct phase_ctx pc = { &paths, r.run_id };
-  time_t began = time(NULL);
-  if (run_plan(pl, relay, end_phase, &pc, &res, err, sizeof err)) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
-  if (res.status != 0) stop_note(&paths, began);
-  struct gbuf fin; gb_init(&fin);
-  /* a failed turn-sandbox attempt: the daemon reads its stderr for a sandbox denial (the on-failure rerun);
-   * after a 0 too when the daemon ran it stricter than the turn's sandbox (its verdict decides) */
-  int ask = relay && res.status != 127 && (res.status != 0 || pl->rerun_any_status);
-  run_finished(&fin, r.run_id, res.status, res.ms, ask ? res.tail : NULL);
-  if (!ask) { notify(&paths, &fin); return res.status; }
-  char fid[96];
-  { /* the run-finished id, for the ack */
-    const char *q = strstr(fin.p, GATE_KEY1(GATE_F_ID) "\"") + sizeof(GATE_KEY1(GATE_F_ID) "\"") - 1;
-    size_t l = strcspn(q, "\"");
-    gate_join(fid, sizeof fid, "", NULL, NULL, NULL);
-    if (l < sizeof fid) { memcpy(fid, q, l); fid[l] = 0; }
-  }
-  struct gbuf ack; gb_init(&ack);
-  struct preply a;
-  if (request(&paths, fid, &fin, 0, &ack, err, sizeof err) || parse_preply(&ack, &a) || !a.why[0]) return res.status;
-  /* a sandbox denial: ask to escalate, rerun as the daemon's plan says */
-  char id2[96];
-  gate_new_id(id2, sizeof id2);
-  struct gbuf m2; gb_init(&m2);
-  build_preflight(&m2, id2, &inv, script.p, cwd, a.justification, a.why, NULL);
-  struct gbuf raw2; gb_init(&raw2);
-  struct preply r2;
-  rc = request(&paths, id2, &m2, 1, &raw2, err, sizeof err);
-  if (rc == 0 && parse_preply(&raw2, &r2)) { rc = -1; snprintf(err, sizeof err, "malformed reply"); }
-  if (rc == 0 && (strcmp(r2.type, GATE_MSG_PREFLIGHT) || !r2.has_action)) { rc = -1; snprintf(err, sizeof err, "unexpected reply '%s'", r2.type); }
-  if (rc) { say("the sandboxed run failed (", a.why, "); could not ask to rerun it: ", err); return res.status; }
-  struct plan *p2 = &r2.plan;
-  if (p2->error) { say(p2->error, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
-  if (p2->notice) say(p2->notice, NULL, NULL, NULL);
-  if (!p2->has_rerun_of || !p2->rerun_of_run) return res.status;
-  if (!p2->program || !p2->cwd || !p2->args.n || p2->script_fd) {
-    say("protocol error from the gate daemon: no run plan in the reply; nothing ran", NULL, NULL, NULL);
-    return EXIT_DENIED;
-  }
-  static struct result res2;
-  if (run_plan(p2, 0, end_phase, &pc, &res2, err, sizeof err)) { say(err, "; nothing ran", NULL, NULL); return EXIT_DENIED; }
-  struct gbuf fin2; gb_init(&fin2);
-  run_finished(&fin2, r2.run_id, res2.status, res2.ms, NULL);
-  notify(&paths, &fin2);
-  return res2.status;
+  return run_call(&paths, &inv, &script);
 }

@@ -18,6 +18,36 @@
 /* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
 #define GATE_POLICY_EPOCH_FILE "policy_epoch"
 
+/* One call of gate-sh (RUN_CALL), a client's waits for the daemon (REQUEST_WAITS), and the lines a call's
+ * client prints (CALL_TEXTS: printf formats, each %s a string). */
+#define GATE_CALL_EXIT_DENIED 126
+#define GATE_CALL_STDERR_TAIL_BYTES 4096
+#define GATE_CALL_NATIVE_MAX_SCRIPT 32768
+#define GATE_CALL_NOTICE_DELAY_MS 300
+#define GATE_WAIT_FIRST_MS 1000
+#define GATE_WAIT_MAX_MS 4000
+#define GATE_WAIT_RETRIES 9
+#define GATE_WAIT_HEARTBEAT_MS 500
+#define GATE_WAIT_SILENCE_MS 5000
+#define GATE_TEXT_PREFIX "gate-sh: "
+#define GATE_TEXT_NOTHING_RAN "%s; nothing ran"
+#define GATE_TEXT_INTERNAL_ERROR "internal error: %s; nothing ran"
+#define GATE_TEXT_NO_PLAN "protocol error from the gate daemon: no run plan in the reply; nothing ran"
+#define GATE_TEXT_MALFORMED_REPLY "protocol error from the gate daemon: malformed reply; nothing ran"
+#define GATE_TEXT_UNEXPECTED_REPLY "protocol error: unexpected reply '%s' to preflight; nothing ran. Check 'gate status'"
+#define GATE_TEXT_UNEXPECTED_RERUN_REPLY "unexpected reply '%s'"
+#define GATE_TEXT_RERUN_NOT_ASKED "the sandboxed run failed (%s); could not ask to rerun it: %s"
+#define GATE_TEXT_START_UP_NOT_ENDED "the start-up phase could not be ended (%s); the script did not run"
+#define GATE_TEXT_CANNOT_START "cannot start %s: %s"
+#define GATE_TEXT_WAITING "waiting for approval (answer with 'gate approve')..."
+#define GATE_TEXT_NOT_ANSWERING "the gate daemon did not answer within %s s%s; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'"
+#define GATE_TEXT_SILENT "the gate daemon stopped answering while an approval was pending; check 'gate status'"
+#define GATE_TEXT_DIED "the gate daemon stopped %s; start it again with 'gate daemon start' and check 'gate log'"
+#define GATE_TEXT_DIED_PENDING "while an approval was pending"
+#define GATE_TEXT_DIED_BEFORE "before answering"
+#define GATE_TEXT_BAD_VERSION "protocol version mismatch with the gate daemon: %s"
+#define GATE_TEXT_REFUSED_REQUEST "the gate daemon refused the request (%s): %s"
+
 /* The exec gate's variables and the marks an exec carries (EXEC_GATE_VARIABLES). */
 #define GATE_VAR_RUN "GATE_RUN"
 #define GATE_VAR_REQUEST_SOCK "GATE_REQUEST_SOCK"

@@ -1,8 +1,9 @@
 /**
- * gate-sh: a bash that asks first. Parse bash's flags, read the script, ask the daemon about every
- * subcommand (one `preflight` request; the daemon parses), then run the exact checked script under the
- * real bash with inherited stdio. Fail closed: any Deny, no daemon, a protocol error or a timeout → nothing
- * runs, exit 126.
+ * gate-sh: a bash that asks first. Parse bash's flags, read the script, then run the call through gate-sh's
+ * one run machine (src/exec/run-call.ts: ask the daemon about every subcommand in one `preflight` request,
+ * run the exact checked script under the real bash with inherited stdio, report run-finished, offer the
+ * on-failure rerun), with the plan built here (src/exec/local-planner.ts) and run here (nodeRunner). Fail
+ * closed: any Deny, no daemon, a protocol error or a timeout → nothing runs, exit 126.
  *
  * Hot path: no yargs, no parser, no schema library. Never touch process.stdout/stderr/stdin here: creating
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
@@ -13,28 +14,20 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, sta
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
-import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
-import { joinSessionSandbox } from '../exec/session-client.js';
+import { RequestError, type Outgoing } from '../protocol/client.js';
 import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../protocol/paths.js';
-import type { PreflightReply } from '../protocol/messages.js';
-import { denialLines } from '../exec/client-plan.js';
-import { planRun } from '../exec/plan.js';
+import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
-import { findBash } from '../exec/bash.js';
+import { EXIT_DENIED, preflightOf, runCall, TAIL_BYTES, utf8Tail, type Runner } from '../exec/run-call.js';
+import { localPlanner, type LocalPlan } from '../exec/local-planner.js';
 import { checkPermissionPaths, EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
 import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
 
-export const EXIT_DENIED = 126;
-
-/**
- * First resend after a second (same id: idempotent), which also notices a dead daemon; later waits double
- * up to 4 s; about 30 s in all before 'not answering'.
- */
-const PREFLIGHT_OPTS = (onPending: () => void) => ({ timeoutMs: 1000, retries: 9, onPending });
+export { EXIT_DENIED };
 
 function say(line: string): void {
   try {
-    writeSync(2, `gate-sh: ${line}\n`);
+    writeSync(2, `${CALL_TEXTS.prefix}${line}\n`);
   } catch {
     // stderr closed: the exit status still says it
   }
@@ -48,7 +41,7 @@ export async function main(argv: string[]): Promise<void> {
     delete process.env.GATE_SH_ARGV0;
     code = await gateSh(argv, process.env, argv0);
   } catch (e) {
-    say(`internal error: ${(e as Error).message}; nothing ran`); // fail closed, never a stack trace
+    say(fill(CALL_TEXTS.internalError, (e as Error).message)); // fail closed, never a stack trace
     code = EXIT_DENIED;
   }
   process.exit(code);
@@ -112,7 +105,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     cwd = process.cwd();
   } catch (e) {
     // decisions and the sandbox are about where the script runs: a folder that is gone cannot be judged
-    say(`the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach); nothing ran`);
+    say(fill(CALL_TEXTS.nothingRan, `the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach)`));
     return EXIT_DENIED;
   }
   let asked: EscalationFields;
@@ -121,95 +114,61 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     checkPermissionPaths(asked, existsSync);
   } catch (e) {
     if (!(e instanceof EscalationArgsError)) throw e;
-    say(`${e.message}; nothing ran`);
+    say(fill(CALL_TEXTS.nothingRan, e.message));
     return 2;
   }
-  let client: RequestClient | undefined;
-  try {
-    // bash will read start-up files (a login profile, BASH_ENV): ask for a start-up phase (issue 17)
-    const wantsStartUp = !(inv.pty ?? (isatty(0) && isatty(1))) && readsStartUpFiles(inv, env);
-    const startUp = wantsStartUp ? startUpRequest(paths.approvalDir, env) : undefined;
-    const preflight = {
-      type: 'preflight',
-      shell: 'bash',
-      flag: inv.login ? '-lc' : '-c',
-      script,
-      cwd,
-      pid: process.pid,
-      ...asked,
-      ...(startUp ? { start_up: startUp } : {}),
-      ...settingsOf(env),
-      // bytes that are not UTF-8 travel as base64 (src/protocol/exec-gate-wire.ts); the daemon decides on a
-      // reading where each bad byte is U+FFFD (never a shell metacharacter: the parse holds)
-      ...(scriptBytes ? { encoding: 'base64', script: scriptBytes.toString('base64'), cwd: Buffer.from(cwd, 'utf8').toString('base64') } : {}),
-    };
-    let reply: PreflightReply;
-    const notice = pendingNotice();
-    try {
-      client = RequestClient.open(paths);
-      reply = await client.request<PreflightReply>(preflight, PREFLIGHT_OPTS(notice.onPending));
-    } catch (e) {
-      if (!(e instanceof RequestError) || e.kind !== 'not-running') throw e;
-      await autostart(env);
-      client?.close();
-      client = RequestClient.open(paths);
-      // the new daemon wrote a new start-up key
-      if (wantsStartUp) Object.assign(preflight, { start_up: startUpRequest(paths.approvalDir, env) });
-      reply = await client.request<PreflightReply>(preflight, PREFLIGHT_OPTS(notice.onPending));
-    } finally {
-      notice.stop();
-    }
-    if (reply.type !== 'preflight' || !reply.action || typeof reply.run_id !== 'string') {
-      say(`protocol error: unexpected reply '${String(reply.type)}' to preflight; nothing ran. Check 'gate status'`);
-      return EXIT_DENIED;
-    }
-    if (reply.action.type === 'Deny') {
-      reportDenials(reply, script);
-      return EXIT_DENIED;
-    }
-    if (inv.pty ?? (isatty(0) && isatty(1))) {
-      // a terminal program (less, vim, password prompts) gets a terminal of its own; the PTY is never used
-      // without a terminal, where it would change bytes (src/terminal/pty-host.ts)
-      const ptyPlan = planRun({ reply, invocation: inv, script, scriptBytes, env, cwd, bash: findBash(), sandbox: { interactive: true } });
-      const { runPlanInPty } = await import('../terminal/pty-host.js');
-      const started = performance.now();
-      const since = Date.now();
-      const status = await runPlanInPty(ptyPlan, env);
-      if (status !== 0) sayStopNote(paths, since);
-      client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: status, duration_ms: Math.round(performance.now() - started) });
-      return status;
-    }
-    let plan = planRun({ reply, invocation: inv, script, scriptBytes, env, cwd, bash: findBash(), inheritedFds: fds, startUp: reply.start_up === true });
-    // only a turn-sandbox attempt is offered a rerun: explicit permissions are what the caller asked for
-    const turnDefault = reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault');
-    // a turn-sandbox attempt joins the session sandbox: its background jobs outlive it (docs/sandbox.md)
-    if (turnDefault && plan.sandboxed) plan = await joinSessionSandbox(plan, client, env);
-    const relay = plan.sandboxed === true && turnDefault ? stderrRelay() : null;
-    const opened = client;
-    const endStartUp = reply.start_up
-      ? {
-          end: async () => void (await opened.request({ type: 'start-up-end', run_id: reply.run_id }, { timeoutMs: 1000, retries: 9 })),
-          onError: (e: Error) => say(`the start-up phase could not be ended (${e.message}); the script did not run`),
-        }
-      : undefined;
-    const since = Date.now();
-    // `> f 2>&1`: nothing relayed; what the run wrote to the file is read back afterwards
-    const backFrom = relay === 'read-back' ? fileSize(2) : undefined;
-    const piped = relay === 'separate' || relay === 'merged' ? { stderrTail: 4096, merged: relay === 'merged' } : {};
-    const result = await runPlan(plan, { ...piped, ...(endStartUp ? { startUp: endStartUp } : {}) });
-    if (result.status !== 0) sayStopNote(paths, since);
-    if (backFrom !== undefined) result.stderrTail = readBackTail(backFrom, 4096);
-    client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: result.status, duration_ms: Math.round(result.durationMs) });
-    if (!relay) return result.status;
-    return await rerunIfDenied(result, { client, preflight, inv, script, scriptBytes, env, cwd, fds, narrowed: reply.sandbox_narrowed === true });
-  } catch (e) {
-    if (e instanceof RequestError) say(`${e.message}; nothing ran`);
-    else say(`${(e as Error).message}; nothing ran`);
-    return EXIT_DENIED;
-  } finally {
-    client?.close();
-  }
+  // bash will read start-up files (a login profile, BASH_ENV): ask for a start-up phase (issue 17)
+  const pty = inv.pty ?? (isatty(0) && isatty(1));
+  const wantsStartUp = !pty && readsStartUpFiles(inv, env);
+  const startUp = wantsStartUp ? startUpRequest(paths.approvalDir, env) : undefined;
+  const preflight: Outgoing = {
+    ...preflightOf(inv.login, script, cwd),
+    ...asked,
+    ...(startUp ? { start_up: startUp } : {}),
+    ...settingsOf(env),
+    // bytes that are not UTF-8 travel as base64 (src/protocol/exec-gate-wire.ts); the daemon decides on a
+    // reading where each bad byte is U+FFFD (never a shell metacharacter: the parse holds)
+    ...(scriptBytes ? { encoding: 'base64', script: scriptBytes.toString('base64'), cwd: Buffer.from(cwd, 'utf8').toString('base64') } : {}),
+  };
+  // a turn-sandbox attempt's stderr, seen without changing what the caller gets (only plans that offer the rerun use it)
+  const relay = pty ? null : stderrRelay();
+  const planner = localPlanner({
+    request: preflight,
+    input: { invocation: inv, script, scriptBytes, env, cwd, inheritedFds: fds },
+    pty,
+    relay: relay !== null,
+    // the new daemon wrote a new start-up key
+    restarted: () => void (wantsStartUp && Object.assign(preflight, { start_up: startUpRequest(paths.approvalDir, env) })),
+    env,
+  });
+  return runCall({ paths, planner, runner: nodeRunner(paths, env, relay), say, autostart: async () => void (await autostart(env)) });
 }
+
+/** How the Node gate-sh runs a plan: with the caller's own stdio (stderr relayed or read back when the
+ * rerun needs its tail), or hosted in a PTY; a forced daemon stop says why a first attempt ended. */
+function nodeRunner(paths: GatePaths, env: Record<string, string | undefined>, relay: Relay): Runner<LocalPlan> {
+  return {
+    run: async ({ plan, pty }, r) => {
+      const since = Date.now();
+      if (pty) {
+        const { runPlanInPty } = await import('../terminal/pty-host.js');
+        const started = performance.now();
+        const status = await runPlanInPty(plan, env);
+        if (status !== 0) sayStopNote(paths, since);
+        return { status, ms: performance.now() - started };
+      }
+      const kept = r.keepTail ? relay : null;
+      // `> f 2>&1`: nothing relayed; what the run wrote to the file is read back afterwards
+      const backFrom = kept === 'read-back' ? fileSize(2) : undefined;
+      const piped = kept === 'separate' || kept === 'merged' ? { stderrTail: TAIL_BYTES, merged: kept === 'merged' } : {};
+      const result = await runPlan(plan, { ...piped, startUp: r.startUp });
+      if (result.status !== 0 && !r.again) sayStopNote(paths, since);
+      return { status: result.status, ms: result.durationMs, tail: backFrom !== undefined ? readBackTail(backFrom) : result.stderrTail };
+    },
+  };
+}
+
+type Relay = 'separate' | 'merged' | 'read-back' | null;
 
 /**
  * How to see a sandbox denial (for the on-failure rerun) without changing what the caller gets: a stderr
@@ -219,7 +178,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
  * never relayed (a background job could outlive gate-sh there, and a relay would hold it); never a
  * terminal (programs check isatty). As shims/gate-sh-native.c's stderr_relay.
  */
-function stderrRelay(): 'separate' | 'merged' | 'read-back' | null {
+function stderrRelay(): Relay {
   if (isatty(2)) return null;
   try {
     const out = fstatSync(1);
@@ -241,79 +200,23 @@ function fileSize(fd: number): number | undefined {
   }
 }
 
-/** The last `max` bytes written to stderr's file since it was `from` bytes long (opened again to read:
+/** The last TAIL_BYTES written to stderr's file since it was `from` bytes long (opened again to read:
  * `> f` opens it write-only). */
-function readBackTail(from: number, max: number): string {
+function readBackTail(from: number): string {
   try {
     const end = fstatSync(2).size;
     if (end <= from) return '';
-    const start = Math.max(from, end - max);
+    const start = Math.max(from, end - TAIL_BYTES);
     const buf = Buffer.alloc(end - start);
     const fd = openSync('/proc/self/fd/2', 'r');
     try {
-      return buf.subarray(0, readSync(fd, buf, 0, buf.length, start)).toString('utf8');
+      return utf8Tail(buf.subarray(0, readSync(fd, buf, 0, buf.length, start)));
     } finally {
       closeSync(fd);
     }
   } catch {
     return '';
   }
-}
-
-interface RerunContext {
-  client: RequestClient;
-  preflight: Outgoing;
-  inv: ShellInvocation;
-  script: string;
-  scriptBytes?: Buffer;
-  env: Record<string, string | undefined>;
-  cwd: string;
-  fds: number[];
-  /** the first attempt's sandbox was stricter than the turn's (PreflightReply.sandbox_narrowed) */
-  narrowed: boolean;
-}
-
-/** The on-failure rerun (src/exec/sandbox-rerun.ts): a sandbox denial is asked about as an escalation. */
-async function rerunIfDenied(first: { status: number; stderrTail?: string }, c: RerunContext): Promise<number> {
-  const { rerunOnDenial } = await import('../exec/sandbox-rerun.js');
-  let second: PreflightReply | undefined;
-  const attempt = await rerunOnDenial({
-    first: { status: first.status, stderr: first.stderrTail ?? '' },
-    sandboxed: true,
-    narrowed: c.narrowed,
-    ask: async (justification) => {
-      const notice = pendingNotice();
-      try {
-        // no start-up phase for the rerun: its plan has no hand-over that would end one
-        second = await c.client.request<PreflightReply>(
-          { ...c.preflight, start_up: undefined, sandbox_permissions: 'require_escalated', justification },
-          PREFLIGHT_OPTS(notice.onPending),
-        );
-      } finally {
-        notice.stop();
-      }
-      if (second.type !== 'preflight' || !second.action) throw new Error(`unexpected reply '${String(second.type)}'`);
-      return second.action;
-    },
-    rerun: async () => {
-      const reply = second as PreflightReply;
-      const plan = planRun({
-        reply,
-        invocation: c.inv,
-        script: c.script,
-        scriptBytes: c.scriptBytes,
-        env: c.env,
-        cwd: c.cwd,
-        bash: findBash(),
-        inheritedFds: c.fds,
-      });
-      const r = await runPlan(plan);
-      c.client.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: r.status, duration_ms: Math.round(r.durationMs) });
-      return { status: r.status, stderr: '' };
-    },
-    notice: say,
-  });
-  return attempt.status;
 }
 
 /**
@@ -393,26 +296,6 @@ function settingsOf(env: Record<string, string | undefined>): { settings?: Recor
     if (v !== undefined && v.trim() !== '') settings[name] = v;
   }
   return Object.keys(settings).length ? { settings } : {};
-}
-
-/** Say "waiting for approval" once, and only when the wait is real (a denial with no approver is instant). */
-function pendingNotice(): { onPending: () => void; stop: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  let told = false;
-  return {
-    onPending: () => {
-      if (told || timer) return;
-      timer = setTimeout(() => {
-        told = true;
-        say("waiting for approval (answer with 'gate approve')...");
-      }, 300);
-    },
-    stop: () => clearTimeout(timer),
-  };
-}
-
-function reportDenials(reply: PreflightReply, script: string): void {
-  for (const line of denialLines(reply, script)) say(line);
 }
 
 /** Start the daemon in the background unless turned off (ensureDaemon says so); true when it now answers. */

@@ -13,6 +13,7 @@ import { sandboxSignalTarget } from './sandbox-signals.js';
 import { Socket } from 'node:net';
 import { gateNative } from './native.js';
 import { watchStartUp } from './start-up-gate.js';
+import { utf8Tail } from './run-call.js';
 
 export interface RunResult {
   status: number;
@@ -199,7 +200,7 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
       if (source && shared) handOver(source, shared[0], to, take);
       void drained.then(() => {
         const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: nowMs() - started };
-        if (relay) result.stderrTail = tail.toString('utf8');
+        if (relay) result.stderrTail = utf8Tail(tail);
         resolve(result);
       });
     });

@@ -2,6 +2,8 @@
  * The on-failure rerun: a script that ran in the turn sandbox and failed on a sandbox denial (read-only
  * file system, permission denied on a write, no network) is offered to the approver as an escalation of
  * the whole script, with the denial as the justification, and rerun as approved, with a notice on stderr.
+ * The sequence is the run machine's (src/exec/run-call.ts; the daemon reads the denial from run-finished's
+ * stderr tail); this file holds what the question and the answer say. Pure.
  *
  * Built on the existing request channel: the question is a second `preflight` of the same script with
  * `sandbox_permissions: "require_escalated"` and a `justification`, so the daemon's approval policy
@@ -10,45 +12,6 @@
  * Caveat, as in Codex: the script runs twice; whatever the first attempt did before failing stays done.
  */
 import type { Action, EscalationExecution } from '../protocol/action.js';
-import { denialReason, sandboxDenial } from './sandbox-denial.js';
-
-export interface Attempt {
-  status: number;
-  /** the tail of the attempt's stderr (the evidence of a denial) */
-  stderr: string;
-}
-
-export interface RerunOptions {
-  first: Attempt;
-  /** whether the first attempt ran under bubblewrap (an unsandboxed failure is never the sandbox's) */
-  sandboxed: boolean;
-  /** the attempt's sandbox was stricter than the turn's (PreflightReply.sandbox_narrowed) */
-  narrowed?: boolean;
-  /** ask the daemon to escalate the whole script with this justification; the overall Action */
-  ask(justification: string): Promise<Action>;
-  /** run the script again as decided */
-  rerun(execution: EscalationExecution): Promise<Attempt>;
-  /** one line for the caller's stderr (prefixed `gate-sh: ` by the caller) */
-  notice(line: string): void;
-}
-
-export async function rerunOnDenial(o: RerunOptions): Promise<Attempt> {
-  if (!o.sandboxed) return o.first;
-  const denial = sandboxDenial(o.first.status, o.first.stderr, o.narrowed === true);
-  if (!denial) return o.first;
-  const why = denialReason(denial);
-  let action: Action;
-  try {
-    action = await o.ask(rerunJustification(why));
-  } catch (e) {
-    o.notice(`the sandboxed run failed (${why}); could not ask to rerun it: ${(e as Error).message}`);
-    return o.first;
-  }
-  const offer = rerunDecision(action, why);
-  if (offer.notice) o.notice(offer.notice);
-  if (!offer.rerun || action.type !== 'Escalate') return o.first;
-  return o.rerun(action.execution);
-}
 
 /** What the approver's answer to a denial means: rerun or not, and the notice to print (pure; the native
  * gate-sh gets it from the daemon's plan). */

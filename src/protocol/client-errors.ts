@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { decode, type Envelope, type ProtocolError } from './codec.js';
+import { CALL_TEXTS, fill } from './shared-with-c.js';
 
 /** `unreachable`: a daemon may run, but a sandbox around this process hides or forbids its sockets. */
 export type RequestErrorKind = 'not-running' | 'unreachable' | 'not-answering' | 'overloaded' | 'protocol' | 'version';
@@ -52,14 +53,13 @@ export function notRunning(socket: string, why: string): RequestError {
 }
 
 export function died(pending: boolean): RequestError {
-  const when = pending ? 'while an approval was pending' : 'before answering';
-  return new RequestError('not-answering', `the gate daemon stopped ${when}; start it again with 'gate daemon start' and check 'gate log'`);
+  return new RequestError('not-answering', fill(CALL_TEXTS.died, pending ? CALL_TEXTS.diedPending : CALL_TEXTS.diedBefore));
 }
 
 export function fromErrorReply(r: { code: string; message: string }): RequestError {
-  if (r.code === 'bad-version') return new RequestError('version', `protocol version mismatch with the gate daemon: ${r.message}`);
+  if (r.code === 'bad-version') return new RequestError('version', fill(CALL_TEXTS.badVersion, r.message));
   if (r.code === 'refused') return new RequestError('protocol', r.message); // its message says why and what to do
-  return new RequestError('protocol', `the gate daemon refused the request (${r.code}): ${r.message}`);
+  return new RequestError('protocol', fill(CALL_TEXTS.refusedRequest, r.code, r.message));
 }
 
 export function decodeReply(buf: Buffer): Envelope | RequestError {

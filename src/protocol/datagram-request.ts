@@ -11,6 +11,7 @@ import type { GatePaths } from './paths.js';
 import type { RequestOptions } from './request-options.js';
 import { died, fromErrorReply, RequestError } from './client-errors.js';
 import { streamRequest } from './stream-request.js';
+import { CALL_TEXTS, fill, REQUEST_WAITS } from './shared-with-c.js';
 
 /** How long a datagram may wait for room in the daemon's queue before the request moves to the stream socket. */
 const CONGESTION_MS = 300;
@@ -55,8 +56,8 @@ export class DatagramRequest<R extends Reply> {
     this.timeoutMs = opts.timeoutMs ?? 2000;
     this.retries = opts.retries ?? 2;
     this.budgetMs = Array.from({ length: this.retries + 1 }, (_, i) => this.waitFor(i)).reduce((a, b) => a + b, 0);
-    this.heartbeatMs = opts.heartbeatMs ?? 500;
-    this.silenceMs = opts.pendingSilenceMs ?? 5000;
+    this.heartbeatMs = opts.heartbeatMs ?? REQUEST_WAITS.heartbeatMs;
+    this.silenceMs = opts.pendingSilenceMs ?? REQUEST_WAITS.silenceMs;
   }
 
   start(): void {
@@ -67,7 +68,7 @@ export class DatagramRequest<R extends Reply> {
 
   /** a busy daemon answers late rather than never: back off, so resends do not add to its backlog */
   private waitFor(attempt: number): number {
-    return Math.max(this.timeoutMs, Math.min(this.timeoutMs * 2 ** attempt, 4000));
+    return Math.max(this.timeoutMs, Math.min(this.timeoutMs * 2 ** attempt, REQUEST_WAITS.maxMs));
   }
 
   private done(err: RequestError | undefined, reply?: R): void {
@@ -124,10 +125,7 @@ export class DatagramRequest<R extends Reply> {
       const last = this.link.lastError();
       const hint = last ? ` (last error: ${last.message})` : '';
       return this.done(
-        new RequestError(
-          'not-answering',
-          `the gate daemon did not answer within ${seconds} s${hint}; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'`,
-        ),
+        new RequestError('not-answering', fill(CALL_TEXTS.notAnswering, seconds, hint)),
       );
     }
     this.attempts++;
@@ -138,7 +136,7 @@ export class DatagramRequest<R extends Reply> {
   /** While pending: a ping proves the daemon alive; silence for too long ends the wait. */
   private heartbeat(): void {
     if (Date.now() - this.lastLife > this.silenceMs)
-      return this.done(new RequestError('not-answering', `the gate daemon stopped answering while an approval was pending; check 'gate status'`));
+      return this.done(new RequestError('not-answering', CALL_TEXTS.silent));
     const pingId = newId();
     this.pingIds.add(pingId);
     this.link.waiters.set(pingId, () => (this.lastLife = Date.now()));

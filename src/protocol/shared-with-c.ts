@@ -7,7 +7,7 @@
  * test/protocol/shared-with-c.test.ts fails when the committed header says anything else, or when a C file
  * spells one of these values itself. Each wire name is checked against the message types it belongs to
  * (`satisfies`), so a renamed field or type does not compile until this list follows it.
- * Pure: constants only; imports types only (the C side builds before any TypeScript does).
+ * Pure: constants, and `fill` for the texts; imports types only (the C side builds before any TypeScript does).
  */
 import type { Action } from './action.js';
 import type {
@@ -76,6 +76,59 @@ export const FORWARDED_PREFIXES = [
   'LD_', 'DYLD_', 'GIT_', 'BASH_FUNC_', 'PYTHON', 'NODE_', 'PERL5', 'RUBY', 'JAVA_',
   '_JAVA_', 'JDK_', 'NPM_CONFIG_', 'npm_config_', 'PIP_',
 ] as const;
+
+/**
+ * One call of gate-sh (src/exec/run-call.ts; its native transport, shims/gate-sh-native.c): the exit status
+ * when nothing ran (denied, or gate-sh could not ask), how much of a failed turn-sandbox attempt's stderr
+ * the daemon reads for a sandbox denial, the largest script the native gate-sh (and `gate mcp` in its own
+ * process) runs itself (larger ones take the Node gate-sh's stream path and script descriptor), and how long
+ * a person must be waited for before gate-sh says so.
+ */
+export const RUN_CALL = {
+  exitDenied: 126,
+  stderrTailBytes: 4096,
+  nativeMaxScript: 32 * 1024,
+  noticeDelayMs: 300,
+} as const;
+
+/**
+ * How a client waits for the daemon's answer to a call's requests (src/protocol/datagram-request.ts, the
+ * native gate-sh's request loop): the first resend after firstMs, each later wait doubled up to maxMs,
+ * `retries` resends (35 s in all); while a person is asked, a ping every heartbeatMs, and the wait ends after
+ * silenceMs without any sign of life.
+ */
+export const REQUEST_WAITS = { firstMs: 1000, maxMs: 4000, retries: 9, heartbeatMs: 500, silenceMs: 5000 } as const;
+
+/**
+ * The lines a call's client prints (after `gate-sh: `), each %s filled in order (`fill`). Printable ASCII,
+ * no other `%`: the C side uses them as printf formats.
+ */
+export const CALL_TEXTS = {
+  prefix: 'gate-sh: ',
+  nothingRan: '%s; nothing ran',
+  internalError: 'internal error: %s; nothing ran',
+  noPlan: 'protocol error from the gate daemon: no run plan in the reply; nothing ran',
+  malformedReply: 'protocol error from the gate daemon: malformed reply; nothing ran',
+  unexpectedReply: "protocol error: unexpected reply '%s' to preflight; nothing ran. Check 'gate status'",
+  unexpectedRerunReply: "unexpected reply '%s'",
+  rerunNotAsked: 'the sandboxed run failed (%s); could not ask to rerun it: %s',
+  startUpNotEnded: 'the start-up phase could not be ended (%s); the script did not run',
+  cannotStart: 'cannot start %s: %s',
+  waiting: "waiting for approval (answer with 'gate approve')...",
+  notAnswering: "the gate daemon did not answer within %s s%s; check 'gate status', or restart it with 'gate daemon stop; gate daemon start'",
+  silent: "the gate daemon stopped answering while an approval was pending; check 'gate status'",
+  died: "the gate daemon stopped %s; start it again with 'gate daemon start' and check 'gate log'",
+  diedPending: 'while an approval was pending',
+  diedBefore: 'before answering',
+  badVersion: 'protocol version mismatch with the gate daemon: %s',
+  refusedRequest: 'the gate daemon refused the request (%s): %s',
+} as const;
+
+/** A text of CALL_TEXTS with its %s filled in order (a missing argument fills as nothing). */
+export function fill(text: string, ...args: string[]): string {
+  let i = 0;
+  return text.replace(/%s/g, () => args[i++] ?? '');
+}
 
 /** The signals gate-sh, the launcher's front and the escalation client pass on to the command. */
 export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const;

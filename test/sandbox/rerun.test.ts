@@ -5,13 +5,36 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { preflight } from '../daemon/helpers.js';
-import { rerunOnDenial } from '../../src/exec/sandbox-rerun.js';
+import { rerunDecision, rerunJustification } from '../../src/exec/sandbox-rerun.js';
+import { denialReason, sandboxDenial } from '../../src/exec/sandbox-denial.js';
 import { runCommandLine } from '../../src/exec/sandbox-run.js';
 import { sandboxArgvFor, wrapCommand } from '../../src/sandbox/wrap.js';
 import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
 import type { Action } from '../../src/protocol/action.js';
 import type { SandboxPolicy } from '../../src/sandbox/policy.js';
 import { BWRAP, consoleRig } from './helpers.js';
+
+interface Attempt {
+  status: number;
+  stderr: string;
+}
+
+/** The on-failure rerun's steps as the run machine takes them (src/exec/run-call.ts): the denial the daemon
+ * reads from the tail, the question with it as justification, the answer's meaning, the rerun. */
+async function rerunOnDenial(o: {
+  first: Attempt;
+  ask: (justification: string) => Promise<Action>;
+  rerun: (execution: Extract<Action, { type: 'Escalate' }>['execution']) => Promise<Attempt>;
+  notice: (line: string) => void;
+}): Promise<Attempt> {
+  const denial = sandboxDenial(o.first.status, o.first.stderr);
+  if (!denial) return o.first;
+  const why = denialReason(denial);
+  const action = await o.ask(rerunJustification(why));
+  const offer = rerunDecision(action, why);
+  if (offer.notice) o.notice(offer.notice);
+  return offer.rerun && action.type === 'Escalate' ? o.rerun(action.execution) : o.first;
+}
 
 test('a sandbox denial is offered as an escalation and rerun as approved; a refusal keeps the failure', async (t) => {
   const { te, d, c, ws, outside } = await consoleRig(t);
@@ -31,8 +54,7 @@ test('a sandbox denial is offered as an escalation and rerun as approved; a refu
     const notices: string[] = [];
     const result = await rerunOnDenial({
       first: await run({ type: 'TurnDefault' }),
-      sandboxed: true,
-      ask: async (justification) => {
+      ask: async (justification: string) => {
         const reply = preflight(d.paths, script, { cwd: ws, sandbox_permissions: 'require_escalated', justification });
         const p = await c.next('prompt');
         assert.equal(p.sandbox_permissions, 'require_escalated', 'the approver is asked for an escalation');
@@ -41,7 +63,7 @@ test('a sandbox denial is offered as an escalation and rerun as approved; a refu
         return (await reply).action as Action;
       },
       rerun: run,
-      notice: (l) => notices.push(l),
+      notice: (l: string) => notices.push(l),
     });
     return { result, notices };
   }
