@@ -140,6 +140,9 @@ ${defines('GATE_HOLDER_SAYS_', c.HOLDER_LINES)}
 ${xlist('GATE_FORWARDED_NAMES', c.FORWARDED_NAMES)}
 ${xlist('GATE_FORWARDED_PREFIXES', c.FORWARDED_PREFIXES)}
 
+/* gate-sh's plumbing, by the basename of a process's exe (PROVENANCE_PLUMBING): a scoped reuse stops there. */
+${xlist('GATE_PROVENANCE_PLUMBING', c.PROVENANCE_PLUMBING)}
+
 #endif
 `;
 }

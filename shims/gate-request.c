@@ -206,6 +206,25 @@ static int audit_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
+/* A non-negative JSON integer (at most 18 digits) into *out: 0, or -1. */
+static int json_count(struct gate_jp *p, unsigned long long *out) {
+  unsigned long long v = 0;
+  if (p->s >= p->e || *p->s < '0' || *p->s > '9') return -1;
+  while (p->s < p->e && *p->s >= '0' && *p->s <= '9' && v < 1000000000000000ULL) v = v * 10 + (unsigned)(*p->s++ - '0');
+  if (p->s < p->e && *p->s >= '0' && *p->s <= '9') return -1; /* too large */
+  *out = v;
+  return 0;
+}
+
+static int scope_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_reply *r = ctx;
+  unsigned long long v;
+  if (!strcmp(key, GATE_F_PID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (r->scope_pid = (long)v, 0);
+  if (!strcmp(key, GATE_F_PPID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (r->scope_ppid = (long)v, 0);
+  if (!strcmp(key, GATE_F_START)) return json_count(p, &v) ? -1 : (r->scope_start = v, 0);
+  return gate_jskip(p);
+}
+
 static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
   if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return gate_jstr(p, r->grant, sizeof r->grant);
@@ -216,11 +235,12 @@ static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
     if (!r->audit->log[0] || !r->audit->head[0] || !r->audit->tail[0]) r->audit->log[0] = 0;
     return 0;
   }
-  if (!strcmp(key, GATE_F_EPOCH) && p->s < p->e && *p->s >= '0' && *p->s <= '9') {
-    unsigned long long v = 0;
-    while (p->s < p->e && *p->s >= '0' && *p->s <= '9' && v < 1000000000000000ULL) v = v * 10 + (unsigned)(*p->s++ - '0');
-    if (p->s < p->e && *p->s >= '0' && *p->s <= '9') return -1; /* too large */
-    r->epoch = v;
+  if (!strcmp(key, GATE_F_EPOCH) && p->s < p->e && *p->s >= '0' && *p->s <= '9') return json_count(p, &r->epoch);
+  if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
+    r->scope_pid = -1;
+    if (gate_jobject(p, scope_field, r)) return -1;
+    /* all three, or a scope that holds nowhere: pid -1 (never 0, which would hold everywhere) */
+    if (r->scope_pid <= 1 || r->scope_ppid <= 0 || !r->scope_start) r->scope_pid = -1;
     return 0;
   }
   return gate_jskip(p);
@@ -263,6 +283,8 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   /* field by field, not memset: the struct stays mostly untouched (see gate-proto.h) */
   r->type[0] = r->id[0] = r->reason[0] = r->token[0] = r->run_id[0] = r->code[0] = r->grant[0] = 0;
   r->epoch = 0;
+  r->scope_pid = r->scope_ppid = 0;
+  r->scope_start = 0;
   if (r->audit) r->audit->log[0] = 0;
   r->action = GA_NONE;
   r->deny_count = 0;

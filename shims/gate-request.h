@@ -29,6 +29,9 @@ struct gate_reply {
   gate_denial *denied;    /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
   char grant[48];         /* exec: the "reuse" grant (empty: none), valid while the policy epoch is `epoch` */
   unsigned long long epoch;
+  /* the grant's "scope" (ReuseScope): held only below this process (pid 0: everywhere) */
+  long scope_pid, scope_ppid;
+  unsigned long long scope_start;
   struct gate_reused_audit *audit; /* NULL, or room for the grant's "audit" (set by the caller, kept by parsing) */
 };
 /* How a reused exec's audit record is written by the supervisor itself (ReusedAudit in

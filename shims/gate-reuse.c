@@ -7,6 +7,7 @@
 #include "gate-request.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -18,9 +19,19 @@
 #include <unistd.h>
 
 #define MAX_REUSE 256
+/* scoped grants looked at for one exec (the same program below several processes: configure, each make) */
+#define MAX_SCOPES 16
+/* how far up the walk from an exec to a grant's process goes */
+#define MAX_DEPTH 64
 
 /* head and tail: the audit record's encoded fields (NULL: the daemon is told of each reuse) */
-struct reuse { char *run, *program, *head, *tail; struct gate_ident id; unsigned long long epoch; char grant[48]; };
+struct reuse {
+  char *run, *program, *head, *tail;
+  struct gate_ident id;
+  unsigned long long epoch;
+  char grant[48];
+  struct gate_reuse_scope scope;
+};
 static struct reuse TABLE[MAX_REUSE];
 static int NEXT; /* the slot a full table gives up next */
 static pthread_mutex_t LOCK = PTHREAD_MUTEX_INITIALIZER;
@@ -75,14 +86,30 @@ int gate_reuse_open(const char *request_sock) {
 
 static int current(unsigned long long epoch) { return EPOCH && epoch && *EPOCH == epoch; }
 
+static int same_scope(const struct gate_reuse_scope *a, const struct gate_reuse_scope *b) {
+  return a->pid == b->pid && a->ppid == b->ppid && a->start == b->start;
+}
+
+static void clear(struct reuse *r) {
+  free(r->run);
+  free(r->program);
+  free(r->head);
+  free(r->tail);
+  memset(r, 0, sizeof *r);
+}
+
 void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant, unsigned long long epoch,
-                    const struct gate_reused_audit *audit) {
-  if (!EPOCH || !id->known || !grant[0] || strlen(grant) >= sizeof TABLE[0].grant) return;
+                    const struct gate_reused_audit *audit, const struct gate_reuse_scope *scope) {
+  static const struct gate_reuse_scope everywhere = { 0, 0, 0 };
+  if (!scope) scope = &everywhere;
+  if (!EPOCH || !id->known || !grant[0] || strlen(grant) >= sizeof TABLE[0].grant || scope->pid < 0) return;
   pthread_mutex_lock(&LOCK);
   int logged = audit && audit->log[0] && audit_log(audit->log);
   int slot = -1;
   for (int i = 0; i < MAX_REUSE && slot < 0; i++)
-    if (!TABLE[i].run || (!strcmp(TABLE[i].run, run) && !strcmp(TABLE[i].program, program)) || !current(TABLE[i].epoch)) slot = i;
+    if (!TABLE[i].run || !current(TABLE[i].epoch) ||
+        (!strcmp(TABLE[i].run, run) && !strcmp(TABLE[i].program, program) && same_scope(&TABLE[i].scope, scope)))
+      slot = i;
   if (slot < 0) slot = NEXT++ % MAX_REUSE;
   struct reuse *r = &TABLE[slot];
   free(r->run);
@@ -94,29 +121,124 @@ void gate_reuse_add(const char *run, const char *program, const struct gate_iden
   r->head = logged ? strdup(audit->head) : NULL;
   r->tail = logged ? strdup(audit->tail) : NULL;
   if (!r->head || !r->tail) { free(r->head); free(r->tail); r->head = r->tail = NULL; }
-  if (!r->run || !r->program) { free(r->run); free(r->program); r->run = r->program = NULL; }
-  else { r->id = *id; r->epoch = epoch; strcpy(r->grant, grant); }
+  if (!r->run || !r->program) clear(r);
+  else { r->id = *id; r->epoch = epoch; strcpy(r->grant, grant); r->scope = *scope; }
   pthread_mutex_unlock(&LOCK);
 }
 
-int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, struct gate_reuse_hit *hit) {
-  if (!EPOCH || !id->known) return 0;
-  int found = 0;
-  pthread_mutex_lock(&LOCK);
-  for (int i = 0; i < MAX_REUSE && !found; i++) {
+/* Is the process one of gate-sh's own (PROVENANCE_PLUMBING), or one whose program cannot be told (as the
+ * daemon's reading of it, src/daemon/provenance.ts, takes it)? */
+static int plumbing(long pid) {
+  char link[64], exe[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/%ld/exe", pid);
+  ssize_t n = readlink(link, exe, sizeof exe - 1);
+  if (n <= 0) return 1;
+  exe[n] = 0;
+  static const char deleted[] = " (deleted)";
+  size_t dl = sizeof deleted - 1;
+  if ((size_t)n > dl && !strcmp(exe + n - dl, deleted)) exe[n - dl] = 0;
+  const char *slash = strrchr(exe, '/'), *base = slash ? slash + 1 : exe;
+#define X(name) if (!strcmp(base, name)) return 1;
+  GATE_PROVENANCE_PLUMBING(X)
+#undef X
+  return 0;
+}
+
+/* A process's parent and start time from /proc/<pid>/stat (fields 4 and 22, counted after the last ')',
+ * for the command name may hold anything): 0, or -1. */
+static int stat_of(long pid, long *ppid, unsigned long long *start) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = 0;
+  char *s = strrchr(buf, ')');
+  if (!s) return -1;
+  s++;
+  for (int field = 3; field <= 22; field++) {
+    while (*s == ' ') s++;
+    if (!*s) return -1;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (field == 4) *ppid = (long)v;
+    if (field == 22) { *start = v; return end == s ? -1 : 0; }
+    s = strchr(s, ' ');
+    if (!s) return -1;
+  }
+  return -1;
+}
+
+/* The index of the scope in want that pid's exec is made below: walked up from its parent through processes
+ * none of which is gate-sh's plumbing (pid itself included); -1 when none is found that way. */
+static int below(pid_t pid, long parent, const struct gate_reuse_scope *want, int n) {
+  if (plumbing(pid)) return -1;
+  long at = parent;
+  for (int depth = 0; depth < MAX_DEPTH && at > 1; depth++) {
+    long ppid = -1;
+    unsigned long long start = 0;
+    if (stat_of(at, &ppid, &start)) return -1;
+    for (int k = 0; k < n; k++)
+      if (want[k].pid == at && want[k].start == start && want[k].ppid == ppid) return k;
+    if (plumbing(at)) return -1;
+    at = ppid;
+  }
+  return -1;
+}
+
+static void fill(struct gate_reuse_hit *hit, const struct reuse *r) {
+  strcpy(hit->grant, r->grant);
+  /* what the reply carried fits these (gate-request.c leaves out a longer one) */
+  hit->audit = r->head && strlen(r->head) < sizeof hit->head && strlen(r->tail) < sizeof hit->tail;
+  if (hit->audit) { strcpy(hit->head, r->head); strcpy(hit->tail, r->tail); }
+}
+
+/* The entry for (run, program, file, scope) that answers now, or NULL (the lock held). */
+static struct reuse *entry(const char *run, const char *program, const struct gate_ident *id, const struct gate_reuse_scope *scope) {
+  for (int i = 0; i < MAX_REUSE; i++) {
     struct reuse *r = &TABLE[i];
-    if (!r->run || strcmp(r->program, program) || strcmp(r->run, run)) continue;
-    found = current(r->epoch) && gate_ident_eq(&r->id, id);
-    if (found) {
-      strcpy(hit->grant, r->grant);
-      /* what the reply carried fits these (gate-request.c leaves out a longer one) */
-      hit->audit = r->head && strlen(r->head) < sizeof hit->head && strlen(r->tail) < sizeof hit->tail;
-      if (hit->audit) { strcpy(hit->head, r->head); strcpy(hit->tail, r->tail); }
-    }
-    break; /* one entry per run and program */
+    if (r->run && !strcmp(r->program, program) && !strcmp(r->run, run) && same_scope(&r->scope, scope) && current(r->epoch) &&
+        gate_ident_eq(&r->id, id))
+      return r;
+  }
+  return NULL;
+}
+
+int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, pid_t pid, long parent,
+                    struct gate_reuse_hit *hit) {
+  if (!EPOCH || !id->known) return 0;
+  static const struct gate_reuse_scope everywhere = { 0, 0, 0 };
+  struct gate_reuse_scope want[MAX_SCOPES];
+  int n = 0;
+  pthread_mutex_lock(&LOCK);
+  struct reuse *r = entry(run, program, id, &everywhere);
+  if (r) fill(hit, r);
+  for (int i = 0; !r && pid > 0 && i < MAX_REUSE && n < MAX_SCOPES; i++) {
+    struct reuse *s = &TABLE[i];
+    if (s->run && s->scope.pid > 0 && !strcmp(s->program, program) && !strcmp(s->run, run) && current(s->epoch) &&
+        gate_ident_eq(&s->id, id))
+      want[n++] = s->scope;
   }
   pthread_mutex_unlock(&LOCK);
-  return found;
+  if (r) return 1;
+  /* (the walk reads /proc: not under the lock) */
+  int k = n ? below(pid, parent, want, n) : -1;
+  if (k < 0) return 0;
+  pthread_mutex_lock(&LOCK);
+  r = entry(run, program, id, &want[k]); /* still kept (its process may have exec'd meanwhile) */
+  if (r) fill(hit, r);
+  pthread_mutex_unlock(&LOCK);
+  return r != NULL;
+}
+
+void gate_reuse_exec(long tgid) {
+  if (tgid <= 1) return;
+  pthread_mutex_lock(&LOCK);
+  for (int i = 0; i < MAX_REUSE; i++)
+    if (TABLE[i].run && TABLE[i].scope.pid == tgid) clear(&TABLE[i]);
+  pthread_mutex_unlock(&LOCK);
 }
 
 static void json_str(struct gbuf *b, const char *s, int *ok) {

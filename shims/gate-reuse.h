@@ -11,6 +11,7 @@
 #define GATE_REUSE_H
 
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* A file as the kernel would run it: a replaced, rewritten or touched file is another one. */
 struct gate_ident { dev_t dev; ino_t ino; off_t size; struct timespec mtime, ctime; int known; };
@@ -22,13 +23,24 @@ int gate_ident_eq(const struct gate_ident *a, const struct gate_ident *b);
 int gate_reuse_open(const char *request_sock);
 struct gate_reused_audit; /* gate-request.h */
 
-/* Keep the daemon's grant for (run, program, file) at epoch, with how its reuse is audited (NULL, or no
- * log: the daemon is told of each). */
+/* Where a grant holds (ReuseScope, src/decide/reuse.ts): pid 0 everywhere in its run; else only for execs
+ * made below that process (its start time and parent as the daemon read them), through none of gate-sh's
+ * plumbing, while it runs the image it was judged by; pid -1 nowhere. */
+struct gate_reuse_scope { long pid, ppid; unsigned long long start; };
+
+/* Keep the daemon's grant for (run, program, file, scope: NULL everywhere) at epoch, with how its reuse is
+ * audited (NULL, or no log: the daemon is told of each). */
 void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant, unsigned long long epoch,
-                    const struct gate_reused_audit *audit);
-/* A grant kept for (run, program, file) at the current epoch, and its record's fields when it is written here. */
+                    const struct gate_reused_audit *audit, const struct gate_reuse_scope *scope);
+/* A grant kept for (run, program, file) at the current epoch that holds for an exec of process pid (whose
+ * parent is parent; pid 0: only a grant that holds everywhere), and its record's fields when it is written
+ * here. Reads /proc for a scoped grant (outside the lock). */
 struct gate_reuse_hit { char grant[48]; int audit; char head[512]; char tail[512]; };
-int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, struct gate_reuse_hit *hit);
+int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, pid_t pid, long parent,
+                    struct gate_reuse_hit *hit);
+/* Process tgid execs (any exec the supervisor is told of, before it is answered): the grants held below it
+ * end, for it may run something else now (a program's child is judged by what the program is). */
+void gate_reuse_exec(long tgid);
 /* Append the record of an exec answered with hit to the audit log: one line, one write(2); 0, or -1 when
  * nothing could be written (no log for it, text that is not UTF-8, a record over a page, an error). */
 int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const char *program, char *const argv[]);

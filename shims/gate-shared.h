@@ -121,6 +121,9 @@
 #define GATE_F_GRANT "grant"
 #define GATE_F_EPOCH "epoch"
 #define GATE_F_AUDIT "audit"
+#define GATE_F_SCOPE "scope"
+#define GATE_F_START "start"
+#define GATE_F_PPID "ppid"
 #define GATE_F_LOG "log"
 #define GATE_F_HEAD "head"
 #define GATE_F_TAIL "tail"
@@ -186,5 +189,9 @@
   X("LD_") X("DYLD_") X("GIT_") X("BASH_FUNC_") X("PYTHON") X("NODE_") \
   X("PERL5") X("RUBY") X("JAVA_") X("_JAVA_") X("JDK_") X("NPM_CONFIG_") \
   X("npm_config_") X("PIP_")
+
+/* gate-sh's plumbing, by the basename of a process's exe (PROVENANCE_PLUMBING): a scoped reuse stops there. */
+#define GATE_PROVENANCE_PLUMBING(X) \
+  X("gate-launch") X("gate-sh") X("gate-sh-native") X("gate-join") X("gate-session") X("bwrap")
 
 #endif

@@ -3,8 +3,9 @@
  * know the file it runs (target.c, script.c), then answer in this order: the plan's own first execs (decided
  * by pre-flight); an answer the LD_PRELOAD layer already got for this very exec (pairing.c); a grant kept for
  * this run's program and file (reuse.c); else the daemon's one decision engine (an ExecRequest with
- * "layer":"kernel"). Every exec let through is followed to its end (follow.c). The answer is EACCES unless
- * the daemon said the program may run. Trust boundary: everything read from the process may be hostile and
+ * "layer":"kernel"; a grant scoped to a program running its own files holds for execs below it). Every exec
+ * let through is followed to its end (follow.c). The answer is EACCES unless the daemon said the program may
+ * run. Trust boundary: everything read from the process may be hostile and
  * may change while it is read: the notification is checked still valid after the reads, any failure to
  * read or to ask is a refusal, and what the kernel finally runs is compared with what was decided.
  */
@@ -148,8 +149,10 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
     struct stat again;
     struct gate_ident now = { 0 };
     int grant = r.action == GA_RUN && r.grant[0] && reusable && inputs;
+    /* (a grant scoped to a process holds below it only: src/decide/reuse.ts) */
+    struct gate_reuse_scope scope = { r.scope_pid, r.scope_ppid, r.scope_start };
     if (grant && stat(x->file, &again) == 0 && (gate_ident_of(&now, &again), gate_ident_eq(&now, file)))
-      gate_reuse_add(l->conf.run_id, x->program, file, r.grant, r.epoch, &audit);
+      gate_reuse_add(l->conf.run_id, x->program, file, r.grant, r.epoch, &audit, &scope);
   } else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
   gb_free(&msg);
   return error;
@@ -182,6 +185,8 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
   if (run) as.run_id = run;
   struct exec_seen seen = { &as, x->program, x->cwd, x->argv, x->envp };
   struct ids ids = ids_of(x->pid);
+  /* this process runs something else from now on: what was kept for execs below it ends (gate-reuse.h) */
+  gate_reuse_exec(ids.tgid);
   int nameless = x->nameless = !strncmp(x->program, "/memfd:", 7) || strstr(x->program, " (deleted)") != NULL;
   struct marks m;
   exec_marks(x->pid, &ids, x->program, x->envp, &m);
@@ -203,7 +208,7 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
    * exec in ask()) */
   int reusable = !nameless && !x->decided.script && x->argv[0] && gate_same_name(x->argv[0], x->program);
   struct gate_reuse_hit hit;
-  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, &hit);
+  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit);
   if (kept && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
     if (lands) land(l, x->pid, ids.own, &seen, file, NULL);
     return 0;

@@ -108,8 +108,8 @@ char **proc_strings(pid_t pid, const char *what);
 /* A symbolic link's target in out (n bytes): 0, or -1 when unreadable or too long. */
 int read_link(const char *path, char *out, size_t n);
 /* A process's pids: own as it knows itself (innermost namespace; pid when unknown), parent as the supervisor
- * sees it (-1 when unknown). */
-struct ids { long own, parent; };
+ * sees it (-1 when unknown), and its thread group's (the process a thread belongs to; pid when unknown). */
+struct ids { long own, parent, tgid; };
 struct ids ids_of(pid_t pid);
 long own_pid(pid_t pid);
 /* The argv and envp of a process stopped at PTRACE_EVENT_EXEC, read from its first stack: 0, or -1. */

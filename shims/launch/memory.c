@@ -152,7 +152,7 @@ int read_link(const char *path, char *out, size_t n) {
 
 /* From one read of /proc/<pid>/status. */
 struct ids ids_of(pid_t pid) {
-  struct ids r = { pid, -1 };
+  struct ids r = { pid, -1, pid };
   char path[64], buf[4096];
   snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -161,6 +161,8 @@ struct ids ids_of(pid_t pid) {
   close(fd);
   if (n <= 0) return r;
   buf[n] = 0;
+  char *tg = strstr(buf, "\nTgid:");
+  if (tg) r.tgid = strtol(tg + 6, NULL, 10);
   char *pp = strstr(buf, "\nPPid:");
   if (pp) r.parent = strtol(pp + 6, NULL, 10);
   char *l = strstr(buf, "\nNSpid:");

@@ -89,7 +89,7 @@ int reused_answer(const struct gate_conf *c, const char *msg, size_t n, const ch
   if (gate_jobject(&jp, asked_field, a) || !a->exec || a->other || !a->run || !a->program || !a->argv0) return 0;
   file_of(pid, a->program, file);
   struct gate_reuse_hit hit;
-  if (!file->known || !gate_same_name(a->argv0, a->program) || !gate_reuse_find(a->run, a->program, file, &hit))
+  if (!file->known || !gate_same_name(a->argv0, a->program) || !gate_reuse_find(a->run, a->program, file, 0, 0, &hit))
     return 0;
   char *key = strndup(rest, (size_t)(msg + n - rest));
   if (!key || tell_reused(c, hit.grant, rest, msg + n)) {

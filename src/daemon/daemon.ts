@@ -505,6 +505,7 @@ export class Daemon<P> {
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
       // (the LD_PRELOAD layer may ask from the new program itself: not its own ancestor)
       ancestry: () => readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }),
+      scoped: kernel,
       writable: this.writableBesidesPolicy(req, run),
     });
     const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
@@ -512,10 +513,13 @@ export class Daemon<P> {
     const reply = this.execReply(req, v.action, ctx, runId);
     // the decision's own answer, nothing added by a session approval or an enclosing run (a reuse is the
     // supervisor's, for its own run: an exec decided under a nested run's permissions is not reused)
-    if (check.reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding && runId === req.run_id) {
+    const reusable = check.reusable || check.reuseScope !== undefined;
+    if (reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding && runId === req.run_id) {
       const g = { run_id: req.run_id, program: req.program, source: check.matched_rule ?? '', decision: check.decision };
       // the supervisor writes each reused exec's record itself, before the exec goes on
       reply.reuse = { ...this.deps.reuse.grant(g), audit: this.deps.audit.forWriter(reusedHead(g.run_id), reusedTail(g.source, g.decision)) };
+      // (below the program running its own files that made this exec only: src/decide/reuse.ts)
+      if (!check.reusable && check.reuseScope) reply.reuse.scope = check.reuseScope;
     }
     return reply;
   }

@@ -8,12 +8,28 @@
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import type { Ancestor, Ancestry } from '../decide/provenance.js';
-import { parentPid } from './proc-tree.js';
+import type { ReuseScope } from '../protocol/messages.js';
 
 /** No run nests deeper than this between its gate-sh and an exec (a loop of pids cannot hang the walk). */
 const MAX_DEPTH = 64;
 
+/** pid, start time and parent from /proc/<pid>/stat ("pid (comm) state ppid ... starttime": comm may hold
+ * spaces and parentheses, so fields are counted after the last ')'). */
+function identity(pid: number): ReuseScope | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ppid = Number(rest[1]);
+    const start = Number(rest[19]);
+    return Number.isInteger(ppid) && Number.isInteger(start) ? { pid, start, ppid } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function ancestor(pid: number): Ancestor | null {
+  const id = identity(pid);
+  if (!id) return null;
   let argv: string[];
   try {
     const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
@@ -28,7 +44,7 @@ function ancestor(pid: number): Ancestor | null {
   } catch {
     // not dumpable (the run's supervisor) or gone: judged by the name alone, as plumbing
   }
-  return { exe: exe.replace(/ \(deleted\)$/, ''), argv };
+  return { exe: exe.replace(/ \(deleted\)$/, ''), argv, id };
 }
 
 /**
@@ -44,7 +60,7 @@ export function readAncestry(pid: number | undefined, rootPid: number | undefine
     const a = ancestor(p);
     if (!a) return chain.length ? { chain, complete: false } : null;
     if (!(i === 0 && self && sameArgv(a.argv, self.argv))) chain.push(a);
-    p = parentPid(p);
+    p = a.id?.ppid;
   }
   return chain.length ? { chain, complete: false } : null;
 }

@@ -7,7 +7,7 @@
 import type { Decision } from '../rules/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import type { Action, ReviewDecision } from '../protocol/action.js';
-import type { DecisionSource, ExecRequest, PreflightRequest } from '../protocol/messages.js';
+import type { DecisionSource, ExecRequest, PreflightRequest, ReuseScope } from '../protocol/messages.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 import type { Ancestry } from './provenance.js';
 
@@ -38,6 +38,9 @@ export interface SubcommandResult {
   phase?: 'start-up';
   /** an exec-time Run that holds for any argv of the same file, path, name and run (src/decide/reuse.ts) */
   reusable?: boolean;
+  /** an exec-time Run that holds for any argv of the same file, path, name and run below this process (a
+   * program running its own files: src/decide/reuse.ts, reusableInScope) */
+  reuseScope?: ReuseScope;
   /** a `#!` script's exec: what the kernel runs (its interpreter, the interpreter's argument, the script and
    * its arguments), whichever of the two decided; the audit log names it (issue 30) */
   runs?: string[];
@@ -72,6 +75,9 @@ export interface ExecContext extends SessionPolicies {
   /** how the exec'ing process and its ancestors were started (read from /proc by the daemon), asked only
    * when the decision depends on where the command came from (src/decide/provenance.ts) */
   ancestry?: () => Ancestry | null;
+  /** the exec'ing process is the one `ancestry` starts at (a kernel-layer request): a Run may be reused below
+   * the program running its own files that made it (SubcommandResult.reuseScope) */
+  scoped?: boolean;
   /** folders the run's sandbox lets it write besides the policy's (its working folders, $TMPDIR, the runtime
    * folder): a program there is never escalated without asking (src/decide/exec-writable.ts); given, they
    * stand for the exec's cwd (`cd /usr` does not make /usr writable) */

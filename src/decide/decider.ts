@@ -10,14 +10,14 @@ import type { SkillLookup } from '../skills/lookup.js';
 import type { CodeLoadingOptions } from '../heuristics/code-loading.js';
 import { decideScript } from './script.js';
 import type { DecidedBy } from './types.js';
-import { reusableForAnyArgv } from './reuse.js';
+import { reusableForAnyArgv, reusableInScope } from './reuse.js';
 import { decideIntercepted } from './intercepted.js';
 import { decideStartUpExec } from './start-up.js';
 import type { KernelCommand } from './shebang.js';
 import { writableRootsFor } from './exec-writable.js';
 import { approvalKey } from './approval-key.js';
 import { toResult } from './result.js';
-import { provenanceOf } from './provenance.js';
+import { provenanceOf, type Provenance } from './provenance.js';
 import type { Decider, ScriptResult, SubcommandResult } from './decider-types.js';
 
 /** A reader of the files one script sources, and what it read (compared again before a cached answer). */
@@ -146,6 +146,9 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       }
       const knownAs = io.knownAs(req);
       const kernelCommand = io.kernelCommand(req);
+      // read from /proc once, when the decision or its reuse needs it
+      let known: Provenance | undefined;
+      const provenance = ctx.ancestry ? () => (known ??= provenanceOf(ctx.ancestry!(), [req.program, ...req.argv])) : undefined;
       const d = decideIntercepted(req.program, req.argv, req.cwd, {
         policy,
         approvalPolicy: ctx.approvalPolicy,
@@ -160,7 +163,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         ...(req.real_program ? { realProgram: req.real_program } : {}),
         ...(knownAs !== undefined ? { knownAs } : {}),
         shebangOf: io.shebangOf,
-        ...(ctx.ancestry ? { provenance: () => provenanceOf(ctx.ancestry!(), [req.program, ...req.argv]) } : {}),
+        ...(provenance ? { provenance } : {}),
         ...(kernelCommand !== null ? { kernelCommand } : {}),
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
@@ -194,6 +197,10 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       const own = action === d.action;
       const reuse = { program: req.program, argv: req.argv, realProgram: req.real_program, knownAs, skill: found.kind === 'skill', ownAnswer: own };
       if (kernelCommand === null && reusableForAnyArgv(policy, d, reuse)) result.reusable = true;
+      else if (kernelCommand === null && ctx.scoped && provenance) {
+        const scope = reusableInScope(policy, d, reuse, provenance);
+        if (scope) result.reuseScope = scope;
+      }
       return result;
     },
     startUp(req, sandboxed): SubcommandResult {

@@ -22,11 +22,15 @@
  * exec had before this module existed.
  */
 import { basenameOf } from './wrapper-inner.js';
+import { PROVENANCE_PLUMBING } from '../protocol/shared-with-c.js';
+import type { ReuseScope } from '../protocol/messages.js';
 
 /** One process of the ancestry: what /proc says it runs (exe: the kernel's link, '' when unreadable). */
 export interface Ancestor {
   exe: string;
   argv: string[];
+  /** who it is (pid, start time, parent), when the reader knew: names the process a scoped reuse holds below */
+  id?: ReuseScope;
 }
 
 /**
@@ -45,13 +49,17 @@ export interface Provenance {
   widen: boolean;
   /** the program running its own files that made it (for the audit log and `gate explain`) */
   by?: string[];
+  /** that program's process, when it is an ancestor of the exec'ing process (not that process itself): every
+   * exec made below it, through no plumbing, is judged the same way while it runs the same image, so a Run
+   * that reads nothing else may be reused there (src/decide/reuse.ts) */
+  scope?: ReuseScope;
 }
 
 export const UNSURE: Provenance = { kind: 'unsure', widen: false };
 
 /** gate-sh's own plumbing between the run's gate-sh and its command: transparent. The supervisor is not
  * dumpable, so its exe cannot be read (''). */
-const PLUMBING = new Set(['gate-launch', 'gate-sh', 'gate-sh-native', 'gate-join', 'gate-session', 'bwrap', '']);
+const PLUMBING = new Set<string>([...PROVENANCE_PLUMBING, '']);
 
 const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'ksh', 'ksh93', 'mksh', 'ash', 'yash', 'posh', 'rbash']);
 /** Programs that run commands named on their command line: their children are their caller's text. */
@@ -235,14 +243,14 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   while (lowest > i && !plumbing(down[lowest])) lowest--;
   const segmentTop = plumbing(down[lowest]) ? lowest + 1 : i;
   const last = down.length - 1;
-  const judge = (from: number): { program?: Ancestor } => {
+  const judge = (from: number): { program?: Ancestor; at?: number } => {
     for (let k = from; k < down.length; k++) {
       const a = down[k];
       if (plumbing(a)) continue;
       const top = k === from || plumbing(down[k - 1]);
       if (top && SHELLS.has(processName(a))) continue; // the run's own shell
       if (k === last && k > 0 && replacesItselfWith(a, down[k - 1], child)) continue; // a wrapper in deed
-      if (!carriesCallersText(a)) return { program: a };
+      if (!carriesCallersText(a)) return { program: a, at: k };
     }
     return {};
   };
@@ -252,5 +260,7 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   if (!low.program) return { kind: ancestry.complete || segmentTop > 0 ? 'model' : 'unsure', widen };
   const name = basenameOf(child[0] ?? '');
   if (name !== '' && wordsOf(low.program.argv.slice(1)).has(name)) return { kind: 'model', widen: false, by: low.program.argv };
-  return { kind: 'program', widen: false, by: low.program.argv };
+  // below it (not the exec'ing process itself, whose own exec may be a wrapper's in deed)
+  const scope = low.at !== undefined && low.at < last && low.program.id ? { scope: low.program.id } : {};
+  return { kind: 'program', widen: false, by: low.program.argv, ...scope };
 }

@@ -22,6 +22,9 @@ import { dangerLooksAt } from '../heuristics/dangerous.js';
 import { INTERPRETERS } from './shebang.js';
 import { basenameOf, DECIDED_AS_INNER } from './wrapper-inner.js';
 import { calledNames, STANDS_FOR, type InterceptedDecision } from './intercepted.js';
+import { runsElsewhere } from '../script/runs-elsewhere.js';
+import type { ReuseScope } from '../protocol/messages.js';
+import type { Provenance } from './provenance.js';
 
 export interface ReuseInput {
   program: string;
@@ -46,21 +49,56 @@ export function argvDecides(program: string): boolean {
     DECIDED_AS_INNER.has(name) ||
     MULTI_CALL.has(name) ||
     isLoader(name) ||
-    Object.hasOwn(STANDS_FOR, name)
+    Object.hasOwn(STANDS_FOR, name) ||
+    runsElsewhere(name)
   );
+}
+
+/** The checks both kinds of reuse share: the decision's own heuristic Run in place, of a program no rule
+ * names, called by its own name, not a copy, a skill script or a pre-flight settlement; its names. */
+function plainRun(policy: Policy, d: InterceptedDecision, x: ReuseInput, heuristics: readonly string[]): string[] | null {
+  if (!x.ownAnswer || x.skill || x.knownAs !== undefined) return null;
+  if (d.action === 'prompt' || d.action.type !== 'Run' || d.hardening || d.code_loading.length > 0) return null;
+  if (d.decision !== 'allow' || d.decision_driven_by_policy) return null;
+  const by = d.decided_by;
+  if (by.type !== 'heuristic' || !heuristics.includes(by.name)) return null;
+  if (!d.evaluation.matchedRules.every((m) => m.type === 'heuristicsRuleMatch')) return null;
+  if (calledNames(x.program, x.argv).length > 0 || basenameOf(x.argv[0] ?? '') !== basenameOf(x.program)) return null;
+  if (x.program.includes('/scripts/') || !x.program.startsWith('/')) return null;
+  // a symlink (or a folder that is one: /bin → usr/bin) names its target too, and rules about it apply
+  const names = x.realProgram !== undefined && x.realProgram !== x.program ? [x.program, x.realProgram] : [x.program];
+  return names.every((p) => !policy.namesProgram(p)) ? names : null;
 }
 
 /** May the supervisor give this answer again for any argv of the same file, path, name and run? */
 export function reusableForAnyArgv(policy: Policy, d: InterceptedDecision, x: ReuseInput): boolean {
-  if (!x.ownAnswer || x.skill || x.knownAs !== undefined) return false;
-  if (d.action === 'prompt' || d.action.type !== 'Run' || d.hardening || d.code_loading.length > 0) return false;
-  if (d.decision !== 'allow' || d.decision_driven_by_policy) return false;
-  const by = d.decided_by;
-  if (by.type !== 'heuristic' || (by.name !== 'sandbox' && by.name !== 'approval-policy')) return false;
-  if (!d.evaluation.matchedRules.every((m) => m.type === 'heuristicsRuleMatch')) return false;
-  if (calledNames(x.program, x.argv).length > 0 || basenameOf(x.argv[0] ?? '') !== basenameOf(x.program)) return false;
-  if (x.program.includes('/scripts/') || !x.program.startsWith('/')) return false;
-  // a symlink (or a folder that is one: /bin → usr/bin) names its target too, and rules about it apply
-  const names = x.realProgram !== undefined && x.realProgram !== x.program ? [x.program, x.realProgram] : [x.program];
-  return names.every((p) => !policy.namesProgram(p) && !argvDecides(p));
+  const names = plainRun(policy, d, x, ['sandbox', 'approval-policy']);
+  return names?.every((p) => !argvDecides(p)) === true;
+}
+
+/**
+ * May the supervisor give this answer again for any argv of the same file, path, name and run, when the exec
+ * is made below the same program running its own files (issue 29)? That judgement (src/decide/provenance.ts)
+ * lifts the heuristics, so what they read in the arguments (the danger list's `rm -rf`, a shell's command
+ * string) decides nothing there: `rm` and `sh -c` under make or configure are Run in place whatever their
+ * argv, as long as no rule can match them. A rule is looked up by the program's path or name, and by the
+ * names an argv spells for a shell or an interpreter (`sh ./configure` is judged as `./configure`, `node
+ * /usr/bin/npm` as npm): those two are reused so only while the policy has no prefix rule at all. The
+ * programs whose argv names a command judged besides them (wrappers decided as their inner command, the
+ * loader, multi-call binaries, drop-in names, what hands commands elsewhere) are never reused so. The
+ * scope: the program's process, as /proc showed it; the supervisor holds it only for execs made below it,
+ * through none of gate-sh's plumbing, while it runs the image it was judged by (shims/gate-reuse.c).
+ */
+export function reusableInScope(policy: Policy, d: InterceptedDecision, x: ReuseInput, provenance: () => Provenance): ReuseScope | null {
+  const names = plainRun(policy, d, x, ['program', 'sandbox', 'approval-policy']);
+  if (!names) return null;
+  for (const p of names) {
+    const name = basenameOf(p);
+    if (DECIDED_AS_INNER.has(name) || MULTI_CALL.has(name) || isLoader(name) || Object.hasOwn(STANDS_FOR, name) || runsElsewhere(name)) return null;
+    const namesPrograms = detectShell(name) !== null || INTERPRETERS.has(name);
+    if (namesPrograms && policy.prefixRules().length > 0) return null;
+  }
+  // (worked out last, and only here when the decision did not need it: it reads /proc)
+  const p = d.provenance ?? provenance();
+  return p.kind === 'program' && p.scope ? p.scope : null;
 }

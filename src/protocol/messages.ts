@@ -144,7 +144,16 @@ export interface ExecReply {
    * supervisor may give it again itself while the policy epoch (POLICY_EPOCH_FILE) stays `epoch`, writing
    * each such exec's audit record itself (`audit`) or telling the daemon of it with an ExecReused naming
    * `grant` */
-  reuse?: { grant: string; epoch: number; audit?: ReusedAudit };
+  reuse?: { grant: string; epoch: number; audit?: ReusedAudit; scope?: ReuseScope };
+}
+
+/** A reused Run that holds only for execs made below one process (issue 29: a program running its own
+ * files, src/decide/reuse.ts): that process as the daemon read it in /proc, its pid, its start time (clock
+ * ticks since boot, /proc/<pid>/stat field 22) and its parent's pid, in the daemon's pid namespace. */
+export interface ReuseScope {
+  pid: number;
+  start: number;
+  ppid: number;
 }
 
 /** How a supervisor appends the audit record of an exec it answered from a reused Run, before the exec goes

@@ -21,6 +21,7 @@ import type {
   Request,
   Reply,
   ReusedAudit,
+  ReuseScope,
   RunFinished,
   SessionSandboxStale,
   SubcommandReply,
@@ -40,6 +41,11 @@ export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
  * count the daemon raises whenever its decisions may change (a rule reloaded, a new daemon); a supervisor
  * reuses an answer only while it still reads the epoch the answer came with (src/daemon/reuse-grants.ts). */
 export const POLICY_EPOCH_FILE = 'policy_epoch';
+
+/** gate-sh's own plumbing between a run's gate-sh and its command, by the basename of a process's exe: the
+ * judgement of where a command came from looks through it (src/decide/provenance.ts), and a supervisor's
+ * scoped reuse stops at it (shims/gate-reuse.c: a run nested below it starts its own judgement). */
+export const PROVENANCE_PLUMBING = ['gate-launch', 'gate-sh', 'gate-sh-native', 'gate-join', 'gate-session', 'bwrap'] as const;
 
 /** The variables that tell a gated run's execs where to ask (set by the run plan, read by the C client). */
 export const EXEC_GATE_VARIABLES = {
@@ -176,14 +182,14 @@ export const FIELD_VALUES = {
 type Keys<T> = T extends unknown ? keyof T : never;
 type WireField =
   | Keys<Request | Reply | ExecReused | PreflightRequest | PreflightReply | RunFinished | SessionSandboxStale>
-  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReusedAudit | SubcommandReply | Action>
+  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReuseScope | ReusedAudit | SubcommandReply | Action>
   | Keys<PlanRequest | WirePlan | StartUpFds | NonNullable<WirePlan['rerun_of']> | Ack>;
 
 /** The field names the C side writes or reads (the escalation frames' are below). */
 export const FIELDS = [
   'type', 'id', 'run_id', 'program', 'real_program', 'argv', 'cwd', 'pid', 'env', 'encoding', 'layer',
   'pair_run', 'kernel_argv', 'program_file', 'host_pid', 'action', 'reason', 'escalation_token', 'reuse',
-  'grant', 'epoch', 'audit', 'log', 'head', 'tail', 'message', 'code', 'subcommands', 'mntns',
+  'grant', 'epoch', 'audit', 'scope', 'start', 'ppid', 'log', 'head', 'tail', 'message', 'code', 'subcommands', 'mntns',
   'shell', 'flag', 'script', 'sandbox_permissions', 'parent_run', 'justification', 'plan',
   'exit_status', 'duration_ms', 'stderr_tail', 'fds', 'shims', 'rerun_why', 'start_up_key', 'args',
   'env_set', 'env_unset', 'denials', 'sandboxed', 'rerun', 'rerun_any_status', 'script_fd', 'rerun_of',

@@ -110,3 +110,25 @@ test("an allow rule takes the model's own rm out of the sandbox, never make's (w
   const audit = readFileSync(d.paths.auditLog, 'utf8');
   assert.match(audit, /"argv":\["\/(usr\/)?bin\/rm","-f","[^"]*by-make"\][^\n]*"action":"Run"/);
 });
+
+test("an answer reused below make (its rm -rf, its sh -c) never reaches the model's own commands of the same run", { timeout: 180_000 }, async (t) => {
+  for (const mode of ['workspace-write', 'danger-full-access'] as const) {
+    const d = await realworkDaemon(mode);
+    t.after(() => d.close());
+    for (const f of ['a', 'b', 'c', 'x', 'y']) mkdirSync(join(d.ws, f));
+    // three recipes, each its own shell and rm: the second and third are answered from make's scope
+    writeFileSync(join(d.ws, 'Makefile'), 'clean:\n\trm -rf a\n\trm -rf b\n\trm -rf c\n');
+    const spawned = `python3 -c 'import subprocess; subprocess.run(["rm", "-rf", "y"])'`;
+    const r = await gsh(d, `make -s clean; ${INLINE}; ${spawned}; echo done`);
+    assert.equal(r.stdout, 'done\n', mode);
+    for (const f of ['a', 'b', 'c']) assert.equal(existsSync(join(d.ws, f)), false, `${mode}: make's rm -rf ${f}`);
+    const audit = readFileSync(d.paths.auditLog, 'utf8').split('\n');
+    const reused = audit.filter((l) => /"reused":true/.test(l) && /"argv":\["\/(usr\/)?bin\/rm","-rf","[bc]"\]/.test(l));
+    assert.ok(reused.length >= 1, `${mode}: make's rm answered from its scope:\n${audit.join('\n')}`);
+    // the model's own rm -rf, by python -c's os.system (a sh -c) and its subprocess (rm itself), after make's:
+    // asked (no approver: denied), not run
+    assert.match(r.stderr, /gate-sh: denied: (sh -c )?rm -rf x: approval needed/, mode);
+    assert.match(r.stderr, /gate-sh: denied: rm -rf y: approval needed/, mode);
+    assert.ok(existsSync(join(d.ws, 'x')) && existsSync(join(d.ws, 'y')), mode);
+  }
+});

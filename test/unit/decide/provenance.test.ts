@@ -183,3 +183,22 @@ test('code-loading variables are judged per program that reads them (issue 29 po
   assert.deepEqual(names('/usr/bin/rm'), ['BASH_ENV', 'LD_PRELOAD']);
   assert.deepEqual(names('/usr/bin/curl'), ['BASH_ENV', 'LD_PRELOAD']);
 });
+
+test('the scope of a program\'s reuse: its process when it is an ancestor of the exec\'ing one, never that process itself', () => {
+  const id = (pid: number) => ({ pid, start: 1000 + pid, ppid: pid - 1 });
+  const make: Ancestor = { ...p('/usr/bin/make', 'make', '-s'), id: id(40) };
+  const fork: Ancestor = { ...p('/usr/bin/make', 'make', '-s'), id: id(41) };
+  const sh: Ancestor = { ...p('/usr/bin/dash', 'sh', '-c', 'rm -f x'), id: id(42) };
+  // make's forked child, and the recipe's shell under it: below make
+  assert.deepEqual(provenanceOf(below(BASH, make, fork), ['/bin/rm', 'rm', '-f', 'x']).scope, id(40));
+  assert.deepEqual(provenanceOf(below(BASH, make, sh), ['/bin/rm', 'rm', '-f', 'x']).scope, id(40));
+  // the program is the exec'ing process itself (its exec may be a wrapper's in deed): no scope
+  const own = provenanceOf(below(BASH, make), ['/bin/rm', 'rm', '-f', 'x']);
+  assert.equal(own.kind, 'program');
+  assert.equal(own.scope, undefined);
+  // the model's text and the unsure have none; nor a program whose process is not known
+  assert.equal(provenanceOf(below({ ...BASH, id: id(30) }, sh), ['/bin/rm', 'rm', '-f', 'x']).scope, undefined);
+  assert.equal(provenanceOf(below(p('/usr/bin/make', 'make'), sh), ['/bin/rm', 'rm', '-f', 'x']).scope, undefined);
+  // a child the program's own command line names is the model's text: no scope
+  assert.equal(provenanceOf(below({ ...p('/usr/bin/npx', 'npx', 'rimraf', 'x'), id: id(50) }, fork), ['/usr/bin/rimraf', 'rimraf', 'x']).scope, undefined);
+});

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { parsePolicy } from '../../../src/rules/parser.js';
 import { parseSandboxPolicy } from '../../../src/sandbox/policy.js';
 import { decideIntercepted, type InterceptedContext } from '../../../src/decide/intercepted.js';
-import { argvDecides, reusableForAnyArgv, type ReuseInput } from '../../../src/decide/reuse.js';
+import { argvDecides, reusableForAnyArgv, reusableInScope, type ReuseInput } from '../../../src/decide/reuse.js';
+import type { Provenance } from '../../../src/decide/provenance.js';
 import type { ApprovalPolicy } from '../../../src/decide/approval-policy.js';
 
 const policyOf = (text: string) => parsePolicy(text ? [{ path: 'test.rules', text }] : []);
@@ -78,4 +79,58 @@ test('what is not a Run in place is decided every time: prompts, escalations, a 
   assert.equal(reusable('/usr/bin/as', ['as'], { rules: 'prefix_rule(pattern=["as"], decision="allow")' }), false);
   // known-safe under untrusted is argv-dependent (find -exec): not reused either
   assert.equal(reusable('/usr/bin/cat', ['cat', 'x'], { approval: 'untrusted' }), false);
+});
+
+const SCOPE = { pid: 4242, start: 777, ppid: 4200 };
+const BY_MAKE: Provenance = { kind: 'program', widen: false, by: ['make', '-s'], scope: SCOPE };
+
+/** The scope a Run of this exec may be reused in, when the exec is made under make (or `prov`). */
+function scoped(program: string, argv: string[], o: Case & { prov?: Provenance } = {}): unknown {
+  const policy = policyOf(o.rules ?? '');
+  const prov = o.prov ?? BY_MAKE;
+  const ctx: InterceptedContext = {
+    policy,
+    approvalPolicy: o.approval ?? 'on-request',
+    sandboxPolicy: parseSandboxPolicy(o.sandbox ?? 'workspace-write'),
+    sandboxPermissions: 'use_default',
+    provenance: () => prov,
+    ...o.ctx,
+  };
+  const d = decideIntercepted(program, argv, '/work', ctx);
+  return reusableInScope(policy, d, { program, argv, skill: false, ownAnswer: true, ...o.input }, () => prov);
+}
+
+test('below a program running its own files, rm and sh -c are reusable for any argv in that program\'s scope (issue 29)', () => {
+  assert.deepEqual(scoped('/usr/bin/rm', ['rm', '-rf', 'conftest*']), SCOPE);
+  assert.deepEqual(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { sandbox: 'danger-full-access' }), SCOPE);
+  assert.deepEqual(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { approval: 'never' }), SCOPE);
+  assert.deepEqual(scoped('/bin/bash', ['bash', '-c', 'test -f config.h || rm -f stamp-h1']), SCOPE);
+  assert.deepEqual(scoped('/bin/sh', ['sh', './configure', '-q']), SCOPE);
+  // the model's own rm, an unsure one, or a program's without a known process: never in scope
+  assert.equal(scoped('/usr/bin/rm', ['rm', '-rf', 'x'], { prov: { kind: 'model', widen: true } }), null);
+  assert.equal(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { prov: { kind: 'unsure', widen: false } }), null);
+  assert.equal(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { prov: { kind: 'program', widen: false } }), null);
+});
+
+test('in scope, a rule about the program, or any prefix rule for a shell or an interpreter, keeps it decided every time', () => {
+  assert.equal(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { rules: 'prefix_rule(pattern=["rm"], decision="forbidden")' }), null);
+  assert.equal(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { rules: 'prefix_rule(pattern=["rm", "-rf", "/"], decision="prompt")' }), null);
+  assert.equal(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { rules: 'prefix_rule(pattern=["/usr/bin/rm"], decision="allow")' }), null);
+  // a rule about another program leaves rm reusable, not the shells (`sh ./x` is judged as ./x too)
+  assert.deepEqual(scoped('/usr/bin/rm', ['rm', '-f', 'x'], { rules: 'prefix_rule(pattern=["configure"], decision="prompt")' }), SCOPE);
+  assert.equal(scoped('/bin/sh', ['sh', '-c', 'true'], { rules: 'prefix_rule(pattern=["configure"], decision="prompt")' }), null);
+  assert.equal(scoped('/usr/bin/python3', ['python3', 'x.py'], { rules: 'prefix_rule(pattern=["configure"], decision="prompt")' }), null);
+  assert.deepEqual(scoped('/usr/bin/python3', ['python3', 'x.py']), SCOPE);
+});
+
+test('in scope, wrappers, the loader, multi-call binaries, drop-in names and what hands commands elsewhere are decided every time', () => {
+  for (const p of ['/usr/bin/env', '/usr/bin/timeout', '/bin/busybox', '/lib64/ld-linux-x86-64.so.2', '/usr/bin/bfs', '/usr/bin/ssh', '/usr/bin/tmux', '/usr/bin/at'])
+    assert.equal(scoped(p, [p.slice(p.lastIndexOf('/') + 1), 'x']), null, p);
+  for (const p of ['/usr/bin/ssh', '/usr/bin/tmux']) assert.equal(argvDecides(p), true, p);
+  // nor called by another name, a copy of a guarded program, a skill script, a settled answer, an escalation
+  assert.equal(scoped('/work/tool', ['rm', '-f', 'x']), null);
+  assert.equal(scoped('/work/skills/x/scripts/run.sh', ['run.sh']), null);
+  assert.equal(scoped('/work/tool', ['tool'], { input: { ownAnswer: false } }), null);
+  assert.equal(scoped('/usr/bin/rm', ['rm'], { ctx: { sandboxPermissions: 'require_escalated' } }), null);
+  assert.deepEqual(scoped('/work/tool', ['tool']), SCOPE);
 });
