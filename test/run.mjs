@@ -156,8 +156,10 @@ async function runSystem(files) {
   const bad = [];
   const worker = async () => {
     for (let f = queue.shift(); f; f = queue.shift()) {
+      const start = Date.now();
       const { code, out } = await runFiles('system', [f], true);
       process.stdout.write(out.replace(/\n?$/, '\n'));
+      console.log(`test/run.mjs: ${f}: ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - start) / 1000).toFixed(1)} s`);
       for (const k of Object.keys(sum)) sum[k] += Number(new RegExp(`^ℹ ${k} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
       if (code !== 0) bad.push(f);
     }

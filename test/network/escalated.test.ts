@@ -9,38 +9,34 @@
  */
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { startDaemon, type DaemonProc } from '../helpers/daemon.js';
+import type { DaemonProc } from '../helpers/daemon.js';
 import { GATE_SH, ROOT } from '../helpers/env.js';
 import { run } from '../helpers/run.js';
-import { makeWorld, RULES, type World } from './servers.js';
+import { RULES, type World, worldAndDaemon } from './servers.js';
 
 const CONFIG = 'sandbox_mode = "workspace-write"\n\n[sandbox_workspace_write]\nnetwork_access = "rules"\n';
 
 let w: World;
 let d: DaemonProc;
-let worldDir: string;
+let close = async (): Promise<void> => {};
 // the home is outside every folder the sandbox can write (a start-up file there keeps its phase)
-let home: string;
+const home = mkdtempSync('/var/tmp/gate-home-');
 
 before(async () => {
-  worldDir = mkdtempSync(join(tmpdir(), 'gnete-'));
-  w = await makeWorld(worldDir);
-  home = mkdtempSync('/var/tmp/gate-home-');
-  writeFileSync(
-    join(home, '.profile'),
-    `curl -sS -f http://web.test:${w.webPort}/hello\ncurl -sS -f http://denied.test:${w.webPort}/hello\necho "profile curl: $?"\n`,
-  );
   const rules = [...RULES, 'prefix_rule(pattern=["rm"], decision="forbidden")'];
-  d = await startDaemon({ config: CONFIG, rules, workspace: 'ws', autoApprove: true, env: { HOME: home }, args: ['--test-resolver', w.hostsFile] });
+  ({ w, d, close } = await worldAndDaemon('gnete-', (world) => {
+    writeFileSync(
+      join(home, '.profile'),
+      `curl -sS -f http://web.test:${world.webPort}/hello\ncurl -sS -f http://denied.test:${world.webPort}/hello\necho "profile curl: $?"\n`,
+    );
+    return { config: CONFIG, rules, workspace: 'ws', autoApprove: true, env: { HOME: home } };
+  }));
 });
 
 after(async () => {
-  await d?.close();
-  await w?.close();
-  rmSync(worldDir, { recursive: true, force: true });
+  await close();
   rmSync(home, { recursive: true, force: true });
 });
 

@@ -9,32 +9,25 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, track, waitFor, type DaemonProc } from '../helpers/daemon.js';
 import { GATE_SH } from '../helpers/env.js';
 import { run } from '../helpers/run.js';
-import { makeWorld, RULES, type World } from './servers.js';
+import { RULES, type World, worldAndDaemon } from './servers.js';
 
 const CONFIG = '[sandbox_workspace_write]\nnetwork_access = "rules"\n';
 
 let w: World;
 let d: DaemonProc;
-let worldDir: string;
+let close = async (): Promise<void> => {};
 
 before(async () => {
-  worldDir = mkdtempSync(join(tmpdir(), 'gneth-'));
-  w = await makeWorld(worldDir);
-  d = await startDaemon({ config: CONFIG, rules: RULES, workspace: 'ws', args: ['--test-resolver', w.hostsFile] });
+  ({ w, d, close } = await worldAndDaemon('gneth-', () => ({ config: CONFIG, rules: RULES, workspace: 'ws' })));
 });
 
-after(async () => {
-  await d?.close();
-  await w?.close();
-  rmSync(worldDir, { recursive: true, force: true });
-});
+after(() => close());
 
 // inside the sandbox: the listener's inode (/proc/net/tcp, 127.0.0.1:3128 listening), then every process's
 // descriptors; waits (no sleep: until the event) for the bridge to let go of it

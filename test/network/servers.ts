@@ -6,11 +6,13 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync, existsSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
+import { startDaemon, type DaemonOptions, type DaemonProc } from '../helpers/daemon.js';
 
 export interface World {
   dir: string;
@@ -179,6 +181,28 @@ export async function makeWorld(dir: string): Promise<World> {
         s.closeAllConnections();
         await new Promise((r) => s.close(r));
       }
+    },
+  };
+}
+
+/** A world in a temporary folder of its own (named `prefix`...) and a daemon whose test resolver reads its
+ * hosts map, made in that order (the daemon reads the map when it starts); close() takes both down and
+ * removes the folder. For a file's before() and after(). */
+export async function worldAndDaemon(
+  prefix: string,
+  daemon: (w: World) => DaemonOptions,
+): Promise<{ w: World; d: DaemonProc; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const w = await makeWorld(dir);
+  const o = daemon(w);
+  const d = await startDaemon({ ...o, args: [...(o.args ?? []), '--test-resolver', w.hostsFile] });
+  return {
+    w,
+    d,
+    async close() {
+      await d.close();
+      await w.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -10,34 +10,25 @@
 import { strict as assert } from 'node:assert';
 import { createSocket } from 'node:dgram';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startDaemon, track, waitFor, type DaemonProc } from '../helpers/daemon.js';
 import { GATE_SH, ROOT } from '../helpers/env.js';
 import { run } from '../helpers/run.js';
-import { makeWorld, RULES, type World } from './servers.js';
+import { RULES, type World, worldAndDaemon } from './servers.js';
 
 const CONFIG = '[sandbox_workspace_write]\nnetwork_access = "rules"\n';
 
 let w: World;
 let d: DaemonProc;
+let close = async (): Promise<void> => {};
 
-let worldDir: string;
-
-// the world first (the daemon reads its hosts map at start), then the daemon
 before(async () => {
-  worldDir = mkdtempSync(join(tmpdir(), 'gnet-'));
-  w = await makeWorld(worldDir);
-  d = await startDaemon({ config: CONFIG, rules: RULES, workspace: 'ws', args: ['--test-resolver', w.hostsFile] });
+  ({ w, d, close } = await worldAndDaemon('gnet-', () => ({ config: CONFIG, rules: RULES, workspace: 'ws' })));
 });
 
-after(async () => {
-  await d?.close();
-  await w?.close();
-  rmSync(worldDir, { recursive: true, force: true });
-});
+after(() => close());
 
 /** A gate-sh run that waits on its stdin until released: its proxy stays open meanwhile. */
 function holding(p: DaemonProc): { release(): Promise<void> } {
