@@ -421,14 +421,23 @@ static int hand_listener(int lfd) {
   return ok;
 }
 
-/* The daemon took the listener: only the denial lines are left to copy. */
+static volatile sig_atomic_t command_ended;
+static void on_command_end(int sig) {
+  (void)sig;
+  command_ended = 1;
+}
+
+/* The daemon took the listener: only the denial lines are left to copy, until the command ends (SIGTERM,
+ * its parent-death signal here); then the lines already sent are copied before this ends. The proxy sends a
+ * denial's line before its 403, and the connection no longer passes through here: the command may read the
+ * 403 and end before this has read the line. */
 static void notices_only(int nfd) {
   if (nfd < 0) return;
   int fl = fcntl(nfd, F_GETFL);
   if (fl >= 0) fcntl(nfd, F_SETFL, fl & ~O_NONBLOCK);
   char b[4096];
   for (;;) {
-    ssize_t r = read(nfd, b, sizeof b);
+    ssize_t r = command_ended ? recv(nfd, b, sizeof b, MSG_DONTWAIT) : read(nfd, b, sizeof b);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) return;
     for (ssize_t o = 0; o < r;) {
@@ -487,6 +496,11 @@ int main(int argc, char **argv) {
     }
     if (hand_listener(lfd)) {
       close(lfd);
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = on_command_end; /* (no SA_RESTART: a blocked read returns) */
+      sigaction(SIGTERM, &sa, NULL);
+      if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != command) command_ended = 1;
       notices_only(nfd);
       _exit(0);
     }

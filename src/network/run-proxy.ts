@@ -76,8 +76,10 @@ export class RunProxy {
         resolve();
       });
     });
-    // GATE_NET_HANDOFF=off in the daemon's environment: the bridge relays every connection (for comparison)
-    if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF === 'off') return;
+    // only with GATE_NET_HANDOFF=on in the daemon's environment (docs/network.md): handed over, a run's
+    // connections no longer pass its bridge, so its denial lines reach stderr out of order with the
+    // command's own output (cut into a line curl was writing); by default the bridge relays every connection
+    if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF !== 'on') return;
     const h = new ListenerHandoff(this.o.listenerPath, (fd) => this.adopt(fd), (l) => this.o.log?.(l));
     // without the native addon no descriptor can be received: the bridge relays every connection itself
     if (!h.available || Buffer.byteLength(this.o.listenerPath) > MAX_SOCKET_PATH) return;

@@ -33,7 +33,13 @@ const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 const dir = mkdtempSync(join(tmpdir(), 'gnetb-'));
 const w = await makeWorld(join(dir, 'world'));
-const d = await startDaemon({ config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n', rules: RULES, workspace: 'ws', args: ['--test-resolver', w.hostsFile] });
+const d = await startDaemon({
+  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
+  rules: RULES,
+  workspace: 'ws',
+  args: ['--test-resolver', w.hostsFile],
+  env: { GATE_NET_HANDOFF: 'on' },
+});
 const pid = d.child.pid!;
 // the same daemon whose runs' bridges keep their listeners and relay every connection (no hand-over:
 // listener-handoff.ts): the path before the hand-over, a tunnel's bytes through the bridge's pipes
@@ -50,7 +56,7 @@ const dNode = await startDaemon({
   rules: RULES,
   workspace: 'ws',
   args: ['--test-resolver', w.hostsFile],
-  env: { GATE_NET_RELAY: 'node' },
+  env: { GATE_NET_RELAY: 'node', GATE_NET_HANDOFF: 'on' },
 });
 
 /** node's http client: SETUPS fresh connections, one small GET each, time to the whole answer (ms) */

@@ -24,7 +24,7 @@ let d: DaemonProc;
 let close = async (): Promise<void> => {};
 
 before(async () => {
-  ({ w, d, close } = await worldAndDaemon('gneth-', () => ({ config: CONFIG, rules: RULES, workspace: 'ws' })));
+  ({ w, d, close } = await worldAndDaemon('gneth-', () => ({ config: CONFIG, rules: RULES, workspace: 'ws', env: { GATE_NET_HANDOFF: 'on' } })));
 });
 
 after(() => close());
