@@ -108,14 +108,11 @@ if (kinds.includes('system') && byKind.system.length > 0 && process.env.GATE_TES
 
 const limit = Number(process.env.GATE_TEST_WATCHDOG_S || 1500);
 const perFile = Number(process.env.GATE_TEST_TIMEOUT_S || 600);
-// system test files one at a time unless GATE_TEST_CONCURRENCY says more. Three at once take 10 min instead
-// of about 15 on this 2-core machine, but one file's servers coming and going while another's commands join
-// a session sandbox still fail a run now and then ("the session sandbox's mounts changed as the command
-// started": a host socket's mask detached in the held mounts between gate-join's two looks). The launchers
-// already leave out the masks of sockets gone before bubblewrap runs (shims/gate-masks.h) and test daemons
-// keep their runtime folders where every sandbox hides them whole (test/helpers/env.ts); that window is
-// open. Unit test files share nothing, so they run side by side, one per core.
-const systemConcurrency = Math.max(1, Number(process.env.GATE_TEST_CONCURRENCY || 1));
+// system test files three at a time (GATE_TEST_CONCURRENCY=1: one at a time, about 15 min instead of 12 on this
+// 2-core machine). Side by side, one file's host sockets come and go while another's commands join a session
+// sandbox: a command whose held mounts changed between gate-launch's two looks now falls back to bubblewrap
+// (shims/gate-join.c). Unit test files share nothing, so they run side by side, one per core.
+const systemConcurrency = Math.max(1, Number(process.env.GATE_TEST_CONCURRENCY || 3));
 const NO_PROCESSES = new URL('./unit/no-processes.mjs', import.meta.url).href;
 
 const children = new Set();
