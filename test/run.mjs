@@ -1,7 +1,9 @@
 // Runs the compiled test files (dist/test/**/*.test.js) with node:test. Two kinds, told apart by where they live:
 //   unit    test/unit/, mirroring src/ (test/unit/<src folder>/<file>.test.ts): pure, no daemon, no bwrap, no child
 //           process, no listening socket (test/unit/no-processes.mjs is preloaded and fails a test that starts
-//           one); side by side, seconds. `npm run test:unit`, or `node test/run.mjs --unit`.
+//           one); the files are imported into one process per core (a suite per file: loading the module graph
+//           once per process instead of once per file is most of a unit file's cost), seconds. `npm run
+//           test:unit`, or `node test/run.mjs --unit`.
 //   system  every other folder of test/: real daemons, sockets, bash, bubblewrap and gate-sh; a node --test run
 //           per file, GATE_TEST_CONCURRENCY of them side by side, the longest files first (LONGEST below);
 //           minutes. `npm run test:system`, or `node test/run.mjs --system`.
@@ -12,9 +14,10 @@
 // kills the whole run if it still hangs: CI fails, it never stalls.
 // Before system tests run, the programs they use are looked for (README "Prerequisites"): when one is
 // missing the run stops at once with the list and the apt-get line (GATE_TEST_NO_PREREQS=1 skips the check).
-import { accessSync, constants, existsSync, readdirSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { spawn } from 'node:child_process';
 
 /** Debian package → a program it installs (found on PATH, or at this absolute path). */
@@ -83,6 +86,8 @@ const LONGEST = [
   'cli/non-utf8',
   'integrations/mcp',
 ];
+// The unit files whose tests take seconds of CPU (generated scripts, oracles): spread over the unit groups first.
+const HEAVY_UNITS = ['script/bash-parser-call', 'script/opaque-kind', 'script/bad-input', 'decide/codex-differential', 'rules/starlark'];
 const rank = (f) => {
   const i = LONGEST.findIndex((l) => f.endsWith(`/${l}.test.js`));
   return i < 0 ? LONGEST.length : i;
@@ -111,7 +116,7 @@ const perFile = Number(process.env.GATE_TEST_TIMEOUT_S || 600);
 // system test files three at a time (GATE_TEST_CONCURRENCY=1: one at a time, about 15 min instead of 12 on this
 // 2-core machine). Side by side, one file's host sockets come and go while another's commands join a session
 // sandbox: a command whose held mounts changed between gate-launch's two looks now falls back to bubblewrap
-// (shims/gate-join.c). Unit test files share nothing, so they run side by side, one per core.
+// (shims/gate-join.c). Unit test files share nothing: they run in one process per core (runUnit).
 const systemConcurrency = Math.max(1, Number(process.env.GATE_TEST_CONCURRENCY || 3));
 const NO_PROCESSES = new URL('./unit/no-processes.mjs', import.meta.url).href;
 
@@ -141,6 +146,36 @@ function runFiles(kind, files, capture = false) {
       resolve({ code: code ?? (signal ? 1 : 0), out });
     }),
   );
+}
+
+/**
+ * Unit files in one group per core: each group is a file that imports its unit files, each inside a suite named
+ * after it (a failure still names its file), so node:test runs one process per group instead of one per file.
+ * Heavy files first, each to the lightest group. The groups live in a temporary folder removed afterwards.
+ */
+async function runUnit(files) {
+  const dir = mkdtempSync(join(tmpdir(), 'gate-unit-'));
+  try {
+    const groups = Array.from({ length: Math.min(availableParallelism(), files.length) }, () => ({ weight: 0, files: [] }));
+    const weight = (f) => (HEAVY_UNITS.some((h) => f.endsWith(`/${h}.test.js`)) ? 20 : 1);
+    for (const f of [...files].sort((a, b) => weight(b) - weight(a))) {
+      const g = groups.reduce((min, x) => (x.weight < min.weight ? x : min));
+      g.weight += weight(f);
+      g.files.push(f);
+    }
+    const paths = groups.map((g, i) => {
+      const lines = [...g.files].sort().map((f) => {
+        const name = JSON.stringify(f.slice(UNIT.length));
+        return `describe(${name}, async () => { await import(${JSON.stringify(pathToFileURL(resolve(f)).href)}); });`;
+      });
+      const path = join(dir, `unit-group-${i + 1}.test.mjs`);
+      writeFileSync(path, `import { describe } from 'node:test';\n${lines.join('\n')}\n`);
+      return path;
+    });
+    return (await runFiles('unit', paths)).code;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** System files: GATE_TEST_CONCURRENCY node --test runs side by side, one file each, the longest first (node
@@ -178,7 +213,7 @@ for (const kind of kinds) {
   const files = byKind[kind];
   if (files.length === 0) continue;
   if (kind === 'unit') console.error(`test/run.mjs: ${files.length} unit test file${files.length === 1 ? '' : 's'}`);
-  const code = kind === 'unit' ? (await runFiles(kind, files)).code : await runSystem(files);
+  const code = kind === 'unit' ? await runUnit(files) : await runSystem(files);
   if (code !== 0) failed.push(kind);
 }
 clearTimeout(watchdog);
