@@ -127,6 +127,12 @@ const killAll = () => {
       process.kill(-c.pid, 'SIGKILL');
     } catch {}
 };
+// The test processes' PATH without pyenv's folders: its python3 is a bash script that runs pyenv to choose a
+// python (1-3 s a start on this machine instead of 0.15 s for Debian's, the README's prerequisite), and under
+// the exec gate each of its execs is gated too. Tests of a version manager's shim make one of their own
+// (test/integrations/agents/setup.test.ts).
+const testEnv = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter).filter((d) => !/\/\.pyenv\//.test(`${d}/`)).join(delimiter) };
+
 /** One node --test run over files, in its own process group so the watchdog can take every test process and
  * daemon down with it. Resolves to its exit code and, when `capture`, its output. */
 function runFiles(kind, files, capture = false) {
@@ -135,6 +141,7 @@ function runFiles(kind, files, capture = false) {
   const args = [...preload, '--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, `--test-timeout=${perFile * 1000}`, ...files];
   const child = spawn(process.execPath, args, {
     stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    env: testEnv,
     detached: true,
   });
   children.add(child);
