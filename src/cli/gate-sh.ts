@@ -9,13 +9,13 @@
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
 import { isUtf8 } from 'node:buffer';
-import { readBytes } from '../protocol/raw-bytes.js';
+import { readBytes } from '../text/raw-bytes.js';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
-import { RequestError, type Outgoing } from '../protocol/client.js';
-import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../protocol/paths.js';
+import { RequestError, type Outgoing } from '../transport/client.js';
+import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../paths/paths.js';
 import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { EXIT_DENIED, preflightOf, runCall, TAIL_BYTES, utf8Tail, type Runner } from '../exec/run-call.js';

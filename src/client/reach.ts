@@ -6,10 +6,10 @@
  * Not pure (one socket, the lock file, /proc). The daemon's answers are trusted only as far as ping.ts does.
  */
 import { existsSync } from 'node:fs';
-import { unreachableMessage } from '../protocol/client.js';
-import type { Env, GatePaths } from '../protocol/paths.js';
-import { probeDaemon } from '../protocol/ping.js';
-import { lockHeld, pidNamespace, readOwner, type LockOwner } from '../daemon/lock.js';
+import { unreachableMessage } from '../transport/client.js';
+import type { Env, GatePaths } from '../paths/paths.js';
+import { probeDaemon } from '../transport/ping.js';
+import { lockHeld, pidNamespace, readOwner, type LockOwner } from './lock.js';
 
 export { unreachableMessage };
 

@@ -1,6 +1,6 @@
 /** From an approval outcome to the Action the client gets, and the overall pre-flight answer. Pure. */
 import { deny, type Action } from '../protocol/action.js';
-import { displayCommand } from '../protocol/display.js';
+import { displayCommand } from '../text/display.js';
 import type { ApprovalOutcome } from './approvals.js';
 
 /**
@@ -39,7 +39,7 @@ export function overall(actions: Action[]): Action {
 }
 
 /**
- * A command for messages: shown as every approval surface shows it (src/protocol/display.ts), at most 200
+ * A command for messages: shown as every approval surface shows it (src/text/display.ts), at most 200
  * characters: a 1 MiB script must not become a 1 MiB reason; its head and tail stay, with its length.
  */
 export function shortCommand(argv: string[]): string {

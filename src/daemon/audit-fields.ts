@@ -6,7 +6,7 @@ import { formatAction, reviewDecisionKind, type Action } from '../protocol/actio
 import type { DecisionSource } from '../protocol/messages.js';
 import type { SubcommandResult } from '../decide/index.js';
 import type { ApprovalOutcome } from './approvals.js';
-import type { AuditRecord } from './audit.js';
+import type { AuditRecord } from '../protocol/audit-record.js';
 
 /** How one subcommand was settled: its Action, and who besides the policy had a say. */
 export interface Settled {

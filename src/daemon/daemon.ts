@@ -4,12 +4,12 @@
  * broker, the session cache and the run table, writing the audit log. Its parts are in their own files:
  * warm-up samples (warm-up.ts), what settled subcommands leave behind (settlements.ts), the prompt and the
  * risk call (prompt-event.ts), an answer's side effects (approved.ts), audit encoding (audit-fields.ts),
- * the status view (status.ts). Transport lives in protocol/server.ts, the approval channel in
+ * the status view (status.ts). Transport lives in transport/server.ts, the approval channel in
  * approval-server.ts, process lifecycle in main.ts. Trust: every request is untrusted (validated first).
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
-import { replyFolder, STOP_NOTE_FILE } from '../protocol/paths.js';
+import { replyFolder, STOP_NOTE_FILE } from '../paths/paths.js';
 import type { ClientFolders } from './client-folders.js';
 import { peerFolder } from './peer-folder.js';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
@@ -30,7 +30,7 @@ import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { samePolicy, stricterSandbox } from '../sandbox/stricter.js';
 import type { SandboxNarrowing } from '../protocol/approval.js';
 import { networkRules } from '../sandbox/network-bridge.js';
-import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../protocol/server.js';
+import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../transport/server.js';
 import {
   validateExec,
   validateExecReused,
@@ -43,9 +43,9 @@ import {
 import { keyMatches, startUpRefusal } from './start-up.js';
 import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
 import { callerSettings, setConfigValue, settingsConflict, type GateConfig } from '../config/config.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { overall, shortCommand } from './answer.js';
-import { displayCommand } from '../protocol/display.js';
+import { displayCommand } from '../text/display.js';
 import { ApprovalBroker } from './approvals.js';
 import type { AuditLog } from './audit.js';
 import type { EscalationRunner } from './escalation.js';

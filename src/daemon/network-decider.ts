@@ -17,7 +17,8 @@ import type { ConnectionClosed, ConnectionRequest, ConnectionVerdict, NetworkDec
 import { isApproval, reviewDecisionKind } from '../protocol/action.js';
 import { normalizeHost, type NetworkAmendment, type NetworkRule } from '../rules/index.js';
 import type { ApprovalBroker } from './approvals.js';
-import type { AuditLog, AuditRecord } from './audit.js';
+import type { AuditLog } from './audit.js';
+import type { AuditRecord } from '../protocol/audit-record.js';
 import { networkPrompt, networkRefusal } from './network-prompt.js';
 import type { RunTable } from './runs.js';
 

@@ -13,14 +13,14 @@ import { ProtocolError } from '../protocol/codec.js';
 import type { PreflightReply, PreflightRequest, SubcommandReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import { findBash } from './bash.js';
-import { displayCommand, displayScript, visibleText } from '../protocol/display.js';
-import { gatePaths } from '../protocol/paths.js';
+import { displayCommand, displayScript, visibleText } from '../text/display.js';
+import { gatePaths } from '../paths/paths.js';
 import { planRun, type RunPlan } from './plan.js';
 import { rerunDecision } from './sandbox-rerun.js';
 import { readsStartUpFiles, startUpFields } from './start-up-gate.js';
 import type { PlanRequest, WirePlan } from '../protocol/plan.js';
 
-// the wire types of the plan live in protocol/ (the bottom layer); re-exported for the plan's users
+// the wire types of the plan live in protocol/ (the wire layer); re-exported for the plan's users
 export type { PlanRequest, WirePlan } from '../protocol/plan.js';
 
 /**

@@ -9,9 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Outgoing } from '../protocol/client.js';
+import type { Outgoing } from '../transport/client.js';
 import type { PreflightReply } from '../protocol/messages.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import type { PlanRequest, StartUpFds, WirePlan } from '../protocol/plan.js';
 import { preflightOf, type FirstStep, type Planner, type RerunStep } from './run-call.js';
 

@@ -10,7 +10,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GATE_GUARD_ENV } from '../sandbox/gate-state.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { EXEC_GATE_VARIABLES as V, type ExecGateVariable } from '../protocol/shared-with-c.js';
 
 /** Where the built shims live: <repo>/shims (dist/src/exec/ → ../../../shims). */

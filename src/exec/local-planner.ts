@@ -8,7 +8,7 @@
  * Not pure: planRun's lookups (bash, bwrap, the filesystem) and the session-sandbox round trip. Trust: the
  * plan follows the reply's action and sandbox exactly and never widens them.
  */
-import type { Outgoing, RequestClient } from '../protocol/client.js';
+import type { Outgoing, RequestClient } from '../transport/client.js';
 import { newId } from '../protocol/codec.js';
 import { findBash } from './bash.js';
 import { denialLines, turnDefault } from './client-plan.js';

@@ -13,13 +13,13 @@
 import type { PreflightReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import type { ShellInvocation } from './gate-sh-args.js';
-import { gatePaths, runClientDir } from '../protocol/paths.js';
+import { gatePaths, runClientDir } from '../paths/paths.js';
 import { SHIMS_DIR, withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
 import type { FsView } from '../sandbox/fs-view.js';
 import { startUpPrefix, type StartUpFds } from './start-up-gate.js';
-import { shellCommand, shellWord } from '../protocol/shell-words.js';
+import { shellCommand, shellWord } from '../text/shell-words.js';
 
 /** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
 export const MAX_ARG_SCRIPT = 128 * 1024 - 1;

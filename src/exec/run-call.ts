@@ -14,10 +14,10 @@
  * any failure before a run runs nothing, exit 126.
  */
 import { newId } from '../protocol/codec.js';
-import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
+import { RequestClient, RequestError, type Outgoing } from '../transport/client.js';
 import type { Ack, Pending, PreflightReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { CALL_TEXTS, fill, REQUEST_WAITS, RUN_CALL } from '../protocol/shared-with-c.js';
 
 export const EXIT_DENIED = RUN_CALL.exitDenied;

@@ -8,14 +8,14 @@
  */
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { FsView } from '../sandbox/fs-view.js';
-import type { Env } from '../protocol/paths.js';
+import type { Env } from '../paths/paths.js';
 import type { EscalationExecution } from '../protocol/action.js';
 import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
 import { sandboxArgvFor, wrapCommand } from '../sandbox/wrap.js';
 import { gateGuard } from '../sandbox/gate-state.js';
 import { BRIDGE_PROGRAM, bridgeCommand, networkRules, proxyEnv, runProxySocket } from '../sandbox/network-bridge.js';
-import { gatePaths } from '../protocol/paths.js';
+import { gatePaths } from '../paths/paths.js';
 import { dirname, join } from 'node:path';
 
 export interface SandboxStepOptions {
@@ -38,7 +38,7 @@ export interface SandboxStepOptions {
   /** network "rules": the run whose proxy the sandbox reaches, and the shims folder with gate-netbridge;
    *  without a run id such a sandbox has no network at all */
   network?: { runId: string; shimsDir: string };
-  /** the run's own client folder (src/protocol/paths.ts runClientDir), the only one its sandbox sees */
+  /** the run's own client folder (src/paths/paths.ts runClientDir), the only one its sandbox sees */
   clientDir?: string;
 }
 

@@ -5,7 +5,7 @@
  * bash. Not pure: one request-channel round trip. Trust: no answer, an error or `join: null` leaves the plan
  * as it was — a sandbox of its own, with exactly the same mounts; never a wider one.
  */
-import type { RequestClient } from '../protocol/client.js';
+import type { RequestClient } from '../transport/client.js';
 import type { SessionSandboxReply } from '../protocol/messages.js';
 import { joinPlan, sessionSandboxOff, sessionShape, type JoinablePlan } from '../sandbox/session-join.js';
 

@@ -7,7 +7,7 @@
  */
 import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { decisionForElicitation, elicitationFor, type ElicitationAnswer, type ElicitationParams } from './elicitation.js';
 
 export interface ElicitationApproverOptions {

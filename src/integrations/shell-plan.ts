@@ -22,7 +22,7 @@ import { TRUSTED_BWRAP_DIRS } from '../exec/sandbox-run.js';
 import { watchStartUp } from '../exec/start-up-gate.js';
 import { RUN_CALL, CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 import type { Pending } from '../protocol/messages.js';
-import { gatePaths, type GatePaths } from '../protocol/paths.js';
+import { gatePaths, type GatePaths } from '../paths/paths.js';
 
 /** Scripts the native gate-sh hands to the Node gate-sh (stream path, script descriptor): so does this. */
 export const IN_PROCESS_MAX_SCRIPT = RUN_CALL.nativeMaxScript;

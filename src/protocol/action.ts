@@ -1,12 +1,8 @@
 /**
- * The decision words of both channels (DESIGN's names): Decision, EscalationExecution, Action,
- * ReviewDecision. Pure types and tiny constructors; the bottom layer, importing nothing above it.
+ * The daemon's answers on both channels (DESIGN's names): EscalationExecution, Action, ReviewDecision.
+ * Pure types and tiny constructors. A rule's Decision is the rule engine's (src/rules/decision.ts).
  */
 import type { PermissionProfile } from './sandbox-policy.js';
-
-/** A rule's or heuristic's decision on one command. Strictest wins: forbidden > prompt > allow
- * (src/rules/decision.ts ranks them). */
-export type Decision = 'allow' | 'prompt' | 'forbidden';
 
 /** How an approved command runs. */
 export type EscalationExecution =

@@ -4,7 +4,8 @@
  * stream fallback socket framed as u32 little-endian length + JSON. Every message carries `v` and `id`;
  * a reply carries the `id` of its request. Nothing on this channel can approve anything.
  */
-import type { Action, Decision, EscalationExecution } from './action.js';
+import type { Action, EscalationExecution } from './action.js';
+import type { Decision } from '../rules/index.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy, SecretsSetting } from './sandbox-policy.js';
 import type { PlanRequest, WirePlan } from './plan.js';
 

@@ -1,6 +1,6 @@
 /**
  * The run plan on the wire (issue 19): what the native gate-sh sends with its pre-flight (PlanRequest) and
- * what the daemon answers (WirePlan), built by src/exec/client-plan.ts. Types only; the bottom layer.
+ * what the daemon answers (WirePlan), built by src/exec/client-plan.ts. Types only.
  */
 
 /** Descriptor numbers (as bash sees them) of the start-up phase's two pipes (src/exec/start-up-gate.ts). */

@@ -98,7 +98,7 @@ export const RUN_CALL = {
 } as const;
 
 /**
- * How a client waits for the daemon's answer to a call's requests (src/protocol/datagram-request.ts, the
+ * How a client waits for the daemon's answer to a call's requests (src/transport/datagram-request.ts, the
  * native gate-sh's request loop): the first resend after firstMs, each later wait doubled up to maxMs,
  * `retries` resends (35 s in all); while a person is asked, a ping every heartbeatMs, and the wait ends after
  * silenceMs without any sign of life.
@@ -139,8 +139,9 @@ export function fill(text: string, ...args: string[]): string {
 /** The signals gate-sh, the launcher's front and the escalation client pass on to the command. */
 export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const;
 
-/** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts). */
-export const NOTICE_SOCK = 'notice.sock';
+/** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts): named
+ * where the session's other files are (src/paths/paths.ts), passed on to C from here. */
+export { NOTICE_SOCK } from '../paths/paths.js';
 
 /** The message types the C side writes or reads. */
 export const MESSAGE_TYPES = {

@@ -20,8 +20,8 @@ import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from 
 import { loadConfig } from '../../config/load.js';
 import { callerSettings, settingsConflict, type GateConfig } from '../../config/config.js';
 import { approvalCall } from '../../client/approval-client.js';
-import { gatePaths } from '../../protocol/paths.js';
-import { sourceReader } from '../../daemon/sourced-files.js';
+import { gatePaths } from '../../paths/paths.js';
+import { sourceReader } from '../../script/sourced-files.js';
 import { protectedList } from '../../sandbox/protected.js';
 import { hiddenSecrets, hiddenSecretsLine } from './explain-secrets.js';
 

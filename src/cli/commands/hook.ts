@@ -12,8 +12,8 @@
  * is loaded only when no daemon runs.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { gatePaths, type Env } from '../../protocol/paths.js';
-import { RequestClient, RequestError } from '../../protocol/client.js';
+import { gatePaths, type Env } from '../../paths/paths.js';
+import { RequestClient, RequestError } from '../../transport/client.js';
 import type { PreflightReply } from '../../protocol/messages.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,7 @@ import {
 } from '../../integrations/hooks/decision.js';
 import { claudeShell, geminiShell } from '../../integrations/agents/agents.js';
 import { fsProbe, isGateShEntry } from '../../integrations/agents/entry.js';
-import { visibleText } from '../../protocol/display.js';
+import { visibleText } from '../../text/display.js';
 
 const USAGE = `usage: gate hook claude-code|gemini
   Answers an agent's permission hook for its shell tool: the command is rewritten to run through

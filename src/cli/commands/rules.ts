@@ -8,8 +8,8 @@
 import { homedir } from 'node:os';
 import { approvalCall } from '../../client/approval-client.js';
 import { loadConfig } from '../../config/load.js';
-import { displayWord, visibleText } from '../../protocol/display.js';
-import { gatePaths, type GatePaths } from '../../protocol/paths.js';
+import { displayWord, visibleText } from '../../text/display.js';
+import { gatePaths, type GatePaths } from '../../paths/paths.js';
 import { appendPrefixRule, type Decision, defaultRulesFile, parsePolicy, PolicyError, readRulesFile, ruleFiles } from '../../rules/index.js';
 
 /** The rule files in force: the running daemon's (as it loaded them), else those a daemon would load. */

@@ -6,8 +6,8 @@
  * would run unsandboxed, by the daemon asked with `ask: false` (a command that needs a person is `ask`).
  */
 import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
-import { visibleText } from '../../protocol/display.js';
-import { shellCommand } from '../../protocol/shell-words.js';
+import { visibleText } from '../../text/display.js';
+import { shellCommand } from '../../text/shell-words.js';
 
 export type HookAgent = 'claude-code' | 'gemini';
 /** `command`: the command the agent runs instead of its own (an `allow` that rewrites it through gate-sh). */
@@ -122,7 +122,7 @@ export function geminiRefusal(command: string): string | undefined {
 
 /**
  * The command rewritten to run through gate-sh: shell source bash reads back as exactly these words, newlines,
- * quotes and `!` included (src/protocol/shell-words.ts).
+ * quotes and `!` included (src/text/shell-words.ts).
  */
 export function throughGateSh(gateSh: string, command: string): string {
   return shellCommand([gateSh, '-c', command]);

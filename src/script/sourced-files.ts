@@ -16,7 +16,7 @@
  * opened file really is (its /proc/self/fd link), so no symlink planted in /tmp reaches them.
  */
 import { closeSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, constants, type BigIntStats } from 'node:fs';
-import { DEFAULT_MAX_BYTES } from '../script/analyze.js';
+import { DEFAULT_MAX_BYTES } from './analyze.js';
 
 /** What identifies the content that was read: a change of any of these means the file may differ. */
 export interface SourcedFile {
