@@ -12,7 +12,7 @@ import type { Env } from '../paths/paths.js';
 import type { EscalationExecution } from '../protocol/action.js';
 import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
-import { sandboxArgvFor, wrapCommand } from '../sandbox/wrap.js';
+import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
 import { gateGuard } from '../sandbox/gate-state.js';
 import { BRIDGE_PROGRAM, bridgeCommand, networkRules, proxyEnv, runProxySocket } from '../sandbox/network-bridge.js';
 import { gatePaths } from '../paths/paths.js';
@@ -42,16 +42,9 @@ export interface SandboxStepOptions {
   clientDir?: string;
 }
 
-export interface PlanShape {
-  program: string;
-  args: string[];
-  cwd: string;
-  env?: Record<string, string>;
-}
-
 /** `guard`: a run without a sandbox gets the gate's guard instead (src/sandbox/gate-state.ts), applied by
  * the exec gate's launcher; not under an external sandbox, whose outer sandbox is in charge. */
-export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
+export function withSandbox<T extends CommandLine & { cwd: string }>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
   const ctx = gateSandboxContext({
     cwd: plan.cwd,
     env: o.env,

@@ -15,7 +15,8 @@ import { constants } from 'node:os';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { daemonPlanner, type DaemonPlannerOptions, type ReadyPlan } from '../exec/daemon-planner.js';
+import { daemonPlanner, type DaemonPlannerOptions } from '../exec/daemon-planner.js';
+import type { RunPlan } from '../exec/plan.js';
 import { gateNative } from '../exec/native.js';
 import { EXIT_DENIED, runCall, TAIL_BYTES, utf8Tail, type Attempt, type StartUpEnd } from '../exec/run-call.js';
 import { TRUSTED_BWRAP_DIRS } from '../exec/sandbox-run.js';
@@ -121,7 +122,7 @@ class Call implements PlannedCall {
       return EXIT_DENIED;
     }
     const planner = daemonPlanner({ ...o, paths });
-    return runCall<ReadyPlan>({
+    return runCall<RunPlan>({
       paths,
       planner,
       runner: { run: (plan, r) => this.run(plan, r.keepTail, r.startUp) },
@@ -137,7 +138,7 @@ class Call implements PlannedCall {
   }
 
   /** Spawn a plan and wait for it; throws (nothing ran) when it could not start. */
-  private run(pl: ReadyPlan, keepTail: boolean, startUp: StartUpEnd): Promise<Attempt> {
+  private run(pl: RunPlan, keepTail: boolean, startUp: StartUpEnd): Promise<Attempt> {
     // killed (timeout, cancel) while the pre-flight was in flight: nothing runs; the run is closed as killed
     if (this.stopped) return Promise.resolve({ status: 128 + constants.signals.SIGKILL, ms: 0, tail: '' });
     const started = nowMs();

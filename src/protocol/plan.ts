@@ -1,6 +1,6 @@
 /**
  * The run plan on the wire (issue 19): what the native gate-sh sends with its pre-flight (PlanRequest) and
- * what the daemon answers (WirePlan), built by src/exec/client-plan.ts. Types only.
+ * what the daemon answers (PlanReply), built by src/exec/client-plan.ts. Types only.
  */
 
 /** Descriptor numbers (as bash sees them) of the start-up phase's two pipes (src/exec/start-up-gate.ts). */
@@ -30,7 +30,7 @@ export interface PlanRequest {
 }
 
 /** The daemon's answer (PreflightReply.plan). */
-export interface WirePlan {
+export interface PlanReply {
   /** nothing runs: print these lines (each prefixed `gate-sh: `) and exit 126 */
   denials?: string[];
   /** nothing runs: `gate-sh: <error>; nothing ran`, exit 126 */

@@ -26,7 +26,7 @@ import type {
   SessionSandboxStale,
   SubcommandReply,
 } from './messages.js';
-import type { PlanRequest, StartUpFds, WirePlan } from './plan.js';
+import type { PlanRequest, StartUpFds, PlanReply } from './plan.js';
 
 export const PROTOCOL_VERSION = 1;
 /** unix-dgram truncates silently above 64 KiB; stay well under it. */
@@ -184,7 +184,7 @@ type Keys<T> = T extends unknown ? keyof T : never;
 type WireField =
   | Keys<Request | Reply | ExecReused | PreflightRequest | PreflightReply | RunFinished | SessionSandboxStale>
   | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReuseScope | ReusedAudit | SubcommandReply | Action>
-  | Keys<PlanRequest | WirePlan | StartUpFds | NonNullable<WirePlan['rerun_of']> | Ack>;
+  | Keys<PlanRequest | PlanReply | StartUpFds | NonNullable<PlanReply['rerun_of']> | Ack>;
 
 /** The field names the C side writes or reads (the escalation frames' are below). */
 export const FIELDS = [
