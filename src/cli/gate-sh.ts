@@ -104,7 +104,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   try {
     cwd = process.cwd();
   } catch (e) {
-    // decisions and the sandbox are about where the script runs: a folder that is gone cannot be judged
+    // decisions and the sandbox are about where the script runs: nothing can be decided about a folder that is gone
     say(fill(CALL_TEXTS.nothingRan, `the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach)`));
     return EXIT_DENIED;
   }

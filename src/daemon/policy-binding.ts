@@ -25,7 +25,7 @@ import { inProcessRunners, kernelCommandOf, ProgramIdentity } from './program-id
 
 /** One for the daemon: its hash cache outlives policy reloads. */
 const identity = new ProgramIdentity();
-/** Looked up once: the loaders and multi-call binaries a copy of which is judged as what it runs. */
+/** Looked up once: the loaders and multi-call binaries a copy of which is decided as what it runs. */
 const RUNNERS = inProcessRunners();
 
 export interface BindingOptions {

@@ -1,7 +1,7 @@
 /**
  * gate-sh's per-subcommand decision — what the daemon decides on and `gate explain` shows.
  *
- * Plain script: one entry per subcommand, each evaluated with its wrappers' inner commands and its
+ * Plain script: one entry per subcommand, each decided with its wrappers' inner commands and its
  * assignments (strictest wins). Complex script: one entry for the whole invocation (or Codex's heredoc
  * prefix), never proven safe, plus one entry per literal command found anywhere — those can forbid or
  * prompt, never allow. Execution: explicit allow → Unsandboxed only when EVERY evaluated command has an

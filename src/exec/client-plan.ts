@@ -135,7 +135,7 @@ export function clientPlan(
     }
     const plan = planFor(reply.start_up === true);
     const out = wire(plan, env, req.script, plan.sandboxed === true && turnDefault(reply.action));
-    // the client asks the daemon's verdict after a 0 too (the verdict itself is the same as the Node client's)
+    // the client asks the daemon's decision after a 0 too (the decision itself is the same as the Node client's)
     if (out.rerun && reply.sandbox_narrowed) out.rerun_any_status = true;
     return out;
   } catch (e) {

@@ -29,7 +29,7 @@ export interface AuditRecord {
    * (src/daemon/reuse-grants.ts) */
   reused?: boolean;
   /** a network record (src/daemon/network-decider.ts): one per connection decision (`decision` allow or
-   * deny, `source` as src/network/types.ts's VerdictSource, `detail` the reason), and one when an allowed
+   * deny, `source` as src/network/types.ts's ConnectionDecisionSource, `detail` the reason), and one when an allowed
    * connection closes (`detail` "closed", with its bytes) */
   host?: string;
   port?: number;

@@ -47,7 +47,7 @@ export interface PlanReply {
   /** relay stderr and offer the on-failure rerun after a failure (a turn-sandbox attempt) */
   rerun?: boolean;
   /** with rerun: after an exit status of 0 too (the attempt's sandbox is stricter than the turn's, so a
-   * denial gate-sh caused is offered even when the script masked it); the daemon's verdict decides */
+   * denial gate-sh caused is offered even when the script masked it); the daemon decides */
   rerun_any_status?: boolean;
   /** a large script: bash reads `prelude + script` from this descriptor */
   script_fd?: { fd: number; prelude: string };

@@ -43,8 +43,8 @@ export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
 export const POLICY_EPOCH_FILE = 'policy_epoch';
 
 /** gate-sh's own plumbing between a run's gate-sh and its command, by the basename of a process's exe: the
- * judgement of where a command came from looks through it (src/decide/provenance.ts), and a supervisor's
- * scoped reuse stops at it (shims/gate-reuse.c: a run nested below it starts its own judgement). */
+ * reading of where a command came from looks through it (src/decide/provenance.ts), and a supervisor's
+ * scoped reuse stops at it (shims/gate-reuse.c: a run nested below it starts its own reading). */
 export const PROVENANCE_PLUMBING = ['gate-launch', 'gate-sh', 'gate-sh-native', 'gate-join', 'gate-session', 'bwrap'] as const;
 
 /** The variables that tell a gated run's execs where to ask (set by the run plan, read by the C client). */
@@ -68,7 +68,7 @@ export type ExecGateVariable = (typeof EXEC_GATE_VARIABLES)[keyof typeof EXEC_GA
 
 /**
  * The variables an ExecRequest reports (its `env`): by name, and by prefix. Wider than what the daemon
- * judges as code loading (src/heuristics/code-loading.ts, which the test checks is covered): the C side
+ * decides as code loading (src/heuristics/code-loading.ts, which the test checks is covered): the C side
  * runs in every exec and cannot ask which names matter, so it sends each family whole.
  */
 export const FORWARDED_NAMES = [

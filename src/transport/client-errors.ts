@@ -35,7 +35,7 @@ export function unreachableMessage(why: string): string {
   );
 }
 
-/** " (this process runs under a seccomp filter)" when /proc says so: supporting detail, never the verdict. */
+/** " (this process runs under a seccomp filter)" when /proc says so: supporting detail, never the reason itself. */
 function seccompNote(): string {
   try {
     return /^Seccomp:\s*2$/m.test(readFileSync('/proc/self/status', 'utf8')) ? ' (this process runs under a seccomp filter)' : '';

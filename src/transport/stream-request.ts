@@ -18,11 +18,11 @@ export async function streamRequest<R extends Reply>(paths: GatePaths, env: Enve
   return new Promise<R>((resolve, reject) => {
     const conn = net.createConnection(checkSocketPath(paths.streamSock));
     const deframer = new Deframer();
-    let settled = false;
+    let finished = false;
     let timer: NodeJS.Timeout | undefined;
     const done = (err: RequestError | undefined, reply?: R): void => {
-      if (settled) return;
-      settled = true;
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       conn.destroy();
       if (err) reject(err);

@@ -73,7 +73,7 @@ export function claudeDir(env: Env, homes: Pick<Homes, 'home'>): string {
  * Folders of the agent's own that its shell must write from inside the turn sandbox: Claude Code's shell
  * route writes the snapshot of the user's shell (functions, aliases, PATH) into shell-snapshots from
  * inside the shell and sources it before every command. Only that folder, never HOME or ~/.claude: what
- * the snapshot defines is read and judged when a command sources it (src/script/sourced-files.ts), and
+ * the snapshot defines is read and decided when a command sources it (src/script/sourced-files.ts), and
  * every program it runs still passes the exec gate.
  */
 export function agentWritableRoots(id: AgentId, routes: readonly Route[], env: Env, homes: Pick<Homes, 'home'>): string[] {
@@ -84,7 +84,7 @@ export function agentWritableRoots(id: AgentId, routes: readonly Route[], env: E
  * How each agent's hook lets gate-sh gate the command (src/integrations/hooks/decision.ts, HookRoute): both
  * let the hook rewrite it, so it runs through gate-sh; read from their code (Claude Code 2.1.197 and
  * 2.1.332: `hookSpecificOutput.updatedInput`; gemini-cli 0.61.0: `hookSpecificOutput.tool_input`, merged
- * into the tool's parameters). An agent without it would have its commands judged as running unsandboxed.
+ * into the tool's parameters). An agent without it would have its commands decided as running unsandboxed.
  */
 export const HOOK_REWRITE: Record<'claude-code' | 'gemini', string> = {
   'claude-code': 'PreToolUse updatedInput',
