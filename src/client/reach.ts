@@ -3,7 +3,7 @@
  * failing fast: `down` (no daemon holds the session lock: start one), `unreachable` (a daemon runs, or the
  * socket is hidden or forbidden here: caller is inside another sandbox; starting one would only fail or
  * wait), `slow` (a daemon is starting or stopping, or accepted the connection but did not answer yet: wait).
- * Not pure (one socket, the lock file, /proc). The daemon's answers are trusted only as far as ping.ts does.
+ * Not pure (one socket, the lock file, /proc). The daemon's replies are trusted only as far as ping.ts does.
  */
 import { existsSync } from 'node:fs';
 import { unreachableMessage } from '../transport/client.js';

@@ -350,7 +350,7 @@ export class Daemon<P> {
       covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
     const quick = check.subcommands.map((s) => this.answerWithoutAsking(s, anyForbidden, inherited));
     const nobodyAsked = quick.every((q) => q !== undefined);
-    // the policy's own answers stand (the common case): what they decide is the same for every such run
+    // the policy's own Actions stand (the common case): what they decide is the same for every such run
     const policyOwn = nobodyAsked && quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource);
     if (policyOwn) run.shared = this.settlements.sharedSettlement(check, req.cwd);
     // ask: false (an agent's hook): what needs a person is answered, not asked; the hook's agent asks its user
@@ -408,7 +408,7 @@ export class Daemon<P> {
       // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
       if (this.deps.sessions && reply.plan.rerun) reply.plan = await joinWirePlan(reply.plan, req.plan.env, this.deps.sessions);
     }
-    // The policy's own answers for a cached script encode to the same reply text every time: once.
+    // The policy's own Actions for a cached script encode to the same reply text every time: once.
     if (!policyOwn) return reply;
     let json = this.repliesJson.get(check);
     if (json === undefined) this.repliesJson.set(check, (json = JSON.stringify(subReplies)));
@@ -775,7 +775,7 @@ export class Daemon<P> {
         outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''),
         cwd,
       );
-    // A pre-flight check comes from the decider's cache, and when the policy's own answer stands (the common
+    // A pre-flight check comes from the decider's cache, and when the policy's own Action stands (the common
     // case) its audit fields are the same every time: encoded once. Exec-gate checks are new each time.
     const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;
     const fields = reused ? (this.settlements.keysOf(s, cwd).audit ??= auditFields(s, decided, cwd)) : auditFields(s, decided, cwd);

@@ -25,7 +25,7 @@ export interface RunRecord {
   additional_permissions?: PermissionProfile;
   /** what this run alone settled (a prompt's answer, an exec-time decision); made on first use */
   own?: Settlement;
-  /** what pre-flight settled when the policy's own answers stood: one Settlement shared by every run of
+  /** what pre-flight settled when the policy's own Actions stood: one Settlement shared by every run of
    * the same cached script in the same cwd (a run then costs a few fields, not two maps of its own) */
   shared?: Settlement;
   /** [shell, flag, script] as pre-flight saw it (the run's audit record) */

@@ -10,7 +10,7 @@
  * PTY, or the call's output pipes). The daemon alone decides what a failure was (run-finished's ack) and
  * what its answer to the rerun means, for every entry point.
  * Not pure: request-channel round trips through the client it opens; it starts no process itself.
- * Trust: runs as the caller, outside any sandbox; only the daemon's answer makes anything run. Fail closed:
+ * Trust: runs as the caller, outside any sandbox; only the daemon's Action makes anything run. Fail closed:
  * any failure before a run runs nothing, exit 126.
  */
 import { newId } from '../protocol/codec.js';

@@ -6,7 +6,7 @@
  * this file spawns exactly that plan (the sandbox launcher, bwrap, bash) with the call's output pipes.
  * Its messages are gate-sh's, with the same exit statuses (126 when nothing ran; 2 for escalation flags the
  * daemon cannot read), written into the call's output as gate-sh writes them on its stderr.
- * Trust: runs as the caller, outside any sandbox; only the daemon's answer makes anything run, and the plan
+ * Trust: runs as the caller, outside any sandbox; only the daemon's Action makes anything run, and the plan
  * is run as given, never widened. Fail closed: any error before the spawn runs nothing.
  */
 import { spawn, type StdioOptions } from 'node:child_process';

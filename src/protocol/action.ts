@@ -1,6 +1,7 @@
 /**
- * The daemon's answers on both channels (DESIGN's names): EscalationExecution, Action, ReviewDecision.
- * Pure types and tiny constructors. A rule's Decision is the rule engine's (src/rules/decision.ts).
+ * What is decided, on both channels (DESIGN's names): the daemon's Action (with EscalationExecution, how an
+ * escalated command runs) and a person's ReviewDecision. Pure types and tiny constructors. A rule's
+ * Decision is the rule engine's (src/rules/decision.ts).
  */
 import type { PermissionProfile } from './sandbox-policy.js';
 
@@ -10,7 +11,7 @@ export type EscalationExecution =
   | { type: 'TurnDefault' }
   | { type: 'Permissions'; profile: PermissionProfile };
 
-/** The daemon's answer per subcommand (pre-flight) and per exec (exec gate). */
+/** What the daemon decides per subcommand (pre-flight) and per exec (exec gate). */
 export type Action =
   | { type: 'Run' }
   | { type: 'Escalate'; execution: EscalationExecution }

@@ -29,7 +29,7 @@ export interface PlanRequest {
   start_up_key?: string;
 }
 
-/** The daemon's answer (PreflightReply.plan). */
+/** The daemon's plan, in its pre-flight reply (PreflightReply.plan). */
 export interface PlanReply {
   /** nothing runs: print these lines (each prefixed `gate-sh: `) and exit 126 */
   denials?: string[];
