@@ -348,7 +348,7 @@ export class Daemon<P> {
     const covered = parent ? settledScript(parent, scriptKey(req.script, req.cwd)) : undefined;
     const inherited: DecisionSource | undefined =
       covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
-    const quick = check.subcommands.map((s) => this.answerWithoutAsking(s, anyForbidden, inherited));
+    const quick = check.subcommands.map((s) => this.decideWithoutAsking(s, anyForbidden, inherited));
     const nobodyAsked = quick.every((q) => q !== undefined);
     // the policy's own Actions stand (the common case): what they decide is the same for every such run
     const policyOwn = nobodyAsked && quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource);
@@ -695,7 +695,7 @@ export class Daemon<P> {
    * The answer that needs nobody asked: forbidden, no approval needed, not asked because another subcommand
    * is forbidden, approved earlier this session, or covered by the enclosing run. Undefined: ask a human.
    */
-  private answerWithoutAsking(s: SubcommandResult, skipPrompt: boolean, inherited?: DecisionSource): Decided | undefined {
+  private decideWithoutAsking(s: SubcommandResult, skipPrompt: boolean, inherited?: DecisionSource): Decided | undefined {
     if (s.requirement === 'forbidden' || s.requirement === 'skip') return { action: s.action };
     if (skipPrompt) return { action: deny('not asked: another subcommand of the script is forbidden') };
     const cached = this.cache.has(s.cache_key);
@@ -720,7 +720,7 @@ export class Daemon<P> {
     /** aborted when the requester is gone: its prompt is withdrawn at once, not left to time out */
     gone?: AbortSignal,
   ): Promise<SubcommandReply> {
-    const quick = this.answerWithoutAsking(s, skipPrompt, inherited);
+    const quick = this.decideWithoutAsking(s, skipPrompt, inherited);
     if (quick) return this.record(s, quick, run, origin, cwd, runId);
     this.counters.prompts++;
     const cmd = shortCommand(s.argv); // only a prompt shows it (shell-quoting costs on the hot path)
