@@ -2,7 +2,7 @@
  * gate_native — the calls Node cannot make: receive descriptors (SCM_RIGHTS) on a Unix stream socket and
  * read the peer's credentials (SO_PEERCRED), for the escalation runner on escalate.sock; a plain pipe,
  * so a child's stdout and stderr can share one (gate-sh's merged relay keeps their interleaving exact); and
- * the session lock, an open-file-description lock the kernel holds (src/daemon/lock.ts); and a spawn that
+ * the session lock, an open-file-description lock the kernel holds (src/client/lock.ts); and a spawn that
  * does not copy the caller (posix_spawn: clone(CLONE_VM|CLONE_VFORK), where Node's spawn forks its whole
  * address space: gate mcp's in-process calls, docs/startup.md), its end watched through a pidfd on Node's
  * own event loop. N-API; no state but the children being watched; the socket stays owned by Node's

@@ -235,13 +235,13 @@ static int read_all(int fd, struct gbuf *b) {
 
 struct paths { char request_sock[256], stream_sock[256], client_dir[256], start_up_key[256]; };
 
-/* A folder this user alone can create entries in (privateDirProblem in src/protocol/paths.ts). */
+/* A folder this user alone can create entries in (privateDirProblem in src/paths/paths.ts). */
 static int private_dir(const char *dir) {
   struct stat st;
   return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() && !(st.st_mode & 022);
 }
 
-/* The runtime folder as runtimeDir() in src/protocol/paths.ts finds it; -1 for anything unusual (the Node
+/* The runtime folder as runtimeDir() in src/paths/paths.ts finds it; -1 for anything unusual (the Node
  * gate-sh then says what is wrong). The daemon checks the plan's sockets against its own. */
 static int runtime_dir(char *out, size_t n) {
   char num[24], real[PATH_MAX], cand[64];
@@ -547,14 +547,14 @@ static int reply_socket(const struct paths *p, struct sockaddr_un *to, char *err
 }
 
 /* The wait before resend `attempt` (0: the first): doubled from the first up to the longest, as
- * src/protocol/datagram-request.ts waits (REQUEST_WAITS). */
+ * src/transport/datagram-request.ts waits (REQUEST_WAITS). */
 static long wait_for(int attempt) {
   long w = GATE_WAIT_FIRST_MS;
   for (int k = 0; k < attempt && w < GATE_WAIT_MAX_MS; k++) w *= 2;
   return w < GATE_WAIT_MAX_MS ? w : GATE_WAIT_MAX_MS;
 }
 
-/* One request, waited for as the Node client waits (src/protocol/client.ts): resends of the same id after
+/* One request, waited for as the Node client waits (src/transport/client.ts): resends of the same id after
  * 1, 2, 4, 4... s (35 s in all), a heartbeat ping every 500 ms while a person is asked, a daemon that
  * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
  * by the caller in err; 1 when the daemon is not running at the first send (hand over: autostart), or a
@@ -1158,7 +1158,7 @@ static void nested_shell(char **argv) {
 
 /* ---------- a forced daemon stop ---------- */
 
-/* A run ended by 'gate daemon stop --force' says why: the daemon's note (STOP_NOTE_FILE in src/protocol/paths.ts)
+/* A run ended by 'gate daemon stop --force' says why: the daemon's note (STOP_NOTE_FILE in src/paths/paths.ts)
  * in the session folder, <runtime>/<session>/stop-note, when it was written since the run began. */
 static void stop_note(const struct paths *p, time_t since) {
   char f[PATH_MAX];

@@ -9,13 +9,13 @@
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
 import { isUtf8 } from 'node:buffer';
-import { readBytes } from '../protocol/raw-bytes.js';
+import { readBytes } from '../text/raw-bytes.js';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
 import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
-import { RequestError, type Outgoing } from '../protocol/client.js';
-import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../protocol/paths.js';
+import { RequestError, type Outgoing } from '../transport/client.js';
+import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../paths/paths.js';
 import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { EXIT_DENIED, preflightOf, runCall, TAIL_BYTES, utf8Tail, type Runner } from '../exec/run-call.js';
@@ -104,7 +104,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
   try {
     cwd = process.cwd();
   } catch (e) {
-    // decisions and the sandbox are about where the script runs: a folder that is gone cannot be judged
+    // decisions and the sandbox are about where the script runs: nothing can be decided about a folder that is gone
     say(fill(CALL_TEXTS.nothingRan, `the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach)`));
     return EXIT_DENIED;
   }

@@ -49,7 +49,7 @@ async function cli(): Promise<typeof import('./gate-cli.js')> {
   return import('./gate-cli.js');
 }
 
-/** `gate daemon run`'s options when they are exactly what RUN_OPTIONS declares; undefined for yargs to judge. */
+/** `gate daemon run`'s options when they are exactly what RUN_OPTIONS declares; undefined for yargs to check. */
 function daemonRunArgs(rest: string[]): import('./args/daemon.js').DaemonArgs | undefined {
   const options = Object.fromEntries(
     Object.entries(RUN_OPTIONS).map(([k, [kind]]) => [k, kind === 'flag' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: kind === 'list' }]),

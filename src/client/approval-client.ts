@@ -5,7 +5,7 @@
  * src/protocol/approval.ts; a line that is not JSON is skipped.
  */
 import { createConnection, type Socket } from 'node:net';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import type { ApprovalEvent, ApprovalLine, ApprovalOp, ApprovalReplies, ApprovalRequests } from '../protocol/approval.js';
 
 export class ApprovalClient {

@@ -1,6 +1,6 @@
 /** Reading the audit log: parse, filter, and show records (pure; `gate log` does the I/O). */
-import type { AuditRecord } from '../daemon/audit.js';
-import { displayWord } from '../protocol/display.js';
+import type { AuditRecord } from '../protocol/audit-record.js';
+import { displayWord } from '../text/display.js';
 
 export interface AuditFilter {
   run?: string;

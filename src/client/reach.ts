@@ -3,13 +3,13 @@
  * failing fast: `down` (no daemon holds the session lock: start one), `unreachable` (a daemon runs, or the
  * socket is hidden or forbidden here: caller is inside another sandbox; starting one would only fail or
  * wait), `slow` (a daemon is starting or stopping, or accepted the connection but did not answer yet: wait).
- * Not pure (one socket, the lock file, /proc). The daemon's answers are trusted only as far as ping.ts does.
+ * Not pure (one socket, the lock file, /proc). The daemon's replies are trusted only as far as ping.ts does.
  */
 import { existsSync } from 'node:fs';
-import { unreachableMessage } from '../protocol/client.js';
-import type { Env, GatePaths } from '../protocol/paths.js';
-import { probeDaemon } from '../protocol/ping.js';
-import { lockHeld, pidNamespace, readOwner, type LockOwner } from '../daemon/lock.js';
+import { unreachableMessage } from '../transport/client.js';
+import type { Env, GatePaths } from '../paths/paths.js';
+import { probeDaemon } from '../transport/ping.js';
+import { lockHeld, pidNamespace, readOwner, type LockOwner } from './lock.js';
 
 export { unreachableMessage };
 

@@ -1,6 +1,6 @@
-/** From an approval outcome to the Action the client gets, and the overall pre-flight answer. Pure. */
+/** From an approval outcome to the Action the client gets, and the overall pre-flight Action. Pure. */
 import { deny, type Action } from '../protocol/action.js';
-import { displayCommand } from '../protocol/display.js';
+import { displayCommand } from '../text/display.js';
 import type { ApprovalOutcome } from './approvals.js';
 
 /**
@@ -29,7 +29,7 @@ export function outcomeAction(o: ApprovalOutcome, approved: Action, cmd: string,
   return approved;
 }
 
-/** Overall pre-flight answer: any Deny wins; a shared Escalate stays; otherwise Run (per-exec escalation is the exec gate's). */
+/** Overall pre-flight Action: any Deny wins; a shared Escalate stays; otherwise Run (per-exec escalation is the exec gate's). */
 export function overall(actions: Action[]): Action {
   const denied = actions.find((a) => a.type === 'Deny');
   if (denied) return denied;
@@ -39,7 +39,7 @@ export function overall(actions: Action[]): Action {
 }
 
 /**
- * A command for messages: shown as every approval surface shows it (src/protocol/display.ts), at most 200
+ * A command for messages: shown as every approval surface shows it (src/text/display.ts), at most 200
  * characters: a 1 MiB script must not become a 1 MiB reason; its head and tail stay, with its length.
  */
 export function shortCommand(argv: string[]): string {

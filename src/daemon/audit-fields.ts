@@ -1,15 +1,15 @@
 /**
- * How one settled subcommand is written to the audit log: the record's fields from `cwd` on, as JSON
+ * How one decided subcommand is written to the audit log: the record's fields from `cwd` on, as JSON
  * without braces (AuditLog.writeEncoded), so a reused pre-flight decision is encoded once. Pure.
  */
 import { formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
 import type { DecisionSource } from '../protocol/messages.js';
 import type { SubcommandResult } from '../decide/index.js';
 import type { ApprovalOutcome } from './approvals.js';
-import type { AuditRecord } from './audit.js';
+import type { AuditRecord } from '../protocol/audit-record.js';
 
-/** How one subcommand was settled: its Action, and who besides the policy had a say. */
-export interface Settled {
+/** How one subcommand was decided: its Action, and who besides the policy had a say. */
+export interface Decided {
   action: Action;
   outcome?: ApprovalOutcome;
   extraSource?: DecisionSource;
@@ -24,7 +24,7 @@ function executionMode(action: Action): string | undefined {
 }
 
 /** A decision's audit record from `cwd` on, JSON without braces (AuditLog.writeEncoded). */
-export function auditFields(s: SubcommandResult, { action, outcome, extraSource }: Settled, cwd: string): string {
+export function auditFields(s: SubcommandResult, { action, outcome, extraSource }: Decided, cwd: string): string {
   const rec: Omit<AuditRecord, 'time' | 'session' | 'kind' | 'run_id'> = {
     cwd,
     argv: s.argv,

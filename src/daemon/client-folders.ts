@@ -1,6 +1,6 @@
 /**
  * Per-run client folders (issue 28, "no run can touch another's replies"): the daemon makes
- * `<runtime>/<session>/req/c/<run id>` for each run it plans (src/protocol/paths.ts runClientDir), the run's
+ * `<runtime>/<session>/req/c/<run id>` for each run it plans (src/paths/paths.ts runClientDir), the run's
  * sandbox sees and writes that folder alone (src/sandbox/bwrap-argv.ts requestDir; in a held session
  * sandbox shims/gate-join-folder.c), and the folder goes when the run has ended and no process of a session
  * sandbox still uses it (a background job outliving its command keeps its folder, and so its replies);
@@ -13,7 +13,7 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runClientDir, type GatePaths } from '../protocol/paths.js';
+import { runClientDir, type GatePaths } from '../paths/paths.js';
 
 /** A run id as the daemon draws them (src/daemon/runs.ts): the folders it may remove at start. */
 const RUN_FOLDER = /^r-[A-Za-z0-9_-]{1,32}$/;

@@ -1,15 +1,15 @@
 /**
  * The daemon's core: dispatches request-channel messages (ping, preflight, exec, start-up-end,
- * run-finished, session-sandbox) and settles each subcommand with the live policy's decider, the approval
+ * run-finished, session-sandbox) and decides each subcommand with the live policy's decider, the approval
  * broker, the session cache and the run table, writing the audit log. Its parts are in their own files:
  * warm-up samples (warm-up.ts), what settled subcommands leave behind (settlements.ts), the prompt and the
  * risk call (prompt-event.ts), an answer's side effects (approved.ts), audit encoding (audit-fields.ts),
- * the status view (status.ts). Transport lives in protocol/server.ts, the approval channel in
+ * the status view (status.ts). Transport lives in transport/server.ts, the approval channel in
  * approval-server.ts, process lifecycle in main.ts. Trust: every request is untrusted (validated first).
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
-import { replyFolder, STOP_NOTE_FILE } from '../protocol/paths.js';
+import { replyFolder, STOP_NOTE_FILE } from '../paths/paths.js';
 import type { ClientFolders } from './client-folders.js';
 import { peerFolder } from './peer-folder.js';
 import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
@@ -30,7 +30,7 @@ import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
 import { samePolicy, stricterSandbox } from '../sandbox/stricter.js';
 import type { SandboxNarrowing } from '../protocol/approval.js';
 import { networkRules } from '../sandbox/network-bridge.js';
-import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../protocol/server.js';
+import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../transport/server.js';
 import {
   validateExec,
   validateExecReused,
@@ -43,9 +43,9 @@ import {
 import { keyMatches, startUpRefusal } from './start-up.js';
 import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
 import { callerSettings, setConfigValue, settingsConflict, type GateConfig } from '../config/config.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { overall, shortCommand } from './answer.js';
-import { displayCommand } from '../protocol/display.js';
+import { displayCommand } from '../text/display.js';
 import { ApprovalBroker } from './approvals.js';
 import type { AuditLog } from './audit.js';
 import type { EscalationRunner } from './escalation.js';
@@ -62,7 +62,7 @@ import { rerunJustification } from '../exec/sandbox-rerun.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
 import type { ReuseGrants } from './reuse-grants.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
-import { auditFields, reusedHead, reusedTail, type Settled } from './audit-fields.js';
+import { auditFields, reusedHead, reusedTail, type Decided } from './audit-fields.js';
 import { warmUp, type WarmUpOptions } from './warm-up.js';
 import { Settlements, settledFor } from './settlements.js';
 import { promptFor, riskFor } from './prompt-event.js';
@@ -348,18 +348,18 @@ export class Daemon<P> {
     const covered = parent ? settledScript(parent, scriptKey(req.script, req.cwd)) : undefined;
     const inherited: DecisionSource | undefined =
       covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
-    const quick = check.subcommands.map((s) => this.answerWithoutAsking(s, anyForbidden, inherited));
+    const quick = check.subcommands.map((s) => this.decideWithoutAsking(s, anyForbidden, inherited));
     const nobodyAsked = quick.every((q) => q !== undefined);
-    // the policy's own answers stand (the common case): what they settle is the same for every such run
+    // the policy's own Actions stand (the common case): what they decide is the same for every such run
     const policyOwn = nobodyAsked && quick.every((q, i) => q!.action === check.subcommands[i].action && !q!.extraSource);
     if (policyOwn) run.shared = this.settlements.sharedSettlement(check, req.cwd);
     // ask: false (an agent's hook): what needs a person is answered, not asked; the hook's agent asks its user
-    const unasked = (s: SubcommandResult): Settled => ({ action: deny(s.reason ?? `approval needed for '${shortCommand(s.argv)}'`) });
+    const unasked = (s: SubcommandResult): Decided => ({ action: deny(s.reason ?? `approval needed for '${shortCommand(s.argv)}'`) });
     const subReplies = nobodyAsked
       ? check.subcommands.map((s, i) => this.record(s, quick[i]!, policyOwn ? undefined : run, 'preflight', req.cwd, run.run_id)) // no promises
       : req.ask === false
         ? check.subcommands.map((s, i) => this.record(s, quick[i] ?? unasked(s), run, 'preflight', req.cwd, run.run_id))
-        : await this.settleAll(check, run, req, ctx, anyForbidden, inherited);
+        : await this.decideAll(check, run, req, ctx, anyForbidden, inherited);
     const reply: PreflightReply = {
       v: PROTOCOL_VERSION,
       id: req.id,
@@ -408,7 +408,7 @@ export class Daemon<P> {
       // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
       if (this.deps.sessions && reply.plan.rerun) reply.plan = await joinWirePlan(reply.plan, req.plan.env, this.deps.sessions);
     }
-    // The policy's own answers for a cached script encode to the same reply text every time: once.
+    // The policy's own Actions for a cached script encode to the same reply text every time: once.
     if (!policyOwn) return reply;
     let json = this.repliesJson.get(check);
     if (json === undefined) this.repliesJson.set(check, (json = JSON.stringify(subReplies)));
@@ -435,8 +435,8 @@ export class Daemon<P> {
       : undefined;
   }
 
-  /** Settle every subcommand of a script, asking the questions it raises all at once. */
-  private async settleAll(
+  /** Decide every subcommand of a script, asking the questions it raises all at once. */
+  private async decideAll(
     check: ScriptResult,
     run: RunRecord,
     req: PreflightRequest,
@@ -447,7 +447,7 @@ export class Daemon<P> {
     const asked: string[] = [];
     const subReplies = await Promise.all(
       check.subcommands.map((s) =>
-        this.settle(
+        this.decide(
           s,
           run,
           'preflight',
@@ -508,7 +508,7 @@ export class Daemon<P> {
       scoped: kernel,
       writable: this.writableBesidesPolicy(req, run),
     });
-    const v = await this.settle(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
+    const v = await this.decide(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
     const reply = this.execReply(req, v.action, ctx, runId);
     // the decision's own answer, nothing added by a session approval or an enclosing run (a reuse is the
@@ -695,7 +695,7 @@ export class Daemon<P> {
    * The answer that needs nobody asked: forbidden, no approval needed, not asked because another subcommand
    * is forbidden, approved earlier this session, or covered by the enclosing run. Undefined: ask a human.
    */
-  private answerWithoutAsking(s: SubcommandResult, skipPrompt: boolean, inherited?: DecisionSource): Settled | undefined {
+  private decideWithoutAsking(s: SubcommandResult, skipPrompt: boolean, inherited?: DecisionSource): Decided | undefined {
     if (s.requirement === 'forbidden' || s.requirement === 'skip') return { action: s.action };
     if (skipPrompt) return { action: deny('not asked: another subcommand of the script is forbidden') };
     const cached = this.cache.has(s.cache_key);
@@ -705,7 +705,7 @@ export class Daemon<P> {
   }
 
   /** From a check to an Action: cache, prompt, amendment; records the run's settled decision and audits. */
-  private async settle(
+  private async decide(
     s: SubcommandResult,
     run: RunRecord | undefined,
     origin: 'preflight' | 'exec',
@@ -720,7 +720,7 @@ export class Daemon<P> {
     /** aborted when the requester is gone: its prompt is withdrawn at once, not left to time out */
     gone?: AbortSignal,
   ): Promise<SubcommandReply> {
-    const quick = this.answerWithoutAsking(s, skipPrompt, inherited);
+    const quick = this.decideWithoutAsking(s, skipPrompt, inherited);
     if (quick) return this.record(s, quick, run, origin, cwd, runId);
     this.counters.prompts++;
     const cmd = shortCommand(s.argv); // only a prompt shows it (shell-quoting costs on the hot path)
@@ -763,9 +763,9 @@ export class Daemon<P> {
     );
   }
 
-  /** A settled subcommand: remembered in its run (for the exec gate and nested shells), audited, answered. */
-  private record(s: SubcommandResult, settled: Settled, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandReply {
-    const { action, outcome, extraSource } = settled;
+  /** A decided subcommand: remembered in its run (for the exec gate and nested shells), audited, answered. */
+  private record(s: SubcommandResult, decided: Decided, run: RunRecord | undefined, origin: 'preflight' | 'exec', cwd: string, runId: string): SubcommandReply {
+    const { action, outcome, extraSource } = decided;
     if (action.type === 'Deny') this.counters.denied++;
     else if (run && !(s.unsettled && !outcome))
       this.settlements.settleInto(
@@ -775,10 +775,10 @@ export class Daemon<P> {
         outcome?.approval_id ?? (extraSource?.kind === 'session' ? extraSource.approval_id : ''),
         cwd,
       );
-    // A pre-flight check comes from the decider's cache, and when the policy's own answer stands (the common
+    // A pre-flight check comes from the decider's cache, and when the policy's own Action stands (the common
     // case) its audit fields are the same every time: encoded once. Exec-gate checks are new each time.
     const reused = origin === 'preflight' && action === s.action && !outcome && !extraSource;
-    const fields = reused ? (this.settlements.keysOf(s, cwd).audit ??= auditFields(s, settled, cwd)) : auditFields(s, settled, cwd);
+    const fields = reused ? (this.settlements.keysOf(s, cwd).audit ??= auditFields(s, decided, cwd)) : auditFields(s, decided, cwd);
     this.deps.audit.writeEncoded(`"kind":"${origin === 'preflight' ? 'decision' : 'exec'}","run_id":${JSON.stringify(runId)},${fields}`);
     const subReply: SubcommandReply = { argv: s.argv, decision: s.decision, action, source: extraSource ? [...s.source, extraSource] : s.source };
     if (outcome) subReply.approval_id = outcome.approval_id;

@@ -4,7 +4,7 @@
  */
 import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import type { AuditLog } from './audit.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { SecretsSetting } from '../sandbox/secrets.js';
 import { findBwrap } from '../exec/sandbox-run.js';

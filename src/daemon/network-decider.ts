@@ -13,11 +13,12 @@
  */
 import { decideNetwork, type NetworkDecision, type NetworkLists } from '../decide/index.js';
 import type { ApprovalPolicy } from '../decide/index.js';
-import type { ConnectionClosed, ConnectionRequest, ConnectionVerdict, NetworkDecider, VerdictSource } from '../network/types.js';
+import type { ConnectionClosed, ConnectionRequest, ConnectionDecision, NetworkDecider, ConnectionDecisionSource } from '../network/types.js';
 import { isApproval, reviewDecisionKind } from '../protocol/action.js';
 import { normalizeHost, type NetworkAmendment, type NetworkRule } from '../rules/index.js';
 import type { ApprovalBroker } from './approvals.js';
-import type { AuditLog, AuditRecord } from './audit.js';
+import type { AuditLog } from './audit.js';
+import type { AuditRecord } from '../protocol/audit-record.js';
 import { networkPrompt, networkRefusal } from './network-prompt.js';
 import type { RunTable } from './runs.js';
 
@@ -45,7 +46,7 @@ interface Answered {
 }
 
 interface Asking {
-  verdict: Promise<ConnectionVerdict>;
+  decided: Promise<ConnectionDecision>;
   waiters: number;
   approvalId?: string;
 }
@@ -65,7 +66,7 @@ export class DaemonNetworkDecider implements NetworkDecider {
 
   constructor(private readonly d: NetworkDeciderDeps) {}
 
-  async decide(request: ConnectionRequest, signal: AbortSignal): Promise<ConnectionVerdict> {
+  async decide(request: ConnectionRequest, signal: AbortSignal): Promise<ConnectionDecision> {
     this.counters.decided++;
     let host: string;
     try {
@@ -93,7 +94,7 @@ export class DaemonNetworkDecider implements NetworkDecider {
       granted,
       approvalPolicy: this.d.approvalPolicy(),
     });
-    if (d.decision !== 'ask') return this.done(request, host, verdictOf(d));
+    if (d.decision !== 'ask') return this.done(request, host, decisionOf(d));
     const refused = mine?.refused.get(key);
     if (refused) return this.done(request, host, { decision: 'deny', source: 'approval', reason: `${refused} (earlier in this run)`, approvalId: undefined });
     if (signal.aborted) return this.done(request, host, { decision: 'deny', source: 'approval', reason: 'the connection went away before it was decided' });
@@ -101,8 +102,8 @@ export class DaemonNetworkDecider implements NetworkDecider {
     const askKey = `${request.runId}\0${key}`;
     let a = this.asking.get(askKey);
     if (!a) {
-      const made: Asking = { waiters: 0, verdict: Promise.resolve() as unknown as Promise<ConnectionVerdict> };
-      made.verdict = this.ask(request, host, d, made).finally(() => this.asking.delete(askKey));
+      const made: Asking = { waiters: 0, decided: Promise.resolve() as unknown as Promise<ConnectionDecision> };
+      made.decided = this.ask(request, host, d, made).finally(() => this.asking.delete(askKey));
       this.asking.set(askKey, (a = made));
     }
     const asking = a;
@@ -112,7 +113,7 @@ export class DaemonNetworkDecider implements NetworkDecider {
     };
     signal.addEventListener('abort', gone, { once: true });
     try {
-      return await asking.verdict;
+      return await asking.decided;
     } finally {
       signal.removeEventListener('abort', gone);
       if (!signal.aborted) asking.waiters--;
@@ -124,14 +125,14 @@ export class DaemonNetworkDecider implements NetworkDecider {
     const run = this.d.runs.has(r.request.runId) ? this.d.runs.get(r.request.runId) : undefined;
     this.d.audit.write({
       ...recordBase(r.request, r.request.host, run?.cwd),
-      decision: r.verdict.decision,
-      source: r.verdict.source,
-      ...(r.verdict.rule ? { rule: r.verdict.rule } : {}),
+      decision: r.decided.decision,
+      source: r.decided.source,
+      ...(r.decided.rule ? { rule: r.decided.rule } : {}),
       bytes_up: r.bytesUp,
       bytes_down: r.bytesDown,
       duration_ms: r.durationMs,
       ...(r.request.addresses.length ? { addresses: r.request.addresses } : {}),
-      // why the proxy failed or refused a connection the verdict allowed (it did not resolve, it resolved to
+      // why the proxy failed or refused a connection the decision allowed (it did not resolve, it resolved to
       // a local range no rule names, the TLS name differed, the destination refused)
       ...(r.error ? { error: r.error } : {}),
       detail: 'closed',
@@ -143,8 +144,8 @@ export class DaemonNetworkDecider implements NetworkDecider {
     this.byRun.delete(runId);
   }
 
-  /** The prompt, its answer's effects, and the verdict. */
-  private async ask(request: ConnectionRequest, host: string, d: NetworkDecision, a: Asking): Promise<ConnectionVerdict> {
+  /** The prompt, its answer's effects, and the decision. */
+  private async ask(request: ConnectionRequest, host: string, d: NetworkDecision, a: Asking): Promise<ConnectionDecision> {
     this.counters.asked++;
     const run = this.d.runs.has(request.runId) ? this.d.runs.get(request.runId) : undefined;
     const key = `${host}:${request.port}`;
@@ -179,8 +180,8 @@ export class DaemonNetworkDecider implements NetworkDecider {
     // a grant names no host for the proxy's local-address check (a person approves a name, not where it
     // resolves); a saved network_rule does (src/network/types.ts, "Who refuses what")
     const saved = scope === 'and saved as a network_rule';
-    const verdict: ConnectionVerdict = { decision: 'allow', source: 'approval', reason: `approved ${scope}`, approvalId: o.approval_id, namesHost: saved };
-    return this.done(request, host, verdict, answer);
+    const decided: ConnectionDecision = { decision: 'allow', source: 'approval', reason: `approved ${scope}`, approvalId: o.approval_id, namesHost: saved };
+    return this.done(request, host, decided, answer);
   }
 
   /** Append the amendment to the default rules file; false (and said in the log) when it failed. */
@@ -200,7 +201,7 @@ export class DaemonNetworkDecider implements NetworkDecider {
   }
 
   /** Audit the decision and give it. */
-  private done(request: ConnectionRequest, host: string, v: ConnectionVerdict, answer?: Answered): ConnectionVerdict {
+  private done(request: ConnectionRequest, host: string, v: ConnectionDecision, answer?: Answered): ConnectionDecision {
     if (v.decision === 'allow') this.counters.allowed++;
     else this.counters.denied++;
     const run = this.d.runs.has(request.runId) ? this.d.runs.get(request.runId) : undefined;
@@ -221,9 +222,9 @@ function recordBase(request: ConnectionRequest, host: string, cwd: string | unde
   return { kind: 'network', run_id: request.runId, ...(cwd ? { cwd } : {}), host, port: request.port, protocol: request.protocol };
 }
 
-function verdictOf(d: NetworkDecision): ConnectionVerdict {
-  const source: VerdictSource = d.source;
-  const v: ConnectionVerdict = { decision: d.decision === 'allow' ? 'allow' : 'deny', reason: d.reason, source };
+function decisionOf(d: NetworkDecision): ConnectionDecision {
+  const source: ConnectionDecisionSource = d.source;
+  const v: ConnectionDecision = { decision: d.decision === 'allow' ? 'allow' : 'deny', reason: d.reason, source };
   if (d.rule) v.rule = d.rule;
   if (d.decision === 'allow') v.namesHost = d.namesHost;
   return v;

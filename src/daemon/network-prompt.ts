@@ -6,7 +6,7 @@
  * And what an answer that is not an approval means for the connection. Pure.
  */
 import type { ReviewDecision } from '../protocol/action.js';
-import { displayCommand } from '../protocol/display.js';
+import { displayCommand } from '../text/display.js';
 import { formatNetworkRule, type NetworkProtocol } from '../rules/index.js';
 import type { ApprovalOutcome, PromptRequest } from './approvals.js';
 import type { RunRecord } from './runs.js';

@@ -11,8 +11,8 @@
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { decode, ProtocolError, type Envelope } from '../protocol/codec.js';
-import { checkSocketPath } from '../protocol/paths.js';
-import { unixDgram, type DgramSocket } from '../protocol/dgram.js';
+import { checkSocketPath } from '../paths/paths.js';
+import { unixDgram, type DgramSocket } from '../transport/dgram.js';
 
 export interface NoticeChannel {
   close(): void;

@@ -2,7 +2,7 @@
  * Which client folder a process connected to stream.sock replies in, by the kernel's word (issue 28, "requests
  * are bound to their run"): the stream peer's pid (SO_PEERCRED) and what that process sees at the clients'
  * folder, read through /proc/<pid>/root (its own root and mount namespace). The stream twin of replyFolder
- * (src/protocol/paths.ts), which reads the same from a datagram's bound reply path:
+ * (src/paths/paths.ts), which reads the same from a datagram's bound reply path:
  *   ''        the process sees the clients' folder itself (the same folder as the daemon's): outside every
  *             sandbox and guard, where a datagram client binds directly in `req/c`;
  *   a run id  it sees an empty clients' folder with one run's folder in it, that very folder (the same one
@@ -16,7 +16,7 @@
  */
 import { readdirSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { isRunFolderName, type GatePaths } from '../protocol/paths.js';
+import { isRunFolderName, type GatePaths } from '../paths/paths.js';
 
 function stat(p: string): BigIntStats | undefined {
   try {

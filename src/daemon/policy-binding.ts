@@ -17,15 +17,15 @@ import {
   type Policy,
 } from '../rules/index.js';
 import { policyDecider, type Decider, type DeciderIo } from '../decide/index.js';
-import { codexHome, gatePaths, gateHome, type Env } from '../protocol/paths.js';
+import { codexHome, gatePaths, gateHome, type Env } from '../paths/paths.js';
 import { lookupSkill, skillsFor } from '../skills/lookup.js';
 import type { PolicyLoader } from './policy-watch.js';
-import { sameSourcedFiles, sourceReader, type SourcedFile } from './sourced-files.js';
+import { sameSourcedFiles, sourceReader, type SourcedFile } from '../script/sourced-files.js';
 import { inProcessRunners, kernelCommandOf, ProgramIdentity } from './program-identity.js';
 
 /** One for the daemon: its hash cache outlives policy reloads. */
 const identity = new ProgramIdentity();
-/** Looked up once: the loaders and multi-call binaries a copy of which is judged as what it runs. */
+/** Looked up once: the loaders and multi-call binaries a copy of which is decided as what it runs. */
 const RUNNERS = inProcessRunners();
 
 export interface BindingOptions {

@@ -1,8 +1,8 @@
 /**
  * Programs known by what they are (docs/exec-gate.md): a copy, hard link, rename, memfd or deleted file
- * holding the same bytes as an executable that a `prompt` or `forbidden` rule names is judged as that
+ * holding the same bytes as an executable that a `prompt` or `forbidden` rule names is decided as that
  * program; so is one holding the dynamic loader or a multi-call binary (`./ld /bin/rm f` runs rm as the
- * loader does: judged as the program it runs, src/script/in-process.ts). The named executables are the
+ * loader does: decided as the program it runs, src/script/in-process.ts). The named executables are the
  * rules' first words found on the system PATH (or the path a rule names). An ELF file is compared with them
  * by its GNU build-id, else by the bytes of its executable segments when their layout matches (padding,
  * renaming, stripping, objcopy and a removed build-id leave a program known: issue 30); any other file by
@@ -266,7 +266,7 @@ export function processView(req: { program: string; program_file?: string }): (p
  * The program the kernel runs for this exec when its file is a `#!` script (src/decide/shebang.ts), each
  * level's `#!` line read as the process sees the file, and the final interpreter known by its bytes too (a
  * copy of rm named in a `#!` line is rm). I/O edge: reads the script and its interpreters, outside any
- * sandbox; what the file holds is untrusted text, judged, never run here.
+ * sandbox; what the file holds is untrusted text, decided, never run here.
  */
 export function kernelCommandOf(
   req: { program: string; program_file?: string; argv: readonly string[]; cwd: string; kernel_argv?: string[] },
@@ -274,7 +274,7 @@ export function kernelCommandOf(
 ): KernelCommand | null | 'unreadable' {
   const view = processView(req);
   // the supervisor's reading, made before it asked, is what the exec is checked against after it happened:
-  // judged as read there (a script rewritten between two readings cannot split the judgement from the check)
+  // decided as read there (a script rewritten between two readings cannot split the decision from the check)
   const told = req.kernel_argv;
   const k: KernelCommand | null | 'unreadable' = told
     ? { program: absoluteIn(req.cwd, told[0]), argv: [...told, ...req.argv.slice(1)], scripts: [req.program] }

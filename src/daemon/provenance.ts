@@ -1,9 +1,9 @@
 /**
- * Reads how an exec'ing process and its ancestors were started, from /proc, for the exec gate's judgement of
+ * Reads how an exec'ing process and its ancestors were started, from /proc, for the exec gate's reading of
  * where a command came from (src/decide/provenance.ts). Not pure: reads /proc as the daemon's user, in the
  * daemon's pid namespace. The pid comes from the run's supervisor (the kernel's notification, or the
  * relay's SCM_CREDENTIALS) through the request channel, so it is untrusted like every request field: a
- * wrong pid can only make the judgement unsure or stricter-than-true for what it names (see the trust note
+ * wrong pid can only make the reading unsure or stricter-than-true for what it names (see the trust note
  * in src/decide/provenance.ts).
  */
 import { readFileSync, readlinkSync } from 'node:fs';
@@ -42,7 +42,7 @@ function ancestor(pid: number): Ancestor | null {
   try {
     exe = readlinkSync(`/proc/${pid}/exe`);
   } catch {
-    // not dumpable (the run's supervisor) or gone: judged by the name alone, as plumbing
+    // not dumpable (the run's supervisor) or gone: decided by the name alone, as plumbing
   }
   return { exe: exe.replace(/ \(deleted\)$/, ''), argv, id };
 }

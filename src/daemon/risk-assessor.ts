@@ -41,10 +41,10 @@ export function assessRisk(input: RiskInput, opts: AssessOptions): Promise<RiskA
   if (argv.length === 0 || !argv[0]) return Promise.resolve(fail('empty command'));
   return new Promise((resolve) => {
     let out = '';
-    let settled = false;
+    let finished = false;
     const done = (v: RiskAssessment | undefined): void => {
-      if (settled) return;
-      settled = true;
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       resolve(v);
     };
@@ -74,7 +74,7 @@ export function assessRisk(input: RiskInput, opts: AssessOptions): Promise<RiskA
     child.stdin.on('error', () => undefined); // an assessor that ignores its input
     child.stdin.end(JSON.stringify(input) + '\n');
     child.on('close', (code, signal) => {
-      if (settled) return;
+      if (finished) return;
       if (code !== 0) return done(fail(signal ? `killed by ${signal}` : `exit status ${code}`));
       const r = parseAssessment(out);
       done(typeof r === 'string' ? fail(r) : r);

@@ -25,7 +25,7 @@ export interface RunRecord {
   additional_permissions?: PermissionProfile;
   /** what this run alone settled (a prompt's answer, an exec-time decision); made on first use */
   own?: Settlement;
-  /** what pre-flight settled when the policy's own answers stood: one Settlement shared by every run of
+  /** what pre-flight settled when the policy's own Actions stood: one Settlement shared by every run of
    * the same cached script in the same cwd (a run then costs a few fields, not two maps of its own) */
   shared?: Settlement;
   /** [shell, flag, script] as pre-flight saw it (the run's audit record) */
@@ -41,7 +41,7 @@ export interface RunRecord {
   /** set while bash reads its start-up files (src/daemon/start-up.ts); cleared for good by start-up-end.
    * sandboxed: bash runs in the turn sandbox (else a start-up exec is sent into it) */
   startUp?: { sandboxed: boolean };
-  /** pre-flight ran it in a sandbox stricter than the turn's (a per-exec script): its run-finished verdict
+  /** pre-flight ran it in a sandbox stricter than the turn's (a per-exec script): its run-finished decision
    * counts a denial whatever the exit status */
   sandboxNarrowed?: boolean;
 }
@@ -92,7 +92,7 @@ export interface RunTableOptions {
   alive?: (pid: number) => boolean;
 }
 
-/** kill(pid, 0): ESRCH means gone; EPERM means alive (someone else's process, so not ours to judge). */
+/** kill(pid, 0): ESRCH means gone; EPERM means alive (someone else's process, so not ours). */
 export function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {

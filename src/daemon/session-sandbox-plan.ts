@@ -7,13 +7,10 @@
  */
 import { joinPlan, sessionSandboxOff, sessionShape } from '../sandbox/session-join.js';
 import type { SessionSandboxes } from './session-sandbox.js';
+import type { PlanReply } from '../protocol/plan.js';
 
-/** The part of the native client's plan (WirePlan) that joining touches. */
-interface PlanPart {
-  program?: string;
-  args?: string[];
-  sandboxed?: boolean;
-}
+/** The part of the native client's plan that joining touches. */
+type PlanPart = Pick<PlanReply, 'program' | 'args' | 'sandboxed'>;
 
 /** The client's environment list ("NAME=value"), first entry of a name winning (as getenv). */
 function getenv(env: readonly string[], name: string): string | undefined {

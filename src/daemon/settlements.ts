@@ -6,7 +6,7 @@
  */
 import type { Action } from '../protocol/action.js';
 import type { ScriptResult, SubcommandResult } from '../decide/index.js';
-import { extractShellInvocation } from '../script/shell-detect.js';
+import { nestedShell } from '../script/shell-detect.js';
 import { newSettlement, scriptKey, settledAction, settleKey, type RunRecord, type RunTable, type Settlement } from './runs.js';
 
 export interface ResultKeys {
@@ -26,7 +26,7 @@ export class Settlements {
   keysOf(s: SubcommandResult, cwd: string): ResultKeys {
     let k = this.keys.get(s);
     if (k?.cwd !== cwd) {
-      const inv = extractShellInvocation(s.argv);
+      const inv = nestedShell(s.argv);
       k = { cwd, settle: settleKey(s.argv, cwd), script: inv ? scriptKey(inv.script, cwd) : undefined };
       this.keys.set(s, k);
     }

@@ -1,6 +1,6 @@
 /**
  * The process at the other end of a Unix stream connection, as the kernel recorded it at connect
- * (SO_PEERCRED, through the native addon): the key connections are counted by (protocol/conn-table.ts), and
+ * (SO_PEERCRED, through the native addon): the key connections are counted by (transport/conn-table.ts), and
  * the process whose view of the client folders binds a stream request to its run (peer-folder.ts).
  * Not pure (a getsockopt). Trust: the kernel's word, not anything the peer sent.
  */

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { formatApprovalPolicy } from '../decide/index.js';
 import { configView, type GateConfig } from '../config/config.js';
 import type { ApprovalBroker } from './approvals.js';

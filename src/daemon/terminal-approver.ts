@@ -6,8 +6,8 @@ import { emitKeypressEvents } from 'node:readline';
 import type { Approver } from './approver.js';
 import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 import type { ApprovalBroker } from './approvals.js';
-import { decisionForKey, promptCommand, renderPrompt, VIEW_KEY, wholeCommand } from './prompt-view.js';
-import { visibleText } from '../protocol/display.js';
+import { decisionForKey, promptCommand, renderPrompt, VIEW_KEY, wholeCommand } from '../client/prompt-view.js';
+import { visibleText } from '../text/display.js';
 import { reviewDecisionKind } from '../protocol/action.js';
 
 export function terminalApprover(

@@ -6,7 +6,7 @@
 import type { EscalationExecution } from '../protocol/action.js';
 import type { PermissionProfile, SandboxPermissions } from '../sandbox/policy.js';
 import { parseShellLcPlainCommands } from '../script/codex-compat.js';
-import { extractShellInvocation } from '../script/shell-detect.js';
+import { nestedShell } from '../script/shell-detect.js';
 
 export const SHELL_SCRIPT_MARKER = '__codex_shell_script__';
 
@@ -17,7 +17,7 @@ export const SHELL_SCRIPT_MARKER = '__codex_shell_script__';
 export function canonicalizeCommandForApproval(argv: readonly string[]): string[] {
   const plain = parseShellLcPlainCommands([...argv]);
   if (plain && plain.length === 1) return [...plain[0]];
-  const inv = extractShellInvocation([...argv]);
+  const inv = nestedShell([...argv]);
   if (inv) return [SHELL_SCRIPT_MARKER, argv[0], argv[1], argv[2]];
   return [...argv];
 }

@@ -1,5 +1,5 @@
 /**
- * Evaluate one subcommand: its own words, every command its wrappers run, and the variables it sets.
+ * Decide one subcommand: its own words, every command its wrappers run, and the variables it sets.
  * Rules first (hardened matching); where no rule matches, Codex's unmatched-command heuristic; opaque
  * commands (eval, source, non-literal names) get `prompt` instead; code-loading variables add `prompt`
  * whatever the rules say. Strictest wins.

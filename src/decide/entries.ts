@@ -32,7 +32,7 @@ export interface Entry {
 export function subcommandEntry(s: Subcommand, ec: CommandContext, literal?: 'literal'): Entry {
   const hidden = opaqueKindOf(s);
   const mode = hidden ? 'opaque' : literal;
-  // `sh ./configure` is judged as `./configure` too: a rule about the script holds however it is started
+  // `sh ./configure` is decided as `./configure` too: a rule about the script holds however it is started
   const script = [s.argv, ...s.inner].map(scriptOfShell).find((x) => x !== null);
   const evaluated = [
     decideCommand({ argv: [...s.argv], role: literal ? 'literal' : 'command', mode, ...(hidden ? { opaqueKind: hidden } : {}) }, ec),

@@ -107,7 +107,7 @@ export function decideEntry(e: Entry, index: number, o: EntryDecisionOptions): S
 }
 
 /** `NAME=value cmd args` as bash reads it back: an assignment is its source text as written (`X="a b"`),
- * never quoted whole (`'LD_PRELOAD=x' make` would be a command named `LD_PRELOAD=x`, not the assignment judged). */
+ * never quoted whole (`'LD_PRELOAD=x' make` would be a command named `LD_PRELOAD=x`, not the assignment decided). */
 function withAssignments(assignments: readonly string[], argv: readonly string[]): string {
   return [...assignments, ...argv.map(shlexQuote)].join(' ');
 }

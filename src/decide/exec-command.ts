@@ -1,5 +1,5 @@
 /**
- * Evaluating one intercepted exec: `[program, argv[1..]]` against the rules (hardened by default) with
+ * Deciding one intercepted exec: `[program, argv[1..]]` against the rules (hardened by default) with
  * Codex's unmatched-command fallback, remembering which heuristic decided (for the audit log).
  */
 import type { Decision, Evaluation, MatchOptions, Policy } from '../rules/index.js';
@@ -34,7 +34,7 @@ export function decideExecCommand(policy: Policy, commands: string[][], options:
   const heuristics: UnmatchedDecision[] = [];
   const evaluation = policy.checkMultiple(commands, options, (c) => {
     let h = explainUnmatchedCommand(systemName(c), unmatched);
-    // a program's own exec: the heuristics judge what the model wrote, the sandbox contains the rest
+    // a program's own exec: the heuristics decide what the model wrote, the sandbox contains the rest
     if (h.decision !== 'allow' && unmatched.programOwn?.()) h = { decision: 'allow', reason: 'program' };
     heuristics.push(h);
     return h.decision;

@@ -6,7 +6,7 @@
  *                          — only for the model's own command: a program's child runs in place
  *   heuristic allow      → Run                         (in place, inside the caller's sandbox)
  * Where the command came from (src/decide/provenance.ts): an exec a program running its own files made
- * (a make recipe, configure, a script file) is judged by the rules only; the heuristics judge the model's.
+ * (a make recipe, configure, a script file) is decided by the rules only; the heuristics decide the model's.
  *   prompt               → ask; approved → as the request asked (Escalate(execution) or Run)
  *   forbidden            → Deny("Execution forbidden by policy")
  * Hardening: code-loading variables in the exec's environment turn an escalation that would widen the run
@@ -70,7 +70,7 @@ export interface InterceptedContext {
   /** Where the exec's command came from (src/decide/provenance.ts), worked out only when it matters (a
    * heuristic would ask, or an allow rule would take it out of the sandbox). Omitted: the model's own. */
   provenance?: () => Provenance;
-  /** The exec's file is a `#!` script: what the kernel runs for it (src/decide/shebang.ts), judged too. */
+  /** The exec's file is a `#!` script: what the kernel runs for it (src/decide/shebang.ts), decided too. */
   kernelCommand?: KernelCommand | 'unreadable';
 }
 
@@ -114,7 +114,7 @@ export const STANDS_FOR: Readonly<Record<string, string>> = { bfs: 'find', ugrep
  * The names an exec is called by besides its program's own: argv[0] when it names another program
  * (`exec -a rm ./x`, a multi-call binary dispatching on it; a login shell's leading '-' aside), and the
  * command that name stands for. Rules about them apply too, the stricter deciding: a name can only add a
- * rule's verdict, never take one away, so choosing argv[0] cannot loosen a decision.
+ * rule's decision, never take one away, so choosing argv[0] cannot loosen a decision.
  */
 export function calledNames(program: string, argv: readonly string[]): string[] {
   const called = basenameOf(argv[0] ?? '').replace(/^-/, '');
@@ -288,10 +288,10 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
 }
 
 /**
- * A `#!` script's exec (issue 30): judged as itself and as what the kernel runs — its interpreter with the
- * interpreter's argument, the script and the arguments (src/decide/shebang.ts). The interpreter's judgement
+ * A `#!` script's exec (issue 30): decided as itself and as what the kernel runs — its interpreter with the
+ * interpreter's argument, the script and the arguments (src/decide/shebang.ts). The interpreter's decision
  * can only add strictness: its forbidden denies, its prompt asks and shows that command; an allow rule about
- * the interpreter never escalates the script (the script's own judgement says how it runs). A `#!` line that
+ * the interpreter never escalates the script (the script's own decision says how it runs). A `#!` line that
  * cannot be read exactly is asked about.
  */
 function decideScriptExec(
@@ -303,7 +303,7 @@ function decideScriptExec(
 ): InterceptedDecision {
   const own = decideIntercepted(program, argv, cwd, { ...ctx, kernelCommand: undefined });
   if (own.decision === 'forbidden' || (own.action !== 'prompt' && own.action.type === 'Deny')) return own;
-  // approved, it runs as the script's own judgement has it (in place, unless a rule about the script escalates it)
+  // approved, it runs as the script's own decision has it (in place, unless a rule about the script escalates it)
   const ownAllowed = own.action === 'prompt' ? (own.on_approval ?? RUN) : own.action;
   if (k === 'unreadable') {
     const rejected = promptRejectedByPolicy(ctx.approvalPolicy, false);

@@ -39,7 +39,7 @@ export function perExecWrites(ctx: DecideContext, a: ComplexScript, head: Entry)
 const READ_ONLY: SandboxPolicy = { type: 'read-only' };
 
 /**
- * The sandbox a per-exec script's bash runs in — the one fact the daemon's pre-flight answer (its
+ * The sandbox a per-exec script's bash runs in — the one fact the daemon's pre-flight reply (its
  * `sandbox`) and `gate explain` both show: read-only, unless the script asks writes up front (it then runs
  * only once they are approved, in the turn sandbox).
  */

@@ -1,7 +1,7 @@
 /**
  * Where an intercepted exec's command came from (issue 29): the model's text, or a program running its own
  * files. Pure: the daemon reads the exec'ing process's ancestry from /proc (src/daemon/provenance.ts) and
- * this module judges it.
+ * this module reads it.
  *
  *   model    the command is the model's text: the run's shell, `eval`/`trap` strings, nested `bash -c`
  *            strings, inline interpreter code (`python -c`, `node -e`, `perl -e`, a heredoc or stdin fed to
@@ -15,9 +15,9 @@
  *            apply and nothing leaves the sandbox by a rule
  *
  * Trust: a process's command line is what it says of itself, and a sandboxed process can rewrite its own.
- * That is why a program's child is judged by the rules alone only where the heuristics would judge code
+ * That is why a program's child is decided by the rules alone only where the heuristics would decide code
  * that already runs in the sandbox (code that could delete files with a system call as well as with `rm`),
- * and why the judgement that lets a command leave the sandbox (`widen`) needs every ancestor up to the
+ * and why the reading that lets a command leave the sandbox (`widen`) needs every ancestor up to the
  * run's gate-sh to carry the model's text: a program pretending to be inline code gains at most what every
  * exec had before this module existed.
  */
@@ -50,7 +50,7 @@ export interface Provenance {
   /** the program running its own files that made it (for the audit log and `gate explain`) */
   by?: string[];
   /** that program's process, when it is an ancestor of the exec'ing process (not that process itself): every
-   * exec made below it, through no plumbing, is judged the same way while it runs the same image, so a Run
+   * exec made below it, through no plumbing, is decided the same way while it runs the same image, so a Run
    * that reads nothing else may be reused there (src/decide/reuse.ts) */
   scope?: ReuseScope;
 }
@@ -93,7 +93,7 @@ function family(name: string): 'python' | 'node' | 'perl' | 'ruby' | 'php' | 'lu
   return null;
 }
 
-/** The name a process is judged by: its exe's, but a multi-call binary's applet by argv[0]. */
+/** The name a process is decided by: its exe's, but a multi-call binary's applet by argv[0]. */
 export function processName(a: Ancestor): string {
   const exe = basenameOf(a.exe);
   if ((exe === 'busybox' || exe === 'toybox') && a.argv[0] !== undefined) {
@@ -120,7 +120,7 @@ export function carriesCallersText(a: Ancestor): boolean {
 }
 
 /**
- * `[script, args...]` when `argv` is a shell running a script file (`sh ./configure --prefix=x`): judged as
+ * `[script, args...]` when `argv` is a shell running a script file (`sh ./configure --prefix=x`): decided as
  * that script is (`./configure --prefix=x`), so a rule about the script holds however it is started.
  */
 export function scriptOfShell(argv: readonly string[]): string[] | null {
@@ -224,7 +224,7 @@ function wordsOf(argv: readonly string[]): Set<string> {
  * runs every script as `bash -c`). Below that, each process either carries its caller's text or is a
  * program running its own files, and everything under a program is the program's — except where the
  * child's program name is a word of that program's own command line, which the model wrote (`npx rimraf
- * x`, `git -c alias.x='!rm -rf y' x`): then the heuristics judge it too (never the sandbox's widening).
+ * x`, `git -c alias.x='!rm -rf y' x`): then the heuristics decide it too (never the sandbox's widening).
  */
 export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]): Provenance {
   // (`child`: the program's path, then the exec's whole argv, argv[0] included)
@@ -243,7 +243,7 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   while (lowest > i && !plumbing(down[lowest])) lowest--;
   const segmentTop = plumbing(down[lowest]) ? lowest + 1 : i;
   const last = down.length - 1;
-  const judge = (from: number): { program?: Ancestor; at?: number } => {
+  const programAt = (from: number): { program?: Ancestor; at?: number } => {
     for (let k = from; k < down.length; k++) {
       const a = down[k];
       if (plumbing(a)) continue;
@@ -254,8 +254,8 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
     }
     return {};
   };
-  const whole = judge(i);
-  const low = segmentTop < down.length ? judge(segmentTop) : {};
+  const whole = programAt(i);
+  const low = segmentTop < down.length ? programAt(segmentTop) : {};
   const widen = ancestry.complete && whole.program === undefined;
   if (!low.program) return { kind: ancestry.complete || segmentTop > 0 ? 'model' : 'unsure', widen };
   const name = basenameOf(child[0] ?? '');

@@ -12,7 +12,7 @@
  * command, the loader and multi-call binaries, the drop-in names), and it is what it says (argv[0] names the
  * program itself, and the target of a symlink is as unguarded as its name; no copy of a guarded program, no
  * skill script). The
- * approval policy's own verdict for an unknown program (`sandbox`, `approval-policy`) is then the same for
+ * approval policy's own decision for an unknown program (`sandbox`, `approval-policy`) is then the same for
  * every argv. Anything else is asked every time, as before.
  */
 import type { Policy } from '../rules/index.js';
@@ -78,16 +78,16 @@ export function reusableForAnyArgv(policy: Policy, d: InterceptedDecision, x: Re
 
 /**
  * May the supervisor give this answer again for any argv of the same file, path, name and run, when the exec
- * is made below the same program running its own files (issue 29)? That judgement (src/decide/provenance.ts)
+ * is made below the same program running its own files (issue 29)? That reading (src/decide/provenance.ts)
  * lifts the heuristics, so what they read in the arguments (the danger list's `rm -rf`, a shell's command
  * string) decides nothing there: `rm` and `sh -c` under make or configure are Run in place whatever their
  * argv, as long as no rule can match them. A rule is looked up by the program's path or name, and by the
- * names an argv spells for a shell or an interpreter (`sh ./configure` is judged as `./configure`, `node
+ * names an argv spells for a shell or an interpreter (`sh ./configure` is decided as `./configure`, `node
  * /usr/bin/npm` as npm): those two are reused so only while the policy has no prefix rule at all. The
- * programs whose argv names a command judged besides them (wrappers decided as their inner command, the
+ * programs whose argv names a command decided besides them (wrappers decided as their inner command, the
  * loader, multi-call binaries, drop-in names, what hands commands elsewhere) are never reused so. The
  * scope: the program's process, as /proc showed it; the supervisor holds it only for execs made below it,
- * through none of gate-sh's plumbing, while it runs the image it was judged by (shims/gate-reuse.c).
+ * through none of gate-sh's plumbing, while it runs the image it was decided by (shims/gate-reuse.c).
  */
 export function reusableInScope(policy: Policy, d: InterceptedDecision, x: ReuseInput, provenance: () => Provenance): ReuseScope | null {
   const names = plainRun(policy, d, x, ['program', 'sandbox', 'approval-policy']);

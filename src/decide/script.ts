@@ -1,7 +1,7 @@
 /**
  * gate-sh's per-subcommand decision — what the daemon decides on and `gate explain` shows.
  *
- * Plain script: one entry per subcommand, each evaluated with its wrappers' inner commands and its
+ * Plain script: one entry per subcommand, each decided with its wrappers' inner commands and its
  * assignments (strictest wins). Complex script: one entry for the whole invocation (or Codex's heredoc
  * prefix), never proven safe, plus one entry per literal command found anywhere — those can forbid or
  * prompt, never allow. Execution: explicit allow → Unsandboxed only when EVERY evaluated command has an
@@ -9,7 +9,7 @@
  */
 import { type Decision, type MatchOptions, type RuleMatch, strictest } from '../rules/index.js';
 import type { ScriptDecision, DecideContext, SubcommandDecision } from './types.js';
-import { extractShellInvocation } from '../script/shell-detect.js';
+import { nestedShell } from '../script/shell-detect.js';
 import { analyzeScript, unwrapCommand } from '../script/analyze.js';
 import { codeLoadingVariables } from '../heuristics/code-loading.js';
 import type { CommandContext } from './command.js';
@@ -25,7 +25,7 @@ export type { ScriptDecision, DecideContext, SubcommandDecision } from './types.
 
 /** An argv: a `bash|zsh|sh -c|-lc script` invocation (Codex's shell names) or a bare command. */
 export function decideInvocation(argv: readonly string[], ctx: DecideContext): ScriptDecision {
-  const inv = extractShellInvocation([...argv]);
+  const inv = nestedShell([...argv]);
   if (inv) return decideWholeInvocation([...argv], inv.script, ctx);
   const words = [...argv];
   const entry = subcommandEntry({ ...unwrapCommand(words), argv: words, assignments: [], redirects: false }, evalContext(ctx, false));

@@ -41,7 +41,7 @@ const isTerminator = (b: number | undefined) => b === 0x20 || b === 0x09 || b ==
  * ends at a space, tab or NUL; what follows, trimmed, is one argument (spaces and all), cut at a NUL; a line
  * longer than the 256 bytes read is cut there, unless that would cut the interpreter name (then the kernel
  * refuses it). null: not a script the kernel runs. 'undecodable': a script whose interpreter or argument
- * is not UTF-8 text (judged by the strictest reading: src/decide/intercepted.ts).
+ * is not UTF-8 text (decided by the strictest reading: src/decide/intercepted.ts).
  */
 export function parseShebang(head: Uint8Array): ScriptLine | null | 'undecodable' {
   const buf = head.subarray(0, SCRIPT_HEAD_BYTES);
@@ -97,7 +97,7 @@ export interface KernelCommand {
 /**
  * What the kernel runs for `program argv` when the file is a `#!` script: its interpreter with the
  * interpreter's argument, the script's path and the exec's arguments, recursively (the interpreter may be a
- * script too; `#!/usr/bin/env X` is `env` running X, judged as env's inner command). `headOf(path)` gives a
+ * script too; `#!/usr/bin/env X` is `env` running X, decided as env's inner command). `headOf(path)` gives a
  * file's first bytes as the process sees them (null: unreadable, or not there); paths are made absolute
  * against `cwd`, as the kernel opens them. null: not a script. 'unreadable': a script whose `#!` line cannot
  * be read exactly (not UTF-8, interpreters nested deeper than the kernel goes). Pure but for `headOf`.

@@ -91,7 +91,7 @@ export interface SubcommandDecision {
   requirement: ExecApprovalRequirement;
   /** How it runs once allowed or approved; null when forbidden. */
   execution: EscalationExecution | null;
-  /** The pre-flight answer: Run, Escalate(execution), Deny(reason), or 'prompt' (ask first). */
+  /** The pre-flight Action: Run, Escalate(execution), Deny(reason), or 'prompt' (ask first). */
   action: Action | 'prompt';
   /** What an approval turns it into (present when action is 'prompt'). */
   on_approval?: Action;
@@ -128,7 +128,7 @@ export interface ScriptDecision {
   /** The subcommands asked before anything runs (argv), in script order. */
   asked_up_front: string[][];
   /** Where a per-exec script's bash runs (null when not per exec): read-only, or the turn sandbox once
-   * the writes it asks up front are approved. The daemon's pre-flight answer carries this same policy. */
+   * the writes it asks up front are approved. The daemon's pre-flight reply carries this same policy. */
   per_exec_sandbox: SandboxPolicy | null;
   /** per_exec_sandbox is stricter than the turn's: a denial it causes is offered as the sandbox-failure
    * rerun even when the script exits 0. */

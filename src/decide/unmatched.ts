@@ -19,7 +19,7 @@ export interface UnmatchedContext {
   /** The caller already checks a script's commands one by one (gate-sh's decision): look for danger in
    * the argv only, instead of parsing a shell script again. Codex's pipeline leaves this off. */
   argvOnlyDanger?: boolean;
-  /** The exec gate's judgement of where the command came from (src/decide/provenance.ts): true when a
+  /** The exec gate's reading of where the command came from (src/decide/provenance.ts): true when a
    * program running its own files made it. Then the heuristics do not ask about it (the rules still do);
    * asked only when a heuristic would ask. */
   programOwn?: () => boolean;

@@ -13,15 +13,15 @@ import { ProtocolError } from '../protocol/codec.js';
 import type { PreflightReply, PreflightRequest, SubcommandReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import { findBash } from './bash.js';
-import { displayCommand, displayScript, visibleText } from '../protocol/display.js';
-import { gatePaths } from '../protocol/paths.js';
+import { displayCommand, displayScript, visibleText } from '../text/display.js';
+import { gatePaths } from '../paths/paths.js';
 import { planRun, type RunPlan } from './plan.js';
 import { rerunDecision } from './sandbox-rerun.js';
 import { readsStartUpFiles, startUpFields } from './start-up-gate.js';
-import type { PlanRequest, WirePlan } from '../protocol/plan.js';
+import type { PlanRequest, PlanReply } from '../protocol/plan.js';
 
-// the wire types of the plan live in protocol/ (the bottom layer); re-exported for the plan's users
-export type { PlanRequest, WirePlan } from '../protocol/plan.js';
+// the wire types of the plan live in protocol/ (the wire layer); re-exported for the plan's users
+export type { PlanRequest, PlanReply } from '../protocol/plan.js';
 
 /**
  * What the Node client puts into its pre-flight from its arguments and environment, for a native client's
@@ -103,7 +103,7 @@ export function clientPlan(
   req: Pick<PreflightRequest, 'script' | 'cwd' | 'flag'> & { plan: PlanRequest },
   reply: Pick<PreflightReply, 'run_id' | 'sandbox' | 'subcommands' | 'start_up' | 'sandbox_narrowed'> & { action: Action },
   requestSock: string,
-): WirePlan {
+): PlanReply {
   const p = req.plan;
   try {
     const env = envRecord(p.env);
@@ -135,7 +135,7 @@ export function clientPlan(
     }
     const plan = planFor(reply.start_up === true);
     const out = wire(plan, env, req.script, plan.sandboxed === true && turnDefault(reply.action));
-    // the client asks the daemon's verdict after a 0 too (the verdict itself is the same as the Node client's)
+    // the client asks the daemon's decision after a 0 too (the decision itself is the same as the Node client's)
     if (out.rerun && reply.sandbox_narrowed) out.rerun_any_status = true;
     return out;
   } catch (e) {
@@ -145,9 +145,9 @@ export function clientPlan(
 }
 
 /** The plan as the native client reads it: its environment as changes to the client's own (env). */
-function wire(plan: RunPlan, env: Record<string, string>, script: string, rerun: boolean): WirePlan {
+function wire(plan: RunPlan, env: Record<string, string>, script: string, rerun: boolean): PlanReply {
   const { set, unset } = envDelta(env, plan.env);
-  const out: WirePlan = { program: plan.program, args: plan.args, cwd: plan.cwd, env_set: set, env_unset: unset, sandboxed: plan.sandboxed === true, rerun };
+  const out: PlanReply = { program: plan.program, args: plan.args, cwd: plan.cwd, env_set: set, env_unset: unset, sandboxed: plan.sandboxed === true, rerun };
   if (plan.startUp) out.start_up = plan.startUp;
   if (plan.scriptFd) {
     const data = plan.scriptFd.data;

@@ -9,23 +9,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Outgoing } from '../protocol/client.js';
+import type { Outgoing } from '../transport/client.js';
 import type { PreflightReply } from '../protocol/messages.js';
-import type { GatePaths } from '../protocol/paths.js';
-import type { PlanRequest, StartUpFds, WirePlan } from '../protocol/plan.js';
+import type { GatePaths } from '../paths/paths.js';
+import type { PlanRequest, PlanReply } from '../protocol/plan.js';
+import type { RunPlan } from './plan.js';
 import { preflightOf, type FirstStep, type Planner, type RerunStep } from './run-call.js';
-
-/** A daemon plan, ready to start. */
-export interface ReadyPlan {
-  program: string;
-  args: string[];
-  cwd: string;
-  env: Record<string, string>;
-  /** bubblewrap around bash */
-  sandboxed: boolean;
-  /** the start-up phase's descriptors in bash, when it has one */
-  startUp?: StartUpFds;
-}
 
 export interface DaemonPlannerOptions {
   /** gate-sh's arguments (escalation flags, -c|-lc, the script) */
@@ -41,7 +30,7 @@ export interface DaemonPlannerOptions {
   paths: GatePaths;
 }
 
-export function daemonPlanner(o: DaemonPlannerOptions): Planner<ReadyPlan> {
+export function daemonPlanner(o: DaemonPlannerOptions): Planner<RunPlan> {
   const envList = Object.entries(o.env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
   const plan: PlanRequest = { argv: o.argv, argv0: o.gateSh, env: envList, fds: [], shims: o.shimsDir };
   const withKey = (): void => {
@@ -64,7 +53,7 @@ export function daemonPlanner(o: DaemonPlannerOptions): Planner<ReadyPlan> {
   };
 }
 
-function firstStep(pl: WirePlan | undefined, env: NodeJS.ProcessEnv): FirstStep<ReadyPlan> {
+function firstStep(pl: PlanReply | undefined, env: NodeJS.ProcessEnv): FirstStep<RunPlan> {
   if (!pl) return { kind: 'none' };
   if (pl.denials?.length) return { kind: 'denied', lines: pl.denials };
   if (pl.error !== undefined) return { kind: 'refused', error: pl.error };
@@ -73,7 +62,7 @@ function firstStep(pl: WirePlan | undefined, env: NodeJS.ProcessEnv): FirstStep<
   return { kind: 'run', plan: ready, rerun: pl.rerun === true, anyStatus: pl.rerun_any_status === true };
 }
 
-function rerunStep(reply: PreflightReply, env: NodeJS.ProcessEnv): RerunStep<ReadyPlan> {
+function rerunStep(reply: PreflightReply, env: NodeJS.ProcessEnv): RerunStep<RunPlan> {
   const pl = reply.plan;
   if (pl?.error !== undefined) return { error: pl.error, rerun: false };
   const rerun = pl?.rerun_of?.rerun === true;
@@ -82,15 +71,16 @@ function rerunStep(reply: PreflightReply, env: NodeJS.ProcessEnv): RerunStep<Rea
 
 /** The plan as a program to start; undefined when the reply holds none this client can run (a script
  * descriptor is the Node gate-sh's: such scripts never come here). */
-function readyPlan(pl: WirePlan, env: NodeJS.ProcessEnv): ReadyPlan | undefined {
+function readyPlan(pl: PlanReply, env: NodeJS.ProcessEnv): RunPlan | undefined {
   if (!pl.program || !pl.cwd || !pl.args?.length || pl.script_fd) return undefined;
   const startUp = pl.start_up && pl.start_up.ready > 2 && pl.start_up.go > 2 ? pl.start_up : undefined;
-  return { program: pl.program, args: pl.args, cwd: pl.cwd, env: planEnv(env, pl), sandboxed: pl.sandboxed === true, startUp };
+  // no inherited descriptors: gate mcp's calls pass none on
+  return { program: pl.program, args: pl.args, cwd: pl.cwd, env: planEnv(env, pl), fds: [], sandboxed: pl.sandboxed === true, startUp };
 }
 
 /** The client's environment with the plan's changes: a changed name keeps its place, new names come last
  * (as shims/gate-sh-native.c's plan_env). */
-export function planEnv(env: NodeJS.ProcessEnv, pl: Pick<WirePlan, 'env_set' | 'env_unset'>): Record<string, string> {
+export function planEnv(env: NodeJS.ProcessEnv, pl: Pick<PlanReply, 'env_set' | 'env_unset'>): Record<string, string> {
   const m = new Map<string, string>();
   for (const [k, v] of Object.entries(env)) if (v !== undefined) m.set(k, v);
   for (const e of pl.env_set ?? []) {

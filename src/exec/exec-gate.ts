@@ -10,8 +10,9 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GATE_GUARD_ENV } from '../sandbox/gate-state.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { EXEC_GATE_VARIABLES as V, type ExecGateVariable } from '../protocol/shared-with-c.js';
+import type { CommandLine } from '../sandbox/wrap.js';
 
 /** Where the built shims live: <repo>/shims (dist/src/exec/ → ../../../shims). */
 export const SHIMS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shims');
@@ -61,16 +62,8 @@ export function withShimPath(current: string | undefined, shimBin: string): stri
   return [shimBin, ...rest].join(':');
 }
 
-export interface PlanLike {
-  program: string;
-  args: string[];
-  env: Record<string, string>;
-  /** the gate's guard for a run without a sandbox (src/sandbox/gate-state.ts) */
-  guard?: string;
-}
-
 /** Add the exec gate to a plan (or a spawn of the escalation runner). */
-export function withExecGate<T extends PlanLike>(plan: T, o: ExecGateOptions): T & { env: Record<string, string> } {
+export function withExecGate<T extends CommandLine>(plan: T, o: ExecGateOptions): T & { env: Record<string, string> } {
   const shims = o.shimsDir ?? SHIMS_DIR;
   const env: Record<string, string> = { ...plan.env };
   for (const k of Object.keys(env))

@@ -1,14 +1,14 @@
 /**
  * The run machine's planner for the Node gate-sh (src/cli/gate-sh.ts): the pre-flight carries the script
  * (its bytes as base64 when they are not UTF-8) and the escalation gate-sh read from its flags, and the plan
- * is built here from the daemon's answer with the same builders the daemon uses for a native client's plan
+ * is built here from the daemon's reply with the same builders the daemon uses for a native client's plan
  * (src/exec/client-plan.ts: denialLines, planRun, turnDefault; rerunDecision for the rerun's answer). It is
  * the planner for what the daemon's plan does not carry: a PTY, bytes that are not UTF-8, a script too large
  * for an argument, inherited descriptors as Node sees them. A turn-sandbox attempt joins the session sandbox.
  * Not pure: planRun's lookups (bash, bwrap, the filesystem) and the session-sandbox round trip. Trust: the
  * plan follows the reply's action and sandbox exactly and never widens them.
  */
-import type { Outgoing, RequestClient } from '../protocol/client.js';
+import type { Outgoing, RequestClient } from '../transport/client.js';
 import { newId } from '../protocol/codec.js';
 import { findBash } from './bash.js';
 import { denialLines, turnDefault } from './client-plan.js';

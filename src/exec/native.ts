@@ -26,7 +26,7 @@ export interface GateNative {
   peerCred(fd: number): PeerCred;
   /** A pipe: [readFd, writeFd], both close-on-exec. */
   pipe(): [number, number];
-  /** The session lock (src/daemon/lock.ts): an open-file-description write lock on the whole file.
+  /** The session lock (src/client/lock.ts): an open-file-description write lock on the whole file.
    * true when taken; false when another open file description holds it. Never waits. */
   tryLock(fd: number): boolean;
   /** Whether another open file description holds that lock, asked without taking it. */

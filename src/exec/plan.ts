@@ -13,20 +13,21 @@
 import type { PreflightReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
 import type { ShellInvocation } from './gate-sh-args.js';
-import { gatePaths, runClientDir } from '../protocol/paths.js';
+import { gatePaths, runClientDir } from '../paths/paths.js';
 import { SHIMS_DIR, withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
 import type { FsView } from '../sandbox/fs-view.js';
+import type { CommandLine } from '../sandbox/wrap.js';
 import { startUpPrefix, type StartUpFds } from './start-up-gate.js';
-import { shellCommand, shellWord } from '../protocol/shell-words.js';
+import { shellCommand, shellWord } from '../text/shell-words.js';
 
 /** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
 export const MAX_ARG_SCRIPT = 128 * 1024 - 1;
 
-export interface RunPlan {
-  program: string;
-  args: string[];
+/** The plan of one run, built in the client's memory (or the daemon's, for the native gate-sh: client-plan.ts):
+ * a command line with every field set, and what the client sets up around it. */
+export interface RunPlan extends CommandLine {
   env: Record<string, string>;
   cwd: string;
   /** descriptors above 2 that gate-sh inherited; passed through at the same numbers, as bash would */

@@ -7,17 +7,17 @@
  * plan, in C, with these texts, limits and waits from shims/gate-shared.h (src/protocol/shared-with-c.ts).
  * What differs between the entry points sits behind two ports: the Planner (where the plan comes from:
  * the daemon's reply, or built here from it) and the Runner (how a plan runs: the caller's own stdio, a
- * PTY, or the call's output pipes). The daemon is the one judge of a denial (run-finished's ack) and of
+ * PTY, or the call's output pipes). The daemon alone decides what a failure was (run-finished's ack) and
  * what its answer to the rerun means, for every entry point.
  * Not pure: request-channel round trips through the client it opens; it starts no process itself.
- * Trust: runs as the caller, outside any sandbox; only the daemon's answer makes anything run. Fail closed:
+ * Trust: runs as the caller, outside any sandbox; only the daemon's Action makes anything run. Fail closed:
  * any failure before a run runs nothing, exit 126.
  */
 import { newId } from '../protocol/codec.js';
-import { RequestClient, RequestError, type Outgoing } from '../protocol/client.js';
+import { RequestClient, RequestError, type Outgoing } from '../transport/client.js';
 import type { Ack, Pending, PreflightReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { CALL_TEXTS, fill, REQUEST_WAITS, RUN_CALL } from '../protocol/shared-with-c.js';
 
 export const EXIT_DENIED = RUN_CALL.exitDenied;
@@ -168,8 +168,8 @@ async function afterPreflight<P>(c: CallPorts<P>, client: RequestClient, reply: 
   if (first === undefined) return EXIT_DENIED;
   const finished = { type: 'run-finished', run_id: reply.run_id, exit_status: first.status, duration_ms: Math.round(first.ms) };
   // 127 is "not found" and 0 success, never the sandbox's doing (but after a 0 in a sandbox stricter than the turn's)
-  const verdict = step.rerun && first.status !== 127 && (first.status !== 0 || step.anyStatus);
-  if (!verdict) {
+  const askDaemon = step.rerun && first.status !== 127 && (first.status !== 0 || step.anyStatus);
+  if (!askDaemon) {
     client.notify(finished);
     return first.status;
   }

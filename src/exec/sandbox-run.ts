@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { BWRAP_MISSING, SandboxError } from '../sandbox/errors.js';
-import { gatePaths, type Env } from '../protocol/paths.js';
+import { gatePaths, type Env } from '../paths/paths.js';
 import type { CommandLine } from '../sandbox/wrap.js';
 import { sandboxSignalTarget } from './sandbox-signals.js';
 

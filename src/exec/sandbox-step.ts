@@ -8,14 +8,14 @@
  */
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { FsView } from '../sandbox/fs-view.js';
-import type { Env } from '../protocol/paths.js';
+import type { Env } from '../paths/paths.js';
 import type { EscalationExecution } from '../protocol/action.js';
 import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { gateSandboxContext } from '../sandbox/gate-context.js';
-import { sandboxArgvFor, wrapCommand } from '../sandbox/wrap.js';
+import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
 import { gateGuard } from '../sandbox/gate-state.js';
 import { BRIDGE_PROGRAM, bridgeCommand, networkRules, proxyEnv, runProxySocket } from '../sandbox/network-bridge.js';
-import { gatePaths } from '../protocol/paths.js';
+import { gatePaths } from '../paths/paths.js';
 import { dirname, join } from 'node:path';
 
 export interface SandboxStepOptions {
@@ -38,20 +38,13 @@ export interface SandboxStepOptions {
   /** network "rules": the run whose proxy the sandbox reaches, and the shims folder with gate-netbridge;
    *  without a run id such a sandbox has no network at all */
   network?: { runId: string; shimsDir: string };
-  /** the run's own client folder (src/protocol/paths.ts runClientDir), the only one its sandbox sees */
+  /** the run's own client folder (src/paths/paths.ts runClientDir), the only one its sandbox sees */
   clientDir?: string;
-}
-
-export interface PlanShape {
-  program: string;
-  args: string[];
-  cwd: string;
-  env?: Record<string, string>;
 }
 
 /** `guard`: a run without a sandbox gets the gate's guard instead (src/sandbox/gate-state.ts), applied by
  * the exec gate's launcher; not under an external sandbox, whose outer sandbox is in charge. */
-export function withSandbox<T extends PlanShape>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
+export function withSandbox<T extends CommandLine & { cwd: string }>(plan: T, o: SandboxStepOptions): T & { sandboxed: boolean; guard?: string } {
   const ctx = gateSandboxContext({
     cwd: plan.cwd,
     env: o.env,

@@ -3,7 +3,7 @@
  * the sandbox, asks the daemon for a start-up phase with a key only it can read, and marks the phase's end
  * itself: bash gets the script with a one-line prefix of builtins that tells gate-sh "start-up files read"
  * on one pipe and then waits for gate-sh's go on another. gate-sh ends the phase at the daemon first and
- * only then says go, so by the time bash reads the script's first command every exec of the run is judged
+ * only then says go, so by the time bash reads the script's first command every exec of the run is decided
  * as the script's. The script cannot forge the end: it is not running before the prefix, and a run id in
  * its environment buys nothing once the phase is over (it never comes back).
  *

@@ -25,12 +25,12 @@ const PREFIXES = ['GIT_CONFIG', 'BASH_FUNC_', 'LD_', 'DYLD_'];
 /**
  * Pager and editor variables: each names a program that git, man, gh... run. A value naming a program
  * that runs nothing else is no code loading (agents export `PAGER=cat GIT_PAGER=cat`, `GIT_EDITOR=true`
- * to every command); any other value (`sh -c ...`, `/tmp/evil`, `less` with an option list) is judged as
- * today. Bare names only: a path could be a copy, and PATH is judged on its own.
+ * to every command); any other value (`sh -c ...`, `/tmp/evil`, `less` with an option list) is decided as
+ * today. Bare names only: a path could be a copy, and PATH is decided on its own.
  */
 const PAGERS = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER', 'GH_PAGER']);
 const EDITORS = new Set(['EDITOR', 'VISUAL', 'GIT_EDITOR', 'GIT_SEQUENCE_EDITOR']);
-/** `cat` copies; `less` with only flag clusters pages (its LESSOPEN is judged on its own); an empty pager is git's "no pager". */
+/** `cat` copies; `less` with only flag clusters pages (its LESSOPEN is decided on its own); an empty pager is git's "no pager". */
 const SAFE_PAGER = /^(|cat|less( -[A-Za-z]+)*)$/;
 /** `true` and `:` leave the file as it is (git then uses it unchanged). */
 const SAFE_EDITOR = /^(true|:)$/;
@@ -53,7 +53,7 @@ export function isSafeValue(name: string, value: string): boolean {
  * ..., and set `core.pager=cat`): the names of those variables, when every `GIT_CONFIG_KEY_n`/`VALUE_n`
  * pair below `GIT_CONFIG_COUNT` is there and sets an empty value (git's "none") or a safe pager. A global or
  * system file of `/dev/null` reads nothing; `GIT_CONFIG_NOSYSTEM` only skips a file. Anything else (a pair
- * with a value, a missing pair, `GIT_CONFIG_PARAMETERS`, another file) is judged by name, as before. Pure.
+ * with a value, a missing pair, `GIT_CONFIG_PARAMETERS`, another file) is decided by name, as before. Pure.
  */
 export function harmlessGitConfig(env: Readonly<Record<string, string | undefined>>): Set<string> {
   const out = new Set<string>();
@@ -77,7 +77,7 @@ export function harmlessGitConfig(env: Readonly<Record<string, string | undefine
 /** Directories a PATH may always contain (root-owned system folders). */
 const SYSTEM_DIRS = new Set(['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin']);
 
-/** The variable names and prefixes this module judges (plus PATH), e.g. for the exec shim to forward. */
+/** The variable names and prefixes this module decides on (plus PATH), e.g. for the exec shim to forward. */
 export function codeLoadingNames(): { names: string[]; prefixes: string[] } {
   return { names: ['PATH', ...[...NAMES].sort()], prefixes: [...PREFIXES] };
 }
@@ -97,7 +97,7 @@ export interface CodeLoadingOptions {
   /** gate-sh's own list entries, e.g. `{ LD_PRELOAD: ['/…/gate-shim.so'] }`: those entries are not flagged. */
   own?: Readonly<Record<string, readonly string[]>>;
   /** The program that would run with them (its path or name): a variable only its own tools read (MAKEFLAGS
-   * for make, PYTHONPATH for python, ...) is not judged for a program known to start no other program. */
+   * for make, PYTHONPATH for python, ...) is not decided for a program known to start no other program. */
   program?: string;
   /** The exec's argv (argv[0] first), with `program`: for git, which subcommand runs (readBy). */
   argv?: readonly string[];
@@ -105,9 +105,9 @@ export interface CodeLoadingOptions {
 
 /**
  * Variables only one tool family reads: `MAKEFLAGS` matters to make, `PYTHONPATH` to python. For a program
- * that starts no other program (LEAVES), they load nothing; for anything else they are judged, since a
+ * that starts no other program (LEAVES), they load nothing; for anything else they are decided, since a
  * program may start a reader with them (git runs hooks, make runs anything). The loader's `LD_*`, the
- * shells' `BASH_ENV`, the pagers and editors and PATH are judged for every program: nearly every program
+ * shells' `BASH_ENV`, the pagers and editors and PATH are decided for every program: nearly every program
  * is dynamic, and those are read by whatever a program starts.
  */
 const READERS: [RegExp, RegExp][] = [

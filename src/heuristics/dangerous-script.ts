@@ -3,14 +3,14 @@
  * script (inside loops, substitutions, pipelines; wrappers' inner commands too). Used to ask or forbid,
  * never to prove safety. A script with a syntax error yields no literal commands (Codex parity).
  */
-import { extractShellInvocation } from '../script/shell-detect.js';
+import { nestedShell } from '../script/shell-detect.js';
 import { analyzeScript } from '../script/analyze.js';
 import { dangerousCommand, type DangerKind, type DangerOptions } from './dangerous.js';
 
 export function commandMightBeDangerous(argv: readonly string[], opts: DangerOptions = {}): DangerKind | null {
   const own = dangerousCommand(argv, opts);
   if (own) return own;
-  const inv = extractShellInvocation([...argv]);
+  const inv = nestedShell([...argv]);
   if (!inv) return null;
   const a = analyzeScript(inv.script);
   const cmds = a.kind === 'plain' ? a.commands : a.literalCommands;

@@ -7,7 +7,7 @@
  */
 import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import { decisionForElicitation, elicitationFor, type ElicitationAnswer, type ElicitationParams } from './elicitation.js';
 
 export interface ElicitationApproverOptions {
@@ -48,7 +48,7 @@ export class ElicitationApprover {
     c.onEvent = (e) => this.onEvent(c, e);
     c.onClose = () => {
       if (this.client === c) this.client = undefined;
-      for (const [id, o] of this.open) this.settle(id, o);
+      for (const [id, o] of this.open) this.closeElicitation(id, o);
     };
     await c.call('attach', { name: `mcp-${process.pid}`, kind: 'mcp-elicitation', descendants_of: process.pid });
     this.client = c;
@@ -58,11 +58,11 @@ export class ElicitationApprover {
     if (e.type === 'prompt') void this.ask(c, e);
     else if (e.type === 'resolved') {
       const o = this.open.get(String(e.approval_id));
-      if (o) this.settle(String(e.approval_id), o);
+      if (o) this.closeElicitation(String(e.approval_id), o);
     }
   }
 
-  private settle(id: string, o: { abort: AbortController; prompt: PromptEvent }): void {
+  private closeElicitation(id: string, o: { abort: AbortController; prompt: PromptEvent }): void {
     if (!this.open.delete(id)) return;
     o.abort.abort();
     this.opts.onPromptOpen?.(o.prompt, false);

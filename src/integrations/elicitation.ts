@@ -14,8 +14,8 @@
  */
 import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
-import { codeSpan, secretAccessText, visibleText as v } from '../protocol/display.js';
-import { promptCommand } from '../daemon/prompt-view.js';
+import { codeSpan, secretAccessText, visibleText as v } from '../text/display.js';
+import { promptCommand } from '../client/prompt-view.js';
 
 export interface ElicitationParams {
   message: string;
@@ -34,7 +34,7 @@ export interface ElicitationAnswer {
 const APPROVALS: ReviewDecisionKind[] = ['approved', 'approved_for_session', 'approved_execpolicy_amendment', 'network_policy_amendment'];
 
 export function elicitationFor(p: PromptEvent): ElicitationParams {
-  // hidden characters shown (src/protocol/display.ts); a code span that backticks in the command cannot end
+  // hidden characters shown (src/text/display.ts); a code span that backticks in the command cannot end
   const net = p.network_approval_context;
   const lines = net
     ? [

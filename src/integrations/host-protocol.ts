@@ -17,8 +17,8 @@
  */
 import { reviewDecisionKind, type NetworkPolicyAmendment, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
 import type { NetworkApprovalContext, PromptEvent } from '../protocol/approval.js';
-import { secretAccessText, visibleText } from '../protocol/display.js';
-import { promptCommand } from '../daemon/prompt-view.js';
+import { secretAccessText, visibleText } from '../text/display.js';
+import { promptCommand } from '../client/prompt-view.js';
 
 export const REQUEST_APPROVAL = 'item/commandExecution/requestApproval';
 export const APPROVAL_RESOLVED = 'item/commandExecution/approvalResolved';
@@ -69,7 +69,7 @@ export function approvalRequestParams(p: PromptEvent): Record<string, unknown> {
     approvalId: p.approval_id,
     runId: p.run_id,
     origin: p.origin,
-    // the text a host shows is made visible here (src/protocol/display.ts); commandArgv is the exact data
+    // the text a host shows is made visible here (src/text/display.ts); commandArgv is the exact data
     command: promptCommand(p),
     commandArgv: p.command,
     cwd: visibleText(p.cwd),

@@ -9,7 +9,7 @@ import type { Readable, Writable } from 'node:stream';
 import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalOp, ApprovalReplies, ApprovalRequests, PromptEvent } from '../protocol/approval.js';
 import { parseApprovalPolicy } from '../decide/approval-policy.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import type { ReviewDecision } from '../protocol/action.js';
 import { ANSWER_REJECTED, APPROVAL_RESOLVED, approvalRequestParams, REQUEST_APPROVAL, resolvedParams, reviewDecisionFromHost } from './host-protocol.js';
 import { DAEMON_ERROR, INVALID_PARAMS, JsonRpcPeer, RpcError } from './jsonrpc.js';

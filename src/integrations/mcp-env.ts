@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 
-/** Where gate-sh finds its daemon, rules and session (src/protocol/paths.ts): never taken from the host. */
+/** Where gate-sh finds its daemon, rules and session (src/paths/paths.ts): never taken from the host. */
 export function gateLocating(name: string): boolean {
   return name.startsWith('GATE_') || name === 'XDG_RUNTIME_DIR' || name === 'HOME' || name === 'CODEX_HOME';
 }

@@ -17,7 +17,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ensureDaemon } from '../client/autostart.js';
-import { gatePaths } from '../protocol/paths.js';
+import { gatePaths } from '../paths/paths.js';
 import { ElicitationApprover } from './elicitation-approver.js';
 import type { ElicitationAnswer } from './elicitation.js';
 import {

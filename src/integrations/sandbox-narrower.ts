@@ -7,7 +7,7 @@
  * Trust: the approval channel is the user's (never reachable from a sandbox); a narrowing can only narrow.
  */
 import { ApprovalClient } from '../client/approval-client.js';
-import type { GatePaths } from '../protocol/paths.js';
+import type { GatePaths } from '../paths/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import { samePolicy } from '../sandbox/stricter.js';
 

@@ -6,7 +6,7 @@
  * this file spawns exactly that plan (the sandbox launcher, bwrap, bash) with the call's output pipes.
  * Its messages are gate-sh's, with the same exit statuses (126 when nothing ran; 2 for escalation flags the
  * daemon cannot read), written into the call's output as gate-sh writes them on its stderr.
- * Trust: runs as the caller, outside any sandbox; only the daemon's answer makes anything run, and the plan
+ * Trust: runs as the caller, outside any sandbox; only the daemon's Action makes anything run, and the plan
  * is run as given, never widened. Fail closed: any error before the spawn runs nothing.
  */
 import { spawn, type StdioOptions } from 'node:child_process';
@@ -15,14 +15,15 @@ import { constants } from 'node:os';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { daemonPlanner, type DaemonPlannerOptions, type ReadyPlan } from '../exec/daemon-planner.js';
+import { daemonPlanner, type DaemonPlannerOptions } from '../exec/daemon-planner.js';
+import type { RunPlan } from '../exec/plan.js';
 import { gateNative } from '../exec/native.js';
 import { EXIT_DENIED, runCall, TAIL_BYTES, utf8Tail, type Attempt, type StartUpEnd } from '../exec/run-call.js';
 import { TRUSTED_BWRAP_DIRS } from '../exec/sandbox-run.js';
 import { watchStartUp } from '../exec/start-up-gate.js';
 import { RUN_CALL, CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 import type { Pending } from '../protocol/messages.js';
-import { gatePaths, type GatePaths } from '../protocol/paths.js';
+import { gatePaths, type GatePaths } from '../paths/paths.js';
 
 /** Scripts the native gate-sh hands to the Node gate-sh (stream path, script descriptor): so does this. */
 export const IN_PROCESS_MAX_SCRIPT = RUN_CALL.nativeMaxScript;
@@ -121,7 +122,7 @@ class Call implements PlannedCall {
       return EXIT_DENIED;
     }
     const planner = daemonPlanner({ ...o, paths });
-    return runCall<ReadyPlan>({
+    return runCall<RunPlan>({
       paths,
       planner,
       runner: { run: (plan, r) => this.run(plan, r.keepTail, r.startUp) },
@@ -137,7 +138,7 @@ class Call implements PlannedCall {
   }
 
   /** Spawn a plan and wait for it; throws (nothing ran) when it could not start. */
-  private run(pl: ReadyPlan, keepTail: boolean, startUp: StartUpEnd): Promise<Attempt> {
+  private run(pl: RunPlan, keepTail: boolean, startUp: StartUpEnd): Promise<Attempt> {
     // killed (timeout, cancel) while the pre-flight was in flight: nothing runs; the run is closed as killed
     if (this.stopped) return Promise.resolve({ status: 128 + constants.signals.SIGKILL, ms: 0, tail: '' });
     const started = nowMs();

@@ -5,7 +5,7 @@
  *
  * Trust boundary: the address is the proxy's own resolution (or a literal the run sent); this only says
  * what range it is in. IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::/96)
- * IPv6 addresses are judged by the IPv4 address inside them.
+ * IPv6 addresses are decided by the IPv4 address inside them.
  */
 import { isIPv6 } from 'node:net';
 import { addressClass, ipLiteral } from '../decide/index.js';
@@ -33,7 +33,7 @@ export function localRange(addr: string): string | null {
   if (bare === undefined) return 'not an IP address';
   const cls = addressClass(bare);
   if (cls) return cls;
-  // an IPv4 address in an IPv6 spelling the ranges may not cover (::ffff:7f00:1): judged as that IPv4 address
+  // an IPv4 address in an IPv6 spelling the ranges may not cover (::ffff:7f00:1): decided as that IPv4 address
   const v4 = isIPv6(bare) ? embeddedIPv4(bare) : null;
   return v4 !== null ? (addressClass(v4) ?? null) : null;
 }

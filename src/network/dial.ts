@@ -12,7 +12,7 @@ import { connect, isIP, type Socket } from 'node:net';
 import { normalizeHost } from '../rules/index.js';
 import { localRange } from './address-ranges.js';
 import type { Resolver } from './resolve.js';
-import type { ConnectionRequest, ConnectionVerdict, NetworkDecider, NetworkProtocol } from './types.js';
+import type { ConnectionRequest, ConnectionDecision, NetworkDecider, NetworkProtocol } from './types.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -70,15 +70,15 @@ export async function dial(rawHost: string, port: number, protocol: NetworkProto
   const literal = isIP(host) !== 0;
   const request: ConnectionRequest = { runId: ctx.runId, host, port, protocol, addresses: literal ? [host] : [] };
   const started = Date.now();
-  let verdict: ConnectionVerdict;
+  let decided: ConnectionDecision;
   try {
-    verdict = await ctx.decider.decide(request, ctx.signal);
+    decided = await ctx.decider.decide(request, ctx.signal);
   } catch (e) {
-    verdict = { decision: 'deny', reason: `the decision failed: ${(e as Error).message}`, source: 'default' };
+    decided = { decision: 'deny', reason: `the decision failed: ${(e as Error).message}`, source: 'default' };
   }
   const report = (error: string | undefined, up = 0, down = 0): void => {
     try {
-      ctx.decider.closed({ request, verdict, bytesUp: up, bytesDown: down, durationMs: Date.now() - started, ...(error ? { error } : {}) });
+      ctx.decider.closed({ request, decided, bytesUp: up, bytesDown: down, durationMs: Date.now() - started, ...(error ? { error } : {}) });
     } catch {
       /* the report is the decider's: a failure there does not touch the connection */
     }
@@ -88,7 +88,7 @@ export async function dial(rawHost: string, port: number, protocol: NetworkProto
     ctx.notify(deniedLine(host, port, reason));
     return { ok: false, status, socks, reason };
   };
-  if (verdict.decision !== 'allow') return refuse(403, 2, verdict.reason);
+  if (decided.decision !== 'allow') return refuse(403, 2, decided.reason);
   if (ctx.signal.aborted) return refuse(403, 2, 'the client went away', 'the client went away');
   let addresses: string[];
   if (literal) addresses = [host];
@@ -103,7 +103,7 @@ export async function dial(rawHost: string, port: number, protocol: NetworkProto
   request.addresses = addresses;
   for (const a of addresses) {
     const range = localRange(a);
-    if (range !== null && !verdict.namesHost && !ctx.resolve.asPublic?.(host)) {
+    if (range !== null && !decided.namesHost && !ctx.resolve.asPublic?.(host)) {
       const why = literal ? `${host} is a ${range} address, which no rule names` : `${host} resolves to ${a} (${range}), which no rule names`;
       return refuse(403, 2, why, why);
     }

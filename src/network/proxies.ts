@@ -9,7 +9,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MAX_SOCKET_PATH } from '../protocol/paths.js';
+import { MAX_SOCKET_PATH } from '../paths/paths.js';
 import { runProxySocket } from '../sandbox/network-bridge.js';
 import type { Resolver } from './resolve.js';
 import { RunProxy } from './run-proxy.js';

@@ -25,7 +25,7 @@ import { localRange } from './address-ranges.js';
 
 /** A name's addresses, or a thrown Error whose message says why not (shown to the run). */
 export type Resolver = ((host: string) => Promise<string[]>) & {
-  /** the test resolver's stand-ins for public hosts (`as_public` entries): their addresses are not judged local */
+  /** the test resolver's stand-ins for public hosts (`as_public` entries): their addresses are not taken as local */
   asPublic?(host: string): boolean;
 };
 

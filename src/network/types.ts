@@ -30,13 +30,13 @@ export interface ConnectionRequest {
 }
 
 /** Where a connection decision came from (audited; `gate log --decision` filters on `decision`). */
-export type VerdictSource = 'rule' | 'config' | 'granted-run' | 'granted-session' | 'approval' | 'policy' | 'default';
+export type ConnectionDecisionSource = 'rule' | 'config' | 'granted-run' | 'granted-session' | 'approval' | 'policy' | 'default';
 
-export interface ConnectionVerdict {
+export interface ConnectionDecision {
   decision: 'allow' | 'deny';
   /** one line for a person: shown in the 403 body, the SOCKS failure log and `gate-sh: network: denied ...` */
   reason: string;
-  source: VerdictSource;
+  source: ConnectionDecisionSource;
   /** `file:line` of the deciding network_rule, when a rule decided */
   rule?: string;
   /**
@@ -62,7 +62,7 @@ export interface ConnectionVerdict {
  *   network_rule is one. It never resolves names.
  * - The proxy resolves a name only after an allow, connects only to what it resolved, refuses a
  *   non-public address unless `namesHost`, and fails closed when resolution fails. Its denial prints
- *   `gate-sh: network: denied <host>:<port>: <reason>` with the verdict's reason.
+ *   `gate-sh: network: denied <host>:<port>: <reason>` with the decision's reason.
  * - Every connection is decided (grants make a granted host:port of a run cheap; concurrent asks of one
  *   run for one host:port share one prompt) and reported once when it closes, for the audit log.
  */
@@ -70,11 +70,11 @@ export interface ConnectionVerdict {
 /** What a connection carried, reported once when it closes (for the audit record). */
 export interface ConnectionClosed {
   request: ConnectionRequest;
-  verdict: ConnectionVerdict;
+  decided: ConnectionDecision;
   bytesUp: number;
   bytesDown: number;
   durationMs: number;
-  /** why the proxy refused or failed a connection the verdict allowed: the name did not resolve (fails
+  /** why the proxy refused or failed a connection the decision allowed: the name did not resolve (fails
    *  closed), it resolved to a local range no rule names, the TLS server name differs from the host, the
    *  destination refused; absent when it carried data as asked */
   error?: string;
@@ -85,6 +85,6 @@ export interface ConnectionClosed {
  * away) and hear about it when it closes.
  */
 export interface NetworkDecider {
-  decide(request: ConnectionRequest, signal: AbortSignal): Promise<ConnectionVerdict>;
+  decide(request: ConnectionRequest, signal: AbortSignal): Promise<ConnectionDecision>;
   closed(report: ConnectionClosed): void;
 }

@@ -1,12 +1,9 @@
 /**
- * The decision words of both channels (DESIGN's names): Decision, EscalationExecution, Action,
- * ReviewDecision. Pure types and tiny constructors; the bottom layer, importing nothing above it.
+ * What is decided, on both channels (DESIGN's names): the daemon's Action (with EscalationExecution, how an
+ * escalated command runs) and a person's ReviewDecision. Pure types and tiny constructors. A rule's
+ * Decision is the rule engine's (src/rules/decision.ts).
  */
 import type { PermissionProfile } from './sandbox-policy.js';
-
-/** A rule's or heuristic's decision on one command. Strictest wins: forbidden > prompt > allow
- * (src/rules/decision.ts ranks them). */
-export type Decision = 'allow' | 'prompt' | 'forbidden';
 
 /** How an approved command runs. */
 export type EscalationExecution =
@@ -14,7 +11,7 @@ export type EscalationExecution =
   | { type: 'TurnDefault' }
   | { type: 'Permissions'; profile: PermissionProfile };
 
-/** The daemon's answer per subcommand (pre-flight) and per exec (exec gate). */
+/** What the daemon decides per subcommand (pre-flight) and per exec (exec gate). */
 export type Action =
   | { type: 'Run' }
   | { type: 'Escalate'; execution: EscalationExecution }

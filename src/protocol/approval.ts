@@ -25,7 +25,7 @@ export interface PromptEvent {
    * run's sandbox connects to: `command` and `cwd` are then the run's, and network_* fields say where to) */
   origin: 'preflight' | 'exec' | 'network';
   command: string[];
-  /** the command as one display string (src/protocol/display.ts: shell-quoted, hidden characters shown) */
+  /** the command as one display string (src/text/display.ts: shell-quoted, hidden characters shown) */
   display: string;
   cwd: string;
   reason?: string;
@@ -49,7 +49,7 @@ export interface PromptEvent {
   /** a network prompt: the amendments a `network_policy_amendment` answer may save (Codex's shape) */
   proposed_network_policy_amendments?: NetworkPolicyAmendment[];
   /** what the requested permissions open of the credential locations every sandbox hides
-   * (src/sandbox/secrets.ts): shown on every surface (secretAccessText, src/protocol/display.ts) */
+   * (src/sandbox/secrets.ts): shown on every surface (secretAccessText, src/text/display.ts) */
   secret_access?: SecretAccess[];
 }
 

@@ -4,9 +4,10 @@
  * stream fallback socket framed as u32 little-endian length + JSON. Every message carries `v` and `id`;
  * a reply carries the `id` of its request. Nothing on this channel can approve anything.
  */
-import type { Action, Decision, EscalationExecution } from './action.js';
+import type { Action, EscalationExecution } from './action.js';
+import type { Decision } from '../rules/index.js';
 import type { PermissionProfile, SandboxPermissions, SandboxPolicy, SecretsSetting } from './sandbox-policy.js';
-import type { PlanRequest, WirePlan } from './plan.js';
+import type { PlanRequest, PlanReply } from './plan.js';
 
 /** Version and limits: shared with the C side, so written in shared-with-c.ts (shims/gate-shared.h). */
 export { PROTOCOL_VERSION, MAX_DATAGRAM, CLIENT_REPLY_ROOM, MAX_STREAM_FRAME } from './shared-with-c.js';
@@ -94,7 +95,7 @@ export interface PreflightReply {
    * offered as the on-failure rerun even when the script exits 0 (src/exec/sandbox-denial.ts) */
   sandbox_narrowed?: boolean;
   /** when the request asked for one: what to run, exactly (src/exec/client-plan.ts) */
-  plan?: WirePlan;
+  plan?: PlanReply;
 }
 
 /** shim → daemon: one exec about to happen inside a gated run. */

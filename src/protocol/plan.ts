@@ -1,6 +1,6 @@
 /**
  * The run plan on the wire (issue 19): what the native gate-sh sends with its pre-flight (PlanRequest) and
- * what the daemon answers (WirePlan), built by src/exec/client-plan.ts. Types only; the bottom layer.
+ * what the daemon answers (PlanReply), built by src/exec/client-plan.ts. Types only.
  */
 
 /** Descriptor numbers (as bash sees them) of the start-up phase's two pipes (src/exec/start-up-gate.ts). */
@@ -29,8 +29,8 @@ export interface PlanRequest {
   start_up_key?: string;
 }
 
-/** The daemon's answer (PreflightReply.plan). */
-export interface WirePlan {
+/** The daemon's plan, in its pre-flight reply (PreflightReply.plan). */
+export interface PlanReply {
   /** nothing runs: print these lines (each prefixed `gate-sh: `) and exit 126 */
   denials?: string[];
   /** nothing runs: `gate-sh: <error>; nothing ran`, exit 126 */
@@ -47,7 +47,7 @@ export interface WirePlan {
   /** relay stderr and offer the on-failure rerun after a failure (a turn-sandbox attempt) */
   rerun?: boolean;
   /** with rerun: after an exit status of 0 too (the attempt's sandbox is stricter than the turn's, so a
-   * denial gate-sh caused is offered even when the script masked it); the daemon's verdict decides */
+   * denial gate-sh caused is offered even when the script masked it); the daemon decides */
   rerun_any_status?: boolean;
   /** a large script: bash reads `prelude + script` from this descriptor */
   script_fd?: { fd: number; prelude: string };

@@ -26,7 +26,7 @@ import type {
   SessionSandboxStale,
   SubcommandReply,
 } from './messages.js';
-import type { PlanRequest, StartUpFds, WirePlan } from './plan.js';
+import type { PlanRequest, StartUpFds, PlanReply } from './plan.js';
 
 export const PROTOCOL_VERSION = 1;
 /** unix-dgram truncates silently above 64 KiB; stay well under it. */
@@ -43,8 +43,8 @@ export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
 export const POLICY_EPOCH_FILE = 'policy_epoch';
 
 /** gate-sh's own plumbing between a run's gate-sh and its command, by the basename of a process's exe: the
- * judgement of where a command came from looks through it (src/decide/provenance.ts), and a supervisor's
- * scoped reuse stops at it (shims/gate-reuse.c: a run nested below it starts its own judgement). */
+ * reading of where a command came from looks through it (src/decide/provenance.ts), and a supervisor's
+ * scoped reuse stops at it (shims/gate-reuse.c: a run nested below it starts its own reading). */
 export const PROVENANCE_PLUMBING = ['gate-launch', 'gate-sh', 'gate-sh-native', 'gate-join', 'gate-session', 'bwrap'] as const;
 
 /** The variables that tell a gated run's execs where to ask (set by the run plan, read by the C client). */
@@ -68,7 +68,7 @@ export type ExecGateVariable = (typeof EXEC_GATE_VARIABLES)[keyof typeof EXEC_GA
 
 /**
  * The variables an ExecRequest reports (its `env`): by name, and by prefix. Wider than what the daemon
- * judges as code loading (src/heuristics/code-loading.ts, which the test checks is covered): the C side
+ * decides as code loading (src/heuristics/code-loading.ts, which the test checks is covered): the C side
  * runs in every exec and cannot ask which names matter, so it sends each family whole.
  */
 export const FORWARDED_NAMES = [
@@ -98,7 +98,7 @@ export const RUN_CALL = {
 } as const;
 
 /**
- * How a client waits for the daemon's answer to a call's requests (src/protocol/datagram-request.ts, the
+ * How a client waits for the daemon's reply to a call's requests (src/transport/datagram-request.ts, the
  * native gate-sh's request loop): the first resend after firstMs, each later wait doubled up to maxMs,
  * `retries` resends (35 s in all); while a person is asked, a ping every heartbeatMs, and the wait ends after
  * silenceMs without any sign of life.
@@ -139,8 +139,9 @@ export function fill(text: string, ...args: string[]): string {
 /** The signals gate-sh, the launcher's front and the escalation client pass on to the command. */
 export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const;
 
-/** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts). */
-export const NOTICE_SOCK = 'notice.sock';
+/** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts): named
+ * where the session's other files are (src/paths/paths.ts), passed on to C from here. */
+export { NOTICE_SOCK } from '../paths/paths.js';
 
 /** The message types the C side writes or reads. */
 export const MESSAGE_TYPES = {
@@ -183,7 +184,7 @@ type Keys<T> = T extends unknown ? keyof T : never;
 type WireField =
   | Keys<Request | Reply | ExecReused | PreflightRequest | PreflightReply | RunFinished | SessionSandboxStale>
   | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReuseScope | ReusedAudit | SubcommandReply | Action>
-  | Keys<PlanRequest | WirePlan | StartUpFds | NonNullable<WirePlan['rerun_of']> | Ack>;
+  | Keys<PlanRequest | PlanReply | StartUpFds | NonNullable<PlanReply['rerun_of']> | Ack>;
 
 /** The field names the C side writes or reads (the escalation frames' are below). */
 export const FIELDS = [

@@ -1,7 +1,10 @@
-/** A rule's or heuristic's decision on one command (pure). Strictest wins: forbidden > prompt > allow.
- * The type is a wire name, declared in src/protocol/action.ts. */
-import type { Decision } from '../protocol/action.js';
-export type { Decision };
+/**
+ * A rule's or heuristic's decision on one command, and how decisions rank (pure). The rule engine owns
+ * the type; the request channel carries it as it is (src/protocol/messages.ts, SubcommandReply).
+ */
+
+/** A rule's or heuristic's decision on one command. Strictest wins: forbidden > prompt > allow. */
+export type Decision = 'allow' | 'prompt' | 'forbidden';
 
 const RANK: Record<Decision, number> = { allow: 0, prompt: 1, forbidden: 2 };
 

@@ -4,7 +4,8 @@
  * is the layer's public surface: other layers import from here. Pure, except load.ts (reads rule files)
  * and amend.ts (appends to one under a lock). Trust boundary: rule files are the user's, read as the
  * user; every problem in them is one PolicyError, located where the place is known.
- * Nothing here knows gate-sh's decisions (src/decide/) or any channel above src/protocol/.
+ * Nothing here knows gate-sh's decisions (src/decide/) or any channel: the wire (src/protocol/, above this
+ * layer) carries the rules' Decision as it is.
  */
 export { isDecision, stricter, strictest, type Decision } from './decision.js';
 export { PolicyError, type Location } from './error.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PolicyError } from './error.js';
 import { parsePolicy, type PolicySource } from './parser.js';
 import type { Policy } from './policy.js';
-import { codexHome, gateHome } from '../protocol/paths.js';
+import { codexHome, gateHome } from '../paths/paths.js';
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;
@@ -20,8 +20,8 @@ export interface LoadOptions {
 /** Rule files larger than this are refused: no real policy comes close, and parsing must stay bounded. */
 export const MAX_RULES_FILE_BYTES = 4 * 1024 * 1024;
 
-// computed in one place, with the runtime folder, so every entry point agrees (protocol/paths.ts); the
-// re-export only lets test/unit/protocol/paths.test.ts check that the rules see the same folders
+// computed in one place, with the runtime folder, so every entry point agrees (paths/paths.ts); the
+// re-export only lets test/unit/paths/paths.test.ts check that the rules see the same folders
 export { gateHome, codexHome };
 
 /** Where amendments go: $CODEX_HOME/rules/default.rules (Codex's own choice, so both tools see them). */

@@ -32,7 +32,7 @@ export interface SandboxContext {
   /** bound read-only at the same absolute path: the request channel's sockets live there (the daemon's,
    *  which nothing inside may unlink or replace) */
   runtimeRequestDir?: string;
-  /** the run's own client folder (`<request folder>/c/<run id>`, src/protocol/paths.ts runClientDir): the
+  /** the run's own client folder (`<request folder>/c/<run id>`, src/paths/paths.ts runClientDir): the
    *  clients' folder is an empty read-only folder inside, with this one bound read-write in it alone, so
    *  that no run sees or touches another's reply sockets; absent: no client folder at all (fail closed) */
   runtimeClientDir?: string;

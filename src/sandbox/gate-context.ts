@@ -11,7 +11,7 @@ import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { codexHome, gatePaths, type Env } from '../protocol/paths.js';
+import { codexHome, gatePaths, type Env } from '../paths/paths.js';
 import { nodeFs, type FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
 import { parseProcNetUnix, socketFolders } from './sockets.js';
@@ -36,7 +36,7 @@ export interface GateContextOptions {
   hostSockets?: readonly string[];
   /** the daemon's [secrets] setting (the pre-flight reply's `secrets`); the default list applies without it */
   secrets?: SecretsSetting;
-  /** the run's own client folder (src/protocol/paths.ts runClientDir): the only one its sandbox sees and
+  /** the run's own client folder (src/paths/paths.ts runClientDir): the only one its sandbox sees and
    *  writes; absent: none (its clients cannot bind a reply socket: fail closed) */
   clientDir?: string;
 }

@@ -4,7 +4,7 @@
  */
 import type { SandboxPolicy } from '../protocol/sandbox-policy.js';
 
-// the wire types live in protocol/ (the bottom layer); every sandbox user keeps importing them from here
+// the wire types live in protocol/ (the wire layer, below this one); every sandbox user keeps importing them from here
 export type { NetworkAccess, PermissionProfile, SandboxMode, SandboxPermissions, SandboxPolicy } from '../protocol/sandbox-policy.js';
 
 export class SandboxPolicyError extends Error {}

@@ -18,13 +18,9 @@ import { basename } from 'node:path';
 import type { SessionJoin } from '../protocol/messages.js';
 import { SOCKET_MASK } from '../protocol/shared-with-c.js';
 import { BRIDGE_PROGRAM } from './network-bridge.js';
+import type { CommandLine } from './wrap.js';
 
 export type { SessionJoin };
-
-export interface JoinablePlan {
-  program: string;
-  args: string[];
-}
 
 /** What a run needs from the daemon to join: which sandbox, and whether it has a network of its own. */
 export interface SessionShape {
@@ -37,7 +33,7 @@ export interface SessionShape {
 }
 
 /** The bubblewrap options of a gate-launch + bwrap plan (between bwrap and `--`), or null. */
-function bwrapOptions(plan: JoinablePlan): { at: number; end: number } | null {
+function bwrapOptions(plan: CommandLine): { at: number; end: number } | null {
   if (basename(plan.program) !== 'gate-launch') return null;
   // gate-launch [--argv0 NAME] bwrap ...: a renamed program is an escalated command, never a gated run's bash
   if (plan.args[0]?.startsWith('--')) return null;
@@ -109,7 +105,7 @@ export function runFolderBind(opts: readonly string[]): number {
 }
 
 /** Which session sandbox a plan joins, or null when it cannot join one (not wrapped in bubblewrap). */
-export function sessionShape(plan: JoinablePlan): SessionShape | null {
+export function sessionShape(plan: CommandLine): SessionShape | null {
   const o = bwrapOptions(plan);
   if (!o) return null;
   const opts = plan.args.slice(o.at, o.end);
@@ -131,7 +127,7 @@ export function sessionShape(plan: JoinablePlan): SessionShape | null {
 }
 
 /** The plan entering the holder's namespaces (gate-launch --session-ns), its mounts unchanged. */
-export function joinPlan<T extends JoinablePlan>(plan: T, join: SessionJoin): T {
+export function joinPlan<T extends CommandLine>(plan: T, join: SessionJoin): T {
   const o = bwrapOptions(plan);
   if (!o) throw new Error('this plan cannot join a session sandbox');
   const opts = plan.args.slice(o.at, o.end).filter((a) => a !== '--unshare-pid' && a !== '--unshare-net');

@@ -9,11 +9,20 @@ import type { EscalationExecution } from '../protocol/action.js';
 import type { SandboxPolicy } from './policy.js';
 import { permissionProfileArgv, turnSandboxArgv, type SandboxContext } from './bwrap-argv.js';
 
+/**
+ * A command line: what the escalation runner spawns, and the part of a run's plan (src/exec/plan.ts RunPlan)
+ * that each step rewrites: the sandbox step (src/exec/sandbox-step.ts), the exec gate (src/exec/exec-gate.ts),
+ * joining a session sandbox (session-join.ts). One type for all of them (docs/glossary.md, "plan").
+ */
 export interface CommandLine {
   program: string;
   args: string[];
+  cwd?: string;
+  env?: Record<string, string>;
   /** true when bubblewrap wraps the command */
-  sandboxed: boolean;
+  sandboxed?: boolean;
+  /** the gate's guard for a run without a sandbox (src/sandbox/gate-state.ts), mounted by the exec gate's launcher */
+  guard?: string;
 }
 
 export function sandboxArgvFor(execution: EscalationExecution, turn: SandboxPolicy, ctx: SandboxContext): string[] | null {

@@ -3,7 +3,7 @@
  * removal, no expansion; anything outside the word-only whitelist gives up (null). These exist for
  * parity and for Codex-exact decisions; gate-sh decides on analyze.ts, which is stricter about words.
  */
-import { extractShellInvocation } from './shell-detect.js';
+import { nestedShell } from './shell-detect.js';
 import { BIN_OP, REDIR_HEREDOC, REDIR_HERESTRING, list, nil, nodeType, parseBash, str, type MvNode } from './mvdan.js';
 
 /** §2.2: [shell, -c|-lc, script] whose script is only simple commands of literal words joined by && || ; |. */
@@ -19,7 +19,7 @@ export function parseShellLcPlainCommands(argv: string[]): string[][] | null {
 const MAX_BYTES = 256 * 1024;
 
 function plainCommands(argv: string[]): string[][] | null {
-  const inv = extractShellInvocation(argv);
+  const inv = nestedShell(argv);
   if (!inv || Buffer.byteLength(inv.script) > MAX_BYTES) return null;
   const p = parseBash(inv.script);
   if (!p.ok || p.file.Last.$length > 0) return null;
@@ -95,7 +95,7 @@ export function parseShellLcSingleCommandPrefix(argv: string[]): string[] | null
 }
 
 function heredocPrefix(argv: string[]): string[] | null {
-  const inv = extractShellInvocation(argv);
+  const inv = nestedShell(argv);
   if (!inv || Buffer.byteLength(inv.script) > MAX_BYTES) return null;
   const p = parseBash(inv.script);
   const stmts = list(p.ok ? p.file.Stmts : null);

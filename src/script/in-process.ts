@@ -1,7 +1,7 @@
 /**
  * Programs that run another program inside their own process, without an exec the gate could see: the
  * dynamic loader run as a program (`/lib64/ld-linux-x86-64.so.2 /bin/rm f` maps rm and jumps to it) and
- * multi-call binaries (`busybox rm f` runs its rm applet). The exec gate judges the program they run as
+ * multi-call binaries (`busybox rm f` runs its rm applet). The exec gate decides the program they run as
  * well as themselves (src/decide/intercepted.ts), and pre-flight sees through them as wrappers
  * (src/script/wrapper-grammars.ts).
  * Pure: argv in, argv out.

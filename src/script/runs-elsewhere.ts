@@ -2,7 +2,7 @@
  * Programs that hand a command to something that runs it elsewhere — a server outside the run (tmux,
  * screen), another machine or container (ssh, docker/podman exec and run, kubectl exec), the service
  * manager (systemd-run), a scheduler (at, batch, crontab). The exec gate never sees those execs, so what
- * they will run is read from their own argv here and judged as if the run made it, at pre-flight and at
+ * they will run is read from their own argv here and decided as if the run made it, at pre-flight and at
  * exec time alike (issue 28: `tmux send-keys 'rm ...' Enter` typed into the user's own shell). Pure.
  *
  * Trust boundary: the argv is the agent's (untrusted). Whatever cannot be read from it — commands on
@@ -151,7 +151,7 @@ function tmuxCommand(words: string[], depth: number): Elsewhere {
     case 'confirm-before':
     case 'command-prompt':
     case 'set-hook': {
-      // the command they keep runs later, on a key, an answer or an event: judged now
+      // the command they keep runs later, on a key, an answer or an event: decided now
       const opts: Opts = name === 'bind-key' ? { short: 'NTt' } : name === 'set-hook' ? { short: 't' } : { short: 'cIptT' };
       const at = operands(words, 1, opts);
       const rest = words.slice(at + (name === 'bind-key' || name === 'set-hook' ? 1 : 0));

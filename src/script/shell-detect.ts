@@ -14,15 +14,16 @@ export function detectShell(program: string): ShellKind | null {
   return Object.hasOwn(SHELLS, program) ? SHELLS[program] : null;
 }
 
-export interface ShellInvocation {
+/** A nested shell: `bash -c SCRIPT` (or `-lc`, zsh, sh) as a script runs it (glossary: nested shell). */
+export interface NestedShell {
   shell: string;
   kind: ShellKind;
   flag: '-c' | '-lc';
   script: string;
 }
 
-/** Exactly [shell, -c|-lc, script]; anything else (extra args, `-l -c`, `-cl`) is not a shell invocation. */
-export function extractShellInvocation(argv: string[]): ShellInvocation | null {
+/** Exactly [shell, -c|-lc, script]; anything else (extra args, `-l -c`, `-cl`) is not a nested shell. */
+export function nestedShell(argv: string[]): NestedShell | null {
   if (argv.length !== 3) return null;
   const [shell, flag, script] = argv;
   const kind = detectShell(shell);

@@ -77,7 +77,7 @@ class Walker {
   writes: RedirectWrite[] = [];
   /**
    * Reading a file `source` runs: a function body there only defines a command (Claude Code's snapshot
-   * carries every function of the user's shell); it is judged when it runs, by the exec gate. `PATH=` in
+   * carries every function of the user's shell); it is decided when it runs, by the exec gate. `PATH=` in
    * its declarations is the agent's own PATH, not a reason to ask (the exec gate sees where each program is).
    */
   constructor(private src: Buffer, private hooks: WalkHooks, private sourced: boolean) {}

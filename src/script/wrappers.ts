@@ -31,7 +31,7 @@ export function unwrapWith(argv: string[], analyze: ScriptAnalyzer, depth = 0): 
       inner.push(...shell.inner);
       return unwrapped(inner, hidden ?? shell.hidden);
     }
-    // tmux, ssh, docker exec, systemd-run, at...: what they hand elsewhere is judged as run here
+    // tmux, ssh, docker exec, systemd-run, at...: what they hand elsewhere is decided as run here
     const away = unwrapElsewhere(cur, analyze, depth);
     if (away) {
       inner.push(...away.inner);

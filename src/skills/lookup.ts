@@ -3,7 +3,7 @@
  * `ctx.skill = { permissions }`). Pure over discovered skills; `skillsFor` is the I/O to get them.
  */
 import type { PermissionProfile } from '../sandbox/policy.js';
-import type { Env } from '../protocol/paths.js';
+import type { Env } from '../paths/paths.js';
 import { discoverSkills } from './discover.js';
 import { skillForProgram } from './for-program.js';
 import { defaultSkillRoots } from './roots.js';

@@ -15,7 +15,7 @@ import { PassThrough } from 'node:stream';
 import { homedir } from 'node:os';
 import type { ShellInvocation } from '../exec/gate-sh-args.js';
 import type { PreflightReply } from '../protocol/messages.js';
-import { gatePaths, runClientDir, type GatePaths } from '../protocol/paths.js';
+import { gatePaths, runClientDir, type GatePaths } from '../paths/paths.js';
 import { findBash } from '../exec/bash.js';
 import { withExecGate } from '../exec/exec-gate.js';
 import { findBwrap } from '../exec/sandbox-run.js';
@@ -26,7 +26,7 @@ import { InlineApprover } from './pty-approver.js';
 import { LineGate } from './pty-gate.js';
 import { PtySession, type SessionEvent } from './pty-session.js';
 import { enterRaw, processTerminal, terminalSize, type TerminalIO } from './pty-terminal.js';
-import { readBytes } from '../protocol/raw-bytes.js';
+import { readBytes } from '../text/raw-bytes.js';
 
 export interface InteractiveOptions {
   invocation: ShellInvocation;

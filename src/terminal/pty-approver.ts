@@ -6,8 +6,8 @@
  */
 import { ApprovalClient } from '../client/approval-client.js';
 import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
-import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../daemon/prompt-view.js';
-import type { GatePaths } from '../protocol/paths.js';
+import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../client/prompt-view.js';
+import type { GatePaths } from '../paths/paths.js';
 
 export interface InlineApproverHooks {
   /** is this prompt ours to show? (this session's runs, or our pre-flight in flight) */

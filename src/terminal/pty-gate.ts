@@ -2,12 +2,12 @@
  * Pre-flight for one line of the interactive shell, exactly as `gate-sh -c LINE` asks it: one `preflight`
  * request over the request channel; any Deny means the line is not sent to bash.
  */
-import { RequestClient, RequestError } from '../protocol/client.js';
-import type { GatePaths } from '../protocol/paths.js';
-import { displayCommand, displayScript, visibleText } from '../protocol/display.js';
+import { RequestClient, RequestError } from '../transport/client.js';
+import type { GatePaths } from '../paths/paths.js';
+import { displayCommand, displayScript, visibleText } from '../text/display.js';
 import type { PreflightReply, SubcommandReply } from '../protocol/messages.js';
 
-export type LineVerdict = { ok: true; reply: PreflightReply } | { ok: false; messages: string[] };
+export type LineDecision = { ok: true; reply: PreflightReply } | { ok: false; messages: string[] };
 
 const display = (argv: string[]): string => displayCommand(argv, 400);
 
@@ -29,7 +29,7 @@ export class LineGate {
   ) {}
 
   /** `sessionRun`: the run the session's long-lived bash was started under (its execs carry that id) */
-  async check(line: string, cwd: string, login: boolean, sessionRun?: string): Promise<LineVerdict> {
+  async check(line: string, cwd: string, login: boolean, sessionRun?: string): Promise<LineDecision> {
     const req = {
       type: 'preflight',
       shell: 'bash',

@@ -14,7 +14,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
-import { RequestClient } from '../../src/protocol/client.js';
+import { RequestClient } from '../../src/transport/client.js';
 import { warmedUp } from '../daemon/helpers.js';
 import { killAll, startDaemon } from '../helpers/daemon.js';
 

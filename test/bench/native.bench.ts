@@ -19,10 +19,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { GATE, GATE_SH, ROOT, tempEnv } from '../helpers/env.js';
 import { warmedUp } from '../daemon/helpers.js';
-import { RequestClient } from '../../src/protocol/client.js';
+import { RequestClient } from '../../src/transport/client.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
 import { type Floor, startFloor } from './helpers.js';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

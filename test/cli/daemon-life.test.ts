@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, GATE_SH } from '../helpers/env.js';
 import { daemonForTest, killAll, track, waitFor } from '../helpers/daemon.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
+import { pingDaemon } from '../../src/transport/ping.js';
 
 after(killAll);
 

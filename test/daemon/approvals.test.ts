@@ -107,7 +107,7 @@ test('timeout with an approver attached; gate approve --answer one-shot; the pen
 
     await approvalCall(d.paths, 'config-set', { key: 'approval_timeout_ms', value: '20000' });
     let pendings = 0;
-    const { request } = await import('../../src/protocol/client.js');
+    const { request } = await import('../../src/transport/client.js');
     const reply = request(
       d.paths,
       { type: 'preflight', shell: 'bash', flag: '-c', script: 'make ok', cwd: '/tmp', pid: 1, sandbox_permissions: 'use_default' },

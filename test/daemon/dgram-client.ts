@@ -7,10 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { unixDgram } from '../../src/protocol/dgram.js';
+import { unixDgram } from '../../src/transport/dgram.js';
 import { encode, decode } from '../../src/protocol/codec.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages.js';
-import type { GatePaths } from '../../src/protocol/paths.js';
+import type { GatePaths } from '../../src/paths/paths.js';
 
 export class TestClient {
   private readonly sock = unixDgram.createSocket('unix_dgram');

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { GATE, ROOT } from '../helpers/env.js';
 import { track, waitFor } from '../helpers/daemon.js';
 import { run } from '../helpers/run.js';
-import type { GatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
-import { request, type Outgoing } from '../../src/protocol/client.js';
+import type { GatePaths } from '../../src/paths/paths.js';
+import { pingDaemon } from '../../src/transport/ping.js';
+import { request, type Outgoing } from '../../src/transport/client.js';
 import type { Reply } from '../../src/protocol/messages.js';
 
 /**

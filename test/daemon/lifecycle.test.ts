@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import { statSync, writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv, ROOT } from '../helpers/env.js';
-import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
-import { lockHeld, readOwner } from '../../src/daemon/lock.js';
+import { gatePaths } from '../../src/paths/paths.js';
+import { pingDaemon } from '../../src/transport/ping.js';
+import { lockHeld, readOwner } from '../../src/client/lock.js';
 import { runGate } from './helpers.js';
 import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 

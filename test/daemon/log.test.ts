@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { GATE, tempEnv } from '../helpers/env.js';
-import { request } from '../../src/protocol/client.js';
+import { request } from '../../src/transport/client.js';
 import { preflight, runGate } from './helpers.js';
 import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE, GATE_SH, tempEnv } from '../helpers/env.js';
-import { checkSocketPaths, gatePaths } from '../../src/protocol/paths.js';
+import { checkSocketPaths, gatePaths } from '../../src/paths/paths.js';
 
 test('socket paths over 107 bytes: gate-sh, gate daemon start and run refuse clearly; nothing is bound', () => {
   const te = tempEnv({ GATE_NO_AUTOSTART: '0' });

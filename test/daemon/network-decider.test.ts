@@ -58,7 +58,7 @@ test('rules and config lists decide without asking; denials say why; every decis
     assert.deepEqual([local.decision, local.namesHost], ['allow', true]);
     rig.daemon.networkDecider.closed({
       request: { runId: run, host: 'allowed.test', port: 443, protocol: 'https', addresses: [] },
-      verdict: ok,
+      decided: ok,
       bytesUp: 120,
       bytesDown: 4096,
       durationMs: 7,
@@ -252,11 +252,11 @@ test('a connection that goes away while asked withdraws its prompt', { timeout: 
   try {
     const run = await rig.run('npm install');
     const gone = new AbortController();
-    const verdict = rig.daemon.networkDecider.decide({ runId: run, host: 'registry.test', port: 443, protocol: 'https', addresses: [] }, gone.signal);
+    const decided = rig.daemon.networkDecider.decide({ runId: run, host: 'registry.test', port: 443, protocol: 'https', addresses: [] }, gone.signal);
     await waitFor(() => a.prompts.length === 1, 'the prompt');
     assert.equal(rig.daemon.broker.pendingPrompts().length, 1);
     gone.abort();
-    const v = await verdict;
+    const v = await decided;
     assert.deepEqual([v.decision, v.reason], ['deny', 'the connection went away before the approval was answered']);
     assert.equal(rig.daemon.broker.pendingPrompts().length, 0);
   } finally {

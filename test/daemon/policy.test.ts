@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { approvalCall } from '../../src/client/approval-client.js';
-import { request } from '../../src/protocol/client.js';
+import { request } from '../../src/transport/client.js';
 import { approveConsole, preflight, runGate, runShell } from './helpers.js';
 import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 

@@ -23,11 +23,11 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GATE_SH, tempEnv } from '../helpers/env.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
-import { lockHeld, readOwner } from '../../src/daemon/lock.js';
+import { pingDaemon } from '../../src/transport/ping.js';
+import { lockHeld, readOwner } from '../../src/client/lock.js';
 import { approveConsole, denySocketsFilter, LANDLOCK, runGate } from './helpers.js';
 import { mcpSession } from '../integrations/helpers.js';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { run } from '../shell/helpers.js';
 import { killAll, startDaemon } from '../helpers/daemon.js';
 

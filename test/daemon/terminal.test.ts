@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GATE, tempEnv } from '../helpers/env.js';
-import { gatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
+import { gatePaths } from '../../src/paths/paths.js';
+import { pingDaemon } from '../../src/transport/ping.js';
 import { preflight, pty } from './helpers.js';
 import { waitFor } from '../helpers/daemon.js';
 

@@ -7,9 +7,9 @@ import { AuditLog } from '../../src/daemon/audit.js';
 import { PolicyWatcher } from '../../src/daemon/policy-watch.js';
 import { policyBinding } from '../../src/daemon/policy-binding.js';
 import { loadConfig } from '../../src/config/load.js';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/messages.js';
-import type { HandlerContext } from '../../src/protocol/server.js';
+import type { HandlerContext } from '../../src/transport/server.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { GATE, ROOT, tempEnv, type TempEnv } from '../helpers/env.js';
 import { killAll, track, waitFor } from '../helpers/daemon.js';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { docCommands, inOrder, type DocCommand } from './doc-commands.js';
 
 after(killAll);

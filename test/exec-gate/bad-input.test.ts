@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { withExecGate } from '../../src/exec/exec-gate.js';
 import { gateSh, run, execGateOptions } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { EscalationServer } from '../../src/daemon/escalation-runner.js';
 import { findBwrap } from '../../src/exec/sandbox-run.js';
 import type { EscalationExecution } from '../../src/protocol/action.js';

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, type TestContext } from 'node:test';
 import { GATE, tempEnv, type TempEnv } from './env.js';
-import { gatePaths, type GatePaths } from '../../src/protocol/paths.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
+import { gatePaths, type GatePaths } from '../../src/paths/paths.js';
+import { pingDaemon } from '../../src/transport/ping.js';
 
 /** Every process a test started, so a failing test cannot leave daemons behind (see `after(killAll)`). */
 const started = new Set<ChildProcess>();

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { GATE_SH_NODE, ROOT, tempEnv } from '../helpers/env.js';
 import { daemonForFile } from '../helpers/daemon.js';
 import { runGate } from '../daemon/helpers.js';
-import { shellCommand, shellWord } from '../../src/protocol/shell-words.js';
+import { shellCommand, shellWord } from '../../src/text/shell-words.js';
 
 const RULES =
   'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash instead")\nprefix_rule(pattern=["git", "status"], decision="allow")\n';

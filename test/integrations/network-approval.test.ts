@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import { approvalRequestParams, hostDecision, resolvedParams, reviewDecisionFromHost } from '../../src/integrations/host-protocol.js';
 import { decisionForElicitation, elicitationFor } from '../../src/integrations/elicitation.js';
 import { parseReviewDecision, type PromptEvent } from '../../src/protocol/approval.js';
-import { renderPrompt, decisionForKey } from '../../src/daemon/prompt-view.js';
+import { renderPrompt, decisionForKey } from '../../src/client/prompt-view.js';
 import { defaultRulesFile } from '../../src/rules/index.js';
 import { GATE } from '../helpers/env.js';
 import { killAll, track, waitFor } from '../helpers/daemon.js';

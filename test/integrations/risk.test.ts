@@ -11,7 +11,7 @@ import { approveConsole } from '../daemon/helpers.js';
 import { gateSh } from '../shell/helpers.js';
 import { hostProcess } from './helpers.js';
 import { tempEnv } from '../helpers/env.js';
-import { renderPrompt } from '../../src/daemon/prompt-view.js';
+import { renderPrompt } from '../../src/client/prompt-view.js';
 import type { PromptEvent } from '../../src/protocol/approval.js';
 import { killAll, startDaemon } from '../helpers/daemon.js';
 

@@ -16,7 +16,7 @@ import { localRange } from '../../src/network/address-ranges.js';
 import { dial } from '../../src/network/dial.js';
 import { systemResolver, testResolver, TestResolverError } from '../../src/network/resolve.js';
 import { readClientHello } from '../../src/network/tls-sni.js';
-import type { ConnectionClosed, ConnectionVerdict, NetworkDecider } from '../../src/network/types.js';
+import type { ConnectionClosed, ConnectionDecision, NetworkDecider } from '../../src/network/types.js';
 
 test('local ranges (the decider\'s classes): loopback, private (CGNAT too), link-local, unspecified, reserved (multicast, broadcast, NAT64), and IPv4 inside IPv6', () => {
   const cases: [string, string | null][] = [
@@ -68,8 +68,8 @@ test('dial: an allow that does not name the host reaches no local address; one t
   const port = (srv.address() as AddressInfo).port;
   const reports: ConnectionClosed[] = [];
   const looked: string[] = [];
-  const decider = (v: ConnectionVerdict): NetworkDecider => ({ decide: async () => v, closed: (c) => reports.push(c) });
-  const ctx = (v: ConnectionVerdict, notes: string[]) => ({
+  const decider = (v: ConnectionDecision): NetworkDecider => ({ decide: async () => v, closed: (c) => reports.push(c) });
+  const ctx = (v: ConnectionDecision, notes: string[]) => ({
     runId: 'r-test',
     decider: decider(v),
     resolve: async (h: string) => (looked.push(h), ['127.0.0.1']),

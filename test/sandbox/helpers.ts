@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tempEnv, type TempEnv } from '../helpers/env.js';
-import { gatePaths, runClientDir, type GatePaths } from '../../src/protocol/paths.js';
+import { gatePaths, runClientDir, type GatePaths } from '../../src/paths/paths.js';
 import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
 import type { SandboxContext } from '../../src/sandbox/bwrap-argv.js';
 import { findBwrap, prepareGateDirs } from '../../src/exec/sandbox-run.js';

@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFil
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
 import { run, execGateOptions } from '../exec-gate/helpers.js';
-import { request } from '../../src/protocol/client.js';
+import { request } from '../../src/transport/client.js';
 import type { ExecReply, PreflightReply } from '../../src/protocol/messages.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { GATE, GATE_SH } from '../helpers/env.js';
 import { execGateOptions } from '../exec-gate/helpers.js';
 import { bash, run, type Ran } from '../shell/helpers.js';
-import { request } from '../../src/protocol/client.js';
+import { request } from '../../src/transport/client.js';
 import type { PreflightReply } from '../../src/protocol/messages.js';
 import { AGENT_SCRIPTS, AGENT_SCRIPT_RULES as RULES, agentWorkspace } from '../helpers/agent-scripts.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';

@@ -1,6 +1,6 @@
 /**
  * The import-direction check (.dependency-cruiser.cjs, run by `npm run lint`): the real src/ passes, and a
- * copy of it with one upward import planted (protocol/ importing a type from cli/, the top layer) fails,
+ * copy of it with one upward import planted (paths/, the bottom layer, importing a type from cli/, the top) fails,
  * naming the rule and the two files; so does an import of a folder README.md's Architecture section does not
  * list. Runs dependency-cruiser on temp copies; reads the checkout, writes only under the temp folder.
  */
@@ -35,10 +35,10 @@ test('an upward import planted in a copy of the tree fails the check, naming the
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const top = readdirSync(join(dir, 'src', 'cli')).find((f) => f.endsWith('.ts'));
   assert.ok(top);
-  appendFileSync(join(dir, 'src', 'protocol', 'paths.ts'), `\nimport type {} from '../cli/${top.replace(/\.ts$/, '.js')}';\n`);
+  appendFileSync(join(dir, 'src', 'paths', 'paths.ts'), `\nimport type {} from '../cli/${top.replace(/\.ts$/, '.js')}';\n`);
   const r = cruise(dir);
   assert.equal(r.status, 1, r.stdout + r.stderr);
-  assert.match(r.stdout, new RegExp(`error protocol-imports-upward: src/protocol/paths\\.ts → src/cli/${top.replace('.', '\\.')}`));
+  assert.match(r.stdout, new RegExp(`error paths-imports-upward: src/paths/paths\\.ts → src/cli/${top.replace('.', '\\.')}`));
 });
 
 test('an import of a folder the README does not list fails the check', (t) => {

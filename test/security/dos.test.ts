@@ -16,8 +16,8 @@ import { killAll, startDaemon, track, waitFor } from '../helpers/daemon.js';
 import { approveConsole, preflight } from '../daemon/helpers.js';
 import { Deframer, frame } from '../../src/protocol/codec.js';
 import { MAX_STREAM_FRAME } from '../../src/protocol/messages.js';
-import { unixDgram } from '../../src/protocol/dgram.js';
-import { RateQueues } from '../../src/protocol/run-rate.js';
+import { unixDgram } from '../../src/transport/dgram.js';
+import { RateQueues } from '../../src/transport/run-rate.js';
 
 after(killAll);
 

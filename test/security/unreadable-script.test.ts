@@ -72,6 +72,6 @@ test('untrusted: the prompt shows the head and the tail of a long command, with 
   assert.equal(r.ran, true, r.stderr);
   const shown = rig.prompts.map((p) => String(p.display)).join('\n');
   assert.match(shown, / ran$/m, shown);
-  // shown whole, or cut in the middle with its length (src/protocol/display.ts): never with its tail cut away
+  // shown whole, or cut in the middle with its length (src/text/display.ts): never with its tail cut away
   if (!shown.includes('a'.repeat(500))) assert.match(shown, /\d+ characters/, shown);
 });

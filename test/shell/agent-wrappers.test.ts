@@ -9,7 +9,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { bash, gateSh, type Ran } from './helpers.js';

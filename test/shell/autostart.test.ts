@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempEnv } from '../helpers/env.js';
 import { runGate } from '../daemon/helpers.js';
-import { pingDaemon } from '../../src/protocol/ping.js';
-import { gatePaths } from '../../src/protocol/paths.js';
+import { pingDaemon } from '../../src/transport/ping.js';
+import { gatePaths } from '../../src/paths/paths.js';
 import { gateSh } from './helpers.js';
 
 const FULL = { GATE_SANDBOX_MODE: 'danger-full-access' };

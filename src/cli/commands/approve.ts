@@ -6,11 +6,11 @@
  *   gate approve --answer ID DECISION one-shot answer
  */
 import { createInterface } from 'node:readline';
-import { gatePaths } from '../../protocol/paths.js';
+import { gatePaths } from '../../paths/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
 import { ApprovalClient } from '../../client/approval-client.js';
-import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../../daemon/prompt-view.js';
-import { visibleText } from '../../protocol/display.js';
+import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../../client/prompt-view.js';
+import { visibleText } from '../../text/display.js';
 import { parseReviewDecision, type PromptEvent } from '../../protocol/approval.js';
 import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';
 

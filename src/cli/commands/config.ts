@@ -2,7 +2,7 @@
  * `gate config get [KEY] [--json]` and `gate config set KEY VALUE`: the running daemon's configuration,
  * changed at run time over the approval channel. Without a daemon, `get` shows what one would start with.
  */
-import { gatePaths } from '../../protocol/paths.js';
+import { gatePaths } from '../../paths/paths.js';
 import { needsDaemon } from '../needs-daemon.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { configView } from '../../config/config.js';

@@ -1,9 +1,9 @@
 /** `gate daemon run|start|stop|restart|status`: the escalation daemon's lifecycle (options: src/cli/args/daemon.ts). */
 import type { DaemonArgs } from '../args/daemon.js';
-import { gatePaths, type GatePaths } from '../../protocol/paths.js';
-import { lockHeld, pidNamespace, readOwner } from '../../daemon/lock.js';
+import { gatePaths, type GatePaths } from '../../paths/paths.js';
+import { lockHeld, pidNamespace, readOwner } from '../../client/lock.js';
 import { reachDaemon, unreachableMessage, type Reach } from '../../client/reach.js';
-import { pingDaemon } from '../../protocol/ping.js';
+import { pingDaemon } from '../../transport/ping.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { run as status } from './status.js';
 

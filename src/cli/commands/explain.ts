@@ -20,8 +20,8 @@ import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from 
 import { loadConfig } from '../../config/load.js';
 import { callerSettings, settingsConflict, type GateConfig } from '../../config/config.js';
 import { approvalCall } from '../../client/approval-client.js';
-import { gatePaths } from '../../protocol/paths.js';
-import { sourceReader } from '../../daemon/sourced-files.js';
+import { gatePaths } from '../../paths/paths.js';
+import { sourceReader } from '../../script/sourced-files.js';
 import { protectedList } from '../../sandbox/protected.js';
 import { hiddenSecrets, hiddenSecretsLine } from './explain-secrets.js';
 
@@ -102,10 +102,10 @@ export async function run(args: ExplainArgs): Promise<number> {
   };
   // `gate-sh -c '...'` (or a shell at any path) is explained as the script it runs.
   const shellScript = command.length === 3 && (command[1] === '-c' || command[1] === '-lc') && SHELLS.test(command[0]);
-  const assessment = shellScript ? decideScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : decideInvocation(command, ctx);
+  const decided = shellScript ? decideScript(command[0], command[1] as '-c' | '-lc', command[2], ctx) : decideInvocation(command, ctx);
   if (args.json) {
     const out = {
-      ...assessment,
+      ...decided,
       context: { approval_policy: approvalPolicy, sandbox_policy: sandboxPolicy, sandbox_permissions: sandboxPermissions, rule_files: [...policy.files] },
       protected_paths: protectedList(process.env),
       // the network of the script's run (issue 33): the setting, the network rules and the config lists
@@ -120,7 +120,7 @@ export async function run(args: ExplainArgs): Promise<number> {
     process.stdout.write(JSON.stringify(out) + '\n');
   } else {
     process.stdout.write(
-      formatExplanation(assessment, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }) +
+      formatExplanation(decided, { approvalPolicy: formatApprovalPolicy(approvalPolicy), sandbox: sandboxPolicy.type, ruleFiles: [...policy.files] }) +
         // read-only in every writable root; made by a run where missing, moved aside when it ends (docs/sandbox.md)
         `protected paths (add names with GATE_PROTECTED_NAMES): ${protectedList(process.env).join(' ')}\n` +
         formatNetworkExplanation(networkSetting(sandboxPolicy), policy.networkRuleList(), config.network_domains).join('\n') +

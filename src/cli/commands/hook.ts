@@ -1,7 +1,7 @@
 /**
  * `gate hook claude-code|gemini`: an agent's permission hook (Claude Code PreToolUse for Bash, gemini-cli
  * BeforeTool for run_shell_command). Reads the agent's JSON on stdin and prints the agent's JSON answer:
- * `allow` with the command rewritten to run through gate-sh, which judges it (rules, heuristics, session
+ * `allow` with the command rewritten to run through gate-sh, which decides it (rules, heuristics, session
  * cache, its approver), runs it in its sandbox under its exec gate, and audits it; `allow` alone when the
  * agent's shell is gate-sh already (src/integrations/hooks/decision.ts, HookRoute). Only for a command that
  * would run unsandboxed is the daemon asked here (pre-flight with `ask: false`).
@@ -12,8 +12,8 @@
  * is loaded only when no daemon runs.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { gatePaths, type Env } from '../../protocol/paths.js';
-import { RequestClient, RequestError } from '../../protocol/client.js';
+import { gatePaths, type Env } from '../../paths/paths.js';
+import { RequestClient, RequestError } from '../../transport/client.js';
 import type { PreflightReply } from '../../protocol/messages.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,7 @@ import {
 } from '../../integrations/hooks/decision.js';
 import { claudeShell, geminiShell } from '../../integrations/agents/agents.js';
 import { fsProbe, isGateShEntry } from '../../integrations/agents/entry.js';
-import { visibleText } from '../../protocol/display.js';
+import { visibleText } from '../../text/display.js';
 
 const USAGE = `usage: gate hook claude-code|gemini
   Answers an agent's permission hook for its shell tool: the command is rewritten to run through
@@ -49,7 +49,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     out = await answer(agent, readFileSync(0, 'utf8'), process.env, process.cwd());
   } catch (e) {
-    // stdin could not be read: a denial, as for any input that cannot be judged
+    // stdin could not be read: a denial, as for any input that cannot be decided
     out = hookOutput(agent, { decision: 'deny', reason: `gate-sh: cannot read the hook input (${(e as Error).message}); nothing runs` });
   }
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -62,11 +62,11 @@ export async function run(argv: string[]): Promise<number> {
  * input names none.
  */
 export async function answer(agent: HookAgent, input: string, env: Env, cwd: string): Promise<Record<string, unknown>> {
-  const v = await judge(agent, input, env, cwd);
+  const v = await decideHook(agent, input, env, cwd);
   return v ? hookOutput(agent, v.decision, v.call?.toolInput) : {};
 }
 
-async function judge(agent: HookAgent, input: string, env: Env, cwd: string): Promise<{ decision: HookDecision; call?: HookCall } | null> {
+async function decideHook(agent: HookAgent, input: string, env: Env, cwd: string): Promise<{ decision: HookDecision; call?: HookCall } | null> {
   let call: HookCall | null;
   try {
     call = parseHookInput(agent, input, cwd);
@@ -94,7 +94,7 @@ async function judge(agent: HookAgent, input: string, env: Env, cwd: string): Pr
  * How the agent's command will run (HookRoute): through its shell when that is already gate-sh (the shell
  * route wired too: rewriting would start gate-sh inside gate-sh), else rewritten to run through the
  * gate-sh beside this `gate` (the same install). Both agents gate-sh hooks into can rewrite
- * (docs/agents.md, "Hooks"); `unsandboxed` is the judgement for an agent that could not.
+ * (docs/agents.md, "Hooks"); `unsandboxed` is the decision for an agent that could not.
  */
 function hookRoute(agent: HookAgent, env: Env): HookRoute | { error: string } {
   const shell = agent === 'claude-code' ? claudeShell(env, {}, fsProbe).shell : geminiShell(env, fsProbe).shell;
@@ -138,7 +138,7 @@ function gateShBeside(): string | undefined {
   return candidates.find((x) => basename(x) === 'gate-sh' && fsProbe.executable(x) && statSync(x).isFile());
 }
 
-/** The daemon's judgement of a command that would run outside every sandbox, asking nobody. */
+/** The daemon's decision on a command that would run outside every sandbox, asking nobody. */
 async function preflight(script: string, cwd: string, env: Env): Promise<PreflightReply> {
   const paths = gatePaths(env);
   const msg = { type: 'preflight', shell: 'bash', flag: '-c', script, cwd, pid: process.pid, sandbox_permissions: 'require_escalated', ask: false };

@@ -7,7 +7,7 @@ import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ensureDaemon } from '../../client/autostart.js';
-import { checkSocketPath, gatePaths } from '../../protocol/paths.js';
+import { checkSocketPath, gatePaths } from '../../paths/paths.js';
 import { runHostSession } from '../../integrations/host-session.js';
 
 /** Options, as src/cli/args/host.ts declares them. */

@@ -9,7 +9,7 @@
 import { existsSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { commentedConfig } from '../../config/commented.js';
-import { gatePaths } from '../../protocol/paths.js';
+import { gatePaths } from '../../paths/paths.js';
 import { defaultRulesFile } from '../../rules/index.js';
 
 /** The header of a new rules file. */

@@ -3,7 +3,7 @@
  * checks config.toml; a broken file is named with its file:line:col, and runs are refused while it stays
  * broken. Client side only: one approval-channel call. Not pure (talks to the daemon).
  */
-import { gatePaths } from '../../protocol/paths.js';
+import { gatePaths } from '../../paths/paths.js';
 import { approvalCall } from '../../client/approval-client.js';
 
 export async function run(): Promise<number> {

@@ -2,14 +2,14 @@
  * `gate rules list [--json]` and `gate rules add --forbid|--prompt|--allow PREFIX... [--justification TEXT]`:
  * the prefix rules in force, and a new one appended to the default rules file without hand-editing
  * (options: src/cli/args/rules.ts). `add` appends under the amendment lock (src/rules/amend.ts) a line it has
- * parsed first, then has a running daemon reload, so the next run is judged by it. Not pure: reads rule
+ * parsed first, then has a running daemon reload, so the next run is decided by it. Not pure: reads rule
  * files, writes one, talks to the daemon on the approval channel. Trust: the rule files are the user's.
  */
 import { homedir } from 'node:os';
 import { approvalCall } from '../../client/approval-client.js';
 import { loadConfig } from '../../config/load.js';
-import { displayWord, visibleText } from '../../protocol/display.js';
-import { gatePaths, type GatePaths } from '../../protocol/paths.js';
+import { displayWord, visibleText } from '../../text/display.js';
+import { gatePaths, type GatePaths } from '../../paths/paths.js';
 import { appendPrefixRule, type Decision, defaultRulesFile, parsePolicy, PolicyError, readRulesFile, ruleFiles } from '../../rules/index.js';
 
 /** The rule files in force: the running daemon's (as it loaded them), else those a daemon would load. */
@@ -84,7 +84,7 @@ export async function add(values: AddArgs): Promise<number> {
   }
   const shown = values.prefix.map(displayWord).join(' ');
   process.stdout.write(`${r === 'appended' ? 'added' : 'already there'}: ${values.decision} ${shown} (${file})\n`);
-  // the daemon also reloads by itself on a save; asked here so the next run is judged by the new rule
+  // the daemon also reloads by itself on a save; asked here so the next run is decided by the new rule
   let reloaded: { files: string[]; error?: string | null } | undefined;
   try {
     reloaded = (await approvalCall(paths, 'reload')) as { files: string[]; error?: string | null };

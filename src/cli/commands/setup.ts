@@ -5,7 +5,7 @@
  */
 import { AGENTS, agentId, type Route } from '../../integrations/agents/agents.js';
 import { install, setupAgent, SetupError, undoAgent } from '../../integrations/agents/setup.js';
-import { shellWord } from '../../protocol/shell-words.js';
+import { shellWord } from '../../text/shell-words.js';
 
 /** Options, as src/cli/args/setup.ts declares them. */
 export interface SetupArgs {

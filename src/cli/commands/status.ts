@@ -1,7 +1,7 @@
 /** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy,
  * approvers, pending prompts), and per agent on this machine whether it really uses gate-sh (gate doctor's
  * summary). */
-import { gatePaths } from '../../protocol/paths.js';
+import { gatePaths } from '../../paths/paths.js';
 import { approvalCall } from '../../client/approval-client.js';
 import { formatStatus } from '../../client/status-view.js';
 import { diagnose, formatAgentSummary } from '../../integrations/agents/doctor.js';

@@ -12,9 +12,9 @@
  *   root is MCP (`gate mcp`) with its own shell tool turned off (`features.shell_tool = false`).
  */
 import { join } from 'node:path';
-import type { Env } from '../../protocol/paths.js';
+import type { Env } from '../../paths/paths.js';
 import type { JsonEdit } from './json-edit.js';
-import { shellCommand } from '../../protocol/shell-words.js';
+import { shellCommand } from '../../text/shell-words.js';
 
 export type AgentId = 'claude-code' | 'codex' | 'gemini';
 export type Route = 'shell' | 'hook' | 'mcp';
@@ -50,7 +50,7 @@ export interface Install {
   gateSh: string;
 }
 
-/** The user's folders the settings files live under, as src/protocol/paths.ts computes them (homeDir,
+/** The user's folders the settings files live under, as src/paths/paths.ts computes them (homeDir,
  * codexHome), so set-up edits the Codex config beside the rules gate-sh reads. */
 export interface Homes {
   home: string;
@@ -73,7 +73,7 @@ export function claudeDir(env: Env, homes: Pick<Homes, 'home'>): string {
  * Folders of the agent's own that its shell must write from inside the turn sandbox: Claude Code's shell
  * route writes the snapshot of the user's shell (functions, aliases, PATH) into shell-snapshots from
  * inside the shell and sources it before every command. Only that folder, never HOME or ~/.claude: what
- * the snapshot defines is read and judged when a command sources it (src/daemon/sourced-files.ts), and
+ * the snapshot defines is read and decided when a command sources it (src/script/sourced-files.ts), and
  * every program it runs still passes the exec gate.
  */
 export function agentWritableRoots(id: AgentId, routes: readonly Route[], env: Env, homes: Pick<Homes, 'home'>): string[] {
@@ -84,7 +84,7 @@ export function agentWritableRoots(id: AgentId, routes: readonly Route[], env: E
  * How each agent's hook lets gate-sh gate the command (src/integrations/hooks/decision.ts, HookRoute): both
  * let the hook rewrite it, so it runs through gate-sh; read from their code (Claude Code 2.1.197 and
  * 2.1.332: `hookSpecificOutput.updatedInput`; gemini-cli 0.61.0: `hookSpecificOutput.tool_input`, merged
- * into the tool's parameters). An agent without it would have its commands judged as running unsandboxed.
+ * into the tool's parameters). An agent without it would have its commands decided as running unsandboxed.
  */
 export const HOOK_REWRITE: Record<'claude-code' | 'gemini', string> = {
   'claude-code': 'PreToolUse updatedInput',

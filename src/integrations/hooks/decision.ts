@@ -6,8 +6,8 @@
  * would run unsandboxed, by the daemon asked with `ask: false` (a command that needs a person is `ask`).
  */
 import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
-import { visibleText } from '../../protocol/display.js';
-import { shellCommand } from '../../protocol/shell-words.js';
+import { visibleText } from '../../text/display.js';
+import { shellCommand } from '../../text/shell-words.js';
 
 export type HookAgent = 'claude-code' | 'gemini';
 /** `command`: the command the agent runs instead of its own (an `allow` that rewrites it through gate-sh). */
@@ -52,7 +52,7 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
  * How the command the hook is about will really run, which decides what an `allow` may mean:
  * - `rewrite`: the agent lets the hook replace the command (Claude Code's `updatedInput`, gemini-cli's
  *   `hookSpecificOutput.tool_input`): the answer is `allow` with the command rewritten to
- *   `<gate-sh> -c '<command>'`, so gate-sh judges it as on its shell route (forbidden: refused with the
+ *   `<gate-sh> -c '<command>'`, so gate-sh decides it as on its shell route (forbidden: refused with the
  *   rule's reason, exit 126; needs a person: its approver, or refused headless), and runs it in its
  *   sandbox, under its exec gate and audit. Never a hook `deny` or `ask` for a command: Claude Code 2.1.332
  *   reports every hook deny to the model as "PreToolUse:Bash hook error: ..." (issue 31 point 8), and
@@ -65,7 +65,7 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
 export type HookRoute = { kind: 'rewrite'; gateSh: string } | { kind: 'gated-shell' } | { kind: 'unsandboxed' };
 
 /**
- * The answer on a route that gate-sh itself judges when the command runs (rewrite, gated-shell). What the
+ * The answer on a route that gate-sh itself decides when the command runs (rewrite, gated-shell). What the
  * agent itself refuses stays refused: a rewrite would hide the command from the agent's own check (gemini-cli
  * refuses command substitution, geminiRefusal), so such a command is denied with the agent's reason instead.
  */
@@ -96,7 +96,7 @@ export const GEMINI_SUBSTITUTION_REFUSAL =
 /**
  * gemini-cli's refusal of `command`, or undefined when it runs it. gemini-cli 0.61.0 refuses, before running
  * anything and even with --yolo, every command with `$(`, a backtick, `<(` or `>(` outside single quotes
- * (after taking off a `bash -c '...'` wrapper): its permission rules judge a command by its root commands
+ * (after taking off a `bash -c '...'` wrapper): its permission rules decide a command by its root commands
  * and cannot see into a substitution. Its check, read from its bundle (detectBashSubstitution,
  * stripShellWrapper); a double-quoted wrapper is taken off as its fallback does (without unescaping).
  */
@@ -122,7 +122,7 @@ export function geminiRefusal(command: string): string | undefined {
 
 /**
  * The command rewritten to run through gate-sh: shell source bash reads back as exactly these words, newlines,
- * quotes and `!` included (src/protocol/shell-words.ts).
+ * quotes and `!` included (src/text/shell-words.ts).
  */
 export function throughGateSh(gateSh: string, command: string): string {
   return shellCommand([gateSh, '-c', command]);

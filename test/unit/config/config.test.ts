@@ -6,7 +6,7 @@ import { configFromEnv, configFromTable, configView, ConfigError, DEFAULT_CONFIG
 import { loadConfig } from '../../../src/config/load.js';
 import { tempEnv } from '../../helpers/env.js';
 import { parseSince, matches, formatRecord } from '../../../src/client/audit-query.js';
-import { acquireLock, lockHeld, readOwner } from '../../../src/daemon/lock.js';
+import { acquireLock, lockHeld, readOwner } from '../../../src/client/lock.js';
 
 test('defaults with no config: on-request, workspace-write, autostart, 120 s', () => {
   const te = tempEnv();

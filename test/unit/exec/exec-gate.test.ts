@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { LAUNCHER, LIBGATE, SHIM_BIN, SHIMS_DIR, withExecGate, withPreload, withShimPath } from '../../../src/exec/exec-gate.js';
 import { escalationEnv } from '../../../src/daemon/escalation-env.js';
 import { decodeWire, isLossy } from '../../../src/protocol/exec-gate-wire.js';
-import { gatePaths } from '../../../src/protocol/paths.js';
+import { gatePaths } from '../../../src/paths/paths.js';
 
 const paths = gatePaths({ XDG_RUNTIME_DIR: '/run/u', GATE_HOME: '/h' });
 

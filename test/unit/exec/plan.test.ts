@@ -40,7 +40,7 @@ test('over 128 KiB: the script goes by descriptor, above the inherited ones; -x 
   assert.deepEqual(p.scriptFd?.fd, 8);
   assert.deepEqual(bashArgs(p), ['-e', '/dev/fd/8']);
   const text = p.scriptFd!.data.toString();
-  // shell source through src/protocol/shell-words.ts (issue 32: one quoting function): bash reads $0 back as it's
+  // shell source through src/text/shell-words.ts (issue 32: one quoting function): bash reads $0 back as it's
   assert.ok(text.startsWith(`exec 8<&-; BASH_ARGV0="it's"; set -x -o xtrace; echo x\n`), text.slice(0, 80));
   assert.deepEqual(p.fds, [3, 7]);
   // exactly at the limit still fits argv

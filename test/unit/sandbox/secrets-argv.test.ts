@@ -10,8 +10,8 @@ import { workspaceWrite } from '../../../src/sandbox/policy.js';
 import { SandboxError } from '../../../src/sandbox/errors.js';
 import { checkSecretEntry, existingSecrets, secretAccess, secretLocations } from '../../../src/sandbox/secrets.js';
 import { configFromEnv, configFromTable, ConfigError, configView, DEFAULT_CONFIG, settingsConflict } from '../../../src/config/config.js';
-import { secretAccessText } from '../../../src/protocol/display.js';
-import { renderPrompt } from '../../../src/daemon/prompt-view.js';
+import { secretAccessText } from '../../../src/text/display.js';
+import { renderPrompt } from '../../../src/client/prompt-view.js';
 import { elicitationFor } from '../../../src/integrations/elicitation.js';
 
 const base = {

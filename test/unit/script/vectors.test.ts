@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { vectors } from '../../helpers/vectors.js';
-import { detectShell, extractShellInvocation } from '../../../src/script/shell-detect.js';
+import { detectShell, nestedShell } from '../../../src/script/shell-detect.js';
 import { parseShellLcPlainCommands, parseShellLcSingleCommandPrefix } from '../../../src/script/codex-compat.js';
 import { analyzeScript } from '../../../src/script/analyze.js';
 
@@ -13,9 +13,9 @@ test('shell_detect_cases: exact names only; PowerShell is not a shell gate-sh pa
   }
 });
 
-test('extractShellInvocation takes exactly [shell, -c|-lc, script]', () => {
-  assert.deepEqual(extractShellInvocation(['bash', '-lc', 'ls']), { shell: 'bash', kind: 'bash', flag: '-lc', script: 'ls' });
-  assert.deepEqual(extractShellInvocation(['/bin/zsh', '-c', 'ls'])?.kind, 'zsh');
+test('nestedShell takes exactly [shell, -c|-lc, script]', () => {
+  assert.deepEqual(nestedShell(['bash', '-lc', 'ls']), { shell: 'bash', kind: 'bash', flag: '-lc', script: 'ls' });
+  assert.deepEqual(nestedShell(['/bin/zsh', '-c', 'ls'])?.kind, 'zsh');
   for (const argv of [
     ['bash', '-l', '-c', 'ls'],
     ['bash', '-cl', 'ls'],
@@ -24,7 +24,7 @@ test('extractShellInvocation takes exactly [shell, -c|-lc, script]', () => {
     ['/tmp/bash', '-c', 'ls'],
     ['bash', '-c'],
   ])
-    assert.equal(extractShellInvocation(argv), null, JSON.stringify(argv));
+    assert.equal(nestedShell(argv), null, JSON.stringify(argv));
 });
 
 test('parse_cases: parseShellLcPlainCommands equals Codex', () => {

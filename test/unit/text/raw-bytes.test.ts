@@ -1,12 +1,12 @@
 /**
- * The faithful reading of bytes that are not UTF-8 (src/protocol/raw-bytes.ts): valid UTF-8 reads as itself,
+ * The faithful reading of bytes that are not UTF-8 (src/text/raw-bytes.ts): valid UTF-8 reads as itself,
  * each byte of an invalid sequence as one private-use character; the reading turns back into the same bytes;
  * a prompt shows such a byte as bash's `\xNN`; the parse of a latin-1 script has bash's words. Pure.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hasRawBytes, rawBytes, readBytes } from '../../../src/protocol/raw-bytes.js';
-import { displayCommand } from '../../../src/protocol/display.js';
+import { hasRawBytes, rawBytes, readBytes } from '../../../src/text/raw-bytes.js';
+import { displayCommand } from '../../../src/text/display.js';
 import { analyzeScript } from '../../../src/script/analyze.js';
 
 test('valid UTF-8 reads as itself; invalid sequences byte by byte; every reading turns back into its bytes', () => {

@@ -1,6 +1,6 @@
 /**
- * Reading the files a script sources (`source /path`, `. /path`) at pre-flight, for the analysis to judge
- * what they run (Claude Code sources its shell snapshot before every command). Not pure: it reads the file
+ * Reading the files a script sources (`source /path`, `. /path`) at pre-flight, for the analysis to decide
+ * on what they run (Claude Code sources its shell snapshot before every command). Not pure: it reads the file
  * system, as the caller's user (the daemon is the same user, outside any sandbox).
  *
  * Trust boundary and TOCTOU: bash reads the file again when the script runs, so a file changed after
@@ -12,11 +12,11 @@
  *
  * The request channel is reachable from inside sandboxes, and a pre-flight reply lists the literal commands
  * found, so the reader must not read what a sandbox may not: files under the folders hidden from every
- * sandbox (the runtime folder, with the approval folder and its keys) are refused, judged by where the
+ * sandbox (the runtime folder, with the approval folder and its keys) are refused, decided by where the
  * opened file really is (its /proc/self/fd link), so no symlink planted in /tmp reaches them.
  */
 import { closeSync, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync, constants, type BigIntStats } from 'node:fs';
-import { DEFAULT_MAX_BYTES } from '../script/analyze.js';
+import { DEFAULT_MAX_BYTES } from './analyze.js';
 
 /** What identifies the content that was read: a change of any of these means the file may differ. */
 export interface SourcedFile {
@@ -67,7 +67,7 @@ export function sourceReader(o: SourceReaderOptions): SourceReader {
           if (n === 0) break;
           got += n;
         }
-        // grown or shrunk while being read: not the file that was judged
+        // grown or shrunk while being read: not the file that was decided on
         if (got !== buf.length) return record(files, path, '');
         files.push({ path, identity: identityOf(st) });
         return buf.toString('utf8');

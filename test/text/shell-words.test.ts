@@ -1,12 +1,12 @@
 /**
- * src/protocol/shell-words.ts, the one quoting of shell source (issue 32): what it writes, bash reads back as
+ * src/text/shell-words.ts, the one quoting of shell source (issue 32): what it writes, bash reads back as
  * the same words — quotes, `!`, `$`, backquotes, backslashes, newlines, a leading `-` or `~`, globs, an empty
  * word — in a real bash, and in an interactive one (history expansion on). Plain words stay bare.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { shellCommand, shellWord } from '../../src/protocol/shell-words.js';
+import { shellCommand, shellWord } from '../../src/text/shell-words.js';
 
 const WORDS = ["a'b", 'a!b', "it's !x", '$HOME', '`id`', '$(id)', 'a\nb', '', '"q"', '\\', '\\n', '-e', '~', '~root', '*', '?', '[a]', '#x', 'a b', 'tab\there',
   'é☃', "'", '!', '!!', "a'b\"c$d`e\\f!g\nh", 'x=y', '{a,b}', ';', '&&', '|', '>', 'a\u202eb'];

@@ -9,9 +9,9 @@
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from './codec.js';
-import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from './messages.js';
-import { checkSocketPath } from './paths.js';
+import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from '../protocol/codec.js';
+import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from '../protocol/messages.js';
+import { checkSocketPath } from '../paths/paths.js';
 import { ConnectionTable, type Held } from './conn-table.js';
 import { RateQueues, type RateLimits } from './run-rate.js';
 import { EAGAIN, ECONNREFUSED, ENOENT, unixDgram, type DgramSocket } from './dgram.js';

@@ -4,8 +4,8 @@
  * Pure but for reading /proc/self/status (is this process under seccomp?) for a supporting detail.
  */
 import { readFileSync } from 'node:fs';
-import { decode, type Envelope, type ProtocolError } from './codec.js';
-import { CALL_TEXTS, fill } from './shared-with-c.js';
+import { decode, type Envelope, type ProtocolError } from '../protocol/codec.js';
+import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 
 /** `unreachable`: a daemon may run, but a sandbox around this process hides or forbids its sockets. */
 export type RequestErrorKind = 'not-running' | 'unreachable' | 'not-answering' | 'overloaded' | 'protocol' | 'version';
@@ -35,7 +35,7 @@ export function unreachableMessage(why: string): string {
   );
 }
 
-/** " (this process runs under a seccomp filter)" when /proc says so: supporting detail, never the verdict. */
+/** " (this process runs under a seccomp filter)" when /proc says so: supporting detail, never the reason itself. */
 function seccompNote(): string {
   try {
     return /^Seccomp:\s*2$/m.test(readFileSync('/proc/self/status', 'utf8')) ? ' (this process runs under a seccomp filter)' : '';

@@ -27,13 +27,16 @@
 import { join, basename, dirname, isAbsolute, resolve } from 'node:path';
 import { homedir } from 'node:os';
 import { accessSync, constants, lstatSync, realpathSync, statfsSync } from 'node:fs';
-import { NOTICE_SOCK } from './shared-with-c.js';
 
 /** In the session folder: the line a run ended by a forced daemon stop prints (its mtime: when). */
 export const STOP_NOTE_FILE = 'stop-note';
 
 /** sun_path is 108 bytes including the NUL; unix-dgram truncates silently above that. */
 export const MAX_SOCKET_PATH = 107;
+
+/** The supervisors' notice socket, beside the request folder; the C side gets the name through
+ * src/protocol/shared-with-c.ts (shims/gate-shared.h). */
+export const NOTICE_SOCK = 'notice.sock';
 
 export interface GatePaths {
   home: string; // $GATE_HOME

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { codexHome, gateHome, gatePaths, runtimeDir } from '../../../src/protocol/paths.js';
+import { codexHome, gateHome, gatePaths, runtimeDir } from '../../../src/paths/paths.js';
 import { gateHome as policyGateHome, codexHome as policyCodexHome } from '../../../src/rules/load.js';
 
 test('HOME spelled through a symlink, with a trailing slash or with ..: one GATE_HOME and CODEX_HOME, computed in one place', () => {

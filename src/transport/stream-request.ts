@@ -4,9 +4,9 @@
  * connection carries the request and its replies; its close means the daemon is gone. node:net is loaded
  * only here, and only when needed (gate-sh's hot path never needs it).
  */
-import { frame, Deframer, type Envelope } from './codec.js';
-import type { Pending, Reply } from './messages.js';
-import { checkSocketPath, type GatePaths } from './paths.js';
+import { frame, Deframer, type Envelope } from '../protocol/codec.js';
+import type { Pending, Reply } from '../protocol/messages.js';
+import { checkSocketPath, type GatePaths } from '../paths/paths.js';
 import type { RequestOptions } from './request-options.js';
 import { decodeReply, fromErrorReply, notRunning, RequestError, unreachable } from './client-errors.js';
 
@@ -18,11 +18,11 @@ export async function streamRequest<R extends Reply>(paths: GatePaths, env: Enve
   return new Promise<R>((resolve, reject) => {
     const conn = net.createConnection(checkSocketPath(paths.streamSock));
     const deframer = new Deframer();
-    let settled = false;
+    let finished = false;
     let timer: NodeJS.Timeout | undefined;
     const done = (err: RequestError | undefined, reply?: R): void => {
-      if (settled) return;
-      settled = true;
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       conn.destroy();
       if (err) reject(err);

@@ -1,11 +1,11 @@
 /**
  * How a prompt looks in a terminal, and the one-key answers. Shared by the foreground daemon, `gate approve`
- * and the inline PTY approver. Pure. Every field goes through visibleText (src/protocol/display.ts) here,
+ * and the inline PTY approver. Pure. Every field goes through visibleText (src/text/display.ts) here,
  * whoever built the prompt: a prompt's text comes from the agent's script and must not drive the terminal.
  */
 import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
 import type { PromptEvent } from '../protocol/approval.js';
-import { displayCommand, fit, PROMPT_MAX, secretAccessText, visibleText as v } from '../protocol/display.js';
+import { displayCommand, fit, PROMPT_MAX, secretAccessText, visibleText as v } from '../text/display.js';
 
 export const KEYS: Record<string, ReturnType<typeof reviewDecisionKind>> = {
   a: 'approved',

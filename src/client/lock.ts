@@ -2,7 +2,7 @@
  * One daemon per session: a write lock the kernel holds on <session>/daemon.lock (an open-file-description
  * lock, fcntl F_OFD_SETLK, through the native addon).
  *
- * Why this scheme: the kernel drops the lock when its holder dies and judges holders by open file, not by
+ * Why this scheme: the kernel drops the lock when its holder dies and tells holders apart by open file, not by
  * pid. A pid written in a file (the scheme before) let a starter in another PID namespace (a sandbox's) see
  * a live daemon's pid as dead, break its lock and delete its sockets. The lock file is never removed:
  * removing it would let a second starter lock a new file while the first still holds the old one. Its
