@@ -25,6 +25,7 @@ test('gate host: approvals as JSON-RPC requests, every answer form, policy metho
   const d = await startDaemon({ te, rulesFile: 'team.rules', rules: RULES, args: ['--approval-policy', 'on-request'] });
   const h = hostProcess(te.env, ['--name', 'ide']);
   const run = (script: string) => gateSh(['-c', script], { env: te.env, cwd: w });
+  let s: ReturnType<typeof hostProcess> | undefined;
   try {
     const init = await h.call('initialize', {});
     assert.equal(init.result.serverInfo.name, 'gate-sh');
@@ -107,11 +108,16 @@ test('gate host: approvals as JSON-RPC requests, every answer form, policy metho
     await h.next((m) => m.error?.code === -32700, 'a parse error');
 
     // the host socket: same protocol, one session per connection
-    const s = hostProcess(te.env, ['--socket']);
+    s = hostProcess(te.env, ['--socket']);
     const sock = join(d.paths.approvalDir, 'host.sock');
-    await waitFor(() => existsSync(sock) || undefined, 'the host socket');
+    // its line, not the socket file: the file appears at bind(), before listen(), and a connect() between the
+    // two is refused (seen once under load: the test then waited for a 'connect' that never came)
+    let said = '';
+    s.child.stderr!.on('data', (x) => (said += x));
+    const host = s;
+    await waitFor(() => said.includes(`gate host: listening on ${sock}\n`) || undefined, 'the host socket');
     const conn = createConnection(sock);
-    await new Promise((res) => conn.once('connect', res));
+    await new Promise((res, rej) => conn.once('connect', res).once('error', rej));
     const viaSocket = rpcDriver(conn, conn, async () => void conn.end());
     assert.equal((await viaSocket.call('config/read')).result.config.approval_policy, 'untrusted');
     ran = run('touch b');
@@ -121,13 +127,15 @@ test('gate host: approvals as JSON-RPC requests, every answer form, policy metho
     r = await ran;
     assert.equal(r.code, 0, r.stderr.toString());
     await viaSocket.close();
-    s.child.kill('SIGTERM');
-    await new Promise((res) => s.child.once('exit', res));
+    const exited = new Promise((res) => host.child.once('exit', res));
+    host.child.kill('SIGTERM');
+    await exited;
     assert.equal(existsSync(sock), false);
   } catch (err) {
     process.stderr.write(`--- host received:\n${h.received.map((m) => JSON.stringify(m)).join('\n')}\n--- daemon:\n${d.output()}\n`);
     throw err;
   } finally {
+    s?.child.kill('SIGKILL'); // a failure midway leaves it running, and the test file with it
     await h.close();
     await d.stop();
     te.cleanup();
