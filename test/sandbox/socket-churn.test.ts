@@ -24,7 +24,7 @@ import { type DaemonProc, startDaemon, track } from '../helpers/daemon.js';
 import { run, type Result } from '../helpers/run.js';
 
 /** How many gated commands each kind runs (two at a time). */
-const COMMANDS = 16;
+const COMMANDS = 10;
 
 // keeps `live` listening sockets in the folder, the oldest removed as each new one is made (some 400 a
 // second: a socket lives half a second, about as long as a gated command takes to start); one in ten in a
@@ -91,8 +91,20 @@ let churnerOut = '';
 /** argv run in the test's mount namespace (in folder wd). */
 const inWorld = (argv: string[], wd = '/'): string[] => ['nsenter', `--mount=/proc/${world.pid}/ns/mnt`, `--wd=${wd}`, '--', ...argv];
 
-/** The first line a process writes. */
-const firstLine = (c: ChildProcess): Promise<string> => new Promise((res) => c.stdout!.once('data', (d) => res(String(d))));
+/** The first line a process writes (its end of line left out). */
+function firstLine(c: ChildProcess): Promise<string> {
+  return new Promise((res, rej) => {
+    let got = '';
+    const more = (d: Buffer): void => {
+      got += d;
+      if (!got.includes('\n')) return;
+      c.stdout!.off('data', more);
+      res(got.slice(0, got.indexOf('\n')));
+    };
+    c.stdout!.on('data', more);
+    c.once('exit', () => rej(new Error(`ended before its first line: ${got}`)));
+  });
+}
 
 before(async () => {
   const te = tempEnv();
@@ -102,7 +114,7 @@ before(async () => {
   // a mount namespace of the test's own, its churn folder a tmpfs there alone; held while stdin is open
   const hold = `mount -t tmpfs -o size=4m,mode=755 tmpfs "$0" && echo ready && exec cat`;
   world = track(spawn('unshare', ['--mount', '--propagation', 'slave', '--', 'sh', '-c', hold, churn], { stdio: ['pipe', 'pipe', 'inherit'] }));
-  assert.equal(await firstLine(world), 'ready\n');
+  assert.equal(await firstLine(world), 'ready');
   rig = await startDaemon({
     te,
     rules: [],
@@ -115,7 +127,7 @@ before(async () => {
   const c = inWorld(['python3', '-c', CHURNER, churn, '200']);
   churner = track(spawn(c[0], c.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] }));
   churner.stdout!.on('data', (d) => (churnerOut += d));
-  assert.equal(await firstLine(churner), 'ready\n');
+  assert.equal(await firstLine(churner), 'ready');
 });
 
 after(async () => {

@@ -3,9 +3,10 @@
  * every host socket a sandbox could reach is masked one by one (`--ro-bind-try /dev/null <socket>`), and
  * sockets come and go on the host (another daemon stopping, a tool's socket removed) while a plan travels
  * from the daemon to the launcher; bubblewrap then had no mount point and the run failed ("Can't create
- * file", "Can't mkdir parents"). The launcher leaves out the masks of sockets gone by the time bubblewrap
- * runs, and only those: a mask over a socket still there still refuses connect(), and any other /dev/null
- * bind over a missing path (a protected missing file) still fails the run as before.
+ * file", "Can't mkdir parents"). The launcher takes the masks out of bubblewrap's options and its supervisor
+ * mounts those of sockets still there in the built sandbox (shims/launch/masks.c), and only those: a mask
+ * over a socket still there still refuses connect(), and any other /dev/null bind over a missing path (a
+ * protected missing file) is still bubblewrap's and still fails the run as before.
  * Real daemon, real gate-launch (the kernel layer), real bubblewrap.
  */
 import { test, before, after } from 'node:test';
