@@ -11,7 +11,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { withExecGate } from '../../src/exec/exec-gate.js';
@@ -71,4 +71,28 @@ test('any other /dev/null bind over a missing path is still made: the run fails 
   assert.notEqual(r.code, 0);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /bwrap: Can't (create file|mkdir parents)/);
+});
+
+test('a socket that is there but cannot be masked: nothing runs (fail closed), and the run says why', async () => {
+  const dir = join(rig.te.dir, 'unmaskable');
+  mkdirSync(dir);
+  const sock = join(dir, 'server.sock');
+  const server: Server = createServer((c) => {
+    c.on('error', () => {});
+    c.end();
+  });
+  await new Promise<void>((res) => server.listen(sock, res));
+  try {
+    // the sandbox's /dev/null is a plain file: the supervisor has no null device to mask with
+    const plain = join(dir, 'plain');
+    writeFileSync(plain, '');
+    const open = await sandboxed(['--ro-bind', plain, '/dev/null'], ['/bin/echo', 'ran']);
+    assert.equal(open.stdout, 'ran\n', `without a mask to make the command runs: ${open.stderr}`);
+    const r = await sandboxed(['--ro-bind', plain, '/dev/null', '--ro-bind-try', '/dev/null', sock], ['/bin/echo', 'ran']);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /exec gate: \/bin\/echo: not run: the host's sockets cannot be hidden from the sandbox: no null device in it/);
+  } finally {
+    server.close();
+  }
 });
