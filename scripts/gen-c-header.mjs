@@ -112,7 +112,7 @@ ${defines('GATE_VAR_', c.EXEC_GATE_VARIABLES)}
 /* The supervisors' notice socket, beside the request folder (NOTICE_SOCK). */
 #define GATE_NOTICE_SOCK ${cstr(c.NOTICE_SOCK)}
 
-/* A host socket's mask, left out when the socket is gone before bubblewrap runs (SOCKET_MASK). Not in
+/* A host socket's mask, mounted by the launcher in the built sandbox, not by bubblewrap (SOCKET_MASK). Not in
  * the guard's list: bubblewrap's options and /dev/null are common words of the C side. */
 #define GATE_SOCKET_MASK_OPTION ${cpath(c.SOCKET_MASK.option)}
 #define GATE_SOCKET_MASK_SOURCE ${cpath(c.SOCKET_MASK.source)}

@@ -3,6 +3,7 @@
 #include "gate-join.h"
 #include "gate-proc.h"
 #include "gate-common.h"
+#include "gate-masks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -143,11 +145,25 @@ static int drop_caps(void) {
   return (int)syscall(SYS_capset, &h, d);
 }
 
+/* The host sockets' masks (gate-masks.h), in a mount namespace of the command's own (own: the client
+ * folder's already), a slave of the held one: nothing of it reaches the other commands and their jobs. */
+static void enter_masks(struct gate_join *j, int own) {
+  if (!own && unshare(CLONE_NEWNS))
+    gate_die_errno(126, "exec gate: not run: cannot make a mount namespace for the host sockets' masks", NULL, NULL);
+  if (!own && mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
+    gate_die_errno(126, "exec gate: not run: cannot part the run's mounts from the session sandbox's", NULL, NULL);
+  int at = -1, e = gate_masks_mount(j->masks, j->nmasks, &at);
+  errno = e;
+  const char *why = "exec gate: not run: the host's sockets cannot be hidden from the sandbox: ";
+  if (e && at >= 0) gate_die_errno(126, why, "the host socket ", j->masks[at]);
+  if (e) gate_die_errno(126, why, "no null device in it", NULL);
+}
+
 int gate_join_enter(struct gate_join *j, const char **path, char ***argv) {
   if (!j->direct) return -1;
   /* the mounts were checked before the fork; checked again here, inside them. They may have changed in
-   * between (a host socket removed detaches its mask): then back to the host's mounts, and bubblewrap
-   * builds them from the plan, joining the pid namespace this process was born in */
+   * between (a protected folder removed on the host detaches its mount): then back to the host's mounts,
+   * and bubblewrap builds them from the plan, joining the pid namespace this process was born in */
   int host = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
   int here = open(".", O_PATH | O_CLOEXEC);
   if (host < 0 || here < 0 || setns(j->mntns, CLONE_NEWNS))
@@ -166,7 +182,9 @@ int gate_join_enter(struct gate_join *j, const char **path, char ***argv) {
   close(host);
   close(here);
   /* after the check: the mounts added here come after the held ones' lines (gate-proc.h) */
+  int own = j->folder_tree >= 0;
   gate_join_folder_enter(j);
+  if (j->nmasks > 0) enter_masks(j, own);
   if (chdir(j->chdir)) gate_die_errno(126, "exec gate: not run: cannot enter ", j->chdir, " in the sandbox");
   close(j->mntns);
   close(j->pidns);

@@ -4,7 +4,8 @@
  * before anything is forked; with held mounts it is born in the pid namespace (the supervisor forks it
  * there), enters the mounts, checks they are still the ones built, and runs its command in place of
  * bubblewrap, doing what bubblewrap would have done after its mounts (--chdir, --new-session, --cap-drop
- * ALL); without them, or when anything of that does not hold, bubblewrap builds the mounts as before.
+ * ALL) and what the supervisor does for bubblewrap's (the host sockets' masks, in a mount namespace of the
+ * command's own: the held mounts carry none, gate-masks.h); without them, or when anything of that does not hold, bubblewrap builds the mounts as before.
  * Not pure (namespaces, /proc). Trust boundary: the spec is the daemon's (in the plan); the holder's
  * namespaces are checked by inode, so a reused pid is never joined; the mounts by their digest. */
 #ifndef GATE_JOIN_H
@@ -26,6 +27,8 @@ struct gate_join {
   int new_session;
   char **command;
   int folder_tree;    /* the run's own client folder, a detached copy of its mount (-1: none; gate-join-folder.c) */
+  char *const *masks; /* the host sockets' masks of the plan (gate-masks.h): the held mounts have none */
+  int nmasks;
   char clients[256], run_folder[256];
 };
 

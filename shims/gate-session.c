@@ -12,7 +12,8 @@
  * the daemon stopped or died — or when the daemon kills it.
  *
  * With --mounts it also holds a mount namespace built by bubblewrap with those options (the sandbox key's
- * mounts, src/sandbox/session-join.ts): pid 1 runs `BWRAP OPTION... -- gate-session --keep FD`, whose
+ * mounts, src/sandbox/session-join.ts; never the host sockets' masks, which each command joining mounts in
+ * a namespace of its own, gate-masks.h: sockets come and go, and the held mounts must not): pid 1 runs `BWRAP OPTION... -- gate-session --keep FD`, whose
  * keeper, inside the new mounts, hands its mount namespace back over FD with the digest of its mounts
  * (gate-proc.h) and exits. Pid 1 keeps that namespace open on descriptor 3 for the commands that join it
  * (shims/gate-launch enters it instead of running bubblewrap again). A namespace that cannot be built
@@ -262,10 +263,10 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
     if (pidns < 0 || !a) _exit(1);
     snprintf(pidarg, sizeof pidarg, "%d", pidns);
     a[0] = argv[0]; a[1] = "--pidns"; a[2] = pidarg;
-    /* the options, but the masks of host sockets gone since the plan (gate-masks.h) */
+    /* the options, but the host sockets' masks: each command joining mounts its own (gate-masks.h) */
     int m = 3;
     for (int i = 1; i < n; i++) {
-      if (i + 2 < n && gate_mask_gone(argv, i)) { i += 2; continue; }
+      if (i + 2 < n && gate_mask_at(argv, i)) { i += 2; continue; }
       a[m++] = argv[i];
     }
     a[m] = "--"; a[m + 1] = self; a[m + 2] = "--keep"; a[m + 3] = fdarg;
@@ -296,8 +297,8 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
   return 0;
 }
 
-/* hold_mounts, tried three times: a host path the plan binds (a socket's mask, a protected folder) may go
- * away while bubblewrap mounts it, and the next try, which leaves out the masks of sockets gone, holds. */
+/* hold_mounts, tried three times: a host path the plan binds (a protected folder) may go away while
+ * bubblewrap mounts it. */
 static int hold_mounts_tries(char **argv, long *lines, unsigned long long *digest) {
   for (int t = 0; t < 3; t++)
     if (hold_mounts(argv, lines, digest) == 0) return 0;

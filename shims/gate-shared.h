@@ -68,7 +68,7 @@
 /* The supervisors' notice socket, beside the request folder (NOTICE_SOCK). */
 #define GATE_NOTICE_SOCK "notice.sock"
 
-/* A host socket's mask, left out when the socket is gone before bubblewrap runs (SOCKET_MASK). Not in
+/* A host socket's mask, mounted by the launcher in the built sandbox, not by bubblewrap (SOCKET_MASK). Not in
  * the guard's list: bubblewrap's options and /dev/null are common words of the C side. */
 #define GATE_SOCKET_MASK_OPTION "--ro-bind-try"
 #define GATE_SOCKET_MASK_SOURCE "/dev/null"

@@ -219,7 +219,8 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
 void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
   struct exec x = { .pid = (pid_t)req->pid };
   int expected = 0;
-  int error = read_exec(l, req, &x) ? EACCES : settle(l, &x, seq, &expected);
+  /* (the sandbox's host-socket masks first: nothing inside it goes on before they are in place, masks.c) */
+  int error = read_exec(l, req, &x) || masks_ready(l, req, seq, x.program) ? EACCES : settle(l, &x, seq, &expected);
   /* after the exec: the kernel reads path and argv again once answered; follow it (follow.c) */
   int follow = l->trace && error == 0 && !expected;
   /* (another worker may still follow this process's previous exec: follow_begin waits for it) */

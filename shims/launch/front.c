@@ -270,6 +270,9 @@ int gate_launch(int argc, char **argv) {
   /* under bubblewrap's --die-with-parent the sandbox goes when its spawner does: keep that through us */
   int die_with_parent = has_arg(prog, "--die-with-parent");
   if (J.pidns >= 0 && die_with_parent) drop_die_with_parent(prog);
+  /* the host sockets' masks: the supervisor's (masks.c), or, joining held mounts, the tree root's */
+  masks_plan(prog);
+  J.masks = masks_paths(&J.nmasks);
   if (J.pidns >= 0) gate_join_plan(&J, prog);
   pid_t spawner = getppid();
   if (die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != spawner))

@@ -3,6 +3,7 @@
  * one file per concern, and the small API each offers the others:
  *   front.c      the entry (gate_launch): arguments, the three processes, the front's signal relay
  *   tree.c       the tree root: installs the filter (filter.c), the guard, Landlock, execs the program
+ *   masks.c      the host sockets' masks of a sandbox, mounted in it before its first exec goes on
  *   filter.c     the seccomp filter and the hand-over of its listener
  *   supervise.c  the supervisor's main loop: children reaped, the front told, the end
  *   workers.c    the notifications: taken by a pool of worker threads, answered
@@ -267,6 +268,22 @@ void close_all_but(const int *keep, int n);
 void kill_command_group(pid_t root);
 /* The held mounts changed (gate-join.h): the daemon is told, one datagram. */
 void tell_stale(const struct launch *l, const struct gate_join *j);
+
+/* ---------- masks.c ---------- */
+/* Whether path names bubblewrap. */
+int launch_is_bwrap(const char *path);
+/* The plan's host-socket masks (../gate-masks.h), taken from bubblewrap's options before anything is forked;
+ * whether the supervisor mounts them (not for a setuid bubblewrap run by another user: bubblewrap does). */
+void masks_plan(char *const prog[]);
+/* Their paths (NULL-terminated; NULL when the program is not bubblewrap), *n of them. */
+char *const *masks_paths(int *n);
+/* The tree root's bubblewrap argv: without the masks when the supervisor mounts them (filtered: it sees the
+ * tree's execs), else without those of sockets gone by now; NULL when out of memory. */
+char **masks_argv(char *const argv[], int filtered);
+/* Before an exec of the tree (seq: its number; program: what it names) goes on: 0 when the sandbox's masks
+ * are in place, mounted now into its mount namespace for the first exec after the tree root's own; -1 when
+ * they could not be (said why): that exec and every later one are refused. */
+int masks_ready(const struct launch *l, const struct seccomp_notif *req, int seq, const char *program);
 
 /* ---------- tree.c ---------- */
 /* The tree root: filter, guard, scope, join, exec. Never returns. outer_ksock: the enclosing tree's

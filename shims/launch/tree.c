@@ -3,13 +3,13 @@
  * its listener to the supervisor (filter.c), puts the caller's signals and mask back, applies the gate's
  * guard for a run without a sandbox (../gate-guard.c), scopes a sandbox on the host's network away from the
  * host's abstract Unix sockets (Landlock), joins a session sandbox's mounts when it runs the command without
- * bubblewrap (../gate-join.c), and execs the program. Trust boundary: from here on the process is the
+ * bubblewrap (../gate-join.c), and execs the program (bubblewrap without the host sockets' masks, which the
+ * supervisor mounts: masks.c). Trust boundary: from here on the process is the
  * tree's; every exec it makes, this one included, is the supervisor's to decide.
  */
 #define _GNU_SOURCE
 #include "launch.h"
 #include "../gate-guard.h"
-#include "../gate-masks.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -36,13 +36,8 @@ struct gate_landlock_attr {
 #define __NR_landlock_restrict_self 446
 #endif
 
-static int is_bwrap(const char *path) {
-  const char *b = strrchr(path, '/');
-  return !strcmp(b ? b + 1 : path, "bwrap");
-}
-
 static int wants_unix_scope(const char *path, char *const argv[]) {
-  if (!is_bwrap(path)) return 0;
+  if (!launch_is_bwrap(path)) return 0;
   int caps_dropped = 0;
   for (int i = 1; argv[i] && strcmp(argv[i], "--"); i++) {
     if (!strcmp(argv[i], "--unshare-net")) return 0;
@@ -63,7 +58,7 @@ static void scope_abstract_unix(const char *path) {
 
 void tree_root(struct gate_join *j, int sock, const char *path, char *const argv[], const sigset_t *oldmask,
                const char *outer_ksock) {
-  int fd = filter_install();
+  int fd = filter_install(), filtered = fd >= 0;
   if (fd < 0) {
     int e = errno;
     filter_send_refusal(sock, e);
@@ -90,16 +85,10 @@ void tree_root(struct gate_join *j, int sock, const char *path, char *const argv
   }
   /* before joining: the plan's own program and options say whether it is a sandbox on the host's network */
   if (wants_unix_scope(path, argv)) scope_abstract_unix(path);
-  /* a sandbox: the plan's own argv, but the masks of host sockets gone since it was made (gate-masks.h);
-   * any other program's arguments are the run's, byte for byte */
-  if (is_bwrap(path)) {
-    int n = 0;
-    while (argv[n]) n++;
-    char **planned = calloc((size_t)n + 1, sizeof *planned);
-    if (!planned) gate_die(126, "exec gate: ", path, ": not run: out of memory", NULL);
-    gate_without_gone_masks(argv, 0, planned);
-    argv = planned;
-  }
+  /* a sandbox: the plan's own argv, but the host sockets' masks, which the supervisor mounts (masks.c); any
+   * other program's arguments are the run's, byte for byte */
+  if (launch_is_bwrap(path) && !(argv = masks_argv(argv, filtered)))
+    gate_die(126, "exec gate: ", path, ": not run: out of memory", NULL);
   /* joining held session mounts: the command in place of bubblewrap (bubblewrap still, if they changed) */
   gate_join_enter(j, &path, (char ***)&argv);
   execv(path, argv);

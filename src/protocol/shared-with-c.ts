@@ -204,12 +204,12 @@ export const RUN_FINISHED_INFO_FIELDS = ['why', 'justification'] as const;
 export const ESCALATION_FIELDS = ['token', 'env', 'encoding', 'exit_status', 'signal', 'error'] as const;
 
 /**
- * A host socket masked one by one in a sandbox (src/sandbox/sockets.ts): bubblewrap's `--ro-bind-try
- * /dev/null <socket>`. The `-try` spelling changes nothing for bubblewrap (the source always exists); it tells
- * the launchers (shims/gate-masks.h) that this mount may be left out when its socket is gone by the time
- * bubblewrap runs: a mask over nothing hides nothing, and bubblewrap would fail on the missing mount point
- * (sockets come and go on the host while a sandbox is planned). Every other /dev/null bind (a protected
- * missing file, a hidden secret) is `--ro-bind` and is always made.
+ * A host socket masked one by one in a sandbox (src/sandbox/sockets.ts), spelled as bubblewrap's `--ro-bind-try
+ * /dev/null <socket>` in a plan. The launcher takes these out of bubblewrap's options and mounts them itself in
+ * the built sandbox before anything runs in it, skipping a socket gone by then (shims/gate-masks.h): sockets
+ * come and go on the host while a sandbox is planned and built, and bubblewrap failed the whole run on a mount
+ * point that vanished. Every other /dev/null bind (a protected missing file, a hidden secret) is `--ro-bind`
+ * and is always bubblewrap's.
  */
 export const SOCKET_MASK = { option: '--ro-bind-try', source: '/dev/null' } as const;
 

@@ -15,8 +15,8 @@ export type MountOp =
   | { op: 'proc'; dest: string }
   /** an empty read-only folder: hides what is there and blocks creating anything at that path */
   | { op: 'empty-ro'; dest: string }
-  /** a host socket's mask (/dev/null over it, src/sandbox/sockets.ts): the launchers leave it out when the
-   *  socket is gone by the time bubblewrap runs (shims/gate-masks.h) */
+  /** a host socket's mask (/dev/null over it, src/sandbox/sockets.ts): the launcher mounts it in the built
+   *  sandbox, not bubblewrap, and skips it when the socket is gone by then (shims/gate-masks.h) */
   | { op: 'socket-mask'; dest: string }
   | { op: 'symlink'; target: string; dest: string };
 

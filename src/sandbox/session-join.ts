@@ -10,8 +10,9 @@
  * nothing the other did not have. A different policy, profile, working folder (a writable root under
  * workspace-write) or network setting is another key, another sandbox. Joining drops `--unshare-pid` and
  * `--unshare-net` (the holder's namespaces replace them: gate-launch enters them, docs/sandbox.md). The
- * holder builds the key's mounts once (`mounts`, with bubblewrap) and keeps them; gate-launch enters them
- * instead of running bubblewrap, and the plan keeps every mount option for when it cannot. Pure.
+ * holder builds the key's mounts once (`mounts`, with bubblewrap; never the host sockets' masks, which each
+ * command mounts as it joins) and keeps them; gate-launch enters them instead of running bubblewrap, and the
+ * plan keeps every mount option for when it cannot. Pure.
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
@@ -73,7 +74,7 @@ export function mountsKey(mounts: readonly string[], ownNetwork: boolean): strin
     }
     // a host socket masked one by one (src/sandbox/sockets.ts) takes nothing away that the key must tell
     // apart: sockets come and go on the host, and a new one must not part a command from its jobs' sandbox
-    // (the held mounts keep the masks of when they were built: docs/sandbox.md, limits)
+    // (each command mounts the masks of its own plan as it joins: shims/gate-masks.h)
     if (mounts[i] === SOCKET_MASK.option && mounts[i + 1] === SOCKET_MASK.source) {
       i += 2;
       continue;
@@ -120,6 +121,12 @@ export function sessionShape(plan: CommandLine): SessionShape | null {
       i++; // where the command starts is not access: the mounts are
       continue;
     }
+    // a host socket's mask is each command's, mounted as it joins (shims/gate-masks.h): sockets come and go
+    // on the host, and a held mount over one that goes is detached, which changes the held mounts
+    if (opts[i] === SOCKET_MASK.option && opts[i + 1] === SOCKET_MASK.source && i + 2 < opts.length) {
+      i += 2;
+      continue;
+    }
     if (!NOT_MOUNTS.has(opts[i])) mounts.push(opts[i]);
   }
   const ownNetwork = opts.includes('--unshare-net');
@@ -142,7 +149,6 @@ export function joinPlan<T extends CommandLine>(plan: T, join: SessionJoin): T {
  * not among them. */
 const HOLDER_OPTIONS = new Map<string, number>([
   ['--ro-bind', 2],
-  [SOCKET_MASK.option, 2],
   ['--bind', 2],
   ['--symlink', 2],
   ['--tmpfs', 1],

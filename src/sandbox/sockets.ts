@@ -11,20 +11,22 @@
  *   session sandbox was built) is out of reach too; skipped when the working folder, a writable root or a
  *   declared path inside it (hiding it would hide the run's own files; its sockets are then masked
  *   one by one below). Before the hidden paths, which may lie inside one and are mounted in it;
- * - every other serving path socket bound on the host when the sandbox is built (the kernel's list,
+ * - every other serving path socket bound on the host when the sandbox is planned (the kernel's list,
  *   /proc/net/unix of the host's network namespace: ssh-agent's, docker's, D-Bus's, an editor's, another
  *   gate-sh session's request and approval sockets): the empty device /dev/null bound over it, so
  *   `connect()` is refused. After every other mount but the request folder. Sockets in the run's own
  *   folders (the working folder, writable roots, a profile's write paths) stay: the run's own servers.
+ *   These masks are not bubblewrap's to mount: the launcher mounts them in the sandbox once it is built,
+ *   before anything runs in it, skipping a socket gone by then and refusing the run when one that is there
+ *   cannot be masked (shims/gate-masks.h); a session sandbox's held mounts carry none, each command joining
+ *   mounts its own.
  * Abstract sockets have no path: a network namespace of its own separates them (`--unshare-net`); with
  * the network on, gate-launch scopes the run with Landlock (docs/sandbox.md).
  *
- * The limits accepted: a socket bound on the host after the sandbox was built, outside the socket folders
- * above, in a folder the sandbox sees (a new ssh-agent under /tmp), is reachable from a session sandbox
- * (its jobs and the commands joining it: the key leaves these masks out, session-join.ts) until its mounts
- * are built again. A socket removed on the host between
- * the listing and bubblewrap's mounts leaves its mount point missing: the run fails (bwrap: Can't create
- * file), or bubblewrap makes an empty file in its place where the sandbox's view is writable.
+ * The limits accepted: a socket bound on the host after the listing, outside the socket folders above, in a
+ * folder the sandbox sees (a new ssh-agent under /tmp), is reachable from the sandbox (and from the jobs a
+ * command leaves in a session sandbox) until a later command's sandbox lists it; so is one bound again at
+ * the path of a masked socket that was removed (the kernel detaches a mount whose mount point is unlinked).
  * Pure: the filesystem is seen through the injected FsView, the socket list is given.
  * Trust boundary: the host's sockets are the host's; everything inside the sandbox is untrusted.
  */
@@ -64,11 +66,10 @@ export function parseProcNetUnix(text: string): string[] {
 
 /**
  * A socket of a gate-sh session's request folder (`<runtime>/<session>/req/...`): not masked one by one.
- * Reply sockets live for one answer, and a mask over a socket that goes is a mount point that may vanish
- * before bubblewrap mounts it, or, once gone on the host, a mount the kernel detaches from a session
- * sandbox's held mounts (which then count as changed: a command joining at that moment fails, "run it
- * again"). Another session's approval socket, the channel that matters, is masked (one per daemon, made
- * and removed with it); sessions under the runtime folders of socketFolders are hidden whole anyway.
+ * Reply sockets live for one answer: most are gone by the time the sandbox is built, and the others would
+ * each cost a mount. Another session's approval socket, the channel that matters, is masked (one per
+ * daemon, made and removed with it); sessions under the runtime folders of socketFolders are hidden whole
+ * anyway.
  */
 function requestFolderSocket(p: string): boolean {
   return /\/gate-sh(?:-\d+)?\/[A-Za-z0-9._-]{1,32}\/req\//.test(p);

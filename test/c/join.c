@@ -3,7 +3,9 @@
  * they changed between the supervisor's look, before the fork, and the tree root's, from inside: a host
  * socket removed detaches its mask there. The tree root goes back to the host's mounts and folder, and
  * bubblewrap builds the mounts from the plan (-1, direct cleared); it used to end the command (126, "the
- * session sandbox's mounts changed as the command started"). Unchanged mounts are still entered.
+ * session sandbox's mounts changed as the command started"). Unchanged mounts are still entered; the plan's
+ * host-socket masks are mounted in a namespace of the command's own (the held mounts carry none, and keep
+ * their digest).
  * Not pure: needs root (mount namespaces); makes a namespace of its own with a tmpfs in a fresh folder under
  * /tmp, all gone when it ends. Skips without root. TAP on stdout (tap.h).
  */
@@ -16,14 +18,18 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static char DIR_[] = "/tmp/gate-join-XXXXXX";
 
-/* The keeper: a mount namespace of its own with a tmpfs on DIR_; 'u' on tell unmounts it; each step answered
- * on done; ends when tell closes (the parent's end is the only one left). */
+/* The keeper: a mount namespace of its own with a tmpfs on DIR_; 'u' on tell unmounts it, 's' binds a
+ * listening socket at DIR_/held.sock there, 'c' connects to it; each step answered on done ('r' done, 'e'
+ * not); ends when tell closes (the parent's end is the only one left). */
 static pid_t keeper(int tell[2], int done[2]) {
   pid_t pid = fork();
   if (pid != 0) return pid;
@@ -34,8 +40,22 @@ static pid_t keeper(int tell[2], int done[2]) {
       mount("tmpfs", DIR_, "tmpfs", 0, "size=64k"))
     c = 'e';
   if (write(done[1], &c, 1) != 1) _exit(1);
+  struct sockaddr_un a = { .sun_family = AF_UNIX };
+  snprintf(a.sun_path, sizeof a.sun_path, "%s/held.sock", DIR_);
+  int held = -1;
   while (read(tell[0], &c, 1) == 1) {
-    c = umount(DIR_) ? 'e' : 'r';
+    if (c == 'u') {
+      if (held >= 0) close(held), held = -1; /* (a socket bound there keeps the tmpfs busy) */
+      c = umount(DIR_) ? 'e' : 'r';
+    }
+    else if (c == 's') {
+      held = socket(AF_UNIX, SOCK_STREAM, 0);
+      c = held >= 0 && bind(held, (struct sockaddr *)&a, sizeof a) == 0 && listen(held, 4) == 0 ? 'r' : 'e';
+    } else {
+      int s = socket(AF_UNIX, SOCK_STREAM, 0);
+      c = connect(s, (struct sockaddr *)&a, sizeof a) == 0 ? 'r' : 'e';
+      close(s);
+    }
     if (write(done[1], &c, 1) != 1) _exit(1);
   }
   _exit(0);
@@ -86,6 +106,29 @@ static int enter(struct gate_join *j, pid_t keeper_pid) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* gate_join_enter with the host-socket mask of path, in a child: 0 when it entered a mount namespace of its own
+ * (not the keeper's) where path is the null device; else what went wrong. */
+static int enter_masked(struct gate_join *j, pid_t keeper_pid, char *path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    char kept[64];
+    snprintf(kept, sizeof kept, "/proc/%d/ns/mnt", (int)keeper_pid);
+    struct stat k, in, st;
+    if (stat(kept, &k)) _exit(3);
+    char *masks[] = { path, NULL };
+    j->masks = masks;
+    j->nmasks = 1;
+    const char *prog = NULL;
+    char **argv = NULL;
+    if (gate_join_enter(j, &prog, &argv)) _exit(4);
+    if (stat("/proc/self/ns/mnt", &in) || in.st_ino == k.st_ino) _exit(5);
+    _exit(lstat(path, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3) ? 0 : 6);
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IONBF, 0); /* a child that dies (gate_die) must not print what the parent has */
   if (geteuid() != 0) {
@@ -117,6 +160,17 @@ int main(void) {
   j.command = cmd;
   r = enter(&j, k);
   ok(r == 0, "unchanged mounts: the command enters them (got %d)", r);
+  c = 's';
+  ok(write(tell[1], &c, 1) == 1 && read(done[0], &c, 1) == 1 && c == 'r', "a socket in the held mounts");
+  j.lines = digest_of(mntns, &j.digest);
+  char held[64];
+  snprintf(held, sizeof held, "%s/held.sock", DIR_);
+  r = enter_masked(&j, k, held);
+  ok(r == 0, "its mask: mounted in a namespace of the command's own (got %d)", r);
+  unsigned long long d = 0;
+  ok(digest_of(mntns, &d) == j.lines && d == j.digest, "the held mounts are as they were");
+  c = 'c';
+  ok(write(tell[1], &c, 1) == 1 && read(done[0], &c, 1) == 1 && c == 'r', "the socket is reachable in them still");
   c = 'u';
   ok(write(tell[1], &c, 1) == 1 && read(done[0], &c, 1) == 1 && c == 'r', "a mount of theirs goes away");
   r = enter(&j, k);

@@ -1,7 +1,7 @@
 /**
  * The C unit tests of the shims' readers of untrusted input (test/c/: memory.c for another process's memory,
  * json.c for the JSON reader, reply.c for gate_parse_reply, join.c for
- * joining a session sandbox's held mounts that changed meanwhile), built with make and run here: plain, and under
+ * joining a session sandbox's held mounts that changed meanwhile, masks.c for the host sockets' masks), built with make and run here: plain, and under
  * AddressSanitizer and UndefinedBehaviorSanitizer; then the fuzz targets (test/c/fuzz/) under both
  * sanitizers, each for a bounded number of generated inputs (their own deterministic driver: the same inputs
  * every run; .ci/run runs them longer, with libFuzzer when clang is there). Each C test prints TAP; a
@@ -47,7 +47,7 @@ function tap(program: string, ...args: string[]): void {
   assert.match(r.stdout, /^1\.\.[1-9]\d*$/m, out);
 }
 
-const UNITS = ['memory', 'json', 'reply', 'join'];
+const UNITS = ['memory', 'json', 'reply', 'join', 'masks'];
 // the readers of untrusted input, each with a fuzz target (join.c tests a path, not a reader)
 const FUZZED = ['memory', 'json', 'reply'];
 const canSanitize = sanitizers();

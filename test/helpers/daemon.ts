@@ -56,6 +56,8 @@ export interface DaemonOptions {
   autoApprove?: boolean;
   /** the `gate` program (default this checkout's; a bench may measure another installation) */
   gate?: string;
+  /** a command the daemon is started through (its argv before node's), e.g. nsenter into a namespace */
+  wrap?: string[];
 }
 
 export interface DaemonProc {
@@ -97,7 +99,8 @@ export async function startDaemon(o: DaemonOptions = {}): Promise<DaemonProc> {
   if (o.workspace) mkdirSync(ws, { recursive: true });
   const paths = gatePaths(env);
   const gate = o.gate ?? GATE;
-  const child = track(spawn(process.execPath, [gate, 'daemon', 'run', '--no-terminal', ...(o.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const argv = [...(o.wrap ?? []), process.execPath, gate, 'daemon', 'run', '--no-terminal', ...(o.args ?? [])];
+  const child = track(spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] }));
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));

@@ -3,14 +3,15 @@
  * every host socket a sandbox could reach is masked one by one (`--ro-bind-try /dev/null <socket>`), and
  * sockets come and go on the host (another daemon stopping, a tool's socket removed) while a plan travels
  * from the daemon to the launcher; bubblewrap then had no mount point and the run failed ("Can't create
- * file", "Can't mkdir parents"). The launcher leaves out the masks of sockets gone by the time bubblewrap
- * runs, and only those: a mask over a socket still there still refuses connect(), and any other /dev/null
- * bind over a missing path (a protected missing file) still fails the run as before.
+ * file", "Can't mkdir parents"). The launcher takes the masks out of bubblewrap's options and its supervisor
+ * mounts those of sockets still there in the built sandbox (shims/launch/masks.c), and only those: a mask
+ * over a socket still there still refuses connect(), and any other /dev/null bind over a missing path (a
+ * protected missing file) is still bubblewrap's and still fails the run as before.
  * Real daemon, real gate-launch (the kernel layer), real bubblewrap.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { withExecGate } from '../../src/exec/exec-gate.js';
@@ -70,4 +71,28 @@ test('any other /dev/null bind over a missing path is still made: the run fails 
   assert.notEqual(r.code, 0);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /bwrap: Can't (create file|mkdir parents)/);
+});
+
+test('a socket that is there but cannot be masked: nothing runs (fail closed), and the run says why', async () => {
+  const dir = join(rig.te.dir, 'unmaskable');
+  mkdirSync(dir);
+  const sock = join(dir, 'server.sock');
+  const server: Server = createServer((c) => {
+    c.on('error', () => {});
+    c.end();
+  });
+  await new Promise<void>((res) => server.listen(sock, res));
+  try {
+    // the sandbox's /dev/null is a plain file: the supervisor has no null device to mask with
+    const plain = join(dir, 'plain');
+    writeFileSync(plain, '');
+    const open = await sandboxed(['--ro-bind', plain, '/dev/null'], ['/bin/echo', 'ran']);
+    assert.equal(open.stdout, 'ran\n', `without a mask to make the command runs: ${open.stderr}`);
+    const r = await sandboxed(['--ro-bind', plain, '/dev/null', '--ro-bind-try', '/dev/null', sock], ['/bin/echo', 'ran']);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /exec gate: \/bin\/echo: not run: the host's sockets cannot be hidden from the sandbox: no null device in it/);
+  } finally {
+    server.close();
+  }
 });

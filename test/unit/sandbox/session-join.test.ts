@@ -73,3 +73,14 @@ test('a holder gets only the daemon bubblewrap and mount options (issue 28): no 
   assert.match(String(holderMountsProblem([BWRAP, '--bind', 'relative', '/x'], BWRAP)), /absolute/);
   assert.match(String(holderMountsProblem([BWRAP, '--tmpfs'], BWRAP)), /absolute/);
 });
+
+test("host sockets' masks are never the holder's: each command mounts its own as it joins (shims/gate-masks.h)", () => {
+  const masks = ['--ro-bind-try', '/dev/null', '/tmp/a.sock', '--ro-bind-try', '/dev/null', '/tmp/b.sock'];
+  const masked = sessionShape(base(['--unshare-net', ...masks]))!;
+  const bare = sessionShape(base(['--unshare-net']))!;
+  assert.deepEqual(masked.mounts, bare.mounts, 'no mask among the held mounts');
+  assert.equal(masked.key, bare.key, 'sockets come and go: the same sandbox');
+  // the plan keeps them: the command's own launcher mounts them
+  assert.ok(joinPlan(base(['--unshare-net', ...masks]), { pid: 1, pidns: 2, netns: 3 }).args.join(' ').includes(masks.join(' ')));
+  assert.match(String(holderMountsProblem([BWRAP, ...masks], BWRAP)), /"--ro-bind-try" is not a mount/);
+});
