@@ -4,7 +4,9 @@
  * bash (zsh and fish: their syntax checks, and fish's own completion, where installed), "did you mean", `-v`,
  * a bad option on every command (exit 2, `gate:`, and nothing started), `gate log --decision bogus`,
  * `gate policy amend` alone; `gate init` in a scratch home; `gate rules add --forbid rm` against a real
- * daemon and a real gate-sh (the same command ran before the rule). Real processes throughout.
+ * daemon and a real gate-sh (the same command ran before the rule). Real processes throughout; the sweeps over
+ * every command (help, misuse) run their command lines through gate's own dispatcher in one process
+ * (gate-many.ts), and a sample of them as real `gate` processes must give exactly the same.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -42,12 +44,15 @@ function gate(args: string[], env: Record<string, string> = { ...(process.env as
   });
 }
 
-/** Run `f` over `items`, `n` at a time (the machine is shared). */
-async function pool<T>(items: T[], n: number, f: (x: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(Array.from({ length: n }, async () => {
-    for (let x = queue.shift(); x !== undefined; x = queue.shift()) await f(x);
-  }));
+/** `gate` with each of `lines` in one process (gate-many.ts: gate's dispatcher, output captured per line); the
+ * first `sample` of them also as real `gate` processes, which must give exactly the same. */
+async function gateMany(lines: string[][], env: Record<string, string>, sample = 2): Promise<Ran[]> {
+  const r = spawnSync(process.execPath, [join(ROOT, 'dist', 'test', 'cli', 'gate-many.js'), JSON.stringify(lines)], { env, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const many = JSON.parse(r.stdout) as Ran[];
+  assert.equal(many.length, lines.length);
+  for (let i = 0; i < Math.min(sample, lines.length); i++) assert.deepEqual(await gate(lines[i], env), many[i], `gate ${lines[i].join(' ')}: a real process`);
+  return many;
 }
 
 /** Every command path that runs something: ['status'], ['daemon', 'stop'], ['policy', 'check'], ... */
@@ -68,8 +73,12 @@ test('gate --help lists every command; gate help <cmd> is gate <cmd> --help, for
     assert.match(top.stdout, new RegExp(`^  gate ${name}\\b`, 'm'), name);
   assert.equal((await gate(['help'])).stdout, top.stdout);
   const paths = [...COMMANDS.map((c) => [c.command.split(' ')[0]]), ...leaves(COMMANDS).filter((p) => p.length > 1)];
-  await pool(paths, 3, async (path) => {
-    const [viaHelp, viaFlag] = await Promise.all([gate(['help', ...path]), gate([...path, '--help'])]);
+  // in pairs: gate help PATH, gate PATH --help (one command and one subcommand as real processes too)
+  const sub = paths.findIndex((p) => p.length > 1);
+  const order = [paths[sub], ...paths.filter((_, i) => i !== sub)];
+  const ran = await gateMany(order.flatMap((p) => [['help', ...p], [...p, '--help']]), process.env as Record<string, string>, 4);
+  order.forEach((path, i) => {
+    const [viaHelp, viaFlag] = [ran[2 * i], ran[2 * i + 1]];
     assert.equal(viaHelp.status, 0, `${path.join(' ')}: ${viaHelp.stderr}`);
     assert.equal(viaHelp.stdout, viaFlag.stdout, path.join(' '));
     assert.match(viaHelp.stdout, new RegExp(`^usage: gate ${path.join(' ')}\\b`), path.join(' '));
@@ -124,8 +133,13 @@ test('did you mean, -v, and misuse: exit 2 with gate: and the usage, on every co
   assert.equal((await gate(['--version'])).stdout, v.stdout);
   const te = tempEnv({ GATE_NO_AUTOSTART: '1' });
   try {
-    await pool(leaves(COMMANDS), 3, async (path) => {
-      const r = await gate([...path, '--no-such-option'], te.env);
+    // `gate hook` is bin/gate's own path (no dispatcher): real processes
+    const misused = leaves(COMMANDS).filter((p) => p[0] !== 'hook');
+    const ran = await gateMany(misused.map((p) => [...p, '--no-such-option']), te.env);
+    const hooks = leaves(COMMANDS).filter((p) => p[0] === 'hook');
+    const hookRan = await Promise.all(hooks.map((p) => gate([...p, '--no-such-option'], te.env)));
+    [...misused, ...hooks].forEach((path, i) => {
+      const r = i < misused.length ? ran[i] : hookRan[i - misused.length];
       assert.equal(r.status, 2, `${path.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, path[0] === 'hook' ? /^gate: hook: / : new RegExp(`^gate: ${path.join(' ')}: `), path.join(' '));
       assert.equal(r.stdout, '', `${path.join(' ')}: nothing on stdout`);
