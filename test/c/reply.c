@@ -67,7 +67,8 @@ static void reuse(void) {
 /* Other programs' Runs handed over with a grant (ReusePreset): kept only with room given, whole, up to the room. */
 static void presets(void) {
   static struct gate_presets PS;
-  const char *one = "{\"id\":\"g\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"},\"reuse\":{\"grant\":\"a\",\"epoch\":3,"
+  const char *one = "{\"id\":\"g\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"},"
+                    "\"reuse\":{\"grant\":\"a\",\"epoch\":3,"
                     "\"presets\":[{\"program\":\"/usr/bin/sed\",\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\"},"
                     "{\"program\":\"sed\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\"},"
                     "{\"program\":\"/usr/bin/cat\",\"file\":\"1 2 3 4 5 6 7\"}]}}";
@@ -79,8 +80,8 @@ static void presets(void) {
      "its program, grant and file; a relative program and one without a grant are left out");
   char big[2048];
   int n = snprintf(big, sizeof big,
-                   "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,\"presets\":[{\"program\":\"/%0600d\","
-                   "\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\"}]}}",
+                   "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,"
+                   "\"presets\":[{\"program\":\"/%0600d\",\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\"}]}}",
                    0);
   gate_reply_init(&R, DENIED, &AUDIT);
   R.presets = &PS;
@@ -89,8 +90,10 @@ static void presets(void) {
   struct gbuf many;
   gb_init(&many);
   gb_puts(&many, "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,\"presets\":[");
-  for (int i = 0; i < GATE_MAX_PRESETS + 5; i++)
-    gb_puts(&many, i ? ",{\"program\":\"/p\",\"grant\":\"g\",\"file\":\"1\"}" : "{\"program\":\"/p\",\"grant\":\"g\",\"file\":\"1\"}");
+  for (int i = 0; i < GATE_MAX_PRESETS + 5; i++) {
+    if (i) gb_puts(&many, ",");
+    gb_puts(&many, "{\"program\":\"/p\",\"grant\":\"g\",\"file\":\"1\"}");
+  }
   gb_puts(&many, "]}}");
   gate_reply_init(&R, DENIED, &AUDIT);
   R.presets = &PS;
