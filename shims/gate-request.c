@@ -225,6 +225,32 @@ static int scope_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
+/* A string field that fits its room; one that fills it (perhaps cut) is emptied: the entry is then left out. */
+static int whole_str(struct gate_jp *p, char *out, size_t n) {
+  if (gate_jstr(p, out, n)) return -1;
+  if (strlen(out) >= n - 1) out[0] = 0;
+  return 0;
+}
+
+static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_preset *e = ctx;
+  if (!strcmp(key, GATE_F_PROGRAM) && *p->s == '"') return whole_str(p, e->program, sizeof e->program);
+  if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return whole_str(p, e->grant, sizeof e->grant);
+  if (!strcmp(key, GATE_F_FILE) && *p->s == '"') return whole_str(p, e->file, sizeof e->file);
+  return gate_jskip(p);
+}
+
+static int preset_item(int i, struct gate_jp *p, void *ctx) {
+  struct gate_presets *ps = ctx;
+  (void)i;
+  if (*p->s != '{' || ps->n >= GATE_MAX_PRESETS) return gate_jskip(p);
+  struct gate_preset *e = &ps->e[ps->n];
+  e->program[0] = e->grant[0] = e->file[0] = 0;
+  if (gate_jobject(p, preset_field, e)) return -1;
+  if (e->program[0] == '/' && e->grant[0] && e->file[0]) ps->n++;
+  return 0;
+}
+
 static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reply *r = ctx;
   if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return gate_jstr(p, r->grant, sizeof r->grant);
@@ -236,6 +262,7 @@ static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
     return 0;
   }
   if (!strcmp(key, GATE_F_EPOCH) && p->s < p->e && *p->s >= '0' && *p->s <= '9') return json_count(p, &r->epoch);
+  if (!strcmp(key, GATE_F_PRESETS) && *p->s == '[' && r->presets) return gate_jarray(p, preset_item, r->presets);
   if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
     r->scope_pid = -1;
     if (gate_jobject(p, scope_field, r)) return -1;
@@ -286,6 +313,7 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   r->scope_pid = r->scope_ppid = 0;
   r->scope_start = 0;
   if (r->audit) r->audit->log[0] = 0;
+  if (r->presets) r->presets->n = 0;
   r->action = GA_NONE;
   r->deny_count = 0;
   struct gate_jp p = { json, json + n, 0 };

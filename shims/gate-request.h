@@ -33,6 +33,15 @@ struct gate_reply {
   long scope_pid, scope_ppid;
   unsigned long long scope_start;
   struct gate_reused_audit *audit; /* NULL, or room for the grant's "audit" (set by the caller, kept by parsing) */
+  struct gate_presets *presets;     /* NULL, or room for the grant's "presets" (set after gate_reply_init) */
+};
+/* Other programs' Runs for the same run and epoch, handed over up front with a grant (ReusePreset in
+ * src/protocol/messages.ts): the supervisor's alone; file is the daemon's "<dev> <ino> <size> <mtime s>
+ * <mtime ns> <ctime s> <ctime ns>". Longer fields, and entries past the room, are left out. */
+#define GATE_MAX_PRESETS 64
+struct gate_presets {
+  int n;
+  struct gate_preset { char program[512]; char grant[48]; char file[160]; } e[GATE_MAX_PRESETS];
 };
 /* How a reused exec's audit record is written by the supervisor itself (ReusedAudit in
  * src/protocol/messages.ts): the log's path, and the encoded fields before and after cwd and argv. */
@@ -46,6 +55,7 @@ struct gate_reused_audit {
 static inline void gate_reply_init(struct gate_reply *r, gate_denial *denied, struct gate_reused_audit *audit) {
   r->denied = denied;
   r->audit = audit;
+  r->presets = NULL;
 }
 /* Parse a reply; 0 on success, -1 when it is not a valid reply object (err says why). */
 int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err, size_t errlen);

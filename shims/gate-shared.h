@@ -159,6 +159,8 @@
 #define GATE_F_READY "ready"
 #define GATE_F_GO "go"
 #define GATE_F_INFO "info"
+#define GATE_F_PRESETS "presets"
+#define GATE_F_FILE "file"
 #define GATE_F_TOKEN "token"
 #define GATE_F_SIGNAL "signal"
 #define GATE_F_ERROR "error"

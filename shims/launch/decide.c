@@ -126,6 +126,8 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
   struct gate_reply r;
   struct gate_reused_audit audit;
   gate_reply_init(&r, NULL, &audit);
+  /* other programs' answers for this run, handed over with a grant (reuse.c, keep_presets); none: asked as they come */
+  r.presets = malloc(sizeof *r.presets);
   gate_describe(cmd, sizeof cmd, x->argv, x->program);
   if (gate_request(&l->conf, id, &msg, &r, err, sizeof err)) gate_msg("exec gate: ", cmd, ": ", err);
   else if (strcmp(r.type, GATE_MSG_EXEC)) gate_msg("exec gate: ", cmd, ": not run: unexpected reply type ", r.type);
@@ -153,7 +155,9 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
     struct gate_reuse_scope scope = { r.scope_pid, r.scope_ppid, r.scope_start };
     if (grant && stat(x->file, &again) == 0 && (gate_ident_of(&now, &again), gate_ident_eq(&now, file)))
       gate_reuse_add(l->conf.run_id, x->program, file, r.grant, r.epoch, &audit, &scope);
+    if (r.action == GA_RUN && r.grant[0] && r.presets) keep_presets(&l->conf, r.presets, r.epoch, &audit);
   } else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
+  free(r.presets);
   gb_free(&msg);
   return error;
 }

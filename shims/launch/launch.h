@@ -204,6 +204,10 @@ void asked_free(struct asked *a);
 void file_of(pid_t pid, const char *program, struct gate_ident *id);
 /* Tell the daemon of an exec answered with grant (rest: the request's text after its id): 0 when sent. */
 int tell_reused(const struct gate_conf *c, const char *grant, const char *rest, const char *end);
+/* The programs' Runs the daemon handed over with a grant at epoch (audit: how that grant's reuses are
+ * audited): kept for this run, each for the very file the daemon read (gate-reuse.c holds them). */
+void keep_presets(const struct gate_conf *c, const struct gate_presets *ps, unsigned long long epoch,
+                  const struct gate_reused_audit *audit);
 /* A request of the LD_PRELOAD layer answered from a kept grant: 1, or 0 with what it asks in *a, *file. */
 int reused_answer(const struct gate_conf *c, const char *msg, size_t n, const char *id, const char *rest, pid_t pid,
                   const struct peer *from, struct asked *a, struct gate_ident *file);

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "launch.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +100,31 @@ int reused_answer(const struct gate_conf *c, const char *msg, size_t n, const ch
   pairs_add(PAIRED, pid, key, file, NULL);
   answer_here(from, id, NULL);
   return 1;
+}
+
+/* "<dev> <ino> <size> <mtime s> <mtime ns> <ctime s> <ctime ns>" (ReusePreset.file): 0, or -1 when malformed. */
+static int parse_ident(const char *s, struct gate_ident *id) {
+  unsigned long long v[7];
+  char *end;
+  for (int i = 0; i < 7; i++) {
+    while (*s == ' ') s++;
+    if (*s < '0' || *s > '9') return -1;
+    errno = 0;
+    v[i] = strtoull(s, &end, 10);
+    if (errno || end == s) return -1;
+    s = end;
+  }
+  if (*s || v[4] >= 1000000000ULL || v[6] >= 1000000000ULL) return -1;
+  *id = (struct gate_ident){ (dev_t)v[0], (ino_t)v[1], (off_t)v[2], { (time_t)v[3], (long)v[4] },
+                             { (time_t)v[5], (long)v[6] }, 1 };
+  return 0;
+}
+
+void keep_presets(const struct gate_conf *c, const struct gate_presets *ps, unsigned long long epoch,
+                  const struct gate_reused_audit *audit) {
+  for (int i = 0; i < ps->n; i++) {
+    struct gate_ident id;
+    if (!parse_ident(ps->e[i].file, &id))
+      gate_reuse_add(c->run_id, ps->e[i].program, &id, ps->e[i].grant, epoch, audit, NULL);
+  }
 }

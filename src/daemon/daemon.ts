@@ -61,6 +61,7 @@ import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
 import { rerunJustification } from '../exec/sandbox-rerun.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
 import type { ReuseGrants } from './reuse-grants.js';
+import { presetsFor } from './reuse-presets.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
 import { auditFields, reusedHead, reusedTail, type Decided } from './audit-fields.js';
 import { warmUp, type WarmUpOptions } from './warm-up.js';
@@ -496,7 +497,7 @@ export class Daemon<P> {
     }
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
-    const check = this.currentDecider().exec(req, {
+    const execCtx = {
       approvalPolicy: this.config.approval_policy,
       sandboxPolicy: this.config.sandbox_policy,
       gitReadOnly: this.config.git_read_only,
@@ -507,7 +508,8 @@ export class Daemon<P> {
       ancestry: () => readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }),
       scoped: kernel,
       writable: this.writableBesidesPolicy(req, run),
-    });
+    } as const;
+    const check = this.currentDecider().exec(req, execCtx);
     const v = await this.decide(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
     const reply = this.execReply(req, v.action, ctx, runId);
@@ -520,6 +522,22 @@ export class Daemon<P> {
       reply.reuse = { ...this.deps.reuse.grant(g), audit: this.deps.audit.forWriter(reusedHead(g.run_id), reusedTail(g.source, g.decision)) };
       // (below the program running its own files that made this exec only: src/decide/reuse.ts)
       if (!check.reusable && check.reuseScope) reply.reuse.scope = check.reuseScope;
+      // other programs' answers for this run up front, each decided here as its exec would be
+      // (src/daemon/reuse-presets.ts): no provenance (never lifted), no pre-flight settlement
+      const offer = check.reusable && kernel && req.host_pid !== undefined ? this.deps.reuse.offer(req.run_id, req.program) : [];
+      if (offer.length > 0) {
+        const decider = this.currentDecider();
+        const holds = (program: string, realProgram: string | undefined, programFile: string) => {
+          const argv = [program.slice(program.lastIndexOf('/') + 1)];
+          const { kernel_argv: _k, real_program: _r, ...same } = req;
+          const one = { ...same, program, argv, program_file: programFile, ...(realProgram ? { real_program: realProgram } : {}) };
+          const settled = settledFor(this.runs, run, settleKey(argv, req.cwd));
+          const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
+          return c.reusable === true && (c.matched_rule ?? '') === g.source && c.decision === g.decision;
+        };
+        const presets = presetsFor(offer, req.host_pid!, holds, (program) => this.deps.reuse!.grant({ ...g, program }).grant);
+        if (presets.length > 0) reply.reuse.presets = presets;
+      }
     }
     return reply;
   }

@@ -17,6 +17,9 @@ import { RandomIds } from './random-ids.js';
 /** Grants kept at most (the oldest go first: a supervisor's notice naming a forgotten grant is refused,
  * and the daemon's log says so). */
 const MAX_GRANTS = 4096;
+/** Programs remembered for handing over up front (src/daemon/reuse-presets.ts), and runs told of them. */
+const MAX_LEARNED = 64;
+const MAX_RUNS = 1024;
 
 export interface Granted {
   run_id: string;
@@ -33,6 +36,10 @@ export class ReuseGrants {
   private readonly ids = new RandomIds(24);
   private readonly byKey = new Map<string, string>();
   private readonly grants = new Map<string, Granted>();
+  /** programs given an any-argv grant lately, the latest last */
+  private readonly learned = new Set<string>();
+  /** per run: any-argv grants given so far (2 and more: its presets were handed over) */
+  private readonly runs = new Map<string, number>();
 
   constructor(requestDir: string) {
     // created when missing, never truncated: a new daemon raises the count its predecessor left
@@ -68,6 +75,21 @@ export class ReuseGrants {
       }
     }
     return { grant: id, epoch: this.epochValue };
+  }
+
+  /**
+   * A run got an any-argv grant for program (src/decide/reuse.ts, reusableForAnyArgv): remembered; the
+   * programs to decide for that run up front now (src/daemon/reuse-presets.ts): those remembered, the first
+   * time the run gets its second such grant (a run that asks once, `ls`, pays nothing), else none.
+   */
+  offer(runId: string, program: string): string[] {
+    this.learned.delete(program);
+    this.learned.add(program);
+    if (this.learned.size > MAX_LEARNED) this.learned.delete(this.learned.values().next().value!);
+    const n = (this.runs.get(runId) ?? 0) + 1;
+    this.runs.set(runId, n);
+    if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
+    return n === 2 ? [...this.learned].reverse().filter((p) => p !== program) : [];
   }
 
   /** The answer a notice says it reused, when it is one this daemon granted for that run and program. */

@@ -145,7 +145,16 @@ export interface ExecReply {
    * supervisor may give it again itself while the policy epoch (POLICY_EPOCH_FILE) stays `epoch`, writing
    * each such exec's audit record itself (`audit`) or telling the daemon of it with an ExecReused naming
    * `grant` */
-  reuse?: { grant: string; epoch: number; audit?: ReusedAudit; scope?: ReuseScope };
+  reuse?: { grant: string; epoch: number; audit?: ReusedAudit; scope?: ReuseScope; presets?: ReusePreset[] };
+}
+
+/** Another program's Run for the same run, handed over up front with `reuse` (its epoch and audit fields):
+ * decided by the daemon as an exec of it would be, for any argv of that very file (src/daemon/reuse-presets.ts).
+ * `file`: "<dev> <ino> <size> <mtime s> <mtime ns> <ctime s> <ctime ns>" as the daemon read it. */
+export interface ReusePreset {
+  program: string;
+  grant: string;
+  file: string;
 }
 
 /** A reused Run that holds only for execs made below one process (issue 29: a program running its own

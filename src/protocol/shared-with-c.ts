@@ -21,6 +21,7 @@ import type {
   Request,
   Reply,
   ReusedAudit,
+  ReusePreset,
   ReuseScope,
   RunFinished,
   SessionSandboxStale,
@@ -183,7 +184,7 @@ export const FIELD_VALUES = {
 type Keys<T> = T extends unknown ? keyof T : never;
 type WireField =
   | Keys<Request | Reply | ExecReused | PreflightRequest | PreflightReply | RunFinished | SessionSandboxStale>
-  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReuseScope | ReusedAudit | SubcommandReply | Action>
+  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReuseScope | ReusedAudit | ReusePreset | SubcommandReply | Action>
   | Keys<PlanRequest | PlanReply | StartUpFds | NonNullable<PlanReply['rerun_of']> | Ack>;
 
 /** The field names the C side writes or reads (the escalation frames' are below). */
@@ -194,7 +195,7 @@ export const FIELDS = [
   'shell', 'flag', 'script', 'sandbox_permissions', 'parent_run', 'justification', 'plan',
   'exit_status', 'duration_ms', 'stderr_tail', 'fds', 'shims', 'rerun_why', 'start_up_key', 'args',
   'env_set', 'env_unset', 'denials', 'sandboxed', 'rerun', 'rerun_any_status', 'script_fd', 'rerun_of',
-  'start_up', 'notice', 'ready', 'go', 'info',
+  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file',
 ] as const satisfies readonly WireField[];
 
 /** The run-finished acknowledgement's info (src/daemon/daemon.ts): why a rerun outside the sandbox is asked. */

@@ -64,6 +64,49 @@ static void reuse(void) {
   ok(n > 0 && parse(big) == 0 && !AUDIT.log[0], "an audit field longer than its room is dropped, not cut");
 }
 
+/* Other programs' Runs handed over with a grant (ReusePreset): kept only with room given, whole, up to the room. */
+static void presets(void) {
+  static struct gate_presets PS;
+  const char *one = "{\"id\":\"g\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"},"
+                    "\"reuse\":{\"grant\":\"a\",\"epoch\":3,"
+                    "\"presets\":[{\"program\":\"/usr/bin/sed\",\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\"},"
+                    "{\"program\":\"sed\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\"},"
+                    "{\"program\":\"/usr/bin/cat\",\"file\":\"1 2 3 4 5 6 7\"}]}}";
+  ok(parse(one) == 0 && R.presets == NULL, "without room, presets are skipped");
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  ok(gate_parse_reply(one, strlen(one), &R, ERR, sizeof ERR) == 0 && PS.n == 1, "with room: one kept (%d)", PS.n);
+  ok(!strcmp(PS.e[0].program, "/usr/bin/sed") && !strcmp(PS.e[0].grant, "b") && !strcmp(PS.e[0].file, "1 2 3 4 5 6 7"),
+     "its program, grant and file; a relative program and one without a grant are left out");
+  char big[2048];
+  int n = snprintf(big, sizeof big,
+                   "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,"
+                   "\"presets\":[{\"program\":\"/%0600d\",\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\"}]}}",
+                   0);
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  ok(n > 0 && gate_parse_reply(big, strlen(big), &R, ERR, sizeof ERR) == 0 && PS.n == 0,
+     "a program longer than its room is left out, not cut");
+  struct gbuf many;
+  gb_init(&many);
+  gb_puts(&many, "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,\"presets\":[");
+  for (int i = 0; i < GATE_MAX_PRESETS + 5; i++) {
+    if (i) gb_puts(&many, ",");
+    gb_puts(&many, "{\"program\":\"/p\",\"grant\":\"g\",\"file\":\"1\"}");
+  }
+  gb_puts(&many, "]}}");
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  ok(!many.oom && gate_parse_reply(many.p, many.len, &R, ERR, sizeof ERR) == 0 && PS.n == GATE_MAX_PRESETS,
+     "entries past the room are skipped (%d)", PS.n);
+  gb_free(&many);
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  const char *plain = "{\"id\":\"g\",\"type\":\"exec\"}";
+  ok(gate_parse_reply(plain, strlen(plain), &R, ERR, sizeof ERR) == 0 && PS.n == 0,
+     "a reply parsed after another keeps none of its presets");
+}
+
 static void preflight(void) {
   char json[4096];
   size_t o = (size_t)snprintf(json, sizeof json, "{\"id\":\"p\",\"type\":\"preflight\",\"run_id\":\"run-1\",\"action\":"
@@ -134,6 +177,7 @@ static void errors(void) {
 int main(void) {
   exec_replies();
   reuse();
+  presets();
   preflight();
   errors();
   return tap_done();

@@ -177,7 +177,9 @@ test('no file was left outside the sandbox where a churned socket was', async ()
   await ended;
   const m = /made (\d+) squatted (\d+)/.exec(churnerOut);
   assert.ok(m, churnerOut);
-  assert.ok(Number(m[1]) > 1000, `the churner made only ${m[1]} sockets`);
+  // at least the 200 live ones made over again: each socket there at the start was removed while commands ran
+  // (how many more depends on the machine's load: 1,000s on a quiet one)
+  assert.ok(Number(m[1]) > 400, `the churner made only ${m[1]} sockets`);
   // (seen from the test's namespace: the host sees an empty folder)
   const c = inWorld(['find', churn, '-mindepth', '1', '-not', '-type', 's']);
   const left = await run(c[0], c.slice(1), { env: rig.env });

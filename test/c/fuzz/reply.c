@@ -1,8 +1,8 @@
 /*
  * Fuzz target: the daemon's reply as the gate parses it (gate_parse_reply, shims/gate-request.c), with room
- * for denials and a grant's audit. Whatever the bytes, the parse stays inside them (the buffer is exactly
- * n bytes: AddressSanitizer sees any read past it) and leaves every string field NUL-terminated inside its
- * room. Built with libFuzzer (clang) or with driver.c (any compiler).
+ * for denials, a grant's audit and its presets. Whatever the bytes, the parse stays inside them (the buffer
+ * is exactly n bytes: AddressSanitizer sees any read past it), leaves every string field NUL-terminated inside
+ * its room and keeps only whole presets. Built with libFuzzer (clang) or with driver.c (any compiler).
  */
 #include "gate-request.h"
 
@@ -16,8 +16,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
   struct gate_reply r;
   gate_denial denied[GATE_MAX_DENIED];
   struct gate_reused_audit audit;
+  static struct gate_presets presets;
   char err[256];
   gate_reply_init(&r, denied, &audit);
+  r.presets = &presets;
   if (gate_parse_reply((const char *)data, n, &r, err, sizeof err)) {
     if (!TERMINATED(err) || !err[0]) abort();
     return 0;
@@ -29,5 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
     if (!TERMINATED(denied[i])) abort();
   if (audit.log[0] && (!TERMINATED(audit.log) || !TERMINATED(audit.head) || !TERMINATED(audit.tail))) abort();
   if (r.grant[0] && !r.epoch) abort(); /* a grant comes with its epoch, or not at all */
+  if (presets.n < 0 || presets.n > GATE_MAX_PRESETS) abort();
+  for (int i = 0; i < presets.n; i++) {
+    const struct gate_preset *e = &presets.e[i];
+    if (!TERMINATED(e->program) || !TERMINATED(e->grant) || !TERMINATED(e->file)) abort();
+    if (e->program[0] != '/' || !e->grant[0] || !e->file[0]) abort(); /* whole entries only */
+  }
   return 0;
 }

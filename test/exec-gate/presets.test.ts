@@ -1,0 +1,82 @@
+/**
+ * Answers handed to a run's supervisor up front (issue 29, "Figures"; docs/exec-gate.md, "Answers handed
+ * over up front"): a program given a Run for any argv in one run of the session is decided again for the next
+ * run, with that run's second such answer, and its first exec there is answered by the supervisor (audited,
+ * marked reused) — never once a rule names it, nor when the file at that path is rewritten after the
+ * hand-over (a copy of rm there is judged as rm). Real daemon, real gate-sh, real sandbox; each denial is shown
+ * next to the same script running when the rule allows it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import { gateSh, execGateOptions } from './helpers.js';
+import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+
+interface Rec { kind: string; argv?: string[]; reused?: boolean; action?: string }
+
+function audit(rig: DaemonProc): Rec[] {
+  return readFileSync(rig.paths.auditLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
+}
+
+/** The exec records of the program at path, in order: [argv after the program, reused]. */
+function execsOf(rig: DaemonProc, path: string): [string[], boolean][] {
+  return audit(rig)
+    .filter((r) => r.kind === 'exec' && r.action !== undefined && r.argv !== undefined && normalize(r.argv[0]) === path)
+    .map((r) => [r.argv!.slice(1), r.reused === true]);
+}
+
+/** The first run: tool, a and b each answered once (learned); they stay in the workspace for the next. */
+const FIRST = 'for t in tool a b; do cp /bin/true ./$t; ./$t first; done; echo first=$?';
+/** The next run's first two any-argv answers (a, b) bring the presets. */
+const WARM = 'for t in a b; do ./$t next; done';
+
+for (const mode of ['workspace-write', 'danger-full-access'] as const) {
+  test(`${mode}: a program answered in one run is handed to the next up front (reused on its first exec there); not once a rule names it`, async (t) => {
+    for (const change of ['no change', 'forbid tool'] as const) {
+      const rig = await startDaemon(execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      const tool = join(rig.ws, 'tool');
+      const first = await gateSh(rig, FIRST, { timeoutMs: 60_000 });
+      assert.match(first.stdout, /^first=0$/m, first.stderr);
+      assert.deepEqual(execsOf(rig, tool), [[['first'], false]]);
+      if (change === 'forbid tool') {
+        const reloads = audit(rig).filter((r) => r.kind === 'reload').length;
+        writeFileSync(join(rig.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["tool"], decision="forbidden")\n');
+        await waitFor(() => audit(rig).filter((r) => r.kind === 'reload').length > reloads || undefined, 'the rules to reload');
+      }
+      // (named at run time, so that pre-flight does not settle it: the exec decides)
+      const r = await gateSh(rig, `${WARM}; for t in tool; do ./$t next; done; echo status=$?`, { timeoutMs: 60_000 });
+      if (change === 'forbid tool') {
+        assert.match(r.stdout, /^status=126$/m, r.stderr);
+        assert.match(r.stderr, /gate-sh: denied: \S*tool next: /);
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['next'], false]);
+      } else {
+        assert.match(r.stdout, /^status=0$/m, r.stderr);
+        // its first exec in this run, answered by the supervisor from the preset
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['next'], true]);
+      }
+    }
+  });
+
+  test(`${mode}: a preset holds for the very file decided on: rewritten after the hand-over, it is decided again (rm forbidden, then allowed)`, async (t) => {
+    for (const decision of ['forbidden', 'allow'] as const) {
+      const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`], env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      const tool = join(rig.ws, 'tool');
+      writeFileSync(join(rig.ws, 'victim'), 'x');
+      const first = await gateSh(rig, FIRST, { timeoutMs: 60_000 });
+      assert.match(first.stdout, /^first=0$/m, first.stderr);
+      // handed over with a and b, then rewritten in place into a copy of rm (same inode, other bytes)
+      const r = await gateSh(rig, `${WARM}; cat /bin/rm > ./tool; ./tool -f victim; echo status=$?`, { timeoutMs: 60_000 });
+      assert.deepEqual(execsOf(rig, tool).at(-1), [['-f', 'victim'], false]);
+      if (decision === 'forbidden') {
+        assert.match(r.stdout, /^status=126$/m, `${r.stdout}${r.stderr}`);
+        assert.ok(existsSync(join(rig.ws, 'victim')), 'victim was removed');
+      } else {
+        assert.match(r.stdout, /^status=0$/m, `${r.stdout}${r.stderr}`);
+        assert.equal(existsSync(join(rig.ws, 'victim')), false, 'rm did not run');
+      }
+    }
+  });
+}

@@ -1,0 +1,51 @@
+// Answers handed over up front (src/daemon/reuse-presets.ts, ReuseGrants.offer): which programs are offered
+// to which run and when, and which presets are made (a file changed while decided, or one the decision does
+// not let hold, is left out). Uses a temporary folder for the files and the epoch file; no processes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReuseGrants } from '../../../src/daemon/reuse-grants.js';
+import { fileIdentity, presetsFor } from '../../../src/daemon/reuse-presets.js';
+
+test('offer: a run gets the programs learned, once, with its second any-argv grant; never its own', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presets-'));
+  try {
+    const g = new ReuseGrants(dir);
+    assert.deepEqual(g.offer('r1', '/usr/bin/sed'), []);
+    assert.deepEqual(g.offer('r1', '/usr/bin/cat'), ['/usr/bin/sed'], 'second grant of r1');
+    assert.deepEqual(g.offer('r1', '/usr/bin/expr'), [], 'once per run');
+    assert.deepEqual(g.offer('r2', '/usr/bin/cat'), [], 'a run that asks once pays nothing');
+    // the latest first, the asking program left out
+    assert.deepEqual(g.offer('r2', '/usr/bin/gcc'), ['/usr/bin/cat', '/usr/bin/expr', '/usr/bin/sed']);
+    for (let i = 0; i < 100; i++) g.offer(`x${i}`, `/p/${i}`);
+    const offered = [g.offer('r3', '/a'), g.offer('r3', '/b')][1];
+    assert.equal(offered.length, 63, 'the 64 latest, less the asking one');
+    assert.equal(offered[0], '/a');
+    g.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('presetsFor: the file read through the process root, decided once; left out when changed meanwhile or not held', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presets-'));
+  try {
+    for (const n of ['keep', 'touched', 'refused']) writeFileSync(join(dir, n), '#');
+    const asked: string[] = [];
+    const holds = (program: string, _real: string | undefined, file: string) => {
+      asked.push(program);
+      assert.equal(file, `/proc/${process.pid}/root${program}`);
+      if (program.endsWith('touched')) utimesSync(program, new Date(1_000), new Date(1_000)); // changed while decided
+      return !program.endsWith('refused');
+    };
+    const programs = [join(dir, 'keep'), join(dir, 'touched'), join(dir, 'refused'), join(dir, 'missing'), 'relative'];
+    const out = presetsFor(programs, process.pid, holds, (p) => `grant-${p}`);
+    assert.deepEqual(out, [{ program: join(dir, 'keep'), grant: `grant-${join(dir, 'keep')}`, file: fileIdentity(join(dir, 'keep'))! }]);
+    assert.deepEqual(asked, [join(dir, 'keep'), join(dir, 'touched'), join(dir, 'refused')], 'a missing file or a relative name is not decided');
+    assert.match(out[0].file, /^\d+ \d+ 1 \d+ \d+ \d+ \d+$/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
