@@ -1,6 +1,9 @@
 /**
  * Evaluates a parsed rule module top to bottom. Names resolve to earlier top-level assignments or to the
  * host's builtins; calling a builtin hands it bound arguments. Errors are PolicyErrors at the call site.
+ * As starlark-rust compiles a module before it runs it, a name that is neither assigned anywhere in the module
+ * nor a builtin is an error that wins over any evaluation error (a syntax error wins over both); a name
+ * assigned only later is "referenced before assignment". Pure; the rules file is untrusted input.
  */
 import { PolicyError } from '../error.js';
 import type { Expr, Pos, Stmt } from './parser.js';
@@ -44,7 +47,8 @@ export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Bu
         if (e.name === 'False') return false;
         if (e.name === 'None') return null;
         if (Object.hasOwn(builtins, e.name)) return { kind: 'builtin', name: e.name };
-        return fail(e, `Variable \`${e.name}\` not found`);
+        // not yet assigned: which error it is depends on the rest of the module (see the loop below)
+        throw new Unassigned(e);
       }
       case 'list':
         return { kind: 'list', items: e.items.map(evalExpr) };
@@ -98,7 +102,25 @@ export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Bu
     return fail(at, `Operation \`+\` not supported for types \`${typeName(a)}\` and \`${typeName(b)}\``);
   };
 
+  // every top-level name the module assigns, and the first reference to each other name (not a builtin)
+  const assigned = new Set<string>();
+  const firstRef = new Map<string, Pos>();
+  const noteRefs = (root: Expr): void => {
+    const stack = [root]; // iterative: an `a + b + ...` chain may be deep
+    for (let e = stack.pop(); e; e = stack.pop()) {
+      if (e.type === 'name') {
+        if (!Object.hasOwn(builtins, e.name) && !CONSTANTS.has(e.name) && !firstRef.has(e.name)) firstRef.set(e.name, e);
+      } else if (e.type === 'list' || e.type === 'tuple') for (let k = e.items.length - 1; k >= 0; k--) stack.push(e.items[k]);
+      else if (e.type === 'add') stack.push(e.right, e.left);
+      else if (e.type === 'call') {
+        for (let k = e.args.length - 1; k >= 0; k--) stack.push(e.args[k].value);
+        stack.push(e.callee);
+      }
+    }
+  };
   for (const s of stmts) {
+    noteRefs(s.type === 'assign' ? s.value : s.expr);
+    if (s.type === 'assign') assigned.add(s.name);
     if (failure !== undefined) continue;
     try {
       if (s.type === 'assign') globals.set(s.name, evalExpr(s.value));
@@ -107,7 +129,20 @@ export function evaluateModule(stmts: Iterable<Stmt>, file: string, builtins: Bu
       failure = e;
     }
   }
+  let unresolved: [string, Pos] | undefined;
+  for (const [name, at] of firstRef)
+    if (!assigned.has(name) && (!unresolved || at.line < unresolved[1].line || (at.line === unresolved[1].line && at.col < unresolved[1].col)))
+      unresolved = [name, at];
+  if (unresolved) fail(unresolved[1], `Variable \`${unresolved[0]}\` not found`);
+  if (failure instanceof Unassigned) fail(failure.at, `Local variable \`${failure.at.name}\` referenced before assignment`);
   if (failure !== undefined) throw failure;
+}
+
+const CONSTANTS = new Set(['True', 'False', 'None']);
+
+/** A name read before any assignment to it (internal: becomes one of the two errors above). */
+class Unassigned {
+  constructor(readonly at: Extract<Expr, { type: 'name' }>) {}
 }
 
 function bind(

@@ -121,6 +121,18 @@ test('bad input: unterminated strings, unknown builtins, wrong types, arity', ()
   rejects('prefix_rule(pattern=["a"], decision="deny")', '1:1', 'starlark error: invalid decision: deny');
 });
 
+// codex execpolicy check 0.169.0's errors for these (rules/differential found the first with seed 20261128)
+test('names as starlark-rust resolves them: one never assigned is found before the module runs; one assigned later is read before assignment', () => {
+  rejects('prefix_rule(pattern=["a"], decision="allow", decision2="x")\nfoo()\nbar()\n', '2:1', 'Variable `foo` not found');
+  rejects('y = 1 + "a"\nfoo()\n', '2:1', 'Variable `foo` not found');
+  rejects('x = [bar]\ny = 1 + "a"\n', '1:6', 'Variable `bar` not found');
+  rejects('prefix_rule(pattern=x, decision="allow")\nx = ["ls"]\n', '1:21', 'Local variable `x` referenced before assignment');
+  rejects('x = x\n', '1:5', 'Local variable `x` referenced before assignment');
+  // a syntax error anywhere still wins
+  rejects('foo()\nprefix_rule(', '2:12', "unclosed '('");
+  assert.deepEqual(prefixes('x = ["ls"]\nprefix_rule(pattern=x + ["-l"], decision="allow")\n', ['ls', '-l']), [['ls', '-l']]);
+});
+
 test('the file name and position of the failing call, not the first one', () => {
   assert.throws(
     () => parsePolicy([
