@@ -39,11 +39,22 @@ export interface RunDaemonOptions {
   /** called once the daemon answers on its sockets (with the daemon: an in-process host, such as the network
    * proxy's wiring or a test, takes its networkDecider) */
   onReady?: (paths: GatePaths, daemon: Daemon<unknown>) => void;
+  /** `gate daemon run --warm-up N` (else GATE_WARM_UP): how many scripts to decide once idle to warm the
+   * parsers (warm-up.ts) */
+  warmUpScripts?: number;
   /** `gate daemon run --test-resolver FILE`: a loopback-only hosts map instead of DNS (src/network/resolve.ts) */
   testResolver?: string;
 }
 
 export class DaemonStartError extends Error {}
+
+/** GATE_WARM_UP: `--warm-up`'s number for a daemon started without it (an autostarted one too). */
+function warmUpFromEnv(env: Env): number | undefined {
+  const v = env.GATE_WARM_UP;
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d+$/.test(v)) throw new DaemonStartError(`GATE_WARM_UP takes a whole number of scripts, not '${v}'`);
+  return Number(v);
+}
 
 /** Owner-only folders, created or tightened. */
 export function ensureDirs(paths: GatePaths): void {
@@ -204,7 +215,8 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       startUpKey: writeStartUpKey(paths),
     });
     cleanups.push(() => unlinkSync(startUpKeyPath(paths)));
-    daemon.warmUp();
+    const warm = opts.warmUpScripts ?? warmUpFromEnv(opts.env);
+    daemon.warmUp(warm === undefined ? {} : { scripts: warm });
     // stream.sock takes at most an eighth of the descriptors: the rest stay for the daemon's own work
     const nofile = openFileLimit() ?? 1024;
     const requests = new RequestServer({

@@ -37,6 +37,11 @@ test('start, status, stop; folders 0700, sockets 0600; a second daemon is refuse
     assert.equal(s.sandbox_policy.type, 'workspace-write');
     assert.deepEqual(s.approvers, []);
     assert.deepEqual(s.pending, []);
+    // tempEnv's GATE_WARM_UP=1 reaches a daemon gate daemon start spawned: its one warm-up script, no more
+    assert.deepEqual(s.warm_up, { done: 1, of: 1 });
+    const badWarm = await runGate(te.env, ['daemon', 'run', '--no-terminal', '--warm-up', 'many']);
+    assert.equal(badWarm.code, 1);
+    assert.equal(badWarm.stderr, "gate: daemon run: --warm-up takes a whole number of scripts, not 'many'\n");
     const human = await runGate(te.env, ['status']);
     assert.match(human.stdout, /approvers: +none/);
     const stop = await runGate(te.env, ['daemon', 'stop']);

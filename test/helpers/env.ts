@@ -58,6 +58,10 @@ export function tempEnv(extra: Record<string, string> = {}, o: { runtimeInside?:
     GATE_HOME: join(dir, 'gh'),
     CODEX_HOME: join(dir, 'ch'),
     XDG_RUNTIME_DIR: runtime,
+    // a test's daemon (started or autostarted) decides one warm-up script at its start, none once idle: a
+    // daemon living past 10 s would spend ~1.5 s of CPU warming parsers for clients that never come, and
+    // the suite is CPU-bound (test/daemon/warm-up.test.ts tests the warm-up itself)
+    GATE_WARM_UP: '1',
     ...extra,
   };
   mkdirSync(env.XDG_RUNTIME_DIR, { mode: 0o700 });

@@ -21,6 +21,7 @@ export const START_OPTIONS: Record<string, [Kind, string]> = {
 export const RUN_OPTIONS: Record<string, [Kind, string]> = {
   ...START_OPTIONS,
   'no-terminal': ['flag', 'do not use this terminal as an approver'],
+  'warm-up': ['string', 'scripts decided once idle to warm the parsers (default 400; 0: none, for a short-lived daemon)'],
   'test-resolver': ['string', '(tests only) resolve names through FILE, a JSON map of names to loopback addresses, instead of DNS (docs/network.md)'],
 };
 
@@ -32,6 +33,7 @@ export interface DaemonArgs {
   'approval-timeout-ms'?: string;
   rules?: string[];
   'no-terminal'?: boolean;
+  'warm-up'?: string;
   'test-resolver'?: string;
   force?: boolean;
   json?: boolean;
@@ -47,7 +49,7 @@ const FORCE = 'stop even while runs or background jobs are active (each run it e
 
 function args(sub: DaemonArgs['sub'], a: Args): DaemonArgs {
   const out: DaemonArgs = { sub };
-  for (const k of ['approval-policy', 'sandbox', 'approval-timeout-ms', 'test-resolver'] as const) if (typeof a[k] === 'string') out[k] = a[k] as string;
+  for (const k of ['approval-policy', 'sandbox', 'approval-timeout-ms', 'warm-up', 'test-resolver'] as const) if (typeof a[k] === 'string') out[k] = a[k] as string;
   if (Array.isArray(a.rules)) out.rules = a.rules as string[];
   for (const k of ['no-terminal', 'force', 'json'] as const) if (a[k] === true) out[k] = true;
   return out;

@@ -20,7 +20,10 @@ export async function run(values: DaemonArgs): Promise<number> {
       const { runDaemon } = await import('../../daemon/main.js');
       const useTerminal = !values['no-terminal'] && process.stdin.isTTY;
       const { terminalApprover } = await import('../../daemon/terminal-approver.js');
+      const warm = values['warm-up'];
+      if (warm !== undefined && !/^\d+$/.test(warm)) throw new Error(`daemon run: --warm-up takes a whole number of scripts, not '${warm}'`);
       await runDaemon({
+        warmUpScripts: warm === undefined ? undefined : Number(warm),
         env: process.env,
         flags,
         terminal: useTerminal ? (d) => terminalApprover(d.broker) : undefined,
