@@ -3,8 +3,8 @@
  * auto-approving `gate approve --json` console when asked), gate-sh runs and processes with bounded time.
  * Test-only.
  */
-import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join, normalize } from 'node:path';
 import { GATE_SH, ROOT } from '../helpers/env.js';
 import type { DaemonOptions, DaemonProc } from '../helpers/daemon.js';
 import { run, type Result } from '../helpers/run.js';
@@ -63,4 +63,25 @@ export function escFixture(): string {
   chmodSync(escPath, 0o755);
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   return escPath;
+}
+
+/** An audit record, the fields the exec-gate tests read. */
+export interface AuditRec {
+  kind: string;
+  argv?: string[];
+  reused?: boolean;
+  action?: string;
+  detail?: string;
+}
+
+/** The daemon's audit log, one record per line. */
+export function auditRecords(rig: DaemonProc): AuditRec[] {
+  return readFileSync(rig.paths.auditLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditRec);
+}
+
+/** The exec records of the program at path, in order: [argv after the program, reused]. */
+export function execsOf(rig: DaemonProc, path: string): [string[], boolean][] {
+  return auditRecords(rig)
+    .filter((r) => r.kind === 'exec' && r.action !== undefined && r.argv !== undefined && normalize(r.argv[0]) === path)
+    .map((r) => [r.argv!.slice(1), r.reused === true]);
 }

@@ -8,23 +8,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, normalize } from 'node:path';
-import { gateSh, execGateOptions } from './helpers.js';
-import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, } from 'node:path';
+import { auditRecords as audit, execsOf, gateSh, execGateOptions } from './helpers.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
-interface Rec { kind: string; argv?: string[]; reused?: boolean; action?: string }
-
-function audit(rig: DaemonProc): Rec[] {
-  return readFileSync(rig.paths.auditLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
-}
-
-/** The exec records of the program at path, in order: [argv after the program, reused]. */
-function execsOf(rig: DaemonProc, path: string): [string[], boolean][] {
-  return audit(rig)
-    .filter((r) => r.kind === 'exec' && r.action !== undefined && r.argv !== undefined && normalize(r.argv[0]) === path)
-    .map((r) => [r.argv!.slice(1), r.reused === true]);
-}
 
 /** The first run: tool, a and b each answered once (learned); they stay in the workspace for the next. */
 const FIRST = 'for t in tool a b; do cp /bin/true ./$t; ./$t first; done; echo first=$?';

@@ -10,22 +10,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, normalize } from 'node:path';
-import { gateSh, execGateOptions } from './helpers.js';
-import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { join, } from 'node:path';
+import { auditRecords as audit, execsOf, gateSh, execGateOptions } from './helpers.js';
+import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
-interface Rec { kind: string; argv?: string[]; reused?: boolean; action?: string; detail?: string }
-
-function audit(rig: DaemonProc): Rec[] {
-  return readFileSync(rig.paths.auditLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rec);
-}
-
-/** The exec records of the program at path, in order: [argv after the program, reused]. */
-function execsOf(rig: DaemonProc, path: string): [string[], boolean][] {
-  return audit(rig)
-    .filter((r) => r.kind === 'exec' && r.action !== undefined && r.argv !== undefined && normalize(r.argv[0]) === path)
-    .map((r) => [r.argv!.slice(1), r.reused === true]);
-}
 
 for (const mode of ['workspace-write', 'danger-full-access'] as const) {
   test(`${mode}: a program's Run is reused for other argv and audited each time; a rule added mid-run is in force for the next exec`, async (t) => {
