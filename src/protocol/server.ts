@@ -449,7 +449,8 @@ export class RequestServer {
   }
 
   private dgramOrigin(peer: string | undefined): string {
-    const f = peer !== undefined && this.opts.clientDir !== undefined ? replyFolder({ clientDir: this.opts.clientDir }, peer) : undefined;
+    // (an unbound sender's address is null, whatever the type says)
+    const f = peer && this.opts.clientDir !== undefined ? replyFolder({ clientDir: this.opts.clientDir }, peer) : undefined;
     return f !== undefined ? `f${f}` : `d${peer ?? ''}`;
   }
 
