@@ -5,8 +5,9 @@
 // socket is out of sight, the guard cannot be undone from inside (umount, remount, a user namespace of the
 // run's own), nor reached through another process's view of the filesystem (/proc/<pid>/root of the daemon
 // or of a process outside the run: the host's view, without the guard's mounts), and `rm` stays denied;
-// everything else keeps full access (a file outside the workspace, the host's processes, their status). The same rm runs once the user (outside) empties the rules: the reload is real,
-// so what the run could not write is what kept rm denied. Test-only.
+// everything else keeps full access (a file outside the workspace, the host's processes, their status).
+// The same rm runs once the user (outside) empties the rules: the reload is real, so what the run could
+// not write is what kept rm denied. Test-only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
