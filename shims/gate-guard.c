@@ -16,9 +16,11 @@
  * root, CAP_SYS_ADMIN leaves the bounding set and every set (no mount, umount or remount; the one
  * capability that undoes mounts — a user namespace the run makes gets it back only over copies of these
  * mounts, which the kernel locks together); as another user, the exec drops every capability of the user
- * namespace anyway. Nothing else is taken from the run: the host's processes, network, devices, sockets and
- * every other file stay as they were. What it does not stop (docs/sandbox.md): another process's view of
- * the filesystem through /proc/<pid>/root of the same user, and programs that run commands elsewhere.
+ * namespace anyway. Last, a Landlock domain keeps every process outside the run out of its reach through
+ * /proc, as ptrace is (scope_outside, below): /proc/<pid>/root of the daemon or of the user's shell shows
+ * the host's view, where none of these mounts is. Nothing else is taken from the run: the host's processes
+ * (signals, ps), network, devices, path sockets and every other file stay as they were. What it does not
+ * stop (docs/sandbox.md): programs that run commands elsewhere.
  * Already inside a guard (a nested gate-sh of a guarded run, which cannot make a mount namespace any more):
  * the guard is taken as applied when every `d` line is already a read-only mount; otherwise it fails.
  * Trust boundary: the spec comes from gate-sh outside the run (the plan's environment, removed before
@@ -31,6 +33,7 @@
 #include <fcntl.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -39,6 +42,11 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_restrict_self 446
+#endif
 
 #define MAX_LINES 64
 
@@ -118,6 +126,31 @@ static int drop_sys_admin(void) {
   return (int)syscall(SYS_capset, &h, d);
 }
 
+/*
+ * The run out of reach of every process outside it through /proc (issue 28, point 4): /proc/<pid>/root of
+ * the daemon, of the gate-sh that started the run or of the user's shell is the host's view, where the
+ * mounts above are not, so the rules could be emptied through it. A Landlock domain denies its processes
+ * ptrace access (PTRACE_MODE_READ included, which /proc/<pid>/root, cwd, fd, exe and mem need) to
+ * any process outside it, root's CAP_SYS_PTRACE notwithstanding; the run's own processes stay open to it,
+ * and /proc/<pid>/status, cmdline and signals to all. The domain handles no file, network or signal right
+ * (one that handled a file right would also forbid every mount: bubblewrap inside the run would fail); it
+ * is made by a scope, the abstract Unix sockets' one (ABI 6): an abstract socket made outside the run is
+ * out of its reach too, as in a sandbox (launch/tree.c); path sockets stay. A kernel without ABI 6 (before
+ * 6.12, or Landlock off) leaves this out: the gate's files are then read-only by their names only
+ * (docs/threat-model.md). Needs no_new_privs (the exec filter set it) or CAP_SYS_ADMIN.
+ */
+static int scope_outside(void) {
+  struct { uint64_t handled_access_fs, handled_access_net, scoped; } a = { 0, 0, 1ULL << 0 };
+  if (syscall(SYS_landlock_create_ruleset, NULL, 0, 1u /* LANDLOCK_CREATE_RULESET_VERSION */) < 6) return 0;
+  int fd = (int)syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
+  if (fd < 0) return -1;
+  int r = (int)syscall(SYS_landlock_restrict_self, fd, 0);
+  int e = errno;
+  close(fd);
+  errno = e;
+  return r;
+}
+
 static int already_guarded(struct line *l, int count) {
   int any = 0;
   for (int i = 0; i < count; i++) {
@@ -192,6 +225,7 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
   }
   for (int i = 0; i < count; i++)
     if (l[i].op == 'h' && access(l[i].path, F_OK) == 0 && remount_ro(l[i].path)) return fail(why, n, "cannot hide", l[i].path);
+  if (scope_outside()) return fail(why, n, "cannot keep the run out of other processes' /proc files (Landlock)", NULL);
   if (getuid() == 0 && drop_sys_admin()) return fail(why, n, "cannot drop CAP_SYS_ADMIN", NULL);
   return 0;
 }

@@ -477,7 +477,14 @@ export class Daemon<P> {
     const req = validateExec(msg);
     const kernel = req.layer === 'kernel';
     // one decision per exec: the kernel layer's report of an exec the LD_PRELOAD layer was just told to run
-    if (kernel && req.pair_run !== undefined && this.pairs.size > 0 && !nameless(req.program) && this.pairs.take(pairKey(req.pair_run, req), Date.now())) {
+    if (
+      kernel &&
+      req.pair_run !== undefined &&
+      this.pairs.size > 0 &&
+      !nameless(req.program) &&
+      this.pairBound(req) &&
+      this.pairs.take(pairKey(req.pair_run, req), Date.now())
+    ) {
       this.counters.paired++;
       return { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: { type: 'Run' } };
     }
@@ -546,15 +553,31 @@ export class Daemon<P> {
    * The run an exec is decided under: the request's. A kernel-layer report names the supervisor's run and
    * the run the exec'ing process carries (pair_run: a nested shell's, an interactive line's); that run's
    * settlements, start-up phase and permissions apply, as they did when the LD_PRELOAD layer asked first,
-   * but only a run of the same tree (the same outermost gate-sh): the process chose the name.
+   * but only a run of the supervisor's own sandbox and tree (pairBound): the process chose the name.
    */
   private execRun(req: ExecRequest): RunRecord | undefined {
     // a finished run's settlements, start-up phase and permissions end with it: an exec naming it is
     // decided as one of no run (its id is in the audit log; whoever names it gets nothing of it)
     const run = this.runs.live(req.run_id);
     if (req.layer !== 'kernel' || req.pair_run === undefined || req.pair_run === req.run_id || !run) return run;
-    const own = this.runs.live(req.pair_run);
-    return own && own.root_pid === run.root_pid ? own : run;
+    return (this.pairBound(req) && this.runs.live(req.pair_run)) || run;
+  }
+
+  /**
+   * Whether a kernel-layer report's pair_run may speak for the exec: it names the supervisor's own run, or a
+   * run of the same sandbox (or guard) and the same outermost gate-sh, one whose client folder is the
+   * supervisor's run's (a nested gate-sh's run replies in its enclosing run's folder). The supervisor's run
+   * is the kernel's word (ownFolder checked where the report came from); pair_run is the exec'ing process's
+   * GATE_RUN, its own choice: naming a run of another sandbox (its id is in the audit log) gets nothing of
+   * that run, neither the answers kept for its execs (exec-pairs.ts) nor its settlements (issue 28,
+   * principle 2: nothing from inside widens the gate).
+   */
+  private pairBound(req: ExecRequest): boolean {
+    if (req.pair_run === undefined) return false;
+    if (req.pair_run === req.run_id) return true;
+    const run = this.runs.peek(req.run_id);
+    const own = this.runs.peek(req.pair_run);
+    return run !== undefined && own !== undefined && own.root_pid === run.root_pid && own.folder === run.folder;
   }
 
   /** A notice on the supervisors' socket (src/daemon/notice-channel.ts), which no sandbox reaches: an

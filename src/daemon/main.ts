@@ -10,6 +10,7 @@ import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePath
 import { DEFAULT_STREAM_LIMITS, RequestServer } from '../transport/server.js';
 import { FdReserve, openFileLimit } from './fd-reserve.js';
 import { socketPid } from './socket-peer.js';
+import { peerFolder } from './peer-folder.js';
 import { DEFAULT_RATE_LIMITS, type RateLimits } from '../transport/run-rate.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
@@ -225,6 +226,9 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       handle: (m, c) => daemon.handle(m, c),
       log,
       peerOf: socketPid,
+      // a retry is recognised only from the client folder its request came from (server.ts, retryKey)
+      clientDir: paths.clientDir,
+      folderOf: (pid) => peerFolder(paths, pid),
       rateLimits: requestRate(opts.env),
       streamLimits: { maxConnections: Math.max(16, Math.min(DEFAULT_STREAM_LIMITS.maxConnections, Math.floor(nofile / 8))) },
     });

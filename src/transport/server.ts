@@ -1,17 +1,19 @@
 /**
  * The request channel, server side: `request.sock` (unix datagrams, one JSON message each) and `stream.sock`
  * (u32 LE length + JSON frames) for anything over MAX_DATAGRAM. Transport only: idempotent retries (a request
- * id is handled once: a retry follows the request in flight, or gets its answer again), `pending` keepalives
+ * id is handled once: a retry follows the request in flight, or gets its answer again; a retry is the same bytes
+ * from the same client folder, so no run can take or poison another's answer by its id), `pending` keepalives
  * while a handler waits for a human, error replies for bad input, bounded retry when a reply hits EAGAIN.
  * What a message means is the handler's business. Bounded: stream connections per peer and in all (an idle
  * one makes room, see conn-table.ts), idle ones closed, a request frame's length checked before its body
  * is kept, partial frames' bytes bounded in all, linear deframing (codec.ts), requests in flight bounded.
  */
+import { hash } from 'node:crypto';
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from '../protocol/codec.js';
 import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from '../protocol/messages.js';
-import { checkSocketPath } from '../paths/paths.js';
+import { checkSocketPath, replyFolder } from '../paths/paths.js';
 import { ConnectionTable, type Held } from './conn-table.js';
 import { RateQueues, type RateLimits } from './run-rate.js';
 import { EAGAIN, ECONNREFUSED, ENOENT, unixDgram, type DgramSocket } from './dgram.js';
@@ -59,6 +61,12 @@ export interface RequestServerOptions {
    * Connections are counted per process, and its requests carry it (HandlerContext.peerPid). None (or
    * undefined for a connection): all count as one peer, and none carries a pid. */
   peerOf?(c: Socket): number | undefined;
+  /** the clients' folder (GatePaths.clientDir): which client folder a datagram came from, by its reply
+   * socket's path (replyFolder); a retry is recognised only from the same folder (retryKey) */
+  clientDir?: string;
+  /** the client folder a stream peer sees (src/daemon/peer-folder.ts: '' the clients' folder itself, a run
+   * id, undefined none), the stream twin of replyFolder; asked once per connection */
+  folderOf?(pid: number): string | undefined;
 }
 
 /** What stream.sock allows. The defaults keep its descriptors far under the daemon's limit (20,000 or more). */
@@ -98,6 +106,8 @@ interface StreamConn extends Held {
   frameStart: number;
   /** its bytes counted in `buffered` */
   counted: number;
+  /** where its requests come from, for the retry key (retryKey): worked out at its first request */
+  origin?: string;
 }
 
 interface Target {
@@ -148,8 +158,9 @@ export function errorReply(id: string, code: ErrorCode, message: string): ErrorR
 export class RequestServer {
   private dgram?: DgramSocket;
   private stream?: Server;
+  /** by retry key (retryKey): the request's bytes and the client folder they came from, not its id alone */
   private readonly inFlight = new Map<string, Entry>();
-  /** in the order answered, so expiry order too (one TTL): swept from the front */
+  /** in the order answered, so expiry order too (one TTL): swept from the front; by retry key */
   private readonly done = new Map<string, Done>();
   private sweeper?: NodeJS.Timeout;
   private idleSweeper?: NodeJS.Timeout;
@@ -163,6 +174,8 @@ export class RequestServer {
   /** bytes of partial frames kept, all stream connections together */
   private buffered = 0;
   private readonly rates: RateQueues;
+  /** numbers stream connections with no client folder to say, each its own retry origin */
+  private connSeq = 0;
 
   constructor(private readonly opts: RequestServerOptions) {
     this.limits = { ...DEFAULT_STREAM_LIMITS, ...opts.streamLimits };
@@ -357,13 +370,14 @@ export class RequestServer {
       return;
     }
     // A retry: never handle twice. Follow the request in flight, or answer from what is kept.
-    const inFlight = this.inFlight.get(msg.id);
+    const key = this.retryKey(buf, peer, target?.conn);
+    const inFlight = this.inFlight.get(key);
     if (inFlight) {
       if (target) inFlight.target = target;
       if (inFlight.pending) this.sendPending(inFlight, msg.id);
       return;
     }
-    const done = this.done.get(msg.id);
+    const done = this.done.get(key);
     if (done) {
       if (done.reply !== undefined && target && this.deliver(target, done.reply, msg.id)) done.reply = undefined;
       return;
@@ -372,7 +386,7 @@ export class RequestServer {
     // Bounded memory under a flood of distinct valid requests: shed load, the client retries.
     if (this.inFlight.size >= MAX_IN_FLIGHT) return this.reject(target, errorReply(msg.id, 'busy', 'the gate daemon is busy; retry'));
     const entry: Entry = { target, gone: new AbortController() };
-    this.inFlight.set(msg.id, entry);
+    this.inFlight.set(key, entry);
     const conn = target.conn;
     if (conn) conn.inFlight++;
     const ctx: HandlerContext = {
@@ -383,22 +397,22 @@ export class RequestServer {
       gone: entry.gone.signal,
     };
     // the requests that make the daemon work (a decision, a sandbox) count against their run's rate
-    if (!RATED.has(msg.type)) return this.handleNow(msg, entry, ctx, conn);
+    if (!RATED.has(msg.type)) return this.handleNow(msg, key, entry, ctx, conn);
     // the run it names, as sent from where it came (the reply socket's folder, or the stream peer's pid), so
     // that naming another run's id from elsewhere spends none of that run's rate
     const from = peer ? peer.slice(0, peer.lastIndexOf('/')) : `stream ${conn?.peer}`;
-    const key = `${typeof msg.run_id === 'string' ? msg.run_id : '-'} ${from}`;
-    const start = (): void => this.handleNow(msg, entry, ctx, conn);
+    const rateKey = `${typeof msg.run_id === 'string' ? msg.run_id : '-'} ${from}`;
+    const start = (): void => this.handleNow(msg, key, entry, ctx, conn);
     const dropped = (): void => {
       // unanswered: the client resends by the same id, handled then as new
-      this.inFlight.delete(msg.id);
+      this.inFlight.delete(key);
       if (conn) conn.inFlight--;
     };
-    if (this.rates.admit(key, start, dropped)) start();
+    if (this.rates.admit(rateKey, start, dropped)) start();
   }
 
   /** Hands a request to its handler, and its answer to its client. */
-  private handleNow(msg: Envelope, entry: Entry, ctx: HandlerContext, conn: StreamConn | undefined): void {
+  private handleNow(msg: Envelope, key: string, entry: Entry, ctx: HandlerContext, conn: StreamConn | undefined): void {
     let p: Promise<Reply | EncodedReply>;
     try {
       p = this.opts.handle(msg, ctx);
@@ -410,14 +424,45 @@ export class RequestServer {
       return errorReply(msg.id, 'internal', `daemon error: ${e instanceof Error ? e.message : String(e)}; see the daemon log`);
     }).then((reply) => {
       this.setPending(entry, msg.id, null);
-      this.inFlight.delete(msg.id);
+      this.inFlight.delete(key);
       if (conn) conn.inFlight--;
       const expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
-      if (reply === NO_REPLY) return void this.done.set(msg.id, { expires });
+      if (reply === NO_REPLY) return void this.done.set(key, { expires });
       const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
-      this.done.set(msg.id, this.deliver(entry.target, json, msg.id) ? { expires } : { expires, reply: json });
+      this.done.set(key, this.deliver(entry.target, json, msg.id) ? { expires } : { expires, reply: json });
       if (this.done.size > (this.opts.maxAnswered ?? MAX_ANSWERED)) this.done.delete(this.done.keys().next().value!);
     });
+  }
+
+  /**
+   * What a retry is recognised by: the request's bytes (a client resends the very bytes it sent, by datagram
+   * or over stream.sock) and the client folder they came from, the kernel's word (a datagram's bound reply
+   * path, a stream peer's view: '' the clients' folder itself, outside every sandbox; a run's folder; else
+   * the exact sender). By id alone, a process of one run that sent another run's request id first (ids are
+   * pid, time and a counter, and a C client's reply socket is named by its id) had that request's answer
+   * delivered to itself, or its own answer taken for that request, e.g. a Run for an `rm` (issue 28).
+   * Hashed: the kept keys stay small (thousands a second are kept for a minute).
+   */
+  private retryKey(buf: Buffer, peer: string | undefined, conn: StreamConn | undefined): string {
+    const from = conn ? (conn.origin ??= this.streamOrigin(conn)) : this.dgramOrigin(peer);
+    return `${from} ${hash('sha256', buf, 'base64')}`;
+  }
+
+  private dgramOrigin(peer: string | undefined): string {
+    // (an unbound sender's address is null, whatever the type says)
+    const f = peer && this.opts.clientDir !== undefined ? replyFolder({ clientDir: this.opts.clientDir }, peer) : undefined;
+    return f !== undefined ? `f${f}` : `d${peer ?? ''}`;
+  }
+
+  /** A stream peer's client folder, or the connection itself when there is none to say. */
+  private streamOrigin(conn: StreamConn): string {
+    let f: string | undefined;
+    try {
+      f = conn.pid !== undefined ? this.opts.folderOf?.(conn.pid) : undefined;
+    } catch {
+      /* the process is gone: the connection's own */
+    }
+    return f !== undefined ? `f${f}` : `s${conn.pid ?? '?'}:${++this.connSeq}`;
   }
 
   /** Whether the reply surely reached the client (see Done). */

@@ -3,9 +3,11 @@
 // The attack as the red team made it: the run empties the rules file, the daemon reloads the empty
 // rules, and the next `rm` runs. Here the rules, config and audit log stay as they are, the approval
 // socket is out of sight, the guard cannot be undone from inside (umount, remount, a user namespace of the
-// run's own), and `rm` stays denied; everything else keeps full access (a file outside the workspace,
-// the host's processes). The same rm runs once the user (outside) empties the rules: the reload is real,
-// so what the run could not write is what kept rm denied. Test-only.
+// run's own), nor reached through another process's view of the filesystem (/proc/<pid>/root of the daemon
+// or of a process outside the run: the host's view, without the guard's mounts), and `rm` stays denied;
+// everything else keeps full access (a file outside the workspace, the host's processes, their status).
+// The same rm runs once the user (outside) empties the rules: the reload is real, so what the run could
+// not write is what kept rm denied. Test-only.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +34,14 @@ mount -o remount,rw,bind "$GATE_HOME" 2>/dev/null; echo "remount=$?"
 unshare -Urm sh -c ': > "$GATE_HOME/rules/default.rules"' 2>/dev/null; echo "userns=$?"
 echo outside > "$OUTSIDE/written"; echo "outside=$?"
 kill -0 "$DAEMON_PID"; echo "host process=$?"
+# through another process's view of the filesystem (/proc/<pid>/root: the host's, without the guard's mounts)
+: > "/proc/$DAEMON_PID/root$GATE_HOME/rules/default.rules" 2>/dev/null; echo "rules by the daemon's root=$?"
+: > "/proc/$OUTER_PID/root$GATE_HOME/config.toml" 2>/dev/null; echo "config by an outside process's root=$?"
+test -S "/proc/$DAEMON_PID/root$APPROVAL_SOCK"; echo "approval socket seen by the daemon's root=$((1 - $?))"
+readlink "/proc/$DAEMON_PID/fd/0" >/dev/null 2>&1; echo "daemon's descriptors=$?"
+(exec 3<>"/proc/$DAEMON_PID/mem") 2>/dev/null; echo "daemon's memory=$?"
+head -c1 "/proc/$DAEMON_PID/status" >/dev/null; echo "host process status=$?"
+sleep 30 & own=$!; test -d "/proc/$own/root/"; echo "own process root=$?"; kill $own
 `;
 
 let rig: DaemonProc;
@@ -57,17 +67,22 @@ const state = () => ({
 test('danger-full-access: a run cannot change the rules, config or audit log, nor undo the guard; rm stays denied', async () => {
   writeFileSync(join(rig.ws, 'victim'), 'keep\n');
   const audit = readFileSync(rig.paths.auditLog, 'utf8');
-  const env = { ...rig.env, OUTSIDE: outside, DAEMON_PID: String(rig.child.pid), APPROVAL_SOCK: rig.paths.approvalSock };
+  // OUTER_PID: this test process, outside the run like the user's shell
+  const env = { ...rig.env, OUTSIDE: outside, DAEMON_PID: String(rig.child.pid), OUTER_PID: String(process.pid), APPROVAL_SOCK: rig.paths.approvalSock };
   const r = await run(GATE_SH, ['-c', 'python3 attack.py'], { env, cwd: rig.ws });
   assert.equal(r.code, 0, r.stderr);
   const got = Object.fromEntries(r.stdout.trim().split('\n').map((l) => l.split('=')));
-  for (const k of ['truncate rules', 'unlink rules', 'move rules', 'config', 'audit', 'codex rules', 'umount', 'remount', 'userns'])
+  const through = ["rules by the daemon's root", "config by an outside process's root", "daemon's descriptors", "daemon's memory"];
+  for (const k of ['truncate rules', 'unlink rules', 'move rules', 'config', 'audit', 'codex rules', 'umount', 'remount', 'userns', ...through])
     assert.notEqual(got[k], '0', `${k} succeeded: ${r.stdout}${r.stderr}`);
   assert.equal(got['approval socket seen'], '0', r.stdout);
+  assert.equal(got["approval socket seen by the daemon's root"], '0', r.stdout);
   // nothing else is taken from the run
   assert.equal(got.outside, '0', r.stderr);
   assert.equal(readFileSync(join(outside, 'written'), 'utf8'), 'outside\n');
   assert.equal(got['host process'], '0', r.stderr);
+  assert.equal(got['host process status'], '0', r.stderr);
+  assert.equal(got['own process root'], '0', `the run's own processes stay open to it: ${r.stdout}${r.stderr}`);
   assert.deepEqual(state(), { rules: RULES, config: CONFIG, codexRules: false });
   assert.ok(!readFileSync(rig.paths.auditLog, 'utf8').slice(audit.length).includes('"forged"'));
   // the red team's next step: the forbidden rm, from a program so pre-flight does not see it first
