@@ -191,8 +191,9 @@ static int sub_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
-/* One of the three strings; one that fills its room may have been cut short: left empty (no audit then). */
-static int audit_str(struct gate_jp *p, char *out, size_t n) {
+/* A string field that fits its room; one that fills it (perhaps cut short) is emptied: an audit string is then
+ * not written, a preset entry left out. */
+static int whole_str(struct gate_jp *p, char *out, size_t n) {
   if (gate_jstr(p, out, n)) return -1;
   if (strlen(out) >= n - 1) out[0] = 0;
   return 0;
@@ -200,9 +201,9 @@ static int audit_str(struct gate_jp *p, char *out, size_t n) {
 
 static int audit_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_reused_audit *a = ctx;
-  if (!strcmp(key, GATE_F_LOG) && *p->s == '"') return audit_str(p, a->log, sizeof a->log);
-  if (!strcmp(key, GATE_F_HEAD) && *p->s == '"') return audit_str(p, a->head, sizeof a->head);
-  if (!strcmp(key, GATE_F_TAIL) && *p->s == '"') return audit_str(p, a->tail, sizeof a->tail);
+  if (!strcmp(key, GATE_F_LOG) && *p->s == '"') return whole_str(p, a->log, sizeof a->log);
+  if (!strcmp(key, GATE_F_HEAD) && *p->s == '"') return whole_str(p, a->head, sizeof a->head);
+  if (!strcmp(key, GATE_F_TAIL) && *p->s == '"') return whole_str(p, a->tail, sizeof a->tail);
   return gate_jskip(p);
 }
 
@@ -223,13 +224,6 @@ static int scope_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_PPID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (r->scope_ppid = (long)v, 0);
   if (!strcmp(key, GATE_F_START)) return json_count(p, &v) ? -1 : (r->scope_start = v, 0);
   return gate_jskip(p);
-}
-
-/* A string field that fits its room; one that fills it (perhaps cut) is emptied: the entry is then left out. */
-static int whole_str(struct gate_jp *p, char *out, size_t n) {
-  if (gate_jstr(p, out, n)) return -1;
-  if (strlen(out) >= n - 1) out[0] = 0;
-  return 0;
 }
 
 static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
