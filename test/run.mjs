@@ -59,10 +59,11 @@ function walk(dir, out = []) {
 const args = process.argv.slice(2);
 const kinds = args.includes('--unit') ? ['unit'] : args.includes('--system') ? ['system'] : ['unit', 'system'];
 const filters = args.filter((a) => a !== '--unit' && a !== '--system');
-// test/realwork (real builds, installs and test suites side by side with bash: minutes) and the load tests
-// of test/security/dos (20,000 connections, floods: minutes) run on their own, `npm run test:realwork` and
-// `npm run test:load` (both in .ci/run), unless named
-const apart = ['/realwork/', '/security/dos.test.js'];
+// test/realwork (real builds, installs and test suites side by side with bash: minutes), the load tests
+// of test/security/dos (20,000 connections, floods: minutes) and the package's install from its tarball
+// (scripts/pack-install: npm compiles node-pty, unix-dgram and every shim, about a minute of CPU) run on their
+// own, `npm run test:realwork`, `test:load` and `test:package` (all in .ci/run), unless named
+const apart = ['/realwork/', '/security/dos.test.js', '/scripts/pack-install.test.js'];
 const UNIT = join('dist', 'test', 'unit') + '/';
 const selected = walk(join('dist', 'test'))
   .filter((f) => existsSync(f.replace(/^dist\//, '').replace(/\.js$/, '.ts')))
@@ -73,7 +74,6 @@ const selected = walk(join('dist', 'test'))
 // or gone from the tree changes nothing else.
 const LONGEST = [
   'exec-gate/kernel',
-  'scripts/pack-install',
   'sandbox/session',
   'network/through-proxy',
   'rules/differential',
