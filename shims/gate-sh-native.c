@@ -167,7 +167,7 @@ struct inv {
   enum { SRC_COMMAND, SRC_FILE, SRC_STDIN } source;
   const char *script_arg; /* -c's STRING, or the script file */
   int login;
-  int escalation; /* --escalate, --with-permissions or --justification: the daemon reads them */
+  int escalation; /* --escalate, --with-permissions, --justification or --sandbox: the daemon reads them */
 };
 
 /* The same reading as src/exec/gate-sh-args.ts (the daemon parses the argv again and refuses to plan when
@@ -184,7 +184,12 @@ static int classify(int argc, char **argv, struct inv *inv) {
     if (!strcmp(a, "--login")) { inv->login = 1; continue; }
     if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) { if (i + 1 >= argc) return -1; i++; continue; }
     if (!strcmp(a, "--escalate")) { inv->escalation = 1; continue; }
-    if (!strcmp(a, "--with-permissions") || !strcmp(a, "--justification")) { if (i + 1 >= argc) return -1; inv->escalation = 1; i++; continue; }
+    if (!strcmp(a, "--with-permissions") || !strcmp(a, "--justification") || !strcmp(a, "--sandbox")) {
+      if (i + 1 >= argc) return -1;
+      inv->escalation = 1;
+      i++;
+      continue;
+    }
     int known = 0;
     for (int k = 0; plain_long[k]; k++) known |= !strcmp(a, plain_long[k]);
     if (!known) return -1; /* --help, --version, --pty, --escalate, ... and errors: Node */

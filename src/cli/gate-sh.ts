@@ -20,7 +20,8 @@ import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
 import { inheritedFds, runPlan } from '../exec/run-bash.js';
 import { EXIT_DENIED, preflightOf, runCall, TAIL_BYTES, utf8Tail, type Runner } from '../exec/run-call.js';
 import { localPlanner, type LocalPlan } from '../exec/local-planner.js';
-import { checkPermissionPaths, EscalationArgsError, escalationFields, type EscalationFields } from '../exec/escalation-args.js';
+import { checkPermissionPaths, EscalationArgsError, escalationFields, sandboxAtMost, type EscalationFields } from '../exec/escalation-args.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
 
 export { EXIT_DENIED };
@@ -108,10 +109,11 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     say(fill(CALL_TEXTS.nothingRan, `the current folder cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: removed, or out of reach)`));
     return EXIT_DENIED;
   }
-  let asked: EscalationFields;
+  let asked: EscalationFields & { sandbox_at_most?: SandboxPolicy };
   try {
     asked = escalationFields(inv.escalation, cwd, env.HOME ?? '/');
     checkPermissionPaths(asked, existsSync);
+    if (inv.sandbox !== undefined) asked.sandbox_at_most = sandboxAtMost(inv.sandbox, cwd, env.HOME ?? '/');
   } catch (e) {
     if (!(e instanceof EscalationArgsError)) throw e;
     say(fill(CALL_TEXTS.nothingRan, e.message));

@@ -24,11 +24,11 @@ interface Narrowed {
   by: { policy: unknown; by: string; why?: string; since: string }[];
 }
 
-/** A host narrowing the sandbox (Codex's own setting, through gate mcp): what it asked, and gate-sh's own. */
+/** Hosts with a sandbox of their own for their calls (Codex's own setting, through gate mcp). */
 function narrowedLines(n: Narrowed | undefined): string[] {
   if (!n) return [];
   return [
-    `  narrowed from gate-sh's own ${JSON.stringify(n.own)} (the stricter of it and each host's is in force) by:`,
+    `  narrowed for their own calls (each runs in the stricter of this and its host's) by:`,
     ...n.by.map((x) => visibleText(`    ${x.by}${x.why ? ` (${x.why})` : ''}: ${JSON.stringify(x.policy)}, since ${x.since}`)),
   ];
 }

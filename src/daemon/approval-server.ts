@@ -16,8 +16,8 @@
  *   stop {force?}                 → stopping | error {message} naming the active runs and jobs (no force)
  *   reload                        → reloaded {files, error}
  *   sandbox-narrow {policy|null, by?, why?}
- *                                 → sandbox {own, effective}: the session's sandbox is at most `policy` while
- *                                   this connection is open (a host's own setting, daemon.ts narrowSandbox)
+ *                                 → sandbox {own, effective}: a host's own sandbox for its calls, shown by
+ *                                   `gate status` while this connection is open (daemon.ts hostSandbox)
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -103,7 +103,7 @@ export class ApprovalServer {
       this.conns.delete(c);
       if (detach) this.log(`approver '${name}' detached`);
       detach?.();
-      if (narrowed) this.daemon.narrowSandbox(narrowKey, null);
+      if (narrowed) this.daemon.hostSandbox(narrowKey, null);
     });
     c.on('data', (chunk: string) => {
       buf += chunk;
@@ -172,7 +172,7 @@ export class ApprovalServer {
           } else if (req.op === 'sandbox-narrow') {
             const text = (v: unknown): string | undefined => (typeof v === 'string' && v ? visibleText(v.slice(0, 300)) : undefined);
             const policy = req.policy === null ? null : parseSandboxPolicy(req.policy);
-            const r = this.daemon.narrowSandbox(narrowKey, policy && { policy, by: text(req.by) ?? name, why: text(req.why) });
+            const r = this.daemon.hostSandbox(narrowKey, policy && { policy, by: text(req.by) ?? name, why: text(req.why) });
             narrowed = policy !== null;
             reply({ type: 'sandbox', ...r });
           } else throw new Error(`unknown op ${JSON.stringify(req.op)} (${APPROVAL_OPS.join(', ')})`);

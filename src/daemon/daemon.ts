@@ -26,8 +26,9 @@ import {
   type SubcommandReply,
 } from '../protocol/messages.js';
 import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
-import { isRestricted, type SandboxPolicy } from '../sandbox/policy.js';
+import { isRestricted, SandboxPolicyError, type SandboxPolicy } from '../sandbox/policy.js';
 import { samePolicy, stricterSandbox } from '../sandbox/stricter.js';
+import { RunSandboxes, runAtMost } from './run-sandbox.js';
 import type { SandboxNarrowing } from '../protocol/approval.js';
 import { networkRules } from '../sandbox/network-bridge.js';
 import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../transport/server.js';
@@ -138,10 +139,11 @@ export class Daemon<P> {
   readonly networkDecider: DaemonNetworkDecider;
   /** the client folder each stream request came from, once worked out (null: none) */
   private readonly streamFolders = new WeakMap<HandlerContext, string | null>();
-  /** hosts' narrowings of the sandbox (approval channel `sandbox-narrow`, one per connection); while any is
-   * in force, gate-sh's own policy is kept here and config.sandbox_policy is the stricter of all */
-  private readonly narrowings = new Map<string, SandboxNarrowing>();
-  private ownSandbox?: SandboxPolicy;
+  /** hosts' own sandboxes for their calls (approval channel `sandbox-narrow`, one per connection, withdrawn
+   * when it closes): what `gate status` shows; the calls themselves carry theirs (hostSandbox) */
+  private readonly hostSandboxes = new Map<string, SandboxNarrowing>();
+  /** each run's sandbox: the session's narrowed by its call's `--sandbox` (run-sandbox.ts) */
+  private readonly runSandboxes = new RunSandboxes();
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -282,7 +284,7 @@ export class Daemon<P> {
   /** Warm the parsers with throw-away scripts while no client asks (src/daemon/warm-up.ts). */
   warmUp(o: WarmUpOptions = {}): void {
     warmUp(o, {
-      decide: (req) => this.currentDecider().preflight(req, this.decideContext()),
+      decide: (req) => this.currentDecider().preflight(req, this.decideContext(this.config.sandbox_policy)),
       lastRequestAt: () => this.lastRequestAt,
       log: (l) => this.deps.log(l),
       state: this.warmUpState,
@@ -309,8 +311,13 @@ export class Daemon<P> {
     return this.decider;
   }
 
-  private decideContext(): SessionPolicies {
-    return { approvalPolicy: this.config.approval_policy, sandboxPolicy: this.config.sandbox_policy, gitReadOnly: this.config.git_read_only };
+  private decideContext(sandbox: SandboxPolicy): SessionPolicies {
+    return { approvalPolicy: this.config.approval_policy, sandboxPolicy: sandbox, gitReadOnly: this.config.git_read_only };
+  }
+
+  /** The sandbox a run runs under: the session's, narrowed by its call's `--sandbox` (run-sandbox.ts). */
+  sandboxOf(run: RunRecord | undefined): SandboxPolicy {
+    return this.runSandboxes.of(this.config.sandbox_policy, run?.atMost);
   }
 
   private async preflight(msg: Envelope, ctx: HandlerContext): Promise<PreflightReply | EncodedReply> {
@@ -323,12 +330,21 @@ export class Daemon<P> {
     }
     // what the Node client derives from its arguments, for the native gate-sh (src/exec/client-plan.ts)
     if (req.plan) nativeRequest(req as PreflightRequest & { plan: PlanRequest });
-    const check = this.currentDecider().preflight(req, this.decideContext());
     // a nested shell names its enclosing run, an interactive line its session's run, from that run's client folder only
     if (req.parent_run) this.ownFolder(msg, ctx, req.parent_run);
     if (req.session_run) this.ownFolder(msg, ctx, req.session_run);
     // a finished run passes on nothing (runs.ts, live)
     const parent = req.parent_run ? this.runs.live(req.parent_run) : undefined;
+    // the call's own sandbox, never wider than the session's nor than its enclosing run's
+    let atMost: SandboxPolicy | undefined;
+    try {
+      atMost = runAtMost(req.sandbox_at_most, parent?.atMost);
+    } catch (e) {
+      if (!(e instanceof SandboxPolicyError)) throw e;
+      throw new ProtocolError('malformed', `preflight request ${req.id}: "sandbox_at_most": ${e.message}`, req.id);
+    }
+    const sandbox = this.runSandboxes.of(this.config.sandbox_policy, atMost);
+    const check = this.currentDecider().preflight(req, this.decideContext(sandbox));
     this.noteWritable(req.cwd, req.start_up?.tmpdir);
     const run = this.runs.create({
       cwd: req.cwd,
@@ -338,6 +354,7 @@ export class Daemon<P> {
       additional_permissions: req.additional_permissions,
       command: [req.shell, req.flag, clip(req.script)],
     });
+    if (atMost) run.atMost = atMost;
     this.runFolder(req.id, run, req.parent_run, ctx);
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
     const session = req.session_run ? this.runs.live(req.session_run) : undefined;
@@ -369,7 +386,7 @@ export class Daemon<P> {
       action: overall(subReplies.filter((v, i) => v.action.type === 'Deny' || !check.subcommands[i].literal).map((v) => v.action)),
       complex: check.complex,
       subcommands: subReplies,
-      sandbox: this.config.sandbox_policy,
+      sandbox,
     };
     // the user's change to the hidden credential locations, for every sandbox the client builds (secrets.ts)
     if (this.config.secrets) reply.secrets = this.config.secrets;
@@ -391,12 +408,12 @@ export class Daemon<P> {
       // not each sent out and back in. Only a plain script: what a complex one does in bash itself (a
       // redirection, a builtin) has no exec to escalate, so an approved escalation of it keeps bash outside.
       // A Permissions run keeps its profile; its start-up execs go into the turn sandbox one by one.
-      if (!check.complex && reply.action.type === 'Escalate' && reply.action.execution.type === 'Unsandboxed' && isRestricted(this.config.sandbox_policy))
+      if (!check.complex && reply.action.type === 'Escalate' && reply.action.execution.type === 'Unsandboxed' && isRestricted(sandbox))
         reply.action = RUN;
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
-    if (reply.action.type === 'Escalate' && this.gitMustStay(check.subcommands.map((s) => s.argv[0]), req.cwd, reply.action)) reply.action = RUN;
+    if (reply.action.type === 'Escalate' && this.gitMustStay(check.subcommands.map((s) => s.argv[0]), req.cwd, sandbox, reply.action)) reply.action = RUN;
     const writes = reply.sandbox.type === 'workspace-write' || reply.sandbox.type === 'external-sandbox';
     if (writes && (reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault'))) {
       this.sandboxedSince ??= new Date();
@@ -506,7 +523,7 @@ export class Daemon<P> {
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
     const execCtx = {
       approvalPolicy: this.config.approval_policy,
-      sandboxPolicy: this.config.sandbox_policy,
+      sandboxPolicy: this.sandboxOf(run),
       gitReadOnly: this.config.git_read_only,
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
@@ -635,8 +652,7 @@ export class Daemon<P> {
    * An escalation out of the sandbox that runs git, where the configuration git would read could have been
    * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts; issue 30 findings 3, 4).
    */
-  private gitMustStay(programs: readonly (string | undefined)[], cwd: string, execution?: Action): boolean {
-    const policy = this.config.sandbox_policy;
+  private gitMustStay(programs: readonly (string | undefined)[], cwd: string, policy: SandboxPolicy, execution?: Action): boolean {
     const since = this.sandboxedSince;
     if (!since || !isRestricted(policy) || (execution?.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
     if (!programs.some((p) => p !== undefined && (p === 'git' || p.endsWith('/git')))) return false;
@@ -652,7 +668,7 @@ export class Daemon<P> {
   }
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id): ExecReply {
-    if (action.type === 'Escalate' && this.gitMustStay([req.program], req.cwd, action)) action = RUN;
+    if (action.type === 'Escalate' && this.gitMustStay([req.program], req.cwd, this.sandboxOf(this.runs.get(runId)), action)) action = RUN;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.
@@ -685,7 +701,7 @@ export class Daemon<P> {
   private grantStartUp(req: PreflightRequest, check: ScriptResult, run: RunRecord): boolean {
     const key = this.deps.startUpKey;
     if (!key || !req.start_up || !keyMatches(key, req.start_up.key) || !check.parses) return false;
-    const refused = startUpRefusal({ req: req.start_up, policy: this.config.sandbox_policy, cwd: req.cwd, since: this.startedAt });
+    const refused = startUpRefusal({ req: req.start_up, policy: this.sandboxOf(run), cwd: req.cwd, since: this.startedAt });
     if (refused) {
       this.deps.audit.write({ kind: 'run', run_id: run.run_id, cwd: req.cwd, detail: `no start-up phase: ${refused}` });
       return false;
@@ -832,42 +848,32 @@ export class Daemon<P> {
     return !(a.kind === 'mcp-elicitation' && typeof p === 'object' && p.reject.mcp_elicitations);
   }
 
-  /** Run-time configuration change from the approval channel. A sandbox key changes gate-sh's own policy;
-   * hosts' narrowings still hold over it. */
+  /** Run-time configuration change from the approval channel. */
   setConfig(key: string, value: string, by: string): GateConfig {
-    if (this.ownSandbox && (key === 'sandbox_mode' || key.startsWith('sandbox_workspace_write.')))
-      this.applySandbox(setConfigValue({ ...this.config, sandbox_policy: this.ownSandbox }, key, value, `config set by ${by}`).sandbox_policy);
-    else this.config = setConfigValue(this.config, key, value, `config set by ${by}`);
+    this.config = setConfigValue(this.config, key, value, `config set by ${by}`);
     this.deps.audit.write({ kind: 'config', approver: by, detail: `${key} = ${value}` });
     this.deps.log(`config: ${key} = ${value} (by ${by})`);
     return this.config;
   }
 
   /**
-   * A host's narrowing of the session's sandbox (Codex's sandbox state, through `gate mcp`; null withdraws
-   * it): the policy in force is the stricter of gate-sh's own and every narrowing, never looser than any.
-   * Issue 31: `codex exec --sandbox read-only` wrote files through gate mcp.
+   * A host's own sandbox for its calls (Codex's sandbox state, through `gate mcp`; null withdraws it): each of
+   * its calls asks for it (`gate-sh --sandbox`) and runs in the stricter of it and the session's
+   * (run-sandbox.ts); other clients of this daemon keep the session's. Recorded here for `gate status` and
+   * the audit log. Issue 31: `codex exec --sandbox read-only` wrote files through gate mcp.
    */
-  narrowSandbox(id: string, n: Omit<SandboxNarrowing, 'since'> | null): { own: SandboxPolicy; effective: SandboxPolicy } {
-    const own = this.ownSandbox ?? this.config.sandbox_policy;
-    const before = this.config.sandbox_policy;
-    if (n) this.narrowings.set(id, { ...n, since: new Date().toISOString() });
-    else if (!this.narrowings.delete(id)) return { own, effective: before };
-    this.applySandbox(own);
-    const now = this.config.sandbox_policy;
-    if (!samePolicy(before, now)) {
-      const why = n ? `narrowed by ${n.by}${n.why ? ` (${n.why})` : ''}` : 'a narrowing was withdrawn';
-      this.deps.audit.write({ kind: 'config', approver: n?.by ?? 'daemon', detail: `sandbox policy ${JSON.stringify(now)}: ${why}` });
-      this.deps.log(`sandbox policy ${JSON.stringify(now)}: ${why}`);
+  hostSandbox(id: string, n: Omit<SandboxNarrowing, 'since'> | null): { own: SandboxPolicy; effective: SandboxPolicy } {
+    const own = this.config.sandbox_policy;
+    const before = this.hostSandboxes.get(id);
+    if (n) this.hostSandboxes.set(id, { ...n, since: new Date().toISOString() });
+    else if (!this.hostSandboxes.delete(id)) return { own, effective: own };
+    const effective = n ? stricterSandbox(own, n.policy) : own;
+    if (!before || !n || !samePolicy(before.policy, n.policy)) {
+      const what = n ? `${n.by}${n.why ? ` (${n.why})` : ''}: its calls run in ${JSON.stringify(effective)}` : `${before?.by ?? 'a host'}: withdrawn`;
+      this.deps.audit.write({ kind: 'config', approver: n?.by ?? before?.by ?? 'daemon', detail: `host sandbox ${what}` });
+      this.deps.log(`host sandbox ${what}`);
     }
-    return { own, effective: now };
-  }
-
-  private applySandbox(own: SandboxPolicy): void {
-    let effective = own;
-    for (const n of this.narrowings.values()) effective = stricterSandbox(effective, n.policy);
-    this.ownSandbox = this.narrowings.size ? own : undefined;
-    this.config = { ...this.config, sandbox_policy: effective };
+    return { own, effective };
   }
 
   status(): Record<string, unknown> {
@@ -883,7 +889,7 @@ export class Daemon<P> {
       sessionApprovals: this.cache.size,
       counters: this.counters,
       sessions: d.sessions,
-      narrowed: this.ownSandbox ? { own: this.ownSandbox, by: [...this.narrowings.values()] } : undefined,
+      narrowed: this.hostSandboxes.size ? { own: this.config.sandbox_policy, by: [...this.hostSandboxes.values()] } : undefined,
     });
   }
 

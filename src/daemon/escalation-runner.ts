@@ -51,8 +51,8 @@ export interface EscalationServerOptions {
   paths: GatePaths;
   /** the daemon's environment (fallback PATH, sandbox context) */
   env: Record<string, string | undefined>;
-  /** the turn's sandbox policy now (TurnDefault) */
-  turnPolicy(): SandboxPolicy;
+  /** the turn's sandbox policy now for a run's escalation (TurnDefault): the session's, narrowed by the run's call */
+  turnPolicy(runId: string): SandboxPolicy;
   /** the [secrets] setting now (the hidden credential locations; the default list without it) */
   secrets?(): SecretsSetting | undefined;
   /** resolved bubblewrap path (only needed when an execution is sandboxed) */
@@ -251,7 +251,7 @@ export class EscalationServer implements EscalationRunner {
     });
     if (corrected.length) this.o.log(`escalation ${grant.run_id}: code-loading variables not in the decision reset: ${corrected.join(', ')}`);
     // network "rules" in the turn sandbox: the run's own proxy, as for the run itself (sandbox-step.ts)
-    const turn = this.o.turnPolicy();
+    const turn = this.o.turnPolicy(grant.run_id);
     if (grant.execution.type !== 'TurnDefault' || !networkRules(turn) || !this.o.networkRoute)
       return this.launch(s, grant, turn, { env, corrected, cwd, fds }, refuse);
     this.o.networkRoute(grant.run_id).then(

@@ -13,7 +13,7 @@ import { EscalationServer } from './escalation-runner.js';
 export interface StartEscalationOptions {
   paths: GatePaths;
   env: Record<string, string | undefined>;
-  turnPolicy(): SandboxPolicy;
+  turnPolicy(runId: string): SandboxPolicy;
   secrets?(): SecretsSetting | undefined;
   log(line: string): void;
   audit?: Pick<AuditLog, 'write'>;

@@ -148,7 +148,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     const escalation = await startEscalationRunner({
       paths,
       env: opts.env,
-      turnPolicy: () => daemon.config.sandbox_policy,
+      turnPolicy: (id) => daemon.sandboxOf(daemon.runs.get(id)),
       secrets: () => daemon.config.secrets,
       log,
       audit,

@@ -9,7 +9,7 @@
  */
 import { RandomIds } from './random-ids.js';
 import type { Action } from '../protocol/action.js';
-import type { PermissionProfile, SandboxPermissions } from '../sandbox/policy.js';
+import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
 
 export interface RunRecord {
   run_id: string;
@@ -44,6 +44,9 @@ export interface RunRecord {
   /** pre-flight ran it in a sandbox stricter than the turn's (a per-exec script): its run-finished decision
    * counts a denial whatever the exit status */
   sandboxNarrowed?: boolean;
+  /** the run's own sandbox at most (its call's `gate-sh --sandbox`, within its enclosing run's): it runs in the
+   * stricter of this and the session's (run-sandbox.ts) */
+  atMost?: SandboxPolicy;
 }
 
 export interface Settlement {

@@ -26,7 +26,7 @@ export interface StatusParts {
   sessionApprovals: number;
   counters: Record<string, number>;
   sessions?: SessionSandboxes;
-  /** hosts narrow the sandbox: gate-sh's own policy, and who narrowed it (daemon.ts narrowSandbox) */
+  /** hosts' own sandboxes for their calls: gate-sh's own policy, and each host's (daemon.ts hostSandbox) */
   narrowed?: { own: unknown; by: unknown[] };
 }
 

@@ -8,7 +8,7 @@
  */
 import { parseShellArgs, ArgsError, type ShellInvocation } from './gate-sh-args.js';
 import { existsSync } from 'node:fs';
-import { checkPermissionPaths, EscalationArgsError, escalationFields } from './escalation-args.js';
+import { checkPermissionPaths, EscalationArgsError, escalationFields, sandboxAtMost } from './escalation-args.js';
 import { ProtocolError } from '../protocol/codec.js';
 import type { PreflightReply, PreflightRequest, SubcommandReply } from '../protocol/messages.js';
 import type { Action } from '../protocol/action.js';
@@ -45,6 +45,15 @@ export function nativeRequest(req: PreflightRequest & { plan: PlanRequest }): vo
       const fields = escalationFields(inv.escalation, req.cwd, env.HOME ?? '/');
       checkPermissionPaths(fields, existsSync);
       Object.assign(req, fields);
+    } catch (e) {
+      if (!(e instanceof EscalationArgsError)) throw e;
+      throw new ProtocolError('malformed', `preflight request ${req.id}: ${e.message}`, req.id);
+    }
+  }
+  // the call's sandbox at most holds for its rerun too (a rerun that stays in a sandbox stays in this one)
+  if (inv.sandbox !== undefined) {
+    try {
+      req.sandbox_at_most = sandboxAtMost(inv.sandbox, req.cwd, env.HOME ?? '/');
     } catch (e) {
       if (!(e instanceof EscalationArgsError)) throw e;
       throw new ProtocolError('malformed', `preflight request ${req.id}: ${e.message}`, req.id);

@@ -3,10 +3,11 @@
  * → the pre-flight's `sandbox_permissions`, `additional_permissions` and `justification` (Codex's shell
  * tool parameters). Pure. Paths in the profile are resolved against the caller's cwd and normalised; `~`
  * is the home folder; asking to write `/` is refused (that is no sandbox: use --escalate and let a person
- * decide). The daemon still decides: asking is never granting.
+ * decide). The daemon still decides: asking is never granting. `--sandbox MODE|JSON` (the call's sandbox at
+ * most) → `sandbox_at_most`, its writable roots resolved the same way.
  */
 import { posix } from 'node:path';
-import type { PermissionProfile, SandboxPermissions } from '../sandbox/policy.js';
+import { parseSandboxPolicy, SandboxPolicyError, type PermissionProfile, type SandboxPermissions, type SandboxPolicy } from '../sandbox/policy.js';
 
 export interface EscalationArgs {
   escalate?: boolean;
@@ -89,4 +90,27 @@ export function escalationFields(a: EscalationArgs, cwd: string, home: string): 
     };
   if (justification) throw new EscalationArgsError('--justification goes with --escalate or --with-permissions');
   return { sandbox_permissions: 'use_default' };
+}
+
+/** `--sandbox MODE|JSON` → the pre-flight's `sandbox_at_most` (the daemon takes the stricter of it and its own). */
+export function sandboxAtMost(text: string, cwd: string, home: string): SandboxPolicy {
+  let v: unknown = text;
+  if (text.trimStart().startsWith('{')) {
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      throw new EscalationArgsError(`--sandbox: not JSON (${(e as Error).message}); expected a mode (read-only, workspace-write) or a policy object`);
+    }
+  }
+  let p: SandboxPolicy;
+  try {
+    p = parseSandboxPolicy(v);
+  } catch (e) {
+    if (e instanceof SandboxPolicyError) throw new EscalationArgsError(`--sandbox: ${e.message}`);
+    throw e;
+  }
+  if (p.type !== 'workspace-write') return p;
+  // (a root of `/` is harmless here: what is in force is within gate-sh's own roots)
+  const abs = (r: string): string => posix.normalize(r === '~' || r.startsWith('~/') ? posix.join(home, r.slice(1)) : posix.resolve(cwd, r));
+  return { ...p, writable_roots: [...new Set(p.writable_roots.map(abs))] };
 }

@@ -29,6 +29,8 @@ export interface ShellInvocation {
   /** --escalate / --with-permissions JSON / --justification TEXT: what this call asks of the sandbox
    * (src/exec/escalation-args.ts turns it into the pre-flight's fields) */
   escalation: { escalate?: boolean; withPermissions?: string; justification?: string };
+  /** --sandbox MODE|JSON: run this call in at most this sandbox (the stricter of it and gate-sh's own) */
+  sandbox?: string;
   /** --help / --version asked: print and exit, nothing runs */
   info?: 'help' | 'version';
 }
@@ -78,9 +80,10 @@ export function parseShellArgs(argv: string[], argv0 = 'gate-sh'): ShellInvocati
     else if (a === '--no-pty') inv.pty = false;
     else if (a === '--version') inv.info = 'version';
     else if (a === '--escalate') inv.escalation.escalate = true;
-    else if (a === '--with-permissions' || a === '--justification') {
+    else if (a === '--with-permissions' || a === '--justification' || a === '--sandbox') {
       if (i + 1 >= argv.length) throw new ArgsError(`${a}: option requires an argument`);
       if (a === '--justification') inv.escalation.justification = argv[++i];
+      else if (a === '--sandbox') inv.sandbox = argv[++i];
       else inv.escalation.withPermissions = argv[++i];
     }
     else if (Object.hasOwn(LONG, a)) {
@@ -154,5 +157,7 @@ gate-sh options (before the shell options):
 	--with-permissions JSON	ask for exactly these permissions instead, e.g.
 				'{"network":false,"file_system":{"read":["."],"write":["./out"]}}' (paths against the cwd)
 	--justification TEXT	why, shown in the approval prompt
+	--sandbox MODE|JSON	run in at most this sandbox: read-only, workspace-write or a policy object
+				(the stricter of it and gate-sh's own; it never widens gate-sh's own)
 Every subcommand is checked by the gate daemon (started when none runs) before anything runs; then bash
 runs the exact script. Type \`gate --help' for the daemon, approvals, rules and the audit log.`;

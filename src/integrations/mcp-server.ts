@@ -5,10 +5,11 @@
  * Prompts of its own runs become elicitations when the client declared elicitation support (unless
  * `reject.mcp_elicitations`); otherwise they go to the other approvers. The sandbox the host asks for — per
  * call in `_meta` (Codex 0.169 and later: `codex/sandbox-state`), or by `codex/sandbox-state/update` (request or
- * notification) — narrows the session's sandbox while this server runs (sandbox-narrower.ts): the stricter of
- * it and gate-sh's own is in force, before the call runs; a host asking for read-only gets it, one asking for
- * more (danger-full-access, wider roots) never widens gate-sh's own, and the log and `gate status` say so. A
- * sandbox gate-sh cannot apply as asked refuses the call (sandbox-state.ts). Calls run with the user's
+ * notification, for the calls that carry none) — narrows that call's sandbox (`gate-sh --sandbox`): it runs
+ * in the stricter of the host's and gate-sh's own; a host asking for read-only gets it, one asking for more
+ * (danger-full-access, wider roots) never widens gate-sh's own; other clients of the same daemon keep
+ * gate-sh's own. The log and `gate status` say what the host asked and what its calls get
+ * (sandbox-narrower.ts). A sandbox gate-sh cannot apply as asked refuses the call (sandbox-state.ts). Calls run with the user's
  * environment as the host had it, not the host's short one for MCP servers (mcp-env.ts); the log says what
  * was added and dropped; a daemon this server starts gets that environment too.
  */
@@ -68,8 +69,11 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
   };
   const server = new McpServer({ name: 'gate-sh', version: '0.1.0' }, { capabilities: { tools: {}, experimental }, instructions: INSTRUCTIONS });
   const narrower = new SandboxNarrower({ paths, by: `gate mcp (pid ${process.pid})`, ensureDaemon: startDaemon, log });
-  /** the host's sandbox state → the session's sandbox narrowed to it (InvalidParams: one gate-sh cannot apply) */
-  const applySandboxState = async (state: unknown): Promise<void> => {
+  /** the sandbox of the calls that carry none in their `_meta` (the host's last `codex/sandbox-state/update`) */
+  let hostSandbox: SandboxPolicy | undefined;
+  /** the host's sandbox state → the policy its call asks for (InvalidParams: one gate-sh cannot apply);
+   * reported to the daemon for `gate status` and the log */
+  const applySandboxState = async (state: unknown): Promise<SandboxPolicy> => {
     let asked: SandboxPolicy;
     try {
       asked = sandboxPolicyFromState(state);
@@ -78,11 +82,9 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
       throw e;
     }
     const host = server.server.getClientVersion()?.name ?? 'the MCP client';
-    try {
-      await narrower.narrow(asked, `${host} asked for its sandbox: ${asked.type}`);
-    } catch (e) {
-      throw new McpError(ErrorCode.InternalError, `gate-sh: cannot set the session's sandbox to what the host asks for: ${(e as Error).message}; nothing ran`);
-    }
+    // (the call carries its sandbox itself: a report that cannot reach the daemon only leaves status without it)
+    await narrower.narrow(asked, `${host} asked for its sandbox: ${asked.type}`).catch((e: Error) => log(`sandbox state not reported: ${e.message}`));
+    return asked;
   };
   const running = new Set<RunningShell>();
   /** the calls each open prompt paused: its own call, or (a nested run that names no call) every call
@@ -150,7 +152,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
     async (params: ShellParams, extra: { signal: AbortSignal; _meta?: unknown }) => {
       // the host's sandbox for this call is in force before anything of it runs (Codex sends it with each call)
       const state = sandboxStateOfCall(extra._meta);
-      if (state !== undefined) await applySandboxState(state);
+      const sandbox = state !== undefined ? await applySandboxState(state) : hostSandbox;
       try {
         await ready();
       } catch (e) {
@@ -159,7 +161,7 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
       }
       let shell: RunningShell;
       try {
-        shell = startShell(params, { env: callEnv, gateSh: opts.gateSh, autostart: startDaemon });
+        shell = startShell(params, { env: callEnv, gateSh: opts.gateSh, autostart: startDaemon, sandbox });
       } catch (e) {
         if (e instanceof ShellParamsError) throw new McpError(ErrorCode.InvalidParams, e.message);
         throw e;
@@ -180,12 +182,15 @@ export function createGateMcp(opts: McpServerOptions): GateMcp {
 
   const stateSchema = z.object({ method: z.literal(SANDBOX_STATE_METHOD), params: z.unknown().optional() });
   server.server.setRequestHandler(stateSchema, async (req) => {
-    await applySandboxState(req.params);
+    hostSandbox = await applySandboxState(req.params);
     return {};
   });
   // (a notification has no answer: one gate-sh cannot apply leaves the last one in force, and is logged)
   server.server.setNotificationHandler(stateSchema, async (n) => {
-    await applySandboxState(n.params).catch((e: Error) => log(`sandbox state notification not applied: ${e.message}`));
+    await applySandboxState(n.params).then(
+      (p) => void (hostSandbox = p),
+      (e: Error) => log(`sandbox state notification not applied: ${e.message}`),
+    );
   });
 
   return {

@@ -1,10 +1,10 @@
 /**
- * `gate mcp`'s hold on the session's sandbox: the sandbox its host asks for (Codex's sandbox state) sent to
- * the daemon as a narrowing (approval channel `sandbox-narrow`), over a connection of its own that lives as
- * long as this server: the daemon withdraws the narrowing when it closes, however `gate mcp` ends. The
- * policy in force is the stricter of gate-sh's own and every host's (src/daemon/daemon.ts narrowSandbox), so
- * a host asking for read-only gets it, and one asking for more never widens gate-sh's own.
- * Trust: the approval channel is the user's (never reachable from a sandbox); a narrowing can only narrow.
+ * `gate mcp`'s report of the sandbox its host asks for (Codex's sandbox state) to the daemon (approval channel
+ * `sandbox-narrow`), over a connection of its own that lives as long as this server: `gate status` shows it,
+ * the audit log records it, and the daemon forgets it when the connection closes, however `gate mcp` ends.
+ * It narrows nothing itself: each call carries the host's sandbox (`gate-sh --sandbox`) and runs in the
+ * stricter of it and gate-sh's own; other clients of the daemon keep gate-sh's own. This says, in the log,
+ * what that stricter one is. Trust: the approval channel is the user's (never reachable from a sandbox).
  */
 import { ApprovalClient } from '../client/approval-client.js';
 import type { GatePaths } from '../paths/paths.js';
@@ -28,7 +28,7 @@ export class SandboxNarrower {
 
   constructor(private readonly o: SandboxNarrowerOptions) {}
 
-  /** The host asks for `asked` (`why`: in whose words); resolves once the daemon applies it. One at a time. */
+  /** The host asks for `asked` (`why`: in whose words); resolves once the daemon knows. One at a time. */
   narrow(asked: SandboxPolicy, why: string): Promise<void> {
     const next = this.queue.then(() => this.send(asked, why));
     this.queue = next.catch(() => undefined);
@@ -40,11 +40,11 @@ export class SandboxNarrower {
     const c = this.client ?? (await this.connect());
     const r = await c.call('sandbox-narrow', { policy: asked, by: this.o.by, why });
     this.sent = asked;
-    if (samePolicy(r.effective, asked)) this.o.log(`sandbox policy ${JSON.stringify(asked)}, as the host asked`);
+    if (samePolicy(r.effective, asked)) this.o.log(`sandbox policy of the host's calls ${JSON.stringify(asked)}, as the host asked`);
     else
       this.o.log(
         `the host asked for the sandbox ${JSON.stringify(asked)}; gate-sh's own, ${JSON.stringify(r.own)}, does not allow all of it: ` +
-          `the stricter is in force, ${JSON.stringify(r.effective)} (gate status shows it; change gate-sh's own with 'gate config set sandbox_mode ...')`,
+          `its calls run in the stricter, ${JSON.stringify(r.effective)} (gate status shows it; change gate-sh's own with 'gate config set sandbox_mode ...')`,
       );
   }
 

@@ -11,6 +11,7 @@ import { constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callDir, runsInProcess, startPlannedCall, type PromptOwner } from './shell-plan.js';
+import type { SandboxPolicy } from '../sandbox/policy.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
 /** bin/gate-sh of this installation (dist/src/integrations/ → ../../..): the native entry point, no Node start. */
@@ -73,6 +74,8 @@ export interface ShellRunOptions {
   gateSh?: string;
   /** start the daemon when none answers (in-process calls; a spawned gate-sh autostarts on its own) */
   autostart?: () => Promise<void>;
+  /** the call's sandbox at most (the host's own: `gate-sh --sandbox`) */
+  sandbox?: SandboxPolicy;
 }
 
 export class ShellParamsError extends Error {}
@@ -96,7 +99,7 @@ export function startShell(p: ShellParams, opts: ShellRunOptions): RunningShell 
   checkShellParams(p);
   const started = process.hrtime.bigint();
   const flags = escalationFlags(p);
-  const argv = [...flags, p.login === false ? '-c' : '-lc', p.command];
+  const argv = [...flags, ...(opts.sandbox ? ['--sandbox', JSON.stringify(opts.sandbox)] : []), p.login === false ? '-c' : '-lc', p.command];
   const out = new OutputBuffer(MAX_OUTPUT_BYTES);
   // the call in this process, as the native gate-sh would run it; what that hands to Node, a spawned gate-sh
   const inProcess = opts.gateSh === undefined && runsInProcess(opts.env, p.command);

@@ -25,6 +25,9 @@ export interface PreflightRequest {
   sandbox_permissions: SandboxPermissions;
   additional_permissions?: PermissionProfile;
   justification?: string;
+  /** `gate-sh --sandbox`: this call's sandbox at most (a host's own for its calls, e.g. Codex's through gate
+   * mcp). The run and the runs started inside it get the stricter of it and the session's; never wider */
+  sandbox_at_most?: SandboxPolicy;
   prefix_rule?: string[];
   /** "base64": script and cwd are base64 of raw bytes that are not valid UTF-8 (nested-shell shims) */
   encoding?: 'base64';

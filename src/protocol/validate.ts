@@ -45,6 +45,9 @@ export function validatePreflight(m: Envelope): PreflightRequest {
   const ap = m.additional_permissions;
   if (ap !== undefined && (typeof ap !== 'object' || ap === null || Array.isArray(ap))) fail(m, '"additional_permissions" must be an object');
   str(m, 'justification', true);
+  const at = m.sandbox_at_most;
+  // (its fields are read by the daemon's sandbox parser, src/daemon/run-sandbox.ts)
+  if (at !== undefined && (typeof at !== 'object' || at === null || Array.isArray(at))) fail(m, '"sandbox_at_most" must be an object');
   str(m, 'session_run', true);
   strArray(m, 'prefix_rule', true, true);
   if (m.ask !== undefined && typeof m.ask !== 'boolean') fail(m, '"ask" must be a boolean');

@@ -1,7 +1,7 @@
 /**
- * The stricter of two sandbox policies, and policy equality. Pure. Used where a host narrows gate-sh's own
- * sandbox (Codex's sandbox state through `gate mcp`, src/daemon/daemon.ts narrowSandbox): the policy in force
- * is never looser than either — a host asking for read-only gets it; a host asking for more (danger-full-
+ * The stricter of two sandbox policies, and policy equality. Pure. Used where a caller narrows gate-sh's own
+ * sandbox for one call (`gate-sh --sandbox`: Codex's sandbox state through `gate mcp`, src/daemon/run-sandbox.ts):
+ * the policy in force is never looser than either — a host asking for read-only gets it; a host asking for more (danger-full-
  * access, wider roots, the network) never widens gate-sh's own.
  */
 import { posix } from 'node:path';

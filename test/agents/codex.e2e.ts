@@ -63,9 +63,12 @@ for (const version of VERSIONS[A])
       assert.match(write.output, /Read-only file system[\s\S]*status 1/);
       assert.equal(existsSync(join(s.work, 'made-by-model')), false, 'codex exec --sandbox read-only: nothing written');
       assert.equal(env.output, 'dir=/opt/project/tokens\n');
-      // the daemon's record: Codex's read-only narrowed gate-sh's own for the session, and was withdrawn with it
-      const narrowed = audit(s).filter((r) => r.kind === 'config' && /^sandbox policy /.test(r.detail));
-      assert.match(narrowed[0]?.detail ?? '', /^sandbox policy \{"type":"read-only"\}: narrowed by gate mcp \(pid \d+\) \(codex-mcp-client asked for its sandbox: read-only\)/);
+      // the daemon's record: Codex's read-only held for its own calls
+      const narrowed = audit(s).filter((r) => r.kind === 'config' && /^host sandbox /.test(r.detail));
+      assert.match(
+        narrowed[0]?.detail ?? '',
+        /^host sandbox gate mcp \(pid \d+\) \(codex-mcp-client asked for its sandbox: read-only\): its calls run in \{"type":"read-only"\}/,
+      );
       // workspace-write (gate-sh's own): the same write succeeds
       const ws = await runAgent(A, s, commands.slice(0, 1), ['--sandbox', 'workspace-write'], undefined, true);
       assert.equal(codexMcpResult(ws.results[0].output).output, 'status 0\n');

@@ -50,7 +50,7 @@ test("gate-sh --help: bash's usage layout, every long option gate-sh takes, and 
     '-O shopt_option',
   ])
     assert.ok(r.stdout.includes(o), `${o} missing`);
-  for (const o of ['--pty, --no-pty', '--escalate', '--with-permissions JSON', '--justification TEXT'])
+  for (const o of ['--pty, --no-pty', '--escalate', '--with-permissions JSON', '--justification TEXT', '--sandbox MODE\\|JSON'])
     assert.match(r.stdout, new RegExp(`\\n\\t${o}\\t`), `${o} missing`);
   // the usage also follows a wrong option, on stderr, exit 2, as bash does
   const bad = run(GATE_SH, ['--no-such-option']);

@@ -13,7 +13,7 @@ import { EmptyResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sd
 import { approvalCall } from '../../src/client/approval-client.js';
 import { approveConsole } from '../daemon/helpers.js';
 import { type McpSession, mcpSession } from './helpers.js';
-import { GATE, type TempEnv, tempEnv } from '../helpers/env.js';
+import { GATE, GATE_SH, type TempEnv, tempEnv } from '../helpers/env.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
@@ -60,11 +60,23 @@ async function withRig(fn: (r: Rig) => Promise<void>, o: { b?: boolean } = {}): 
   }
 }
 
-/** The sandbox-state update as a request: read-only in force. */
+/** What the daemon shows of the hosts' own sandboxes (`gate status`, JSON). */
+async function hostSandboxes(r: Pick<Rig, 'd'>): Promise<{ own: unknown; by: { policy: unknown; by: string }[] } | undefined> {
+  return ((await approvalCall(r.d.paths, 'status')) as Record<string, any>).status?.sandbox_narrowed;
+}
+
+/** The sandbox-state update as a request: read-only for this host's calls, gate-sh's own for everyone else. */
 async function readOnly(r: Rig): Promise<void> {
   await r.a.client.request({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'read-only' } } } as never, EmptyResultSchema);
+  assert.deepEqual((await hostSandboxes(r))?.by.map((x) => x.policy), [{ type: 'read-only' }]);
   const cfg = (await approvalCall(r.d.paths, 'config-get')).config as Record<string, any>;
-  assert.equal(cfg.sandbox_mode, 'read-only');
+  assert.equal(cfg.sandbox_mode, 'workspace-write', "gate-sh's own is not changed");
+}
+
+/** A gate-sh of the same session that is not this host's: it writes in the workspace as gate-sh's own allows. */
+function otherClientWrites(r: Pick<Rig, 'te' | 'w'>, name: string): boolean {
+  const g = spawnSync(GATE_SH, ['-c', `echo other > ${name}`], { cwd: r.w, env: r.te.env, encoding: 'utf8' });
+  return g.status === 0 && existsSync(join(r.w, name));
 }
 
 test('tools/list: one shell tool with Codex\'s parameters; the sandbox-state capability', { timeout: 60_000 }, () =>
@@ -243,7 +255,9 @@ test('a client without elicitation support: no approver → denied; a console an
     }
   }, { b: true }));
 
-test('sandbox-state update: the stricter of what the host asks and gate-sh\'s own is in force', { timeout: 60_000 }, () =>
+test("sandbox-state update: the host's calls run in the stricter of what it asks and gate-sh's own; other clients keep gate-sh's own", {
+  timeout: 60_000,
+}, () =>
   withRig(async (rig) => {
     const { d, a, w } = rig;
     // workspace-write, no extra roots: the host's extra roots do not widen it
@@ -257,10 +271,20 @@ test('sandbox-state update: the stricter of what the host asks and gate-sh\'s ow
     const cfg = (await approvalCall(d.paths, 'config-get')).config as Record<string, any>;
     assert.equal(cfg.sandbox_mode, 'workspace-write');
     assert.deepEqual(cfg.sandbox_workspace_write.writable_roots, [], 'the host\'s extra roots do not widen gate-sh\'s own');
+    const shown = await hostSandboxes(rig);
+    assert.equal((shown?.by[0].policy as { type?: string } | undefined)?.type, 'workspace-write');
+    let r = await a.shell({ command: `echo yes > ${w}/ws`, workdir: w });
+    assert.equal(r.exit_code, 0, r.output);
     await readOnly(rig);
-    const r = await a.shell({ command: `echo no > ${w}/ro`, workdir: w });
+    r = await a.shell({ command: `echo no > ${w}/ro`, workdir: w });
     assert.notEqual(r.exit_code, 0);
     assert.equal(existsSync(join(w, 'ro')), false);
+    // the same daemon's other clients are not narrowed by this host (issue 31: it was daemon-wide)
+    assert.equal(otherClientWrites(rig, 'other'), true, 'a gate-sh that is not the host\'s writes in the workspace');
+    // nor does the host's narrowing reach a nested gate-sh of its call out of it
+    r = await a.shell({ command: `${GATE_SH} -c 'echo nested > ${w}/nested'`, workdir: w });
+    assert.notEqual(r.exit_code, 0, r.output);
+    assert.equal(existsSync(join(w, 'nested')), false);
   }));
 
 test('a call asking to leave the sandbox (Codex\'s shell-tool parameters): the elicitation says so and why; accepted, it runs outside', {
@@ -301,7 +325,7 @@ test('sandbox-state as a notification: a looser request never widens gate-sh\'s 
     // from read-only back to gate-sh's own workspace-write, not to danger-full-access
     await a.client.notification({ method: 'codex/sandbox-state/update', params: { sandboxPolicy: { type: 'danger-full-access' } } } as never);
     await waitFor(
-      async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'workspace-write' || undefined,
+      async () => ((await hostSandboxes({ d }))?.by[0].policy as { type?: string } | undefined)?.type === 'danger-full-access' || undefined,
       'the notification to apply',
     );
     await waitFor(() => /the host asked for the sandbox \{"type":"danger-full-access"\}; gate-sh's own/.test(a.stderr()) || undefined, 'the log line');
@@ -343,19 +367,22 @@ test("Codex's sandbox with each call (_meta): read-only is in force for the call
     assert.match(r.output, /Read-only file system/);
     assert.equal(existsSync(join(w, 'ro')), false);
     const status = spawnSync(process.execPath, [GATE, 'status'], { env: te.env, encoding: 'utf8' });
-    assert.match(status.stdout, /sandbox policy: {2}\{"type":"read-only"\}\n {2}narrowed from gate-sh's own \{"type":"workspace-write"/);
+    assert.match(status.stdout, /sandbox policy: {2}\{"type":"workspace-write".*\n {2}narrowed for their own calls \(each runs in the stricter of this and its host's\) by:/);
     assert.match(status.stdout, /gate mcp \(pid \d+\) \(gate-sh-test asked for its sandbox: read-only\): \{"type":"read-only"\}/);
-    // the same host asking for workspace-write again: gate-sh's own is back
+    // the host's read-only is its own calls': another gate-sh of the same daemon writes (issue 31: it was daemon-wide)
+    assert.equal(((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode, 'workspace-write');
+    assert.equal(otherClientWrites({ te, w }, 'other'), true, "a gate-sh that is not the host's writes in the workspace");
+    // the same host asking for workspace-write again: gate-sh's own is back for its calls
     r = await a.shell({ command: `echo again > ${w}/ws`, workdir: w }, codexMeta(w, 'workspace-write'));
     assert.equal(r.exit_code, 0, r.output);
+    // a call with no state of its own: the host's last update (none here), so gate-sh's own
+    r = await a.shell({ command: `echo plain > ${w}/plain`, workdir: w });
+    assert.equal(r.exit_code, 0, r.output);
     await a.shell({ command: 'true', workdir: w }, codexMeta(w, 'read-only'));
-    assert.equal(((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode, 'read-only');
-    // the host goes away: the narrowing goes with it
+    assert.equal(((await hostSandboxes({ d }))?.by[0].policy as { type?: string } | undefined)?.type, 'read-only');
+    // the host goes away: what status shows of it goes with it
     await a.close();
-    await waitFor(
-      async () => ((await approvalCall(d.paths, 'config-get')).config as Record<string, any>).sandbox_mode === 'workspace-write' || undefined,
-      'the narrowing to be withdrawn',
-    );
+    await waitFor(async () => ((await hostSandboxes({ d })) === undefined ? true : undefined), 'the host sandbox to be withdrawn');
   }));
 
 test("Codex's sandbox with each call: danger-full-access never widens gate-sh's own; a sandbox gate-sh cannot apply refuses the call", {

@@ -1,11 +1,13 @@
 // A caller asks per call: `gate-sh --escalate --justification W` (outside the turn sandbox) or
 // `--with-permissions JSON` (exactly those permissions). The approver sees what is asked and why; an
 // approval runs it that way, a denial runs nothing; bad asks are refused before anything runs.
+// `--sandbox MODE|JSON` narrows one call's sandbox (a host's own, as gate mcp passes Codex's).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gateSh } from '../shell/helpers.js';
+import { gateSh, run } from '../shell/helpers.js';
+import { GATE_SH, GATE_SH_NODE } from '../helpers/env.js';
 import { consoleRig } from './helpers.js';
 import { escalationFields, EscalationArgsError } from '../../src/exec/escalation-args.js';
 
@@ -78,4 +80,43 @@ test('gate-sh --escalate and --with-permissions: the prompt says what is asked a
   assert.equal(bad.code, 2);
   assert.match(bad.stderr.toString(), /^gate-sh: --with-permissions: write access to '\/' is not a sandbox.*nothing ran/m);
   assert.ok(!existsSync(join(outside, 'bad')));
+});
+
+test('gate-sh --sandbox: this call runs in the stricter of what it asks and the session\'s; the next call and other clients keep the session\'s', async (t) => {
+  const { te, c, ws } = await consoleRig(t, 'approval_timeout_ms = 15000\n');
+  const sub = join(ws, 'sub');
+  mkdirSync(sub);
+  for (const [entry, bin] of [
+    ['native', GATE_SH],
+    ['node', GATE_SH_NODE],
+  ] as const) {
+    // read-only for this call: its write fails; the failure is offered as a rerun (a person decides), refused here
+    const ro = run(bin, ['--sandbox', 'read-only', '-c', `touch ${ws}/ro-${entry}`], { env: te.env, cwd: ws });
+    const p = await c.next('prompt');
+    assert.match(p.reason, /^the sandboxed run failed/, entry);
+    c.answer(p.approval_id, 'denied');
+    const r = await ro;
+    assert.notEqual(r.code, 0, entry);
+    assert.match(r.stderr.toString(), /Read-only file system/, entry);
+    assert.ok(!existsSync(join(ws, `ro-${entry}`)), `${entry}: nothing written under --sandbox read-only`);
+    // the same write without it: the session's workspace-write
+    const plain = await run(bin, ['-c', `touch ${ws}/plain-${entry}`], { env: te.env, cwd: ws });
+    assert.equal(plain.code, 0, `${entry}: ${plain.stderr}`);
+    assert.ok(existsSync(join(ws, `plain-${entry}`)));
+    // workspace-write with fewer roots: only `sub` (relative: against the cwd) and the run's own folder
+    const roots = await run(bin, ['--sandbox', '{"type":"workspace-write","writable_roots":["sub"]}', '-c', `touch sub/in-${entry}`], { env: te.env, cwd: ws });
+    assert.equal(roots.code, 0, `${entry}: ${roots.stderr}`);
+    assert.ok(existsSync(join(sub, `in-${entry}`)));
+    // asking for more than the session's never widens it: danger-full-access stays workspace-write
+    const wide = run(bin, ['--sandbox', 'danger-full-access', '-c', `touch ${te.dir}/outside/wide-${entry}`], { env: te.env, cwd: ws });
+    const pw = await c.next('prompt');
+    c.answer(pw.approval_id, 'denied');
+    assert.notEqual((await wide).code, 0);
+    assert.ok(!existsSync(join(te.dir, 'outside', `wide-${entry}`)), `${entry}: --sandbox danger-full-access did not widen the session's`);
+    // a policy that cannot be read: nothing runs, and the flag is named
+    const bad = await run(bin, ['--sandbox', 'bogus', '-c', `touch ${ws}/bad-${entry}`], { env: te.env, cwd: ws });
+    assert.equal(bad.code, 2, `${entry}: ${bad.stderr}`);
+    assert.match(bad.stderr.toString(), /gate-sh: .*--sandbox: invalid sandbox policy 'bogus'/);
+    assert.ok(!existsSync(join(ws, `bad-${entry}`)));
+  }
 });

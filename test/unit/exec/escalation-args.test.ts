@@ -1,11 +1,13 @@
 /**
  * src/exec/escalation-args.ts: a caller's --escalate / --with-permissions / --justification become the
  * pre-flight's fields, paths resolved against the cwd and home, and the mistakes a person would make are
- * refused with a message naming the flag. Pure; test only, no trust boundary.
+ * refused with a message naming the flag; --sandbox becomes the call's sandbox at most. Pure; test only, no
+ * trust boundary.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkPermissionPaths, EscalationArgsError, escalationFields, parseProfileArg } from '../../../src/exec/escalation-args.js';
+import { checkPermissionPaths, EscalationArgsError, escalationFields, parseProfileArg, sandboxAtMost } from '../../../src/exec/escalation-args.js';
+import { parseShellArgs } from '../../../src/exec/gate-sh-args.js';
 
 const CWD = '/work/proj';
 const HOME = '/home/u';
@@ -67,4 +69,24 @@ test('checkPermissionPaths: a path that does not exist is refused before anyone 
   assert.throws(() => checkPermissionPaths(fields, (p) => present.has(p)), /--with-permissions: '\/b' does not exist/);
   // nothing to check without a profile
   checkPermissionPaths(escalationFields({ escalate: true }, CWD, HOME), () => false);
+});
+
+test('--sandbox: a mode or a policy object, writable roots against the cwd and ~; what cannot be read is refused naming the flag', () => {
+  assert.deepEqual(sandboxAtMost('read-only', CWD, HOME), { type: 'read-only' });
+  assert.deepEqual(sandboxAtMost('{"type":"workspace-write","writable_roots":["out/","~/cache","/abs"],"network_access":false}', CWD, HOME), {
+    type: 'workspace-write',
+    writable_roots: ['/work/proj/out', '/home/u/cache', '/abs'],
+    network_access: false,
+    exclude_tmpdir_env_var: false,
+    exclude_slash_tmp: false,
+  });
+  for (const [arg, re] of [
+    ['bogus', /--sandbox: invalid sandbox policy 'bogus'/],
+    ['{"type":', /--sandbox: not JSON/],
+    ['{"type":"workspace-write","writable_roots":"/x"}', /--sandbox: invalid sandbox policy: writable_roots must be a list of paths/],
+  ] as const)
+    assert.throws(() => sandboxAtMost(arg, CWD, HOME), (e: Error) => e instanceof EscalationArgsError && re.test(e.message), arg);
+  // gate-sh's own flag, read as bash reads its long options (before the shell options)
+  assert.equal(parseShellArgs(['--sandbox', 'read-only', '-lc', 'true']).sandbox, 'read-only');
+  assert.throws(() => parseShellArgs(['--sandbox']), /--sandbox: option requires an argument/);
 });
