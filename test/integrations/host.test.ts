@@ -110,14 +110,15 @@ test('gate host: approvals as JSON-RPC requests, every answer form, policy metho
     // the host socket: same protocol, one session per connection
     s = hostProcess(te.env, ['--socket']);
     const sock = join(d.paths.approvalDir, 'host.sock');
-    // its line, not the socket file: the file appears at bind(), before listen(), and a connect() between the
-    // two is refused (seen once under load: the test then waited for a 'connect' that never came)
+    // the socket file, as a host would wait for it: it appears only once it accepts (bound and listening under
+    // another name, then renamed into place); then the line says so too
     let said = '';
     s.child.stderr!.on('data', (x) => (said += x));
     const host = s;
-    await waitFor(() => said.includes(`gate host: listening on ${sock}\n`) || undefined, 'the host socket');
+    await waitFor(() => existsSync(sock) || undefined, 'the host socket');
     const conn = createConnection(sock);
     await new Promise((res, rej) => conn.once('connect', res).once('error', rej));
+    await waitFor(() => said.includes(`gate host: listening on ${sock}\n`) || undefined, 'its line');
     const viaSocket = rpcDriver(conn, conn, async () => void conn.end());
     assert.equal((await viaSocket.call('config/read')).result.config.approval_policy, 'untrusted');
     ran = run('touch b');

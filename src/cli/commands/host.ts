@@ -3,7 +3,7 @@
  * socket in the approval folder (never visible inside sandboxes), one session per connection. Protocol:
  * docs/integrations.md; implementation: src/integrations/host-session.ts.
  */
-import { chmodSync, unlinkSync } from 'node:fs';
+import { chmodSync, renameSync, unlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ensureDaemon } from '../../client/autostart.js';
@@ -44,10 +44,17 @@ export async function run(values: HostArgs): Promise<number> {
       (e: Error) => (log(e.message), c.destroy()),
     );
   });
+  // bound and listening under a name of its own, then renamed into place: a client that finds the socket
+  // file finds it accepting (between bind() and listen() a connect is refused)
+  const temp = checkSocketPath(`${path}.${process.pid}`);
   const old = process.umask(0o177);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(path, resolve));
-  process.umask(old);
-  chmodSync(path, 0o600);
+  try {
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(temp, resolve));
+  } finally {
+    process.umask(old);
+  }
+  chmodSync(temp, 0o600);
+  renameSync(temp, path);
   process.stderr.write(`gate host: listening on ${path}\n`);
   await new Promise<void>((resolve) => {
     for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, resolve);
