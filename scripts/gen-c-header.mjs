@@ -49,7 +49,14 @@ const fieldNames = () => [...new Set([...c.FIELDS, ...c.ESCALATION_FIELDS, ...c.
  * names are generic words ("pid", "type"), so they count only where they are a JSON key (\"pid\" inside a
  * string, or the key a reader compares: strcmp(key, "pid")); the names count as any C string. */
 export function cValues() {
-  return { fields: fieldNames(), names: cNames() };
+  return { fields: fieldNames(), names: cNames(), paths: cPaths() };
+}
+
+/** The runtime layout's names that no C string may hold, even as part of a path ("/request.sock"): the
+ * distinctive ones (a folder named "c" or "req" is not worth a guard that words would trip). */
+function cPaths() {
+  const L = c.RUNTIME_LAYOUT;
+  return [L.runUser, L.tmpFolder, L.requestSock, L.streamSock, L.startUpKey, L.lockFile, L.logFile, L.configFile, `${L.home}/`];
 }
 
 function cNames() {
@@ -68,8 +75,8 @@ function cNames() {
 }
 
 /** An X-macro list: `#define NAME(X) X("a") X("b") ...`, a line per few entries. */
-function xlist(name, values) {
-  const items = values.map((v) => `X(${cstr(v)})`);
+function xlist(name, values, quote = cstr) {
+  const items = values.map((v) => `X(${quote(v)})`);
   const lines = [];
   for (let i = 0; i < items.length; i += 6) lines.push(`  ${items.slice(i, i + 6).join(' ')}`);
   return `#define ${name}(X) \\\n${lines.join(' \\\n')}`;
@@ -111,6 +118,11 @@ ${defines('GATE_VAR_', c.EXEC_GATE_VARIABLES)}
 
 /* The supervisors' notice socket, beside the request folder (NOTICE_SOCK). */
 #define GATE_NOTICE_SOCK ${cstr(c.NOTICE_SOCK)}
+
+/* The runtime folder and a session's files (RUNTIME_LAYOUT, src/paths/paths.ts), and where a bubblewrap is
+ * trusted to be (TRUSTED_BWRAP_DIRS), as X("/usr/bin") ... */
+${Object.entries(c.RUNTIME_LAYOUT).map(([k, v]) => `#define GATE_PATH_${macro(k)} ${cpath(v)}`).join('\n')}
+${xlist('GATE_TRUSTED_BWRAP_DIRS', c.TRUSTED_BWRAP_DIRS, cpath)}
 
 /* A host socket's mask, mounted by the launcher in the built sandbox, not by bubblewrap (SOCKET_MASK). Not in
  * the guard's list: bubblewrap's options and /dev/null are common words of the C side. */

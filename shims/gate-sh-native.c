@@ -253,12 +253,12 @@ static int runtime_dir(char *out, size_t n) {
   const char *x = env_nonempty("XDG_RUNTIME_DIR");
   if (x) {
     if (x[0] != '/' || !realpath(x, real)) return -1;
-    gate_join(out, n, real, "/gate-sh", NULL, NULL);
+    gate_join(out, n, real, "/" GATE_PATH_FOLDER, NULL, NULL);
     return 0;
   }
-  gate_join(cand, sizeof cand, "/run/user/", gate_num(num, (unsigned long)getuid(), 10), NULL, NULL);
-  if (private_dir(cand) && realpath(cand, real)) { gate_join(out, n, real, "/gate-sh", NULL, NULL); return 0; }
-  gate_join(out, n, "/tmp/gate-sh-", num, NULL, NULL);
+  gate_join(cand, sizeof cand, GATE_PATH_RUN_USER "/", gate_num(num, (unsigned long)getuid(), 10), NULL, NULL);
+  if (private_dir(cand) && realpath(cand, real)) { gate_join(out, n, real, "/" GATE_PATH_FOLDER, NULL, NULL); return 0; }
+  gate_join(out, n, GATE_PATH_TMP_FOLDER, num, NULL, NULL);
   struct stat st;
   return lstat(out, &st) == 0 && !private_dir(out) ? -1 : 0;
 }
@@ -267,24 +267,24 @@ static int gate_paths(struct paths *p) {
   char runtime[PATH_MAX * 2], tmp[PATH_MAX * 2];
   if (runtime_dir(tmp, sizeof tmp)) return -1;
   const char *session = env_nonempty("GATE_SESSION");
-  if (!session) session = "default";
+  if (!session) session = GATE_PATH_DEFAULT_SESSION;
   if (!valid_session(session)) return -1;
-  gate_join(runtime, sizeof runtime, tmp, "/", session, "/req");
+  gate_join(runtime, sizeof runtime, tmp, "/", session, "/" GATE_PATH_REQUEST_DIR);
   char norm[PATH_MAX];
   /* path.join normalises; relative runtime folders are Node's business */
   if (runtime[0] != '/') return -1;
   resolve_path("/", runtime, norm, sizeof norm);
   /* the longest reply socket this client binds must fit sun_path (107 bytes) */
-  if (strlen(norm) + strlen("/c/") + 64 > 107) return -1;
-  gate_join(p->request_sock, sizeof p->request_sock, norm, "/request.sock", NULL, NULL);
-  gate_join(p->stream_sock, sizeof p->stream_sock, norm, "/stream.sock", NULL, NULL);
-  gate_join(p->client_dir, sizeof p->client_dir, norm, "/c", NULL, NULL);
+  if (strlen(norm) + strlen("/" GATE_PATH_CLIENT_DIR "/") + 64 > 107) return -1;
+  gate_join(p->request_sock, sizeof p->request_sock, norm, "/" GATE_PATH_REQUEST_SOCK, NULL, NULL);
+  gate_join(p->stream_sock, sizeof p->stream_sock, norm, "/" GATE_PATH_STREAM_SOCK, NULL, NULL);
+  gate_join(p->client_dir, sizeof p->client_dir, norm, "/" GATE_PATH_CLIENT_DIR, NULL, NULL);
   /* <session>/approval/start-up.key (src/daemon/start-up.ts): never visible inside a sandbox */
-  size_t l = strlen(norm) - strlen("/req");
+  size_t l = strlen(norm) - strlen("/" GATE_PATH_REQUEST_DIR);
   gate_join(p->start_up_key, sizeof p->start_up_key, "", NULL, NULL, NULL);
   memcpy(p->start_up_key, norm, l);
   p->start_up_key[l] = 0;
-  gate_join(p->start_up_key + l, sizeof p->start_up_key - l, "/approval/start-up.key", NULL, NULL, NULL);
+  gate_join(p->start_up_key + l, sizeof p->start_up_key - l, "/" GATE_PATH_APPROVAL_DIR "/" GATE_PATH_START_UP_KEY, NULL, NULL, NULL);
   return 0;
 }
 
@@ -323,8 +323,8 @@ static int autostart(const struct paths *p) {
   if (err != ENOENT && err != ECONNREFUSED) return 0;
   char conf[PATH_MAX + 32];
   const char *gh = env_nonempty("GATE_HOME"), *home = env_nonempty("HOME");
-  if (gh) gate_join(conf, sizeof conf, gh, "/config.toml", NULL, NULL);
-  else if (home) gate_join(conf, sizeof conf, home, "/.gate-sh/config.toml", NULL, NULL);
+  if (gh) gate_join(conf, sizeof conf, gh, "/" GATE_PATH_CONFIG_FILE, NULL, NULL);
+  else if (home) gate_join(conf, sizeof conf, home, "/" GATE_PATH_HOME "/" GATE_PATH_CONFIG_FILE, NULL, NULL);
   else return 0;
   int cfd = open(conf, O_RDONLY | O_CLOEXEC);
   if (cfd < 0 && errno != ENOENT) return 0;
@@ -345,7 +345,7 @@ static int autostart(const struct paths *p) {
   *s = 0;
   if ((mkdir(runtime, 0700) && errno != EEXIST) || (mkdir(session, 0700) && errno != EEXIST)) return 0;
   char lockf[300];
-  gate_join(lockf, sizeof lockf, session, "/daemon.lock", NULL, NULL);
+  gate_join(lockf, sizeof lockf, session, "/" GATE_PATH_LOCK_FILE, NULL, NULL);
   int lk = open(lockf, O_RDONLY | O_CLOEXEC);
   if (lk < 0 && errno != ENOENT) return 0;
   if (lk >= 0) {
@@ -357,7 +357,7 @@ static int autostart(const struct paths *p) {
     close(lk);
     if (held) return 0;
   }
-  gate_join(log, sizeof log, session, "/daemon.log", NULL, NULL);
+  gate_join(log, sizeof log, session, "/" GATE_PATH_LOG_FILE, NULL, NULL);
   int lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (lfd < 0) return 0;
   char gate[PATH_MAX + 16];
@@ -386,10 +386,12 @@ static int autostart(const struct paths *p) {
   return 0;
 }
 
-/* A bubblewrap where gate-sh trusts one (TRUSTED_BWRAP_DIRS in src/exec/sandbox-run.ts), as this process
+/* A bubblewrap where gate-sh trusts one (TRUSTED_BWRAP_DIRS, src/protocol/shared-with-c.ts), as this process
  * sees the filesystem: the daemon builds the plan in its own view, which a mount namespace can change. */
 static int bwrap_here(void) {
-  static const char *const dirs[] = { "/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap", "/usr/sbin/bwrap", NULL };
+#define BWRAP_IN(dir) dir "/bwrap",
+  static const char *const dirs[] = { GATE_TRUSTED_BWRAP_DIRS(BWRAP_IN) NULL };
+#undef BWRAP_IN
   struct stat st;
   for (int i = 0; dirs[i]; i++) if (stat(dirs[i], &st) == 0 && S_ISREG(st.st_mode) && access(dirs[i], X_OK) == 0) return 1;
   return 0;

@@ -68,6 +68,25 @@
 /* The supervisors' notice socket, beside the request folder (NOTICE_SOCK). */
 #define GATE_NOTICE_SOCK "notice.sock"
 
+/* The runtime folder and a session's files (RUNTIME_LAYOUT, src/paths/paths.ts), and where a bubblewrap is
+ * trusted to be (TRUSTED_BWRAP_DIRS), as X("/usr/bin") ... */
+#define GATE_PATH_FOLDER "gate-sh"
+#define GATE_PATH_RUN_USER "/run/user"
+#define GATE_PATH_TMP_FOLDER "/tmp/gate-sh-"
+#define GATE_PATH_DEFAULT_SESSION "default"
+#define GATE_PATH_REQUEST_DIR "req"
+#define GATE_PATH_REQUEST_SOCK "request.sock"
+#define GATE_PATH_STREAM_SOCK "stream.sock"
+#define GATE_PATH_CLIENT_DIR "c"
+#define GATE_PATH_APPROVAL_DIR "approval"
+#define GATE_PATH_START_UP_KEY "start-up.key"
+#define GATE_PATH_LOCK_FILE "daemon.lock"
+#define GATE_PATH_LOG_FILE "daemon.log"
+#define GATE_PATH_HOME ".gate-sh"
+#define GATE_PATH_CONFIG_FILE "config.toml"
+#define GATE_TRUSTED_BWRAP_DIRS(X) \
+  X("/usr/bin") X("/bin") X("/usr/local/bin") X("/usr/sbin")
+
 /* A host socket's mask, mounted by the launcher in the built sandbox, not by bubblewrap (SOCKET_MASK). Not in
  * the guard's list: bubblewrap's options and /dev/null are common words of the C side. */
 #define GATE_SOCKET_MASK_OPTION "--ro-bind-try"

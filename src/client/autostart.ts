@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkSocketPaths, gatePaths, type Env, type GatePaths } from '../paths/paths.js';
+import { checkSocketPaths, gatePaths, RUNTIME_LAYOUT, type Env, type GatePaths } from '../paths/paths.js';
 import { pingDaemon } from '../transport/ping.js';
 import { reachDaemon, unreachableMessage } from './reach.js';
 
@@ -58,7 +58,7 @@ export async function ensureDaemon(env: Env = process.env): Promise<void> {
 /** Spawn a detached `gate daemon run` logging to <sessionDir>/daemon.log; resolves once it answers. */
 export async function startBackgroundDaemon(env: Env, paths: GatePaths = gatePaths(env), opts: StartOptions = {}): Promise<Record<string, unknown>> {
   checkSocketPaths(paths); // before creating anything: a clear error, not a daemon that cannot bind
-  const logFile = join(paths.sessionDir, 'daemon.log');
+  const logFile = join(paths.sessionDir, RUNTIME_LAYOUT.logFile);
   let fd: number;
   try {
     mkdirSync(paths.sessionDir, { recursive: true, mode: 0o700 });

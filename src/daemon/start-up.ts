@@ -13,11 +13,11 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatePaths } from '../paths/paths.js';
+import { RUNTIME_LAYOUT, type GatePaths } from '../paths/paths.js';
 import type { SandboxPolicy } from '../sandbox/policy.js';
 import type { StartUpRequest } from '../protocol/messages.js';
 
-export const START_UP_KEY_FILE = 'start-up.key';
+export const START_UP_KEY_FILE = RUNTIME_LAYOUT.startUpKey;
 
 export function startUpKeyPath(paths: Pick<GatePaths, 'approvalDir'>): string {
   return join(paths.approvalDir, START_UP_KEY_FILE);

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Outgoing } from '../transport/client.js';
 import type { PreflightReply } from '../protocol/messages.js';
-import type { GatePaths } from '../paths/paths.js';
+import { RUNTIME_LAYOUT, type GatePaths } from '../paths/paths.js';
 import type { PlanRequest, PlanReply } from '../protocol/plan.js';
 import type { RunPlan } from './plan.js';
 import { preflightOf, type FirstStep, type Planner, type RerunStep } from './run-call.js';
@@ -94,7 +94,7 @@ export function planEnv(env: NodeJS.ProcessEnv, pl: Pick<PlanReply, 'env_set' | 
 /** The daemon's start-up key, as the native gate-sh reads it; undefined when it cannot be read. */
 function startUpKey(paths: GatePaths): string | undefined {
   try {
-    const k = readFileSync(join(paths.approvalDir, 'start-up.key'), 'utf8').trim();
+    const k = readFileSync(join(paths.approvalDir, RUNTIME_LAYOUT.startUpKey), 'utf8').trim();
     return k || undefined;
   } catch {
     return undefined;

@@ -15,6 +15,7 @@ import { BWRAP_MISSING, SandboxError } from '../sandbox/errors.js';
 import { gatePaths, type Env } from '../paths/paths.js';
 import type { CommandLine } from '../sandbox/wrap.js';
 import { sandboxSignalTarget } from './sandbox-signals.js';
+import { TRUSTED_BWRAP_DIRS } from '../protocol/shared-with-c.js';
 
 function executable(p: string): boolean {
   try {
@@ -25,10 +26,10 @@ function executable(p: string): boolean {
   }
 }
 
-/** The bubblewrap binary on PATH (or /usr/bin/bwrap), else a SandboxError saying what to install. */
 /** Only system folders: a caller who controls PATH must not be able to supply its own "bwrap". */
-export const TRUSTED_BWRAP_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin'];
+export { TRUSTED_BWRAP_DIRS };
 
+/** The bubblewrap binary in one of TRUSTED_BWRAP_DIRS, else a SandboxError saying what to install. */
 export function findBwrap(_env: Env, dirs: readonly string[] = TRUSTED_BWRAP_DIRS): string {
   for (const d of dirs) if (executable(join(d, 'bwrap'))) return join(d, 'bwrap');
   throw new SandboxError(BWRAP_MISSING);

@@ -15,9 +15,10 @@ import { Socket } from 'node:net';
 import type { ShellInvocation } from './gate-sh-args.js';
 import type { StartUpRequest } from '../protocol/messages.js';
 import type { StartUpFds } from '../protocol/plan.js';
+import { RUNTIME_LAYOUT } from '../paths/paths.js';
 
 /** The daemon's key file in the approval folder (never visible inside a sandbox; src/daemon/start-up.ts). */
-const KEY_FILE = 'start-up.key';
+const KEY_FILE = RUNTIME_LAYOUT.startUpKey;
 
 /** Whether bash will read start-up files for this non-interactive run, and the prefix can be traced-free. */
 export function readsStartUpFiles(inv: ShellInvocation, env: Record<string, string | undefined>): boolean {

@@ -38,6 +38,29 @@ export const MAX_SOCKET_PATH = 107;
  * src/protocol/shared-with-c.ts (shims/gate-shared.h). */
 export const NOTICE_SOCK = 'notice.sock';
 
+/** The names of the folders and files laid out in the header above. The native gate-sh finds its daemon,
+ * its start-up key and autostarts one with the same names, through src/protocol/shared-with-c.ts. */
+export const RUNTIME_LAYOUT = {
+  /** <XDG_RUNTIME_DIR or /run/user/<uid>>/gate-sh */
+  folder: 'gate-sh',
+  runUser: '/run/user',
+  /** /tmp/gate-sh-<uid>, when neither is usable */
+  tmpFolder: '/tmp/gate-sh-',
+  defaultSession: 'default',
+  requestDir: 'req',
+  requestSock: 'request.sock',
+  streamSock: 'stream.sock',
+  clientDir: 'c',
+  approvalDir: 'approval',
+  startUpKey: 'start-up.key',
+  lockFile: 'daemon.lock',
+  logFile: 'daemon.log',
+  /** $GATE_HOME, else ~/.gate-sh */
+  home: '.gate-sh',
+  configFile: 'config.toml',
+} as const;
+const L = RUNTIME_LAYOUT;
+
 export interface GatePaths {
   home: string; // $GATE_HOME
   rulesDir: string; // $GATE_HOME/rules
@@ -81,7 +104,7 @@ export function homeDir(env: Env = process.env): string {
 export function gateHome(env: Env = process.env, o: { read?: boolean } = {}): string {
   const set = env.GATE_HOME;
   if (set && !isAbsolute(set)) throw new Error(`GATE_HOME=${set} is a relative path: set it to an absolute folder (e.g. GATE_HOME="$PWD/${set}")`);
-  const home = set ? canonicalPath(set) : join(homeDir(env), '.gate-sh');
+  const home = set ? canonicalPath(set) : join(homeDir(env), L.home);
   // `read`: a caller that only reads what is there (`gate policy check`, skills) needs no write access
   const problem = folderProblem(home, o.read === true);
   if (problem) throw new Error(`${set ? `GATE_HOME=${set}` : `the gate-sh home ${home}`} cannot be used: ${problem}; ${set ? 'set GATE_HOME to' : 'use GATE_HOME for'} a folder of yours`);
@@ -180,11 +203,11 @@ export interface RuntimeRoots {
 /** The runtime folder (see the header): the same for every environment of one user. */
 export function runtimeDir(env: Env = process.env, roots: RuntimeRoots = {}): string {
   const xdg = env.XDG_RUNTIME_DIR;
-  if (xdg && isAbsolute(xdg)) return join(canonicalPath(xdg), 'gate-sh');
+  if (xdg && isAbsolute(xdg)) return join(canonicalPath(xdg), L.folder);
   const uid = roots.uid ?? process.getuid?.() ?? 0;
-  const session = join(roots.runUser ?? '/run/user', String(uid));
-  if (isDir(session) && privateDirProblem(session, uid) === undefined) return join(canonicalPath(session), 'gate-sh');
-  const tmp = join(roots.tmp ?? '/tmp', `gate-sh-${uid}`);
+  const session = join(roots.runUser ?? L.runUser, String(uid));
+  if (isDir(session) && privateDirProblem(session, uid) === undefined) return join(canonicalPath(session), L.folder);
+  const tmp = join(roots.tmp ?? dirname(L.tmpFolder), `${basename(L.tmpFolder)}${uid}`);
   const problem = privateDirProblem(tmp, uid);
   if (problem) throw new Error(`refusing the runtime folder: ${problem}; remove it, or set XDG_RUNTIME_DIR to a folder of yours`);
   return tmp;
@@ -199,7 +222,7 @@ function isDir(p: string): boolean {
 }
 
 export function sessionName(env: Env = process.env): string {
-  const s = env.GATE_SESSION || 'default';
+  const s = env.GATE_SESSION || L.defaultSession;
   if (!/^[A-Za-z0-9._-]{1,32}$/.test(s) || s === '.' || s === '..')
     throw new Error(`invalid GATE_SESSION '${s}': use 1-32 letters, digits, '.', '_' or '-'`);
   return s;
@@ -210,25 +233,25 @@ export function gatePaths(env: Env = process.env): GatePaths {
   const runtime = runtimeDir(env);
   const session = sessionName(env);
   const sessionDir = join(runtime, session);
-  const requestDir = join(sessionDir, 'req');
-  const approvalDir = join(sessionDir, 'approval');
+  const requestDir = join(sessionDir, L.requestDir);
+  const approvalDir = join(sessionDir, L.approvalDir);
   return {
     home,
     rulesDir: join(home, 'rules'),
-    configFile: join(home, 'config.toml'),
+    configFile: join(home, L.configFile),
     auditLog: join(home, 'audit.jsonl'),
     runtime,
     session,
     sessionDir,
     requestDir,
-    requestSock: join(requestDir, 'request.sock'),
-    streamSock: join(requestDir, 'stream.sock'),
+    requestSock: join(requestDir, L.requestSock),
+    streamSock: join(requestDir, L.streamSock),
     escalateSock: join(requestDir, 'escalate.sock'),
-    clientDir: join(requestDir, 'c'),
+    clientDir: join(requestDir, L.clientDir),
     approvalDir,
     approvalSock: join(approvalDir, 'approval.sock'),
     noticeSock: join(sessionDir, NOTICE_SOCK),
-    lockFile: join(sessionDir, 'daemon.lock'),
+    lockFile: join(sessionDir, L.lockFile),
     pidFile: join(sessionDir, 'daemon.pid'),
   };
 }

@@ -140,9 +140,15 @@ export function fill(text: string, ...args: string[]): string {
 /** The signals gate-sh, the launcher's front and the escalation client pass on to the command. */
 export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const;
 
-/** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts): named
- * where the session's other files are (src/paths/paths.ts), passed on to C from here. */
-export { NOTICE_SOCK } from '../paths/paths.js';
+/** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts), and the
+ * names of the runtime folder and a session's files (the native gate-sh finds its daemon, start-up key and
+ * autostarts one with them): named where the session's other files are (src/paths/paths.ts), passed on to C
+ * from here. */
+export { NOTICE_SOCK, RUNTIME_LAYOUT } from '../paths/paths.js';
+
+/** Where gate-sh trusts a bubblewrap to be: system folders only, so a caller who controls PATH cannot supply
+ * its own "bwrap" (src/exec/sandbox-run.ts findBwrap; the native gate-sh's check that one is there). */
+export const TRUSTED_BWRAP_DIRS: readonly string[] = ['/usr/bin', '/bin', '/usr/local/bin', '/usr/sbin'];
 
 /** The message types the C side writes or reads. */
 export const MESSAGE_TYPES = {

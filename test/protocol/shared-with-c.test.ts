@@ -60,8 +60,9 @@ function cFiles(dir: string): string[] {
 const reEscape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 test('no C file spells a value the generated header gives: every C folder, every value of the source', async () => {
-  const { cValues } = (await import(pathToFileURL(GEN).href)) as { cValues: () => { names: string[]; fields: string[] } };
-  const { names, fields } = cValues();
+  const { cValues } = (await import(pathToFileURL(GEN).href)) as { cValues: () => { names: string[]; fields: string[]; paths: string[] } };
+  const { names, fields, paths } = cValues();
+  for (const v of ['request.sock', 'start-up.key', 'daemon.log', '/tmp/gate-sh-']) assert.ok(paths.includes(v), v);
   // the lists are the module's: the names this contract is about are all in them
   for (const v of ['GATE_KERNEL_SOCK', 'GATE_RUN', 'GATE_CHECKED', 'GATE_ESCALATE', 'GATE_THEN', 'exec', 'Run', 'check'])
     assert.ok(names.includes(v), v);
@@ -81,6 +82,8 @@ test('no C file spells a value the generated header gives: every C folder, every
     for (const v of names) spelled(new RegExp(`"${reEscape(v)}[="]|\\\\"${reEscape(v)}\\\\"`), v);
     // a field as a key inside a string (\"v\"), or the key a reader compares with
     for (const v of fields) spelled(new RegExp(`\\\\"${reEscape(v)}\\\\"|\\bkey, "${reEscape(v)}"`), v);
+    // a runtime file's name anywhere in a C string ("/request.sock")
+    for (const v of paths) spelled(new RegExp(`"[^"\\n]*${reEscape(v)}`), v);
   }
 });
 
