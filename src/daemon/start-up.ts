@@ -13,9 +13,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatePaths } from '../paths/paths.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import type { StartUpRequest } from '../protocol/messages.js';
+import type { GatePaths } from '../paths/index.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
+import type { StartUpRequest } from '../protocol/index.js';
 
 export const START_UP_KEY_FILE = 'start-up.key';
 

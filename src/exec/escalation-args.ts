@@ -6,7 +6,7 @@
  * decide). The daemon still decides: asking is never granting.
  */
 import { posix } from 'node:path';
-import type { PermissionProfile, SandboxPermissions } from '../sandbox/policy.js';
+import type { PermissionProfile, SandboxPermissions } from '../sandbox/index.js';
 
 export interface EscalationArgs {
   escalate?: boolean;

@@ -11,9 +11,8 @@ import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { BWRAP_MISSING, SandboxError } from '../sandbox/errors.js';
-import { gatePaths, type Env } from '../paths/paths.js';
-import type { CommandLine } from '../sandbox/wrap.js';
+import { BWRAP_MISSING, type CommandLine, SandboxError } from '../sandbox/index.js';
+import { type Env, gatePaths } from '../paths/index.js';
 import { sandboxSignalTarget } from './sandbox-signals.js';
 
 function executable(p: string): boolean {

@@ -6,10 +6,9 @@
  * a host asking for read-only gets it, and one asking for more never widens gate-sh's own.
  * Trust: the approval channel is the user's (never reachable from a sandbox); a narrowing can only narrow.
  */
-import { ApprovalClient } from '../client/approval-client.js';
-import type { GatePaths } from '../paths/paths.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import { samePolicy } from '../sandbox/stricter.js';
+import { ApprovalClient } from '../client/index.js';
+import type { GatePaths } from '../paths/index.js';
+import { samePolicy, type SandboxPolicy } from '../sandbox/index.js';
 
 export interface SandboxNarrowerOptions {
   paths: GatePaths;

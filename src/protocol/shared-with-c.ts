@@ -142,7 +142,7 @@ export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIG
 
 /** The supervisors' notice socket, beside the daemon's request folder (src/daemon/notice-channel.ts): named
  * where the session's other files are (src/paths/paths.ts), passed on to C from here. */
-export { NOTICE_SOCK } from '../paths/paths.js';
+export { NOTICE_SOCK } from '../paths/index.js';
 
 /** The message types the C side writes or reads. */
 export const MESSAGE_TYPES = {

@@ -2,10 +2,10 @@
  * Parsing and checking SandboxPolicy (the turn's sandbox) from a mode name or a policy object (config,
  * flags, the wire); the types themselves are in src/protocol/sandbox-policy.ts. Pure, no I/O.
  */
-import type { SandboxPolicy } from '../protocol/sandbox-policy.js';
+import type { SandboxPolicy } from '../protocol/index.js';
 
 // the wire types live in protocol/ (the wire layer, below this one); every sandbox user keeps importing them from here
-export type { NetworkAccess, PermissionProfile, SandboxMode, SandboxPermissions, SandboxPolicy } from '../protocol/sandbox-policy.js';
+export type { NetworkAccess, PermissionProfile, SandboxMode, SandboxPermissions, SandboxPolicy } from '../protocol/index.js';
 
 export class SandboxPolicyError extends Error {}
 

@@ -22,12 +22,12 @@
  */
 import { posix } from 'node:path';
 import type { FsView } from './fs-view.js';
-import type { SecretsSetting } from '../protocol/sandbox-policy.js';
+import type { SecretsSetting } from '../protocol/index.js';
 import { SandboxError } from './errors.js';
 import { isWithin, normAbs, seenFromHost as visible, type MountOp } from './mounts.js';
 import { npmrcHoldsCredential } from './npmrc.js';
 
-export type { SecretsSetting } from '../protocol/sandbox-policy.js';
+export type { SecretsSetting } from '../protocol/index.js';
 
 export interface SecretDefault {
   /** as people spell it: from the home folder */
