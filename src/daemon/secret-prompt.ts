@@ -6,8 +6,8 @@
  * environment and the [secrets] setting. Trust boundary: the requested paths are the caller's (untrusted);
  * they only pick which of the daemon's own locations are named.
  */
-import type { PermissionProfile, SecretAccess } from '../protocol/index.js';
-import { existingSecrets, nodeFs, secretAccess, secretLocations, type SecretsSetting, userHomes } from '../sandbox/index.js';
+import type { SecretAccess } from '../protocol/index.js';
+import { existingSecrets, nodeFs, type PermissionProfile, secretAccess, secretLocations, type SecretsSetting, userHomes } from '../sandbox/index.js';
 
 export function secretAccessFor(
   profile: PermissionProfile | undefined,

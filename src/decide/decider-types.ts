@@ -6,8 +6,8 @@
  */
 import type { Decision } from '../rules/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { Action, DecisionSource, ExecRequest, PreflightRequest, ReuseScope, ReviewDecision } from '../protocol/index.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/index.js';
+import type { Action, DecisionSource, ExecRequest, PreflightRequest, ReuseScope, ReviewDecision, SandboxPermissions } from '../protocol/index.js';
+import type { PermissionProfile, SandboxPolicy } from '../sandbox/index.js';
 import type { Ancestry } from './provenance.js';
 
 export interface SubcommandResult {

@@ -15,8 +15,8 @@
 import { elsewhereCommand, inProcessCommands, unwrapCommand } from '../script/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import { type Decision, type Evaluation, type MatchOptions, type Policy, stricter } from '../rules/index.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/index.js';
-import { type Action, deny, escalate, type EscalationExecution, type ReviewDecision, RUN } from '../protocol/index.js';
+import type { PermissionProfile, SandboxPolicy } from '../sandbox/index.js';
+import { type Action, deny, escalate, type EscalationExecution, type ReviewDecision, RUN, type SandboxPermissions } from '../protocol/index.js';
 import { normalize } from 'node:path';
 import { escalationRequested } from './unmatched.js';
 import { decideExecCommand, GATE_SHIMS_BIN } from './exec-command.js';

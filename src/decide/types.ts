@@ -4,9 +4,9 @@
  * part of the stable JSON (documented in docs/explain.md); add fields, never rename them.
  */
 import type { Decision, Policy } from '../rules/index.js';
-import type { Action, DecisionSource, EscalationExecution, ReviewDecision } from '../protocol/index.js';
+import type { Action, DecisionSource, EscalationExecution, ReviewDecision, SandboxPermissions } from '../protocol/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/index.js';
+import type { PermissionProfile, SandboxPolicy } from '../sandbox/index.js';
 import type { CodeLoadingOptions, DangerKind } from '../heuristics/index.js';
 import type { ExecApprovalRequirement } from './requirement.js';
 import type { UnmatchedReason } from './unmatched.js';

@@ -4,7 +4,8 @@
  */
 import type { Decision } from '../rules/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import { isRestricted, type SandboxPermissions, type SandboxPolicy } from '../sandbox/index.js';
+import { isRestricted, type SandboxPolicy } from '../sandbox/index.js';
+import type { SandboxPermissions } from '../protocol/index.js';
 import { commandMightBeDangerous, dangerousCommand, isKnownSafeCommand } from '../heuristics/index.js';
 
 export interface UnmatchedContext {

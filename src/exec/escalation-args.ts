@@ -6,7 +6,8 @@
  * decide). The daemon still decides: asking is never granting.
  */
 import { posix } from 'node:path';
-import type { PermissionProfile, SandboxPermissions } from '../sandbox/index.js';
+import type { PermissionProfile } from '../sandbox/index.js';
+import type { SandboxPermissions } from '../protocol/index.js';
 
 export interface EscalationArgs {
   escalate?: boolean;

@@ -19,9 +19,10 @@ import {
   sandboxArgvFor,
   type SandboxPolicy,
   wrapCommand,
+  type SecretsSetting,
 } from '../sandbox/index.js';
 import { type Env, gatePaths } from '../paths/index.js';
-import type { EscalationExecution, SecretsSetting } from '../protocol/index.js';
+import type { EscalationExecution } from '../protocol/index.js';
 import { dirname, join } from 'node:path';
 
 export interface SandboxStepOptions {

@@ -63,7 +63,7 @@ export {
   type SubcommandReply,
 } from './messages.js';
 export type { PlanReply, PlanRequest, StartUpFds } from './plan.js';
-export type { NetworkAccess, PermissionProfile, SandboxMode, SandboxPermissions, SandboxPolicy, SecretsSetting } from './sandbox-policy.js';
+export type { SandboxPermissions, WirePermissionProfile, WireSandboxPolicy, WireSecretsSetting } from './sandbox-policy.js';
 export {
   CALL_TEXTS,
   EXEC_GATE_VARIABLES,

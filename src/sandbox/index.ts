@@ -15,7 +15,6 @@ export {
   parseSandboxPolicy,
   type PermissionProfile,
   type SandboxMode,
-  type SandboxPermissions,
   type SandboxPolicy,
   workspaceWrite,
 } from './policy.js';

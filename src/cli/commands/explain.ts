@@ -16,7 +16,8 @@ import {
   type ApprovalPolicy,
 } from '../../decide/index.js';
 import { callerSettings, type GateConfig, loadConfig, networkListsView, settingsConflict } from '../../config/index.js';
-import { parseSandboxPolicy, protectedList, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/index.js';
+import { parseSandboxPolicy, protectedList, type SandboxPolicy } from '../../sandbox/index.js';
+import type { SandboxPermissions } from '../../protocol/index.js';
 import { approvalCall } from '../../client/index.js';
 import { gatePaths } from '../../paths/index.js';
 import { sourceReader } from '../../script/index.js';
