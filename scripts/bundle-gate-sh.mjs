@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { resolve as resolvePath } from 'node:path';
 
 let esbuild;
 try {
@@ -23,7 +24,24 @@ try {
 mkdirSync('dist/cjs-src/cli/commands', { recursive: true });
 writeFileSync('dist/cjs-src/package.json', '{"type":"commonjs"}\n');
 
+// gate-sh's own modules (dist/src/) have no import-time side effects, and none is imported for them: each
+// layer's index.ts re-exports its public surface, and this lets esbuild drop the modules a bundle imports
+// through an index without using (an index would otherwise pull its whole layer into every bundle).
+const OWN = resolvePath('dist/src') + '/';
+const ownModulesPure = {
+  name: 'own-modules-pure',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.?\// }, async ({ path, kind, resolveDir, importer, pluginData }) => {
+      if (pluginData?.ownModulesPure) return undefined;
+      const r = await build.resolve(path, { kind, resolveDir, importer, pluginData: { ownModulesPure: true } });
+      if (r.errors.length > 0 || !r.path.startsWith(OWN)) return r.errors.length > 0 ? { errors: r.errors } : undefined;
+      return { path: r.path, namespace: r.namespace, sideEffects: false };
+    });
+  },
+};
+
 const options = (entry) => ({
+  plugins: [ownModulesPure],
   entryPoints: [entry],
   bundle: true,
   platform: 'node',

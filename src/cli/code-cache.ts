@@ -6,7 +6,7 @@
  * Not pure (reads files, runs code); trust: the files are this installation's own build output.
  */
 import { readFileSync } from 'node:fs';
-import { cacheData, runCommonJs } from '../script/code-cache.js';
+import { cacheData, runCommonJs } from '../script/index.js';
 
 /** The build id on the bundle's first line, or '' when there is none. */
 export function buildId(source: string): string {

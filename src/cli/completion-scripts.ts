@@ -6,7 +6,7 @@
  * (yargs/lib/completion-templates). `gate` is called by its absolute path, so completion works whether or
  * not it is on PATH. Pure.
  */
-import { shellWord } from '../text/shell-words.js';
+import { shellWord } from '../text/index.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type CompletionShell = (typeof SHELLS)[number];

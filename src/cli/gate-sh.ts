@@ -9,20 +9,37 @@
  * those streams can make the shared descriptors non-blocking, which the child would inherit.
  */
 import { isUtf8 } from 'node:buffer';
-import { readBytes } from '../text/raw-bytes.js';
+import { readBytes } from '../text/index.js';
 import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { isatty } from 'node:tty';
-import { ArgsError, parseShellArgs, USAGE, type ShellInvocation } from '../exec/gate-sh-args.js';
-import { RequestError, type Outgoing } from '../transport/client.js';
-import { gatePaths, STOP_NOTE_FILE, type GatePaths } from '../paths/paths.js';
-import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
-import { inheritedFds, runPlan } from '../exec/run-bash.js';
-import { EXIT_DENIED, preflightOf, runCall, TAIL_BYTES, utf8Tail, type Runner } from '../exec/run-call.js';
-import { localPlanner, type LocalPlan } from '../exec/local-planner.js';
-import { checkPermissionPaths, EscalationArgsError, escalationFields, sandboxAtMost, type EscalationFields } from '../exec/escalation-args.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import { readsStartUpFiles, startUpRequest } from '../exec/start-up-gate.js';
+import {
+  ArgsError,
+  checkPermissionPaths,
+  EscalationArgsError,
+  escalationFields,
+  type EscalationFields,
+  EXIT_DENIED,
+  inheritedFds,
+  type LocalPlan,
+  localPlanner,
+  parseShellArgs,
+  preflightOf,
+  readsStartUpFiles,
+  runCall,
+  type Runner,
+  runPlan,
+  sandboxAtMost,
+  type ShellInvocation,
+  startUpRequest,
+  TAIL_BYTES,
+  USAGE,
+  utf8Tail,
+} from '../exec/index.js';
+import { type Outgoing, RequestError } from '../transport/index.js';
+import { gatePaths, type GatePaths, STOP_NOTE_FILE } from '../paths/index.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
+import { CALL_TEXTS, fill } from '../protocol/index.js';
 
 export { EXIT_DENIED };
 

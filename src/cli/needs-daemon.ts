@@ -6,7 +6,7 @@
  * and a daemon started from it could carry a weaker policy); `autostart = false` in config.toml is
  * ensureDaemon's to refuse, with its own message.
  */
-import type { Env } from '../paths/paths.js';
+import type { Env } from '../paths/index.js';
 
 export async function needsDaemon(env: Env): Promise<void> {
   if (env.GATE_NO_AUTOSTART === '1' || env.GATE_RUN) return;

@@ -5,8 +5,8 @@
  * src/protocol/approval.ts; a line that is not JSON is skipped.
  */
 import { createConnection, type Socket } from 'node:net';
-import type { GatePaths } from '../paths/paths.js';
-import type { ApprovalEvent, ApprovalLine, ApprovalOp, ApprovalReplies, ApprovalRequests } from '../protocol/approval.js';
+import type { GatePaths } from '../paths/index.js';
+import type { ApprovalEvent, ApprovalLine, ApprovalOp, ApprovalReplies, ApprovalRequests } from '../protocol/index.js';
 
 export class ApprovalClient {
   private buf = '';

@@ -1,6 +1,6 @@
 /** Reading the audit log: parse, filter, and show records (pure; `gate log` does the I/O). */
-import type { AuditRecord } from '../protocol/audit-record.js';
-import { displayWord } from '../text/display.js';
+import type { AuditRecord } from '../protocol/index.js';
+import { displayWord } from '../text/index.js';
 
 export interface AuditFilter {
   run?: string;

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkSocketPaths, gatePaths, RUNTIME_LAYOUT, type Env, type GatePaths } from '../paths/paths.js';
-import { pingDaemon } from '../transport/ping.js';
+import { checkSocketPaths, type Env, gatePaths, type GatePaths, RUNTIME_LAYOUT } from '../paths/index.js';
+import { pingDaemon } from '../transport/index.js';
 import { reachDaemon, unreachableMessage } from './reach.js';
 
 /** Repository root: dist/src/client/autostart.js → ../../.. */

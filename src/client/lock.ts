@@ -10,7 +10,7 @@
  * Not pure (files, fcntl). Trust: the file lives in the owner-only session folder.
  */
 import { closeSync, constants, ftruncateSync, openSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
-import { gateNative } from '../exec/native.js';
+import { gateNative } from '../exec/index.js';
 
 export interface LockHandle {
   path: string;

@@ -3,9 +3,8 @@
  * and the inline PTY approver. Pure. Every field goes through visibleText (src/text/display.ts) here,
  * whoever built the prompt: a prompt's text comes from the agent's script and must not drive the terminal.
  */
-import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
-import type { PromptEvent } from '../protocol/approval.js';
-import { displayCommand, fit, PROMPT_MAX, secretAccessText, visibleText as v } from '../text/display.js';
+import { type PromptEvent, type ReviewDecision, reviewDecisionKind } from '../protocol/index.js';
+import { displayCommand, fit, PROMPT_MAX, secretAccessText, visibleText as v } from '../text/index.js';
 
 export const KEYS: Record<string, ReturnType<typeof reviewDecisionKind>> = {
   a: 'approved',

@@ -6,9 +6,8 @@
  * Not pure (one socket, the lock file, /proc). The daemon's replies are trusted only as far as ping.ts does.
  */
 import { existsSync } from 'node:fs';
-import { unreachableMessage } from '../transport/client.js';
-import type { Env, GatePaths } from '../paths/paths.js';
-import { probeDaemon } from '../transport/ping.js';
+import { probeDaemon, unreachableMessage } from '../transport/index.js';
+import type { Env, GatePaths } from '../paths/index.js';
 import { lockHeld, pidNamespace, readOwner, type LockOwner } from './lock.js';
 
 export { unreachableMessage };

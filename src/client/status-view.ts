@@ -1,6 +1,6 @@
 /** `gate status`'s human view of the daemon's status object (pure, client side): the object is the approval channel's status reply. */
-import type { SessionSandboxStatus as SessionStatus } from '../protocol/approval.js';
-import { fit, visibleText } from '../text/display.js';
+import type { SessionSandboxStatus as SessionStatus } from '../protocol/index.js';
+import { fit, visibleText } from '../text/index.js';
 
 /** Session sandboxes and what runs in them (src/daemon/session-sandbox.ts; `gate jobs` has the details). */
 function sessionLines(s: SessionStatus | undefined): string[] {

@@ -3,11 +3,10 @@
  * came from config.toml, the environment, daemon flags, or a run-time `gate config set`. Codex key names
  * where Codex has one (approval_policy, sandbox_mode, [sandbox_workspace_write]).
  */
-import { parseApprovalPolicy, type ApprovalPolicy } from '../decide/approval-policy.js';
-import { parseSandboxPolicy, workspaceWrite, type SandboxMode, type SandboxPolicy } from '../sandbox/policy.js';
+import { type ApprovalPolicy, parseApprovalPolicy } from '../decide/index.js';
+import { checkSecretEntry, parseSandboxPolicy, type SandboxMode, type SandboxPolicy, type SecretsSetting, workspaceWrite } from '../sandbox/index.js';
 import { NO_NETWORK_LISTS, type NetworkLists } from '../decide/index.js';
 import { networkListsFromTable, networkListsView } from './network.js';
-import { checkSecretEntry, type SecretsSetting } from '../sandbox/secrets.js';
 
 export interface GateConfig {
   approval_policy: ApprovalPolicy;

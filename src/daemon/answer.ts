@@ -1,6 +1,6 @@
 /** From an approval outcome to the Action the client gets, and the overall pre-flight Action. Pure. */
-import { deny, type Action } from '../protocol/action.js';
-import { displayCommand } from '../text/display.js';
+import { type Action, deny } from '../protocol/index.js';
+import { displayCommand } from '../text/index.js';
 import type { ApprovalOutcome } from './approvals.js';
 
 /**

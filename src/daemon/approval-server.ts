@@ -21,12 +21,12 @@
  */
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { configView } from '../config/config.js';
-import { parseSandboxPolicy } from '../sandbox/policy.js';
-import { visibleText } from '../text/display.js';
-import { checkSocketPath } from '../paths/paths.js';
+import { configView } from '../config/index.js';
+import { parseSandboxPolicy } from '../sandbox/index.js';
+import { visibleText } from '../text/index.js';
+import { checkSocketPath } from '../paths/index.js';
 import type { Approver } from './approver.js';
-import { APPROVAL_OPS, parseApproverKind, parseReviewDecision, type ApprovalLine, type PromptEvent, type ResolvedEvent } from '../protocol/approval.js';
+import { APPROVAL_OPS, type ApprovalLine, parseApproverKind, parseReviewDecision, type PromptEvent, type ResolvedEvent } from '../protocol/index.js';
 import { isDescendant } from './proc-tree.js';
 import type { Daemon } from './daemon.js';
 

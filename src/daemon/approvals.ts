@@ -4,9 +4,8 @@
  * "already answered".
  */
 import { randomUUID } from 'node:crypto';
-import { reviewDecisionKind, type ReviewDecision } from '../protocol/action.js';
+import { type ApproverKind, type PromptEvent, type ResolvedEvent, type ReviewDecision, reviewDecisionKind } from '../protocol/index.js';
 import type { Approver } from './approver.js';
-import type { ApproverKind, PromptEvent, ResolvedEvent } from '../protocol/approval.js';
 
 export type PromptRequest = Omit<PromptEvent, 'approval_id' | 'created_at' | 'expires_at' | 'number'>;
 

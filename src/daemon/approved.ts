@@ -4,7 +4,7 @@
  * (through the daemon's binding; a failed append is logged, the approval of this run stands).
  * Trust: only answers from the approval channel reach here (an automatic outcome changes nothing).
  */
-import type { Action } from '../protocol/action.js';
+import type { Action } from '../protocol/index.js';
 import type { SubcommandResult } from '../decide/index.js';
 import { shlexJoin } from '../rules/index.js';
 import { outcomeAction } from './answer.js';

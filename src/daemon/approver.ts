@@ -4,7 +4,7 @@
  * attached approver; each answers through ApprovalBroker.answer(). Nothing here is reachable from the
  * request channel. The events are the approval channel's (src/protocol/approval.ts). Types only.
  */
-import type { ApproverKind, PromptEvent, ResolvedEvent } from '../protocol/approval.js';
+import type { ApproverKind, PromptEvent, ResolvedEvent } from '../protocol/index.js';
 
 export interface Approver {
   readonly name: string;

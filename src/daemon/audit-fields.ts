@@ -2,11 +2,9 @@
  * How one decided subcommand is written to the audit log: the record's fields from `cwd` on, as JSON
  * without braces (AuditLog.writeEncoded), so a reused pre-flight decision is encoded once. Pure.
  */
-import { formatAction, reviewDecisionKind, type Action } from '../protocol/action.js';
-import type { DecisionSource } from '../protocol/messages.js';
+import { type Action, type AuditRecord, type DecisionSource, formatAction, reviewDecisionKind } from '../protocol/index.js';
 import type { SubcommandResult } from '../decide/index.js';
 import type { ApprovalOutcome } from './approvals.js';
-import type { AuditRecord } from '../protocol/audit-record.js';
 
 /** How one subcommand was decided: its Action, and who besides the policy had a say. */
 export interface Decided {

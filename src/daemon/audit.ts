@@ -15,8 +15,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ReusedAudit } from '../protocol/messages.js';
-import type { AuditRecord } from '../protocol/audit-record.js';
+import type { AuditRecord, ReusedAudit } from '../protocol/index.js';
 
 
 /** The longest record kept whole, in UTF-16 units of its encoded fields. */

@@ -13,7 +13,7 @@
  */
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runClientDir, type GatePaths } from '../paths/paths.js';
+import { type GatePaths, runClientDir } from '../paths/index.js';
 
 /** A run id as the daemon draws them (src/daemon/runs.ts): the folders it may remove at start. */
 const RUN_FOLDER = /^r-[A-Za-z0-9_-]{1,32}$/;

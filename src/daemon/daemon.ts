@@ -9,30 +9,28 @@
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
-import { replyFolder, STOP_NOTE_FILE } from '../paths/paths.js';
+import { type GatePaths, replyFolder, STOP_NOTE_FILE } from '../paths/index.js';
 import type { ClientFolders } from './client-folders.js';
 import { peerFolder } from './peer-folder.js';
-import { encodePreflightReply, ProtocolError, type Envelope } from '../protocol/codec.js';
 import {
-  PROTOCOL_VERSION,
   type Ack,
+  type Action,
   type DecisionSource,
+  deny,
+  encodePreflightReply,
+  type Envelope,
   type ExecReply,
   type ExecRequest,
   type PreflightReply,
   type PreflightRequest,
+  PROTOCOL_VERSION,
+  ProtocolError,
   type Reply,
+  reviewDecisionKind,
+  RUN,
+  type SandboxNarrowing,
   type SessionSandboxReply,
   type SubcommandReply,
-} from '../protocol/messages.js';
-import { deny, reviewDecisionKind, RUN, type Action } from '../protocol/action.js';
-import { isRestricted, SandboxPolicyError, type SandboxPolicy } from '../sandbox/policy.js';
-import { samePolicy, stricterSandbox } from '../sandbox/stricter.js';
-import { RunSandboxes, runAtMost } from './run-sandbox.js';
-import type { SandboxNarrowing } from '../protocol/approval.js';
-import { networkRules } from '../sandbox/network-bridge.js';
-import { EncodedReply, errorReply, NO_REPLY, type HandlerContext } from '../transport/server.js';
-import {
   validateExec,
   validateExecReused,
   validatePreflight,
@@ -40,13 +38,15 @@ import {
   validateSessionSandbox,
   validateSessionSandboxStale,
   validateStartUpEnd,
-} from '../protocol/validate.js';
+} from '../protocol/index.js';
+import { isRestricted, networkRules, samePolicy, type SandboxPolicy, SandboxPolicyError, stricterSandbox } from '../sandbox/index.js';
+import { RunSandboxes, runAtMost } from './run-sandbox.js';
+import { EncodedReply, errorReply, type HandlerContext, NO_REPLY } from '../transport/index.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
 import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
-import { callerSettings, setConfigValue, settingsConflict, type GateConfig } from '../config/config.js';
-import type { GatePaths } from '../paths/paths.js';
+import { callerSettings, type GateConfig, setConfigValue, settingsConflict } from '../config/index.js';
 import { overall, shortCommand } from './answer.js';
-import { displayCommand } from '../text/display.js';
+import { displayCommand } from '../text/index.js';
 import { ApprovalBroker } from './approvals.js';
 import type { AuditLog } from './audit.js';
 import type { EscalationRunner } from './escalation.js';
@@ -57,9 +57,7 @@ import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
 import type { Approver } from './approver.js';
-import { clientPlan, envRecord, nativeRequest, type PlanRequest } from '../exec/client-plan.js';
-import { denialReason, sandboxDenial } from '../exec/sandbox-denial.js';
-import { rerunJustification } from '../exec/sandbox-rerun.js';
+import { clientPlan, denialReason, envRecord, nativeRequest, type PlanRequest, rerunJustification, sandboxDenial } from '../exec/index.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
 import type { ReuseGrants } from './reuse-grants.js';
 import { presetsFor } from './reuse-presets.js';
@@ -73,7 +71,7 @@ import { applyAnswer } from './approved.js';
 import { statusView } from './status.js';
 import { PlantWatch } from './planted.js';
 import { gitEscalationRefusal } from './git-trust.js';
-import { writableRootsFor } from '../decide/exec-writable.js';
+import { writableRootsFor } from '../decide/index.js';
 import { Policy, type NetworkAmendment } from '../rules/index.js';
 import { DaemonNetworkDecider } from './network-decider.js';
 

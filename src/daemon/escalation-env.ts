@@ -7,7 +7,7 @@
  * `HOME=ws/h git status` would otherwise read a config the sandbox wrote, outside it (issue 30 finding 3).
  * Pure.
  */
-import { codeLoadingVariables, isSafeValue } from '../heuristics/code-loading.js';
+import { codeLoadingVariables, isSafeValue } from '../heuristics/index.js';
 
 /** Where programs read their configuration: always the user's own (the daemon's environment) when escalated. */
 export const USER_CONFIG_VARIABLES = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CACHE_HOME', 'XDG_CONFIG_DIRS', 'XDG_DATA_DIRS'];

@@ -22,26 +22,30 @@
  */
 import { chmodSync, closeSync, readlinkSync, unlinkSync, writeSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { Deframer } from '../protocol/codec.js';
+import { Deframer, FORWARDED_SIGNALS, isLossy } from '../protocol/index.js';
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import { GrantTable } from './escalation.js';
-import type { GatePaths } from '../paths/paths.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import type { SecretsSetting } from '../sandbox/secrets.js';
-import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
-import { BRIDGE_PROGRAM, bridgeCommand, networkRules, proxyEnv } from '../sandbox/network-bridge.js';
-import { gateSandboxContext } from '../sandbox/gate-context.js';
-import { gateGuard } from '../sandbox/gate-state.js';
+import type { GatePaths } from '../paths/index.js';
+import {
+  BRIDGE_PROGRAM,
+  bridgeCommand,
+  type CommandLine,
+  gateGuard,
+  gateSandboxContext,
+  networkRules,
+  proxyEnv,
+  sandboxArgvFor,
+  type SandboxPolicy,
+  type SecretsSetting,
+  wrapCommand,
+} from '../sandbox/index.js';
 import { escalationEnv } from './escalation-env.js';
-import { isLossy } from '../protocol/exec-gate-wire.js';
-import { LIBGATE, SHIMS_DIR, withExecGate } from '../exec/exec-gate.js';
-import { gateNative, type GateNative } from '../exec/native.js';
+import { gateNative, type GateNative, LIBGATE, SHIMS_DIR, withExecGate } from '../exec/index.js';
 import { parentPid } from './proc-tree.js';
-import { ConnectionTable, type Held } from '../transport/conn-table.js';
+import { ConnectionTable, type Held } from '../transport/index.js';
 import { socketPeer } from './socket-peer.js';
-import { FORWARDED_SIGNALS } from '../protocol/shared-with-c.js';
 import { dirname, join } from 'node:path';
 
 const MAX_FRAME = 16 * 1024 * 1024;

@@ -4,10 +4,9 @@
  */
 import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import type { AuditLog } from './audit.js';
-import type { GatePaths } from '../paths/paths.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import type { SecretsSetting } from '../sandbox/secrets.js';
-import { findBwrap } from '../exec/sandbox-run.js';
+import type { GatePaths } from '../paths/index.js';
+import type { SandboxPolicy, SecretsSetting } from '../sandbox/index.js';
+import { findBwrap } from '../exec/index.js';
 import { EscalationServer } from './escalation-runner.js';
 
 export interface StartEscalationOptions {

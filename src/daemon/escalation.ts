@@ -4,7 +4,7 @@
  * redeems the token when the shim connects with its descriptors, and spawns the command as decided.
  */
 import { randomBytes } from 'node:crypto';
-import type { EscalationExecution } from '../protocol/action.js';
+import type { EscalationExecution } from '../protocol/index.js';
 
 export interface EscalationGrant {
   token: string;

@@ -11,7 +11,7 @@
  * inside the run can therefore only let through an exec that the daemon has just answered Run for, with
  * exactly these inputs.
  */
-import type { ExecRequest } from '../protocol/messages.js';
+import type { ExecRequest } from '../protocol/index.js';
 
 /** How long an LD_PRELOAD-layer Run or Escalate waits for its exec (the shim execs right after the answer). */
 export const PAIR_TTL_MS = 30_000;

@@ -3,27 +3,23 @@
  * servers, signals and shutdown. `runDaemon` resolves when the daemon has stopped.
  */
 import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
-import { loadConfig, readConfigTable } from '../config/load.js';
-import { configFromTable } from '../config/config.js';
+import { configFromTable, loadConfig, readConfigTable } from '../config/index.js';
 import { ReuseGrants } from './reuse-grants.js';
-import { checkSocketPaths, gatePaths, privateDirProblem, type Env, type GatePaths } from '../paths/paths.js';
-import { DEFAULT_STREAM_LIMITS, RequestServer } from '../transport/server.js';
+import { checkSocketPaths, type Env, gatePaths, type GatePaths, privateDirProblem } from '../paths/index.js';
+import { DEFAULT_RATE_LIMITS, DEFAULT_STREAM_LIMITS, pingDaemon, type RateLimits, RequestServer } from '../transport/index.js';
 import { FdReserve, openFileLimit } from './fd-reserve.js';
 import { socketPid } from './socket-peer.js';
 import { peerFolder } from './peer-folder.js';
-import { DEFAULT_RATE_LIMITS, type RateLimits } from '../transport/run-rate.js';
 import { ApprovalServer } from './approval-server.js';
 import { AuditLog } from './audit.js';
 import { Daemon } from './daemon.js';
 import { startEscalationRunner } from './escalation-start.js';
 import { ClientFolders } from './client-folders.js';
-import { SHIMS_DIR } from '../exec/exec-gate.js';
-import { findBwrap } from '../exec/sandbox-run.js';
+import { findBwrap, SHIMS_DIR } from '../exec/index.js';
 import { SessionSandboxes } from './session-sandbox.js';
 import { openNoticeChannel } from './notice-channel.js';
 import { join } from 'node:path';
-import { acquireLock, pidNamespace, type LockOwner } from '../client/lock.js';
-import { pingDaemon } from '../transport/ping.js';
+import { acquireLock, type LockOwner, pidNamespace } from '../client/index.js';
 import { startUpKeyPath, writeStartUpKey } from './start-up.js';
 import { PolicyWatcher, type PolicyLoader } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';

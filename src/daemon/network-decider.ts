@@ -13,12 +13,11 @@
  */
 import { decideNetwork, type NetworkDecision, type NetworkLists } from '../decide/index.js';
 import type { ApprovalPolicy } from '../decide/index.js';
-import type { ConnectionClosed, ConnectionRequest, ConnectionDecision, NetworkDecider, ConnectionDecisionSource } from '../network/types.js';
-import { isApproval, reviewDecisionKind } from '../protocol/action.js';
+import type { ConnectionClosed, ConnectionDecision, ConnectionDecisionSource, ConnectionRequest, NetworkDecider } from '../network/index.js';
+import { type AuditRecord, isApproval, reviewDecisionKind } from '../protocol/index.js';
 import { normalizeHost, type NetworkAmendment, type NetworkRule } from '../rules/index.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { AuditLog } from './audit.js';
-import type { AuditRecord } from '../protocol/audit-record.js';
 import { networkPrompt, networkRefusal } from './network-prompt.js';
 import type { RunTable } from './runs.js';
 

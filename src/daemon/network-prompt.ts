@@ -5,8 +5,8 @@
  * grant ends with the run), the session, or a saved `network_rule` (Codex's `network_policy_amendment`).
  * And what an answer that is not an approval means for the connection. Pure.
  */
-import type { ReviewDecision } from '../protocol/action.js';
-import { displayCommand } from '../text/display.js';
+import type { ReviewDecision } from '../protocol/index.js';
+import { displayCommand } from '../text/index.js';
 import { formatNetworkRule, type NetworkProtocol } from '../rules/index.js';
 import type { ApprovalOutcome, PromptRequest } from './approvals.js';
 import type { RunRecord } from './runs.js';

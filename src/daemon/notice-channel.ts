@@ -10,9 +10,9 @@
  * checked (reuse-grants.ts) before it is recorded.
  */
 import { chmodSync, unlinkSync } from 'node:fs';
-import { decode, ProtocolError, type Envelope } from '../protocol/codec.js';
-import { checkSocketPath } from '../paths/paths.js';
-import { unixDgram, type DgramSocket } from '../transport/dgram.js';
+import { decode, type Envelope, ProtocolError } from '../protocol/index.js';
+import { checkSocketPath } from '../paths/index.js';
+import { type DgramSocket, unixDgram } from '../transport/index.js';
 
 export interface NoticeChannel {
   close(): void;

@@ -16,7 +16,7 @@
  */
 import { readdirSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { isRunFolderName, type GatePaths } from '../paths/paths.js';
+import { type GatePaths, isRunFolderName } from '../paths/index.js';
 
 function stat(p: string): BigIntStats | undefined {
   try {

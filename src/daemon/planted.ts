@@ -17,9 +17,7 @@
  */
 import { lstatSync, realpathSync, renameSync } from 'node:fs';
 import { posix } from 'node:path';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import { nodeFs } from '../sandbox/fs-view.js';
-import { missingProtected, protectedNames } from '../sandbox/protected.js';
+import { missingProtected, nodeFs, protectedNames, type SandboxPolicy } from '../sandbox/index.js';
 
 export interface Moved {
   from: string;

@@ -17,10 +17,10 @@ import {
   type Policy,
 } from '../rules/index.js';
 import { policyDecider, type Decider, type DeciderIo } from '../decide/index.js';
-import { codexHome, gatePaths, gateHome, type Env } from '../paths/paths.js';
-import { lookupSkill, skillsFor } from '../skills/lookup.js';
+import { codexHome, type Env, gateHome, gatePaths } from '../paths/index.js';
+import { lookupSkill, skillsFor } from '../skills/index.js';
 import type { PolicyLoader } from './policy-watch.js';
-import { sameSourcedFiles, sourceReader, type SourcedFile } from '../script/sourced-files.js';
+import { sameSourcedFiles, type SourcedFile, sourceReader } from '../script/index.js';
 import { inProcessRunners, kernelCommandOf, ProgramIdentity } from './program-identity.js';
 
 /** One for the daemon: its hash cache outlives policy reloads. */

@@ -15,9 +15,9 @@
  */
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { isLoader, MULTI_CALL } from '../script/in-process.js';
+import { isLoader, MULTI_CALL } from '../script/index.js';
 import { basename, join } from 'node:path';
-import { kernelCommand, SCRIPT_HEAD_BYTES, type KernelCommand } from '../decide/shebang.js';
+import { kernelCommand, type KernelCommand, SCRIPT_HEAD_BYTES } from '../decide/index.js';
 
 /** Where a rule's bare program name is looked up (a trusted, fixed list: not the caller's PATH). */
 export const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];

@@ -4,10 +4,10 @@
  * assessor's advisory view of it (src/daemon/risk-assessor.ts; it never changes a decision). Pure but for
  * the risk call, which runs the configured assessor.
  */
-import type { PromptEvent, RiskAssessment } from '../protocol/approval.js';
+import type { PromptEvent, RiskAssessment } from '../protocol/index.js';
 import type { SubcommandResult } from '../decide/index.js';
 import { formatAllowPrefixRule } from '../rules/index.js';
-import type { GateConfig } from '../config/config.js';
+import type { GateConfig } from '../config/index.js';
 import type { RunRecord } from './runs.js';
 import { assessRisk } from './risk-assessor.js';
 

@@ -7,8 +7,8 @@
  * in src/decide/provenance.ts).
  */
 import { readFileSync, readlinkSync } from 'node:fs';
-import type { Ancestor, Ancestry } from '../decide/provenance.js';
-import type { ReuseScope } from '../protocol/messages.js';
+import type { Ancestor, Ancestry } from '../decide/index.js';
+import type { ReuseScope } from '../protocol/index.js';
 
 /** No run nests deeper than this between its gate-sh and an exec (a loop of pids cannot hang the walk). */
 const MAX_DEPTH = 64;

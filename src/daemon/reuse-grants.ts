@@ -11,7 +11,7 @@
  */
 import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { POLICY_EPOCH_FILE } from '../protocol/shared-with-c.js';
+import { POLICY_EPOCH_FILE } from '../protocol/index.js';
 import { RandomIds } from './random-ids.js';
 
 /** Grants kept at most (the oldest go first: a supervisor's notice naming a forgotten grant is refused,

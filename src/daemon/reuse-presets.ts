@@ -13,7 +13,7 @@
  * file (device, inode, size, modification and change times), as for any grant.
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import type { ReusePreset } from '../protocol/messages.js';
+import type { ReusePreset } from '../protocol/index.js';
 
 /** At most this many are handed over at once (one datagram carries them with the reply). */
 export const MAX_PRESETS = 64;

@@ -6,7 +6,7 @@
  * the prompt appears without an assessment, and `onFailure` says why (daemon log).
  */
 import { spawn } from 'node:child_process';
-import type { RiskAssessment } from '../protocol/approval.js';
+import type { RiskAssessment } from '../protocol/index.js';
 
 export type { RiskAssessment };
 

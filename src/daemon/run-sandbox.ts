@@ -6,8 +6,7 @@
  * Trust: anyone on the request channel may ask, a sandboxed script included: a narrowing can only narrow
  * (stricter.ts), so asking widens nothing.
  */
-import { parseSandboxPolicy, SandboxPolicyError, type SandboxPolicy } from '../sandbox/policy.js';
-import { stricterSandbox } from '../sandbox/stricter.js';
+import { parseSandboxPolicy, type SandboxPolicy, SandboxPolicyError, stricterSandbox } from '../sandbox/index.js';
 
 export class RunSandboxes {
   /** per session policy, per run's at-most object: a run's many exec decisions get one policy object (the

@@ -8,8 +8,8 @@
  * Sweeping is time-gated, so creating a run costs O(1) however many runs there are.
  */
 import { RandomIds } from './random-ids.js';
-import type { Action } from '../protocol/action.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { Action, SandboxPermissions } from '../protocol/index.js';
+import type { PermissionProfile, SandboxPolicy } from '../sandbox/index.js';
 
 export interface RunRecord {
   run_id: string;

@@ -6,11 +6,8 @@
  * environment and the [secrets] setting. Trust boundary: the requested paths are the caller's (untrusted);
  * they only pick which of the daemon's own locations are named.
  */
-import type { PermissionProfile } from '../protocol/sandbox-policy.js';
-import type { SecretAccess } from '../protocol/approval.js';
-import { nodeFs } from '../sandbox/fs-view.js';
-import { userHomes } from '../sandbox/gate-context.js';
-import { existingSecrets, secretAccess, secretLocations, type SecretsSetting } from '../sandbox/secrets.js';
+import type { SecretAccess } from '../protocol/index.js';
+import { existingSecrets, nodeFs, type PermissionProfile, secretAccess, secretLocations, type SecretsSetting, userHomes } from '../sandbox/index.js';
 
 export function secretAccessFor(
   profile: PermissionProfile | undefined,

@@ -5,9 +5,9 @@
  * may start a holder. Trust: the plan is the daemon's own; a sandbox that cannot be had leaves the plan as
  * it was (a sandbox of its own, never a wider one). The only place a holder's mounts come from.
  */
-import { joinPlan, sessionSandboxOff, sessionShape } from '../sandbox/session-join.js';
+import { joinPlan, sessionSandboxOff, sessionShape } from '../sandbox/index.js';
 import type { SessionSandboxes } from './session-sandbox.js';
-import type { PlanReply } from '../protocol/plan.js';
+import type { PlanReply } from '../protocol/index.js';
 
 /** The part of the native client's plan that joining touches. */
 type PlanPart = Pick<PlanReply, 'program' | 'args' | 'sandboxed'>;

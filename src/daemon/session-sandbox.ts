@@ -22,9 +22,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import type { AuditLog } from './audit.js';
-import { holderMountsProblem, mountsKey, type SessionJoin, type SessionShape } from '../sandbox/session-join.js';
-import type { SessionJob, SessionSandboxStatus } from '../protocol/approval.js';
-import { HOLDER_LINES, HOLDER_UNAVAILABLE_ERRNOS, HOLDER_VERBS } from '../protocol/shared-with-c.js';
+import { holderMountsProblem, mountsKey, type SessionJoin, type SessionShape } from '../sandbox/index.js';
+import { HOLDER_LINES, HOLDER_UNAVAILABLE_ERRNOS, HOLDER_VERBS, type SessionJob, type SessionSandboxStatus } from '../protocol/index.js';
 
 export const MAX_SANDBOXES = 16;
 /** Mounts of plans the daemon made, kept by key for a request naming that key (the Node gate-sh's). */

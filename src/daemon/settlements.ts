@@ -4,9 +4,9 @@
  * make in a cwd, shared by every run of it there. Caches only (WeakMaps keyed by the decider's results, so
  * a policy reload drops them with the decider); no I/O.
  */
-import type { Action } from '../protocol/action.js';
+import type { Action } from '../protocol/index.js';
 import type { ScriptResult, SubcommandResult } from '../decide/index.js';
-import { nestedShell } from '../script/shell-detect.js';
+import { nestedShell } from '../script/index.js';
 import { newSettlement, scriptKey, settledAction, settleKey, type RunRecord, type RunTable, type Settlement } from './runs.js';
 
 export interface ResultKeys {

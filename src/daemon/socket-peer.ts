@@ -5,7 +5,7 @@
  * Not pure (a getsockopt). Trust: the kernel's word, not anything the peer sent.
  */
 import type { Socket } from 'node:net';
-import { gateNative } from '../exec/native.js';
+import { gateNative } from '../exec/index.js';
 
 /** The peer's pid in the daemon's pid namespace, or undefined when the connection has no descriptor any more
  * or the addon is missing. */

@@ -13,9 +13,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RUNTIME_LAYOUT, type GatePaths } from '../paths/paths.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import type { StartUpRequest } from '../protocol/messages.js';
+import { type GatePaths, RUNTIME_LAYOUT } from '../paths/index.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
+import type { StartUpRequest } from '../protocol/index.js';
 
 export const START_UP_KEY_FILE = RUNTIME_LAYOUT.startUpKey;
 

@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { GatePaths } from '../paths/paths.js';
+import type { GatePaths } from '../paths/index.js';
 import { formatApprovalPolicy } from '../decide/index.js';
-import { configView, type GateConfig } from '../config/config.js';
+import { configView, type GateConfig } from '../config/index.js';
 import type { ApprovalBroker } from './approvals.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import type { SessionSandboxes } from './session-sandbox.js';

@@ -4,11 +4,10 @@
  */
 import { emitKeypressEvents } from 'node:readline';
 import type { Approver } from './approver.js';
-import type { PromptEvent, ResolvedEvent } from '../protocol/approval.js';
+import { type PromptEvent, type ResolvedEvent, reviewDecisionKind } from '../protocol/index.js';
 import type { ApprovalBroker } from './approvals.js';
-import { decisionForKey, promptCommand, renderPrompt, VIEW_KEY, wholeCommand } from '../client/prompt-view.js';
-import { visibleText } from '../text/display.js';
-import { reviewDecisionKind } from '../protocol/action.js';
+import { decisionForKey, promptCommand, renderPrompt, VIEW_KEY, wholeCommand } from '../client/index.js';
+import { visibleText } from '../text/index.js';
 
 export function terminalApprover(
   broker: ApprovalBroker,

@@ -3,7 +3,7 @@
  * idle-time schedule. Decides nothing that is kept (only the decider's cache sees the samples); timers are
  * unref'd, so warming never keeps a stopping daemon alive.
  */
-import { PROTOCOL_VERSION, type PreflightRequest } from '../protocol/messages.js';
+import { type PreflightRequest, PROTOCOL_VERSION } from '../protocol/index.js';
 
 /** The i-th warm-up pre-flight: the shapes real scripts have (lists, pipes, redirections, substitutions,
  * quoting, loops, nested shells), each made unique by i. */

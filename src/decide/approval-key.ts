@@ -3,10 +3,9 @@
  * requested permissions (+ the execution mode), as one stable string. Approving an escalated run never
  * approves a different permission request, and the same command in another cwd prompts again.
  */
-import type { EscalationExecution } from '../protocol/action.js';
-import type { PermissionProfile, SandboxPermissions } from '../sandbox/policy.js';
-import { parseShellLcPlainCommands } from '../script/codex-compat.js';
-import { nestedShell } from '../script/shell-detect.js';
+import type { EscalationExecution, SandboxPermissions } from '../protocol/index.js';
+import type { PermissionProfile } from '../sandbox/index.js';
+import { nestedShell, parseShellLcPlainCommands } from '../script/index.js';
 
 export const SHELL_SCRIPT_MARKER = '__codex_shell_script__';
 

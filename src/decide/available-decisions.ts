@@ -11,7 +11,7 @@
  *   command or a wider run.
  * Order: approvals first (narrowest first), then denied, then abort.
  */
-import type { ReviewDecision } from '../protocol/action.js';
+import type { ReviewDecision } from '../protocol/index.js';
 
 export interface DecisionsInput {
   proposedAmendment: string[] | null;

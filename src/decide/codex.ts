@@ -6,8 +6,9 @@
  */
 import type { ApprovalPolicy } from './approval-policy.js';
 import type { Evaluation, Fallback, MatchOptions, Policy } from '../rules/index.js';
-import type { SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
-import { parseShellLcPlainCommands, parseShellLcSingleCommandPrefix } from '../script/codex-compat.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
+import type { SandboxPermissions } from '../protocol/index.js';
+import { parseShellLcPlainCommands, parseShellLcSingleCommandPrefix } from '../script/index.js';
 import { renderDecisionForUnmatchedCommand } from './unmatched.js';
 import { requirementFor, type ExecApprovalRequirement } from './requirement.js';
 import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from './amendment-proposal.js';

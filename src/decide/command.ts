@@ -7,10 +7,9 @@
 import { type Decision, type MatchOptions, type Policy, type RuleMatch, strictest } from '../rules/index.js';
 import type { DecidedBy, DecidedCommand, HeuristicName } from './types.js';
 import { explainUnmatchedCommand, type UnmatchedContext } from './unmatched.js';
-import { dangerousCommand } from '../heuristics/dangerous.js';
-import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
+import { type CodeLoadingOptions, type CodeLoadingVariable, codeLoadingVariables, dangerousCommand } from '../heuristics/index.js';
 import { assignmentsToEnv } from './assignments.js';
-import type { OpaqueKind } from '../script/types.js';
+import type { OpaqueKind } from '../script/index.js';
 
 export interface CommandContext {
   policy: Policy;

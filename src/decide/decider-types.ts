@@ -6,9 +6,8 @@
  */
 import type { Decision } from '../rules/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { Action, ReviewDecision } from '../protocol/action.js';
-import type { DecisionSource, ExecRequest, PreflightRequest, ReuseScope } from '../protocol/messages.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
+import type { Action, DecisionSource, ExecRequest, PreflightRequest, ReuseScope, ReviewDecision, SandboxPermissions } from '../protocol/index.js';
+import type { PermissionProfile, SandboxPolicy } from '../sandbox/index.js';
 import type { Ancestry } from './provenance.js';
 
 export interface SubcommandResult {

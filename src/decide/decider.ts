@@ -6,8 +6,8 @@
  * A reload makes a new decider, and with it an empty cache.
  */
 import type { Policy } from '../rules/index.js';
-import type { SkillLookup } from '../skills/lookup.js';
-import type { CodeLoadingOptions } from '../heuristics/code-loading.js';
+import type { SkillLookup } from '../skills/index.js';
+import type { CodeLoadingOptions } from '../heuristics/index.js';
 import { decideScript } from './script.js';
 import type { DecidedBy } from './types.js';
 import { reusableForAnyArgv, reusableInScope } from './reuse.js';

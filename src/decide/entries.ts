@@ -4,8 +4,8 @@
  */
 import { type Decision, strictest } from '../rules/index.js';
 import type { DecidedCommand, SubcommandDecision } from './types.js';
-import type { ComplexScript, OpaqueKind, Subcommand } from '../script/analyze.js';
-import { dangerousCommand, type DangerKind } from '../heuristics/dangerous.js';
+import type { ComplexScript, OpaqueKind, Subcommand } from '../script/index.js';
+import { type DangerKind, dangerousCommand } from '../heuristics/index.js';
 import { decideAssignments, decideCommand, type CommandContext, type DecidedWithMatches } from './command.js';
 import { wrapperAssignments } from './assignments.js';
 import { isReadOnlyBuiltin, decidedAsInner } from './wrapper-inner.js';

@@ -2,7 +2,7 @@
  * One entry → its SubcommandDecision: requirement (Codex texts), execution mode, action now and after
  * an approval, available_decisions and the proposed amendment.
  */
-import { deny, escalate, RUN, type Action, type EscalationExecution } from '../protocol/action.js';
+import { type Action, deny, escalate, type EscalationExecution, RUN } from '../protocol/index.js';
 import type { DecideContext, DecidedCommand, SubcommandDecision, DecidedBy } from './types.js';
 import { type RuleMatch, shlexQuote } from '../rules/index.js';
 import { entryDecision, type Entry } from './entries.js';

@@ -8,7 +8,7 @@ import { explainUnmatchedCommand, type UnmatchedContext, type UnmatchedDecision 
 import { isPolicyRuleMatch } from './requirement.js';
 import { toSource } from './command.js';
 import { join } from 'node:path';
-import { GATE_INSTALL_ROOT } from '../sandbox/gate-context.js';
+import { GATE_INSTALL_ROOT } from '../sandbox/index.js';
 
 export interface ExecCommandDecision {
   evaluation: Evaluation;

@@ -5,7 +5,7 @@
  * `cd /usr && ~/proj/git status` execs from /usr a git the run wrote in its workspace, issue 30 —, $TMPDIR,
  * the runtime folder), given by the daemon; world-writable temporary folders always count. Pure.
  */
-import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 
 const WORLD_WRITABLE = ['/tmp', '/var/tmp', '/dev/shm'];
 

@@ -1,8 +1,8 @@
 /** Human rendering of an ScriptDecision for `gate explain` (pure). */
 import type { ScriptDecision, DecidedBy, SubcommandDecision } from './types.js';
-import { formatAction, reviewDecisionKind } from '../protocol/action.js';
+import { formatAction, reviewDecisionKind } from '../protocol/index.js';
 import { formatAllowPrefixRule, shlexJoin } from '../rules/index.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 
 export interface FormatContext {
   approvalPolicy: string;

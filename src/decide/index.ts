@@ -31,3 +31,6 @@ export {
 } from './network.js';
 export { parseDomainList, parseDomainPattern, patternMatches, type DomainPattern } from './network-pattern.js';
 export { addressClass, ipLiteral, nonPublicDestination, nonPublicReason, type AddressClass } from './network-address.js';
+export { writableRootsFor } from './exec-writable.js';
+export type { Ancestor, Ancestry } from './provenance.js';
+export { kernelCommand, type KernelCommand, SCRIPT_HEAD_BYTES } from './shebang.js';

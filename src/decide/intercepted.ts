@@ -12,12 +12,11 @@
  * Hardening: code-loading variables in the exec's environment turn an escalation that would widen the run
  * (Unsandboxed, Permissions) into a prompt.
  */
-import { inProcessCommands } from '../script/in-process.js';
+import { elsewhereCommand, inProcessCommands, unwrapCommand } from '../script/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import { type Decision, type Evaluation, type MatchOptions, type Policy, stricter } from '../rules/index.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
-import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
-import { escalate, RUN, deny } from '../protocol/action.js';
+import type { PermissionProfile, SandboxPolicy } from '../sandbox/index.js';
+import { type Action, deny, escalate, type EscalationExecution, type ReviewDecision, RUN, type SandboxPermissions } from '../protocol/index.js';
 import { normalize } from 'node:path';
 import { escalationRequested } from './unmatched.js';
 import { decideExecCommand, GATE_SHIMS_BIN } from './exec-command.js';
@@ -26,8 +25,7 @@ import type { DecidedBy } from './types.js';
 import { promptRejectedByPolicy } from './requirement.js';
 import { availableDecisions } from './available-decisions.js';
 import { commandsForExecPolicy } from './codex.js';
-import { codeLoadingVariables, type CodeLoadingOptions, type CodeLoadingVariable } from '../heuristics/code-loading.js';
-import { elsewhereCommand, unwrapCommand } from '../script/analyze.js';
+import { type CodeLoadingOptions, type CodeLoadingVariable, codeLoadingVariables } from '../heuristics/index.js';
 import { basenameOf, decidedAsInner, DECIDED_AS_INNER } from './wrapper-inner.js';
 import { scriptRunByInterpreter, type KernelCommand } from './shebang.js';
 import { scriptOfShell, type Provenance } from './provenance.js';

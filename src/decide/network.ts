@@ -15,7 +15,7 @@
  * Pure: the daemon (src/daemon/network-decider.ts) brings the rules, lists, grants and policy.
  */
 import { compileDomains, formatNetworkRule, type NetworkProtocol, type NetworkRule } from '../rules/index.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
 import { nonPublicDestination, nonPublicReason, type AddressClass } from './network-address.js';
 import { patternMatches, type DomainPattern } from './network-pattern.js';

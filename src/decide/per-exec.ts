@@ -14,8 +14,8 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { DecideContext } from './types.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import type { ComplexScript, RedirectWrite } from '../script/analyze.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
+import type { ComplexScript, RedirectWrite } from '../script/index.js';
 import { entryDecision, type Entry } from './entries.js';
 
 /** Redirection targets that write no file of the caller's. */

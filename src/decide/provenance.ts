@@ -22,8 +22,7 @@
  * exec had before this module existed.
  */
 import { basenameOf } from './wrapper-inner.js';
-import { PROVENANCE_PLUMBING } from '../protocol/shared-with-c.js';
-import type { ReuseScope } from '../protocol/messages.js';
+import { PROVENANCE_PLUMBING, type ReuseScope } from '../protocol/index.js';
 
 /** One process of the ancestry: what /proc says it runs (exe: the kernel's link, '' when unreadable). */
 export interface Ancestor {

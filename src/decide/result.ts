@@ -2,7 +2,7 @@
  * From a decision (a pre-flight entry's SubcommandDecision, an intercepted exec's ExecDecision, a start-up
  * exec's) to the one SubcommandResult the daemon acts on and puts on the wire. Pure.
  */
-import { deny, type Action, type ReviewDecision } from '../protocol/action.js';
+import { type Action, deny, type ReviewDecision } from '../protocol/index.js';
 import type { ExecApprovalRequirement } from './requirement.js';
 import { toWireSource, type DecidedBy } from './types.js';
 import type { SubcommandResult } from './decider-types.js';

@@ -16,14 +16,12 @@
  * every argv. Anything else is asked every time, as before.
  */
 import type { Policy } from '../rules/index.js';
-import { detectShell } from '../script/shell-detect.js';
-import { isLoader, MULTI_CALL } from '../script/in-process.js';
-import { dangerLooksAt } from '../heuristics/dangerous.js';
+import { detectShell, isLoader, MULTI_CALL, runsElsewhere } from '../script/index.js';
+import { dangerLooksAt } from '../heuristics/index.js';
 import { INTERPRETERS } from './shebang.js';
 import { basenameOf, DECIDED_AS_INNER } from './wrapper-inner.js';
 import { calledNames, STANDS_FOR, type InterceptedDecision } from './intercepted.js';
-import { runsElsewhere } from '../script/runs-elsewhere.js';
-import type { ReuseScope } from '../protocol/messages.js';
+import type { ReuseScope } from '../protocol/index.js';
 import type { Provenance } from './provenance.js';
 
 export interface ReuseInput {

@@ -9,9 +9,8 @@
  */
 import { type Decision, type MatchOptions, type RuleMatch, strictest } from '../rules/index.js';
 import type { ScriptDecision, DecideContext, SubcommandDecision } from './types.js';
-import { nestedShell } from '../script/shell-detect.js';
-import { analyzeScript, unwrapCommand } from '../script/analyze.js';
-import { codeLoadingVariables } from '../heuristics/code-loading.js';
+import { analyzeScript, nestedShell, unwrapCommand } from '../script/index.js';
+import { codeLoadingVariables } from '../heuristics/index.js';
 import type { CommandContext } from './command.js';
 import { entryDecision, heredocEntry, mayLeaveSandbox, subcommandEntry, wholeScriptEntry, type Entry } from './entries.js';
 import { decideEntry } from './entry-decision.js';

@@ -7,7 +7,7 @@
 import { type Decision, type MatchOptions, type Policy, strictest } from '../rules/index.js';
 import type { DecidedBy } from './types.js';
 import { toSource } from './command.js';
-import { deny, escalate, RUN, type Action } from '../protocol/action.js';
+import { type Action, deny, escalate, RUN } from '../protocol/index.js';
 import { FORBIDDEN_BY_POLICY, joinProgram } from './intercepted.js';
 
 export interface StartUpExecInput {

@@ -4,15 +4,13 @@
  * part of the stable JSON (documented in docs/explain.md); add fields, never rename them.
  */
 import type { Decision, Policy } from '../rules/index.js';
-import type { DecisionSource } from '../protocol/messages.js';
+import type { Action, DecisionSource, EscalationExecution, ReviewDecision, SandboxPermissions } from '../protocol/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy } from '../sandbox/policy.js';
-import type { CodeLoadingOptions } from '../heuristics/code-loading.js';
+import type { PermissionProfile, SandboxPolicy } from '../sandbox/index.js';
+import type { CodeLoadingOptions, DangerKind } from '../heuristics/index.js';
 import type { ExecApprovalRequirement } from './requirement.js';
 import type { UnmatchedReason } from './unmatched.js';
-import type { Action, EscalationExecution, ReviewDecision } from '../protocol/action.js';
-import type { DangerKind } from '../heuristics/dangerous.js';
-import type { OpaqueKind } from '../script/types.js';
+import type { OpaqueKind } from '../script/index.js';
 
 export interface DecideContext {
   policy: Policy;

@@ -4,10 +4,9 @@
  */
 import type { Decision } from '../rules/index.js';
 import type { ApprovalPolicy } from './approval-policy.js';
-import { isRestricted, type SandboxPermissions, type SandboxPolicy } from '../sandbox/policy.js';
-import { isKnownSafeCommand } from '../heuristics/safe.js';
-import { commandMightBeDangerous } from '../heuristics/dangerous-script.js';
-import { dangerousCommand } from '../heuristics/dangerous.js';
+import { isRestricted, type SandboxPolicy } from '../sandbox/index.js';
+import type { SandboxPermissions } from '../protocol/index.js';
+import { commandMightBeDangerous, dangerousCommand, isKnownSafeCommand } from '../heuristics/index.js';
 
 export interface UnmatchedContext {
   approvalPolicy: ApprovalPolicy;

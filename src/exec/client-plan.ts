@@ -9,19 +9,24 @@
 import { parseShellArgs, ArgsError, type ShellInvocation } from './gate-sh-args.js';
 import { existsSync } from 'node:fs';
 import { checkPermissionPaths, EscalationArgsError, escalationFields, sandboxAtMost } from './escalation-args.js';
-import { ProtocolError } from '../protocol/codec.js';
-import type { PreflightReply, PreflightRequest, SubcommandReply } from '../protocol/messages.js';
-import type { Action } from '../protocol/action.js';
+import {
+  type Action,
+  type PlanReply,
+  type PlanRequest,
+  type PreflightReply,
+  type PreflightRequest,
+  ProtocolError,
+  type SubcommandReply,
+} from '../protocol/index.js';
 import { findBash } from './bash.js';
-import { displayCommand, displayScript, visibleText } from '../text/display.js';
-import { gatePaths } from '../paths/paths.js';
+import { displayCommand, displayScript, visibleText } from '../text/index.js';
+import { gatePaths } from '../paths/index.js';
 import { planRun, type RunPlan } from './plan.js';
 import { rerunDecision } from './sandbox-rerun.js';
 import { readsStartUpFiles, startUpFields } from './start-up-gate.js';
-import type { PlanRequest, PlanReply } from '../protocol/plan.js';
 
 // the wire types of the plan live in protocol/ (the wire layer); re-exported for the plan's users
-export type { PlanRequest, PlanReply } from '../protocol/plan.js';
+export type { PlanReply, PlanRequest } from '../protocol/index.js';
 
 /**
  * What the Node client puts into its pre-flight from its arguments and environment, for a native client's

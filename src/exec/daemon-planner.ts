@@ -9,10 +9,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Outgoing } from '../transport/client.js';
-import type { PreflightReply } from '../protocol/messages.js';
-import { RUNTIME_LAYOUT, type GatePaths } from '../paths/paths.js';
-import type { PlanRequest, PlanReply } from '../protocol/plan.js';
+import type { Outgoing } from '../transport/index.js';
+import type { PlanReply, PlanRequest, PreflightReply } from '../protocol/index.js';
+import { type GatePaths, RUNTIME_LAYOUT } from '../paths/index.js';
 import type { RunPlan } from './plan.js';
 import { preflightOf, type FirstStep, type Planner, type RerunStep } from './run-call.js';
 

@@ -7,7 +7,8 @@
  * most) → `sandbox_at_most`, its writable roots resolved the same way.
  */
 import { posix } from 'node:path';
-import { parseSandboxPolicy, SandboxPolicyError, type PermissionProfile, type SandboxPermissions, type SandboxPolicy } from '../sandbox/policy.js';
+import { parseSandboxPolicy, type PermissionProfile, type SandboxPolicy, SandboxPolicyError } from '../sandbox/index.js';
+import type { SandboxPermissions } from '../protocol/index.js';
 
 export interface EscalationArgs {
   escalate?: boolean;

@@ -9,10 +9,9 @@
  */
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GATE_GUARD_ENV } from '../sandbox/gate-state.js';
-import type { GatePaths } from '../paths/paths.js';
-import { EXEC_GATE_VARIABLES as V, type ExecGateVariable } from '../protocol/shared-with-c.js';
-import type { CommandLine } from '../sandbox/wrap.js';
+import { type CommandLine, GATE_GUARD_ENV } from '../sandbox/index.js';
+import type { GatePaths } from '../paths/index.js';
+import { type ExecGateVariable, EXEC_GATE_VARIABLES as V } from '../protocol/index.js';
 
 /** Where the built shims live: <repo>/shims (dist/src/exec/ → ../../../shims). */
 export const SHIMS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shims');

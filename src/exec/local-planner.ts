@@ -8,8 +8,8 @@
  * Not pure: planRun's lookups (bash, bwrap, the filesystem) and the session-sandbox round trip. Trust: the
  * plan follows the reply's action and sandbox exactly and never widens them.
  */
-import type { Outgoing, RequestClient } from '../transport/client.js';
-import { newId } from '../protocol/codec.js';
+import type { Outgoing, RequestClient } from '../transport/index.js';
+import { newId } from '../protocol/index.js';
 import { findBash } from './bash.js';
 import { denialLines, turnDefault } from './client-plan.js';
 import { planRun, type PlanInput, type RunPlan } from './plan.js';

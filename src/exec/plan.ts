@@ -10,17 +10,15 @@
  * numbers hold) that closes N, sets $0 (BASH_ARGV0) and only then turns on -x/-v, so the prelude is not
  * traced. Diagnostics then name /dev/fd/N instead of $0.
  */
-import type { PreflightReply } from '../protocol/messages.js';
-import type { Action } from '../protocol/action.js';
+import type { Action, PreflightReply } from '../protocol/index.js';
 import type { ShellInvocation } from './gate-sh-args.js';
-import { gatePaths, runClientDir } from '../paths/paths.js';
+import { gatePaths, runClientDir } from '../paths/index.js';
 import { SHIMS_DIR, withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
-import type { FsView } from '../sandbox/fs-view.js';
-import type { CommandLine } from '../sandbox/wrap.js';
+import type { CommandLine, FsView } from '../sandbox/index.js';
 import { startUpPrefix, type StartUpFds } from './start-up-gate.js';
-import { shellCommand, shellWord } from '../text/shell-words.js';
+import { shellCommand, shellWord } from '../text/index.js';
 
 /** Linux MAX_ARG_STRLEN is 131072 bytes including the terminating NUL. */
 export const MAX_ARG_SCRIPT = 128 * 1024 - 1;

@@ -13,12 +13,9 @@
  * Trust: runs as the caller, outside any sandbox; only the daemon's Action makes anything run. Fail closed:
  * any failure before a run runs nothing, exit 126.
  */
-import { newId } from '../protocol/codec.js';
-import { RequestClient, RequestError, type Outgoing } from '../transport/client.js';
-import type { Ack, Pending, PreflightReply } from '../protocol/messages.js';
-import type { Action } from '../protocol/action.js';
-import type { GatePaths } from '../paths/paths.js';
-import { CALL_TEXTS, fill, REQUEST_WAITS, RUN_CALL } from '../protocol/shared-with-c.js';
+import { type Ack, type Action, CALL_TEXTS, fill, newId, type Pending, type PreflightReply, REQUEST_WAITS, RUN_CALL } from '../protocol/index.js';
+import { type Outgoing, RequestClient, RequestError } from '../transport/index.js';
+import type { GatePaths } from '../paths/index.js';
 
 export const EXIT_DENIED = RUN_CALL.exitDenied;
 /** How long a run's stderr tail is for the daemon's denial check. */

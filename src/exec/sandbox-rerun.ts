@@ -11,7 +11,7 @@
  * under its own key (an escalated approval never covers a sandboxed one, nor the reverse).
  * Caveat, as in Codex: the script runs twice; whatever the first attempt did before failing stays done.
  */
-import type { Action, EscalationExecution } from '../protocol/action.js';
+import type { Action, EscalationExecution } from '../protocol/index.js';
 
 /** What the approver's answer to a denial means: rerun or not, and the notice to print (pure; the native
  * gate-sh gets it from the daemon's plan). */

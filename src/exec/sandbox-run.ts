@@ -11,11 +11,10 @@ import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
-import { BWRAP_MISSING, SandboxError } from '../sandbox/errors.js';
-import { gatePaths, type Env } from '../paths/paths.js';
-import type { CommandLine } from '../sandbox/wrap.js';
+import { BWRAP_MISSING, type CommandLine, SandboxError } from '../sandbox/index.js';
+import { type Env, gatePaths } from '../paths/index.js';
 import { sandboxSignalTarget } from './sandbox-signals.js';
-import { TRUSTED_BWRAP_DIRS } from '../protocol/shared-with-c.js';
+import { TRUSTED_BWRAP_DIRS } from '../protocol/index.js';
 
 function executable(p: string): boolean {
   try {

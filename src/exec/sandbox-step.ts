@@ -6,16 +6,23 @@
  * Errors (bwrap missing, a writable root missing) are SandboxErrors: the caller reports them and runs
  * nothing.
  */
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import type { FsView } from '../sandbox/fs-view.js';
-import type { Env } from '../paths/paths.js';
-import type { EscalationExecution } from '../protocol/action.js';
-import type { SecretsSetting } from '../protocol/sandbox-policy.js';
-import { gateSandboxContext } from '../sandbox/gate-context.js';
-import { sandboxArgvFor, wrapCommand, type CommandLine } from '../sandbox/wrap.js';
-import { gateGuard } from '../sandbox/gate-state.js';
-import { BRIDGE_PROGRAM, bridgeCommand, networkRules, proxyEnv, runProxySocket } from '../sandbox/network-bridge.js';
-import { gatePaths } from '../paths/paths.js';
+import {
+  BRIDGE_PROGRAM,
+  bridgeCommand,
+  type CommandLine,
+  type FsView,
+  gateGuard,
+  gateSandboxContext,
+  networkRules,
+  proxyEnv,
+  runProxySocket,
+  sandboxArgvFor,
+  type SandboxPolicy,
+  wrapCommand,
+  type SecretsSetting,
+} from '../sandbox/index.js';
+import { type Env, gatePaths } from '../paths/index.js';
+import type { EscalationExecution } from '../protocol/index.js';
 import { dirname, join } from 'node:path';
 
 export interface SandboxStepOptions {

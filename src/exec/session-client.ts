@@ -5,10 +5,9 @@
  * bash. Not pure: one request-channel round trip. Trust: no answer, an error or `join: null` leaves the plan
  * as it was — a sandbox of its own, with exactly the same mounts; never a wider one.
  */
-import type { RequestClient } from '../transport/client.js';
-import type { SessionSandboxReply } from '../protocol/messages.js';
-import { joinPlan, sessionSandboxOff, sessionShape, } from '../sandbox/session-join.js';
-import type { CommandLine } from '../sandbox/wrap.js';
+import type { RequestClient } from '../transport/index.js';
+import type { SessionSandboxReply } from '../protocol/index.js';
+import { type CommandLine, joinPlan, sessionSandboxOff, sessionShape } from '../sandbox/index.js';
 
 export async function joinSessionSandbox<T extends CommandLine>(plan: T, client: RequestClient, env: Record<string, string | undefined>): Promise<T> {
   if (sessionSandboxOff(env)) return plan;

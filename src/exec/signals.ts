@@ -7,7 +7,7 @@
  * as soon as it exists (otherwise Node's default would apply: death for most, the inspector for SIGUSR1).
  */
 import type { ChildProcess } from 'node:child_process';
-import { FORWARDED_SIGNALS as SHARED } from '../protocol/shared-with-c.js';
+import { FORWARDED_SIGNALS as SHARED } from '../protocol/index.js';
 
 /** The signals passed on (one list with the C side's: src/protocol/shared-with-c.ts). */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = SHARED;

@@ -13,9 +13,8 @@ import { closeSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Socket } from 'node:net';
 import type { ShellInvocation } from './gate-sh-args.js';
-import type { StartUpRequest } from '../protocol/messages.js';
-import type { StartUpFds } from '../protocol/plan.js';
-import { RUNTIME_LAYOUT } from '../paths/paths.js';
+import type { StartUpFds, StartUpRequest } from '../protocol/index.js';
+import { RUNTIME_LAYOUT } from '../paths/index.js';
 
 /** The daemon's key file in the approval folder (never visible inside a sandbox; src/daemon/start-up.ts). */
 const KEY_FILE = RUNTIME_LAYOUT.startUpKey;

@@ -3,8 +3,7 @@
  * script (inside loops, substitutions, pipelines; wrappers' inner commands too). Used to ask or forbid,
  * never to prove safety. A script with a syntax error yields no literal commands (Codex parity).
  */
-import { nestedShell } from '../script/shell-detect.js';
-import { analyzeScript } from '../script/analyze.js';
+import { analyzeScript, nestedShell } from '../script/index.js';
 import { dangerousCommand, type DangerKind, type DangerOptions } from './dangerous.js';
 
 export function commandMightBeDangerous(argv: readonly string[], opts: DangerOptions = {}): DangerKind | null {

@@ -3,7 +3,7 @@
  * arguments cannot make them write, execute or reach out. Pure; the `bash -lc` form is read with Codex's
  * plain-command parser so that its parity holds.
  */
-import { parseShellLcPlainCommands } from '../script/codex-compat.js';
+import { parseShellLcPlainCommands } from '../script/index.js';
 import { isGitReadOnly } from './git-read-only.js';
 
 export interface SafeOptions {

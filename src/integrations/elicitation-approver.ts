@@ -5,9 +5,9 @@
  * prompt answered elsewhere first (another approver, the timeout) withdraws the elicitation. While a run's
  * prompt is open its timeout clock is paused.
  */
-import { ApprovalClient } from '../client/approval-client.js';
-import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
-import type { GatePaths } from '../paths/paths.js';
+import { ApprovalClient } from '../client/index.js';
+import type { ApprovalEvent, PromptEvent } from '../protocol/index.js';
+import type { GatePaths } from '../paths/index.js';
 import { decisionForElicitation, elicitationFor, type ElicitationAnswer, type ElicitationParams } from './elicitation.js';
 
 export interface ElicitationApproverOptions {

@@ -12,10 +12,9 @@
  * (<protocol>)?`; its approvals are approved (this run only), approved_for_session and
  * network_policy_amendment (save a network_rule allowing the host).
  */
-import { reviewDecisionKind, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
-import type { PromptEvent } from '../protocol/approval.js';
-import { codeSpan, secretAccessText, visibleText as v } from '../text/display.js';
-import { promptCommand } from '../client/prompt-view.js';
+import { type PromptEvent, type ReviewDecision, reviewDecisionKind, type ReviewDecisionKind } from '../protocol/index.js';
+import { codeSpan, secretAccessText, visibleText as v } from '../text/index.js';
+import { promptCommand } from '../client/index.js';
 
 export interface ElicitationParams {
   message: string;

@@ -15,10 +15,16 @@
  * A network prompt carries Codex v2's `networkApprovalContext: {host, protocol}` (protocol http, https,
  * socks5Tcp, socks5Udp) and `proposedNetworkPolicyAmendments: [{host, action}]`, plus gate-sh's `networkPort`.
  */
-import { reviewDecisionKind, type NetworkPolicyAmendment, type ReviewDecision, type ReviewDecisionKind } from '../protocol/action.js';
-import type { NetworkApprovalContext, PromptEvent } from '../protocol/approval.js';
-import { secretAccessText, visibleText } from '../text/display.js';
-import { promptCommand } from '../client/prompt-view.js';
+import {
+  type NetworkApprovalContext,
+  type NetworkPolicyAmendment,
+  type PromptEvent,
+  type ReviewDecision,
+  reviewDecisionKind,
+  type ReviewDecisionKind,
+} from '../protocol/index.js';
+import { secretAccessText, visibleText } from '../text/index.js';
+import { promptCommand } from '../client/index.js';
 
 export const REQUEST_APPROVAL = 'item/commandExecution/requestApproval';
 export const APPROVAL_RESOLVED = 'item/commandExecution/approvalResolved';

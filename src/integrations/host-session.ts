@@ -6,15 +6,14 @@
  * the prompt (fail closed) and is told why.
  */
 import type { Readable, Writable } from 'node:stream';
-import { ApprovalClient } from '../client/approval-client.js';
-import type { ApprovalOp, ApprovalReplies, ApprovalRequests, PromptEvent } from '../protocol/approval.js';
-import { parseApprovalPolicy } from '../decide/approval-policy.js';
-import type { GatePaths } from '../paths/paths.js';
-import type { ReviewDecision } from '../protocol/action.js';
+import { ApprovalClient } from '../client/index.js';
+import type { ApprovalOp, ApprovalReplies, ApprovalRequests, PromptEvent, ReviewDecision } from '../protocol/index.js';
+import { parseApprovalPolicy } from '../decide/index.js';
+import type { GatePaths } from '../paths/index.js';
 import { ANSWER_REJECTED, APPROVAL_RESOLVED, approvalRequestParams, REQUEST_APPROVAL, resolvedParams, reviewDecisionFromHost } from './host-protocol.js';
 import { DAEMON_ERROR, INVALID_PARAMS, JsonRpcPeer, RpcError } from './jsonrpc.js';
 import { sandboxPolicyFromState, SandboxStateError } from './sandbox-state.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 
 export interface HostSessionOptions {
   paths: GatePaths;

@@ -17,8 +17,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ensureDaemon } from '../client/autostart.js';
-import { gatePaths } from '../paths/paths.js';
+import { ensureDaemon } from '../client/index.js';
+import { gatePaths } from '../paths/index.js';
 import { ElicitationApprover } from './elicitation-approver.js';
 import type { ElicitationAnswer } from './elicitation.js';
 import {
@@ -33,7 +33,7 @@ import {
 import { SandboxNarrower } from './sandbox-narrower.js';
 import { callEnvironment, describeCallEnvironment, hostEnvironment } from './mcp-env.js';
 import { startShell, ShellParamsError, type RunningShell, type ShellParams } from './shell-run.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 
 export interface McpServerOptions {
   env: NodeJS.ProcessEnv;

@@ -6,10 +6,9 @@
  * stricter of it and gate-sh's own; other clients of the daemon keep gate-sh's own. This says, in the log,
  * what that stricter one is. Trust: the approval channel is the user's (never reachable from a sandbox).
  */
-import { ApprovalClient } from '../client/approval-client.js';
-import type { GatePaths } from '../paths/paths.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
-import { samePolicy } from '../sandbox/stricter.js';
+import { ApprovalClient } from '../client/index.js';
+import type { GatePaths } from '../paths/index.js';
+import { samePolicy, type SandboxPolicy } from '../sandbox/index.js';
 
 export interface SandboxNarrowerOptions {
   paths: GatePaths;

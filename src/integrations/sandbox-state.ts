@@ -16,7 +16,7 @@
  * and agent folders read-only, git's own writes allowed so a commit works in the sandbox).
  */
 import { fileURLToPath } from 'node:url';
-import { parseSandboxPolicy, type SandboxPolicy } from '../sandbox/policy.js';
+import { parseSandboxPolicy, type SandboxPolicy } from '../sandbox/index.js';
 
 export const SANDBOX_STATE_METHOD = 'codex/sandbox-state/update';
 export const SANDBOX_STATE_CAPABILITY = 'codex/sandbox-state';

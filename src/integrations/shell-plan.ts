@@ -15,15 +15,22 @@ import { constants } from 'node:os';
 import { Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { daemonPlanner, type DaemonPlannerOptions } from '../exec/daemon-planner.js';
-import type { RunPlan } from '../exec/plan.js';
-import { gateNative } from '../exec/native.js';
-import { EXIT_DENIED, runCall, TAIL_BYTES, utf8Tail, type Attempt, type StartUpEnd } from '../exec/run-call.js';
-import { TRUSTED_BWRAP_DIRS } from '../exec/sandbox-run.js';
-import { watchStartUp } from '../exec/start-up-gate.js';
-import { RUN_CALL, CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
-import type { Pending } from '../protocol/messages.js';
-import { gatePaths, type GatePaths } from '../paths/paths.js';
+import {
+  type Attempt,
+  daemonPlanner,
+  type DaemonPlannerOptions,
+  EXIT_DENIED,
+  gateNative,
+  runCall,
+  type RunPlan,
+  type StartUpEnd,
+  TAIL_BYTES,
+  TRUSTED_BWRAP_DIRS,
+  utf8Tail,
+  watchStartUp,
+} from '../exec/index.js';
+import { CALL_TEXTS, fill, type Pending, RUN_CALL } from '../protocol/index.js';
+import { gatePaths, type GatePaths } from '../paths/index.js';
 
 /** Scripts the native gate-sh hands to the Node gate-sh (stream path, script descriptor): so does this. */
 export const IN_PROCESS_MAX_SCRIPT = RUN_CALL.nativeMaxScript;

@@ -11,7 +11,7 @@ import { constants } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callDir, runsInProcess, startPlannedCall, type PromptOwner } from './shell-plan.js';
-import type { SandboxPolicy } from '../sandbox/policy.js';
+import type { SandboxPolicy } from '../sandbox/index.js';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../../..');
 /** bin/gate-sh of this installation (dist/src/integrations/ → ../../..): the native entry point, no Node start. */

@@ -16,7 +16,7 @@
 import { closeSync } from 'node:fs';
 import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { gateNative, type GateNative } from '../exec/native.js';
+import { gateNative, type GateNative } from '../exec/index.js';
 
 /** the byte the bridge sends with the listener, and the answers */
 const HAND = 0x4c; // 'L'

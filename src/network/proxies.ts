@@ -9,8 +9,8 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MAX_SOCKET_PATH } from '../paths/paths.js';
-import { runProxySocket } from '../sandbox/network-bridge.js';
+import { MAX_SOCKET_PATH } from '../paths/index.js';
+import { runProxySocket } from '../sandbox/index.js';
 import type { Resolver } from './resolve.js';
 import { RunProxy } from './run-proxy.js';
 import type { NetworkDecider } from './types.js';

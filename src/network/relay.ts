@@ -11,7 +11,7 @@
  * is handed is two pipes, which carry bytes and nothing else.
  */
 import type { Socket } from 'node:net';
-import { gateNative, type GateNative } from '../exec/native.js';
+import { gateNative, type GateNative } from '../exec/index.js';
 
 /** What a relayed pair carried once it was handed over (heads included), and why it ended if not cleanly. */
 export interface Relayed {

@@ -10,7 +10,7 @@
  */
 import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { MAX_SOCKET_PATH } from '../paths/paths.js';
+import { MAX_SOCKET_PATH } from '../paths/index.js';
 import type { DialContext } from './dial.js';
 import { httpFront } from './http-front.js';
 import { ListenerHandoff } from './listener-handoff.js';

@@ -3,13 +3,13 @@
  * escalated command runs) and a person's ReviewDecision. Pure types and tiny constructors. A rule's
  * Decision is the rule engine's (src/rules/decision.ts).
  */
-import type { PermissionProfile } from './sandbox-policy.js';
+import type { WirePermissionProfile } from './sandbox-policy.js';
 
 /** How an approved command runs. */
 export type EscalationExecution =
   | { type: 'Unsandboxed' }
   | { type: 'TurnDefault' }
-  | { type: 'Permissions'; profile: PermissionProfile };
+  | { type: 'Permissions'; profile: WirePermissionProfile };
 
 /** What the daemon decides per subcommand (pre-flight) and per exec (exec gate). */
 export type Action =

@@ -6,7 +6,7 @@
  * A request is `{op, re?, ...fields}` (`re` is echoed on its reply); the daemon also sends events (prompt,
  * resolved) to an attached approver. Pure types and the two parsers of wire values the server checks.
  */
-import type { PermissionProfile, SandboxPolicy } from './sandbox-policy.js';
+import type { WirePermissionProfile, WireSandboxPolicy } from './sandbox-policy.js';
 import type { NetworkPolicyAmendment, ReviewDecision } from './action.js';
 
 /** Codex's NetworkApprovalContext (core spelling: `socks5_tcp`; the JSON-RPC host writes v2's `socks5Tcp`). */
@@ -35,7 +35,7 @@ export interface PromptEvent {
   /** the exact line an amendment answer appends */
   amendment_rule?: string;
   available_decisions: ReviewDecision[];
-  requested_permissions?: PermissionProfile;
+  requested_permissions?: WirePermissionProfile;
   sandbox_permissions?: string;
   created_at: string;
   expires_at?: string;
@@ -110,7 +110,7 @@ export interface ApprovalRequests {
 
 /** One host's narrowing of the session's sandbox (`sandbox-narrow`), as `gate status` shows it. */
 export interface SandboxNarrowing {
-  policy: SandboxPolicy;
+  policy: WireSandboxPolicy;
   by: string;
   why?: string;
   since: string;
@@ -164,7 +164,7 @@ export interface ApprovalReplies {
   jobs: { type: 'jobs'; jobs: SessionJob[] };
   'jobs-kill': { type: 'jobs-kill'; killed: number };
   /** gate-sh's own sandbox policy and the one in force now */
-  'sandbox-narrow': { type: 'sandbox'; own: SandboxPolicy; effective: SandboxPolicy };
+  'sandbox-narrow': { type: 'sandbox'; own: WireSandboxPolicy; effective: WireSandboxPolicy };
 }
 
 export interface ApprovalError {

@@ -7,7 +7,7 @@
  * the spawn there takes text.
  */
 import type { Envelope } from './codec.js';
-import { hasRawBytes, readBytes } from '../text/raw-bytes.js';
+import { hasRawBytes, readBytes } from '../text/index.js';
 
 function b64(v: unknown): unknown {
   return typeof v === 'string' ? readBytes(Buffer.from(v, 'base64')) : v;

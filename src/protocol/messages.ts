@@ -6,7 +6,7 @@
  */
 import type { Action, EscalationExecution } from './action.js';
 import type { Decision } from '../rules/index.js';
-import type { PermissionProfile, SandboxPermissions, SandboxPolicy, SecretsSetting } from './sandbox-policy.js';
+import type { SandboxPermissions, WirePermissionProfile, WireSandboxPolicy, WireSecretsSetting } from './sandbox-policy.js';
 import type { PlanRequest, PlanReply } from './plan.js';
 
 /** Version and limits: shared with the C side, so written in shared-with-c.ts (shims/gate-shared.h). */
@@ -23,11 +23,11 @@ export interface PreflightRequest {
   cwd: string;
   pid: number;
   sandbox_permissions: SandboxPermissions;
-  additional_permissions?: PermissionProfile;
+  additional_permissions?: WirePermissionProfile;
   justification?: string;
   /** `gate-sh --sandbox`: this call's sandbox at most (a host's own for its calls, e.g. Codex's through gate
    * mcp). The run and the runs started inside it get the stricter of it and the session's; never wider */
-  sandbox_at_most?: SandboxPolicy;
+  sandbox_at_most?: WireSandboxPolicy;
   prefix_rule?: string[];
   /** "base64": script and cwd are base64 of raw bytes that are not valid UTF-8 (nested-shell shims) */
   encoding?: 'base64';
@@ -85,10 +85,10 @@ export interface PreflightReply {
   action: Action; // overall: Deny if any subcommand is denied
   complex: boolean;
   subcommands: SubcommandReply[];
-  sandbox: SandboxPolicy; // the turn sandbox the script runs in
+  sandbox: WireSandboxPolicy; // the turn sandbox the script runs in
   /** the daemon's [secrets] setting, when it changes the default hidden credential locations
    * (src/sandbox/secrets.ts): every sandbox the client builds for this run hides what it says */
-  secrets?: SecretsSetting;
+  secrets?: WireSecretsSetting;
   /** the run is in its start-up phase: the client ends it (start-up-end) before the script's first command */
   start_up?: boolean;
   /** the script is decided per exec (issue 17): it runs in `sandbox`, which is then read-only unless a

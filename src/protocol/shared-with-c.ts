@@ -144,7 +144,7 @@ export const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIG
  * names of the runtime folder and a session's files (the native gate-sh finds its daemon, start-up key and
  * autostarts one with them): named where the session's other files are (src/paths/paths.ts), passed on to C
  * from here. */
-export { NOTICE_SOCK, RUNTIME_LAYOUT } from '../paths/paths.js';
+export { NOTICE_SOCK, RUNTIME_LAYOUT } from '../paths/index.js';
 
 /** Where gate-sh trusts a bubblewrap to be: system folders only, so a caller who controls PATH cannot supply
  * its own "bwrap" (src/exec/sandbox-run.ts findBwrap; the native gate-sh's check that one is there). */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PolicyError } from './error.js';
 import { parsePolicy, type PolicySource } from './parser.js';
 import type { Policy } from './policy.js';
-import { codexHome, gateHome } from '../paths/paths.js';
+import { codexHome, gateHome } from '../paths/index.js';
 
 export interface LoadOptions {
   env?: Record<string, string | undefined>;

@@ -11,7 +11,7 @@ import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { codexHome, gatePaths, type Env } from '../paths/paths.js';
+import { codexHome, type Env, gatePaths } from '../paths/index.js';
 import { nodeFs, type FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
 import { parseProcNetUnix, socketFolders } from './sockets.js';

@@ -17,7 +17,7 @@ import type { SandboxContext } from './bwrap-argv.js';
 import { SandboxError } from './errors.js';
 import { memoFs, nodeFs } from './fs-view.js';
 import { isWithin, normAbs } from './mounts.js';
-import { EXEC_GATE_VARIABLES } from '../protocol/shared-with-c.js';
+import { EXEC_GATE_VARIABLES } from '../protocol/index.js';
 
 /** The environment variable gate-launch reads the lines from (and removes before the run's exec). */
 export const GATE_GUARD_ENV = EXEC_GATE_VARIABLES.guard;

@@ -5,7 +5,7 @@
  * protections, hidden paths, the request folder.
  */
 import { posix } from 'node:path';
-import { SOCKET_MASK } from '../protocol/shared-with-c.js';
+import { SOCKET_MASK } from '../protocol/index.js';
 
 export type MountOp =
   | { op: 'ro-bind'; src: string; dest: string }

@@ -8,7 +8,7 @@
  * to a socket works on a read-only mount; unlinking or replacing it does not).
  */
 import { posix } from 'node:path';
-import type { SandboxPolicy } from '../protocol/sandbox-policy.js';
+import type { SandboxPolicy } from './policy.js';
 
 /** The port the bridge listens on inside the sandbox's own network namespace (nothing else is there). */
 export const BRIDGE_PORT = 3128;

@@ -1,11 +1,39 @@
 /**
- * Parsing and checking SandboxPolicy (the turn's sandbox) from a mode name or a policy object (config,
- * flags, the wire); the types themselves are in src/protocol/sandbox-policy.ts. Pure, no I/O.
+ * The sandbox's SandboxPolicy (the turn's sandbox) and PermissionProfile (explicit permissions for one run),
+ * and parsing and checking a SandboxPolicy from a mode name or a policy object (config, flags, the wire).
+ * Pure, no I/O. The wire's forms of both are src/protocol/sandbox-policy.ts's (protocol/ is below this
+ * layer and cannot name these); they are the same shapes today, and the check at the end of this file
+ * (SecretsSetting's too) fails the build the day they differ, where a conversion is then due.
  */
-import type { SandboxPolicy } from '../protocol/sandbox-policy.js';
+import type { WirePermissionProfile, WireSandboxPolicy, WireSecretsSetting } from '../protocol/index.js';
+import type { SecretsSetting } from './secrets.js';
 
-// the wire types live in protocol/ (the wire layer, below this one); every sandbox user keeps importing them from here
-export type { NetworkAccess, PermissionProfile, SandboxMode, SandboxPermissions, SandboxPolicy } from '../protocol/sandbox-policy.js';
+export type NetworkAccess = 'restricted' | 'enabled';
+
+export type SandboxPolicy =
+  | { type: 'danger-full-access' }
+  | { type: 'read-only' }
+  | { type: 'external-sandbox'; network_access: NetworkAccess }
+  | {
+      type: 'workspace-write';
+      writable_roots: string[];
+      /** an agent's own folders (`gate setup`): writable when present, skipped when missing, never
+       * created: folders their agent deletes and re-creates (a missing `writable_roots` entry is an error) */
+      agent_writable_roots?: string[];
+      /** true: the host's network; false: none (loopback only); 'rules': none but a proxy of the daemon's that
+       * decides each new host:port (docs/network.md) */
+      network_access: boolean | 'rules';
+      exclude_tmpdir_env_var: boolean;
+      exclude_slash_tmp: boolean;
+    };
+
+export type SandboxMode = SandboxPolicy['type'];
+
+/** Explicit permissions: exactly these, nothing wider. Paths absolute once resolved. */
+export interface PermissionProfile {
+  network?: boolean;
+  file_system?: { read?: string[]; write?: string[] };
+}
 
 export class SandboxPolicyError extends Error {}
 
@@ -73,3 +101,15 @@ export function parseSandboxPolicy(v: unknown): SandboxPolicy {
   }
   throw new SandboxPolicyError(`invalid sandbox policy ${JSON.stringify(v)}`);
 }
+
+/** true when A and B are the same type, optional members included (mutual assignability would not see an
+ * optional member one of them lacks). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Holds<T extends true> = T;
+/** The wire carries the sandbox's types as they are: a type error here means a wire form changed apart from
+ * the sandbox's (or the other way round), and the daemon needs a conversion where it reads one. */
+export type WireFormsMatch = [
+  Holds<Same<SandboxPolicy, WireSandboxPolicy>>,
+  Holds<Same<PermissionProfile, WirePermissionProfile>>,
+  Holds<Same<SecretsSetting, WireSecretsSetting>>,
+];

@@ -22,12 +22,17 @@
  */
 import { posix } from 'node:path';
 import type { FsView } from './fs-view.js';
-import type { SecretsSetting } from '../protocol/sandbox-policy.js';
 import { SandboxError } from './errors.js';
 import { isWithin, normAbs, seenFromHost as visible, type MountOp } from './mounts.js';
 import { npmrcHoldsCredential } from './npmrc.js';
 
-export type { SecretsSetting } from '../protocol/sandbox-policy.js';
+/** The user's change to the credential locations every sandbox hides (config.toml `[secrets]`): `hide`
+ * adds `~/path` or `/path` entries, `show` takes defaults away. The wire carries it as WireSecretsSetting,
+ * the same shape (pinned in policy.ts). */
+export interface SecretsSetting {
+  hide?: string[];
+  show?: string[];
+}
 
 export interface SecretDefault {
   /** as people spell it: from the home folder */

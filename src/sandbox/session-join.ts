@@ -16,8 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import type { SessionJoin } from '../protocol/messages.js';
-import { SOCKET_MASK } from '../protocol/shared-with-c.js';
+import { type SessionJoin, SOCKET_MASK } from '../protocol/index.js';
 import { BRIDGE_PROGRAM } from './network-bridge.js';
 import type { CommandLine } from './wrap.js';
 

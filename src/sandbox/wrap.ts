@@ -5,7 +5,7 @@
  *   Permissions(profile)   → exactly the profile
  * Pure; `bwrap` is the resolved bubblewrap path (see findBwrap in src/exec/sandbox-run.ts).
  */
-import type { EscalationExecution } from '../protocol/action.js';
+import type { EscalationExecution } from '../protocol/index.js';
 import type { SandboxPolicy } from './policy.js';
 import { permissionProfileArgv, turnSandboxArgv, type SandboxContext } from './bwrap-argv.js';
 

@@ -5,7 +5,7 @@
  * cached `approved_for_session` keeps this same execution (the approval key includes it).
  * A skill that could not be read (malformed SKILL.md) is denied with the reason naming the file.
  */
-import type { EscalationExecution, ReviewDecision } from '../protocol/action.js';
+import type { EscalationExecution, ReviewDecision } from '../protocol/index.js';
 import type { Skill } from './skill.js';
 
 export type SkillRun = { ok: true; execution: EscalationExecution } | { ok: false; reason: string };

@@ -2,8 +2,8 @@
  * The skill side of one exec decision, in the shape the decision layer takes (src/decide/intercepted.ts
  * `ctx.skill = { permissions }`). Pure over discovered skills; `skillsFor` is the I/O to get them.
  */
-import type { PermissionProfile } from '../sandbox/policy.js';
-import type { Env } from '../paths/paths.js';
+import type { PermissionProfile } from '../sandbox/index.js';
+import type { Env } from '../paths/index.js';
 import { discoverSkills } from './discover.js';
 import { skillForProgram } from './for-program.js';
 import { defaultSkillRoots } from './roots.js';

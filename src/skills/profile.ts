@@ -5,7 +5,7 @@
  * own folder is added to them: its scripts must be readable to run.
  */
 import { posix } from 'node:path';
-import type { PermissionProfile } from '../sandbox/policy.js';
+import type { PermissionProfile } from '../sandbox/index.js';
 import { SkillError, type DeclaredPermissions } from './skill.js';
 
 export interface CompileContext {

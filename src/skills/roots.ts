@@ -4,7 +4,7 @@
  */
 import { posix } from 'node:path';
 import { homedir } from 'node:os';
-import { codexHome, gateHome, type Env } from '../paths/paths.js';
+import { codexHome, type Env, gateHome } from '../paths/index.js';
 
 export function defaultSkillRoots(env: Env, cwd: string): string[] {
   const home = env.HOME || homedir();

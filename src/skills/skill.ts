@@ -1,5 +1,5 @@
 /** A skill: a folder with SKILL.md; its scripts live in `<dir>/scripts/`. */
-import type { PermissionProfile } from '../sandbox/policy.js';
+import type { PermissionProfile } from '../sandbox/index.js';
 
 /** What a skill declares (Codex `agents/openai.yaml` shape; gate-sh also reads it from SKILL.md). */
 export interface DeclaredPermissions {

@@ -9,24 +9,20 @@
  * output is held back meanwhile. The bash and its commands run inside the turn sandbox with the exec gate,
  * as a -c script would.
  */
-import { callerSettings } from '../config/config.js';
+import { callerSettings } from '../config/index.js';
 import { createInterface, type Interface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { homedir } from 'node:os';
-import type { ShellInvocation } from '../exec/gate-sh-args.js';
-import type { PreflightReply } from '../protocol/messages.js';
-import { gatePaths, runClientDir, type GatePaths } from '../paths/paths.js';
-import { findBash } from '../exec/bash.js';
-import { withExecGate } from '../exec/exec-gate.js';
-import { findBwrap } from '../exec/sandbox-run.js';
-import { withSandbox } from '../exec/sandbox-step.js';
+import { findBash, findBwrap, type ShellInvocation, withExecGate, withSandbox } from '../exec/index.js';
+import type { PreflightReply } from '../protocol/index.js';
+import { gatePaths, type GatePaths, runClientDir } from '../paths/index.js';
 import { ByteEscaper, lineBytes } from './line-editor-bytes.js';
 import { PromptKeys, Typeahead } from './interactive-typeahead.js';
 import { InlineApprover } from './pty-approver.js';
 import { LineGate } from './pty-gate.js';
 import { PtySession, type SessionEvent } from './pty-session.js';
 import { enterRaw, processTerminal, terminalSize, type TerminalIO } from './pty-terminal.js';
-import { readBytes } from '../text/raw-bytes.js';
+import { readBytes } from '../text/index.js';
 
 export interface InteractiveOptions {
   invocation: ShellInvocation;

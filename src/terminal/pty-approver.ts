@@ -4,10 +4,9 @@
  * Commands in the session hold just the PTY, so nothing they print or type can answer (they cannot reach
  * gate-sh's own stdin); the approval channel stays out of every sandbox (docs/interactive.md).
  */
-import { ApprovalClient } from '../client/approval-client.js';
-import type { ApprovalEvent, PromptEvent } from '../protocol/approval.js';
-import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../client/prompt-view.js';
-import type { GatePaths } from '../paths/paths.js';
+import { ApprovalClient, decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../client/index.js';
+import type { ApprovalEvent, PromptEvent } from '../protocol/index.js';
+import type { GatePaths } from '../paths/index.js';
 
 export interface InlineApproverHooks {
   /** is this prompt ours to show? (this session's runs, or our pre-flight in flight) */

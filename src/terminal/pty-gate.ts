@@ -2,10 +2,10 @@
  * Pre-flight for one line of the interactive shell, exactly as `gate-sh -c LINE` asks it: one `preflight`
  * request over the request channel; any Deny means the line is not sent to bash.
  */
-import { RequestClient, RequestError } from '../transport/client.js';
-import type { GatePaths } from '../paths/paths.js';
-import { displayCommand, displayScript, visibleText } from '../text/display.js';
-import type { PreflightReply, SubcommandReply } from '../protocol/messages.js';
+import { RequestClient, RequestError } from '../transport/index.js';
+import type { GatePaths } from '../paths/index.js';
+import { displayCommand, displayScript, visibleText } from '../text/index.js';
+import type { PreflightReply, SubcommandReply } from '../protocol/index.js';
 
 export type LineDecision = { ok: true; reply: PreflightReply } | { ok: false; messages: string[] };
 

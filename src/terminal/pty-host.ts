@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn as ptySpawn, type IPty } from 'node-pty';
-import { EXEC_GATE_VARIABLES as V } from '../protocol/shared-with-c.js';
+import { EXEC_GATE_VARIABLES as V } from '../protocol/index.js';
 import { MarkerScanner, newNonce, STOPPED_PAYLOAD, wrapperArgv } from './pty-marker.js';
 import { hangUpSession, procStat, sessionMembers } from './pty-reap.js';
 import { enterRaw, processTerminal, takeLineInput, terminalSize, type TerminalIO } from './pty-terminal.js';

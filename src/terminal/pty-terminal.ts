@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import type { ReadStream, WriteStream } from 'node:tty';
-import { gateNative } from '../exec/native.js';
+import { gateNative } from '../exec/index.js';
 
 export interface TerminalIO {
   input: NodeJS.ReadableStream & Partial<Pick<ReadStream, 'isTTY' | 'setRawMode' | 'isRaw'>>;

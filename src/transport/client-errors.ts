@@ -4,8 +4,7 @@
  * Pure but for reading /proc/self/status (is this process under seccomp?) for a supporting detail.
  */
 import { readFileSync } from 'node:fs';
-import { decode, type Envelope, type ProtocolError } from '../protocol/codec.js';
-import { CALL_TEXTS, fill } from '../protocol/shared-with-c.js';
+import { CALL_TEXTS, decode, type Envelope, fill, type ProtocolError } from '../protocol/index.js';
 
 /** `unreachable`: a daemon may run, but a sandbox around this process hides or forbids its sockets. */
 export type RequestErrorKind = 'not-running' | 'unreachable' | 'not-answering' | 'overloaded' | 'protocol' | 'version';

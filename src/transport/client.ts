@@ -12,9 +12,8 @@
 import { createRequire } from 'node:module';
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { encode, needsStream, newId, type Envelope } from '../protocol/codec.js';
-import { PROTOCOL_VERSION, type Reply } from '../protocol/messages.js';
-import { checkSocketPath, ownClientDir, type GatePaths } from '../paths/paths.js';
+import { encode, type Envelope, needsStream, newId, PROTOCOL_VERSION, type Reply } from '../protocol/index.js';
+import { checkSocketPath, type GatePaths, ownClientDir } from '../paths/index.js';
 import { decodeReply, DENIED_ERRNOS, ERRNO, notRunning, RequestError, unreachable } from './client-errors.js';
 import { streamRequest } from './stream-request.js';
 import { DatagramRequest, type DatagramLink } from './datagram-request.js';

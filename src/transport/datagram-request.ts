@@ -5,13 +5,11 @@
  * its answer is too large for a datagram. The first answer from either socket wins. No I/O of its own:
  * it sends through the RequestClient's socket (DatagramLink).
  */
-import { encode, newId, type Envelope } from '../protocol/codec.js';
-import { PROTOCOL_VERSION, type Pending, type Reply } from '../protocol/messages.js';
-import type { GatePaths } from '../paths/paths.js';
+import { CALL_TEXTS, encode, type Envelope, fill, newId, type Pending, PROTOCOL_VERSION, type Reply, REQUEST_WAITS } from '../protocol/index.js';
+import type { GatePaths } from '../paths/index.js';
 import type { RequestOptions } from './request-options.js';
 import { died, fromErrorReply, RequestError } from './client-errors.js';
 import { streamRequest } from './stream-request.js';
-import { CALL_TEXTS, fill, REQUEST_WAITS } from '../protocol/shared-with-c.js';
 
 /** How long a datagram may wait for room in the daemon's queue before the request moves to the stream socket. */
 const CONGESTION_MS = 300;

@@ -4,9 +4,8 @@
  * reads beyond the ack's id.
  */
 import { createConnection } from 'node:net';
-import { Deframer, encode, frame, newId, decode } from '../protocol/codec.js';
-import { PROTOCOL_VERSION } from '../protocol/messages.js';
-import type { GatePaths } from '../paths/paths.js';
+import { decode, Deframer, encode, frame, newId, PROTOCOL_VERSION } from '../protocol/index.js';
+import type { GatePaths } from '../paths/index.js';
 
 /** What one ping found: the daemon's info, a connect error (`ENOENT`, `EPERM`, ...), or silence. */
 export type PingResult = { ok: true; info: Record<string, unknown> } | { ok: false; code: string } | { ok: false; code: 'timeout' };

@@ -3,7 +3,7 @@
  * client and its two transports (datagram-request.ts, stream-request.ts) share it without importing each
  * other. Pure (a type).
  */
-import type { Pending } from '../protocol/messages.js';
+import type { Pending } from '../protocol/index.js';
 
 export interface RequestOptions {
   /** wait for an answer before the first resend (default 2000 ms); each later wait doubles, up to 4 s */

@@ -11,9 +11,21 @@
 import { hash } from 'node:crypto';
 import { chmodSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { decode, Deframer, encodeText, frame, ProtocolError, type Envelope } from '../protocol/codec.js';
-import { CLIENT_REPLY_ROOM, MAX_DATAGRAM, PROTOCOL_VERSION, type ErrorCode, type ErrorReply, type Reply } from '../protocol/messages.js';
-import { checkSocketPath, replyFolder } from '../paths/paths.js';
+import {
+  CLIENT_REPLY_ROOM,
+  decode,
+  Deframer,
+  encodeText,
+  type Envelope,
+  type ErrorCode,
+  type ErrorReply,
+  frame,
+  MAX_DATAGRAM,
+  PROTOCOL_VERSION,
+  ProtocolError,
+  type Reply,
+} from '../protocol/index.js';
+import { checkSocketPath, replyFolder } from '../paths/index.js';
 import { ConnectionTable, type Held } from './conn-table.js';
 import { RateQueues, type RateLimits } from './run-rate.js';
 import { EAGAIN, ECONNREFUSED, ENOENT, unixDgram, type DgramSocket } from './dgram.js';

@@ -4,9 +4,8 @@
  * connection carries the request and its replies; its close means the daemon is gone. node:net is loaded
  * only here, and only when needed (gate-sh's hot path never needs it).
  */
-import { frame, Deframer, type Envelope } from '../protocol/codec.js';
-import type { Pending, Reply } from '../protocol/messages.js';
-import { checkSocketPath, type GatePaths } from '../paths/paths.js';
+import { Deframer, type Envelope, frame, type Pending, type Reply } from '../protocol/index.js';
+import { checkSocketPath, type GatePaths } from '../paths/index.js';
 import type { RequestOptions } from './request-options.js';
 import { decodeReply, fromErrorReply, notRunning, RequestError, unreachable } from './client-errors.js';
 

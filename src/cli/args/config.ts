@@ -1,6 +1,6 @@
 /** `gate config get [KEY] [--json]` and `gate config set KEY VALUE`: declaration (the command:
  * src/cli/commands/config.ts). Pure. */
-import { SETTABLE_KEYS } from '../../config/config.js';
+import { SETTABLE_KEYS } from '../../config/index.js';
 import { type CommandSpec, flag } from './spec.js';
 
 type Config = typeof import('../commands/config.js');

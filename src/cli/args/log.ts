@@ -1,5 +1,5 @@
 /** `gate log`: declaration (the command: src/cli/commands/log.ts). Pure. */
-import { parseSince } from '../../client/audit-query.js';
+import { parseSince } from '../../client/index.js';
 import { type CommandSpec, count, flag, last, oneOf, str } from './spec.js';
 
 /** What --decision filters on: a record's decision, or the start of its action (case does not matter). */

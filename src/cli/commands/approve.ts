@@ -6,13 +6,11 @@
  *   gate approve --answer ID DECISION one-shot answer
  */
 import { createInterface } from 'node:readline';
-import { gatePaths } from '../../paths/paths.js';
+import { gatePaths } from '../../paths/index.js';
 import { needsDaemon } from '../needs-daemon.js';
-import { ApprovalClient } from '../../client/approval-client.js';
-import { decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../../client/prompt-view.js';
-import { visibleText } from '../../text/display.js';
-import { parseReviewDecision, type PromptEvent } from '../../protocol/approval.js';
-import { reviewDecisionKind, type ReviewDecision } from '../../protocol/action.js';
+import { ApprovalClient, decisionForKey, renderPrompt, VIEW_KEY, wholeCommand } from '../../client/index.js';
+import { visibleText } from '../../text/index.js';
+import { parseReviewDecision, type PromptEvent, type ReviewDecision, reviewDecisionKind } from '../../protocol/index.js';
 
 /** Options, as src/cli/args/approve.ts declares them. */
 export interface ApproveArgs {

@@ -2,12 +2,10 @@
  * `gate config get [KEY] [--json]` and `gate config set KEY VALUE`: the running daemon's configuration,
  * changed at run time over the approval channel. Without a daemon, `get` shows what one would start with.
  */
-import { gatePaths } from '../../paths/paths.js';
+import { gatePaths } from '../../paths/index.js';
 import { needsDaemon } from '../needs-daemon.js';
-import { approvalCall } from '../../client/approval-client.js';
-import { configView } from '../../config/config.js';
-import { loadConfig } from '../../config/load.js';
-import { knownKey, viewValue } from '../../config/config-key.js';
+import { approvalCall } from '../../client/index.js';
+import { configView, knownKey, loadConfig, viewValue } from '../../config/index.js';
 import { stringify } from 'smol-toml';
 
 /** `gate config set KEY VALUE` (KEY checked by src/cli/args/config.ts; the daemon checks VALUE). */

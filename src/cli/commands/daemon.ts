@@ -1,10 +1,8 @@
 /** `gate daemon run|start|stop|restart|status`: the escalation daemon's lifecycle (options: src/cli/args/daemon.ts). */
 import type { DaemonArgs } from '../args/daemon.js';
-import { gatePaths, type GatePaths } from '../../paths/paths.js';
-import { lockHeld, pidNamespace, readOwner } from '../../client/lock.js';
-import { reachDaemon, unreachableMessage, type Reach } from '../../client/reach.js';
-import { pingDaemon } from '../../transport/ping.js';
-import { approvalCall } from '../../client/approval-client.js';
+import { gatePaths, type GatePaths } from '../../paths/index.js';
+import { approvalCall, lockHeld, pidNamespace, type Reach, reachDaemon, readOwner, unreachableMessage } from '../../client/index.js';
+import { pingDaemon } from '../../transport/index.js';
 import { run as status } from './status.js';
 
 export async function run(values: DaemonArgs): Promise<number> {

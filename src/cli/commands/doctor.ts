@@ -3,7 +3,7 @@
  * would really run it (src/integrations/agents/doctor.ts). Exit 1 when an agent that was set up, or that
  * names gate-sh somewhere, would not use it (a silent fallback), so scripts can check.
  */
-import { diagnose, formatDoctor } from '../../integrations/agents/doctor.js';
+import { diagnose, formatDoctor } from '../../integrations/index.js';
 
 export async function run(values: { json: boolean }): Promise<number> {
   const reports = diagnose(process.env);

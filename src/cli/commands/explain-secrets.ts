@@ -3,10 +3,7 @@
  * docs/secrets.md): the ones that exist now and apply to a run under this sandbox policy. Reads the
  * filesystem (which exist, their real paths) and the password database; nothing runs.
  */
-import type { SandboxPolicy } from '../../sandbox/policy.js';
-import { nodeFs } from '../../sandbox/fs-view.js';
-import { userHomes } from '../../sandbox/gate-context.js';
-import { existingSecrets, secretLocations, type SecretFound, type SecretsSetting } from '../../sandbox/secrets.js';
+import { existingSecrets, nodeFs, type SandboxPolicy, type SecretFound, secretLocations, type SecretsSetting, userHomes } from '../../sandbox/index.js';
 
 /** No sandbox, nothing hidden: danger-full-access, and an external sandbox with network (not wrapped). */
 function unwrapped(policy: SandboxPolicy): boolean {

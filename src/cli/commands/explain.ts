@@ -15,14 +15,12 @@ import {
   parseApprovalPolicy,
   type ApprovalPolicy,
 } from '../../decide/index.js';
-import { networkListsView } from '../../config/network.js';
-import { parseSandboxPolicy, type SandboxPermissions, type SandboxPolicy } from '../../sandbox/policy.js';
-import { loadConfig } from '../../config/load.js';
-import { callerSettings, settingsConflict, type GateConfig } from '../../config/config.js';
-import { approvalCall } from '../../client/approval-client.js';
-import { gatePaths } from '../../paths/paths.js';
-import { sourceReader } from '../../script/sourced-files.js';
-import { protectedList } from '../../sandbox/protected.js';
+import { callerSettings, type GateConfig, loadConfig, networkListsView, settingsConflict } from '../../config/index.js';
+import { parseSandboxPolicy, protectedList, type SandboxPolicy } from '../../sandbox/index.js';
+import type { SandboxPermissions } from '../../protocol/index.js';
+import { approvalCall } from '../../client/index.js';
+import { gatePaths } from '../../paths/index.js';
+import { sourceReader } from '../../script/index.js';
 import { hiddenSecrets, hiddenSecretsLine } from './explain-secrets.js';
 
 const SHELLS = /(^|\/)(gate-sh|bash|sh|zsh)$/;

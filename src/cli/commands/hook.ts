@@ -12,25 +12,27 @@
  * is loaded only when no daemon runs.
  */
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { gatePaths, type Env } from '../../paths/paths.js';
-import { RequestClient, RequestError } from '../../transport/client.js';
-import type { PreflightReply } from '../../protocol/messages.js';
+import { type Env, gatePaths } from '../../paths/index.js';
+import { RequestClient, RequestError } from '../../transport/index.js';
+import type { PreflightReply } from '../../protocol/index.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  HookInputError,
+  claudeShell,
+  fsProbe,
   gatedDecision,
-  hookOutput,
-  parseHookInput,
-  unsandboxedDecision,
+  geminiShell,
   type HookAgent,
   type HookCall,
   type HookDecision,
+  HookInputError,
+  hookOutput,
   type HookRoute,
-} from '../../integrations/hooks/decision.js';
-import { claudeShell, geminiShell } from '../../integrations/agents/agents.js';
-import { fsProbe, isGateShEntry } from '../../integrations/agents/entry.js';
-import { visibleText } from '../../text/display.js';
+  isGateShEntry,
+  parseHookInput,
+  unsandboxedDecision,
+} from '../../integrations/index.js';
+import { visibleText } from '../../text/index.js';
 
 const USAGE = `usage: gate hook claude-code|gemini
   Answers an agent's permission hook for its shell tool: the command is rewritten to run through

@@ -6,9 +6,9 @@
 import { chmodSync, renameSync, unlinkSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ensureDaemon } from '../../client/autostart.js';
-import { checkSocketPath, gatePaths } from '../../paths/paths.js';
-import { runHostSession } from '../../integrations/host-session.js';
+import { ensureDaemon } from '../../client/index.js';
+import { checkSocketPath, gatePaths } from '../../paths/index.js';
+import { runHostSession } from '../../integrations/index.js';
 
 /** Options, as src/cli/args/host.ts declares them. */
 export interface HostArgs {

@@ -8,8 +8,8 @@
  */
 import { existsSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { commentedConfig } from '../../config/commented.js';
-import { gatePaths } from '../../paths/paths.js';
+import { commentedConfig } from '../../config/index.js';
+import { gatePaths } from '../../paths/index.js';
 import { defaultRulesFile } from '../../rules/index.js';
 
 /** The header of a new rules file. */

@@ -3,10 +3,10 @@
  * background jobs and servers gated commands left running (docs/sandbox.md, "Session sandboxes") — and
  * ending them. Talks to the daemon on the approval channel, which no sandboxed process can reach. Not pure.
  */
-import { gatePaths } from '../../paths/paths.js';
-import { approvalCall } from '../../client/approval-client.js';
-import type { SessionJob } from '../../protocol/approval.js';
-import { displayWord } from '../../text/display.js';
+import { gatePaths } from '../../paths/index.js';
+import { approvalCall } from '../../client/index.js';
+import type { SessionJob } from '../../protocol/index.js';
+import { displayWord } from '../../text/index.js';
 
 export function formatJobs(jobs: SessionJob[]): string {
   if (jobs.length === 0) return 'no processes in session sandboxes\n';

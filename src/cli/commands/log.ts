@@ -1,10 +1,10 @@
 /** `gate log [--follow] [--json] [--run ID] [--decision D] [--since T] [-n N]`: read the audit log (options:
  * src/cli/args/log.ts). Not pure: reads the log file. */
 import { closeSync, openSync, readSync, statSync, readFileSync } from 'node:fs';
-import { gatePaths } from '../../paths/paths.js';
-import { loadConfig } from '../../config/load.js';
-import { formatRecord, matches, parseRecords, type AuditFilter } from '../../client/audit-query.js';
-import type { AuditRecord } from '../../protocol/audit-record.js';
+import { gatePaths } from '../../paths/index.js';
+import { loadConfig } from '../../config/index.js';
+import { type AuditFilter, formatRecord, matches, parseRecords } from '../../client/index.js';
+import type { AuditRecord } from '../../protocol/index.js';
 
 /** Options, as src/cli/args/log.ts declares them (since: epoch ms). */
 export interface LogArgs {

@@ -3,8 +3,8 @@
  * checks config.toml; a broken file is named with its file:line:col, and runs are refused while it stays
  * broken. Client side only: one approval-channel call. Not pure (talks to the daemon).
  */
-import { gatePaths } from '../../paths/paths.js';
-import { approvalCall } from '../../client/approval-client.js';
+import { gatePaths } from '../../paths/index.js';
+import { approvalCall } from '../../client/index.js';
 
 export async function run(): Promise<number> {
   const r = await approvalCall(gatePaths(process.env), 'reload');

@@ -6,10 +6,10 @@
  * files, writes one, talks to the daemon on the approval channel. Trust: the rule files are the user's.
  */
 import { homedir } from 'node:os';
-import { approvalCall } from '../../client/approval-client.js';
-import { loadConfig } from '../../config/load.js';
-import { displayWord, visibleText } from '../../text/display.js';
-import { gatePaths, type GatePaths } from '../../paths/paths.js';
+import { approvalCall } from '../../client/index.js';
+import { loadConfig } from '../../config/index.js';
+import { displayWord, visibleText } from '../../text/index.js';
+import { gatePaths, type GatePaths } from '../../paths/index.js';
 import { appendPrefixRule, type Decision, defaultRulesFile, parsePolicy, PolicyError, readRulesFile, ruleFiles } from '../../rules/index.js';
 
 /** The rule files in force: the running daemon's (as it loaded them), else those a daemon would load. */

@@ -3,9 +3,8 @@
  * that agent really picks its shell (src/integrations/agents/), no root needed; `gate setup shell` prints
  * what any other agent needs. Says what it changed; running it twice changes nothing the second time.
  */
-import { AGENTS, agentId, type Route } from '../../integrations/agents/agents.js';
-import { install, setupAgent, SetupError, undoAgent } from '../../integrations/agents/setup.js';
-import { shellWord } from '../../text/shell-words.js';
+import { agentId, AGENTS, install, type Route, setupAgent, SetupError, undoAgent } from '../../integrations/index.js';
+import { shellWord } from '../../text/index.js';
 
 /** Options, as src/cli/args/setup.ts declares them. */
 export interface SetupArgs {

@@ -1,12 +1,10 @@
 /** `gate status [--json]`: what the daemon runs with (policy files, reload error, approval and sandbox policy,
  * approvers, pending prompts), and per agent on this machine whether it really uses gate-sh (gate doctor's
  * summary). */
-import { gatePaths } from '../../paths/paths.js';
-import { approvalCall } from '../../client/approval-client.js';
-import { formatStatus } from '../../client/status-view.js';
-import { diagnose, formatAgentSummary } from '../../integrations/agents/doctor.js';
-import { reachDaemon, unreachableMessage } from '../../client/reach.js';
-import { callerSettings, DEFAULT_CONFIG, settingsConflict, type GateConfig } from '../../config/config.js';
+import { gatePaths } from '../../paths/index.js';
+import { approvalCall, formatStatus, reachDaemon, unreachableMessage } from '../../client/index.js';
+import { diagnose, formatAgentSummary } from '../../integrations/index.js';
+import { callerSettings, DEFAULT_CONFIG, type GateConfig, settingsConflict } from '../../config/index.js';
 
 /** Options, as src/cli/args/status.ts declares them. */
 export interface StatusArgs {

@@ -12,9 +12,9 @@
  *   root is MCP (`gate mcp`) with its own shell tool turned off (`features.shell_tool = false`).
  */
 import { join } from 'node:path';
-import type { Env } from '../../paths/paths.js';
+import type { Env } from '../../paths/index.js';
 import type { JsonEdit } from './json-edit.js';
-import { shellCommand } from '../../text/shell-words.js';
+import { shellCommand } from '../../text/index.js';
 
 export type AgentId = 'claude-code' | 'codex' | 'gemini';
 export type Route = 'shell' | 'hook' | 'mcp';

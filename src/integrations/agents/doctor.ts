@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { parse as parseToml } from 'smol-toml';
-import { codexHome, homeDir, type Env } from '../../paths/paths.js';
+import { codexHome, type Env, homeDir } from '../../paths/index.js';
 import { AGENTS, claudeShell, codexShell, geminiShell, HOOK_REWRITE, hookCommand, settingsFile, type AgentId, type Probe, type ShellChoice } from './agents.js';
 import { fsProbe, isGateShEntry } from './entry.js';
 import { install, readRecord } from './setup.js';

@@ -11,7 +11,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, 
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseToml } from 'smol-toml';
-import { codexHome, gateHome, gatePaths, homeDir, type Env } from '../../paths/paths.js';
+import { codexHome, type Env, gateHome, gatePaths, homeDir } from '../../paths/index.js';
 import { AGENTS, agentWritableRoots, codexSettings, jsonEdits, settingsFile, type AgentId, type Install, type Route } from './agents.js';
 import { applyEdits, isObject, undoEdits, type AppliedEdit, type JsonObject } from './json-edit.js';
 import { removeTomlEdits, setTomlKey } from './toml-edit.js';

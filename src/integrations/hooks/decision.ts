@@ -5,9 +5,8 @@
  * what may run is decided by gate-sh when the rewritten command runs (HookRoute), or, for a command that
  * would run unsandboxed, by the daemon asked with `ask: false` (a command that needs a person is `ask`).
  */
-import type { PreflightReply, SubcommandReply } from '../../protocol/messages.js';
-import { visibleText } from '../../text/display.js';
-import { shellCommand } from '../../text/shell-words.js';
+import type { PreflightReply, SubcommandReply } from '../../protocol/index.js';
+import { shellCommand, visibleText } from '../../text/index.js';
 
 export type HookAgent = 'claude-code' | 'gemini';
 /** `command`: the command the agent runs instead of its own (an `allow` that rewrites it through gate-sh). */

@@ -9,7 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parsePolicy } from '../../../src/rules/parser.js';
-import { parseSandboxPolicy, type SandboxPermissions } from '../../../src/sandbox/policy.js';
+import { parseSandboxPolicy } from '../../../src/sandbox/policy.js';
+import type { SandboxPermissions } from '../../../src/protocol/sandbox-policy.js';
 import { parseApprovalPolicy, type ApprovalPolicy } from '../../../src/decide/approval-policy.js';
 import { decideInvocation } from '../../../src/decide/script.js';
 import { execApprovalRequirement } from '../../../src/decide/codex.js';

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { vectors } from '../../helpers/vectors.js';
 import { parsePolicy } from '../../../src/rules/parser.js';
 import { parseApprovalPolicy } from '../../../src/decide/approval-policy.js';
-import { parseSandboxPolicy, type SandboxPermissions } from '../../../src/sandbox/policy.js';
+import { parseSandboxPolicy } from '../../../src/sandbox/policy.js';
+import type { SandboxPermissions } from '../../../src/protocol/sandbox-policy.js';
 import {
   decideIntercepted, joinProgram, actionForReview, reuseSettled, FORBIDDEN_BY_POLICY, type InterceptedContext,
 } from '../../../src/decide/intercepted.js';
