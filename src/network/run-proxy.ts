@@ -12,7 +12,7 @@ import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { MAX_SOCKET_PATH } from '../paths/paths.js';
 import type { DialContext } from './dial.js';
-import { httpFront } from './http-front.js';
+import { serveHttp } from './http-front.js';
 import { ListenerHandoff } from './listener-handoff.js';
 import { closeRelayed } from './relay.js';
 import type { Resolver } from './resolve.js';
@@ -54,14 +54,10 @@ export class RunProxy {
   private closed = false;
   /** the bridge said on its notice connection that it takes pipes (PIPES_LINE) */
   private bridgePipes = false;
-  private readonly http;
-  private readonly httpDirect;
   /** denial lines said before the bridge's notice connection came (kept few) */
   private readonly early: string[] = [];
 
   constructor(private readonly o: RunProxyOptions) {
-    this.http = httpFront((signal) => this.context(signal));
-    this.httpDirect = httpFront((signal) => this.context(signal, false));
     this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (s) => this.accept(s));
     this.server.maxConnections = MAX_CONNECTIONS;
   }
@@ -170,7 +166,7 @@ export class RunProxy {
       if (first.toString('latin1', 0, NOTICE_HELLO.length) === NOTICE_HELLO) return this.noticeConnection(s, first.subarray(NOTICE_HELLO.length));
       s.unshift(first);
       if (first[0] === 0x05) void serveSocks5(s, this.context(abortOn(s), viaBridge));
-      else (viaBridge ? this.http : this.httpDirect).emit('connection', s);
+      else void serveHttp(s, this.context(abortOn(s), viaBridge));
       s.resume();
     };
     s.on('data', onData);
