@@ -230,7 +230,7 @@ async function forward(
   // the Host header must name the request line's host (a server routes by it: plain-HTTP fronting)
   if (hosts.length === 1 && !sameAuthority(hosts[0], host, port)) {
     const why = `the Host header names ${hosts[0]}, not the requested ${url.host} (no fronting)`;
-    ctx.notify(deniedLine(canonicalHost(host) ?? host, port, why));
+    await ctx.notify(deniedLine(canonicalHost(host) ?? host, port, why));
     refuse(403, why);
     return false;
   }
@@ -280,7 +280,7 @@ async function forward(
       if (status === 101) {
         // the bytes after it would be another protocol, unread: refused as a tunnel never decided as one
         error = 'upgrades (WebSocket over plain http) are not forwarded; wss:// goes through CONNECT';
-        ctx.notify(deniedLine(canonicalHost(host) ?? host, port, error));
+        await ctx.notify(deniedLine(canonicalHost(host) ?? host, port, error));
         reader.detach();
         client.end(refusal(403, error));
         return false;
