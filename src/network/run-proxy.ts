@@ -81,10 +81,10 @@ export class RunProxy {
         resolve();
       });
     });
-    // only with GATE_NET_HANDOFF=on in the daemon's environment (docs/network.md): handed over, a run's
-    // connections no longer pass its bridge, so its denial lines reach stderr out of order with the
-    // command's own output (cut into a line curl was writing); by default the bridge relays every connection
-    if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF !== 'on') return;
+    // the default since a denial's line waits for the bridge's acknowledgement (notify): before that, handed
+    // over, a run's denial lines could reach stderr after the command's own words about the refusal.
+    // GATE_NET_HANDOFF=off in the daemon's environment keeps every connection through the bridge
+    if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF === 'off') return;
     const h = new ListenerHandoff(this.o.listenerPath, (fd) => this.adopt(fd), (l) => this.o.log?.(l));
     // without the native addon no descriptor can be received: the bridge relays every connection itself
     if (!h.available || Buffer.byteLength(this.o.listenerPath) > MAX_SOCKET_PATH) return;
