@@ -166,7 +166,9 @@ export async function serveHttp(client: Socket, ctx: DialContext): Promise<void>
   const reader = new Reader(client);
   const refuse = (status: number, reason: string): void => {
     reader.detach();
-    if (!client.destroyed) client.end(refusal(status, reason));
+    if (client.destroyed) return;
+    client.write(refusal(status, reason));
+    closeClient(client);
   };
   for (let first = true; ; first = false) {
     const got = await reader.head(first ? HEAD_MS : IDLE_MS);
@@ -203,8 +205,10 @@ async function forward(
   http11: boolean,
   refuse: (status: number, reason: string) => void,
 ): Promise<boolean> {
-  const t = /^http:\/\/([^/?#]*)([^#]*)$/i.exec(target);
-  if (!t) {
+  // an authority of RFC 3986's characters only (no `\` or `@`: URL parsers read those two ways), a
+  // target of visible ASCII
+  const t = /^http:\/\/([A-Za-z0-9._~%!$&'()*+,;=:[\]-]*)((?:[/?][^#]*)?)$/i.exec(target);
+  if (!t || !/^[\x21-\x7e]+$/.test(target)) {
     refuse(400, /^https:/i.test(target) ? 'https:// goes through CONNECT, not as a plain request' : 'the proxy takes absolute-form http:// requests only');
     return false;
   }
@@ -221,7 +225,7 @@ async function forward(
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : 80;
-  const path = t[2] === '' ? '/' : t[2].startsWith('/') ? t[2] : `/${t[2]}`;
+  const path = t[2].startsWith('/') ? t[2] : `/${t[2]}`;
   const hosts = values(head.fields, 'host');
   if (hosts.length > 1) {
     refuse(400, 'more than one Host header');
@@ -260,20 +264,21 @@ async function forward(
       return ok;
     });
     let answer: Exclude<ReturnType<typeof parseHead>, string>;
+    let bodyDown: Framing;
     let status: number;
     let version: string;
     for (;;) {
       const got = await destReader.head(0);
       if (typeof got === 'string') {
         error = got === 'too-long' ? `an answer head longer than ${MAX_HEAD} bytes` : 'the server closed before answering';
-        if (!client.destroyed) reader.detach(), client.end(refusal(502, `${host}:${port}: ${error}`));
+        refuse(502, `${host}:${port}: ${error}`);
         return false;
       }
       const a = parseHead(got);
       const s = typeof a === 'string' ? null : /^HTTP\/1\.([01]) (\d{3})(?: .*)?$/.exec(a.start);
       if (typeof a === 'string' || !s) {
         error = `an unreadable answer (${typeof a === 'string' ? a : 'its status line'})`;
-        if (!client.destroyed) reader.detach(), client.end(refusal(502, `${host}:${port}: ${error}`));
+        refuse(502, `${host}:${port}: ${error}`);
         return false;
       }
       status = Number(s[2]);
@@ -281,23 +286,23 @@ async function forward(
         // the bytes after it would be another protocol, unread: refused as a tunnel never decided as one
         error = 'upgrades (WebSocket over plain http) are not forwarded; wss:// goes through CONNECT';
         await ctx.notify(deniedLine(canonicalHost(host) ?? host, port, error));
-        reader.detach();
-        client.end(refusal(403, error));
+        refuse(403, error);
+        return false;
+      }
+      const framing = responseFraming(a.fields, status, method);
+      if (typeof framing === 'string') {
+        error = `an unreadable answer (${framing})`;
+        refuse(502, `${host}:${port}: ${error}`);
         return false;
       }
       if (!(await put(client, got))) return false;
       if (status >= 200) {
         answer = a;
         version = s[1];
+        bodyDown = framing;
         break;
       }
       // 1xx (100 Continue, 103 Early Hints): forwarded, and the real answer follows
-    }
-    const bodyDown = responseFraming(answer.fields, status, method);
-    if (typeof bodyDown === 'string') {
-      error = `an unreadable answer (${bodyDown})`;
-      client.destroy();
-      return false;
     }
     const closes = [...tokens(head.fields, 'connection'), ...tokens(answer.fields, 'connection')].includes('close');
     let keep = http11 && version === '1' && !closes && bodyDown.kind !== 'close';

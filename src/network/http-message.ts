@@ -88,8 +88,10 @@ export function requestFraming(fields: Head['fields']): Framing | string {
 export function responseFraming(fields: Head['fields'], status: number, method: string): Framing | string {
   if (method === 'HEAD' || (status >= 100 && status < 200) || status === 204 || status === 304) return { kind: 'none' };
   const te = tokens(fields, 'transfer-encoding');
-  if (te.length) return te[te.length - 1] === 'chunked' ? { kind: 'chunked' } : { kind: 'close' };
   const cl = contentLength(fields);
+  // both: the client might read the body by the other one (an answer smuggled into the next)
+  if (te.length && cl !== null) return 'both Transfer-Encoding and Content-Length';
+  if (te.length) return te[te.length - 1] === 'chunked' ? { kind: 'chunked' } : { kind: 'close' };
   if (typeof cl === 'string') return cl;
   return cl === null ? { kind: 'close' } : cl === 0 ? { kind: 'none' } : { kind: 'length', n: cl };
 }

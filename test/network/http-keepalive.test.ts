@@ -90,11 +90,17 @@ test('pipelined behind a relayed 1 MiB body: the body arrives whole and the next
   assert.match(r.stderr, new RegExp(`gate-sh: network: denied denied\\.test:${w.webPort}: `));
 });
 
-test('a request with both Transfer-Encoding and Content-Length is refused (400) before anything is decided', { timeout: 60_000 }, async () => {
+test('a request with both Transfer-Encoding and Content-Length, or an authority read two ways, is refused (400) before anything is decided', { timeout: 60_000 }, async () => {
   const smuggle = `"POST http://web.test:${w.webPort}/hello HTTP/1.1\\r\\nHost: web.test:${w.webPort}\\r\\nContent-Length: 5\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\r\\n"`;
   const r = await run(GATE_SH, ['-c', client(`[${get('web.test', '/hello')}, ${smuggle}]`, false)], { env: d.env, cwd: d.ws, timeoutMs: 50_000 });
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stdout.trim().split('\n');
   assert.match(lines[0], /^200 /, r.stdout);
   assert.match(lines[1], /^400 \d+ \w+ both Transfer-Encoding and Content-Length/, r.stdout);
+  // an authority URL parsers read two ways (userinfo, a backslash) is refused too
+  for (const auth of [`web.test:${w.webPort}@denied.test`, `web.test\\\\@denied.test`]) {
+    const odd = `"GET http://${auth}/hello HTTP/1.1\\r\\nHost: web.test:${w.webPort}\\r\\n\\r\\n"`;
+    const o = await run(GATE_SH, ['-c', client(`[${odd}]`, false)], { env: d.env, cwd: d.ws, timeoutMs: 50_000 });
+    assert.match(o.stdout, /^400 /, `${auth}: ${o.stdout}${o.stderr}`);
+  }
 });
