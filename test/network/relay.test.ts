@@ -214,3 +214,28 @@ test("one plain-HTTP answer's body (relayAnswer): Node's head first, exactly the
     }
   }
 });
+
+test('an answer that ends with its connection is carried to the end and the client told so; one that ends early is an error', { timeout: 30_000 }, async () => {
+  for (const length of [null, 5000]) {
+    const client = await pairOf({ host: '127.0.0.1', port: 0 });
+    const dest = await pairOf({ host: '127.0.0.1', port: 0 });
+    try {
+      dest.near.pause();
+      const atClient = collect(client.near);
+      const h = await relayAnswer(client.far, dest.near, Buffer.from('abc'), length);
+      assert.ok(h);
+      dest.far.end(Buffer.alloc(1000, 0x61)); // 1,003 bytes in all, then the server closes
+      const r = await h.finished;
+      if (length === null) {
+        assert.deepEqual(r, { up: 0, down: 1003 });
+        assert.equal((await atClient).length, 1003, 'the client reads to its end of file');
+      } else assert.match(r.error ?? '', /ended 3997 bytes early/);
+    } finally {
+      for (const p of [client, dest]) {
+        p.near.destroy();
+        p.far.destroy();
+        p.server.close();
+      }
+    }
+  }
+});
