@@ -13,7 +13,9 @@
  * relay may hand this bridge a pipe each way on that connection (it says it takes them on its notice
  * connection): the tunnel's bytes then go between the client and those pipes, one splice each way. The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
  * variables. The relay also keeps one connection of its own to the proxy on which the proxy sends the
- * run's denial lines ("gate-sh: network: denied ..."), and copies them to its stderr: the run's.
+ * run's denial lines ("gate-sh: network: denied ..."), and copies them to its stderr: the run's; it answers
+ * each line with one byte once written, and the proxy holds the client's refusal until then (the line
+ * comes first on stderr, before anything the command says about the refusal).
  *
  * The relay ends with COMMAND (PR_SET_PDEATHSIG) and with the sandbox's pid namespace. It holds no
  * standard input or output of the run (only stderr, for those lines). It is static, so the run's
