@@ -14,7 +14,11 @@
  * destination's, carried unread. Nothing here decides anything.
  *
  *   relayInit(onClosed(id, bytesUp, bytesDown, error|null))   once per process; false when no thread
- *   relayAdd(clientFd, destFd, headUp|null, headDown|null) → id   dups both fds; heads are written first
+ *   relayAdd(clientFd, destFd, headUp|null, headDown|null, pipes, limitUp, limitDown) → id
+ *       dups both fds; heads are written first. A limit >= 0 (plain HTTP: one answer's body, src/network/
+ *       http-front.ts) is how many bytes that half reads from its `from` (heads apart): once they are
+ *       carried the half is over without a shutdown, so the connection goes on in Node (keep-alive); an end
+ *       of file before it is an error. A limit of 0 never reads `from` at all (Node keeps reading it).
  *   relayClose(id)                                               ends the pair (its run finished)
  *   relayCount() → pairs being relayed
  *   relayCheckListener(fd) → null | why not    a listening socket the run's bridge handed over (below)
@@ -63,6 +67,8 @@ struct half {
   int wait_fd;   /* what the half waits for (-1: nothing) */
   uint32_t wait_ev;
   uint64_t bytes;
+  int limited;      /* `from` gives `left` bytes more, then the half is over (no shutdown of `to`) */
+  uint64_t left;
 };
 
 struct pair;
@@ -157,6 +163,11 @@ static int send_marker(struct pair *p) {
   return 1;
 }
 
+/* how much one splice may read from `from`: never past a limit (the next answer's bytes are Node's) */
+static size_t want(const struct half *h) {
+  return h->limited && h->left < CHUNK ? (size_t)h->left : CHUNK;
+}
+
 /* move bytes for one half as far as they go without blocking; -1: that direction failed */
 static int pump(struct pair *p, struct half *h, const char *dir) {
   for (;;) {
@@ -196,7 +207,15 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       h->bytes += (uint64_t)w;
       continue;
     }
+    if (h->limited && h->left == 0) {
+      h->done = 1; /* the body is carried: the connection is Node's again */
+      return 0;
+    }
     if (h->eof) {
+      if (h->limited) {
+        snprintf(p->error, sizeof p->error, "%s: ended %llu bytes early", dir, (unsigned long long)h->left);
+        return -1;
+      }
       if (h->next_from >= 0) { /* the Unix socket is over: the bridge's pipe carries the rest */
         h->from = h->next_from;
         h->next_from = -1;
@@ -210,8 +229,9 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       return 0;
     }
     if (h->direct) {
-      ssize_t r = splice(h->from, NULL, h->to, NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+      ssize_t r = splice(h->from, NULL, h->to, NULL, want(h), SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
       if (r > 0) {
+        if (h->limited) h->left -= (uint64_t)r;
         h->bytes += (uint64_t)r;
         grow(h, h->to_pipe ? h->to : h->from, (size_t)r);
         continue;
@@ -232,7 +252,8 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       continue; /* both ready now: once more */
     }
     /* the pipe is empty here: EAGAIN means `from` has nothing yet */
-    ssize_t r = splice(h->from, NULL, h->pw, NULL, CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    ssize_t r = splice(h->from, NULL, h->pw, NULL, want(h), SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+    if (r > 0 && h->limited) h->left -= (uint64_t)r;
     if (r == 0) {
       h->eof = 1;
       continue;
@@ -438,16 +459,23 @@ static int open_pipe(int fds[2]) {
 }
 
 static napi_value relay_add(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
+  size_t argc = 7;
+  napi_value argv[7];
   int32_t fds[2];
   bool pipes = false;
+  double limits[2] = { -1, -1 };
   if (ep < 0 || napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4 || napi_get_value_int32(env, argv[0], &fds[0]) != napi_ok ||
       napi_get_value_int32(env, argv[1], &fds[1]) != napi_ok) {
     napi_throw_type_error(env, NULL, "relayAdd(clientFd, destFd, headUp, headDown, pipes) after relayInit");
     return NULL;
   }
   if (argc >= 5) napi_get_value_bool(env, argv[4], &pipes);
+  for (size_t i = 0; i < 2 && argc >= 6 + i; i++)
+    if (napi_get_value_double(env, argv[5 + i], &limits[i]) != napi_ok) limits[i] = -1;
+  if (pipes && (limits[0] >= 0 || limits[1] >= 0)) {
+    napi_throw_type_error(env, NULL, "relayAdd: limits are for plain HTTP, never with pipes");
+    return NULL;
+  }
   struct pair *p = calloc(1, sizeof *p);
   if (!p) {
     napi_throw_error(env, NULL, "relayAdd: out of memory");
@@ -490,6 +518,9 @@ static napi_value relay_add(napi_env env, napi_callback_info info) {
   p->ends[0] = (struct end){ .pair = p, .fd = a };
   p->ends[1] = (struct end){ .pair = p, .fd = b };
   p->nends = 2;
+  struct half *hs[2] = { &p->up, &p->down };
+  for (int i = 0; i < 2; i++)
+    if (limits[i] >= 0) hs[i]->limited = 1, hs[i]->left = (uint64_t)limits[i];
   if (pipes) {
     /* the bridge writes its client's bytes into upp and reads the destination's from downp (both pipes: a
      * pipe carries bytes and nothing else into the sandbox); the Unix socket then carries nothing more */
@@ -501,18 +532,19 @@ static napi_value relay_add(napi_env env, napi_callback_info info) {
     p->marker = 1;
     p->up.next_from = upp[0];
   }
+  __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED); /* before the thread can count it out */
   pthread_mutex_lock(&lock);
-  p->id = next_id++;
+  /* read here: once it is pending the relay thread may finish and free it before this returns */
+  uint32_t id = p->id = next_id++;
   if (next_id == 0) next_id = 1;
   p->next = pending;
   pending = p;
   pthread_mutex_unlock(&lock);
-  __atomic_add_fetch(&count, 1, __ATOMIC_RELAXED);
   uint64_t one = 1;
   if (write(ctl, &one, sizeof one) < 0) { /* the counter is far from full: cannot fail in practice */
   }
   napi_value out;
-  napi_create_uint32(env, p->id, &out);
+  napi_create_uint32(env, id, &out);
   return out;
 }
 

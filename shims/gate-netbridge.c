@@ -13,7 +13,9 @@
  * relay may hand this bridge a pipe each way on that connection (it says it takes them on its notice
  * connection): the tunnel's bytes then go between the client and those pipes, one splice each way. The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
  * variables. The relay also keeps one connection of its own to the proxy on which the proxy sends the
- * run's denial lines ("gate-sh: network: denied ..."), and copies them to its stderr: the run's.
+ * run's denial lines ("gate-sh: network: denied ..."), and copies them to its stderr: the run's; it answers
+ * each line with one byte once written, and the proxy holds the client's refusal until then (the line
+ * comes first on stderr, before anything the command says about the refusal).
  *
  * The relay ends with COMMAND (PR_SET_PDEATHSIG) and with the sandbox's pid namespace. It holds no
  * standard input or output of the run (only stderr, for those lines). It is static, so the run's
@@ -45,6 +47,10 @@
 static const char NOTICE_HELLO[] = "\0gate-netbridge notices\n";
 /* after the hello on the notice connection: this bridge takes a tunnel's pipes (PIPES_LINE, run-proxy.ts) */
 static const char PIPES_LINE[] = "pipes\n";
+/* and then: this bridge answers each denial line with one byte once the line is on the run's stderr
+ * (ACKS_LINE, run-proxy.ts): the proxy answers the client only after that, so the line comes before
+ * anything the command writes about the refusal */
+static const char ACKS_LINE[] = "acks\n";
 /* what one splice moves at most, the pipe size asked for (best effort: a smaller pipe moves less), and the
  * buffer of proxy → client before a hand-over */
 #define CHUNK (1024 * 1024)
@@ -339,16 +345,23 @@ static void accept_one(int lfd) {
   serve_pair(p);
 }
 
-/* the proxy's denial lines, to the run's stderr */
-static int copy_notices(int nfd) {
+/* the proxy's denial lines, to the run's stderr; each whole line written is acknowledged with one byte
+ * (the proxy holds the client's refusal until then). `flags`: MSG_DONTWAIT or 0. */
+static int copy_notices(int nfd, int flags) {
   char b[4096];
-  ssize_t r = read(nfd, b, sizeof b);
+  ssize_t r = recv(nfd, b, sizeof b, flags);
   if (r <= 0) return r < 0 && (errno == EAGAIN || errno == EINTR) ? 0 : -1;
   for (ssize_t o = 0; o < r;) {
     ssize_t w = write(STDERR_FILENO, b + o, (size_t)(r - o));
     if (w <= 0) break;
     o += w;
   }
+  char acks[sizeof b];
+  size_t n = 0;
+  for (ssize_t i = 0; i < r; i++)
+    if (b[i] == '\n') acks[n++] = 'A';
+  /* a few bytes on a socket the proxy reads at once: never more than its buffer */
+  if (n > 0 && send(nfd, acks, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN) return -1;
   return 0;
 }
 
@@ -373,7 +386,7 @@ static void relay(int lfd, int nfd) {
       void *tag = evs[i].data.ptr;
       if (tag == &listen_tag) accept_one(lfd);
       else if (tag == &notice_tag) {
-        if (copy_notices(nfd) < 0) {
+        if (copy_notices(nfd, MSG_DONTWAIT) < 0) {
           epoll_ctl(ep, EPOLL_CTL_DEL, nfd, NULL);
           close(nfd);
         }
@@ -435,16 +448,10 @@ static void notices_only(int nfd) {
   if (nfd < 0) return;
   int fl = fcntl(nfd, F_GETFL);
   if (fl >= 0) fcntl(nfd, F_SETFL, fl & ~O_NONBLOCK);
-  char b[4096];
   for (;;) {
-    ssize_t r = command_ended ? recv(nfd, b, sizeof b, MSG_DONTWAIT) : read(nfd, b, sizeof b);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return;
-    for (ssize_t o = 0; o < r;) {
-      ssize_t w = write(STDERR_FILENO, b + o, (size_t)(r - o));
-      if (w <= 0) break;
-      o += w;
-    }
+    struct pollfd pf = { .fd = nfd, .events = POLLIN };
+    if (command_ended && poll(&pf, 1, 0) != 1) return;
+    if (copy_notices(nfd, 0) < 0) return; /* (SIGTERM interrupts a waiting recv: the poll above then) */
   }
 }
 
@@ -469,11 +476,13 @@ int main(int argc, char **argv) {
   /* the notice connection: made before the command starts, so no denial line of the run is missed */
   int nfd = connect_proxy();
   if (nfd >= 0) {
-    char hello[sizeof NOTICE_HELLO + sizeof PIPES_LINE];
+    char hello[sizeof NOTICE_HELLO + sizeof PIPES_LINE + sizeof ACKS_LINE];
     size_t n = sizeof NOTICE_HELLO - 1;
     memcpy(hello, NOTICE_HELLO, n);
     memcpy(hello + n, PIPES_LINE, sizeof PIPES_LINE - 1);
     n += sizeof PIPES_LINE - 1;
+    memcpy(hello + n, ACKS_LINE, sizeof ACKS_LINE - 1);
+    n += sizeof ACKS_LINE - 1;
     if (write(nfd, hello, n) != (ssize_t)n) {
       close(nfd);
       nfd = -1;

@@ -42,7 +42,7 @@ export interface GateNative {
    * run's bridge) is handed two pipes over it and the bytes go through those (native/gate_relay.c);
    * onClosed(id, up, down, error) once a pair is over; relayClose ends a pair; relayCount says how many. */
   relayInit(onClosed: (id: number, up: number, down: number, error: string | null) => void): boolean;
-  relayAdd(clientFd: number, destFd: number, headUp: Buffer | null, headDown: Buffer | null, pipes: boolean): number;
+  relayAdd(clientFd: number, destFd: number, headUp: Buffer | null, headDown: Buffer | null, pipes: boolean, limitUp?: number, limitDown?: number): number;
   relayClose(id: number): boolean;
   relayCount(): number;
   /** Why `fd` is not a listening TCP socket on loopback in another network namespace than this process's

@@ -20,8 +20,9 @@ export interface DialContext {
   runId: string;
   decider: NetworkDecider;
   resolve: Resolver;
-  /** a line for the run's stderr (`gate-sh: network: denied ...`), through its bridge */
-  notify(line: string): void;
+  /** a line for the run's stderr (`gate-sh: network: denied ...`), through its bridge; resolves once the
+   *  bridge says it is there (or could not): the client's refusal goes after it, never before */
+  notify(line: string): Promise<void> | void;
   /** aborted when the client went away (a decision waiting for a person is withdrawn) */
   signal: AbortSignal;
   /** a tunnel's bytes were handed to the native relay (relay.ts): the run's proxy ends it with the run */
@@ -83,9 +84,9 @@ export async function dial(rawHost: string, port: number, protocol: NetworkProto
       /* the report is the decider's: a failure there does not touch the connection */
     }
   };
-  const refuse = (status: Refusal['status'], socks: Refusal['socks'], reason: string, error?: string): Refusal => {
+  const refuse = async (status: Refusal['status'], socks: Refusal['socks'], reason: string, error?: string): Promise<Refusal> => {
     report(error);
-    ctx.notify(deniedLine(host, port, reason));
+    await ctx.notify(deniedLine(host, port, reason));
     return { ok: false, status, socks, reason };
   };
   if (decided.decision !== 'allow') return refuse(403, 2, decided.reason);

@@ -106,6 +106,39 @@ export async function handOver(client: Socket, dest: Socket, o: { pipes?: boolea
   return { id, headDown: headDown?.length ?? 0, finished };
 }
 
+/**
+ * Hand one plain-HTTP answer's body to the relay (http-front.ts): `dest` (the upstream connection, whose
+ * answer head Node has read and sent) is handed over; `client` is not: the relay writes the body to a copy
+ * of its descriptor while Node keeps reading the client (its next request). `head`: body bytes Node read
+ * already (sent first; `dest` is paused with no 'data' listener); `length`: the whole body, or null for an answer that ends with the
+ * connection (the client's side is then shut when it does). Resolves null, touching nothing, when there
+ * is no relay: the caller carries the body itself. Otherwise Node's `dest` is destroyed; once `finished`
+ * resolves without an error, the relay has let go of the client and Node may write to it again.
+ */
+export async function relayAnswer(client: Socket, dest: Socket, head: Buffer | null, length: number | null): Promise<HandedOver | null> {
+  const r = relay();
+  if (!r) return null;
+  await flushed(client, dest);
+  const cfd = fdOf(client);
+  const dfd = fdOf(dest);
+  if (client.destroyed || dest.destroyed || cfd === undefined || dfd === undefined) return null;
+  // what the stream buffered after its 'data' listeners went (paused) is the body's too; past `length`,
+  // bytes the server should not have sent, dropped with the connection
+  const more = drain(dest);
+  if (more) head = head ? Buffer.concat([head, more]) : more;
+  if (head && length !== null && head.length > length) head = head.subarray(0, length);
+  const rest = length === null ? -1 : length - (head?.length ?? 0);
+  let id: number;
+  try {
+    id = r.n.relayAdd(cfd, dfd, null, head?.length ? head : null, false, 0, rest);
+  } catch {
+    return null;
+  }
+  const finished = new Promise<Relayed>((resolve) => r.waiting.set(id, resolve));
+  dest.destroy();
+  return { id, headDown: head?.length ?? 0, finished };
+}
+
 /** End a relayed pair (its run finished); its `finished` still resolves. */
 export function closeRelayed(id: number): void {
   state?.n.relayClose(id);

@@ -12,7 +12,7 @@ import { chmodSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { MAX_SOCKET_PATH } from '../paths/index.js';
 import type { DialContext } from './dial.js';
-import { httpFront } from './http-front.js';
+import { serveHttp } from './http-front.js';
 import { ListenerHandoff } from './listener-handoff.js';
 import { closeRelayed } from './relay.js';
 import type { Resolver } from './resolve.js';
@@ -24,6 +24,14 @@ export const NOTICE_HELLO = '\0gate-netbridge notices\n';
 /** What a bridge that takes a tunnel's bytes through pipes sends after NOTICE_HELLO (an older daemon
  * reads it as the rest of the hello's connection and drops it). */
 export const PIPES_LINE = 'pipes\n';
+/** What a bridge that acknowledges each denial line says after NOTICE_HELLO: it answers every line with
+ * ACK once the line is on the run's stderr, and the client's refusal waits for that (the line comes before
+ * anything the command writes about the refusal, whether or not the connection passes the bridge). */
+export const ACKS_LINE = 'acks\n';
+const ACK = 0x41; // 'A' (no capability line starts with it)
+/** how long a refusal waits for the bridge's acknowledgement (a bridge the run killed, a stderr nobody
+ *  reads): then it goes anyway */
+const ACK_TIMEOUT_MS = 2000;
 /** connections of one run at once (beyond: refused at accept; the run's own bound) */
 export const MAX_CONNECTIONS = 1024;
 /** listeners handed over by one run's sandboxes (its own, its escalated commands'), at most */
@@ -48,20 +56,17 @@ export class RunProxy {
   private readonly listeners = new Set<Server>();
   private handoff?: ListenerHandoff;
   private readonly conns = new Set<Socket>();
-  private readonly notices = new Set<Socket>();
+  /** the bridges' notice connections, each with the acknowledgements it owes (when it gives them) */
+  private readonly notices = new Map<Socket, { acks: boolean; owed: (() => void)[] }>();
   /** tunnels handed to the native relay (relay.ts), by its id */
   private readonly relays = new Set<number>();
   private closed = false;
   /** the bridge said on its notice connection that it takes pipes (PIPES_LINE) */
   private bridgePipes = false;
-  private readonly http;
-  private readonly httpDirect;
   /** denial lines said before the bridge's notice connection came (kept few) */
   private readonly early: string[] = [];
 
   constructor(private readonly o: RunProxyOptions) {
-    this.http = httpFront((signal) => this.context(signal));
-    this.httpDirect = httpFront((signal) => this.context(signal, false));
     this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (s) => this.accept(s));
     this.server.maxConnections = MAX_CONNECTIONS;
   }
@@ -76,10 +81,10 @@ export class RunProxy {
         resolve();
       });
     });
-    // only with GATE_NET_HANDOFF=on in the daemon's environment (docs/network.md): handed over, a run's
-    // connections no longer pass its bridge, so its denial lines reach stderr out of order with the
-    // command's own output (cut into a line curl was writing); by default the bridge relays every connection
-    if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF !== 'on') return;
+    // the default since a denial's line waits for the bridge's acknowledgement (notify): before that, handed
+    // over, a run's denial lines could reach stderr after the command's own words about the refusal.
+    // GATE_NET_HANDOFF=off in the daemon's environment keeps every connection through the bridge
+    if (!this.o.listenerPath || process.env.GATE_NET_HANDOFF === 'off') return;
     const h = new ListenerHandoff(this.o.listenerPath, (fd) => this.adopt(fd), (l) => this.o.log?.(l));
     // without the native addon no descriptor can be received: the bridge relays every connection itself
     if (!h.available || Buffer.byteLength(this.o.listenerPath) > MAX_SOCKET_PATH) return;
@@ -140,13 +145,23 @@ export class RunProxy {
     };
   }
 
-  private notify(line: string): void {
+  private notify(line: string): Promise<void> {
     const text = `${line}\n`;
     if (this.notices.size === 0) {
       if (this.early.length < 32) this.early.push(text);
-      return;
+      return Promise.resolve();
     }
-    for (const n of this.notices) if (n.writableLength < MAX_NOTICE_BACKLOG) n.write(text);
+    const waits: Promise<void>[] = [];
+    for (const [n, st] of this.notices) {
+      if (n.writableLength >= MAX_NOTICE_BACKLOG) continue;
+      n.write(text);
+      if (st.acks) waits.push(new Promise<void>((r) => st.owed.push(r)));
+    }
+    if (waits.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, ACK_TIMEOUT_MS);
+      void Promise.all(waits).then(() => (clearTimeout(t), resolve()));
+    });
   }
 
   private accept(s: Socket, viaBridge = true): void {
@@ -155,6 +170,8 @@ export class RunProxy {
     this.conns.add(s);
     s.once('close', () => {
       this.conns.delete(s);
+      // a bridge gone owes nothing more
+      for (const r of this.notices.get(s)?.owed.splice(0) ?? []) r();
       this.notices.delete(s);
     });
     s.on('error', () => s.destroy());
@@ -170,27 +187,36 @@ export class RunProxy {
       if (first.toString('latin1', 0, NOTICE_HELLO.length) === NOTICE_HELLO) return this.noticeConnection(s, first.subarray(NOTICE_HELLO.length));
       s.unshift(first);
       if (first[0] === 0x05) void serveSocks5(s, this.context(abortOn(s), viaBridge));
-      else (viaBridge ? this.http : this.httpDirect).emit('connection', s);
+      else void serveHttp(s, this.context(abortOn(s), viaBridge));
       s.resume();
     };
     s.on('data', onData);
   }
 
   private noticeConnection(s: Socket, rest: Buffer): void {
-    this.notices.add(s);
-    // what follows the hello: the bridge's PIPES_LINE, if it takes pipes; anything else is read and dropped
-    let said = rest;
+    const st = { acks: false, owed: [] as (() => void)[] };
+    this.notices.set(s, st);
+    // what follows the hello: capability lines (PIPES_LINE, ACKS_LINE), then one ACK per line written;
+    // anything else is dropped (a line is bounded: the bridge is the sandbox's, untrusted)
+    let line = '';
     const hear = (d: Buffer): void => {
-      said = Buffer.concat([said, d]);
-      if (said.length < PIPES_LINE.length) return;
-      this.bridgePipes = said.toString('latin1', 0, PIPES_LINE.length) === PIPES_LINE;
-      s.off('data', hear);
-      s.on('data', () => {});
+      for (const c of d) {
+        if (c === ACK && line === '') st.owed.shift()?.();
+        else if (c === 0x0a) {
+          if (`${line}\n` === PIPES_LINE) this.bridgePipes = true;
+          if (`${line}\n` === ACKS_LINE) st.acks = true;
+          line = '';
+        } else if (line.length < 64) line += String.fromCharCode(c);
+      }
     };
     s.on('data', hear);
     s.resume();
-    hear(Buffer.alloc(0));
-    for (const l of this.early.splice(0)) s.write(l);
+    hear(rest);
+    for (const l of this.early.splice(0)) {
+      s.write(l);
+      // its acknowledgement is owed to nobody (the refusal went already), but it comes, in order
+      if (st.acks) st.owed.push(() => {});
+    }
   }
 }
 

@@ -108,7 +108,7 @@ export async function serveSocks5(client: Socket, ctx: DialContext): Promise<voi
     const port = portBytes.readUInt16BE(0);
     if (cmd !== 0x01) {
       const what = cmd === 0x03 ? 'SOCKS5 UDP ASSOCIATE' : cmd === 0x02 ? 'SOCKS5 BIND' : `SOCKS5 command ${cmd}`;
-      ctx.notify(deniedLine(host, port, `${what} is not supported by gate-sh's proxy (TCP CONNECT only)`));
+      await ctx.notify(deniedLine(host, port, `${what} is not supported by gate-sh's proxy (TCP CONNECT only)`));
       client.end(reply(0x07));
       return;
     }

@@ -20,7 +20,7 @@ const HELLO_TIMEOUT_MS = 30_000;
 export interface TunnelOptions {
   host: string;
   /** a refusal after the tunnel was opened: for the run's stderr */
-  refused(reason: string): void;
+  refused(reason: string): Promise<void> | void;
   /** the tunnel's bytes went to the native relay (relay.ts) */
   relayed?(id: number, finished: Promise<unknown>): void;
   /** the client is a bridge that takes pipes (relay.ts) */
@@ -49,10 +49,13 @@ export function runTunnel(client: Socket, up: Dialed, o: TunnelOptions, head?: B
   };
   const timer = setTimeout(() => finish('no ClientHello in time'), HELLO_TIMEOUT_MS);
   const refuse = (why: string, alert: boolean): void => {
-    o.refused(why);
     client.off('data', onFirst);
-    if (alert) client.end(ALERT_UNRECOGNIZED_NAME, () => finish(why));
-    else finish(why);
+    clearTimeout(timer);
+    // the line on the run's stderr first, then the client's alert (it may end the command at once)
+    void Promise.resolve(o.refused(why)).then(() => {
+      if (alert && !client.destroyed) client.end(ALERT_UNRECOGNIZED_NAME, () => finish(why));
+      else finish(why);
+    });
   };
   let opened = false;
   const pipeBoth = (): void => {

@@ -3,7 +3,8 @@
  * daemon's proxy, the decision) against the same connection made directly on loopback, p50/p99; a
  * 100 MiB download through the proxy against direct (ROUNDS rounds, each mode once per round, so a busy
  * machine weighs on every mode alike; every figure, the best and the median are printed): plain http
- * forwarded, a CONNECT tunnel (its bytes carried by the daemon's native relay, native/gate_relay.c), and
+ * (the request decided in the daemon, the answer's body by the native relay; on the handed-over listener
+ * and through the bridge), a CONNECT tunnel (its bytes carried by the daemon's native relay, native/gate_relay.c), and
  * the same tunnel kept in Node (a second daemon with GATE_NET_RELAY=node); 200 parallel connections held
  * through the proxy, with the daemon's CPU time and RSS. "proxy" runs inside a real gate-sh run (bwrap,
  * --unshare-net, gate-netbridge); "direct" is the same client on the host. And what one command costs
@@ -159,6 +160,7 @@ try {
     const dl = {
       direct: [] as number[],
       plain_http: [] as number[],
+      plain_http_via_bridge: [] as number[],
       connect_tunnel: [] as number[],
       connect_tunnel_via_bridge: [] as number[],
       connect_tunnel_in_node: [] as number[],
@@ -167,6 +169,7 @@ try {
     const modes: [keyof typeof dl, () => Promise<string>][] = [
       ['direct', () => onHost('curl', directCurl)],
       ['plain_http', () => viaGate(curl)],
+      ['plain_http_via_bridge', () => viaGate(curl, dBridge)],
       // the same through a CONNECT tunnel (curl --proxytunnel): the path https takes
       ['connect_tunnel', () => viaGate(`${curl} -p`)],
       ['connect_tunnel_via_bridge', () => viaGate(`${curl} -p`, dBridge)],
@@ -188,13 +191,14 @@ try {
         ]),
       ),
       // per round: the tunnel against direct in that same round (the load moves between rounds)
+      plain_http_ratio_per_round: dl.plain_http.map((x, i) => r2(x / dl.direct[i])),
       connect_tunnel_ratio_per_round: dl.connect_tunnel.map((x, i) => r2(x / dl.direct[i])),
       connect_tunnel_via_bridge_ratio_per_round: dl.connect_tunnel_via_bridge.map((x, i) => r2(x / dl.direct[i])),
       load_average_1m_per_round: loads,
       rounds: ROUNDS,
       load_average_before: before,
       load_average_after: load(),
-      what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: forwarded by the proxy in Node; connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener',
+      what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: each request read and decided by the proxy, the body of the answer carried by the native relay (the client on the handed-over listener); plain_http_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off); connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener',
     };
   }
 

@@ -114,3 +114,52 @@ test('GATE_NET_HANDOFF=off: the bridge keeps its listener and relays, and connec
     await off.close();
   }
 });
+
+// inside the sandbox: refusals one after the other (plain http, then CONNECT, fifty times), and after each
+// one is read, a line of the client's own on stderr
+const ORDER = (port: number) => `
+import socket, sys
+for i in range(100):
+    s = socket.create_connection(("127.0.0.1", 3128))
+    if i % 2 == 0:
+        s.sendall(b"GET http://denied.test:${port}/hello HTTP/1.1\\r\\nHost: denied.test:${port}\\r\\n\\r\\n")
+    else:
+        s.sendall(b"CONNECT denied.test:${port} HTTP/1.1\\r\\nHost: denied.test:${port}\\r\\n\\r\\n")
+    a = s.recv(65536)
+    assert a.startswith(b"HTTP/1.1 403"), a
+    sys.stderr.write("client saw refusal %d\\n" % i)
+    sys.stderr.flush()
+    s.close()
+`;
+
+/** every `client saw refusal i` comes after the (i+1)th denial line */
+function inOrder(stderr: string): void {
+  let denied = 0;
+  let saw = 0;
+  for (const l of stderr.split('\n')) {
+    if (l.startsWith('gate-sh: network: denied denied.test:')) denied++;
+    const m = /^client saw refusal (\d+)$/.exec(l);
+    if (m) {
+      assert.equal(Number(m[1]), saw++);
+      assert.ok(denied > Number(m[1]), `"${l}" came before its denial line:\n${stderr}`);
+    }
+  }
+  assert.deepEqual([denied, saw], [100, 100], stderr);
+}
+
+test("with the hand-over, each denial's line is on the run's stderr before the client sees the refusal", { timeout: 120_000 }, async () => {
+  const r = await run(GATE_SH, ['-c', `python3 -c '${ORDER(w.webPort)}'`], { env: d.env, cwd: d.ws, timeoutMs: 100_000 });
+  assert.equal(r.code, 0, r.stderr);
+  inOrder(r.stderr);
+});
+
+test('with the bridge relaying, the same', { timeout: 120_000 }, async () => {
+  const off = await startDaemon({ config: CONFIG, rules: RULES, workspace: 'ws', args: ['--test-resolver', w.hostsFile], env: { GATE_NET_HANDOFF: 'off' } });
+  try {
+    const r = await run(GATE_SH, ['-c', `python3 -c '${ORDER(w.webPort)}'`], { env: off.env, cwd: off.ws, timeoutMs: 100_000 });
+    assert.equal(r.code, 0, r.stderr);
+    inOrder(r.stderr);
+  } finally {
+    await off.close();
+  }
+});

@@ -73,7 +73,7 @@ test('dial: an allow that does not name the host reaches no local address; one t
     runId: 'r-test',
     decider: decider(v),
     resolve: async (h: string) => (looked.push(h), ['127.0.0.1']),
-    notify: (l: string) => notes.push(l),
+    notify: (l: string) => void notes.push(l),
     signal: new AbortController().signal,
   });
   try {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { gateNative } from '../../src/exec/native.js';
-import { closeRelayed, handOver } from '../../src/network/relay.js';
+import { closeRelayed, handOver, relayAnswer } from '../../src/network/relay.js';
 import { waitFor } from '../helpers/daemon.js';
 
 let dir: string;
@@ -175,5 +175,67 @@ test('pipes mode: the bridge is handed a pipe each way on one mark byte, after w
     dest.far.destroy();
     dest.server.close();
     server.close();
+  }
+});
+
+test("one plain-HTTP answer's body (relayAnswer): Node's head first, exactly the length, then the connection is Node's again both ways", { timeout: 30_000 }, async () => {
+  const client = await pairOf({ host: '127.0.0.1', port: 0 }); // near: the client; far: the daemon's end
+  const dest = await pairOf({ host: '127.0.0.1', port: 0 }); // near: the daemon's upstream; far: the server
+  try {
+    const body = Buffer.alloc(3 << 20);
+    for (let i = 0; i < body.length; i++) body[i] = (i * 31) & 255;
+    dest.near.pause();
+    dest.far.write(body.subarray(0, 1000));
+    await once(dest.near, 'readable');
+    const parts: Buffer[] = [];
+    client.near.on('data', (d: Buffer) => parts.push(d));
+    // the next request arrives while the body is relayed: Node reads it, the relay never does
+    const heard: Buffer[] = [];
+    client.far.on('data', (d: Buffer) => heard.push(d));
+    const h = await relayAnswer(client.far, dest.near, null, body.length);
+    assert.ok(h, 'the relay took the answer');
+    client.near.write('NEXT REQUEST');
+    dest.far.write(body.subarray(1000));
+    dest.far.write('BYTES PAST THE BODY'); // never reach the client
+    const r = await h.finished;
+    assert.deepEqual(r, { up: 0, down: body.length });
+    await waitFor(() => Buffer.concat(heard).toString() === 'NEXT REQUEST' || undefined, 'the next request, read by Node');
+    assert.equal(client.far.destroyed, false);
+    client.far.write('NEXT ANSWER');
+    await waitFor(() => Buffer.concat(parts).length === body.length + 11 || undefined, 'the body and the next answer');
+    const got = Buffer.concat(parts);
+    assert.equal(sha(got.subarray(0, body.length)), sha(body));
+    assert.equal(got.subarray(body.length).toString(), 'NEXT ANSWER');
+  } finally {
+    for (const p of [client, dest]) {
+      p.near.destroy();
+      p.far.destroy();
+      p.server.close();
+    }
+  }
+});
+
+test('an answer that ends with its connection is carried to the end and the client told so; one that ends early is an error', { timeout: 30_000 }, async () => {
+  for (const length of [null, 5000]) {
+    const client = await pairOf({ host: '127.0.0.1', port: 0 });
+    const dest = await pairOf({ host: '127.0.0.1', port: 0 });
+    try {
+      dest.near.pause();
+      const atClient = collect(client.near);
+      const h = await relayAnswer(client.far, dest.near, Buffer.from('abc'), length);
+      assert.ok(h);
+      dest.far.end(Buffer.alloc(1000, 0x61)); // 1,003 bytes in all, then the server closes
+      const r = await h.finished;
+      if (length === null) {
+        assert.deepEqual(r, { up: 0, down: 1003 });
+        assert.equal((await atClient).length, 1003, 'the client reads to its end of file');
+      } else assert.match(r.error ?? '', /ended 3997 bytes early/);
+    } finally {
+      for (const p of [client, dest]) {
+        p.near.destroy();
+        p.far.destroy();
+        p.server.close();
+      }
+    }
   }
 });
