@@ -1,5 +1,5 @@
 /*
- * gate_relay — the byte copying of the network proxy's open tunnels, off Node's event loop (issue 33: a
+ * gate_relay — the byte copying of the network proxy's open tunnels, off Node's event loop (a
  * download through the proxy at the speed of a direct one). Once the proxy (src/network/) has decided a
  * CONNECT or SOCKS5 tunnel, connected the destination and checked the client's TLS server name, it hands
  * the two sockets here: the run's side (the Unix socket the daemon accepted from the sandbox's bridge) and

@@ -136,7 +136,7 @@ export async function gateSh(argv: string[], env: Record<string, string | undefi
     say(fill(CALL_TEXTS.nothingRan, e.message));
     return 2;
   }
-  // bash will read start-up files (a login profile, BASH_ENV): ask for a start-up phase (issue 17)
+  // bash will read start-up files (a login profile, BASH_ENV): ask for a start-up phase (docs/startup-phase.md)
   const pty = inv.pty ?? (isatty(0) && isatty(1));
   const wantsStartUp = !pty && readsStartUpFiles(inv, env);
   const startUp = wantsStartUp ? startUpRequest(paths.approvalDir, env) : undefined;

@@ -42,7 +42,7 @@ export function renderPrompt(p: PromptEvent, index?: number): string {
   return lines.join('\n');
 }
 
-/** The key that shows a cut command whole (issue 30: never cut without a way to see all). */
+/** The key that shows a cut command whole (never cut without a way to see all). */
 export const VIEW_KEY = 'v';
 
 /** The command whole: every word, escaped as in the prompt (the daemon's `display` may be cut). */

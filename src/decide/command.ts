@@ -30,7 +30,7 @@ export interface CommandInput {
 }
 
 /**
- * Opaque code that runs where the approval policy would let any unknown command run (issue 29): inline code
+ * Opaque code that runs where the approval policy would let any unknown command run: inline code
  * (`python -c`, `node -e`, `perl -e`), a script file (`sh file`, `bash file`), `source`/`.` of a file, `eval`,
  * a script on stdin, a shell's command string known only at run time, a name known only at run time. The
  * exec gate decides every exec it makes when it happens: the inline code's, eval's and the run's own shell's

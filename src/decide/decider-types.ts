@@ -41,7 +41,7 @@ export interface SubcommandResult {
    * program running its own files: src/decide/reuse.ts, reusableInScope) */
   reuseScope?: ReuseScope;
   /** a `#!` script's exec: what the kernel runs (its interpreter, the interpreter's argument, the script and
-   * its arguments), whichever of the two decided; the audit log names it (issue 30) */
+   * its arguments), whichever of the two decided; the audit log names it */
   runs?: string[];
 }
 
@@ -49,7 +49,7 @@ export interface ScriptResult {
   complex: boolean;
   /** bash can parse the script (a start-up phase needs this: src/exec/start-up-gate.ts) */
   parses: boolean;
-  /** the script is decided per exec (issue 17): run it in the read-only sandbox, or in the turn sandbox
+  /** the script is decided per exec (docs/strict.md): run it in the read-only sandbox, or in the turn sandbox
    * once a person agreed to its asked writes */
   perExec?: boolean;
   /** where a per-exec script runs (ScriptDecision.per_exec_sandbox: decided once, in src/decide/per-exec.ts) */

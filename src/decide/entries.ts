@@ -98,15 +98,15 @@ const UNREAD = /^(script is not a string|script larger than \d+ bytes$|NUL byte|
 export function wholeScriptEntry(command: string[], a: ComplexScript, ec: CommandContext): Entry {
   const { reasons } = a;
   // A command whose name is only known at run time (`$x -rf y`) is never allowed by a heuristic; nor is a
-  // script the parsers could not read at all (a NUL byte, over the size cap, not UTF-8: issue 30): what
+  // script the parsers could not read at all (a NUL byte, over the size cap, not UTF-8): what
   // cannot be read is asked, never allowed by the sandbox heuristic.
   const unread = reasons.some((r) => UNREAD.test(r));
   const mode = unread || a.opaqueKinds.includes('dynamic-name') ? ('opaque' as const) : undefined;
   return {
     argv: command,
     kind: 'script',
-    // (an unread script has no kind that runs sandboxed: it is asked, not run in the sandbox as issue 29
-    // lets a dynamic name run)
+    // (an unread script has no kind that runs sandboxed: it is asked, not run in the sandbox as a dynamic
+    // command name is)
     evaluated: [decideCommand({ argv: command, role: 'script', mode, ...(mode && !unread ? { opaqueKind: 'dynamic-name' as const } : {}) }, ec)],
     extra: [],
     ownReason: `the script cannot be completely inspected: ${reasons.join('; ')}`,

@@ -2,7 +2,7 @@
  * Folders the gated caller (or anyone) could have written, when the caller does not say: what PATH
  * entries and escalated programs must not point into. From the turn's sandbox policy, the exec's cwd and
  * `also`: the folders the sandbox lets a run write besides the policy's (the runs' own working folders —
- * `cd /usr && ~/proj/git status` execs from /usr a git the run wrote in its workspace, issue 30 —, $TMPDIR,
+ * `cd /usr && ~/proj/git status` execs from /usr a git the run wrote in its workspace —, $TMPDIR,
  * the runtime folder), given by the daemon; world-writable temporary folders always count. Pure.
  */
 import type { SandboxPolicy } from '../sandbox/index.js';

@@ -175,7 +175,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const ownScript = scriptOfShell(command);
   if (ownScript) inner.push(ownScript);
   // tmux, screen, ssh, docker exec, systemd-run, at: what they hand to a server, host or scheduler beyond
-  // the exec gate is decided now, as if this run made it (issue 28)
+  // the exec gate is decided now, as if this run made it
   const away = elsewhereCommand([basenameOf(program), ...argv.slice(1)]);
   if (away) inner.push(...away.inner);
   const commands = [...(ctx.shellWrapperParsing ? commandsForExecPolicy(command).commands : [command]), ...inner];
@@ -197,7 +197,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   const execution = skill ? skillExecution(skill) : executionFor(byPolicy, ctx);
   // An allow rule means "run it outside" — unless deny-read entries forbid leaving the sandbox (newest
   // Codex), or it is a skill script (its declared permissions, never more), or a program running its own
-  // files made the exec (issue 29: a rule about the model's command never widens a build's children).
+  // files made the exec (a rule about the model's command never widens a build's children).
   const byRuleOutside = byPolicy && decision !== 'forbidden' && !ctx.sandboxHasDenyEntries;
   const inPlace = byRuleOutside && !escalationRequested(ctx.sandboxPermissions) && !skill && !provenance().widen;
   const needsEscalation = skill
@@ -263,7 +263,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
   // gate-sh's own nested-shell shims are bound read-only in every sandbox (src/exec/exec-gate.ts), even
   // when the installation lies inside a writable root (a clone under /tmp): the caller could not write them
   if (codeLoading && isInsideAny(program, codeLoading.writableRoots) && !isInsideAny(program, [GATE_SHIMS_BIN])) {
-    // never a way out (issue 30, point 3): a program the sandbox could have written runs in the sandbox,
+    // never a way out: a program the sandbox could have written runs in the sandbox,
     // whatever rule would escalate it and whoever would approve it; with no sandbox to keep it in, a
     // person decides
     if (ctx.sandboxPolicy.type === 'danger-full-access' || ctx.sandboxPolicy.type === 'external-sandbox')
@@ -286,7 +286,7 @@ export function decideIntercepted(program: string, argv: readonly string[], cwd:
 }
 
 /**
- * A `#!` script's exec (issue 30): decided as itself and as what the kernel runs — its interpreter with the
+ * A `#!` script's exec: decided as itself and as what the kernel runs — its interpreter with the
  * interpreter's argument, the script and the arguments (src/decide/shebang.ts). The interpreter's decision
  * can only add strictness: its forbidden denies, its prompt asks and shows that command; an allow rule about
  * the interpreter never escalates the script (the script's own decision says how it runs). A `#!` line that
@@ -315,7 +315,7 @@ function decideScriptExec(
     // the kernel's program adds nothing: the script's own answer
     return own;
   // a script the heuristics let run: its #! line is the script's own file, not the model's text, so only
-  // the user's rules about its interpreter add strictness (issue 29: rules at every exec, heuristics for
+  // the user's rules about its interpreter add strictness (rules at every exec, heuristics for
   // what the model wrote); `npm test` under untrusted is not asked as `env node npm test`
   if (own.decision === 'allow' && !kern.decision_driven_by_policy) return own;
   if (kern.action !== 'prompt') {

@@ -1,5 +1,5 @@
 /**
- * One decision per new host:port a sandboxed run connects to (issue 33), in this order, first answer wins:
+ * One decision per new host:port a sandboxed run connects to (docs/network-decisions.md), in this order, first answer wins:
  *   1. a `network_rule` forbids the host (rules compile as Codex's: last writer per host, deny wins) → deny
  *   2. a `denied_domains` pattern matches → deny                                  (deny wins over any allow)
  *   3. the destination is not public (loopback, private, link-local, ...: a literal, a `localhost` name, or
@@ -117,8 +117,8 @@ function askRefusal(p: ApprovalPolicy, byRule: boolean): string | undefined {
 
 /**
  * The network setting of a run under this sandbox policy: `on` (no sandbox, or network_access on), `off`,
- * or `rules` (the proxy asks the daemon per connection). Read loosely: the "rules" value is the proxy's
- * (issue 33), whichever spelling of the policy carries it.
+ * or `rules` (the proxy asks the daemon per connection). Read loosely: the "rules" value is the proxy's,
+ * whichever spelling of the policy carries it.
  */
 export function networkSetting(p: SandboxPolicy): 'on' | 'off' | 'rules' {
   if (p.type === 'danger-full-access') return 'on';

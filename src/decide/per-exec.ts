@@ -1,5 +1,5 @@
 /**
- * Per-exec decisions for complex scripts (issue 17, part 2). Where pre-flight would ask about a complex
+ * Per-exec decisions for complex scripts (docs/strict.md). Where pre-flight would ask about a complex
  * script only because it is complex (the approval policy's heuristic prompt for the whole invocation, no
  * rule, no danger, nothing opaque), the script instead runs with every exec decided when it happens — the
  * exec gate already sees each one — in a sandbox where it cannot write unless a person agreed: the

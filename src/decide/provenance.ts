@@ -1,5 +1,5 @@
 /**
- * Where an intercepted exec's command came from (issue 29): the model's text, or a program running its own
+ * Where an intercepted exec's command came from (docs/exec-gate.md): the model's text, or a program running its own
  * files. Pure: the daemon reads the exec'ing process's ancestry from /proc (src/daemon/provenance.ts) and
  * this module reads it.
  *

@@ -1,5 +1,5 @@
 /**
- * Which exec-gate answers hold for any argument vector (issue 16: a build runs `cc1` and `as` with a new
+ * Which exec-gate answers hold for any argument vector (a build runs `cc1` and `as` with a new
  * argv each time, and each exec paid a daemon round trip). The daemon marks such an answer, and the run's
  * supervisor (shims/launch/reuse.c) answers later execs of the very same file, under the same path,
  * name and run, itself, until the policy changes. Pure.
@@ -76,7 +76,7 @@ export function reusableForAnyArgv(policy: Policy, d: InterceptedDecision, x: Re
 
 /**
  * May the supervisor give this answer again for any argv of the same file, path, name and run, when the exec
- * is made below the same program running its own files (issue 29)? That reading (src/decide/provenance.ts)
+ * is made below the same program running its own files? That reading (src/decide/provenance.ts)
  * lifts the heuristics, so what they read in the arguments (the danger list's `rm -rf`, a shell's command
  * string) decides nothing there: `rm` and `sh -c` under make or configure are Run in place whatever their
  * argv, as long as no rule can match them. A rule is looked up by the program's path or name, and by the

@@ -1,6 +1,6 @@
 /**
  * `node /usr/bin/npm test` is how the kernel runs `/usr/bin/npm test` (`#!/usr/bin/env node`): decided as
- * the script it runs, so a rule about `npm test` covers its interpreter's exec too (issue 17). Only for a
+ * the script it runs, so a rule about `npm test` covers its interpreter's exec too. Only for a
  * script in a folder only root writes, whose `#!` line names this very interpreter: then running it through
  * the interpreter runs exactly what running the script would. Pure: the caller reads the `#!` line.
  */

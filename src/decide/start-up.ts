@@ -1,5 +1,5 @@
 /**
- * The start-up phase (issue 17): what the login profile and rc files run before a script's first command
+ * The start-up phase (docs/startup-phase.md): what the login profile and rc files run before a script's first command
  * is the machine's, not the agent's. Such an exec is decided by `forbidden` rules only (no heuristic, no
  * prompt) and runs in the turn sandbox. Pure: the daemon decides *whether* a run is in its start-up phase
  * (src/daemon/start-up.ts); this file only says what an exec in that phase gets.

@@ -120,7 +120,7 @@ export interface ScriptDecision {
   /** true only when every evaluated command of every subcommand has an explicit allow rule. */
   bypass_sandbox: boolean;
   subcommands: SubcommandDecision[];
-  /** The complex script runs with every exec decided when it happens (issue 17): what pre-flight asks is
+  /** The complex script runs with every exec decided when it happens (docs/strict.md): what pre-flight asks is
    * only what it could decide; without asked writes the run's sandbox is read-only. */
   per_exec: boolean;
   /** The subcommands asked before anything runs (argv), in script order. */

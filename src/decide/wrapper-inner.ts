@@ -1,6 +1,6 @@
 /**
  * Wrappers with a known grammar that only change how a command runs (time limit, priority, buffering,
- * environment, hang-up handling) are decided as the command they run (issue 17): `timeout 30 git status`
+ * environment, hang-up handling) are decided as the command they run: `timeout 30 git status`
  * is what `git status` is. Only when no rule names the wrapper itself and the approval policy's heuristic
  * is all that asks; never for wrappers that change who runs it (`sudo`, `doas`) or what runs (`xargs`,
  * `find -exec`). Pure.

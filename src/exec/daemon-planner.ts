@@ -1,5 +1,5 @@
 /**
- * The run machine's planner for a client that runs the daemon's own plan (issue 19): the pre-flight carries
+ * The run machine's planner for a client that runs the daemon's own plan: the pre-flight carries
  * a plan request (gate-sh's arguments, the client's environment, descriptors and shims folder), the daemon
  * decides and builds the plan with the same builders as for every gate-sh (src/exec/client-plan.ts), and
  * this reads it back as a program to start: the denials to print, the error, or the exact program, argv,

@@ -1,5 +1,5 @@
 /**
- * One call of gate-sh, start to end, written once (issue 34): pre-flight (starting the daemon when none
+ * One call of gate-sh, start to end, written once: pre-flight (starting the daemon when none
  * runs) → the plan → the run → run-finished → the on-failure rerun (a failed turn-sandbox attempt whose
  * stderr tail the daemon reads as a sandbox denial is asked about as an escalation, and rerun as the answer
  * says). The Node gate-sh (src/cli/gate-sh.ts) and `gate mcp` (src/integrations/shell-plan.ts) run every

@@ -1,5 +1,5 @@
 /**
- * The client's half of the start-up phase (issue 17; design in docs/startup-phase.md). gate-sh, outside
+ * The client's half of the start-up phase (design in docs/startup-phase.md). gate-sh, outside
  * the sandbox, asks the daemon for a start-up phase with a key only it can read, and marks the phase's end
  * itself: bash gets the script with a one-line prefix of builtins that tells gate-sh "start-up files read"
  * on one pipe and then waits for gate-sh's go on another. gate-sh ends the phase at the daemon first and

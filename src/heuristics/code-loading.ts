@@ -47,7 +47,7 @@ export function isSafeValue(name: string, value: string): boolean {
 }
 
 /**
- * git's configuration from the environment that only takes code away (issue 31: gemini-cli gives every
+ * git's configuration from the environment that only takes code away (gemini-cli gives every
  * command `GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1` and `GIT_CONFIG_COUNT=8` pairs that empty
  * `credential.helper`, `core.fsmonitor`, `core.hooksPath`, `core.sshCommand`, `core.editor`, `diff.external`,
  * ..., and set `core.pager=cat`): the names of those variables, when every `GIT_CONFIG_KEY_n`/`VALUE_n`
@@ -129,7 +129,7 @@ const LEAVES = new Set([
 ]);
 
 /**
- * git subcommands that never start an editor, whatever their arguments (issue 31: `git status` under an
+ * git subcommands that never start an editor, whatever their arguments (`git status` under an
  * allow rule was asked about because the user's `EDITOR=vi` would go with it out of the sandbox). Left out:
  * everything that may edit (commit, merge, rebase, tag, notes, revert, cherry-pick, pull, am, config -e,
  * branch --edit-description) or offer to edit a hunk (add, checkout, reset, restore, stash -p), and

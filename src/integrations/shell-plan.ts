@@ -1,5 +1,5 @@
 /**
- * One `shell` tool call run in `gate mcp`'s own process (issue 19): no gate-sh process per call. The call
+ * One `shell` tool call run in `gate mcp`'s own process: no gate-sh process per call. The call
  * goes through gate-sh's one run machine (src/exec/run-call.ts) over the daemon's own plan, as the native
  * gate-sh (shims/gate-sh-native.c) does: one pre-flight round trip carrying a plan request, so the daemon
  * decides and builds the run plan with the same builders as for every gate-sh (src/exec/daemon-planner.ts);

@@ -1,5 +1,5 @@
 /**
- * Which addresses are the machine's own or its local networks' (issue 33, "never wider by accident"): a
+ * Which addresses are the machine's own or its local networks' (never wider by accident): a
  * sandboxed run that may reach `example.com` must not reach the host's loopback services, the LAN, the
  * cloud metadata service or a multicast group through a name that resolves there. Pure.
  *

@@ -1,5 +1,5 @@
 /**
- * The network layer's public surface (issue 33): the proxy in front of a network-less sandbox and the
+ * The network layer's public surface: the proxy in front of a network-less sandbox and the
  * contract with the daemon's per-connection decision. See types.ts for the trust boundary.
  */
 export type { ConnectionClosed, ConnectionRequest, ConnectionDecision, NetworkDecider, NetworkProtocol, ConnectionDecisionSource } from './types.js';

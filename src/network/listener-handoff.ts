@@ -1,5 +1,5 @@
 /**
- * The bridge's listening socket, handed to the daemon (issue 33, throughput): the run's bridge
+ * The bridge's listening socket, handed to the daemon (for throughput): the run's bridge
  * (shims/gate-netbridge.c) listens on 127.0.0.1:3128 inside the sandbox's network namespace and sends that
  * listening socket here, one byte with it (SCM_RIGHTS), on `<run folder>/listen.sock`. The run's proxy then
  * accepts the sandbox's connections itself: a tunnel's bytes go between the destination's socket and the

@@ -1,6 +1,6 @@
 /**
  * The contract between the network proxy (what a sandboxed run connects to) and the daemon's decision on
- * each new connection (issue 33). Pure types.
+ * each new connection. Pure types.
  *
  * Trust boundary: a `ConnectionRequest` is built by the proxy from what the sandboxed program sent (host,
  * port, protocol: untrusted) and from what the daemon knows itself (the run, by the socket the connection

@@ -91,7 +91,7 @@ export interface PreflightReply {
   secrets?: WireSecretsSetting;
   /** the run is in its start-up phase: the client ends it (start-up-end) before the script's first command */
   start_up?: boolean;
-  /** the script is decided per exec (issue 17): it runs in `sandbox`, which is then read-only unless a
+  /** the script is decided per exec (docs/strict.md): it runs in `sandbox`, which is then read-only unless a
    * person agreed to the writes it asked up front */
   per_exec?: boolean;
   /** `sandbox` is stricter than the turn's (gate-sh chose it for a per-exec script): a sandbox denial is
@@ -160,7 +160,7 @@ export interface ReusePreset {
   file: string;
 }
 
-/** A reused Run that holds only for execs made below one process (issue 29: a program running its own
+/** A reused Run that holds only for execs made below one process (a program running its own
  * files, src/decide/reuse.ts): that process as the daemon read it in /proc, its pid, its start time (clock
  * ticks since boot, /proc/<pid>/stat field 22) and its parent's pid, in the daemon's pid namespace. */
 export interface ReuseScope {

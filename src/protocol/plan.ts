@@ -1,5 +1,5 @@
 /**
- * The run plan on the wire (issue 19): what the native gate-sh sends with its pre-flight (PlanRequest) and
+ * The run plan on the wire: what the native gate-sh sends with its pre-flight (PlanRequest) and
  * what the daemon answers (PlanReply), built by src/exec/client-plan.ts. Types only.
  */
 

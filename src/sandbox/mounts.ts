@@ -1,6 +1,6 @@
 /**
  * bubblewrap mount operations as data, and the order they must be given in. bwrap applies options left to
- * right and a later mount hides what an earlier one put under it (deps.md: `--tmpfs /tmp` after
+ * right and a later mount hides what an earlier one put under it (`--tmpfs /tmp` after
  * `--bind /tmp/ws` hides the workspace), so every builder emits: base, /tmp, writable binds, read-only
  * protections, hidden paths, the request folder.
  */

@@ -1,5 +1,5 @@
 /**
- * Secrets out of the sandbox's reach (issue 33, docs/secrets.md): the credential locations every sandbox
+ * Secrets out of the sandbox's reach (docs/secrets.md): the credential locations every sandbox
  * gate-sh builds hides — the turn sandbox (read-only, workspace-write, an external sandbox gate-sh still
  * wraps), session sandboxes (their mounts are the plan's), Permissions(profile) runs (skills, escalations
  * with explicit permissions). Pure: the filesystem is seen through the injected FsView; the homes, the

@@ -3,7 +3,7 @@
  * screen), another machine or container (ssh, docker/podman exec and run, kubectl exec), the service
  * manager (systemd-run), a scheduler (at, batch, crontab). The exec gate never sees those execs, so what
  * they will run is read from their own argv here and decided as if the run made it, at pre-flight and at
- * exec time alike (issue 28: `tmux send-keys 'rm ...' Enter` typed into the user's own shell). Pure.
+ * exec time alike (`tmux send-keys 'rm ...' Enter` typed into the user's own shell). Pure.
  *
  * Trust boundary: the argv is the agent's (untrusted). Whatever cannot be read from it — commands on
  * stdin or in a file, a shell opened with no command, an image's own entry point — is `hidden`, so the

@@ -269,7 +269,7 @@ class InteractiveShell {
       this.status = e.status;
       this.cwd = e.cwd || this.cwd;
       // the session's own run (its first line's) lives as long as the session: the daemon ends a finished
-      // run's settlements (issue 28), and the session bash's execs carry that run's id. Told at the end.
+      // run's settlements, and the session bash's execs carry that run's id. Told at the end.
       const line = this.current;
       if (line && line.runId === this.sessionRun) this.sessionLine = { status: e.status, ms: Date.now() - line.started };
       else if (line) this.gate.finished(line.runId, e.status, Date.now() - line.started);

@@ -5,7 +5,7 @@
  * invalid sequence reads as one private-use character, U+F780 + (byte − 0x80) (the "UTF-8b" idea, in the
  * private-use plane so the text stays valid and JSON-safe). To bash such a byte is a word character, and so
  * is a private-use character to the parsers: the script's shape — its words, operators and quotes — is the
- * same in the reading as in the bytes bash runs, so it can be decided rather than asked about (issue 32).
+ * same in the reading as in the bytes bash runs, so it can be decided rather than asked about.
  * `rawBytes` turns a reading back into the bytes; `display.ts` shows such a character as bash's `\xNN`.
  *
  * The reading is one-to-one: a script's own U+F780..U+F7FF (EF 9E xx, EF 9F xx) reads as its three raw

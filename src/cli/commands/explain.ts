@@ -106,7 +106,7 @@ export async function run(args: ExplainArgs): Promise<number> {
       ...decided,
       context: { approval_policy: approvalPolicy, sandbox_policy: sandboxPolicy, sandbox_permissions: sandboxPermissions, rule_files: [...policy.files] },
       protected_paths: protectedList(process.env),
-      // the network of the script's run (issue 33): the setting, the network rules and the config lists
+      // the network of the script's run: the setting, the network rules and the config lists
       network: {
         setting: networkSetting(sandboxPolicy),
         rules: policy.networkRuleList().map((r) => ({ ...r, source: r.source ? `${r.source.file}:${r.source.line}` : undefined })),

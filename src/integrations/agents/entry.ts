@@ -5,7 +5,7 @@
  * symlink, not a launcher script: inside a gated run the nested-shell shim looks for the real bash on PATH
  * and skips gate-sh itself (through links), but took a script launching it for a real bash, which came
  * back to the shim for ever (gemini's alias puts this folder first on PATH: every `#!/usr/bin/env bash`
- * program hung; issue 31 point 4). Entries written as a script by earlier versions are still recognised,
+ * program hung). Entries written as a script by earlier versions are still recognised,
  * and replaced by the next set-up. Pure but for isGateShEntry and isEntryLink, which read the file system.
  */
 import { accessSync, constants, lstatSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';

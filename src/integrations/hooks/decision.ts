@@ -54,8 +54,8 @@ export function parseHookInput(agent: HookAgent, text: string, fallbackCwd: stri
  *   `<gate-sh> -c '<command>'`, so gate-sh decides it as on its shell route (forbidden: refused with the
  *   rule's reason, exit 126; needs a person: its approver, or refused headless), and runs it in its
  *   sandbox, under its exec gate and audit. Never a hook `deny` or `ask` for a command: Claude Code 2.1.332
- *   reports every hook deny to the model as "PreToolUse:Bash hook error: ..." (issue 31 point 8), and
- *   gemini-cli `-p` waits for ever on an `ask` (issue 31 point 1); gate-sh's own refusal reads as a refusal.
+ *   reports every hook deny to the model as "PreToolUse:Bash hook error: ...", and
+ *   gemini-cli `-p` waits for ever on an `ask`; gate-sh's own refusal reads as a refusal.
  * - `gated-shell`: the agent's shell already is gate-sh (its shell route): `allow`, nothing rewritten.
  * - `unsandboxed`: the command would run in the agent's own shell with no sandbox and no exec gate: the
  *   daemon is asked as for a run outside the sandbox (`require_escalated`), forbidden → `deny`, needs a
