@@ -60,7 +60,8 @@ async function once(gate: string, mode: string): Promise<Record<string, unknown>
     const after = rssMiB(pid);
     const st = await runGate(d.env, ['status', '--json']);
     const status = st.code === 0 ? JSON.parse(st.stdout) : {};
-    return { rss_before_mib: before, rss_after_mib: after, growth_mib: r1(after - before), per_call_ms: r1((ms / CALLS) * 10) / 10, runs: status.runs, tables: status.tables };
+    const perCall = r1((ms / CALLS) * 10) / 10;
+    return { rss_before_mib: before, rss_after_mib: after, growth_mib: r1(after - before), per_call_ms: perCall, runs: status.runs, tables: status.tables };
   } finally {
     clearInterval(alive);
     c.close();
