@@ -5,7 +5,7 @@
  * when BENCH_BASE names its checkout (built: its bin/gate is started), alternating per round, e.g.
  *   git worktree add --detach /tmp/base <commit> && (cd /tmp/base && cp -a <this checkout>/node_modules . &&
  *   npm run -s build) && BENCH_BASE=/tmp/base npm run bench daemon-memory
- * BENCH_CALLS (10,000) and BENCH_ROUNDS (1) change the amount. RSS depends on when V8 collects: compare
+ * BENCH_CALLS (10,000), BENCH_ROUNDS (1) and BENCH_MODES (workspace-write,danger-full-access) change the amount. RSS depends on when V8 collects: compare
  * rounds, not single figures. Prints one JSON object on its last line; nothing here asserts a figure.
  * Test only; no trust boundary.
  */
@@ -54,14 +54,21 @@ async function once(gate: string, mode: string): Promise<Record<string, unknown>
     const pid = d.child.pid!;
     const before = rssMiB(pid);
     const t0 = performance.now();
-    for (let i = 0; i < CALLS; i++) await call(i);
+    // RSS at each tenth of the calls: a table that grows shows as a climb to the end, a heap that settles
+    // as a plateau
+    const curve: number[] = [];
+    for (let i = 0; i < CALLS; i++) {
+      await call(i);
+      if ((i + 1) % Math.max(1, Math.floor(CALLS / 10)) === 0) curve.push(rssMiB(pid));
+    }
     const ms = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 1000));
     const after = rssMiB(pid);
     const st = await runGate(d.env, ['status', '--json']);
     const status = st.code === 0 ? JSON.parse(st.stdout) : {};
-    const perCall = r1((ms / CALLS) * 10) / 10;
-    return { rss_before_mib: before, rss_after_mib: after, growth_mib: r1(after - before), per_call_ms: perCall, runs: status.runs, tables: status.tables };
+    const perCall = Math.round((ms / CALLS) * 100) / 100;
+    const rss = { rss_before_mib: before, rss_after_mib: after, growth_mib: r1(after - before), rss_curve_mib: curve };
+    return { ...rss, per_call_ms: perCall, runs: status.runs, tables: status.tables };
   } finally {
     clearInterval(alive);
     c.close();
@@ -71,8 +78,8 @@ async function once(gate: string, mode: string): Promise<Record<string, unknown>
 
 const builds: [string, string][] = [['current', GATE]];
 if (BASE) builds.push(['base', join(BASE, 'bin', 'gate')]);
-const out: Record<string, unknown> = { calls: CALLS, rounds: ROUNDS, base: BASE ?? null, load_average_before: loadAverage() };
-for (const mode of ['workspace-write', 'danger-full-access']) {
+const out: Record<string, unknown> = { calls: CALLS, rounds: ROUNDS, base_checkout: BASE ?? null, load_average_before: loadAverage() };
+for (const mode of (process.env.BENCH_MODES ?? 'workspace-write,danger-full-access').split(',')) {
   const per: Record<string, Record<string, unknown>[]> = {};
   for (let round = 0; round < ROUNDS; round++)
     for (const [name, gate] of round % 2 ? [...builds].reverse() : builds) (per[name] ??= []).push(await once(gate, mode));
