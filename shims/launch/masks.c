@@ -3,10 +3,11 @@
  * says why bubblewrap is not given them): taken from bubblewrap's options before anything is forked
  * (masks_plan), left out of the argv the tree root execs (masks_argv), and mounted in the sandbox when the
  * first exec inside it arrives, which waits until they are (masks_ready): bubblewrap has built the sandbox by
- * then and nothing of the run has run in it. A helper process forked for it enters the sandbox's user
- * namespace (when it has one of its own: bubblewrap run by a user other than root), its mount namespace and
- * its root, and mounts them there (gate_masks_mount): a socket gone by then is skipped; one that is there and
- * cannot be masked refuses that exec and every later one of the tree (fail closed), saying which.
+ * then and nothing of the run has run in it. A helper process forked for it enters the user namespace that
+ * owns the sandbox's mount namespace (when it is not this one's: bubblewrap run by a user other than root),
+ * the mount namespace and its root, and mounts them there (gate_masks_mount): a socket gone by then is
+ * skipped; one that is there and cannot be masked refuses that exec and every later one of the tree (fail
+ * closed), saying which.
  * The list is this file's, set before any thread starts and read-only after; the state, set under its lock
  * (read without it once settled).
  * Trust boundary: the masks are the plan's; the process whose namespaces are entered is the tree's, stopped
@@ -20,10 +21,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <linux/nsfs.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,6 +114,18 @@ static int mount_in(const struct launch *l, const struct seccomp_notif *req, con
   for (int i = 0; i < 3; i++) {
     snprintf(p[i], sizeof p[i], "/proc/%d/%s", (int)req->pid, file[i]);
     fd[i] = open(p[i], O_RDONLY | O_CLOEXEC | (i == 2 ? O_PATH | O_DIRECTORY : 0));
+  }
+  /* The user namespace that owns the mount namespace, not the process's own: bubblewrap run by a user other
+   * than root gives the sandbox a second user namespace inside the first (the one its mounts were made in),
+   * and from inside that one no mount namespace of the first can be entered (EPERM: every non-root run was
+   * refused). (A kernel without NS_GET_USERNS, before 4.9: the process's own.) */
+  if (fd[0] >= 0 && fd[1] >= 0) {
+    int owner = ioctl(fd[0], NS_GET_USERNS);
+    if (owner >= 0) {
+      close(fd[1]);
+      fd[1] = owner;
+      (void)fcntl(owner, F_SETFD, FD_CLOEXEC);
+    }
   }
   struct said s = { 0, 1, 0 };
   int ok = fd[0] >= 0 && fd[1] >= 0 && fd[2] >= 0, pipefd[2] = { -1, -1 };

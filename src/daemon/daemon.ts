@@ -874,9 +874,18 @@ export class Daemon<P> {
     return { own, effective };
   }
 
+  /** The request server's table sizes (main.ts sets it once the server runs): shown by `gate status`. */
+  transportTables?: () => Record<string, number>;
+
   status(): Record<string, unknown> {
     const d = this.deps;
     return statusView({
+      tables: {
+        ...this.transportTables?.(),
+        runs: this.runs.size,
+        finished_runs: this.runs.finishedCount,
+        client_folders: d.folders?.size ?? 0,
+      },
       info: this.info(),
       paths: d.paths,
       auditPath: d.audit.path,

@@ -168,6 +168,9 @@ export class EscalationServer implements EscalationRunner {
     const held: Held = { peer, lastActive: Date.now(), idle: () => !running, close: () => s.destroy() };
     this.table.add(held);
     this.conns.add(s);
+    // a caller gone before its answer (EPIPE, ECONNRESET) is its own business: unhandled, such an error
+    // ended the daemon (a connection closed before its request was refused with a reply that hit EPIPE)
+    s.on('error', () => {});
     s.on('close', () => {
       this.conns.delete(s);
       this.table.remove(held);

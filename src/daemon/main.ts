@@ -229,6 +229,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       streamLimits: { maxConnections: Math.max(16, Math.min(DEFAULT_STREAM_LIMITS.maxConnections, Math.floor(nofile / 8))) },
     });
     await requests.start();
+    daemon.transportTables = () => requests.tables();
     cleanups.push(() => requests.close());
     // the supervisors' notices of reused execs, out of every sandbox's reach (src/daemon/notice-channel.ts)
     const notices = await openNoticeChannel(paths.noticeSock, (m) => daemon.notice(m), log);

@@ -4,7 +4,10 @@
  * they settled ends with them (`live`): a run id is in the audit log, which sandboxes can read, so a
  * finished run's approvals must not be reused by whoever names it.
  * Bounded: a run whose client never reports run-finished goes once its outermost gate-sh is gone, or after
- * a long idle time, and the table never holds more than `maxRuns` (the least recently used go first).
+ * a long idle time, and the table never holds more than `maxRuns` (the least recently used go first). A
+ * finished run keeps only what its stragglers' audit records and folder checks read (no settlements), and
+ * at most `maxFinished` finished runs are kept (the earliest finished go first): kept whole for their ten
+ * minutes, 10,000 `gate-sh -lc` calls left 10,000 records in the old generation (issue 28, daemon memory).
  * Sweeping is time-gated, so creating a run costs O(1) however many runs there are.
  */
 import { RandomIds } from './random-ids.js';
@@ -88,6 +91,8 @@ export interface RunTableOptions {
   maxIdleMs?: number;
   /** hard cap on the table; the least recently used run goes first */
   maxRuns?: number;
+  /** finished runs kept at most; the earliest finished goes first */
+  maxFinished?: number;
   /** at most one sweep per this interval */
   sweepEveryMs?: number;
   now?: () => number;
@@ -109,6 +114,8 @@ export function pidAlive(pid: number): boolean {
 export class RunTable {
   /** in least-recently-used order: `get` and `create` move a run to the back */
   private readonly runs = new Map<string, RunRecord>();
+  /** the finished runs' ids, in the order they finished */
+  private readonly ended = new Set<string>();
   private nextSweep = 0;
   /** unguessable: a run id lets an exec reuse the run's settled decisions (72 random bits) */
   private readonly ids = new RandomIds(9);
@@ -122,6 +129,7 @@ export class RunTable {
       deadGraceMs: 60_000,
       maxIdleMs: 24 * 3600_000,
       maxRuns: 10_000,
+      maxFinished: 1_000,
       sweepEveryMs: 1_000,
       now: Date.now,
       alive: pidAlive,
@@ -176,14 +184,34 @@ export class RunTable {
     return this.runs.has(runId);
   }
 
+  /** Marks the run finished: what it settled ends with it (only a live run's settlements are reused). */
   finish(runId: string): RunRecord | undefined {
     const r = this.runs.get(runId);
-    if (r) r.finished = this.o.now();
+    if (!r) return r;
+    r.finished = this.o.now();
+    r.own = undefined;
+    r.shared = undefined;
+    this.ended.add(runId);
+    if (this.ended.size > this.o.maxFinished) this.forgetEarliestFinished(Math.ceil(this.o.maxFinished / 10));
     return r;
   }
 
   get size(): number {
     return this.runs.size;
+  }
+
+  /** Finished runs kept now (each at most lingerMs, at most maxFinished). */
+  get finishedCount(): number {
+    return this.ended.size;
+  }
+
+  /** In one pass, as evictLeastRecentlyUsed. */
+  private forgetEarliestFinished(n: number): void {
+    for (const id of this.ended) {
+      if (n-- <= 0) break;
+      this.ended.delete(id);
+      this.runs.delete(id);
+    }
   }
 
   /** Runs not finished whose outermost gate-sh still lives (what a stop would end), one per outermost gate-sh. */
@@ -199,6 +227,7 @@ export class RunTable {
     for (const id of this.runs.keys()) {
       if (n-- <= 0) break;
       this.runs.delete(id);
+      this.ended.delete(id);
     }
   }
 
@@ -216,7 +245,9 @@ export class RunTable {
         r.finished !== undefined
           ? now - r.finished > this.o.lingerMs
           : now - r.used > this.o.maxIdleMs || (now - r.used > this.o.deadGraceMs && !isAlive(r.root_pid));
-      if (gone) this.runs.delete(id);
+      if (!gone) continue;
+      this.runs.delete(id);
+      this.ended.delete(id);
     }
   }
 }

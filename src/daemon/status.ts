@@ -26,6 +26,8 @@ export interface StatusParts {
   sessionApprovals: number;
   counters: Record<string, number>;
   sessions?: SessionSandboxes;
+  /** what the daemon remembers, table by table: each is bounded */
+  tables?: Record<string, number>;
   /** hosts' own sandboxes for their calls: gate-sh's own policy, and each host's (daemon.ts hostSandbox) */
   narrowed?: { own: unknown; by: unknown[] };
 }
@@ -65,6 +67,7 @@ export function statusView(p: StatusParts): Record<string, unknown> {
     runs: p.runs,
     session_approvals: p.sessionApprovals,
     counters: p.counters,
+    ...(p.tables ? { tables: p.tables } : {}),
     session_sandboxes: p.sessions?.status(),
   };
 }

@@ -13,7 +13,7 @@
  *   one by one below). Before the hidden paths, which may lie inside one and are mounted in it;
  * - every other serving path socket bound on the host when the sandbox is planned (the kernel's list,
  *   /proc/net/unix of the host's network namespace: ssh-agent's, docker's, D-Bus's, an editor's, another
- *   gate-sh session's request and approval sockets): the empty device /dev/null bound over it, so
+ *   gate-sh session's request, stream, escalation and approval sockets; not its clients' reply sockets): the empty device /dev/null bound over it, so
  *   `connect()` is refused. After every other mount but the request folder. Sockets in the run's own
  *   folders (the working folder, writable roots, a profile's write paths) stay: the run's own servers.
  *   These masks are not bubblewrap's to mount: the launcher mounts them in the sandbox once it is built,
@@ -65,16 +65,17 @@ export function parseProcNetUnix(text: string): string[] {
 }
 
 /**
- * A socket of a gate-sh session's request folder (`<runtime>/<session>/req/...`): not masked one by one.
- * Reply sockets live for one answer: most are gone by the time the sandbox is built, and the others would
- * each cost a mount. Another session's approval socket, the channel that matters, is masked (one per
- * daemon, made and removed with it); sessions under the runtime folders of socketFolders are hidden whole
- * anyway.
+ * A reply socket of a gate-sh session's clients (`<runtime>/<session>/req/c/...`): not masked one by one.
+ * Each lives for one answer: most are gone by the time the sandbox is built, the others would each cost a
+ * mount, and a client's reply socket is connected to its daemon's, so nothing else can send it a reply.
+ * Another session's request, stream and escalation sockets (`req/*.sock`) are masked like any socket of the
+ * host (issue 28): excepting the whole request folder let a sandbox connect to a second session's request
+ * channel when that session's runtime folder lay outside the folders hidden whole. This session's own
+ * request folder is left out by the caller (requestDir).
  */
-function requestFolderSocket(p: string): boolean {
-  return /\/gate-sh(?:-\d+)?\/[A-Za-z0-9._-]{1,32}\/req\//.test(p);
+function replySocket(p: string): boolean {
+  return /\/gate-sh(?:-\d+)?\/[A-Za-z0-9._-]{1,32}\/req\/c\//.test(p);
 }
-
 
 /** The socket folders hidden whole, given every mount before them: before the hidden paths, which may lie
  * inside one (the runtime folder in /run/user/<uid>) and are then mounted in its empty folder. */
@@ -99,7 +100,7 @@ export function socketFileMasks(v: SocketView, before: readonly MountOp[], fs: F
   const ops: MountOp[] = [];
   const masked = new Set<string>();
   for (const s of v.listed) {
-    if (!s.startsWith('/') || requestFolderSocket(s)) continue;
+    if (!s.startsWith('/') || replySocket(s)) continue;
     const real = fs.realpath(s);
     if (real === null || masked.has(real) || fs.kind(real) !== 'other') continue;
     if ((req && isWithin(real, req)) || own.some((o) => isWithin(real, o)) || !visible(before, real)) continue;

@@ -59,6 +59,11 @@ export class RateQueues {
     return false;
   }
 
+  /** Keys remembered now (a quiet, full one is forgotten at the next sweep). */
+  get keys(): number {
+    return this.buckets.size;
+  }
+
   /** Requests waiting, all keys together. */
   get waiting(): number {
     let n = 0;

@@ -60,11 +60,16 @@ export interface RequestServerOptions {
   streamSock: string;
   handle: RequestHandler;
   log: (line: string) => void;
-  /** how long a finished reply stays cached for retries */
+  /** how long a reply that may not have reached its client whole stays kept for a retry (default 60 s) */
   replyCacheMs?: number;
+  /** how long an answer that surely reached its client is remembered, so a retry already on its way is dropped
+   * (default 10 s) */
+  answeredMs?: number;
   keepaliveMs?: number;
-  /** answered ids remembered at most (the oldest are forgotten first; default 100,000) */
+  /** kept replies at most (the oldest are forgotten first; default 100,000) */
   maxAnswered?: number;
+  /** answers that surely reached their client remembered at most (the oldest first; default MAX_DELIVERED) */
+  maxDelivered?: number;
   /** a run's request rate (run-rate.ts; default DEFAULT_RATE_LIMITS) */
   rateLimits?: RateLimits;
   /** stream.sock's bounds (default DEFAULT_STREAM_LIMITS) */
@@ -142,24 +147,30 @@ interface Entry {
 }
 
 /**
- * A request answered. Its reply text is kept only when it may not have reached the client whole (a stream
- * connection, an error in its place, a datagram still being retried, one longer than CLIENT_REPLY_ROOM): a
- * datagram the kernel queued on the client's socket is read before any retry's answer could be, so a retry
- * of it is dropped (the id is never handled twice). Keeping every reply for a minute made each one survive
- * the young generation: at thousands of requests a second, tens of MB copied by every scavenge, and a tail
- * of multi-ms pauses.
+ * A request answered whose reply may not have reached the client whole (a stream connection, an error in its
+ * place, a datagram still being retried, one longer than CLIENT_REPLY_ROOM): its text is kept for a retry, and
+ * dropped once a retry got it.
  */
-interface Done {
+interface Kept {
   expires: number;
   reply?: string;
 }
 
 /** Requests being handled at most: beyond it a new one is answered `busy` (a flood, not a load). */
 const MAX_IN_FLIGHT = 100_000;
-/** Answered ids remembered at most, the oldest forgotten first: a retry comes seconds after its request,
+/** Kept replies remembered at most, the oldest forgotten first: a retry comes seconds after its request,
  * not 100,000 answers later. (Counting them against the in-flight bound made a sustained ~1,700 requests
  * a second, e.g. `find -exec` over many files, turn `busy` after a minute.) */
 const MAX_ANSWERED = 100_000;
+/**
+ * Answers that surely reached their client (a datagram the kernel queued on the client's own socket, or a
+ * notice, which nobody waits on) remembered at most. The client reads that answer before any retry's, so
+ * only a retry already sent when the answer went out matters: it waits in the daemon's datagram queue
+ * (net.unix.max_dgram_qlen: 10 by default, 512 at most on common systems) behind far fewer answers than
+ * this. Remembering each for a minute, as kept replies are, held ~20,000 keys after 10,000 `gate-sh -lc`
+ * calls, all promoted to the old generation: its growth was most of the daemon's RSS growth (issue 28).
+ */
+export const MAX_DELIVERED = 16_384;
 /** The request types counted against their run's rate: those that make the daemon decide or build. */
 const RATED: ReadonlySet<string> = new Set(['preflight', 'exec', 'session-sandbox']);
 
@@ -172,8 +183,11 @@ export class RequestServer {
   private stream?: Server;
   /** by retry key (retryKey): the request's bytes and the client folder they came from, not its id alone */
   private readonly inFlight = new Map<string, Entry>();
-  /** in the order answered, so expiry order too (one TTL): swept from the front; by retry key */
-  private readonly done = new Map<string, Done>();
+  /** replies kept for a retry (Kept), in the order answered, so expiry order too (one TTL): swept from the
+   * front; by retry key */
+  private readonly done = new Map<string, Kept>();
+  /** answers that surely reached their client: by retry key, when it may be forgotten; in the order answered */
+  private readonly delivered = new Map<string, number>();
   private sweeper?: NodeJS.Timeout;
   private idleSweeper?: NodeJS.Timeout;
   private logBudget = { until: 0, left: 0, dropped: 0 };
@@ -198,6 +212,17 @@ export class RequestServer {
   /** Requests delayed and dropped for their run's rate. */
   get rateCounters(): { delayed: number; dropped: number } {
     return this.rates.counters;
+  }
+
+  /** The sizes of what the server remembers (`gate status`, tables): each has a bound (issue 28). */
+  tables(): Record<string, number> {
+    return {
+      in_flight: this.inFlight.size,
+      kept_replies: this.done.size,
+      answered: this.delivered.size,
+      rate_keys: this.rates.keys,
+      stream_connections: this.conns.size,
+    };
   }
 
   /** Stream connections open now. */
@@ -246,6 +271,7 @@ export class RequestServer {
     for (const e of this.inFlight.values()) clearInterval(e.timer);
     this.inFlight.clear();
     this.done.clear();
+    this.delivered.clear();
     try {
       this.dgram?.close();
     } catch {
@@ -389,6 +415,7 @@ export class RequestServer {
       if (inFlight.pending) this.sendPending(inFlight, msg.id);
       return;
     }
+    if (this.delivered.has(key)) return;
     const done = this.done.get(key);
     if (done) {
       if (done.reply !== undefined && target && this.deliver(target, done.reply, msg.id)) done.reply = undefined;
@@ -438,10 +465,14 @@ export class RequestServer {
       this.setPending(entry, msg.id, null);
       this.inFlight.delete(key);
       if (conn) conn.inFlight--;
-      const expires = Date.now() + (this.opts.replyCacheMs ?? 60_000);
-      if (reply === NO_REPLY) return void this.done.set(key, { expires });
-      const json = reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
-      this.done.set(key, this.deliver(entry.target, json, msg.id) ? { expires } : { expires, reply: json });
+      const now = Date.now();
+      const json = reply === NO_REPLY ? undefined : reply instanceof EncodedReply ? reply.json : encodeText(reply as unknown as Envelope);
+      if (json === undefined || this.deliver(entry.target, json, msg.id)) {
+        this.delivered.set(key, now + (this.opts.answeredMs ?? 10_000));
+        if (this.delivered.size > (this.opts.maxDelivered ?? MAX_DELIVERED)) this.delivered.delete(this.delivered.keys().next().value!);
+        return;
+      }
+      this.done.set(key, { expires: now + (this.opts.replyCacheMs ?? 60_000), reply: json });
       if (this.done.size > (this.opts.maxAnswered ?? MAX_ANSWERED)) this.done.delete(this.done.keys().next().value!);
     });
   }
@@ -477,7 +508,7 @@ export class RequestServer {
     return f !== undefined ? `f${f}` : `s${conn.pid ?? '?'}:${++this.connSeq}`;
   }
 
-  /** Whether the reply surely reached the client (see Done). */
+  /** Whether the reply surely reached the client (see Kept). */
   private deliver(target: Target, json: string, id: string): boolean {
     // a UTF-16 unit is at most 3 UTF-8 bytes: only a long text needs counting
     const bytes = json.length * 3 <= MAX_DATAGRAM ? 0 : Buffer.byteLength(json, 'utf8');
@@ -554,6 +585,10 @@ export class RequestServer {
     for (const [id, d] of this.done) {
       if (d.expires >= now) break;
       this.done.delete(id);
+    }
+    for (const [id, expires] of this.delivered) {
+      if (expires >= now) break;
+      this.delivered.delete(id);
     }
   }
 

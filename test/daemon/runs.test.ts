@@ -68,3 +68,22 @@ test('runs: sweeping is time-gated on create, and the table never exceeds maxRun
   assert.equal(ids.size, 1_000, 'run ids are unique');
   assert.ok(t.has(kept.run_id), 'the run in use survives the evictions');
 });
+
+test('runs: a finished run keeps no settlements, and at most maxFinished finished runs are kept (the earliest finished go first)', () => {
+  const t = new RunTable({ maxFinished: 10, sweepEveryMs: 3_600_000 });
+  const live = t.create({ ...base, pid: process.pid, root_pid: process.pid });
+  const ids: string[] = [];
+  for (let i = 0; i < 25; i++) {
+    const r = t.create({ ...base, pid: process.pid, root_pid: process.pid });
+    r.own = { settled: new Map([['k', { type: 'Run' } as never]]), scripts: new Map() };
+    ids.push(r.run_id);
+    t.finish(r.run_id);
+    assert.equal(t.peek(r.run_id)?.own, undefined, 'its settlements end with it');
+    assert.ok(t.finishedCount <= 10, String(t.finishedCount));
+  }
+  assert.ok(t.finishedCount >= 9, String(t.finishedCount));
+  // the latest finished are the ones kept; the live run is never counted or dropped
+  assert.ok(t.has(ids[24]) && !t.has(ids[0]));
+  assert.ok(t.live(live.run_id));
+  assert.equal(t.size, t.finishedCount + 1);
+});

@@ -6,7 +6,9 @@
 // fallback, $XDG_RUNTIME_DIR) are hidden whole, whatever is in them. Test-only.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { GATE, GATE_SH } from '../helpers/env.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GATE, GATE_SH, tempEnv } from '../helpers/env.js';
 import { run } from '../helpers/run.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 import { turnSandboxArgv } from '../../src/sandbox/bwrap-argv.js';
@@ -18,8 +20,9 @@ after(async () => {
   for (const r of rigs) await r.close();
 });
 
-async function daemon(config: string): Promise<DaemonProc> {
-  const d = await startDaemon({ rules: [], config, env: { GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1' }, workspace: 'w' });
+async function daemon(config: string, o: { runtimeInside?: boolean } = {}): Promise<DaemonProc> {
+  const te = tempEnv({}, o);
+  const d = await startDaemon({ te, rules: [], config, env: { GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1' }, workspace: 'w' });
   rigs.push(d);
   return d;
 }
@@ -93,3 +96,41 @@ test("the folders of another daemon's sockets are hidden whole, in every sandbox
     assert.ok(argv.indexOf('--ro-bind /x/rt/gate-sh/s/req /x/rt/gate-sh/s/req') > argv.lastIndexOf('--tmpfs'), argv);
   }
 });
+
+// Another session's request channel too (its request.sock, stream.sock, escalate.sock): a session whose
+// runtime folder lies outside the folders hidden whole (here under its own temp folder in /tmp, as with an
+// XDG_RUNTIME_DIR set elsewhere) had its request folder's sockets left out of the per-socket masks, so a
+// program in A's sandbox could connect to them. Only A's own request folder is reachable now.
+const PROBE = `// connects to each path given: "reached" when something serves there (a stream socket accepts, or a
+// datagram one answers EPROTOTYPE: it is there, of another type), else the error
+const net = require('node:net');
+for (const p of process.argv.slice(2)) {
+  const c = net.connect(p);
+  c.on('connect', () => (console.log(p + ' reached'), c.destroy()));
+  c.on('error', (e) => console.log(p + ' ' + (e.code === 'EPROTOTYPE' ? 'reached' : e.code)));
+}
+`;
+
+for (const [mode, config] of [
+  ['workspace-write', 'sandbox_mode = "workspace-write"\n'],
+  ['read-only', 'sandbox_mode = "read-only"\n'],
+] as const) {
+  test(`${mode}: another session's request channel is out of reach from A's sandbox, A's own is not`, async () => {
+    const c = await daemon('sandbox_mode = "workspace-write"\n', { runtimeInside: true });
+    const a = await daemon(config);
+    writeFileSync(join(a.ws, 'probe.js'), PROBE);
+    const theirs = [c.paths.requestSock, c.paths.streamSock, c.paths.escalateSock];
+    const args = [...theirs, a.paths.streamSock].join(' ');
+    // from outside, every one of them is reached (so what fails inside is the sandbox)
+    const out = await run(process.execPath, [join(a.ws, 'probe.js'), ...theirs, a.paths.streamSock], { env: a.env });
+    for (const p of [...theirs, a.paths.streamSock]) assert.match(out.stdout, new RegExp(`${p} reached`), out.stdout + out.stderr);
+    const r = await run(GATE_SH, ['-c', `node probe.js ${args}`], { env: a.env, cwd: a.ws });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, new RegExp(`${a.paths.streamSock} reached`), r.stdout + r.stderr);
+    // (and they still serve: what failed inside was the sandbox)
+    const after = await run(process.execPath, [join(a.ws, 'probe.js'), ...theirs], { env: a.env });
+    for (const p of theirs) assert.match(after.stdout, new RegExp(`${p} reached`), after.stdout + after.stderr);
+    for (const p of theirs) assert.doesNotMatch(r.stdout, new RegExp(`${p} reached`), r.stdout + r.stderr);
+    for (const p of theirs) assert.match(r.stdout, new RegExp(`${p} (ECONNREFUSED|ENOENT|EACCES)`), r.stdout + r.stderr);
+  });
+}
