@@ -127,7 +127,7 @@ static int drop_sys_admin(void) {
 }
 
 /*
- * The run out of reach of every process outside it through /proc (issue 28, point 4): /proc/<pid>/root of
+ * The run out of reach of every process outside it through /proc: /proc/<pid>/root of
  * the daemon, of the gate-sh that started the run or of the user's shell is the host's view, where the
  * mounts above are not, so the rules could be emptied through it. A Landlock domain denies its processes
  * ptrace access (PTRACE_MODE_READ included, which /proc/<pid>/root, cwd, fd, exe and mem need) to

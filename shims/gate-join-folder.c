@@ -1,5 +1,5 @@
 /*
- * A run's own client folder inside a session sandbox whose mounts are held (issue 28): the holder builds
+ * A run's own client folder inside a session sandbox whose mounts are held: the holder builds
  * the clients' folder `<request folder>/c` empty and read-only (runs of one sandbox key share those mounts),
  * and each command joining binds its own run's folder in, in a mount namespace of its own, as bubblewrap
  * does for a sandbox of its own (src/sandbox/bwrap-argv.ts requestDir: `--ro-bind Q Q --tmpfs Q/c --bind

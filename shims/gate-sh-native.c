@@ -1147,7 +1147,7 @@ static int end_phase(void *ctx, char *err, size_t errlen) {
 /* gate-sh started inside a gated run (as `bash` through PATH, a symlink or `#!/usr/bin/env bash`) is the
  * nested shell it stands for: the nested-shell shim pre-flights a -c script under the run and execs the
  * real shell in place, behind the run's own sandbox and exec gate. It never builds or joins a sandbox from
- * inside one (the session sandbox's namespaces cannot be joined from within: issue 31). Only the kernel's
+ * inside one (the session sandbox's namespaces cannot be joined from within). Only the kernel's
  * word counts (gate_in_gated_tree): GATE_RUN alone is the caller's to set. */
 static void nested_shell(char **argv) {
   const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];

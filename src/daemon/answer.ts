@@ -19,7 +19,7 @@ export function outcomeAction(o: ApprovalOutcome, approved: Action, cmd: string,
       return deny('not run: another subcommand of the script was denied');
   }
   // an MCP client answers an elicitation as it likes: `codex exec` declines every one without asking
-  // anybody, so its "no" is never worded as a person's (issue 31)
+  // anybody, so its "no" is never worded as a person's
   if ((o.decision === 'denied' || o.decision === 'abort') && o.kind === 'mcp-elicitation')
     return deny(
       `approval needed for '${cmd}'; the MCP client (${o.approver}) ${o.decision === 'denied' ? 'declined' : 'cancelled'} it, which a client may do without asking anybody (codex exec declines every request)${why ? `: ${why}` : ''}`,

@@ -1,5 +1,5 @@
 /**
- * Per-run client folders (issue 28, "no run can touch another's replies"): the daemon makes
+ * Per-run client folders (no run can touch another's replies): the daemon makes
  * `<runtime>/<session>/req/c/<run id>` for each run it plans (src/paths/paths.ts runClientDir), the run's
  * sandbox sees and writes that folder alone (src/sandbox/bwrap-argv.ts requestDir; in a held session
  * sandbox shims/gate-join-folder.c), and the folder goes when the run has ended and no process of a session

@@ -133,7 +133,7 @@ export class Daemon<P> {
   private readonly plants = new PlantWatch();
   /** when the first sandboxed run of this daemon that can write started: what changed before, none wrote */
   private sandboxedSince?: Date;
-  /** one decision per new host:port a run's sandbox connects to (issue 33): what the network proxy asks */
+  /** one decision per new host:port a run's sandbox connects to: what the network proxy asks */
   readonly networkDecider: DaemonNetworkDecider;
   /** the client folder each stream request came from, once worked out (null: none) */
   private readonly streamFolders = new WeakMap<HandlerContext, string | null>();
@@ -218,7 +218,7 @@ export class Daemon<P> {
 
   /**
    * A request naming a run is taken only from that run's client folder, or from the clients' folder itself,
-   * where no sandbox can bind (issue 28): a datagram by where its reply socket is bound, a stream request by
+   * where no sandbox can bind: a datagram by where its reply socket is bound, a stream request by
    * what the process that connected sees there (peer-folder.ts, the kernel's word). A run's sandbox (or guard)
    * sees and writes its own folder alone, so a request from another run's sandbox (or from a socket bound
    * anywhere else) naming this run is refused; the folder its pre-flight was asked from (a gate-sh started
@@ -584,8 +584,8 @@ export class Daemon<P> {
    * supervisor's run's (a nested gate-sh's run replies in its enclosing run's folder). The supervisor's run
    * is the kernel's word (ownFolder checked where the report came from); pair_run is the exec'ing process's
    * GATE_RUN, its own choice: naming a run of another sandbox (its id is in the audit log) gets nothing of
-   * that run, neither the answers kept for its execs (exec-pairs.ts) nor its settlements (issue 28,
-   * principle 2: nothing from inside widens the gate).
+   * that run, neither the answers kept for its execs (exec-pairs.ts) nor its settlements (nothing from
+   * inside widens the gate).
    */
   private pairBound(req: ExecRequest): boolean {
     if (req.pair_run === undefined) return false;
@@ -603,7 +603,7 @@ export class Daemon<P> {
     this.deps.audit.flush();
   }
 
-  /** Folders a run could have written besides its policy's roots (issue 30): the working folders of its run
+  /** Folders a run could have written besides its policy's roots: the working folders of its run
    * and of the run the supervisor asks for (a nested run's, the outermost's), the daemon's $TMPDIR and
    * runtime folder (src/decide/exec-writable.ts). */
   private writableBesidesPolicy(req: ExecRequest, run: RunRecord | undefined): string[] {
@@ -613,7 +613,7 @@ export class Daemon<P> {
   }
 
   /** Every run's working folder (and $TMPDIR, when a client said) this session has seen: any sandboxed run
-   * could have written there, and a later run's escalation must not execute what it wrote (issue 30). A
+   * could have written there, and a later run's escalation must not execute what it wrote. A
    * request can only add folders (stricter); bounded, the oldest forgotten first. */
   private readonly workedIn = new Set<string>();
   private noteWritable(...dirs: (string | undefined)[]): void {
@@ -648,7 +648,7 @@ export class Daemon<P> {
 
   /**
    * An escalation out of the sandbox that runs git, where the configuration git would read could have been
-   * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts; issue 30 findings 3, 4).
+   * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts).
    */
   private gitMustStay(programs: readonly (string | undefined)[], cwd: string, policy: SandboxPolicy, execution?: Action): boolean {
     const since = this.sandboxedSince;
@@ -858,7 +858,7 @@ export class Daemon<P> {
    * A host's own sandbox for its calls (Codex's sandbox state, through `gate mcp`; null withdraws it): each of
    * its calls asks for it (`gate-sh --sandbox`) and runs in the stricter of it and the session's
    * (run-sandbox.ts); other clients of this daemon keep the session's. Recorded here for `gate status` and
-   * the audit log. Issue 31: `codex exec --sandbox read-only` wrote files through gate mcp.
+   * the audit log (so `codex exec --sandbox read-only` writes nothing through gate mcp).
    */
   hostSandbox(id: string, n: Omit<SandboxNarrowing, 'since'> | null): { own: SandboxPolicy; effective: SandboxPolicy } {
     const own = this.config.sandbox_policy;

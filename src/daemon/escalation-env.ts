@@ -4,7 +4,7 @@
  * differs from what was decided is put back to the decided value, or dropped (PATH falls back to the
  * daemon's own): an escalated run is never more than what was approved. The configuration folders are the
  * user's own (HOME, XDG_*: the daemon's), and git's variables are dropped but for identity and harmless ones:
- * `HOME=ws/h git status` would otherwise read a config the sandbox wrote, outside it (issue 30 finding 3).
+ * `HOME=ws/h git status` would otherwise read a config the sandbox wrote, outside it.
  * Pure.
  */
 import { codeLoadingVariables, isSafeValue } from '../heuristics/index.js';

@@ -1,5 +1,5 @@
 /**
- * The seam for escalated execs (issue 5): when the daemon answers an exec with Escalate, it hands a
+ * The seam for escalated execs: when the daemon answers an exec with Escalate, it hands a
  * one-time grant to the EscalationRunner. The runner (src/exec/, descriptor passing on escalate.sock)
  * redeems the token when the shim connects with its descriptors, and spawns the command as decided.
  */

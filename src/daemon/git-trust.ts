@@ -1,5 +1,5 @@
 /**
- * Whether an escalated git may leave the sandbox (issue 30 findings 3 and 4): never when the configuration it
+ * Whether an escalated git may leave the sandbox: never when the configuration it
  * would read could have been written by a sandboxed run of this session. git runs programs named in its
  * configuration (core.fsmonitor, hooks, filter and diff drivers, core.sshCommand, aliases...), so an allowed
  * `git status` run outside with a repository's config, hooks or `commondir` that a sandboxed script wrote (a

@@ -1,6 +1,6 @@
 /**
- * Which client folder a process connected to stream.sock replies in, by the kernel's word (issue 28, "requests
- * are bound to their run"): the stream peer's pid (SO_PEERCRED) and what that process sees at the clients'
+ * Which client folder a process connected to stream.sock replies in, by the kernel's word (requests are
+ * bound to their run): the stream peer's pid (SO_PEERCRED) and what that process sees at the clients'
  * folder, read through /proc/<pid>/root (its own root and mount namespace). The stream twin of replyFolder
  * (src/paths/paths.ts), which reads the same from a datagram's bound reply path:
  *   ''        the process sees the clients' folder itself (the same folder as the daemon's): outside every

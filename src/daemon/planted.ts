@@ -1,5 +1,5 @@
 /**
- * Protected paths a run made (issue 29 point 5, issue 30 finding 6): agents' and editors' configuration in
+ * Protected paths a run made: agents' and editors' configuration in
  * the workspace (`.claude`, `.codex`, `.vscode`...: src/sandbox/protected.ts) and a `.git` in a writable
  * folder above it. Present ones are read-only in the sandbox; missing ones get no placeholder (it would be a
  * trace in the user's folder and visible to the run), so the daemon notes which are missing when a sandboxed

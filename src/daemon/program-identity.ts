@@ -5,7 +5,7 @@
  * loader does: decided as the program it runs, src/script/in-process.ts). The named executables are the
  * rules' first words found on the system PATH (or the path a rule names). An ELF file is compared with them
  * by its GNU build-id, else by the bytes of its executable segments when their layout matches (padding,
- * renaming, stripping, objcopy and a removed build-id leave a program known: issue 30); any other file by
+ * renaming, stripping, objcopy and a removed build-id leave a program known); any other file by
  * SHA-256 of its contents when its size matches. Fingerprints and hashes are cached by device, inode, size
  * and times. Also the `#!` reading of an exec's file as the process sees it (kernelCommandOf).
  *

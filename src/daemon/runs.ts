@@ -7,7 +7,7 @@
  * a long idle time, and the table never holds more than `maxRuns` (the least recently used go first). A
  * finished run keeps only what its stragglers' audit records and folder checks read (no settlements), and
  * at most `maxFinished` finished runs are kept (the earliest finished go first): kept whole for their ten
- * minutes, 10,000 `gate-sh -lc` calls left 10,000 records in the old generation (issue 28, daemon memory).
+ * minutes, 10,000 `gate-sh -lc` calls left 10,000 records in the old generation.
  * Sweeping is time-gated, so creating a run costs O(1) however many runs there are.
  */
 import { RandomIds } from './random-ids.js';

@@ -1,5 +1,5 @@
 /**
- * Whether a run gets a start-up phase (issue 17; design in docs/startup-phase.md). Not pure: it reads the
+ * Whether a run gets a start-up phase (design in docs/startup-phase.md). Not pure: it reads the
  * key file and stats the start-up files.
  *
  * Trust boundary: the phase is asked for by the gate-sh client, which runs outside every sandbox, with a

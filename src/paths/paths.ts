@@ -271,7 +271,7 @@ const RUN_FOLDER = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
 const LONGEST_RUN_FOLDER = 'r-0123456789ab';
 
 /**
- * The client folder of a run (issue 28): `<clientDir>/<run id>`, made by the daemon when it plans the run
+ * The client folder of a run: `<clientDir>/<run id>`, made by the daemon when it plans the run
  * and removed when the run (and its jobs) ended. A run's sandbox sees and can write this folder alone, at
  * the same path as on the host, so that no run can unlink or replace another's reply sockets. Throws on a
  * name that is not a run id (it becomes a path).

@@ -217,8 +217,8 @@ function hidden(ctx: SandboxContext, before: readonly MountOp[], fs: FsView): Mo
  * escalate.sock there would take the daemon's socket away from everybody and could bind its own in its
  * place, a fake daemon answering Run to every exec check (connecting and sending to a socket on a
  * read-only mount still works). The clients' folder is an empty read-only tmpfs, with only the run's own
- * client folder bound read-write in it (issue 28: a background job of one run unlinked the reply sockets
- * of every other run in the shared folder): and only when it is a folder right inside (a symlink pointing
+ * client folder bound read-write in it (a background job of one run could otherwise unlink the reply
+ * sockets of every other run in a shared folder): and only when it is a folder right inside (a symlink pointing
  * elsewhere would make its target writable); without it the clients inside cannot bind a reply socket and
  * fail closed. The three ops stay together in this order (`--ro-bind Q Q --tmpfs Q/c --bind Q/c/R Q/c/R`):
  * a session sandbox holds the mounts without the run's bind, and each command joining it binds its own

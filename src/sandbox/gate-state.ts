@@ -38,7 +38,7 @@ export function gateGuard(ctx: SandboxContext): string {
   if (ctx.runtimeRequestDir) {
     const req = real(ctx.runtimeRequestDir);
     lines.push(`b ${req}`);
-    // the other runs' client folders out of sight too (issue 28): the clients' folder empty, as in a sandbox
+    // the other runs' client folders out of sight too: the clients' folder empty, as in a sandbox
     // (bwrap-argv.ts requestDir), with the run's own bound back into it
     if (fs.kind(`${req}/c`) === 'dir') lines.push(`h ${req}/c`);
   }

@@ -69,7 +69,7 @@ export function parseProcNetUnix(text: string): string[] {
  * Each lives for one answer: most are gone by the time the sandbox is built, the others would each cost a
  * mount, and a client's reply socket is connected to its daemon's, so nothing else can send it a reply.
  * Another session's request, stream and escalation sockets (`req/*.sock`) are masked like any socket of the
- * host (issue 28): excepting the whole request folder let a sandbox connect to a second session's request
+ * host: excepting the whole request folder let a sandbox connect to a second session's request
  * channel when that session's runtime folder lay outside the folders hidden whole. This session's own
  * request folder is left out by the caller (requestDir).
  */

@@ -5,7 +5,7 @@
  * its queue's bound a request is dropped unanswered (its client resends it by the same id, as after any
  * lost datagram). Waiting, not refusing: the exec gate's C client takes an error answer as final.
  * Bookkeeping only (timers, no sockets). Trust: the key is what the request names; a request bound to its
- * run (issue 28, "Requests are bound to their run") makes it the run's own.
+ * run makes it the run's own.
  */
 
 export interface RateLimits {

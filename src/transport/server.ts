@@ -168,7 +168,7 @@ const MAX_ANSWERED = 100_000;
  * only a retry already sent when the answer went out matters: it waits in the daemon's datagram queue
  * (net.unix.max_dgram_qlen: 10 by default, 512 at most on common systems) behind far fewer answers than
  * this. Remembering each for a minute, as kept replies are, held ~20,000 keys after 10,000 `gate-sh -lc`
- * calls, all promoted to the old generation: its growth was most of the daemon's RSS growth (issue 28).
+ * calls, all promoted to the old generation: its growth was most of the daemon's RSS growth.
  */
 export const MAX_DELIVERED = 16_384;
 /** The request types counted against their run's rate: those that make the daemon decide or build. */
@@ -214,7 +214,7 @@ export class RequestServer {
     return this.rates.counters;
   }
 
-  /** The sizes of what the server remembers (`gate status`, tables): each has a bound (issue 28). */
+  /** The sizes of what the server remembers (`gate status`, tables): each has a bound. */
   tables(): Record<string, number> {
     return {
       in_flight: this.inFlight.size,
@@ -483,7 +483,7 @@ export class RequestServer {
    * path, a stream peer's view: '' the clients' folder itself, outside every sandbox; a run's folder; else
    * the exact sender). By id alone, a process of one run that sent another run's request id first (ids are
    * pid, time and a counter, and a C client's reply socket is named by its id) had that request's answer
-   * delivered to itself, or its own answer taken for that request, e.g. a Run for an `rm` (issue 28).
+   * delivered to itself, or its own answer taken for that request, e.g. a Run for an `rm`.
    * Hashed: the kept keys stay small (thousands a second are kept for a minute).
    */
   private retryKey(buf: Buffer, peer: string | undefined, conn: StreamConn | undefined): string {
