@@ -93,8 +93,9 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
   char real[PATH_MAX];
   struct stat st;
   /* only a program that is itself a symlink can have another name's rules (a folder symlink such as
-   * /bin -> usr/bin keeps the name): one lstat per exec, the rest only for symlinks */
-  int has_real = lstat(program, &st) == 0 && S_ISLNK(st.st_mode) && realpath(program, real) != NULL && strcmp(real, program) != 0;
+   * /bin -> usr/bin keeps the name): one lstat per exec, the rest only for symlinks; none for the supervisor's
+   * pairing keys, which leave the program out) */
+  int has_real = program[0] && lstat(program, &st) == 0 && S_ISLNK(st.st_mode) && realpath(program, real) != NULL && strcmp(real, program) != 0;
   int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd)) || (has_real && !gate_utf8_valid(real, strlen(real)));
   for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
   for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));

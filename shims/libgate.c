@@ -32,17 +32,19 @@ extern char **environ;
 #define EXPORT __attribute__((visibility("default")))
 
 #define MAX_SAVED 16
+/* An exec's environment is built on the stack up to this size (gated_env), on the heap beyond it. */
+#define ENV_ON_STACK 4096
 /* Ordered so that what the constructor writes in every process shares as few pages as possible (each
  * page first written is a page fault, in every process). */
 static struct {
   int nsaved;
+  const char *kernel;      /* a kernel-gated run: GATE_KERNEL_SOCK's value (that layer decides each exec first) */
   char *saved[MAX_SAVED];  /* "GATE_X=value" captured at start, put back into every exec */
   size_t dirlen;           /* length of lib's folder with its slash: <dir>/bin/ holds the shims */
   size_t arena_used;
   char arena[2048];        /* the saved strings (strdup beyond it): no malloc in the constructor */
   char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
   char then[PATH_MAX];     /* one exec allowed without asking (the sandbox wrapper's inner program) */
-  const char *kernel;      /* a kernel-gated run: GATE_KERNEL_SOCK's value (that layer decides each exec first) */
 } G;
 
 /* ---------- helpers ---------- */
@@ -96,61 +98,68 @@ static int own_var(const char *e) {
   return !strncmp(e, "GATE_", 5) || !strncmp(e, "LD_PRELOAD=", 11);
 }
 
+/* Bytes up to the first ':' or ' ' (a list entry of LD_PRELOAD, which the loader splits on both). */
+static size_t entry_len(const char *s) {
+  size_t l = 0;
+  while (s[l] && s[l] != ':' && s[l] != ' ') l++;
+  return l;
+}
+
 /* The exec's environment with the gate put back: saved GATE_* vars, our library first in LD_PRELOAD,
- * the caller's other LD_PRELOAD entries kept (the daemon saw them), and the marks. */
-static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask) {
-  size_t n = 0;
-  for (int i = 0; envp && envp[i]; i++) n++;
-  char **out = malloc((n + MAX_SAVED + 5) * sizeof *out);
-  if (!out) return NULL;
-  size_t o = 0;
+ * the caller's other LD_PRELOAD entries kept (the daemon saw them), and the marks. One block holds the
+ * array and the strings it adds: the caller's stack buffer when it fits (room bytes), else one malloc.
+ * Why: this runs in a shell's freshly forked child just before its exec, where every heap or stack page
+ * first written is a copy-on-write fault (costly on virtual machines); one small block on the stack
+ * touches one page where malloc touched several (docs/history/2026-11-measurements.md, issue 29). */
+static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask, char *stack,
+                        size_t room) {
+  size_t n = 0, lib = strlen(G.lib), foreign_len = 0;
   const char *foreign = NULL;
   for (int i = 0; envp && envp[i]; i++) {
+    n++;
     if (!strncmp(envp[i], "LD_PRELOAD=", 11)) foreign = envp[i] + 11;
-    if (!own_var(envp[i])) out[o++] = envp[i];
   }
+  if (foreign) foreign_len = strlen(foreign);
+  char pid[24];
+  gate_num(pid, (unsigned long)getpid(), 10);
+  size_t mark = (checked ? strlen(checked) : 0) + sizeof GATE_VAR_CHECKED + sizeof GATE_MARK_ASK + strlen(pid) + 2;
+  size_t need = (n + MAX_SAVED + 5) * sizeof(char *) + 11 + lib + 2 * foreign_len + 2 + 2 * mark +
+                (escalate_token ? strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2 : 0);
+  char *block = need <= room ? stack : malloc(need);
+  if (!block) return NULL;
+  char **out = (char **)(void *)block;
+  char *w = block + (n + MAX_SAVED + 5) * sizeof(char *);
+  size_t o = 0;
+  for (int i = 0; envp && envp[i]; i++)
+    if (!own_var(envp[i])) out[o++] = envp[i];
   for (int i = 0; i < G.nsaved; i++) out[o++] = G.saved[i];
-  struct gbuf pre; gb_init(&pre);
-  gb_puts(&pre, "LD_PRELOAD=");
-  gb_puts(&pre, G.lib);
-  for (const char *s = foreign; s && *s; ) {
-    size_t l = strcspn(s, ": ");
-    if (l && !(strlen(G.lib) == l && !memcmp(s, G.lib, l))) { gb_put(&pre, ":", 1); gb_put(&pre, s, l); }
+  out[o++] = w;
+  memcpy(w, "LD_PRELOAD=", 11);
+  memcpy(w + 11, G.lib, lib);
+  w += 11 + lib;
+  for (const char *s = foreign; s && *s;) {
+    size_t l = entry_len(s);
+    int self = l == lib;
+    for (size_t k = 0; self && k < l; k++) self = s[k] == G.lib[k];
+    if (l && !self) { *w++ = ':'; memcpy(w, s, l); w += l; }
     s += l;
     if (*s) s++;
   }
-  if (pre.oom) { free(out); return NULL; }
-  out[o++] = pre.p;
-  char pid[24];
-  gate_num(pid, (unsigned long)getpid(), 10);
-  if (checked) {
-    size_t n = strlen(checked) + 64;
-    char *m = malloc(n);
-    if (m) { gate_join(m, n, GATE_VAR_CHECKED "=", pid, ":", checked); out[o++] = m; }
-  }
-  if (ask && checked) {
-    size_t n = strlen(checked) + 64;
-    char *m = malloc(n);
-    if (m) { gate_join(m, n, GATE_MARK_ASK, pid, ":", checked); out[o++] = m; }
-  }
+  *w++ = 0;
+  if (checked) { out[o++] = w; w += gate_join(w, mark, GATE_VAR_CHECKED "=", pid, ":", checked) + 1; }
+  if (ask && checked) { out[o++] = w; w += gate_join(w, mark, GATE_MARK_ASK, pid, ":", checked) + 1; }
   if (escalate_token) {
-    size_t n = strlen(escalate_token) + 64;
-    char *m = malloc(n);
-    if (m) { gate_join(m, n, GATE_VAR_ESCALATE "=", pid, ":", escalate_token); out[o++] = m; }
+    out[o++] = w;
+    w += gate_join(w, strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2, GATE_VAR_ESCALATE "=", pid, ":",
+                   escalate_token) + 1;
   }
   out[o] = NULL;
   return out;
 }
 
-/* What gated_env allocated (after an exec that returned): the array, LD_PRELOAD and the marks. */
-static void free_env(char **env, char *const envp[]) {
-  for (char **e = env; *e; e++) {
-    int caller = 0;
-    for (int i = 0; envp && envp[i] && !caller; i++) caller = envp[i] == *e;
-    for (int i = 0; i < G.nsaved && !caller; i++) caller = G.saved[i] == *e;
-    if (!caller) free(*e);
-  }
-  free(env);
+/* What gated_env took (after an exec that returned). */
+static void free_env(char **env, const char *stack) {
+  if ((const char *)(void *)env != stack) free(env);
 }
 
 /* Put the gate back into this process's own environment (before system()/popen(), whose children
@@ -174,6 +183,8 @@ static void restore_environ(void) {
 }
 
 /* ---------- the check ---------- */
+
+static void release_at_exit(void);
 
 enum verdict { V_RUN, V_DENY, V_ESCALATE, V_ERROR };
 
@@ -208,6 +219,7 @@ static enum verdict check(const char *program, char *const argv[], char *const e
   struct gate_reply r; /* small: see gate-proto.h */
   gate_reply_init(&r, NULL, NULL);
   enum verdict v = V_ERROR;
+  release_at_exit();
   if (gate_request(&c, id, &msg, &r, err, sizeof err)) { say(argv, program, "exec gate: ", ": ", err); goto out; }
   if (strcmp(r.type, GATE_MSG_EXEC)) { say(argv, program, "exec gate: ", ": not run: unexpected reply type ", r.type); goto out; }
   switch (r.action) {
@@ -252,7 +264,9 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 
 static int gated_execve(const char *path, const char *program, char *const argv[], char *const envp[],
                         int (*doit)(const char *, char *const[], char *const[], void *), void *ctx) {
-  char token[256] = "";
+  char token[256];
+  token[0] = 0;
+  _Alignas(char *) char stack[ENV_ON_STACK];
   /* nothing there: the exec would fail anyway, so fail the same way without asking (and without ever
    * calling the real exec: no window for the file to appear between a check and the exec). dash and
    * execvp try every PATH entry; this keeps that cheap and quiet. */
@@ -266,12 +280,12 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   for (int tries = 0;; tries++) {
     if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
     if (v == V_ESCALATE) escalate_and_exit(token, envp, argv, program);
-    char **env = gated_env(envp, program, NULL, first);
+    char **env = gated_env(envp, program, NULL, first, stack, sizeof stack);
     if (!env) { errno = ENOMEM; return -1; }
     gate_reply_release(); /* a kept reply socket would outlive the exec as a file */
     int r = doit(path, argv, env, ctx);
     int e = errno;
-    free_env(env, envp);
+    free_env(env, stack);
     errno = e;
     /* ENOSYS: the kernel's answer when the run's supervisor is gone; asking says so in our words */
     if (first && e == ENOSYS && check(program, argv, envp, token, sizeof token) != V_RUN) errno = EACCES;
@@ -293,10 +307,21 @@ static int do_execve(const char *path, char *const argv[], char *const env[], vo
   return real_execve(path, argv, env);
 }
 
-EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+/* A relative path made absolute first (apart from execve: its PATH_MAX buffer would be in execve's frame). */
+__attribute__((noinline)) static int execve_relative(const char *path, char *const argv[], char *const envp[]) {
   char program[PATH_MAX];
   absolute(program, sizeof program, path);
   return gated_execve(path, program, argv, envp, do_execve, NULL);
+}
+
+EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+  /* an absolute path as it is: no copy, and a small frame (a shell's forked child execs from here, where each
+   * stack page first written is a copy-on-write fault) */
+  if (path[0] != '/') return execve_relative(path, argv, envp);
+  size_t n = 0;
+  while (n < PATH_MAX && path[n]) n++;
+  if (n >= PATH_MAX) return execve_relative(path, argv, envp); /* truncated, as before: the exec fails */
+  return gated_execve(path, path, argv, envp, do_execve, NULL);
 }
 
 EXPORT int execv(const char *path, char *const argv[]) { return execve(path, argv, environ); }
@@ -316,8 +341,9 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     /* (in a kernel-gated run that layer decides the shell's exec as any other: what it holds is acted on) */
     if (G.kernel) gated_execve("/bin/sh", "/bin/sh", sh, envp, do_execve, NULL);
     else {
-      char **env = gated_env(envp, found, NULL, 0);
+      char **env = gated_env(envp, found, NULL, 0, NULL, 0);
       if (env) do_execve("/bin/sh", sh, env, NULL);
+      free_env(env, NULL);
     }
     free(sh);
     errno = ENOEXEC;
@@ -443,10 +469,10 @@ static int gated_spawn(pid_t *pid, const char *path, const char *program,
   for (int tries = 0;; tries++) {
     if (v == V_DENY || v == V_ERROR) return EACCES;
     int ask = first && v == V_RUN; /* an escalation's child carries its token, not the question */
-    char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, ask);
+    char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, ask, NULL, 0);
     if (!env) return ENOMEM;
     int r = f(pid, path, fa, at, argv, env);
-    free_env(env, envp);
+    free_env(env, NULL);
     if (!ask || (r != GATE_EXEC_ASK && r != ENOSYS)) return r;
     /* ENOSYS: the run's supervisor is gone; asking says so in our words */
     if (r == ENOSYS) return check(program, argv, envp, token, sizeof token) == V_RUN ? r : EACCES;
@@ -627,5 +653,12 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
 }
 
 /* exit() and returning from main: a kept reply socket is removed (after _exit or a kill it stays behind
- * as a dead file in the client folder). */
-__attribute__((destructor)) static void gate_fini(void) { gate_reply_release(); }
+ * as a dead file in the client folder). Registered by the first request this process makes (check), not
+ * as a destructor: a destructor runs in every process that exits, a shell's forked subshells included,
+ * and there its first touch of this library's pages is a page fault each (issue 29's measurements). */
+extern int __cxa_atexit(void (*f)(void *), void *arg, void *dso);
+static void gate_fini(void *unused) { (void)unused; gate_reply_release(); }
+static void release_at_exit(void) {
+  static int registered; /* inherited by a fork together with the registration itself */
+  if (!registered) registered = __cxa_atexit(gate_fini, NULL, NULL) == 0;
+}

@@ -48,7 +48,11 @@ static int read_exec(const struct launch *l, const struct seccomp_notif *req, st
   char cwdl[64], cmd[512];
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)x->pid);
   if (read_link(cwdl, x->cwd, sizeof x->cwd)) strcpy(x->cwd, "/");
-  /* the pid may have died and been reused while it was read: a still valid id after the reads = it was
+  /* the program as the process names it (its cwd, dirfd, /proc/<pid>/fd): read before the check below */
+  int unnamed = x->path && ok1 && ok2 ? exec_program(x->pid, x->at, x->dirfd, x->path, x->flags, x->cwd, x->program,
+                                                     sizeof x->program)
+                                      : -1;
+  /* the pid may have died and been reused while it was read: a still valid id after all the reads = it was
    * the waiting process all along (an exec no longer waiting is not answered, nor reported: nobody waits) */
   if (!notif_valid(l, req->id)) return -1;
   if (p.error == EPERM || p.error == EACCES || p.error == ESRCH) {
@@ -62,12 +66,12 @@ static int read_exec(const struct launch *l, const struct seccomp_notif *req, st
     gate_msg("exec gate: ", cmd, ": not run: its arguments could not be read (or are too large for the gate)", NULL);
     return -1;
   }
-  if (exec_program(x->pid, x->at, x->dirfd, x->path, x->flags, x->cwd, x->program, sizeof x->program)) {
+  if (unnamed) {
     gate_describe(cmd, sizeof cmd, x->argv, x->path);
     gate_msg("exec gate: ", cmd, ": not run: the program it names could not be told", NULL);
     return -1;
   }
-  return notif_valid(l, req->id) ? 0 : -1;
+  return 0;
 }
 
 /* The file decided on, as the process names it: what the kernel runs must be this very file; a #! script's

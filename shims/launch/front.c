@@ -149,6 +149,13 @@ static _Noreturn void supervisor(char **prog, const char *path, const char *argv
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
   sigaddset(&chld, FRONT_GONE);
+  /* SIGCHLD only for children that end: a worker's follow stops every exec'ing process at its exec
+   * (follow.c), and each trace stop would otherwise wake this thread to look for an exited child (nine
+   * system calls and a wake-up per exec, issue 29's measurements); the worker's own waitpid is woken all the
+   * same. Set after the tree root was forked: its dispositions are its own. */
+  struct sigaction nostop = { .sa_handler = SIG_DFL, .sa_flags = SA_NOCLDSTOP };
+  sigemptyset(&nostop.sa_mask);
+  sigaction(SIGCHLD, &nostop, NULL);
   int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (L.listener < 0) {
     if (why > 0)

@@ -5,6 +5,10 @@
  *  - through gate-sh, workspace-write (default policy, no rules), against bubblewrap alone with the same
  *    turn sandbox (the plan's own bwrap argv for workspace-write); target ratio <= 1.10
  *  - through gate-sh, danger-full-access, against plain bash; target ratio <= 1.10
+ * Where `perf` is installed each build also runs under `perf stat` (task-clock, page-faults, context-switches of
+ * the whole process tree, the daemon not included), and the same ratios are given for CPU and page faults:
+ * on a shared machine a build's wall time swings more than the gate's cost, its CPU and faults much less
+ * (docs/history/2026-11-measurements.md, issue 29);
  * and the daemon round trips per 100 execs of the build: the daemon's counters (pre-flight, exec requests,
  * paired reports) across one gated build, over the build's execs counted by strace under plain bash; the
  * counted build comes after the rounds (its daemon has seen builds before: programs' answers are handed over
@@ -32,6 +36,28 @@ const SCRIPT = './configure -q && make -s && make -s check';
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+
+const EVENTS = ['task-clock', 'page-faults', 'context-switches'];
+/** perf (optional), when it can count these events here: each build then runs under `perf stat`. */
+const PERF = ['/usr/bin/perf', '/usr/local/bin/perf'].find((p) => {
+  try {
+    execFileSync(p, ['stat', '-x,', '-e', EVENTS.join(','), '--', '/bin/true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+});
+
+/** `perf stat -x,` output: the counters by event name (task-clock in ms). */
+function counted(file: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const f = line.split(',');
+    const ev = EVENTS.find((e) => f[2]?.startsWith(e));
+    if (ev && Number.isFinite(Number(f[0]))) out[ev] = Number(f[0]);
+  }
+  return out;
+}
 
 function check(name: string, r: Result): void {
   if (r.code !== 0) throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 800)}`);
@@ -61,20 +87,29 @@ async function main(): Promise<Record<string, unknown>> {
     bootstrapped(template, ww.env);
     prepareGateDirs(ww.env);
     const bwrap = findBwrap(ww.env);
+    const stat = join(ww.te.dir, 'perf-stat.csv');
+    // the command as given, or under perf stat (its counters in `stat`)
+    const timed = (cmd: string, args: string[], env: Record<string, string>, dir: string) =>
+      PERF
+        ? run(PERF, ['stat', '-x,', '-o', stat, '-e', EVENTS.join(','), '--', cmd, ...args], { env, cwd: dir, timeoutMs: 900_000 })
+        : run(cmd, args, { env, cwd: dir, timeoutMs: 900_000 });
     const sides: Record<string, (dir: string) => Promise<Result>> = {
-      gated_ww: (dir) => run(GATE_SH, ['-lc', SCRIPT], { env: ww.env, cwd: dir, timeoutMs: 900_000 }),
+      gated_ww: (dir) => timed(GATE_SH, ['-lc', SCRIPT], ww.env, dir),
       bwrap_ww: (dir) => {
         const args = turnSandboxArgv(workspaceWrite(), gateSandboxContext({ cwd: dir, env: ww.env }))!;
-        return run(bwrap, [...args, '/bin/bash', '-lc', SCRIPT], { env: ww.env, cwd: dir, timeoutMs: 900_000 });
+        return timed(bwrap, [...args, '/bin/bash', '-lc', SCRIPT], ww.env, dir);
       },
-      gated_dfa: (dir) => run(GATE_SH, ['-lc', SCRIPT], { env: dfa.env, cwd: dir, timeoutMs: 900_000 }),
-      plain: (dir) => run('/bin/bash', ['-lc', SCRIPT], { env: dfa.env, cwd: dir, timeoutMs: 900_000 }),
+      gated_dfa: (dir) => timed(GATE_SH, ['-lc', SCRIPT], dfa.env, dir),
+      plain: (dir) => timed('/bin/bash', ['-lc', SCRIPT], dfa.env, dir),
     };
     const names = Object.keys(sides);
     // the daemon's round trips of each gated workspace-write build, in order: the first is the session's first
     // build; later ones get the programs' answers handed over up front (src/daemon/reuse-presets.ts)
     const perBuild: number[] = [];
     const ms: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const cpu: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const faults: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const switches: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
     for (let i = 0; i < ROUNDS; i++)
       for (let k = 0; k < names.length; k++) {
         const name = names[(k + i) % names.length];
@@ -85,6 +120,12 @@ async function main(): Promise<Record<string, unknown>> {
         const t0 = performance.now();
         check(name, await sides[name](dir));
         ms[name].push(performance.now() - t0);
+        if (PERF) {
+          const c = counted(stat);
+          cpu[name].push(c['task-clock']);
+          faults[name].push(c['page-faults']);
+          switches[name].push(c['context-switches']);
+        }
         if (before) perBuild.push(trips(before, await counters(ww)));
       }
     // the build's execs, counted under plain bash; the daemon's round trips across one gated build
@@ -98,10 +139,21 @@ async function main(): Promise<Record<string, unknown>> {
     check('counted', await sides.gated_ww(dir));
     const after = await counters(ww);
     const n = trips(before, after);
-    const ratio = (a: string, b: string) => ({
-      median_of_rounds: r3(median(ms[a].map((x, i) => x / ms[b][i]))),
-      mean: r3(mean(ms[a]) / mean(ms[b])),
+    const ratio = (a: string, b: string, of = ms) => ({
+      median_of_rounds: r3(median(of[a].map((x, i) => x / of[b][i]))),
+      mean: r3(mean(of[a]) / mean(of[b])),
     });
+    const perfFigures = PERF
+      ? {
+          cpu_ms: Object.fromEntries(names.map((n) => [n, cpu[n].map(Math.round)])),
+          page_faults: faults,
+          context_switches: switches,
+          cpu_workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww', cpu),
+          cpu_danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain', cpu),
+          faults_workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww', faults),
+          faults_danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain', faults),
+        }
+      : { perf: 'not installed: wall times only' };
     return {
       script: SCRIPT,
       rounds: ROUNDS,
@@ -109,6 +161,7 @@ async function main(): Promise<Record<string, unknown>> {
       workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww'),
       danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain'),
       target_ratio: 1.1,
+      ...perfFigures,
       build_execs: execs,
       daemon_round_trips: n,
       daemon_round_trips_per_100_execs: r3((n * 100) / execs),
