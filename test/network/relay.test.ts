@@ -196,7 +196,9 @@ test("one plain-HTTP answer's body (relayAnswer): Node's head first, exactly the
     assert.ok(h, 'the relay took the answer');
     client.near.write('NEXT REQUEST');
     dest.far.write(body.subarray(1000));
-    dest.far.write('BYTES PAST THE BODY'); // never reach the client
+    // never reach the client; the upstream is closed with them unread, so the server's end may be reset
+    dest.far.on('error', () => undefined);
+    dest.far.write('BYTES PAST THE BODY');
     const r = await h.finished;
     assert.deepEqual(r, { up: 0, down: body.length });
     await waitFor(() => Buffer.concat(heard).toString() === 'NEXT REQUEST' || undefined, 'the next request, read by Node');
