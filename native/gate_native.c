@@ -46,7 +46,8 @@ static int arg_int(napi_env env, napi_callback_info info, int32_t *out, size_t w
   size_t argc = 2;
   napi_value argv[2];
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < want) return -1;
-  for (size_t i = 0; i < want; i++) if (napi_get_value_int32(env, argv[i], &out[i]) != napi_ok) return -1;
+  for (size_t i = 0; i < want; i++)
+    if (napi_get_value_int32(env, argv[i], &out[i]) != napi_ok) return -1;
   return 0;
 }
 
@@ -54,20 +55,32 @@ static int arg_int(napi_env env, napi_callback_info info, int32_t *out, size_t w
  * data Buffer means the peer closed. Received descriptors are close-on-exec. */
 static napi_value recv_fds(napi_env env, napi_callback_info info) {
   int32_t a[2];
-  if (arg_int(env, info, a, 2) || a[1] <= 0 || a[1] > (1 << 20)) { napi_throw_type_error(env, NULL, "recvFds(fd, maxBytes)"); return NULL; }
+  if (arg_int(env, info, a, 2) || a[1] <= 0 || a[1] > (1 << 20)) {
+    napi_throw_type_error(env, NULL, "recvFds(fd, maxBytes)");
+    return NULL;
+  }
   void *data;
   napi_value buf;
   if (napi_create_buffer(env, (size_t)a[1], &data, &buf) != napi_ok) return NULL;
-  struct iovec iov = { data, (size_t)a[1] };
-  union { char b[CMSG_SPACE(MAX_FDS * sizeof(int))]; struct cmsghdr align; } u;
-  struct msghdr mh = { 0 };
-  mh.msg_iov = &iov; mh.msg_iovlen = 1;
-  mh.msg_control = u.b; mh.msg_controllen = sizeof u.b;
+  struct iovec iov = {data, (size_t)a[1]};
+  union {
+    char b[CMSG_SPACE(MAX_FDS * sizeof(int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = {0};
+  mh.msg_iov = &iov;
+  mh.msg_iovlen = 1;
+  mh.msg_control = u.b;
+  mh.msg_controllen = sizeof u.b;
   ssize_t n;
-  do n = recvmsg(a[0], &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
+  do n = recvmsg(a[0], &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR);
   if (n < 0) {
     napi_value nul;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) { napi_get_null(env, &nul); return nul; }
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      napi_get_null(env, &nul);
+      return nul;
+    }
     return throw_errno(env, "recvmsg", errno);
   }
   napi_value fds, out, slice;
@@ -85,7 +98,13 @@ static napi_value recv_fds(napi_env env, napi_callback_info info) {
   }
   if (mh.msg_flags & MSG_CTRUNC) {
     /* more descriptors than we accept: close what arrived and refuse */
-    for (uint32_t i = 0; i < k; i++) { napi_value v; int32_t fd; napi_get_element(env, fds, i, &v); napi_get_value_int32(env, v, &fd); close(fd); }
+    for (uint32_t i = 0; i < k; i++) {
+      napi_value v;
+      int32_t fd;
+      napi_get_element(env, fds, i, &v);
+      napi_get_value_int32(env, v, &fd);
+      close(fd);
+    }
     napi_throw_error(env, NULL, "too many descriptors in one message");
     return NULL;
   }
@@ -100,15 +119,21 @@ static napi_value recv_fds(napi_env env, napi_callback_info info) {
 /* peerCred(fd) → { pid, uid, gid } of the process at the other end (as the kernel saw it at connect). */
 static napi_value peer_cred(napi_env env, napi_callback_info info) {
   int32_t fd;
-  if (arg_int(env, info, &fd, 1)) { napi_throw_type_error(env, NULL, "peerCred(fd)"); return NULL; }
+  if (arg_int(env, info, &fd, 1)) {
+    napi_throw_type_error(env, NULL, "peerCred(fd)");
+    return NULL;
+  }
   struct ucred cr;
   socklen_t len = sizeof cr;
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len)) return throw_errno(env, "SO_PEERCRED", errno);
   napi_value out, v;
   napi_create_object(env, &out);
-  napi_create_int32(env, cr.pid, &v); napi_set_named_property(env, out, "pid", v);
-  napi_create_uint32(env, cr.uid, &v); napi_set_named_property(env, out, "uid", v);
-  napi_create_uint32(env, cr.gid, &v); napi_set_named_property(env, out, "gid", v);
+  napi_create_int32(env, cr.pid, &v);
+  napi_set_named_property(env, out, "pid", v);
+  napi_create_uint32(env, cr.uid, &v);
+  napi_set_named_property(env, out, "uid", v);
+  napi_create_uint32(env, cr.gid, &v);
+  napi_set_named_property(env, out, "gid", v);
   return out;
 }
 
@@ -139,18 +164,30 @@ static struct flock whole_file(void) {
 /* tryLock(fd): true when taken, false when another open file description holds it (never waits). */
 static napi_value try_lock(napi_env env, napi_callback_info info) {
   int32_t fd;
-  if (arg_int(env, info, &fd, 1)) { napi_throw_type_error(env, NULL, "tryLock(fd)"); return NULL; }
+  if (arg_int(env, info, &fd, 1)) {
+    napi_throw_type_error(env, NULL, "tryLock(fd)");
+    return NULL;
+  }
   struct flock fl = whole_file();
   napi_value out;
-  if (fcntl(fd, F_OFD_SETLK, &fl) == 0) { napi_get_boolean(env, true, &out); return out; }
-  if (errno == EAGAIN || errno == EACCES) { napi_get_boolean(env, false, &out); return out; }
+  if (fcntl(fd, F_OFD_SETLK, &fl) == 0) {
+    napi_get_boolean(env, true, &out);
+    return out;
+  }
+  if (errno == EAGAIN || errno == EACCES) {
+    napi_get_boolean(env, false, &out);
+    return out;
+  }
   return throw_errno(env, "fcntl(F_OFD_SETLK)", errno);
 }
 
 /* isLocked(fd): does another open file description hold the lock? Asks without taking it (F_OFD_GETLK). */
 static napi_value is_locked(napi_env env, napi_callback_info info) {
   int32_t fd;
-  if (arg_int(env, info, &fd, 1)) { napi_throw_type_error(env, NULL, "isLocked(fd)"); return NULL; }
+  if (arg_int(env, info, &fd, 1)) {
+    napi_throw_type_error(env, NULL, "isLocked(fd)");
+    return NULL;
+  }
   struct flock fl = whole_file();
   if (fcntl(fd, F_OFD_GETLK, &fl)) return throw_errno(env, "fcntl(F_OFD_GETLK)", errno);
   napi_value out;
@@ -166,24 +203,32 @@ static napi_value is_locked(napi_env env, napi_callback_info info) {
  * no read can block and the descriptor's flags stay as they are (they are shared with the caller). */
 static napi_value take_line_input(napi_env env, napi_callback_info info) {
   int32_t a[2];
-  if (arg_int(env, info, a, 2) || a[1] < 0 || a[1] > 255) { napi_throw_type_error(env, NULL, "takeLineInput(fd, eofByte)"); return NULL; }
+  if (arg_int(env, info, a, 2) || a[1] < 0 || a[1] > 255) {
+    napi_throw_type_error(env, NULL, "takeLineInput(fd, eofByte)");
+    return NULL;
+  }
   napi_value out;
   struct termios t;
-  if (tcgetattr(a[0], &t) != 0 || !(t.c_lflag & ICANON)) { napi_get_null(env, &out); return out; }
+  if (tcgetattr(a[0], &t) != 0 || !(t.c_lflag & ICANON)) {
+    napi_get_null(env, &out);
+    return out;
+  }
   /* the line discipline holds at most 4096 bytes; a bound here all the same (a writer keeps typing) */
   char buf[16384];
   size_t n = 0;
   int marks = 0;
   while (n + 4096 <= sizeof buf && marks < 64) {
-    struct pollfd p = { .fd = a[0], .events = POLLIN, .revents = 0 };
+    struct pollfd p = {.fd = a[0], .events = POLLIN, .revents = 0};
     int r = poll(&p, 1, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0 || (p.revents & (POLLHUP | POLLERR | POLLNVAL)) || !(p.revents & POLLIN)) break;
     ssize_t k = read(a[0], buf + n, 4096);
     if (k < 0 && errno == EINTR) continue;
     if (k < 0) break;
-    if (k == 0) { buf[n++] = (char)a[1]; marks++; }
-    else n += (size_t)k;
+    if (k == 0) {
+      buf[n++] = (char)a[1];
+      marks++;
+    } else n += (size_t)k;
   }
   void *data;
   napi_create_buffer_copy(env, n, buf, &data, &out);
@@ -212,7 +257,8 @@ static void child_ended(uv_poll_t *p, int status, int events) {
   siginfo_t si;
   memset(&si, 0, sizeof si);
   int r;
-  do r = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG); while (r < 0 && errno == EINTR);
+  do r = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG);
+  while (r < 0 && errno == EINTR);
   if (status == 0 && r == 0 && si.si_pid == 0) return; /* not yet (spurious wake) */
   uv_poll_stop(p);
   close(c->pidfd);
@@ -224,7 +270,8 @@ static void child_ended(uv_poll_t *p, int status, int events) {
   if (r == 0 && si.si_code == CLD_EXITED) code = si.si_status;
   else if (r == 0 && (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED)) sig = si.si_status;
   else code = 126; /* cannot be told: never reported as a success */
-  if (code >= 0) napi_create_int32(env, code, &argv[0]); else napi_get_null(env, &argv[0]);
+  if (code >= 0) napi_create_int32(env, code, &argv[0]);
+  else napi_get_null(env, &argv[0]);
   napi_create_int32(env, sig, &argv[1]);
   napi_get_global(env, &recv); /* napi_make_callback wants an object */
   if (napi_get_reference_value(env, c->cb, &cb) == napi_ok) napi_make_callback(env, c->ctx, recv, cb, 2, argv, NULL);
@@ -238,8 +285,14 @@ static char *str_arg(napi_env env, napi_value v) {
   size_t n;
   if (napi_get_value_string_utf8(env, v, NULL, 0, &n) != napi_ok) return NULL;
   char *s = malloc(n + 1);
-  if (s && napi_get_value_string_utf8(env, v, s, n + 1, &n) != napi_ok) { free(s); return NULL; }
-  if (s && strlen(s) != n) { free(s); return NULL; } /* a NUL inside: refused */
+  if (s && napi_get_value_string_utf8(env, v, s, n + 1, &n) != napi_ok) {
+    free(s);
+    return NULL;
+  }
+  if (s && strlen(s) != n) {
+    free(s);
+    return NULL;
+  } /* a NUL inside: refused */
   return s;
 }
 
@@ -247,7 +300,8 @@ static char *str_arg(napi_env env, napi_value v) {
 static char **strs_arg(napi_env env, napi_value a) {
   uint32_t n;
   bool is;
-  if (napi_is_array(env, a, &is) != napi_ok || !is || napi_get_array_length(env, a, &n) != napi_ok || n > (1u << 20)) return NULL;
+  if (napi_is_array(env, a, &is) != napi_ok || !is || napi_get_array_length(env, a, &n) != napi_ok || n > (1u << 20))
+    return NULL;
   char **v = calloc((size_t)n + 1, sizeof *v);
   if (!v) return NULL;
   for (uint32_t i = 0; i < n; i++) {
@@ -285,11 +339,12 @@ static napi_value spawn_child(napi_env env, napi_callback_info info) {
   uint32_t nfd = 0;
   int slots[MAX_SLOTS];
   bool is = false;
-  int ok = program && cwd && argv && argv[0] && envp && program[0] == '/' && napi_is_array(env, a[4], &is) == napi_ok && is &&
-           napi_get_array_length(env, a[4], &nfd) == napi_ok && nfd >= 3 && nfd <= MAX_SLOTS;
+  int ok = program && cwd && argv && argv[0] && envp && program[0] == '/' && napi_is_array(env, a[4], &is) == napi_ok &&
+      is && napi_get_array_length(env, a[4], &nfd) == napi_ok && nfd >= 3 && nfd <= MAX_SLOTS;
   for (uint32_t i = 0; ok && i < nfd; i++) {
     napi_value e;
-    ok = napi_get_element(env, a[4], i, &e) == napi_ok && napi_get_value_int32(env, e, &slots[i]) == napi_ok && slots[i] >= -1;
+    ok = napi_get_element(env, a[4], i, &e) == napi_ok && napi_get_value_int32(env, e, &slots[i]) == napi_ok &&
+        slots[i] >= -1;
   }
   napi_value result = NULL;
   if (!ok) {
@@ -298,7 +353,8 @@ static napi_value spawn_child(napi_env env, napi_callback_info info) {
   }
   /* every source is first moved above every source and target, so no move overwrites a later source */
   int hi = (int)nfd;
-  for (uint32_t i = 0; i < nfd; i++) if (slots[i] >= hi) hi = slots[i] + 1;
+  for (uint32_t i = 0; i < nfd; i++)
+    if (slots[i] >= hi) hi = slots[i] + 1;
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
   posix_spawn_file_actions_init(&fa);
@@ -388,8 +444,12 @@ static napi_value init(napi_env env, napi_value exports) {
     const char *name;
     napi_callback fn;
   } fns[] = {
-      {"recvFds", recv_fds},   {"peerCred", peer_cred},         {"pipe", make_pipe},
-      {"tryLock", try_lock},   {"isLocked", is_locked},         {"takeLineInput", take_line_input},
+      {"recvFds", recv_fds},
+      {"peerCred", peer_cred},
+      {"pipe", make_pipe},
+      {"tryLock", try_lock},
+      {"isLocked", is_locked},
+      {"takeLineInput", take_line_input},
       {"spawnAvailable", spawn_available},
 #ifdef GATE_SPAWN
       {"spawn", spawn_child},

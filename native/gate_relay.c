@@ -53,28 +53,28 @@
  * is what Node had read and not written: it goes first. */
 struct half {
   int from, to;
-  int direct;  /* `from` or `to` is a pipe */
+  int direct; /* `from` or `to` is a pipe */
   int to_pipe; /* `to` is a pipe: closed (not shut down) for end of file */
-  int pr, pw;  /* this half's own pipe, between two sockets */
+  int pr, pw; /* this half's own pipe, between two sockets */
   size_t inpipe;
   int grown; /* the pipe was enlarged (after BULK bytes) */
   size_t moved;
   char *head;
   size_t headlen, headoff;
-  int eof;       /* `from` said end of file: `to` ends once everything is written */
-  int done;      /* `to` ended */
+  int eof; /* `from` said end of file: `to` ends once everything is written */
+  int done; /* `to` ended */
   int next_from; /* pipes mode, up: the bridge's pipe, read once the Unix socket said end of file; else -1 */
-  int wait_fd;   /* what the half waits for (-1: nothing) */
+  int wait_fd; /* what the half waits for (-1: nothing) */
   uint32_t wait_ev;
   uint64_t bytes;
-  int limited;      /* `from` gives `left` bytes more, then the half is over (no shutdown of `to`) */
+  int limited; /* `from` gives `left` bytes more, then the half is over (no shutdown of `to`) */
   uint64_t left;
 };
 
 struct pair;
 struct end {
   struct pair *pair;
-  int fd;         /* -1 once closed */
+  int fd; /* -1 once closed */
   uint32_t armed; /* the events asked of epoll; 0: not registered (a hung-up socket would wake it in a loop) */
 };
 
@@ -85,9 +85,9 @@ struct pair {
   struct half up, down; /* up: client → destination */
   struct end ends[4];
   int nends;
-  int marker;      /* pipes mode: the bridge's ends are still to be sent */
-  int give[2];     /* those ends: the down pipe's read end, the up pipe's write end */
-  int kill;        /* relayClose asked (under the lock) */
+  int marker; /* pipes mode: the bridge's ends are still to be sent */
+  int give[2]; /* those ends: the down pipe's read end, the up pipe's write end */
+  int kill; /* relayClose asked (under the lock) */
   int dead;
   struct pair *next; /* in `pending` or `active`, under the lock */
   struct pair *dead_next;
@@ -142,13 +142,13 @@ static void close_end(struct pair *p, int fd) {
  * bridge takes the byte that carries them for the mark, never for data); this end's copies close */
 static int send_marker(struct pair *p) {
   char byte = 0;
-  struct iovec iov = { &byte, 1 };
+  struct iovec iov = {&byte, 1};
   union {
     char b[CMSG_SPACE(2 * sizeof(int))];
     struct cmsghdr align;
   } u;
   memset(&u, 0, sizeof u);
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
   struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
@@ -164,9 +164,7 @@ static int send_marker(struct pair *p) {
 }
 
 /* how much one splice may read from `from`: never past a limit (the next answer's bytes are Node's) */
-static size_t want(const struct half *h) {
-  return h->limited && h->left < CHUNK ? (size_t)h->left : CHUNK;
-}
+static size_t want(const struct half *h) { return h->limited && h->left < CHUNK ? (size_t)h->left : CHUNK; }
 
 /* move bytes for one half as far as they go without blocking; -1: that direction failed */
 static int pump(struct pair *p, struct half *h, const char *dir) {
@@ -245,7 +243,7 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
         return -1;
       }
       /* nothing to read, or no room to write: ask which */
-      struct pollfd pf[2] = { { .fd = h->from, .events = POLLIN }, { .fd = h->to, .events = POLLOUT } };
+      struct pollfd pf[2] = {{.fd = h->from, .events = POLLIN}, {.fd = h->to, .events = POLLOUT}};
       if (poll(pf, 2, 0) < 0) return wait_on(h, h->from, EPOLLIN), 0;
       if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) return wait_on(h, h->from, EPOLLIN), 0;
       if (!(pf[1].revents & (POLLOUT | POLLHUP | POLLERR))) return wait_on(h, h->to, EPOLLOUT), 0;
@@ -277,7 +275,7 @@ static void rearm(struct pair *p) {
     if (p->up.wait_fd == e->fd) want |= p->up.wait_ev;
     if (p->down.wait_fd == e->fd) want |= p->down.wait_ev;
     if (want == e->armed) continue;
-    struct epoll_event ev = { .events = want, .data.ptr = e };
+    struct epoll_event ev = {.events = want, .data.ptr = e};
     if (want == 0) epoll_ctl(ep, EPOLL_CTL_DEL, e->fd, NULL);
     else epoll_ctl(ep, e->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, e->fd, &ev);
     e->armed = want;
@@ -316,7 +314,8 @@ static void finish(struct pair *p, struct pair **dead) {
 
 static void serve(struct pair *p, struct pair **dead) {
   if (p->dead) return;
-  if (pump(p, &p->up, "client -> destination") < 0 || pump(p, &p->down, "destination -> client") < 0 || (p->up.done && p->down.done)) {
+  if (pump(p, &p->up, "client -> destination") < 0 || pump(p, &p->down, "destination -> client") < 0 ||
+      (p->up.done && p->down.done)) {
     finish(p, dead);
     return;
   }
@@ -369,7 +368,7 @@ static void *relay_thread(void *arg) {
   (void)arg;
   pthread_setname_np(pthread_self(), "gate-relay"); /* what top and /proc show */
   static int ctl_tag;
-  struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &ctl_tag };
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &ctl_tag};
   epoll_ctl(ep, EPOLL_CTL_ADD, ctl, &ev);
   struct epoll_event evs[MAX_EVENTS];
   for (;;) {
@@ -407,8 +406,8 @@ static napi_value relay_init(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], out;
   napi_valuetype t;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || napi_typeof(env, argv[0], &t) != napi_ok ||
-      t != napi_function) {
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_typeof(env, argv[0], &t) != napi_ok || t != napi_function) {
     napi_throw_type_error(env, NULL, "relayInit(onClosed)");
     return NULL;
   }
@@ -422,7 +421,8 @@ static napi_value relay_init(napi_env env, napi_callback_info info) {
     ep = epoll_create1(EPOLL_CLOEXEC);
     ctl = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     pthread_t th;
-    if (ep >= 0 && ctl >= 0 && napi_create_threadsafe_function(env, argv[0], NULL, name, 0, 1, NULL, NULL, NULL, call_js, &tsfn) == napi_ok &&
+    if (ep >= 0 && ctl >= 0 &&
+        napi_create_threadsafe_function(env, argv[0], NULL, name, 0, 1, NULL, NULL, NULL, call_js, &tsfn) == napi_ok &&
         pthread_create(&th, NULL, relay_thread, NULL) == 0) {
       pthread_detach(th);
       /* the thread does not keep the daemon alive: its pairs end with the daemon */
@@ -454,17 +454,16 @@ static int head_arg(napi_env env, napi_value v, char **out, size_t *len) {
   return 0;
 }
 
-static int open_pipe(int fds[2]) {
-  return pipe2(fds, O_CLOEXEC | O_NONBLOCK);
-}
+static int open_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
 
 static napi_value relay_add(napi_env env, napi_callback_info info) {
   size_t argc = 7;
   napi_value argv[7];
   int32_t fds[2];
   bool pipes = false;
-  double limits[2] = { -1, -1 };
-  if (ep < 0 || napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4 || napi_get_value_int32(env, argv[0], &fds[0]) != napi_ok ||
+  double limits[2] = {-1, -1};
+  if (ep < 0 || napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4 ||
+      napi_get_value_int32(env, argv[0], &fds[0]) != napi_ok ||
       napi_get_value_int32(env, argv[1], &fds[1]) != napi_ok) {
     napi_throw_type_error(env, NULL, "relayAdd(clientFd, destFd, headUp, headDown, pipes) after relayInit");
     return NULL;
@@ -484,11 +483,12 @@ static napi_value relay_add(napi_env env, napi_callback_info info) {
   p->up.pr = p->up.pw = p->down.pr = p->down.pw = -1;
   p->up.next_from = p->down.next_from = -1;
   p->give[0] = p->give[1] = -1;
-  int upp[2] = { -1, -1 }, downp[2] = { -1, -1 };
+  int upp[2] = {-1, -1}, downp[2] = {-1, -1};
   int a = fcntl(fds[0], F_DUPFD_CLOEXEC, 3);
   int b = a < 0 ? -1 : fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
-  int ok = b >= 0 && head_arg(env, argv[2], &p->up.head, &p->up.headlen) == 0 && head_arg(env, argv[3], &p->down.head, &p->down.headlen) == 0;
-  int own[2] = { -1, -1 };
+  int ok = b >= 0 && head_arg(env, argv[2], &p->up.head, &p->up.headlen) == 0 &&
+      head_arg(env, argv[3], &p->down.head, &p->down.headlen) == 0;
+  int own[2] = {-1, -1};
   ok = ok && open_pipe(own) == 0; /* up: the Unix socket to the destination (and, in legacy mode, all of up) */
   if (ok) p->up.pr = own[0], p->up.pw = own[1];
   if (ok && pipes) ok = open_pipe(upp) == 0 && open_pipe(downp) == 0;
@@ -515,17 +515,17 @@ static napi_value relay_add(napi_env env, napi_callback_info info) {
   fcntl(b, F_SETFL, fcntl(b, F_GETFL) | O_NONBLOCK);
   p->up.from = p->down.to = a;
   p->up.to = p->down.from = b;
-  p->ends[0] = (struct end){ .pair = p, .fd = a };
-  p->ends[1] = (struct end){ .pair = p, .fd = b };
+  p->ends[0] = (struct end){.pair = p, .fd = a};
+  p->ends[1] = (struct end){.pair = p, .fd = b};
   p->nends = 2;
-  struct half *hs[2] = { &p->up, &p->down };
+  struct half *hs[2] = {&p->up, &p->down};
   for (int i = 0; i < 2; i++)
     if (limits[i] >= 0) hs[i]->limited = 1, hs[i]->left = (uint64_t)limits[i];
   if (pipes) {
     /* the bridge writes its client's bytes into upp and reads the destination's from downp (both pipes: a
      * pipe carries bytes and nothing else into the sandbox); the Unix socket then carries nothing more */
-    p->ends[2] = (struct end){ .pair = p, .fd = upp[0] };
-    p->ends[3] = (struct end){ .pair = p, .fd = downp[1] };
+    p->ends[2] = (struct end){.pair = p, .fd = upp[0]};
+    p->ends[3] = (struct end){.pair = p, .fd = downp[1]};
     p->nends = 4;
     p->give[0] = downp[0];
     p->give[1] = upp[1];
@@ -552,19 +552,21 @@ static napi_value relay_close(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
   uint32_t id;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || napi_get_value_uint32(env, argv[0], &id) != napi_ok) {
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_value_uint32(env, argv[0], &id) != napi_ok) {
     napi_throw_type_error(env, NULL, "relayClose(id)");
     return NULL;
   }
   int found = 0;
   pthread_mutex_lock(&lock);
-  for (struct pair *l = pending; l && !found; l = l->next) if (l->id == id) l->kill = found = 1;
-  for (struct pair *l = active; l && !found; l = l->next) if (l->id == id && !l->dead) l->kill = found = 1;
+  for (struct pair *l = pending; l && !found; l = l->next)
+    if (l->id == id) l->kill = found = 1;
+  for (struct pair *l = active; l && !found; l = l->next)
+    if (l->id == id && !l->dead) l->kill = found = 1;
   pthread_mutex_unlock(&lock);
   if (found && ctl >= 0) {
     uint64_t one = 1;
-    if (write(ctl, &one, sizeof one) < 0) {
-    }
+    if (write(ctl, &one, sizeof one) < 0) {}
   }
   napi_value out;
   napi_get_boolean(env, found, &out);
@@ -636,8 +638,11 @@ void gate_relay_register(napi_env env, napi_value exports) {
   static const struct {
     const char *name;
     napi_callback fn;
-  } fns[] = { { "relayInit", relay_init }, { "relayAdd", relay_add }, { "relayClose", relay_close }, { "relayCount", relay_count },
-                  { "relayCheckListener", relay_check_listener } };
+  } fns[] = {{"relayInit", relay_init},
+             {"relayAdd", relay_add},
+             {"relayClose", relay_close},
+             {"relayCount", relay_count},
+             {"relayCheckListener", relay_check_listener}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
     napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f);

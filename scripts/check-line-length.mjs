@@ -3,14 +3,14 @@
 // src/, test/ or scripts/ longer than 160 characters, unless one string, template or regex literal of 60
 // characters or more makes it long and what is left of the line is short (a message, script or pattern
 // that only splitting the literal would wrap: ESLint's max-len ignoreStrings/ignoreTemplateLiterals).
-// C is held to 120 characters where it is written so (C_LIMIT: the launcher, shims/launch/ and gate-launch.*,
-// and the C tests, test/c/; the other shims are older and wider). Reads the files git tracks; pure otherwise.
+// C is held to 120 characters (C_LIMIT, as .clang-format lays it out: shims/, native/ and test/c/, but the
+// generated shims/gate-shared.h). Reads the files git tracks; pure otherwise.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 export const LIMIT = 160;
 export const C_LIMIT = 120;
-const C_FILES = /^(shims\/launch\/|shims\/gate-launch\.|test\/c\/).*\.[ch]$/;
+const C_FILES = /^(shims|native|test\/c)\/(?!gate-shared\.h$).*\.[ch]$/;
 const LONG_LITERAL = 60;
 const REST = 100;
 
@@ -43,7 +43,7 @@ if (process.argv[1] === new URL(import.meta.url).pathname) {
     : execFileSync('git', ['ls-files', 'src', 'test', 'scripts'], { encoding: 'utf8' }).split('\n').filter((f) => /\.(ts|mjs|cjs)$/.test(f));
   let bad = 0;
   if (process.argv.length <= 2) {
-    const c = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'shims', 'test/c'], { encoding: 'utf8' });
+    const c = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'shims', 'native', 'test/c'], { encoding: 'utf8' });
     for (const f of c.split('\n').filter((f) => C_FILES.test(f)))
       readFileSync(f, 'utf8')
         .split('\n')

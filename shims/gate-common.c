@@ -20,13 +20,17 @@
 static const char *lookup(char *const vars[], int n, const char *name) {
   if (!vars) return getenv(name);
   size_t l = strlen(name);
-  for (int i = 0; i < n; i++) if (!strncmp(vars[i], name, l) && vars[i][l] == '=') return vars[i] + l + 1;
+  for (int i = 0; i < n; i++)
+    if (!strncmp(vars[i], name, l) && vars[i][l] == '=') return vars[i] + l + 1;
   return NULL;
 }
 
 static const char *need(char *const vars[], int n, const char *name, char *err, size_t errlen) {
   const char *v = lookup(vars, n, name);
-  if (!v || !*v) { snprintf(err, errlen, "%s is not set (the run's exec gate is incomplete)", name); return NULL; }
+  if (!v || !*v) {
+    snprintf(err, errlen, "%s is not set (the run's exec gate is incomplete)", name);
+    return NULL;
+  }
   return v;
 }
 
@@ -40,14 +44,19 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
   /* under the kernel layer, requests go through the run's supervisor, which pairs the answer with the
    * exec the kernel then reports (shims/launch/pairing.c); replies come back the same way */
   const char *k = lookup(vars, n, GATE_VAR_KERNEL_SOCK);
-  if (k && *k == '/') { c->request_sock = k; c->via_supervisor = 1; }
+  if (k && *k == '/') {
+    c->request_sock = k;
+    c->via_supervisor = 1;
+  }
   const char *t = lookup(vars, n, GATE_VAR_EXEC_TIMEOUT_MS);
   c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 2000;
   c->attempts = 5;
   return 0;
 }
 
-int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen) { return gate_conf_from_list(c, NULL, 0, err, errlen); }
+int gate_conf_from_env(struct gate_conf *c, char *err, size_t errlen) {
+  return gate_conf_from_list(c, NULL, 0, err, errlen);
+}
 
 /* Unique per daemon lifetime (the daemon caches replies by id): pid, time, a counter and random bits
  * (pids repeat across pid namespaces). Also the reply socket's file name. */
@@ -58,7 +67,8 @@ void gate_new_id(char *out, size_t n) {
   unsigned r = 0;
   if (getrandom(&r, sizeof r, GRND_NONBLOCK) != sizeof r) r = (unsigned)ts.tv_nsec;
   char pid[24], sec[24], ns[24], cnt[24], rnd[24], a[80], b[80];
-  gate_join(a, sizeof a, "g", gate_num(pid, (unsigned long)getpid(), 16), "-", gate_num(sec, (unsigned long)ts.tv_sec, 16));
+  gate_join(a, sizeof a, "g", gate_num(pid, (unsigned long)getpid(), 16), "-",
+            gate_num(sec, (unsigned long)ts.tv_sec, 16));
   gate_join(b, sizeof b, gate_num(ns, (unsigned long)ts.tv_nsec, 16), "-", gate_num(cnt, ++counter, 16), "-");
   gate_join(out, n, a, b, gate_num(rnd, r, 16), NULL);
 }
@@ -68,7 +78,7 @@ int gate_own_var(const char *e) { return !strncmp(e, "GATE_", 5); }
 /* ---------- strings without stdio ---------- */
 
 size_t gate_join(char *out, size_t n, const char *a, const char *b, const char *c, const char *d) {
-  const char *parts[4] = { a, b, c, d };
+  const char *parts[4] = {a, b, c, d};
   size_t o = 0;
   if (!n) return 0;
   for (int i = 0; i < 4; i++)
@@ -91,21 +101,28 @@ void gate_describe(char *out, size_t n, char *const argv[], const char *program)
 char *gate_num(char *out, unsigned long v, int base) {
   char tmp[24];
   int i = 0;
-  do { tmp[i++] = "0123456789abcdef"[v % (unsigned)base]; v /= (unsigned)base; } while (v);
+  do {
+    tmp[i++] = "0123456789abcdef"[v % (unsigned)base];
+    v /= (unsigned)base;
+  } while (v);
   for (int j = 0; j < i; j++) out[j] = tmp[i - 1 - j];
   out[i] = 0;
   return out;
 }
 
 void gate_msg(const char *a, const char *b, const char *c, const char *d) {
-  struct gbuf m; gb_init(&m);
+  struct gbuf m;
+  gb_init(&m);
   gb_puts(&m, GATE_TEXT_PREFIX);
   if (a) gb_puts(&m, a);
   if (b) gb_puts(&m, b);
   if (c) gb_puts(&m, c);
   if (d) gb_puts(&m, d);
   gb_puts(&m, "\n");
-  if (!m.oom) { ssize_t w = write(2, m.p, m.len); (void)w; }
+  if (!m.oom) {
+    ssize_t w = write(2, m.p, m.len);
+    (void)w;
+  }
   gb_free(&m);
 }
 
@@ -116,7 +133,8 @@ void gate_die(int status, const char *a, const char *b, const char *c, const cha
 
 void gate_die_errno(int status, const char *a, const char *b, const char *c) {
   const char *why = strerror(errno); /* read before gate_msg's own calls can change errno */
-  struct gbuf m; gb_init(&m);
+  struct gbuf m;
+  gb_init(&m);
   if (a) gb_puts(&m, a);
   if (b) gb_puts(&m, b);
   if (c) gb_puts(&m, c);

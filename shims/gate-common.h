@@ -17,7 +17,7 @@
 struct gate_conf {
   const char *request_sock, *stream_sock, *escalate_sock, *client_dir, *run_id;
   int timeout_ms; /* silence allowed before a retry (pending messages reset it) */
-  int attempts;   /* datagram sends of the same id before giving up */
+  int attempts; /* datagram sends of the same id before giving up */
   int via_supervisor; /* request_sock is the kernel layer's supervisor (GATE_KERNEL_SOCK), not the daemon */
 };
 /* Fill from the environment (GATE_*); -1 with err when something is missing. */
@@ -30,7 +30,8 @@ void gate_new_id(char *out, size_t n);
 
 /* An exec the LD_PRELOAD layer left to the kernel layer carries GATE_ASK=<pid>:<program> (pid: the exec'ing
  * process, as it knows itself; program: what it execs, as GATE_CHECKED names it; the new program's
- * constructor takes it out, and a static program that keeps it names its own path, not its next exec's). A Deny or Escalate of such an exec
+ * constructor takes it out, and a static program that keeps it names its own path, not its next exec's). A Deny or
+ * Escalate of such an exec
  * fails it with GATE_EXEC_ASK (an errno execve never returns by itself), and the layer then asks for the
  * decision, which the supervisor holds for that pid and those inputs (docs/exec-gate.md, "The kernel layer
  * decides first"). */

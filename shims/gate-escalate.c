@@ -20,25 +20,36 @@
 
 /* Signals an escalated command should see as if it were the caller (the caller only waits for it). */
 #define SIGNUM(s) s,
-static const int FORWARDED[] = { GATE_FORWARDED_SIGNALS(SIGNUM) 0 }; /* src/protocol/shared-with-c.ts */
+static const int FORWARDED[] = {GATE_FORWARDED_SIGNALS(SIGNUM) 0}; /* src/protocol/shared-with-c.ts */
 #undef SIGNUM
 static volatile int sig_w = -1;
 static void on_signal(int sig) {
   int e = errno;
   unsigned char b = (unsigned char)sig;
-  if (sig_w >= 0) { ssize_t w = write(sig_w, &b, 1); (void)w; }
+  if (sig_w >= 0) {
+    ssize_t w = write(sig_w, &b, 1);
+    (void)w;
+  }
   errno = e;
 }
 
 int gate_escalate(const struct gate_conf *c, const char *token, char *const envp[], char *err, size_t errlen) {
-  int sp[2] = { -1, -1 }; /* self-pipe for forwarded signals */
+  int sp[2] = {-1, -1}; /* self-pipe for forwarded signals */
   struct sockaddr_un a;
   if (gate_sock_addr(&a, c->escalate_sock, err, errlen)) return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
-  if (connect(fd, (struct sockaddr *)&a, sizeof a)) { int e = errno; close(fd); return gate_unreachable(c->escalate_sock, e, err, errlen); }
+  if (fd < 0) {
+    snprintf(err, errlen, "socket: %s", strerror(errno));
+    return -1;
+  }
+  if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+    int e = errno;
+    close(fd);
+    return gate_unreachable(c->escalate_sock, e, err, errlen);
+  }
   /* The frame: {token, env} where env is the exec's environment without the gate's own variables. */
-  struct gbuf m; gb_init(&m);
+  struct gbuf m;
+  gb_init(&m);
   gb_puts(&m, "{" GATE_KEY1(GATE_F_TOKEN));
   gb_json_str(&m, token, strlen(token), 0);
   int b64 = 0;
@@ -54,34 +65,49 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
   }
   gb_puts(&m, "]}");
   uint32_t len = (uint32_t)m.len;
-  unsigned char head[4] = { len & 255, len >> 8 & 255, len >> 16 & 255, len >> 24 & 255 };
+  unsigned char head[4] = {len & 255, len >> 8 & 255, len >> 16 & 255, len >> 24 & 255};
   /* fds 0-2 as they are; a closed one is replaced by /dev/null so the count is always 3 */
-  int fds[3], opened[3] = { -1, -1, -1 };
+  int fds[3], opened[3] = {-1, -1, -1};
   for (int i = 0; i < 3; i++) {
     fds[i] = i;
     if (fcntl(i, F_GETFD) < 0) fds[i] = opened[i] = open("/dev/null", O_RDWR | O_CLOEXEC);
   }
-  struct iovec iov[2] = { { head, 4 }, { m.p, m.len } };
-  union { char buf[CMSG_SPACE(sizeof fds)]; struct cmsghdr align; } u;
+  struct iovec iov[2] = {{head, 4}, {m.p, m.len}};
+  union {
+    char buf[CMSG_SPACE(sizeof fds)];
+    struct cmsghdr align;
+  } u;
   memset(&u, 0, sizeof u);
-  struct msghdr mh = { 0 };
-  mh.msg_iov = iov; mh.msg_iovlen = 2;
-  mh.msg_control = u.buf; mh.msg_controllen = sizeof u.buf;
+  struct msghdr mh = {0};
+  mh.msg_iov = iov;
+  mh.msg_iovlen = 2;
+  mh.msg_control = u.buf;
+  mh.msg_controllen = sizeof u.buf;
   struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
-  cm->cmsg_level = SOL_SOCKET; cm->cmsg_type = SCM_RIGHTS; cm->cmsg_len = CMSG_LEN(sizeof fds);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof fds);
   memcpy(CMSG_DATA(cm), fds, sizeof fds);
   int rc = -1;
   ssize_t w;
-  do w = sendmsg(fd, &mh, MSG_NOSIGNAL); while (w < 0 && errno == EINTR);
-  for (int i = 0; i < 3; i++) if (opened[i] >= 0) close(opened[i]);
-  if (w < 0 || m.oom) { snprintf(err, errlen, "escalation: cannot send to %s (%s)", c->escalate_sock, strerror(errno)); goto out; }
+  do w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+  while (w < 0 && errno == EINTR);
+  for (int i = 0; i < 3; i++)
+    if (opened[i] >= 0) close(opened[i]);
+  if (w < 0 || m.oom) {
+    snprintf(err, errlen, "escalation: cannot send to %s (%s)", c->escalate_sock, strerror(errno));
+    goto out;
+  }
   size_t off = (size_t)w;
   while (off < 4 + m.len) { /* the rest of a large frame, descriptors already sent */
     const char *p = off < 4 ? (const char *)head + off : m.p + (off - 4);
     size_t n = off < 4 ? 4 - off : m.len - (off - 4);
     ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) { snprintf(err, errlen, "escalation: connection lost while sending (%s)", strerror(errno)); goto out; }
+    if (k <= 0) {
+      snprintf(err, errlen, "escalation: connection lost while sending (%s)", strerror(errno));
+      goto out;
+    }
     off += (size_t)k;
   }
   /* The answer: one frame {"exit_status":N} or {"error":"..."}; the wait lasts as long as the command.
@@ -98,15 +124,20 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
   char in[8192];
   size_t got = 0;
   for (;;) {
-    struct pollfd pf[2] = { { fd, POLLIN, 0 }, { sp[0], POLLIN, 0 } };
-    if (poll(pf, sp[0] >= 0 ? 2 : 1, -1) < 0) { if (errno == EINTR) continue; snprintf(err, errlen, "escalation: poll: %s", strerror(errno)); goto out; }
+    struct pollfd pf[2] = {{fd, POLLIN, 0}, {sp[0], POLLIN, 0}};
+    if (poll(pf, sp[0] >= 0 ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      snprintf(err, errlen, "escalation: poll: %s", strerror(errno));
+      goto out;
+    }
     if (sp[0] >= 0 && (pf[1].revents & POLLIN)) {
       unsigned char sigs[16];
       ssize_t ns = read(sp[0], sigs, sizeof sigs);
       for (ssize_t i = 0; i < ns; i++) {
         char body[32], frame[40];
         int bl = snprintf(body, sizeof body, "{" GATE_KEY1(GATE_F_SIGNAL) "%d}", sigs[i]);
-        frame[0] = (char)bl; frame[1] = frame[2] = frame[3] = 0;
+        frame[0] = (char)bl;
+        frame[1] = frame[2] = frame[3] = 0;
         memcpy(frame + 4, body, (size_t)bl);
         if (send(fd, frame, (size_t)bl + 4, MSG_NOSIGNAL) < 0) break;
       }
@@ -114,30 +145,46 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
     if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t k = recv(fd, in + got, sizeof in - 1 - got, 0);
     if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) { snprintf(err, errlen, "escalation: the daemon closed the connection without an exit status"); goto out; }
+    if (k <= 0) {
+      snprintf(err, errlen, "escalation: the daemon closed the connection without an exit status");
+      goto out;
+    }
     got += (size_t)k;
     if (got >= 4) {
       const unsigned char *h = (const unsigned char *)in;
       uint32_t n = h[0] | h[1] << 8 | h[2] << 16 | (uint32_t)h[3] << 24;
-      if (n > sizeof in - 5) { snprintf(err, errlen, "escalation: malformed answer from the daemon"); goto out; }
+      if (n > sizeof in - 5) {
+        snprintf(err, errlen, "escalation: malformed answer from the daemon");
+        goto out;
+      }
       if (got >= 4 + n) {
         in[4 + n] = 0;
         char *es = strstr(in + 4, GATE_KEY1(GATE_F_EXIT_STATUS));
         if (es) {
           int st = atoi(es + 14);
-          if (st < 0 || st > 255) { snprintf(err, errlen, "escalation: malformed exit status from the daemon"); goto out; }
+          if (st < 0 || st > 255) {
+            snprintf(err, errlen, "escalation: malformed exit status from the daemon");
+            goto out;
+          }
           rc = st;
           goto out;
         }
-        struct gate_jp p = { in + 4, in + 4 + n, 0 };
+        struct gate_jp p = {in + 4, in + 4 + n, 0};
         char msg[1024] = "";
         char *e = strstr(in + 4, GATE_KEY1(GATE_F_ERROR));
-        if (e) { p.s = e + 8; while (p.s < p.e && *p.s == ' ') p.s++; if (gate_jstr(&p, msg, sizeof msg)) msg[0] = 0; }
+        if (e) {
+          p.s = e + 8;
+          while (p.s < p.e && *p.s == ' ') p.s++;
+          if (gate_jstr(&p, msg, sizeof msg)) msg[0] = 0;
+        }
         snprintf(err, errlen, "escalation refused: %s", msg[0] ? msg : "malformed answer from the daemon");
         goto out;
       }
     }
-    if (got >= sizeof in - 1) { snprintf(err, errlen, "escalation: malformed answer from the daemon"); goto out; }
+    if (got >= sizeof in - 1) {
+      snprintf(err, errlen, "escalation: malformed answer from the daemon");
+      goto out;
+    }
   }
 out:
   if (sp[0] >= 0) {
@@ -145,11 +192,11 @@ out:
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     for (int i = 0; FORWARDED[i]; i++) sigaction(FORWARDED[i], &dfl, NULL);
-    close(sp[0]); close(sp[1]);
+    close(sp[0]);
+    close(sp[1]);
     sig_w = -1;
   }
   gb_free(&m);
   close(fd);
   return rc;
 }
-

@@ -50,7 +50,11 @@
 
 #define MAX_LINES 64
 
-struct line { char op; const char *path; int fd; };
+struct line {
+  char op;
+  const char *path;
+  int fd;
+};
 
 static int fail(char *why, size_t n, const char *what, const char *path) {
   snprintf(why, n, "%s %s: %s", what, path ? path : "", strerror(errno));
@@ -70,7 +74,10 @@ static int write_file(const char *path, const char *text) {
 /* mkdir -p, 0700 for what it makes */
 static int make_dirs(const char *path) {
   char p[4096];
-  if (strlen(path) >= sizeof p) { errno = ENAMETOOLONG; return -1; }
+  if (strlen(path) >= sizeof p) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   strcpy(p, path);
   for (char *s = p + 1;; s++) {
     if (*s == '/' || *s == 0) {
@@ -115,7 +122,7 @@ static int own_namespace(void) {
 static int drop_sys_admin(void) {
   if (prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0)) return -1;
   prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, CAP_SYS_ADMIN, 0, 0);
-  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct d[2];
   if (syscall(SYS_capget, &h, d)) return -1;
   unsigned bit = 1u << (CAP_SYS_ADMIN % 32);
@@ -140,7 +147,9 @@ static int drop_sys_admin(void) {
  * (docs/threat-model.md). Needs no_new_privs (the exec filter set it) or CAP_SYS_ADMIN.
  */
 static int scope_outside(void) {
-  struct { uint64_t handled_access_fs, handled_access_net, scoped; } a = { 0, 0, 1ULL << 0 };
+  struct {
+    uint64_t handled_access_fs, handled_access_net, scoped;
+  } a = {0, 0, 1ULL << 0};
   if (syscall(SYS_landlock_create_ruleset, NULL, 0, 1u /* LANDLOCK_CREATE_RULESET_VERSION */) < 6) return 0;
   int fd = (int)syscall(SYS_landlock_create_ruleset, &a, sizeof a, 0);
   if (fd < 0) return -1;
@@ -166,7 +175,10 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
   static char buf[16384];
   struct line l[MAX_LINES];
   int count = 0;
-  if (strlen(spec) >= sizeof buf) { snprintf(why, n, "the guard's list is too long"); return -1; }
+  if (strlen(spec) >= sizeof buf) {
+    snprintf(why, n, "the guard's list is too long");
+    return -1;
+  }
   strcpy(buf, spec);
   for (char *s = buf, *e; *s; s = e) {
     e = strchr(s, '\n');
@@ -177,7 +189,7 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
       snprintf(why, n, "the guard's list has a line it does not know");
       return -1;
     }
-    l[count++] = (struct line){ s[0], s + 2, -1 };
+    l[count++] = (struct line){s[0], s + 2, -1};
   }
   if (own_namespace()) {
     if (errno == EPERM && already_guarded(l, count)) return 0;
@@ -187,12 +199,17 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
   /* EPERM here with CAP_SYS_ADMIN in a namespace of our own: another sandbox forbids mounts (a Landlock
    * domain does); the gate's state cannot be kept out of the run's reach, so nothing runs (fail closed) */
   if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL))
-    return fail(why, n, errno == EPERM ? "another sandbox (Landlock?) forbids the mounts that keep gate-sh's rules, config and sockets out of the run's reach; run gate-sh outside it. cannot make mounts private" : "cannot make mounts private", "/");
+    return fail(why, n,
+                errno == EPERM ? "another sandbox (Landlock?) forbids the mounts that keep gate-sh's rules, config and "
+                                 "sockets out of the run's reach; run gate-sh outside it. cannot make mounts private"
+                               : "cannot make mounts private",
+                "/");
   for (int i = 0; i < count; i++)
     if (l[i].op == 'd' && make_dirs(l[i].path)) return fail(why, n, "cannot make", l[i].path);
   /* what is bound back inside hidden folders, opened before they are hidden */
   for (int i = 0; i < count; i++)
-    if ((l[i].op == 'b' || l[i].op == 'w') && (l[i].fd = open(l[i].path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 && errno != ENOENT)
+    if ((l[i].op == 'b' || l[i].op == 'w') && (l[i].fd = open(l[i].path, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 &&
+        errno != ENOENT)
       return fail(why, n, "cannot open", l[i].path);
   for (int i = 0; i < count; i++) {
     struct line *x = &l[i];
@@ -203,7 +220,8 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
         return fail(why, n, "cannot protect", x->path);
       }
       if (S_ISLNK(st.st_mode)) continue; /* the caller gives real paths: a link made since is not followed */
-      if (mount(x->path, x->path, NULL, MS_BIND | MS_REC, NULL) || remount_ro(x->path)) return fail(why, n, "cannot protect", x->path);
+      if (mount(x->path, x->path, NULL, MS_BIND | MS_REC, NULL) || remount_ro(x->path))
+        return fail(why, n, "cannot protect", x->path);
       continue;
     } else if (x->op == 'h') {
       struct stat st;
@@ -211,7 +229,8 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
         if (errno == ENOENT) continue;
         return fail(why, n, "cannot hide", x->path);
       }
-      if (mount("tmpfs", x->path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k")) return fail(why, n, "cannot hide", x->path);
+      if (mount("tmpfs", x->path, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755,size=64k"))
+        return fail(why, n, "cannot hide", x->path);
       continue;
     }
     /* b, w: in the order of the lines, so a folder bound back can have a part hidden again (the clients'
@@ -219,12 +238,14 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
     if (x->fd < 0) continue;
     char from[64];
     snprintf(from, sizeof from, "/proc/self/fd/%d", x->fd);
-    if (make_dirs(x->path) || mount(from, x->path, NULL, MS_BIND, NULL)) return fail(why, n, "cannot bind back", x->path);
+    if (make_dirs(x->path) || mount(from, x->path, NULL, MS_BIND, NULL))
+      return fail(why, n, "cannot bind back", x->path);
     if (x->op == 'b' && remount_ro(x->path)) return fail(why, n, "cannot bind back", x->path);
     close(x->fd);
   }
   for (int i = 0; i < count; i++)
-    if (l[i].op == 'h' && access(l[i].path, F_OK) == 0 && remount_ro(l[i].path)) return fail(why, n, "cannot hide", l[i].path);
+    if (l[i].op == 'h' && access(l[i].path, F_OK) == 0 && remount_ro(l[i].path))
+      return fail(why, n, "cannot hide", l[i].path);
   if (scope_outside()) return fail(why, n, "cannot keep the run out of other processes' /proc files (Landlock)", NULL);
   if (getuid() == 0 && drop_sys_admin()) return fail(why, n, "cannot drop CAP_SYS_ADMIN", NULL);
   return 0;

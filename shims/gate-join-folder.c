@@ -27,7 +27,8 @@
 
 /* The three options of requestDir at a[i..]: 1 with the clients' folder and the run's in j, else 0. */
 static int run_folder_at(struct gate_join *j, char **a, int i) {
-  for (int k = 0; k <= 7; k++) if (!a[i + k]) return 0;
+  for (int k = 0; k <= 7; k++)
+    if (!a[i + k]) return 0;
   if (strcmp(a[i], "--ro-bind") || strcmp(a[i + 3], "--tmpfs") || strcmp(a[i + 5], "--bind")) return 0;
   const char *q = a[i + 1], *c = a[i + 4], *r = a[i + 6];
   size_t ql = strlen(q), cl = strlen(c);
@@ -62,8 +63,7 @@ void gate_join_folder_enter(struct gate_join *j) {
     gate_die_errno(126, "exec gate: not run: cannot part the run's mounts from the session sandbox's", NULL, NULL);
   if (mount("tmpfs", c, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755"))
     gate_die_errno(126, "exec gate: not run: cannot make the clients' folder ", c, NULL);
-  if (mkdir(r, 0700))
-    gate_die_errno(126, "exec gate: not run: cannot make the run's client folder ", r, NULL);
+  if (mkdir(r, 0700)) gate_die_errno(126, "exec gate: not run: cannot make the run's client folder ", r, NULL);
   if (move_mount(j->folder_tree, "", AT_FDCWD, r, MOVE_MOUNT_F_EMPTY_PATH))
     gate_die_errno(126, "exec gate: not run: cannot bind the run's client folder ", r, NULL);
   close(j->folder_tree);

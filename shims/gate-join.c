@@ -21,7 +21,11 @@
 static int open_checked(const char *path, unsigned long ino) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) || (unsigned long)st.st_ino != ino)) { close(fd); fd = -1; errno = ESRCH; }
+  if (fd >= 0 && (fstat(fd, &st) || (unsigned long)st.st_ino != ino)) {
+    close(fd);
+    fd = -1;
+    errno = ESRCH;
+  }
   return fd;
 }
 
@@ -54,7 +58,8 @@ int gate_join_open(struct gate_join *j, const char *spec, char *err, size_t n) {
   snprintf(j->pidns_arg, sizeof j->pidns_arg, "%d", j->pidns);
   if (netns) {
     int fd = open_ns(pid, "net", netns);
-    if (fd < 0 || setns(fd, CLONE_NEWNET)) return snprintf(err, n, "cannot join the session sandbox's network: %s", strerror(errno)), -1;
+    if (fd < 0 || setns(fd, CLONE_NEWNET))
+      return snprintf(err, n, "cannot join the session sandbox's network: %s", strerror(errno)), -1;
     close(fd);
   }
   if (mntfd >= 0) {
@@ -70,10 +75,13 @@ int gate_join_open(struct gate_join *j, const char *spec, char *err, size_t n) {
 
 /* bubblewrap's options that only build mounts (in the held namespace already), by their argument count */
 static int mount_option(const char *o) {
-  static const char *one[] = { "--dev", "--proc", "--tmpfs", "--remount-ro", "--dir", "--mqueue", NULL };
-  static const char *two[] = { "--bind", "--ro-bind", "--dev-bind", "--bind-try", "--ro-bind-try", "--dev-bind-try", "--symlink", NULL };
-  for (int i = 0; one[i]; i++) if (!strcmp(o, one[i])) return 1;
-  for (int i = 0; two[i]; i++) if (!strcmp(o, two[i])) return 2;
+  static const char *one[] = {"--dev", "--proc", "--tmpfs", "--remount-ro", "--dir", "--mqueue", NULL};
+  static const char *two[] = {"--bind",        "--ro-bind",      "--dev-bind", "--bind-try",
+                              "--ro-bind-try", "--dev-bind-try", "--symlink",  NULL};
+  for (int i = 0; one[i]; i++)
+    if (!strcmp(o, one[i])) return 1;
+  for (int i = 0; two[i]; i++)
+    if (!strcmp(o, two[i])) return 2;
   return -1;
 }
 
@@ -104,16 +112,36 @@ void gate_join_plan(struct gate_join *j, char **a) {
   int session = 0, i = 1;
   for (; a[i] && strcmp(a[i], "--"); i++) {
     int k = mount_option(a[i]);
-    if (k > 0) { for (; k > 0; k--) if (!a[++i]) return; continue; }
-    if (!strcmp(a[i], "--new-session")) { session = 1; continue; }
+    if (k > 0) {
+      for (; k > 0; k--)
+        if (!a[++i]) return;
+      continue;
+    }
+    if (!strcmp(a[i], "--new-session")) {
+      session = 1;
+      continue;
+    }
     if (!a[i + 1]) return;
-    if (!strcmp(a[i], "--pidns")) { i++; continue; }
-    if (!strcmp(a[i], "--chdir")) { dir = a[++i]; continue; }
-    if (!strcmp(a[i], "--cap-drop") && !strcmp(a[i + 1], "ALL")) { caps = 1; i++; continue; }
+    if (!strcmp(a[i], "--pidns")) {
+      i++;
+      continue;
+    }
+    if (!strcmp(a[i], "--chdir")) {
+      dir = a[++i];
+      continue;
+    }
+    if (!strcmp(a[i], "--cap-drop") && !strcmp(a[i + 1], "ALL")) {
+      caps = 1;
+      i++;
+      continue;
+    }
     return; /* anything else is bubblewrap's to do */
   }
   if (!a[i] || !a[i + 1] || a[i + 1][0] != '/' || !dir || dir[0] != '/' || !caps) return;
-  if (!mounts_hold(j)) { j->stale = 1; return; }
+  if (!mounts_hold(j)) {
+    j->stale = 1;
+    return;
+  }
   if (gate_join_folder_plan(j, a, i)) return; /* bubblewrap binds the run's client folder */
   j->chdir = dir;
   j->new_session = session;
@@ -126,7 +154,10 @@ int gate_join_born_inside(struct gate_join *j, int inside) {
   if (!j->direct) return 0;
   if (inside) {
     if (own < 0) own = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-    if (own < 0 || setns(j->pidns, CLONE_NEWPID)) { j->direct = 0; return 0; }
+    if (own < 0 || setns(j->pidns, CLONE_NEWPID)) {
+      j->direct = 0;
+      return 0;
+    }
     return 1;
   }
   /* (a supervisor left with children born inside forks none after the tree root) */
@@ -139,7 +170,7 @@ static int drop_caps(void) {
   for (int c = 0; prctl(PR_CAPBSET_READ, c, 0, 0, 0) >= 0; c++)
     if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL) return -1;
   prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct d[2];
   memset(d, 0, sizeof d);
   return (int)syscall(SYS_capset, &h, d);

@@ -5,7 +5,8 @@
  * there), enters the mounts, checks they are still the ones built, and runs its command in place of
  * bubblewrap, doing what bubblewrap would have done after its mounts (--chdir, --new-session, --cap-drop
  * ALL) and what the supervisor does for bubblewrap's (the host sockets' masks, in a mount namespace of the
- * command's own: the held mounts carry none, gate-masks.h); without them, or when anything of that does not hold, bubblewrap builds the mounts as before.
+ * command's own: the held mounts carry none, gate-masks.h); without them, or when anything of that does not hold,
+ * bubblewrap builds the mounts as before.
  * Not pure (namespaces, /proc). Trust boundary: the spec is the daemon's (in the plan); the holder's
  * namespaces are checked by inode, so a reused pid is never joined; the mounts by their digest. */
 #ifndef GATE_JOIN_H
@@ -14,19 +15,19 @@
 #include <stddef.h>
 
 struct gate_join {
-  int pidns;          /* the holder's pid namespace (-1: not joining), handed to bubblewrap as --pidns */
+  int pidns; /* the holder's pid namespace (-1: not joining), handed to bubblewrap as --pidns */
   char pidns_arg[16];
-  int mntns;          /* its held mounts (-1: none) */
-  long holder;        /* the holder's pid and its held mounts' namespace number, as the spec named them */
+  int mntns; /* its held mounts (-1: none) */
+  long holder; /* the holder's pid and its held mounts' namespace number, as the spec named them */
   unsigned long mntns_ino;
-  int stale;          /* the held mounts changed since they were built: the daemon is to be told */
-  long lines;         /* their mountinfo lines and digest when built (gate-proc.h) */
+  int stale; /* the held mounts changed since they were built: the daemon is to be told */
+  long lines; /* their mountinfo lines and digest when built (gate-proc.h) */
   unsigned long long digest;
-  int direct;         /* the command runs without bubblewrap: the fields below are its */
+  int direct; /* the command runs without bubblewrap: the fields below are its */
   const char *chdir;
   int new_session;
   char **command;
-  int folder_tree;    /* the run's own client folder, a detached copy of its mount (-1: none; gate-join-folder.c) */
+  int folder_tree; /* the run's own client folder, a detached copy of its mount (-1: none; gate-join-folder.c) */
   char *const *masks; /* the host sockets' masks of the plan (gate-masks.h): the held mounts have none */
   int nmasks;
   char clients[256], run_folder[256];

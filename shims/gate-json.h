@@ -23,7 +23,10 @@ void gb_json_str(struct gbuf *b, const char *s, size_t n, int b64);
 int gate_utf8_valid(const char *s, size_t n);
 
 /* The JSON reader. A value is consumed by each call; depth is bounded. */
-struct gate_jp { const char *s, *e; int depth; };
+struct gate_jp {
+  const char *s, *e;
+  int depth;
+};
 typedef int (*gate_jfield)(const char *key, struct gate_jp *p, void *ctx);
 /* Call fn(key, p, ctx) at each member's value; fn must consume it. 0, or -1 when malformed. */
 int gate_jobject(struct gate_jp *p, gate_jfield fn, void *ctx);

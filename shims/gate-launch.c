@@ -2,6 +2,4 @@
  * parts are in launch/). Not pure: it is the whole program. */
 #include "gate-launch.h"
 
-int main(int argc, char **argv) {
-  return gate_launch(argc, argv);
-}
+int main(int argc, char **argv) { return gate_launch(argc, argv); }

@@ -31,7 +31,7 @@ static int null_mask(int *later) {
     errno = ENODEV;
     return -1;
   }
-  struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC };
+  struct mount_attr a = {.attr_set = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC};
   *later = mount_setattr(m, "", AT_EMPTY_PATH, &a, sizeof a) != 0;
   if (*later && errno != ENOSYS) {
     int e = errno;
@@ -58,7 +58,8 @@ static int mask_one(const char *path) {
   /* (where the flags could only be set on the attached mask, by its path: gone with its socket since, or
    * a new socket there, not a mount point, to look at again) */
   unsigned long ro = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC;
-  if (r == 1 && later && mount(NULL, path, NULL, ro, NULL)) r = errno == ENOENT ? 1 : errno == EINVAL ? 0 : -1, e = errno;
+  if (r == 1 && later && mount(NULL, path, NULL, ro, NULL))
+    r = errno == ENOENT ? 1 : errno == EINVAL ? 0 : -1, e = errno;
   if (m >= 0) close(m);
   close(t);
   errno = e;

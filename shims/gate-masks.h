@@ -31,7 +31,7 @@
 /* Whether in[i..i+2] is a socket's mask. */
 static inline int gate_mask_at(char *const in[], int i) {
   return !strcmp(in[i], GATE_SOCKET_MASK_OPTION) && in[i + 1] && !strcmp(in[i + 1], GATE_SOCKET_MASK_SOURCE) &&
-         in[i + 2] && strcmp(in[i + 2], "--");
+      in[i + 2] && strcmp(in[i + 2], "--");
 }
 
 /* Whether in[i..i+2] is a socket's mask whose socket is gone (nothing at that path, or no folder for it). */

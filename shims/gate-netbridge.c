@@ -11,7 +11,8 @@
  * for this run (a Unix socket bound into the sandbox), byte for byte (splice through a pipe: the kernel
  * moves them). Once the proxy has opened a tunnel, the daemon's
  * relay may hand this bridge a pipe each way on that connection (it says it takes them on its notice
- * connection): the tunnel's bytes then go between the client and those pipes, one splice each way. The proxy decides each destination; the run's environment names 127.0.0.1:PORT in its proxy
+ * connection): the tunnel's bytes then go between the client and those pipes, one splice each way. The proxy decides
+ * each destination; the run's environment names 127.0.0.1:PORT in its proxy
  * variables. The relay also keeps one connection of its own to the proxy on which the proxy sends the
  * run's denial lines ("gate-sh: network: denied ..."), and copies them to its stderr: the run's; it answers
  * each line with one byte once written, and the proxy holds the client's refusal until then (the line
@@ -86,16 +87,16 @@ static void die(const char *format, ...) {
  * and a pipe of the daemon's relay (native/gate_relay.c), and the Unix socket is closed. */
 struct half {
   int from, to;
-  int direct;  /* `from` or `to` is a pipe: one splice moves the bytes */
+  int direct; /* `from` or `to` is a pipe: one splice moves the bytes */
   int to_pipe; /* `to` is a pipe: closed (not shut down) for end of file */
-  int pr, pw;  /* client → proxy: this half's pipe */
+  int pr, pw; /* client → proxy: this half's pipe */
   size_t inpipe;
-  int grown;   /* the pipe was enlarged (after BULK bytes) */
+  int grown; /* the pipe was enlarged (after BULK bytes) */
   size_t moved;
-  char *buf;   /* proxy → client, before the hand-over: bytes read, waiting to be written */
+  char *buf; /* proxy → client, before the hand-over: bytes read, waiting to be written */
   size_t len, off;
-  int eof;     /* `from` said end of file: `to` ends once everything is written */
-  int done;    /* `to` ended (or this direction failed) */
+  int eof; /* `from` said end of file: `to` ends once everything is written */
+  int done; /* `to` ended (or this direction failed) */
   int wait_fd; /* what the half waits for (-1: nothing) */
   uint32_t wait_ev;
 };
@@ -111,7 +112,7 @@ struct end {
 struct pair {
   struct half up, down; /* up: client → proxy; down: proxy → client */
   struct end ends[4];
-  int dead;  /* closed; freed after the current batch of events, which may still name its other ends */
+  int dead; /* closed; freed after the current batch of events, which may still name its other ends */
   int again; /* the pipes came while serving: the other half waits on the closed Unix socket, serve it again */
 };
 
@@ -149,7 +150,7 @@ static void rearm(struct pair *p) {
     if (p->up.wait_fd == e->fd) want |= p->up.wait_ev;
     if (p->down.wait_fd == e->fd) want |= p->down.wait_ev;
     if (want == e->armed) continue;
-    struct epoll_event ev = { .events = want, .data.ptr = e };
+    struct epoll_event ev = {.events = want, .data.ptr = e};
     if (want == 0) epoll_ctl(ep, EPOLL_CTL_DEL, e->fd, NULL);
     else epoll_ctl(ep, e->armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, e->fd, &ev);
     e->armed = want;
@@ -216,12 +217,12 @@ static void take_pipes(struct pair *p, int down, int up) {
 /* proxy → client before the hand-over: one recvmsg; 1 when it brought pipes, 0, or -1 on failure */
 static int read_proxy(struct pair *p, struct half *h) {
   if (!h->buf && !(h->buf = malloc(BUF_SIZE))) return -1;
-  struct iovec iov = { h->buf, BUF_SIZE };
+  struct iovec iov = {h->buf, BUF_SIZE};
   union {
     char b[CMSG_SPACE(2 * sizeof(int))];
     struct cmsghdr align;
   } u;
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
   ssize_t r = recvmsg(h->from, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   if (r < 0) return errno == EAGAIN || errno == EINTR ? (wait_on(h, h->from, EPOLLIN), 0) : -1;
   int fds[2], nfds = 0, bad = (mh.msg_flags & MSG_CTRUNC) != 0;
@@ -290,7 +291,7 @@ static int pump(struct pair *p, struct half *h) {
       }
       if (errno != EAGAIN && errno != EINTR) return -1;
       /* nothing to read, or no room to write: ask which */
-      struct pollfd pf[2] = { { .fd = h->from, .events = POLLIN }, { .fd = h->to, .events = POLLOUT } };
+      struct pollfd pf[2] = {{.fd = h->from, .events = POLLIN}, {.fd = h->to, .events = POLLOUT}};
       if (poll(pf, 2, 0) < 0 || !(pf[0].revents & (POLLIN | POLLHUP | POLLERR))) return wait_on(h, h->from, EPOLLIN), 0;
       if (!(pf[1].revents & (POLLOUT | POLLHUP | POLLERR))) return wait_on(h, h->to, EPOLLOUT), 0;
       continue;
@@ -330,7 +331,7 @@ static void accept_one(int lfd) {
     return;
   }
   struct pair *p = calloc(1, sizeof *p);
-  int up[2] = { -1, -1 };
+  int up[2] = {-1, -1};
   if (!p || pipe2(up, O_CLOEXEC | O_NONBLOCK) < 0) {
     free(p);
     close(c);
@@ -339,9 +340,9 @@ static void accept_one(int lfd) {
   }
   set_nonblock(c);
   set_nonblock(pfd);
-  p->up = (struct half){ .from = c, .to = pfd, .pr = up[0], .pw = up[1], .wait_fd = -1 };
-  p->down = (struct half){ .from = pfd, .to = c, .pr = -1, .pw = -1, .wait_fd = -1 };
-  for (int i = 0; i < 4; i++) p->ends[i] = (struct end){ .pair = p, .fd = i == 0 ? c : i == 1 ? pfd : -1 };
+  p->up = (struct half){.from = c, .to = pfd, .pr = up[0], .pw = up[1], .wait_fd = -1};
+  p->down = (struct half){.from = pfd, .to = c, .pr = -1, .pw = -1, .wait_fd = -1};
+  for (int i = 0; i < 4; i++) p->ends[i] = (struct end){.pair = p, .fd = i == 0 ? c : i == 1 ? pfd : -1};
   serve_pair(p);
 }
 
@@ -369,7 +370,7 @@ static void relay(int lfd, int nfd) {
   ep = epoll_create1(EPOLL_CLOEXEC);
   if (ep < 0) die_with_error("epoll_create1");
   static int listen_tag, notice_tag;
-  struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &listen_tag };
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &listen_tag};
   if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) < 0) die_with_error("epoll_ctl");
   if (nfd >= 0) {
     ev.data.ptr = &notice_tag;
@@ -414,22 +415,22 @@ static int hand_listener(int lfd) {
     return 0;
   }
   char byte = 'L';
-  struct iovec iov = { &byte, 1 };
+  struct iovec iov = {&byte, 1};
   union {
     char b[CMSG_SPACE(sizeof(int))];
     struct cmsghdr align;
   } u;
   memset(&u, 0, sizeof u);
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b };
+  struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof u.b};
   struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   memcpy(CMSG_DATA(c), &lfd, sizeof(int));
   char answer = 0;
-  struct pollfd pf = { .fd = fd, .events = POLLIN };
-  int ok = sendmsg(fd, &mh, MSG_NOSIGNAL) == 1 && poll(&pf, 1, 10000) == 1 && read(fd, &answer, 1) == 1 &&
-           answer == 'Y';
+  struct pollfd pf = {.fd = fd, .events = POLLIN};
+  int ok =
+      sendmsg(fd, &mh, MSG_NOSIGNAL) == 1 && poll(&pf, 1, 10000) == 1 && read(fd, &answer, 1) == 1 && answer == 'Y';
   close(fd);
   return ok;
 }
@@ -449,7 +450,7 @@ static void notices_only(int nfd) {
   int fl = fcntl(nfd, F_GETFL);
   if (fl >= 0) fcntl(nfd, F_SETFL, fl & ~O_NONBLOCK);
   for (;;) {
-    struct pollfd pf = { .fd = nfd, .events = POLLIN };
+    struct pollfd pf = {.fd = nfd, .events = POLLIN};
     if (command_ended && poll(&pf, 1, 0) != 1) return;
     if (copy_notices(nfd, 0) < 0) return; /* (SIGTERM interrupts a waiting recv: the poll above then) */
   }
@@ -469,7 +470,8 @@ int main(int argc, char **argv) {
   if (lfd < 0) die_with_error("socket");
   int one = 1;
   setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  struct sockaddr_in sin = {
+      .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (bind(lfd, (struct sockaddr *)&sin, sizeof sin) < 0) die_with_error("cannot listen on 127.0.0.1:%ld", port);
   if (listen(lfd, 1024) < 0) die_with_error("listen");
 

@@ -1,6 +1,7 @@
 /*
  * Reading /proc for the static helpers that watch processes (gate-launch's supervisor, gate-session's
- * holder): one field of /proc/<pid>/status, and a process's children. Header-only so gate-session links nothing of the request channel.
+ * holder): one field of /proc/<pid>/status, and a process's children. Header-only so gate-session links nothing of
+ * the request channel.
  * Trust: /proc of a process that may be hostile; a field it cannot read is "unknown", never a guess.
  */
 #ifndef GATE_PROC_H
@@ -67,8 +68,14 @@ static inline long gate_mounts_digest(int proc, long count, unsigned long long *
       int counted = count < 0 || lines < count;
       if (c == ' ') field++;
       /* a counted line's first five fields (with the spaces between them) and its end */
-      if (counted && (c == '\n' || field < 5)) { h ^= (unsigned char)c; h *= 1099511628211ULL; }
-      if (c == '\n') { lines++; field = 0; }
+      if (counted && (c == '\n' || field < 5)) {
+        h ^= (unsigned char)c;
+        h *= 1099511628211ULL;
+      }
+      if (c == '\n') {
+        lines++;
+        field = 0;
+      }
     }
   close(fd);
   if (n < 0) return -1;

@@ -12,24 +12,33 @@
 /* ---------- requests ---------- */
 
 /* Lengths computed at compile time: this runs for every variable of every exec's environment. */
-#define W(s) { s, sizeof s - 1 },
-static const struct word { const char *s; size_t n; } LOADING_NAMES[] = { GATE_FORWARDED_NAMES(W) { NULL, 0 } };
-static const struct word LOADING_PREFIXES[] = { GATE_FORWARDED_PREFIXES(W) { NULL, 0 } };
+#define W(s) {s, sizeof s - 1},
+static const struct word {
+  const char *s;
+  size_t n;
+} LOADING_NAMES[] = {GATE_FORWARDED_NAMES(W){NULL, 0}};
+static const struct word LOADING_PREFIXES[] = {GATE_FORWARDED_PREFIXES(W){NULL, 0}};
 #undef W
 
 int gate_code_loading_name(const char *name, size_t n) {
-  for (const struct word *w = LOADING_NAMES; w->s; w++) if (w->n == n && !memcmp(w->s, name, n)) return 1;
-  for (const struct word *w = LOADING_PREFIXES; w->s; w++) if (n >= w->n && !memcmp(w->s, name, w->n)) return 1;
+  for (const struct word *w = LOADING_NAMES; w->s; w++)
+    if (w->n == n && !memcmp(w->s, name, n)) return 1;
+  for (const struct word *w = LOADING_PREFIXES; w->s; w++)
+    if (n >= w->n && !memcmp(w->s, name, w->n)) return 1;
   return 0;
 }
 
 /* LD_PRELOAD without the gate's own library; NULL when nothing else is left. */
 static char *foreign_preload(const char *v, const char *own) {
-  struct gbuf b; gb_init(&b);
+  struct gbuf b;
+  gb_init(&b);
   const char *s = v;
   while (*s) {
     size_t n = strcspn(s, ": ");
-    if (n && !(own && strlen(own) == n && !memcmp(s, own, n))) { if (b.len) gb_put(&b, ":", 1); gb_put(&b, s, n); }
+    if (n && !(own && strlen(own) == n && !memcmp(s, own, n))) {
+      if (b.len) gb_put(&b, ":", 1);
+      gb_put(&b, s, n);
+    }
     s += n;
     if (*s) s++;
   }
@@ -38,15 +47,22 @@ static char *foreign_preload(const char *v, const char *own) {
 
 /* PATH without the gate's own entry (the nested-shell shims): what the caller put there is what counts. */
 static char *without_entry(const char *v, const char *entry) {
-  struct gbuf b; gb_init(&b);
+  struct gbuf b;
+  gb_init(&b);
   gb_puts(&b, "");
   for (const char *s = v;;) {
     size_t n = strcspn(s, ":");
-    if (!(strlen(entry) == n && !memcmp(s, entry, n))) { if (b.len) gb_put(&b, ":", 1); gb_put(&b, s, n); }
+    if (!(strlen(entry) == n && !memcmp(s, entry, n))) {
+      if (b.len) gb_put(&b, ":", 1);
+      gb_put(&b, s, n);
+    }
     if (!s[n]) break;
     s += n + 1;
   }
-  if (b.oom) { gb_free(&b); return NULL; }
+  if (b.oom) {
+    gb_free(&b);
+    return NULL;
+  }
   return b.p;
 }
 
@@ -95,8 +111,10 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
   /* only a program that is itself a symlink can have another name's rules (a folder symlink such as
    * /bin -> usr/bin keeps the name): one lstat per exec, the rest only for symlinks; none for the supervisor's
    * pairing keys, which leave the program out) */
-  int has_real = program[0] && lstat(program, &st) == 0 && S_ISLNK(st.st_mode) && realpath(program, real) != NULL && strcmp(real, program) != 0;
-  int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd)) || (has_real && !gate_utf8_valid(real, strlen(real)));
+  int has_real = program[0] && lstat(program, &st) == 0 && S_ISLNK(st.st_mode) && realpath(program, real) != NULL &&
+      strcmp(real, program) != 0;
+  int b64 = !gate_utf8_valid(program, strlen(program)) || !gate_utf8_valid(cwd, strlen(cwd)) ||
+      (has_real && !gate_utf8_valid(real, strlen(real)));
   for (int i = 0; argv && argv[i] && !b64; i++) b64 = !gate_utf8_valid(argv[i], strlen(argv[i]));
   for (int i = 0; envp && envp[i] && !b64; i++) b64 = !gate_utf8_valid(envp[i], strlen(envp[i]));
   char num[32];
@@ -130,8 +148,15 @@ void gate_exec_request_for(struct gbuf *b, const struct gate_conf *c, const char
     if (!eq || gate_own_var(e) || !gate_code_loading_name(e, (size_t)(eq - e))) continue;
     const char *val = eq + 1;
     char *own = NULL;
-    if (eq - e == 10 && !memcmp(e, "LD_PRELOAD", 10)) { own = foreign_preload(val, own_preload); if (!own) continue; val = own; }
-    if (eq - e == 4 && !memcmp(e, "PATH", 4) && own_path) { own = without_entry(val, own_path); val = own ? own : val; }
+    if (eq - e == 10 && !memcmp(e, "LD_PRELOAD", 10)) {
+      own = foreign_preload(val, own_preload);
+      if (!own) continue;
+      val = own;
+    }
+    if (eq - e == 4 && !memcmp(e, "PATH", 4) && own_path) {
+      own = without_entry(val, own_path);
+      val = own ? own : val;
+    }
     gb_puts(b, any ? "," : GATE_KEY(GATE_F_ENV) "{");
     any = 1;
     gb_json_str(b, e, (size_t)(eq - e), 0);
@@ -151,18 +176,31 @@ static int action_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_TYPE)) {
     char t[32];
     if (gate_jstr(p, t, sizeof t)) return -1;
-    r->action = !strcmp(t, GATE_ACTION_RUN) ? GA_RUN : !strcmp(t, GATE_ACTION_ESCALATE) ? GA_ESCALATE : !strcmp(t, GATE_ACTION_DENY) ? GA_DENY : GA_NONE;
+    r->action = !strcmp(t, GATE_ACTION_RUN) ? GA_RUN
+        : !strcmp(t, GATE_ACTION_ESCALATE)  ? GA_ESCALATE
+        : !strcmp(t, GATE_ACTION_DENY)      ? GA_DENY
+                                            : GA_NONE;
     return 0;
   }
   if (!strcmp(key, GATE_F_REASON) && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
   return gate_jskip(p);
 }
 
-struct subctx { struct gate_reply *r; char argv[512]; char reason[512]; int deny; };
+struct subctx {
+  struct gate_reply *r;
+  char argv[512];
+  char reason[512];
+  int deny;
+};
 
 static int sub_action_field(const char *key, struct gate_jp *p, void *ctx) {
   struct subctx *s = ctx;
-  if (!strcmp(key, GATE_F_TYPE)) { char t[32]; if (gate_jstr(p, t, sizeof t)) return -1; s->deny = !strcmp(t, GATE_ACTION_DENY); return 0; }
+  if (!strcmp(key, GATE_F_TYPE)) {
+    char t[32];
+    if (gate_jstr(p, t, sizeof t)) return -1;
+    s->deny = !strcmp(t, GATE_ACTION_DENY);
+    return 0;
+  }
   if (!strcmp(key, GATE_F_REASON) && *p->s == '"') return gate_jstr(p, s->reason, sizeof s->reason);
   return gate_jskip(p);
 }
@@ -173,8 +211,12 @@ static int sub_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_ARGV) && *p->s == '[') {
     /* join the words with spaces for the message */
     size_t o = 0;
-    p->s++; gate_jws(p);
-    if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
+    p->s++;
+    gate_jws(p);
+    if (p->s < p->e && *p->s == ']') {
+      p->s++;
+      return 0;
+    }
     for (;;) {
       char w[256];
       gate_jws(p);
@@ -283,13 +325,19 @@ static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_MESSAGE) && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
   if (!strcmp(key, GATE_F_CODE) && *p->s == '"') return gate_jstr(p, r->code, sizeof r->code);
   if (!strcmp(key, GATE_F_SUBCOMMANDS) && *p->s == '[') {
-    p->s++; gate_jws(p);
-    if (p->s < p->e && *p->s == ']') { p->s++; return 0; }
+    p->s++;
+    gate_jws(p);
+    if (p->s < p->e && *p->s == ']') {
+      p->s++;
+      return 0;
+    }
     for (;;) {
-      struct subctx s = { r, "", "", 0 };
+      struct subctx s = {r, "", "", 0};
       if (gate_jobject(p, sub_field, &s)) return -1;
       if (s.deny && r->deny_count < GATE_MAX_DENIED) {
-        if (r->denied) gate_join(r->denied[r->deny_count], sizeof r->denied[0], s.argv, ": ", s.reason[0] ? s.reason : "denied", NULL);
+        if (r->denied)
+          gate_join(r->denied[r->deny_count], sizeof r->denied[0], s.argv, ": ", s.reason[0] ? s.reason : "denied",
+                    NULL);
         r->deny_count++;
       }
       int more = gate_jnext(p, ']');
@@ -311,10 +359,19 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   if (r->presets) r->presets->n = 0;
   r->action = GA_NONE;
   r->deny_count = 0;
-  struct gate_jp p = { json, json + n, 0 };
-  if (gate_jobject(&p, reply_field, r)) { snprintf(err, errlen, "malformed reply from the daemon (not a JSON object)"); return -1; }
+  struct gate_jp p = {json, json + n, 0};
+  if (gate_jobject(&p, reply_field, r)) {
+    snprintf(err, errlen, "malformed reply from the daemon (not a JSON object)");
+    return -1;
+  }
   gate_jws(&p);
-  if (p.s != p.e) { snprintf(err, errlen, "malformed reply from the daemon (trailing data)"); return -1; }
-  if (!r->type[0] || !r->id[0]) { snprintf(err, errlen, "malformed reply from the daemon (no type or id)"); return -1; }
+  if (p.s != p.e) {
+    snprintf(err, errlen, "malformed reply from the daemon (trailing data)");
+    return -1;
+  }
+  if (!r->type[0] || !r->id[0]) {
+    snprintf(err, errlen, "malformed reply from the daemon (no type or id)");
+    return -1;
+  }
   return 0;
 }

@@ -18,22 +18,22 @@ enum gate_action { GA_NONE, GA_RUN, GA_ESCALATE, GA_DENY };
 #define GATE_MAX_DENIED 8
 typedef char gate_denial[1024]; /* "<cmd>: <reason>" */
 struct gate_reply {
-  char type[24];          /* exec | preflight | pending | error | ... */
+  char type[24]; /* exec | preflight | pending | error | ... */
   char id[130];
   enum gate_action action;
-  char reason[1024];      /* Deny reason, or error message */
-  char token[256];        /* escalation_token */
-  char run_id[130];       /* preflight run_id */
-  char code[24];          /* error code (too-large, busy, ...) */
-  int deny_count;         /* preflight: denied subcommands, listed in denied[] when the caller gave room */
-  gate_denial *denied;    /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
-  char grant[48];         /* exec: the "reuse" grant (empty: none), valid while the policy epoch is `epoch` */
+  char reason[1024]; /* Deny reason, or error message */
+  char token[256]; /* escalation_token */
+  char run_id[130]; /* preflight run_id */
+  char code[24]; /* error code (too-large, busy, ...) */
+  int deny_count; /* preflight: denied subcommands, listed in denied[] when the caller gave room */
+  gate_denial *denied; /* NULL, or room for GATE_MAX_DENIED entries (set by the caller, kept by parsing) */
+  char grant[48]; /* exec: the "reuse" grant (empty: none), valid while the policy epoch is `epoch` */
   unsigned long long epoch;
   /* the grant's "scope" (ReuseScope): held only below this process (pid 0: everywhere) */
   long scope_pid, scope_ppid;
   unsigned long long scope_start;
   struct gate_reused_audit *audit; /* NULL, or room for the grant's "audit" (set by the caller, kept by parsing) */
-  struct gate_presets *presets;     /* NULL, or room for the grant's "presets" (set after gate_reply_init) */
+  struct gate_presets *presets; /* NULL, or room for the grant's "presets" (set after gate_reply_init) */
 };
 /* Other programs' Runs for the same run and epoch, handed over up front with a grant (ReusePreset in
  * src/protocol/messages.ts): the supervisor's alone; file is the daemon's "<dev> <ino> <size> <mtime s>
@@ -41,7 +41,11 @@ struct gate_reply {
 #define GATE_MAX_PRESETS 64
 struct gate_presets {
   int n;
-  struct gate_preset { char program[512]; char grant[48]; char file[160]; } e[GATE_MAX_PRESETS];
+  struct gate_preset {
+    char program[512];
+    char grant[48];
+    char file[160];
+  } e[GATE_MAX_PRESETS];
 };
 /* How a reused exec's audit record is written by the supervisor itself (ReusedAudit in
  * src/protocol/messages.ts): the log's path, and the encoded fields before and after cwd and argv. */

@@ -48,7 +48,10 @@ static int audit_log(const char *path) {
   /* the daemon made it: never created, nor followed through a link, here */
   int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
   struct stat st;
-  if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())) { close(fd); fd = -1; }
+  if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+    close(fd);
+    fd = -1;
+  }
   AUDIT_FD = fd;
   return fd >= 0;
 }
@@ -64,8 +67,8 @@ void gate_ident_of(struct gate_ident *id, const struct stat *st) {
 
 int gate_ident_eq(const struct gate_ident *a, const struct gate_ident *b) {
   return a->known && b->known && a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-         a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
-         a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
+      a->mtime.tv_sec == b->mtime.tv_sec && a->mtime.tv_nsec == b->mtime.tv_nsec &&
+      a->ctime.tv_sec == b->ctime.tv_sec && a->ctime.tv_nsec == b->ctime.tv_nsec;
 }
 
 int gate_reuse_open(const char *request_sock) {
@@ -98,9 +101,10 @@ static void clear(struct reuse *r) {
   memset(r, 0, sizeof *r);
 }
 
-void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant, unsigned long long epoch,
-                    const struct gate_reused_audit *audit, const struct gate_reuse_scope *scope) {
-  static const struct gate_reuse_scope everywhere = { 0, 0, 0 };
+void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant,
+                    unsigned long long epoch, const struct gate_reused_audit *audit,
+                    const struct gate_reuse_scope *scope) {
+  static const struct gate_reuse_scope everywhere = {0, 0, 0};
   if (!scope) scope = &everywhere;
   if (!EPOCH || !id->known || !grant[0] || strlen(grant) >= sizeof TABLE[0].grant || scope->pid < 0) return;
   pthread_mutex_lock(&LOCK);
@@ -120,9 +124,18 @@ void gate_reuse_add(const char *run, const char *program, const struct gate_iden
   r->program = strdup(program);
   r->head = logged ? strdup(audit->head) : NULL;
   r->tail = logged ? strdup(audit->tail) : NULL;
-  if (!r->head || !r->tail) { free(r->head); free(r->tail); r->head = r->tail = NULL; }
+  if (!r->head || !r->tail) {
+    free(r->head);
+    free(r->tail);
+    r->head = r->tail = NULL;
+  }
   if (!r->run || !r->program) clear(r);
-  else { r->id = *id; r->epoch = epoch; strcpy(r->grant, grant); r->scope = *scope; }
+  else {
+    r->id = *id;
+    r->epoch = epoch;
+    strcpy(r->grant, grant);
+    r->scope = *scope;
+  }
   pthread_mutex_unlock(&LOCK);
 }
 
@@ -138,7 +151,8 @@ static int plumbing(long pid) {
   size_t dl = sizeof deleted - 1;
   if ((size_t)n > dl && !strcmp(exe + n - dl, deleted)) exe[n - dl] = 0;
   const char *slash = strrchr(exe, '/'), *base = slash ? slash + 1 : exe;
-#define X(name) if (!strcmp(base, name)) return 1;
+#define X(name) \
+  if (!strcmp(base, name)) return 1;
   GATE_PROVENANCE_PLUMBING(X)
 #undef X
   return 0;
@@ -164,7 +178,10 @@ static int stat_of(long pid, long *ppid, unsigned long long *start) {
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
     if (field == 4) *ppid = (long)v;
-    if (field == 22) { *start = v; return end == s ? -1 : 0; }
+    if (field == 22) {
+      *start = v;
+      return end == s ? -1 : 0;
+    }
     s = strchr(s, ' ');
     if (!s) return -1;
   }
@@ -192,15 +209,19 @@ static void fill(struct gate_reuse_hit *hit, const struct reuse *r) {
   strcpy(hit->grant, r->grant);
   /* what the reply carried fits these (gate-request.c leaves out a longer one) */
   hit->audit = r->head && strlen(r->head) < sizeof hit->head && strlen(r->tail) < sizeof hit->tail;
-  if (hit->audit) { strcpy(hit->head, r->head); strcpy(hit->tail, r->tail); }
+  if (hit->audit) {
+    strcpy(hit->head, r->head);
+    strcpy(hit->tail, r->tail);
+  }
 }
 
 /* The entry for (run, program, file, scope) that answers now, or NULL (the lock held). */
-static struct reuse *entry(const char *run, const char *program, const struct gate_ident *id, const struct gate_reuse_scope *scope) {
+static struct reuse *entry(const char *run, const char *program, const struct gate_ident *id,
+                           const struct gate_reuse_scope *scope) {
   for (int i = 0; i < MAX_REUSE; i++) {
     struct reuse *r = &TABLE[i];
-    if (r->run && !strcmp(r->program, program) && !strcmp(r->run, run) && same_scope(&r->scope, scope) && current(r->epoch) &&
-        gate_ident_eq(&r->id, id))
+    if (r->run && !strcmp(r->program, program) && !strcmp(r->run, run) && same_scope(&r->scope, scope) &&
+        current(r->epoch) && gate_ident_eq(&r->id, id))
       return r;
   }
   return NULL;
@@ -209,7 +230,7 @@ static struct reuse *entry(const char *run, const char *program, const struct ga
 int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, pid_t pid, long parent,
                     struct gate_reuse_hit *hit) {
   if (!EPOCH || !id->known) return 0;
-  static const struct gate_reuse_scope everywhere = { 0, 0, 0 };
+  static const struct gate_reuse_scope everywhere = {0, 0, 0};
   struct gate_reuse_scope want[MAX_SCOPES];
   int n = 0;
   pthread_mutex_lock(&LOCK);
@@ -254,11 +275,12 @@ int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const ch
   char stamp[64];
   clock_gettime(CLOCK_REALTIME, &now);
   gmtime_r(&now.tv_sec, &tm);
-  snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-           tm.tm_min, tm.tm_sec, (int)(now.tv_nsec / 1000000));
+  snprintf(stamp, sizeof stamp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+           tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(now.tv_nsec / 1000000));
   /* as the daemon writes an ExecReused's: {"time",<head>,"cwd","argv":[program, argv[1]...],<tail>} */
   int ok = 1;
-  struct gbuf m; gb_init(&m);
+  struct gbuf m;
+  gb_init(&m);
   gb_puts(&m, "{\"time\":\"");
   gb_puts(&m, stamp);
   gb_puts(&m, "\",");
@@ -267,13 +289,18 @@ int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const ch
   json_str(&m, cwd, &ok);
   gb_puts(&m, GATE_KEY(GATE_F_ARGV) "[");
   json_str(&m, program, &ok);
-  for (int i = 1; argv[0] && argv[i]; i++) { gb_puts(&m, ","); json_str(&m, argv[i], &ok); }
+  for (int i = 1; argv[0] && argv[i]; i++) {
+    gb_puts(&m, ",");
+    json_str(&m, argv[i], &ok);
+  }
   gb_puts(&m, "],");
   gb_puts(&m, hit->tail);
   gb_puts(&m, "}\n");
   ssize_t w = -1;
   /* one write of the whole line, appended where the file ends (not interleaved with another writer's) */
-  if (ok && !m.oom && m.len <= 4096) do w = write(AUDIT_FD, m.p, m.len); while (w < 0 && errno == EINTR);
+  if (ok && !m.oom && m.len <= 4096) do
+      w = write(AUDIT_FD, m.p, m.len);
+    while (w < 0 && errno == EINTR);
   size_t len = m.len;
   gb_free(&m);
   return w == (ssize_t)len ? 0 : -1;

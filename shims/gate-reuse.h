@@ -1,4 +1,4 @@
-/* The supervisor's reuse of the daemon's answers (issue 16; docs/exec-gate.md, "Answers reused"). The daemon
+/* The supervisor's reuse of the daemon's answers (docs/exec-gate.md, "Answers reused"). The daemon
  * marks a Run that holds for any argv of one program in one run (src/decide/reuse.ts) with a grant and the
  * policy epoch it was decided under; the supervisor keeps it here for that run, path and very file
  * (device, inode, size, modification and change times) and answers a later exec of them itself while the
@@ -14,7 +14,13 @@
 #include <sys/types.h>
 
 /* A file as the kernel would run it: a replaced, rewritten or touched file is another one. */
-struct gate_ident { dev_t dev; ino_t ino; off_t size; struct timespec mtime, ctime; int known; };
+struct gate_ident {
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+  struct timespec mtime, ctime;
+  int known;
+};
 
 void gate_ident_of(struct gate_ident *id, const struct stat *st);
 int gate_ident_eq(const struct gate_ident *a, const struct gate_ident *b);
@@ -26,16 +32,25 @@ struct gate_reused_audit; /* gate-request.h */
 /* Where a grant holds (ReuseScope, src/decide/reuse.ts): pid 0 everywhere in its run; else only for execs
  * made below that process (its start time and parent as the daemon read them), through none of gate-sh's
  * plumbing, while it runs the image it was judged by; pid -1 nowhere. */
-struct gate_reuse_scope { long pid, ppid; unsigned long long start; };
+struct gate_reuse_scope {
+  long pid, ppid;
+  unsigned long long start;
+};
 
 /* Keep the daemon's grant for (run, program, file, scope: NULL everywhere) at epoch, with how its reuse is
  * audited (NULL, or no log: the daemon is told of each). */
-void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant, unsigned long long epoch,
-                    const struct gate_reused_audit *audit, const struct gate_reuse_scope *scope);
+void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant,
+                    unsigned long long epoch, const struct gate_reused_audit *audit,
+                    const struct gate_reuse_scope *scope);
 /* A grant kept for (run, program, file) at the current epoch that holds for an exec of process pid (whose
  * parent is parent; pid 0: only a grant that holds everywhere), and its record's fields when it is written
  * here. Reads /proc for a scoped grant (outside the lock). */
-struct gate_reuse_hit { char grant[48]; int audit; char head[512]; char tail[512]; };
+struct gate_reuse_hit {
+  char grant[48];
+  int audit;
+  char head[512];
+  char tail[512];
+};
 int gate_reuse_find(const char *run, const char *program, const struct gate_ident *id, pid_t pid, long parent,
                     struct gate_reuse_hit *hit);
 /* Process tgid execs (any exec the supervisor is told of, before it is answered): the grants held below it

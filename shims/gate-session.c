@@ -13,7 +13,8 @@
  *
  * With --mounts it also holds a mount namespace built by bubblewrap with those options (the sandbox key's
  * mounts, src/sandbox/session-join.ts; never the host sockets' masks, which each command joining mounts in
- * a namespace of its own, gate-masks.h: sockets come and go, and the held mounts must not): pid 1 runs `BWRAP OPTION... -- gate-session --keep FD`, whose
+ * a namespace of its own, gate-masks.h: sockets come and go, and the held mounts must not): pid 1 runs `BWRAP
+ * OPTION... -- gate-session --keep FD`, whose
  * keeper, inside the new mounts, hands its mount namespace back over FD with the digest of its mounts
  * (gate-proc.h) and exits. Pid 1 keeps that namespace open on descriptor 3 for the commands that join it
  * (shims/gate-launch enters it instead of running bubblewrap again). A namespace that cannot be built
@@ -76,7 +77,10 @@
 static void say(const char *fmt, long a, long b) {
   char line[128];
   int n = snprintf(line, sizeof line, fmt, a, b);
-  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+  if (n > 0) {
+    ssize_t w = write(1, line, (size_t)n);
+    (void)w;
+  }
 }
 
 /* "error <errno> <what>: <text>": the daemon acts on the errno (src/daemon/session-sandbox.ts), the text is for
@@ -85,7 +89,10 @@ static void fail(const char *what) {
   char line[512];
   int e = errno;
   int n = snprintf(line, sizeof line, GATE_HOLDER_SAYS_ERROR " %d %s: %s\n", e, what, strerror(e));
-  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+  if (n > 0) {
+    ssize_t w = write(1, line, (size_t)n);
+    (void)w;
+  }
   _exit(1);
 }
 
@@ -100,21 +107,41 @@ static void fail(const char *what) {
 /* What the holder keeps: making namespaces and mounts (bubblewrap as root: SYS_ADMIN, SYS_CHROOT, SETUID,
  * SETGID), bringing loopback up (NET_ADMIN), finding the folders it binds (DAC_READ_SEARCH). Gone: writing
  * or chmod-ing others' files (DAC_OVERRIDE, FOWNER, CHOWN), ptrace, modules, raw I/O, and the rest. */
-static const int KEEP_CAPS[] = { CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SETUID, CAP_SETGID, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH };
+static const int KEEP_CAPS[] = {CAP_SYS_ADMIN, CAP_SYS_CHROOT, CAP_SETUID,
+                                CAP_SETGID,    CAP_NET_ADMIN,  CAP_DAC_READ_SEARCH};
 
 /* System calls the holder, bubblewrap and the keeper never make: refused (EPERM). Any other architecture's
  * calls (compat, x32) end the process: the numbers below are the native ones only. */
 static const int DENIED_CALLS[] = {
-  __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_kexec_load, __NR_kexec_file_load,
-  __NR_init_module, __NR_finit_module, __NR_delete_module, __NR_bpf, __NR_perf_event_open, __NR_keyctl,
-  __NR_add_key, __NR_request_key, __NR_reboot, __NR_swapon, __NR_swapoff, __NR_open_by_handle_at,
-  __NR_name_to_handle_at, __NR_acct, __NR_settimeofday, __NR_clock_settime, __NR_userfaultfd,
-  __NR_execveat,
+    __NR_ptrace,
+    __NR_process_vm_readv,
+    __NR_process_vm_writev,
+    __NR_kexec_load,
+    __NR_kexec_file_load,
+    __NR_init_module,
+    __NR_finit_module,
+    __NR_delete_module,
+    __NR_bpf,
+    __NR_perf_event_open,
+    __NR_keyctl,
+    __NR_add_key,
+    __NR_request_key,
+    __NR_reboot,
+    __NR_swapon,
+    __NR_swapoff,
+    __NR_open_by_handle_at,
+    __NR_name_to_handle_at,
+    __NR_acct,
+    __NR_settimeofday,
+    __NR_clock_settime,
+    __NR_userfaultfd,
+    __NR_execveat,
 #ifdef __NR_pidfd_getfd
-  __NR_pidfd_getfd,
+    __NR_pidfd_getfd,
 #endif
 #ifdef __NR_iopl
-  __NR_iopl, __NR_ioperm,
+    __NR_iopl,
+    __NR_ioperm,
 #endif
 };
 
@@ -129,7 +156,7 @@ static int harden(void) {
     if (keep & (1ULL << c)) continue;
     if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) && errno != EINVAL) return -1; /* EINVAL: past the kernel's last */
   }
-  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct d[2];
   memset(d, 0, sizeof d);
   if (syscall(SYS_capget, &h, d)) return -1;
@@ -148,11 +175,12 @@ static int harden(void) {
   f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
   f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
   /* x32 calls (numbers with bit 30 set) on x86_64 are another table: refused with the rest */
-  for (int i = 0; i < N; i++) f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DENIED_CALLS[i], (__u8)(N + 1 - i), 0);
+  for (int i = 0; i < N; i++)
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (__u32)DENIED_CALLS[i], (__u8)(N + 1 - i), 0);
   f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 1, 0);
   f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
   f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
-  struct sock_fprog prog = { (unsigned short)n, f };
+  struct sock_fprog prog = {(unsigned short)n, f};
   return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) ? -1 : 0;
 }
 
@@ -163,7 +191,10 @@ static int loopback_up(void) {
   memset(&ifr, 0, sizeof ifr);
   strcpy(ifr.ifr_name, "lo");
   int r = ioctl(s, SIOCGIFFLAGS, &ifr);
-  if (r == 0) { ifr.ifr_flags |= IFF_UP | IFF_RUNNING; r = ioctl(s, SIOCSIFFLAGS, &ifr); }
+  if (r == 0) {
+    ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+    r = ioctl(s, SIOCSIFFLAGS, &ifr);
+  }
   close(s);
   return r;
 }
@@ -190,11 +221,17 @@ static void scan(long self) {
     p = e;
     while (*p == ' ' || *p == '\n') p++;
     int known = 0;
-    for (int i = 0; i < njobs; i++) if (jobs[i].host == h) { known = 1; break; }
+    for (int i = 0; i < njobs; i++)
+      if (jobs[i].host == h) {
+        known = 1;
+        break;
+      }
     if (known || njobs >= MAX_JOBS) continue;
     long in = inside_pid(h);
     if (in <= 0) continue;
-    jobs[njobs].host = h; jobs[njobs].inside = in; njobs++;
+    jobs[njobs].host = h;
+    jobs[njobs].inside = in;
+    njobs++;
     say(GATE_HOLDER_SAYS_JOB " %ld %ld\n", h, in);
   }
 }
@@ -204,7 +241,10 @@ static void reap(void) {
   pid_t w;
   while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
     for (int i = 0; i < njobs; i++)
-      if (jobs[i].inside == w) { jobs[i] = jobs[--njobs]; break; }
+      if (jobs[i].inside == w) {
+        jobs[i] = jobs[--njobs];
+        break;
+      }
     say(GATE_HOLDER_SAYS_EXIT " %ld %ld\n", (long)w, (long)st);
   }
 }
@@ -218,7 +258,6 @@ static long host_pid_of_self(void) {
   return strtol(buf, NULL, 10);
 }
 
-
 /* The keeper, run by bubblewrap inside the new mounts: its mount namespace and the digest of its mounts
  * go back over fd; then it exits (the namespace lives on in pid 1's descriptor). */
 static int keep(const char *fdarg) {
@@ -227,14 +266,22 @@ static int keep(const char *fdarg) {
   unsigned long long digest = 0;
   long lines = gate_mounts_digest(AT_FDCWD, -1, &digest);
   if (ns < 0 || lines <= 0) return 1;
-  struct { long lines; unsigned long long digest; } what = { lines, digest };
+  struct {
+    long lines;
+    unsigned long long digest;
+  } what = {lines, digest};
   char ctl[CMSG_SPACE(sizeof(int))];
   memset(ctl, 0, sizeof ctl);
-  struct iovec iov = { &what, sizeof what };
-  struct msghdr m = { 0 };
-  m.msg_iov = &iov; m.msg_iovlen = 1; m.msg_control = ctl; m.msg_controllen = sizeof ctl;
+  struct iovec iov = {&what, sizeof what};
+  struct msghdr m = {0};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
   struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET; c->cmsg_type = SCM_RIGHTS; c->cmsg_len = CMSG_LEN(sizeof(int));
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
   memcpy(CMSG_DATA(c), &ns, sizeof ns);
   return sendmsg(fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof what ? 0 : 1;
 }
@@ -251,7 +298,11 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) return -1;
   pid_t k = fork();
-  if (k < 0) { close(sv[0]); close(sv[1]); return -1; }
+  if (k < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    return -1;
+  }
   if (k == 0) {
     int fd = open("/dev/null", O_RDWR);
     if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(sv[1], 3) < 0) _exit(1);
@@ -262,26 +313,42 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
     char **a = calloc((size_t)n + 7, sizeof *a);
     if (pidns < 0 || !a) _exit(1);
     snprintf(pidarg, sizeof pidarg, "%d", pidns);
-    a[0] = argv[0]; a[1] = "--pidns"; a[2] = pidarg;
+    a[0] = argv[0];
+    a[1] = "--pidns";
+    a[2] = pidarg;
     /* the options, but the host sockets' masks: each command joining mounts its own (gate-masks.h) */
     int m = 3;
     for (int i = 1; i < n; i++) {
-      if (i + 2 < n && gate_mask_at(argv, i)) { i += 2; continue; }
+      if (i + 2 < n && gate_mask_at(argv, i)) {
+        i += 2;
+        continue;
+      }
       a[m++] = argv[i];
     }
-    a[m] = "--"; a[m + 1] = self; a[m + 2] = "--keep"; a[m + 3] = fdarg;
-    sigset_t none; sigemptyset(&none); sigprocmask(SIG_SETMASK, &none, NULL);
+    a[m] = "--";
+    a[m + 1] = self;
+    a[m + 2] = "--keep";
+    a[m + 3] = fdarg;
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     execv(argv[0], a);
     _exit(127);
   }
   close(sv[1]);
-  struct { long lines; unsigned long long digest; } what;
+  struct {
+    long lines;
+    unsigned long long digest;
+  } what;
   char ctl[CMSG_SPACE(sizeof(int))];
-  struct iovec iov = { &what, sizeof what };
-  struct msghdr m = { 0 };
-  m.msg_iov = &iov; m.msg_iovlen = 1; m.msg_control = ctl; m.msg_controllen = sizeof ctl;
+  struct iovec iov = {&what, sizeof what};
+  struct msghdr m = {0};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  m.msg_control = ctl;
+  m.msg_controllen = sizeof ctl;
   int ns = -1;
-  struct pollfd pf = { sv[0], POLLIN, 0 };
+  struct pollfd pf = {sv[0], POLLIN, 0};
   if (poll(&pf, 1, 20000) == 1 && recvmsg(sv[0], &m, MSG_CMSG_CLOEXEC) == (ssize_t)sizeof what) {
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     if (c && c->cmsg_type == SCM_RIGHTS) memcpy(&ns, CMSG_DATA(c), sizeof ns);
@@ -290,7 +357,10 @@ static int hold_mounts(char **argv, long *lines, unsigned long long *digest) {
   if (ns < 0) kill(k, SIGKILL); /* (held: bubblewrap ends with its keeper) */
   int st;
   while (waitpid(k, &st, 0) < 0 && errno == EINTR) {}
-  if (ns < 0 || dup2(ns, 3) < 0) { if (ns >= 0) close(ns); return -1; }
+  if (ns < 0 || dup2(ns, 3) < 0) {
+    if (ns >= 0) close(ns);
+    return -1;
+  }
   if (ns != 3) close(ns);
   *lines = what.lines;
   *digest = what.digest;
@@ -310,7 +380,10 @@ static void say_held(const char *what, long pid, long lines, unsigned long long 
   char line[160];
   int n = pid > 0 ? snprintf(line, sizeof line, "%s %ld 3 %ld %llx\n", what, pid, lines, digest)
                   : snprintf(line, sizeof line, "%s 3 %ld %llx\n", what, lines, digest);
-  if (n > 0) { ssize_t w = write(1, line, (size_t)n); (void)w; }
+  if (n > 0) {
+    ssize_t w = write(1, line, (size_t)n);
+    (void)w;
+  }
 }
 
 /* `check`: the held mounts (descriptor 3) looked at from inside and left again (back to this process's own
@@ -335,7 +408,8 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != daemon_pid) _exit(1);
   signal(SIGPIPE, SIG_IGN);
   if (harden()) fail("cannot drop its privileges (no_new_privs, capabilities, seccomp)");
-  if (unshare(CLONE_NEWPID | (net ? CLONE_NEWNET : 0))) fail(net ? "cannot make the pid and network namespaces" : "cannot make the pid namespace");
+  if (unshare(CLONE_NEWPID | (net ? CLONE_NEWNET : 0)))
+    fail(net ? "cannot make the pid and network namespaces" : "cannot make the pid namespace");
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -356,7 +430,11 @@ int main(int argc, char **argv) {
   if (chdir("/")) fail("chdir /");
   if (net && loopback_up()) fail("cannot bring loopback up");
   char **mounts = NULL;
-  for (int i = 1; i < argc - 1; i++) if (!strcmp(argv[i], "--mounts")) { mounts = argv + i + 1; break; }
+  for (int i = 1; i < argc - 1; i++)
+    if (!strcmp(argv[i], "--mounts")) {
+      mounts = argv + i + 1;
+      break;
+    }
   long lines = 0;
   unsigned long long digest = 0;
   int held = mounts && hold_mounts_tries(mounts, &lines, &digest) == 0;
@@ -373,7 +451,7 @@ int main(int argc, char **argv) {
   char cmd[64];
   size_t have = 0;
   for (;;) {
-    struct pollfd pf[2] = { { 0, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+    struct pollfd pf[2] = {{0, POLLIN, 0}, {sigfd, POLLIN, 0}};
     int r = poll(pf, 2, SCAN_MS);
     if (r < 0 && errno != EINTR) _exit(1);
     if (pf[1].revents & POLLIN) {

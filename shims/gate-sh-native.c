@@ -55,7 +55,7 @@ static char **g_argv;
 static int g_argc;
 static char g_name[PATH_MAX]; /* $0 when none is given: what Node's process.argv[1] would be */
 static char g_root[PATH_MAX]; /* the installation: <root>/shims/gate-sh-native */
-static char g_cwd[PATH_MAX];  /* the working directory, as getcwd() gives it */
+static char g_cwd[PATH_MAX]; /* the working directory, as getcwd() gives it */
 
 static void say(const char *a, const char *b, const char *c, const char *d) { gate_msg(a, b, c, d); }
 
@@ -83,7 +83,11 @@ static void handover(const char *script, size_t len) {
     while (fd >= 0 && off < len) {
       ssize_t w = write(fd, script + off, len - off);
       if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) { close(fd); fd = -1; break; }
+      if (w <= 0) {
+        close(fd);
+        fd = -1;
+        break;
+      }
       off += (size_t)w;
     }
     if (fd < 0 || lseek(fd, 0, SEEK_SET) || dup2(fd, 0) < 0) {
@@ -133,7 +137,10 @@ static void resolve_path(const char *cwd, const char *p, char *out, size_t n) {
     }
     s += l;
   }
-  if (o == 0) { out[0] = '/'; out[1] = 0; }
+  if (o == 0) {
+    out[0] = '/';
+    out[1] = 0;
+  }
 }
 
 static const char *env_nonempty(const char *k) {
@@ -157,7 +164,9 @@ static int valid_session(const char *s) {
   size_t l = strlen(s);
   if (l < 1 || l > 32 || !strcmp(s, ".") || !strcmp(s, "..")) return 0;
   for (const char *c = s; *c; c++)
-    if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-')) return 0;
+    if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' ||
+          *c == '-'))
+      return 0;
   return 1;
 }
 
@@ -173,17 +182,28 @@ struct inv {
 /* The same reading as src/exec/gate-sh-args.ts (the daemon parses the argv again and refuses to plan when
  * the two disagree). Returns 0 when the native path can run it, -1 for anything to hand over. */
 static int classify(int argc, char **argv, struct inv *inv) {
-  static const char *const plain_long[] = { "--noprofile", "--norc", "--posix", "--noediting", "--verbose", "--restricted",
-                                            "--debugger", "--dump-strings", "--dump-po-strings", "--wordexp", "--protected", NULL };
+  static const char *const plain_long[] = {"--noprofile",       "--norc",       "--posix",     "--noediting",
+                                           "--verbose",         "--restricted", "--debugger",  "--dump-strings",
+                                           "--dump-po-strings", "--wordexp",    "--protected", NULL};
   int i = 1;
   inv->login = 0;
   inv->escalation = 0;
   for (; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--") || strncmp(a, "--", 2)) break;
-    if (!strcmp(a, "--login")) { inv->login = 1; continue; }
-    if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) { if (i + 1 >= argc) return -1; i++; continue; }
-    if (!strcmp(a, "--escalate")) { inv->escalation = 1; continue; }
+    if (!strcmp(a, "--login")) {
+      inv->login = 1;
+      continue;
+    }
+    if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) {
+      if (i + 1 >= argc) return -1;
+      i++;
+      continue;
+    }
+    if (!strcmp(a, "--escalate")) {
+      inv->escalation = 1;
+      continue;
+    }
     if (!strcmp(a, "--with-permissions") || !strcmp(a, "--justification") || !strcmp(a, "--sandbox")) {
       if (i + 1 >= argc) return -1;
       inv->escalation = 1;
@@ -197,7 +217,10 @@ static int classify(int argc, char **argv, struct inv *inv) {
   int command = 0, read_stdin = 0;
   for (; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--") || !strcmp(a, "-")) { i++; break; }
+    if (!strcmp(a, "--") || !strcmp(a, "-")) {
+      i++;
+      break;
+    }
     if (strlen(a) < 2 || (a[0] != '-' && a[0] != '+')) break;
     int on = a[0] == '-';
     for (const char *c = a + 1; *c; c++) {
@@ -205,8 +228,10 @@ static int classify(int argc, char **argv, struct inv *inv) {
       else if (*c == 's' && on) read_stdin = 1;
       else if (*c == 'i' && on) return -1; /* interactive: Node */
       else if (*c == 'l' && on) inv->login = 1;
-      else if (*c == 'o' || *c == 'O') { if (i + 1 >= argc) return -1; i++; }
-      else if (!strchr("abefhkmnprtuvxBCDEHPT", *c)) return -1; /* invalid option: Node says so */
+      else if (*c == 'o' || *c == 'O') {
+        if (i + 1 >= argc) return -1;
+        i++;
+      } else if (!strchr("abefhkmnprtuvxBCDEHPT", *c)) return -1; /* invalid option: Node says so */
     }
   }
   if (command) {
@@ -229,7 +254,11 @@ static int read_all(int fd, struct gbuf *b) {
   for (;;) {
     ssize_t n = read(fd, chunk, sizeof chunk);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) { struct pollfd pf = { fd, POLLIN, 0 }; poll(&pf, 1, 5); continue; }
+    if (n < 0 && errno == EAGAIN) {
+      struct pollfd pf = {fd, POLLIN, 0};
+      poll(&pf, 1, 5);
+      continue;
+    }
     if (n < 0) return -1;
     if (n == 0) return b->oom ? -1 : 0;
     gb_put(b, chunk, (size_t)n);
@@ -238,7 +267,9 @@ static int read_all(int fd, struct gbuf *b) {
 
 /* ---------- the request ---------- */
 
-struct paths { char request_sock[256], stream_sock[256], client_dir[256], start_up_key[256]; };
+struct paths {
+  char request_sock[256], stream_sock[256], client_dir[256], start_up_key[256];
+};
 
 /* A folder this user alone can create entries in (privateDirProblem in src/paths/paths.ts). */
 static int private_dir(const char *dir) {
@@ -257,7 +288,10 @@ static int runtime_dir(char *out, size_t n) {
     return 0;
   }
   gate_join(cand, sizeof cand, GATE_PATH_RUN_USER "/", gate_num(num, (unsigned long)getuid(), 10), NULL, NULL);
-  if (private_dir(cand) && realpath(cand, real)) { gate_join(out, n, real, "/" GATE_PATH_FOLDER, NULL, NULL); return 0; }
+  if (private_dir(cand) && realpath(cand, real)) {
+    gate_join(out, n, real, "/" GATE_PATH_FOLDER, NULL, NULL);
+    return 0;
+  }
   gate_join(out, n, GATE_PATH_TMP_FOLDER, num, NULL, NULL);
   struct stat st;
   return lstat(out, &st) == 0 && !private_dir(out) ? -1 : 0;
@@ -284,7 +318,8 @@ static int gate_paths(struct paths *p) {
   gate_join(p->start_up_key, sizeof p->start_up_key, "", NULL, NULL, NULL);
   memcpy(p->start_up_key, norm, l);
   p->start_up_key[l] = 0;
-  gate_join(p->start_up_key + l, sizeof p->start_up_key - l, "/" GATE_PATH_APPROVAL_DIR "/" GATE_PATH_START_UP_KEY, NULL, NULL, NULL);
+  gate_join(p->start_up_key + l, sizeof p->start_up_key - l, "/" GATE_PATH_APPROVAL_DIR "/" GATE_PATH_START_UP_KEY,
+            NULL, NULL, NULL);
   return 0;
 }
 
@@ -329,7 +364,8 @@ static int autostart(const struct paths *p) {
   int cfd = open(conf, O_RDONLY | O_CLOEXEC);
   if (cfd < 0 && errno != ENOENT) return 0;
   if (cfd >= 0) {
-    struct gbuf c; gb_init(&c);
+    struct gbuf c;
+    gb_init(&c);
     int named = read_all(cfd, &c) || c.oom || (c.p && memmem(c.p, c.len, "autostart", 9));
     close(cfd);
     gb_free(&c);
@@ -338,7 +374,11 @@ static int autostart(const struct paths *p) {
   /* <runtime>/<session>/req/request.sock: the session folder and the runtime folder above it */
   char session[256], runtime[256], log[300];
   gate_join(session, sizeof session, p->request_sock, NULL, NULL, NULL);
-  for (int up = 0; up < 2; up++) { char *s = strrchr(session, '/'); if (!s || s == session) return 0; *s = 0; }
+  for (int up = 0; up < 2; up++) {
+    char *s = strrchr(session, '/');
+    if (!s || s == session) return 0;
+    *s = 0;
+  }
   gate_join(runtime, sizeof runtime, session, NULL, NULL, NULL);
   char *s = strrchr(runtime, '/');
   if (!s || s == runtime) return 0;
@@ -363,14 +403,18 @@ static int autostart(const struct paths *p) {
   char gate[PATH_MAX + 16];
   gate_join(gate, sizeof gate, g_root, "/bin/gate", NULL, NULL);
   pid_t pid = fork();
-  if (pid < 0) { close(lfd); return 0; }
+  if (pid < 0) {
+    close(lfd);
+    return 0;
+  }
   if (pid == 0) {
     setsid();
     int null = open("/dev/null", O_RDONLY);
     if (null < 0 || dup2(null, 0) < 0 || dup2(lfd, 1) < 0 || dup2(lfd, 2) < 0) _exit(126);
     /* nothing of the caller's but the environment: a descriptor held by the daemon would keep a pipe open */
-    if (syscall(SYS_close_range, 3u, ~0u, 0u)) for (int fd = 3; fd < 1024; fd++) close(fd);
-    char *av[] = { "node", gate, "daemon", "run", NULL };
+    if (syscall(SYS_close_range, 3u, ~0u, 0u))
+      for (int fd = 3; fd < 1024; fd++) close(fd);
+    char *av[] = {"node", gate, "daemon", "run", NULL};
     if (GATE_NODE[0]) execv(GATE_NODE, av);
     execvp("node", av);
     _exit(127);
@@ -390,10 +434,11 @@ static int autostart(const struct paths *p) {
  * sees the filesystem: the daemon builds the plan in its own view, which a mount namespace can change. */
 static int bwrap_here(void) {
 #define BWRAP_IN(dir) dir "/bwrap",
-  static const char *const dirs[] = { GATE_TRUSTED_BWRAP_DIRS(BWRAP_IN) NULL };
+  static const char *const dirs[] = {GATE_TRUSTED_BWRAP_DIRS(BWRAP_IN) NULL};
 #undef BWRAP_IN
   struct stat st;
-  for (int i = 0; dirs[i]; i++) if (stat(dirs[i], &st) == 0 && S_ISREG(st.st_mode) && access(dirs[i], X_OK) == 0) return 1;
+  for (int i = 0; dirs[i]; i++)
+    if (stat(dirs[i], &st) == 0 && S_ISREG(st.st_mode) && access(dirs[i], X_OK) == 0) return 1;
   return 0;
 }
 
@@ -414,7 +459,11 @@ static void inherited_fds(void) {
   }
   closedir(d);
   for (int i = 1; i < g_nfds; i++) /* sorted, as the Node client sends them */
-    for (int j = i; j > 0 && g_fds[j - 1] > g_fds[j]; j--) { int t = g_fds[j]; g_fds[j] = g_fds[j - 1]; g_fds[j - 1] = t; }
+    for (int j = i; j > 0 && g_fds[j - 1] > g_fds[j]; j--) {
+      int t = g_fds[j];
+      g_fds[j] = g_fds[j - 1];
+      g_fds[j - 1] = t;
+    }
 }
 
 static void json_str(struct gbuf *b, const char *s) { gb_json_str(b, s, strlen(s), 0); }
@@ -426,7 +475,10 @@ static void read_key(const char *path, char *out, size_t n) {
   if (fd < 0) return;
   ssize_t got = read(fd, out, n - 1);
   close(fd);
-  if (got <= 0) { out[0] = 0; return; }
+  if (got <= 0) {
+    out[0] = 0;
+    return;
+  }
   out[got] = 0;
   char *s = out;
   while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r') s++;
@@ -442,7 +494,8 @@ static void build_preflight(struct gbuf *m, const char *id, const struct inv *in
   char num[32];
   gb_puts(m, GATE_MSG_HEAD);
   json_str(m, id);
-  gb_puts(m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PREFLIGHT) GATE_KEY(GATE_F_SHELL) "\"bash\"" GATE_KEY(GATE_F_FLAG));
+  gb_puts(m,
+          GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PREFLIGHT) GATE_KEY(GATE_F_SHELL) "\"bash\"" GATE_KEY(GATE_F_FLAG));
   gb_puts(m, inv->login ? "\"-lc\"" : "\"-c\"");
   gb_puts(m, GATE_KEY(GATE_F_SCRIPT));
   json_str(m, script);
@@ -450,22 +503,40 @@ static void build_preflight(struct gbuf *m, const char *id, const struct inv *in
   json_str(m, cwd);
   gb_puts(m, GATE_KEY(GATE_F_PID));
   gb_puts(m, gate_num(num, (unsigned long)getpid(), 10));
-  gb_puts(m, rerun_why ? GATE_KEY(GATE_F_SANDBOX_PERMISSIONS) GATE_QUOTE(GATE_VALUE_REQUIRE_ESCALATED) GATE_KEY(GATE_F_JUSTIFICATION) : GATE_KEY(GATE_F_SANDBOX_PERMISSIONS) GATE_QUOTE(GATE_VALUE_USE_DEFAULT));
+  gb_puts(m,
+          rerun_why ? GATE_KEY(GATE_F_SANDBOX_PERMISSIONS) GATE_QUOTE(GATE_VALUE_REQUIRE_ESCALATED)
+                          GATE_KEY(GATE_F_JUSTIFICATION)
+                    : GATE_KEY(GATE_F_SANDBOX_PERMISSIONS) GATE_QUOTE(GATE_VALUE_USE_DEFAULT));
   if (rerun_why) json_str(m, justification);
   gb_puts(m, GATE_KEY(GATE_F_PLAN) "{" GATE_KEY1(GATE_F_ARGV) "[");
-  for (int i = 1; i < g_argc; i++) { if (i > 1) gb_puts(m, ","); json_str(m, g_argv[i]); }
+  for (int i = 1; i < g_argc; i++) {
+    if (i > 1) gb_puts(m, ",");
+    json_str(m, g_argv[i]);
+  }
   gb_puts(m, "],\"argv0\":");
   json_str(m, g_name);
   gb_puts(m, GATE_KEY(GATE_F_ENV) "[");
-  for (char **e = environ; *e; e++) { if (e != environ) gb_puts(m, ","); json_str(m, *e); }
+  for (char **e = environ; *e; e++) {
+    if (e != environ) gb_puts(m, ",");
+    json_str(m, *e);
+  }
   gb_puts(m, "]" GATE_KEY(GATE_F_FDS) "[");
-  for (int i = 0; i < g_nfds; i++) { if (i) gb_puts(m, ","); gb_puts(m, gate_num(num, (unsigned long)g_fds[i], 10)); }
+  for (int i = 0; i < g_nfds; i++) {
+    if (i) gb_puts(m, ",");
+    gb_puts(m, gate_num(num, (unsigned long)g_fds[i], 10));
+  }
   gb_puts(m, "]" GATE_KEY(GATE_F_SHIMS));
   char shims[PATH_MAX + 8];
   gate_join(shims, sizeof shims, g_root, "/shims", NULL, NULL);
   json_str(m, shims);
-  if (rerun_why) { gb_puts(m, GATE_KEY(GATE_F_RERUN_WHY)); json_str(m, rerun_why); }
-  if (key && *key) { gb_puts(m, GATE_KEY(GATE_F_START_UP_KEY)); json_str(m, key); }
+  if (rerun_why) {
+    gb_puts(m, GATE_KEY(GATE_F_RERUN_WHY));
+    json_str(m, rerun_why);
+  }
+  if (key && *key) {
+    gb_puts(m, GATE_KEY(GATE_F_START_UP_KEY));
+    json_str(m, key);
+  }
   gb_puts(m, "}}");
 }
 
@@ -485,12 +556,12 @@ static void notice_arm(void) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_alarm;
   sigaction(SIGALRM, &sa, NULL);
-  struct itimerval it = { { 0, 0 }, { 0, GATE_CALL_NOTICE_DELAY_MS * 1000 } };
+  struct itimerval it = {{0, 0}, {0, GATE_CALL_NOTICE_DELAY_MS * 1000}};
   setitimer(ITIMER_REAL, &it, NULL);
 }
 
 static void notice_stop(void) {
-  struct itimerval it = { { 0, 0 }, { 0, 0 } };
+  struct itimerval it = {{0, 0}, {0, 0}};
   setitimer(ITIMER_REAL, &it, NULL);
   signal(SIGALRM, SIG_DFL);
 }
@@ -516,7 +587,7 @@ static void addresses(const struct paths *p, const char *id, struct sockaddr_un 
  * leaves it). */
 static int g_reply = -1;
 static pid_t g_reply_owner;
-static char g_reply_path[sizeof ((struct sockaddr_un *)0)->sun_path];
+static char g_reply_path[sizeof((struct sockaddr_un *)0)->sun_path];
 
 static void reply_release(void) {
   if (g_reply < 0 || getpid() != g_reply_owner) return;
@@ -535,11 +606,17 @@ static int reply_socket(const struct paths *p, struct sockaddr_un *to, char *err
   if (g_reply >= 0) return g_reply;
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0 && sandbox_denied(errno)) return -2;
-  if (fd < 0) { snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno)); return -1; }
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno));
+    return -1;
+  }
   mode_t old = umask(077);
   int b = bind(fd, (struct sockaddr *)&me, sizeof me);
   umask(old);
-  if (b && sandbox_denied(errno)) { close(fd); return -2; }
+  if (b && sandbox_denied(errno)) {
+    close(fd);
+    return -2;
+  }
   if (b) {
     snprintf(err, errlen, "cannot bind a reply socket at %s (%s); check 'gate status'", me.sun_path, strerror(errno));
     close(fd);
@@ -566,7 +643,8 @@ static long wait_for(int attempt) {
  * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
  * by the caller in err; 1 when the daemon is not running at the first send (hand over: autostart), or a
  * sandbox forbids its socket (hand over: the Node client explains). */
-static int request(const struct paths *p, const char *id, const struct gbuf *msg, int notice, struct gbuf *out, char *err, size_t errlen) {
+static int request(const struct paths *p, const char *id, const struct gbuf *msg, int notice, struct gbuf *out,
+                   char *err, size_t errlen) {
   struct sockaddr_un to;
   int fd = reply_socket(p, &to, err, errlen);
   if (fd == -2) return 1;
@@ -575,17 +653,27 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
   long last_life = now_ms();
   char ping_id[96] = "";
   char *buf = malloc(GATE_MAX_DATAGRAM + 1);
-  if (!buf) { snprintf(err, errlen, "out of memory"); goto out; }
+  if (!buf) {
+    snprintf(err, errlen, "out of memory");
+    goto out;
+  }
   for (int first = 1;; first = 0) {
     /* send: the request (first, or a resend) or a heartbeat ping */
-    struct gbuf ping; gb_init(&ping);
+    struct gbuf ping;
+    gb_init(&ping);
     const char *data = msg->p;
     size_t len = msg->len;
     if (!first && pending) {
-      if (now_ms() - last_life > GATE_WAIT_SILENCE_MS) { snprintf(err, errlen, GATE_TEXT_SILENT); goto out; }
+      if (now_ms() - last_life > GATE_WAIT_SILENCE_MS) {
+        snprintf(err, errlen, GATE_TEXT_SILENT);
+        goto out;
+      }
       gate_new_id(ping_id, sizeof ping_id);
-      gb_puts(&ping, GATE_MSG_HEAD); json_str(&ping, ping_id); gb_puts(&ping, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PING) "}");
-      data = ping.p; len = ping.len;
+      gb_puts(&ping, GATE_MSG_HEAD);
+      json_str(&ping, ping_id);
+      gb_puts(&ping, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PING) "}");
+      data = ping.p;
+      len = ping.len;
     } else if (!first) {
       if (attempts >= GATE_WAIT_RETRIES) {
         long all = 0;
@@ -602,14 +690,21 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
       ssize_t s = sendto(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to);
       if (s >= 0) break;
       if (errno == EINTR) continue;
-      if ((errno == EAGAIN || errno == ENOBUFS) && now_ms() < congested_until) { poll(NULL, 0, 5); continue; }
+      if ((errno == EAGAIN || errno == ENOBUFS) && now_ms() < congested_until) {
+        poll(NULL, 0, 5);
+        continue;
+      }
       int e = errno;
       gb_free(&ping);
-      if ((e == ENOENT || e == ECONNREFUSED || sandbox_denied(e)) && !sent) { rc = 1; goto out; }
+      if ((e == ENOENT || e == ECONNREFUSED || sandbox_denied(e)) && !sent) {
+        rc = 1;
+        goto out;
+      }
       if (e == ENOENT || e == ECONNREFUSED)
         snprintf(err, errlen, GATE_TEXT_DIED, pending ? GATE_TEXT_DIED_PENDING : GATE_TEXT_DIED_BEFORE);
       else if (e == EAGAIN || e == ENOBUFS)
-        snprintf(err, errlen, "the gate daemon is overloaded (its queue stayed full for 1.0 s); retry, or check 'gate status'");
+        snprintf(err, errlen,
+                 "the gate daemon is overloaded (its queue stayed full for 1.0 s); retry, or check 'gate status'");
       else snprintf(err, errlen, "send to %s failed (%s)", p->request_sock, strerror(e));
       goto out;
     }
@@ -620,12 +715,21 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
     for (;;) {
       ssize_t n = gate_recv_until(fd, buf, GATE_MAX_DATAGRAM, deadline, p->request_sock);
       if (n < 0) break;
-      if (n > GATE_MAX_DATAGRAM) { snprintf(err, errlen, "protocol error from the gate daemon: reply too large"); goto out; }
+      if (n > GATE_MAX_DATAGRAM) {
+        snprintf(err, errlen, "protocol error from the gate daemon: reply too large");
+        goto out;
+      }
       struct gate_reply r;
       gate_reply_init(&r, NULL, NULL);
       char perr[256];
-      if (gate_parse_reply(buf, (size_t)n, &r, perr, sizeof perr)) { snprintf(err, errlen, "protocol error from the gate daemon: %s", perr); goto out; }
-      if (ping_id[0] && !strcmp(r.id, ping_id)) { last_life = now_ms(); continue; }
+      if (gate_parse_reply(buf, (size_t)n, &r, perr, sizeof perr)) {
+        snprintf(err, errlen, "protocol error from the gate daemon: %s", perr);
+        goto out;
+      }
+      if (ping_id[0] && !strcmp(r.id, ping_id)) {
+        last_life = now_ms();
+        continue;
+      }
       if (strcmp(r.id, id)) continue; /* a late answer to something else */
       last_life = now_ms();
       if (!strcmp(r.type, GATE_MSG_PENDING)) {
@@ -636,9 +740,13 @@ static int request(const struct paths *p, const char *id, const struct gbuf *msg
       }
       if (!strcmp(r.type, GATE_MSG_ERROR)) {
         gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
-        if (!strcmp(r.code, GATE_CODE_TOO_LARGE)) { snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh"); goto out; }
+        if (!strcmp(r.code, GATE_CODE_TOO_LARGE)) {
+          snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh");
+          goto out;
+        }
         if (!strcmp(r.code, GATE_CODE_BAD_VERSION)) snprintf(err, errlen, GATE_TEXT_BAD_VERSION, r.reason);
-        else if (!strcmp(r.code, GATE_CODE_REFUSED)) snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
+        else if (!strcmp(r.code, GATE_CODE_REFUSED))
+          snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
         else snprintf(err, errlen, GATE_TEXT_REFUSED_REQUEST, r.code, r.reason);
         goto out;
       }
@@ -662,11 +770,13 @@ static void notify(const struct paths *p, const struct gbuf *msg) {
   int fd = reply_socket(p, &to, err, sizeof err);
   if (fd < 0) return;
   ssize_t s;
-  do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to); while (s < 0 && errno == EINTR);
+  do s = sendto(fd, msg->p, msg->len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to);
+  while (s < 0 && errno == EINTR);
 }
 
 /* run-finished for run_id; its id in id (for the ack, when a tail asks the daemon's verdict). */
-static void run_finished(struct gbuf *m, char *id, size_t idlen, const char *run_id, int status, double ms, const char *tail) {
+static void run_finished(struct gbuf *m, char *id, size_t idlen, const char *run_id, int status, double ms,
+                         const char *tail) {
   char num[32];
   gate_new_id(id, idlen);
   gb_puts(m, GATE_MSG_HEAD);
@@ -677,13 +787,19 @@ static void run_finished(struct gbuf *m, char *id, size_t idlen, const char *run
   gb_puts(m, gate_num(num, (unsigned long)status, 10));
   gb_puts(m, GATE_KEY(GATE_F_DURATION_MS));
   gb_puts(m, gate_num(num, (unsigned long)(ms + 0.5), 10));
-  if (tail) { gb_puts(m, GATE_KEY(GATE_F_STDERR_TAIL)); gb_json_str(m, tail, strlen(tail), 0); }
+  if (tail) {
+    gb_puts(m, GATE_KEY(GATE_F_STDERR_TAIL));
+    gb_json_str(m, tail, strlen(tail), 0);
+  }
   gb_puts(m, "}");
 }
 
 /* ---------- the reply ---------- */
 
-struct strs { char **v; int n; };
+struct strs {
+  char **v;
+  int n;
+};
 
 struct plan {
   char *program, *cwd, *error, *notice;
@@ -747,8 +863,14 @@ static int plan_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_SANDBOXED)) return (pl->sandboxed = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, GATE_F_RERUN)) return (pl->rerun = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, GATE_F_RERUN_ANY_STATUS)) return (pl->rerun_any_status = gate_jbool(p)) < 0 ? -1 : 0;
-  if (!strcmp(key, GATE_F_SCRIPT_FD)) { pl->script_fd = 1; return gate_jskip(p); }
-  if (!strcmp(key, GATE_F_RERUN_OF)) { pl->has_rerun_of = 1; return gate_jobject(p, rerun_of_field, pl); }
+  if (!strcmp(key, GATE_F_SCRIPT_FD)) {
+    pl->script_fd = 1;
+    return gate_jskip(p);
+  }
+  if (!strcmp(key, GATE_F_RERUN_OF)) {
+    pl->has_rerun_of = 1;
+    return gate_jobject(p, rerun_of_field, pl);
+  }
   if (!strcmp(key, GATE_F_START_UP)) return gate_jobject(p, start_up_field, pl);
   return gate_jskip(p);
 }
@@ -773,15 +895,21 @@ static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
   struct preply *r = ctx;
   if (!strcmp(key, GATE_F_TYPE)) return str_into(p, r->type, sizeof r->type);
   if (!strcmp(key, GATE_F_RUN_ID)) return str_into(p, r->run_id, sizeof r->run_id);
-  if (!strcmp(key, GATE_F_ACTION)) { r->has_action = 1; return gate_jskip(p); }
-  if (!strcmp(key, GATE_F_PLAN)) { r->plan.has_plan = 1; return gate_jobject(p, plan_field, &r->plan); }
+  if (!strcmp(key, GATE_F_ACTION)) {
+    r->has_action = 1;
+    return gate_jskip(p);
+  }
+  if (!strcmp(key, GATE_F_PLAN)) {
+    r->plan.has_plan = 1;
+    return gate_jobject(p, plan_field, &r->plan);
+  }
   if (!strcmp(key, GATE_F_INFO)) return gate_jobject(p, info_field, r);
   return gate_jskip(p);
 }
 
 static int parse_preply(const struct gbuf *b, struct preply *r) {
   memset(r, 0, sizeof *r);
-  struct gate_jp p = { b->p, b->p + b->len, 0 };
+  struct gate_jp p = {b->p, b->p + b->len, 0};
   return gate_jobject(&p, reply_field, r);
 }
 
@@ -802,23 +930,29 @@ static char **plan_env(const struct plan *pl) {
     size_t kl = (size_t)(eq - *e);
     int skip = 0;
     for (size_t j = 0; j < o && !skip; j++) skip = !strncmp(out[j], *e, kl + 1);
-    for (int j = 0; j < pl->env_unset.n && !skip; j++) skip = strlen(pl->env_unset.v[j]) == kl && !strncmp(pl->env_unset.v[j], *e, kl);
+    for (int j = 0; j < pl->env_unset.n && !skip; j++)
+      skip = strlen(pl->env_unset.v[j]) == kl && !strncmp(pl->env_unset.v[j], *e, kl);
     if (skip) continue;
     char *entry = *e;
     for (int j = 0; j < pl->env_set.n; j++)
-      if (!strncmp(pl->env_set.v[j], *e, kl + 1)) { entry = pl->env_set.v[j]; used[j] = 1; break; }
+      if (!strncmp(pl->env_set.v[j], *e, kl + 1)) {
+        entry = pl->env_set.v[j];
+        used[j] = 1;
+        break;
+      }
     out[o++] = entry;
   }
-  for (int j = 0; j < pl->env_set.n; j++) if (!used[j]) out[o++] = pl->env_set.v[j];
+  for (int j = 0; j < pl->env_set.n; j++)
+    if (!used[j]) out[o++] = pl->env_set.v[j];
   out[o] = NULL;
   free(used);
   return out;
 }
 
 #define SIGNUM(s) s,
-static const int FORWARDED[] = { GATE_FORWARDED_SIGNALS(SIGNUM) 0 }; /* src/protocol/shared-with-c.ts */
+static const int FORWARDED[] = {GATE_FORWARDED_SIGNALS(SIGNUM) 0}; /* src/protocol/shared-with-c.ts */
 #undef SIGNUM
-static int sig_pipe[2] = { -1, -1 };
+static int sig_pipe[2] = {-1, -1};
 static struct sigaction saved[65];
 
 static void on_signal(int sig) {
@@ -887,7 +1021,11 @@ static int write_all(int fd, const char *p, size_t n) {
   while (n) {
     ssize_t w = write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w < 0 && errno == EAGAIN) { struct pollfd pf = { fd, POLLOUT, 0 }; poll(&pf, 1, 1); continue; }
+    if (w < 0 && errno == EAGAIN) {
+      struct pollfd pf = {fd, POLLOUT, 0};
+      poll(&pf, 1, 1);
+      continue;
+    }
     if (w <= 0) return -1;
     p += w;
     n -= (size_t)w;
@@ -905,7 +1043,8 @@ static int stderr_relay(void) {
   if (fstat(1, &out) || fstat(2, &er)) return 0;
   if (!(out.st_dev == er.st_dev && out.st_ino == er.st_ino)) return 1;
   if (S_ISFIFO(out.st_mode) || S_ISSOCK(out.st_mode)) return 2;
-  if (S_ISCHR(out.st_mode) && !stat("/dev/null", &null) && S_ISCHR(null.st_mode) && null.st_rdev == out.st_rdev) return 2;
+  if (S_ISCHR(out.st_mode) && !stat("/dev/null", &null) && S_ISCHR(null.st_mode) && null.st_rdev == out.st_rdev)
+    return 2;
   return S_ISREG(out.st_mode) ? 3 : 0;
 }
 
@@ -923,7 +1062,11 @@ static size_t read_back_tail(off_t start, char *tail) {
   return n > 0 ? (size_t)n : 0;
 }
 
-struct result { int status; double ms; char tail[TAIL_BYTES + 1]; };
+struct result {
+  int status;
+  double ms;
+  char tail[TAIL_BYTES + 1];
+};
 
 /* Ends a run's start-up phase at the daemon (start-up-end); 0, or -1 with err. */
 typedef int (*end_phase_fn)(void *ctx, char *err, size_t errlen);
@@ -950,7 +1093,10 @@ static int own_launcher(const char *program) {
 static void launch_here(char **av, char **envp) {
   int keep = -1;
   DIR *d = opendir("/proc/self/fd");
-  if (!d) { say("cannot start the exec gate's launcher: /proc/self/fd: ", strerror(errno), NULL, NULL); _exit(126); }
+  if (!d) {
+    say("cannot start the exec gate's launcher: /proc/self/fd: ", strerror(errno), NULL, NULL);
+    _exit(126);
+  }
   keep = dirfd(d);
   int fds[1024], n = 0;
   for (struct dirent *e; (e = readdir(d)) && n < 1024;) {
@@ -975,30 +1121,41 @@ static void launch_here(char **av, char **envp) {
   _exit(gate_launch(argc, av));
 }
 
-static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, void *end_ctx, struct result *res, char *err, size_t errlen) {
+static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, void *end_ctx, struct result *res,
+                    char *err, size_t errlen) {
   double started = now_msf();
   res->tail[0] = 0;
   char **envp = plan_env(pl);
   char **av = calloc((size_t)pl->args.n + 2, sizeof *av);
-  if (!envp || !av) { snprintf(err, errlen, "out of memory"); return -1; }
+  if (!envp || !av) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
   av[0] = pl->program; /* argv[0] is the program's path, as the Node client's spawn gives it */
   memcpy(av + 1, pl->args.v, (size_t)pl->args.n * sizeof *av);
-  int rp[2] = { -1, -1 }, ep[2] = { -1, -1 }, ready[2] = { -1, -1 }, go[2] = { -1, -1 };
+  int rp[2] = {-1, -1}, ep[2] = {-1, -1}, ready[2] = {-1, -1}, go[2] = {-1, -1};
   int phase = pl->ready_fd > 2 && pl->go_fd > 2;
   off_t back_from = relay == 3 ? lseek(2, 0, SEEK_CUR) : -1;
   if (relay == 3) relay = 0; /* read back after the run, nothing relayed */
-  if ((relay && pipe2(rp, O_CLOEXEC)) || pipe2(ep, O_CLOEXEC) || (phase && (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))) || signals_install()) {
+  if ((relay && pipe2(rp, O_CLOEXEC)) || pipe2(ep, O_CLOEXEC) ||
+      (phase && (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))) || signals_install()) {
     snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno));
     return -1;
   }
   pid_t pid = fork();
-  if (pid < 0) { snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno)); return -1; }
+  if (pid < 0) {
+    snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno));
+    return -1;
+  }
   if (pid == 0) {
     /* bwrap gets its own session so a terminal's signals do not kill it (src/exec/run-bash.ts) */
     if (pl->sandboxed) setsid();
     signals_restore();
     if (relay == 1) dup2(rp[1], 2);
-    if (relay == 2) { dup2(rp[1], 1); dup2(rp[1], 2); }
+    if (relay == 2) {
+      dup2(rp[1], 1);
+      dup2(rp[1], 2);
+    }
     if (phase) {
       /* above every target first, so placing one never closes another */
       int r = fcntl(ready[1], F_DUPFD_CLOEXEC, 1000), g = fcntl(go[0], F_DUPFD_CLOEXEC, 1000);
@@ -1010,17 +1167,24 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
     int e = 0;
     if (chdir(pl->cwd)) e = errno;
     else if (own_launcher(pl->program)) launch_here(av, envp);
-    else { execve(pl->program, av, envp); e = errno; }
+    else {
+      execve(pl->program, av, envp);
+      e = errno;
+    }
     ssize_t w = write(ep[1], &e, sizeof e);
     (void)w;
     _exit(127);
   }
   close(ep[1]);
   if (relay) close(rp[1]);
-  if (phase) { close(ready[1]); close(go[0]); }
+  if (phase) {
+    close(ready[1]);
+    close(go[0]);
+  }
   int child_err = 0;
   ssize_t got;
-  do got = read(ep[0], &child_err, sizeof child_err); while (got < 0 && errno == EINTR);
+  do got = read(ep[0], &child_err, sizeof child_err);
+  while (got < 0 && errno == EINTR);
   close(ep[0]);
   if (got == (ssize_t)sizeof child_err) {
     waitpid(pid, NULL, 0);
@@ -1035,7 +1199,7 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   while (!exited || rfd >= 0) {
     /* once bash has ended, the pipe is only drained of what is already in it (no waiting) */
     int after = exited;
-    struct pollfd pf[3] = { { sig_pipe[0], POLLIN, 0 }, { rfd, POLLIN, 0 }, { ready_r, POLLIN, 0 } };
+    struct pollfd pf[3] = {{sig_pipe[0], POLLIN, 0}, {rfd, POLLIN, 0}, {ready_r, POLLIN, 0}};
     if (poll(pf, 3, after ? 0 : -1) < 0 && errno != EINTR) break;
     if (ready_r >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR))) {
       /* bash read its start-up files: end the phase at the daemon, then let the script start. If bash ended
@@ -1073,9 +1237,14 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
         /* it holds the relay pipe and the caller's stream it copies to, nothing else of the caller's (a
          * stdout the job does not hold closes now, as under bash) */
         int null = open("/dev/null", O_RDWR);
-        for (int fd = 0; fd < 3; fd++) if (fd != to && null >= 0) dup2(null, fd);
-        if (rfd != 3) { dup2(rfd, 3); rfd = 3; }
-        if (syscall(SYS_close_range, 4u, ~0u, 0u)) for (int fd = 4; fd < 1024; fd++) close(fd);
+        for (int fd = 0; fd < 3; fd++)
+          if (fd != to && null >= 0) dup2(null, fd);
+        if (rfd != 3) {
+          dup2(rfd, 3);
+          rfd = 3;
+        }
+        if (syscall(SYS_close_range, 4u, ~0u, 0u))
+          for (int fd = 4; fd < 1024; fd++) close(fd);
         char buf[65536];
         for (;;) {
           ssize_t n = read(rfd, buf, sizeof buf);
@@ -1083,18 +1252,35 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
           if (n <= 0 || write_all(to, buf, (size_t)n)) _exit(0);
         }
       }
-      if (r > 0) { close(rfd); rfd = -1; continue; }
+      if (r > 0) {
+        close(rfd);
+        rfd = -1;
+        continue;
+      }
     }
     if (rfd >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) {
       char chunk[65536];
       ssize_t n = read(rfd, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) { close(rfd); rfd = -1; continue; }
+      if (n <= 0) {
+        close(rfd);
+        rfd = -1;
+        continue;
+      }
       /* the caller stopped reading (`| head`): close our end too, so the script meets the same EPIPE */
-      if (write_all(to, chunk, (size_t)n) && relay == 2) { close(rfd); rfd = -1; }
-      if ((size_t)n >= TAIL_BYTES) { memcpy(res->tail, chunk + n - TAIL_BYTES, TAIL_BYTES); tl = TAIL_BYTES; }
-      else {
-        if (tl + (size_t)n > TAIL_BYTES) { size_t drop = tl + (size_t)n - TAIL_BYTES; memmove(res->tail, res->tail + drop, tl - drop); tl -= drop; }
+      if (write_all(to, chunk, (size_t)n) && relay == 2) {
+        close(rfd);
+        rfd = -1;
+      }
+      if ((size_t)n >= TAIL_BYTES) {
+        memcpy(res->tail, chunk + n - TAIL_BYTES, TAIL_BYTES);
+        tl = TAIL_BYTES;
+      } else {
+        if (tl + (size_t)n > TAIL_BYTES) {
+          size_t drop = tl + (size_t)n - TAIL_BYTES;
+          memmove(res->tail, res->tail + drop, tl - drop);
+          tl -= drop;
+        }
         memcpy(res->tail + tl, chunk, (size_t)n);
         tl += (size_t)n;
       }
@@ -1102,7 +1288,10 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
     }
   }
   if (!exited) waitpid(pid, &wstatus, 0);
-  if (ready_r >= 0) { close(ready_r); close(go[1]); }
+  if (ready_r >= 0) {
+    close(ready_r);
+    close(go[1]);
+  }
   signals_restore();
   free(envp);
   free(av);
@@ -1122,19 +1311,24 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   return 0;
 }
 
-struct phase_ctx { const struct paths *paths; const char *run_id; };
+struct phase_ctx {
+  const struct paths *paths;
+  const char *run_id;
+};
 
 static int end_phase(void *ctx, char *err, size_t errlen) {
   struct phase_ctx *c = ctx;
   char id[96];
   gate_new_id(id, sizeof id);
-  struct gbuf m; gb_init(&m);
+  struct gbuf m;
+  gb_init(&m);
   gb_puts(&m, GATE_MSG_HEAD);
   json_str(&m, id);
   gb_puts(&m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_START_UP_END) GATE_KEY(GATE_F_RUN_ID));
   json_str(&m, c->run_id);
   gb_puts(&m, "}");
-  struct gbuf out; gb_init(&out);
+  struct gbuf out;
+  gb_init(&out);
   int rc = request(c->paths, id, &m, 0, &out, err, errlen);
   gb_free(&m);
   gb_free(&out);
@@ -1170,7 +1364,11 @@ static void nested_shell(char **argv) {
 static void stop_note(const struct paths *p, time_t since) {
   char f[PATH_MAX];
   gate_join(f, sizeof f, p->request_sock, NULL, NULL, NULL);
-  for (int up = 0; up < 2; up++) { char *s = strrchr(f, '/'); if (!s || s == f) return; *s = 0; }
+  for (int up = 0; up < 2; up++) {
+    char *s = strrchr(f, '/');
+    if (!s || s == f) return;
+    *s = 0;
+  }
   size_t l = strlen(f);
   if (l + sizeof "/stop-note" > sizeof f) return;
   memcpy(f + l, "/stop-note", sizeof "/stop-note");
@@ -1193,19 +1391,28 @@ static void stop_note(const struct paths *p, time_t since) {
 /* State 1, pre-flight: the reply in *r, or the status when nothing may run (-1: go on). Hands over to the
  * Node gate-sh where it would do better: the daemon went away since the probe (it autostarts), or escalation
  * flags the daemon could not read (it says what is wrong, exit 2). */
-static int preflight(const struct paths *paths, const struct inv *inv, const struct gbuf *script, const char *replay, struct preply *r) {
+static int preflight(const struct paths *paths, const struct inv *inv, const struct gbuf *script, const char *replay,
+                     struct preply *r) {
   char id[96], err[2048], key[200];
   read_key(paths->start_up_key, key, sizeof key);
   gate_new_id(id, sizeof id);
-  struct gbuf m; gb_init(&m);
+  struct gbuf m;
+  gb_init(&m);
   build_preflight(&m, id, inv, script->p, g_cwd, NULL, NULL, key);
   if (m.oom || m.len > GATE_MAX_DATAGRAM) handover(replay, script->len);
-  struct gbuf raw; gb_init(&raw);
+  struct gbuf raw;
+  gb_init(&raw);
   int rc = request(paths, id, &m, 1, &raw, err, sizeof err);
   if (rc == 1) handover(replay, script->len);
   if (rc < 0 && inv->escalation && !strcmp(g_last_code, GATE_CODE_MALFORMED)) handover(replay, script->len);
-  if (rc < 0) { sayf(GATE_TEXT_NOTHING_RAN, err); return EXIT_DENIED; }
-  if (parse_preply(&raw, r)) { sayf(GATE_TEXT_MALFORMED_REPLY); return EXIT_DENIED; }
+  if (rc < 0) {
+    sayf(GATE_TEXT_NOTHING_RAN, err);
+    return EXIT_DENIED;
+  }
+  if (parse_preply(&raw, r)) {
+    sayf(GATE_TEXT_MALFORMED_REPLY);
+    return EXIT_DENIED;
+  }
   if (strcmp(r->type, GATE_MSG_PREFLIGHT) || !r->has_action || !r->run_id[0]) {
     sayf(GATE_TEXT_UNEXPECTED_REPLY, r->type[0] ? r->type : "undefined");
     return EXIT_DENIED;
@@ -1231,45 +1438,77 @@ static int run_call(const struct paths *paths, const struct inv *inv, const stru
   int st = preflight(paths, inv, script, replay, &r);
   if (st >= 0) return st;
   struct plan *pl = &r.plan;
-  if (pl->denials.n) { for (int i = 0; i < pl->denials.n; i++) say(pl->denials.v[i], NULL, NULL, NULL); return EXIT_DENIED; }
-  if (pl->error) { sayf(GATE_TEXT_NOTHING_RAN, pl->error); return EXIT_DENIED; }
-  if (!pl->has_plan || !runnable(pl)) { sayf(GATE_TEXT_NO_PLAN); return EXIT_DENIED; }
+  if (pl->denials.n) {
+    for (int i = 0; i < pl->denials.n; i++) say(pl->denials.v[i], NULL, NULL, NULL);
+    return EXIT_DENIED;
+  }
+  if (pl->error) {
+    sayf(GATE_TEXT_NOTHING_RAN, pl->error);
+    return EXIT_DENIED;
+  }
+  if (!pl->has_plan || !runnable(pl)) {
+    sayf(GATE_TEXT_NO_PLAN);
+    return EXIT_DENIED;
+  }
   int relay = pl->rerun ? stderr_relay() : 0;
   static struct result res;
-  struct phase_ctx pc = { paths, r.run_id };
+  struct phase_ctx pc = {paths, r.run_id};
   time_t began = time(NULL);
   if (!attempt(pl, relay, &pc, &res)) return EXIT_DENIED;
   if (res.status != 0) stop_note(paths, began);
-  struct gbuf fin; gb_init(&fin);
+  struct gbuf fin;
+  gb_init(&fin);
   /* a failed turn-sandbox attempt: the daemon reads its stderr for a sandbox denial (the on-failure rerun);
    * after a 0 too when the daemon ran it stricter than the turn's sandbox (its verdict decides) */
   int verdict = relay && res.status != 127 && (res.status != 0 || pl->rerun_any_status);
   char fid[96];
   run_finished(&fin, fid, sizeof fid, r.run_id, res.status, res.ms, verdict ? res.tail : NULL);
-  if (!verdict) { notify(paths, &fin); return res.status; }
+  if (!verdict) {
+    notify(paths, &fin);
+    return res.status;
+  }
   char err[2048];
-  struct gbuf ack; gb_init(&ack);
+  struct gbuf ack;
+  gb_init(&ack);
   struct preply a;
   if (request(paths, fid, &fin, 0, &ack, err, sizeof err) || parse_preply(&ack, &a) || !a.why[0]) return res.status;
   /* State 5, the rerun: ask to escalate with the denial as justification, rerun as the daemon's plan says */
   char id2[96];
   gate_new_id(id2, sizeof id2);
-  struct gbuf m2; gb_init(&m2);
+  struct gbuf m2;
+  gb_init(&m2);
   build_preflight(&m2, id2, inv, script->p, g_cwd, a.justification, a.why, NULL);
-  struct gbuf raw2; gb_init(&raw2);
+  struct gbuf raw2;
+  gb_init(&raw2);
   struct preply r2;
   int rc = request(paths, id2, &m2, 1, &raw2, err, sizeof err);
-  if (rc == 0 && parse_preply(&raw2, &r2)) { rc = -1; snprintf(err, sizeof err, "malformed reply"); }
-  if (rc == 0 && (strcmp(r2.type, GATE_MSG_PREFLIGHT) || !r2.has_action)) { rc = -1; snprintf(err, sizeof err, GATE_TEXT_UNEXPECTED_RERUN_REPLY, r2.type); }
-  if (rc) { sayf(GATE_TEXT_RERUN_NOT_ASKED, a.why, err); return res.status; }
+  if (rc == 0 && parse_preply(&raw2, &r2)) {
+    rc = -1;
+    snprintf(err, sizeof err, "malformed reply");
+  }
+  if (rc == 0 && (strcmp(r2.type, GATE_MSG_PREFLIGHT) || !r2.has_action)) {
+    rc = -1;
+    snprintf(err, sizeof err, GATE_TEXT_UNEXPECTED_RERUN_REPLY, r2.type);
+  }
+  if (rc) {
+    sayf(GATE_TEXT_RERUN_NOT_ASKED, a.why, err);
+    return res.status;
+  }
   struct plan *p2 = &r2.plan;
   if (p2->notice) say(p2->notice, NULL, NULL, NULL);
-  if (p2->error) { sayf(GATE_TEXT_NOTHING_RAN, p2->error); return EXIT_DENIED; }
+  if (p2->error) {
+    sayf(GATE_TEXT_NOTHING_RAN, p2->error);
+    return EXIT_DENIED;
+  }
   if (!p2->has_rerun_of || !p2->rerun_of_run) return res.status;
-  if (!runnable(p2)) { sayf(GATE_TEXT_NO_PLAN); return EXIT_DENIED; }
+  if (!runnable(p2)) {
+    sayf(GATE_TEXT_NO_PLAN);
+    return EXIT_DENIED;
+  }
   static struct result res2;
   if (!attempt(p2, 0, &pc, &res2)) return EXIT_DENIED;
-  struct gbuf fin2; gb_init(&fin2);
+  struct gbuf fin2;
+  gb_init(&fin2);
   run_finished(&fin2, fid, sizeof fid, r2.run_id, res2.status, res2.ms, NULL);
   notify(paths, &fin2);
   return res2.status;
@@ -1281,9 +1520,15 @@ int main(int argc, char **argv) {
   g_argv = argv;
   char *cwd = g_cwd;
   char self[PATH_MAX];
-  if (!realpath("/proc/self/exe", self)) { say("cannot find its own installation; nothing ran", NULL, NULL, NULL); return EXIT_DENIED; }
+  if (!realpath("/proc/self/exe", self)) {
+    say("cannot find its own installation; nothing ran", NULL, NULL, NULL);
+    return EXIT_DENIED;
+  }
   resolve_path("/", self, g_root, sizeof g_root);
-  for (int up = 0; up < 2; up++) { char *s = strrchr(g_root, '/'); if (s && s != g_root) *s = 0; }
+  for (int up = 0; up < 2; up++) {
+    char *s = strrchr(g_root, '/');
+    if (s && s != g_root) *s = 0;
+  }
   int have_cwd = getcwd(cwd, sizeof g_cwd) != NULL;
   const char *execfn = (const char *)getauxval(AT_EXECFN);
   resolve_path(have_cwd ? cwd : "/", execfn && *execfn ? execfn : argv[0], g_name, sizeof g_name);
@@ -1294,22 +1539,26 @@ int main(int argc, char **argv) {
   struct inv inv;
   if (classify(argc, argv, &inv)) handover(NULL, 0);
   if (inv.source == SRC_STDIN && isatty(0) && isatty(2)) handover(NULL, 0); /* interactive */
-  if (isatty(0) && isatty(1)) handover(NULL, 0);                            /* PTY hosting */
+  if (isatty(0) && isatty(1)) handover(NULL, 0); /* PTY hosting */
   struct paths paths;
   if (gate_paths(&paths)) handover(NULL, 0); /* Node says why */
   if (!daemon_bound(&paths) && !autostart(&paths)) handover(NULL, 0); /* Node waits, or says why not */
   if (!bwrap_here()) handover(NULL, 0); /* Node says what to install, or runs without a sandbox */
 
-  for (int i = 0; i < argc; i++) if (!gate_utf8_valid(argv[i], strlen(argv[i]))) handover(NULL, 0);
-  for (char **e = environ; *e; e++) if (!gate_utf8_valid(*e, strlen(*e))) handover(NULL, 0);
+  for (int i = 0; i < argc; i++)
+    if (!gate_utf8_valid(argv[i], strlen(argv[i]))) handover(NULL, 0);
+  for (char **e = environ; *e; e++)
+    if (!gate_utf8_valid(*e, strlen(*e))) handover(NULL, 0);
   if (!gate_utf8_valid(cwd, strlen(cwd)) || !gate_utf8_valid(g_name, strlen(g_name))) handover(NULL, 0);
 
-  struct gbuf script; gb_init(&script);
+  struct gbuf script;
+  gb_init(&script);
   if (inv.source == SRC_COMMAND) gb_puts(&script, inv.script_arg);
   else if (inv.source == SRC_FILE) {
     int fd = open(inv.script_arg, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_all(fd, &script)) handover(NULL, 0); /* Node's messages */
+    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || read_all(fd, &script))
+      handover(NULL, 0); /* Node's messages */
     close(fd);
   } else if (read_all(0, &script)) {
     say("cannot read the script from stdin: ", strerror(errno), NULL, NULL);
@@ -1317,7 +1566,8 @@ int main(int argc, char **argv) {
   }
   if (!script.p) gb_puts(&script, "");
   const char *replay = inv.source == SRC_STDIN ? script.p : NULL;
-  if (script.oom || script.len > GATE_CALL_NATIVE_MAX_SCRIPT || memchr(script.p, 0, script.len) || !gate_utf8_valid(script.p, script.len))
+  if (script.oom || script.len > GATE_CALL_NATIVE_MAX_SCRIPT || memchr(script.p, 0, script.len) ||
+      !gate_utf8_valid(script.p, script.len))
     handover(replay, script.len);
 
   return run_call(&paths, &inv, &script);

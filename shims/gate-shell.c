@@ -24,14 +24,16 @@ extern char **environ;
  * gate-sh beside it (a `bash` on PATH that is gate-sh comes back here: it would loop). */
 static int real_shell(const char *name, char *out, size_t n) {
   char self[PATH_MAX], entry[PATH_MAX + 32];
-  struct stat me, gsh = { 0 }, st;
+  struct stat me, gsh = {0}, st;
   if (!realpath("/proc/self/exe", self) || stat(self, &me)) return -1;
   snprintf(entry, sizeof entry, "%s", self);
   char *slash = strrchr(entry, '/');
   if (slash) snprintf(slash + 1, sizeof entry - (size_t)(slash + 1 - entry), "gate-sh-native");
   int have_gsh = stat(entry, &gsh) == 0;
   const char *path = getenv("PATH");
-  struct { const char *list; } order[] = { { path ? path : "" }, { "/usr/bin:/bin" } };
+  struct {
+    const char *list;
+  } order[] = {{path ? path : ""}, {"/usr/bin:/bin"}};
   for (int k = 0; k < 2; k++) {
     for (const char *s = order[k].list; *s;) {
       size_t l = strcspn(s, ":");
@@ -59,8 +61,14 @@ static int find_script(int argc, char **argv, int *login) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--")) return c ? (i + 1 < argc ? i + 1 : -1) : -1;
-    if (!strcmp(a, "--login")) { *login = 1; continue; }
-    if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) { i++; continue; }
+    if (!strcmp(a, "--login")) {
+      *login = 1;
+      continue;
+    }
+    if (!strcmp(a, "--rcfile") || !strcmp(a, "--init-file")) {
+      i++;
+      continue;
+    }
     if (!strncmp(a, "--", 2)) continue;
     if ((a[0] == '-' || a[0] == '+') && a[1]) {
       int takes = 0;
@@ -83,7 +91,10 @@ static void set_var(char ***env, size_t *n, const char *name, const char *value)
   if (!v) return;
   sprintf(v, "%s=%s", name, value);
   for (size_t i = 0; i < *n; i++)
-    if (!strncmp((*env)[i], name, nl) && (*env)[i][nl] == '=') { (*env)[i] = v; return; }
+    if (!strncmp((*env)[i], name, nl) && (*env)[i][nl] == '=') {
+      (*env)[i] = v;
+      return;
+    }
   (*env)[(*n)++] = v;
   (*env)[*n] = NULL;
 }
@@ -100,7 +111,10 @@ int main(int argc, char **argv) {
   size_t n = 0;
   for (char **e = environ; *e; e++) n++;
   char **env = malloc((n + 4) * sizeof *env);
-  if (!env) { gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL); return 126; }
+  if (!env) {
+    gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL);
+    return 126;
+  }
   memcpy(env, environ, (n + 1) * sizeof *env);
 
   int login;
@@ -108,12 +122,19 @@ int main(int argc, char **argv) {
   if (si > 0 && getenv(GATE_VAR_RUN)) {
     struct gate_conf c;
     char err[1200], cwd[PATH_MAX], id[96], num[32];
-    if (gate_conf_from_env(&c, err, sizeof err)) { gate_msg("nested shell: not run: ", err, NULL, NULL); return 126; }
-    if (!getcwd(cwd, sizeof cwd)) { gate_msg("nested shell: not run: the current directory is gone", NULL, NULL, NULL); return 126; }
+    if (gate_conf_from_env(&c, err, sizeof err)) {
+      gate_msg("nested shell: not run: ", err, NULL, NULL);
+      return 126;
+    }
+    if (!getcwd(cwd, sizeof cwd)) {
+      gate_msg("nested shell: not run: the current directory is gone", NULL, NULL, NULL);
+      return 126;
+    }
     gate_new_id(id, sizeof id);
     const char *script = argv[si];
     int b64 = !gate_utf8_valid(script, strlen(script)) || !gate_utf8_valid(cwd, strlen(cwd));
-    struct gbuf m; gb_init(&m);
+    struct gbuf m;
+    gb_init(&m);
     gb_puts(&m, GATE_MSG_HEAD);
     gb_json_str(&m, id, strlen(id), 0);
     gb_puts(&m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PREFLIGHT) GATE_KEY(GATE_F_SHELL));
@@ -131,9 +152,15 @@ int main(int argc, char **argv) {
     gb_puts(&m, "}");
     struct gate_reply *r = malloc(sizeof *r);
     static gate_denial denied[GATE_MAX_DENIED];
-    if (!r) { gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL); return 126; }
+    if (!r) {
+      gate_msg("nested shell: not run: out of memory", NULL, NULL, NULL);
+      return 126;
+    }
     gate_reply_init(r, denied, NULL);
-    if (gate_request(&c, id, &m, r, err, sizeof err)) { gate_msg("nested ", name, " -c: ", err); return 126; }
+    if (gate_request(&c, id, &m, r, err, sizeof err)) {
+      gate_msg("nested ", name, " -c: ", err);
+      return 126;
+    }
     if (strcmp(r->type, GATE_MSG_PREFLIGHT) || !r->run_id[0] || r->action == GA_NONE) {
       gate_msg("nested ", name, " -c: not run: malformed pre-flight reply from the daemon", NULL);
       return 126;

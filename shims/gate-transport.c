@@ -29,14 +29,17 @@ ssize_t gate_recv_until(int fd, void *buf, size_t n, long deadline_ms, const cha
   for (;;) {
     long left = deadline_ms - now_ms();
     if (left <= 0) return -1;
-    struct pollfd pf = { fd, POLLIN, 0 };
+    struct pollfd pf = {fd, POLLIN, 0};
     int pr = poll(&pf, 1, (int)left);
     if (pr < 0 && errno == EINTR) continue;
     if (pr <= 0) return -1;
     struct sockaddr_un a;
     socklen_t alen = sizeof a;
     ssize_t got = recvfrom(fd, buf, n, MSG_TRUNC, (struct sockaddr *)&a, &alen);
-    if (got < 0) { if (errno == EINTR) continue; return -1; }
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
     if (from && !gate_sent_from(&a, alen, from)) continue; /* not the daemon's: dropped */
     return got;
   }
@@ -51,13 +54,18 @@ int gate_sent_from(const struct sockaddr_un *a, socklen_t len, const char *path)
 int gate_sock_addr(struct sockaddr_un *a, const char *path, char *err, size_t errlen) {
   memset(a, 0, sizeof *a);
   a->sun_family = AF_UNIX;
-  if (strlen(path) >= sizeof a->sun_path) { snprintf(err, errlen, "socket path too long: %s", path); return -1; }
+  if (strlen(path) >= sizeof a->sun_path) {
+    snprintf(err, errlen, "socket path too long: %s", path);
+    return -1;
+  }
   strcpy(a->sun_path, path);
   return 0;
 }
 
 int gate_unreachable(const char *path, int e, char *err, size_t errlen) {
-  snprintf(err, errlen, "the gate-sh daemon is not reachable at %s (%s); nothing was run: start it with 'gate daemon start' and check 'gate status'",
+  snprintf(err, errlen,
+           "the gate-sh daemon is not reachable at %s (%s); nothing was run: start it with 'gate daemon start' and "
+           "check 'gate status'",
            path, strerror(e));
   return -1;
 }
@@ -86,48 +94,78 @@ static int request_stream(const struct gate_conf *c, const char *id, const struc
   struct sockaddr_un a;
   if (gate_sock_addr(&a, c->stream_sock, err, errlen)) return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); return -1; }
-  if (connect(fd, (struct sockaddr *)&a, sizeof a)) { int e = errno; close(fd); return gate_unreachable(c->stream_sock, e, err, errlen); }
+  if (fd < 0) {
+    snprintf(err, errlen, "socket: %s", strerror(errno));
+    return -1;
+  }
+  if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+    int e = errno;
+    close(fd);
+    return gate_unreachable(c->stream_sock, e, err, errlen);
+  }
   uint32_t len = (uint32_t)msg->len;
-  unsigned char head[4] = { len & 255, len >> 8 & 255, len >> 16 & 255, len >> 24 & 255 };
-  struct gbuf out; gb_init(&out);
+  unsigned char head[4] = {len & 255, len >> 8 & 255, len >> 16 & 255, len >> 24 & 255};
+  struct gbuf out;
+  gb_init(&out);
   gb_put(&out, (const char *)head, 4);
   gb_put(&out, msg->p, msg->len);
   size_t off = 0;
   while (!out.oom && off < out.len) {
     ssize_t w = send(fd, out.p + off, out.len - off, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) { int e = errno; gb_free(&out); close(fd); return gate_unreachable(c->stream_sock, e, err, errlen); }
+    if (w <= 0) {
+      int e = errno;
+      gb_free(&out);
+      close(fd);
+      return gate_unreachable(c->stream_sock, e, err, errlen);
+    }
     off += (size_t)w;
   }
   gb_free(&out);
-  struct gbuf in; gb_init(&in);
+  struct gbuf in;
+  gb_init(&in);
   int rc = -1;
   long silent_until = now_ms() + (long)c->timeout_ms * c->attempts;
   for (;;) {
     while (in.len >= 4) {
       const unsigned char *u = (const unsigned char *)in.p;
       uint32_t n = u[0] | u[1] << 8 | u[2] << 16 | (uint32_t)u[3] << 24;
-      if (n > GATE_MAX_FRAME) { snprintf(err, errlen, "malformed reply from the daemon (frame too large)"); goto out; }
+      if (n > GATE_MAX_FRAME) {
+        snprintf(err, errlen, "malformed reply from the daemon (frame too large)");
+        goto out;
+      }
       if (in.len < 4 + n) break;
       int t = take(in.p + 4, n, id, r, err, errlen, 0);
-      if (t) { rc = t > 0 ? 0 : -1; goto out; }
+      if (t) {
+        rc = t > 0 ? 0 : -1;
+        goto out;
+      }
       memmove(in.p, in.p + 4 + n, in.len - 4 - n);
       in.len -= 4 + n;
       silent_until = now_ms() + (long)c->timeout_ms * c->attempts;
     }
     long left = silent_until - now_ms();
-    if (left <= 0) { snprintf(err, errlen, "the gate-sh daemon did not answer (timeout); nothing was run: check 'gate status'"); goto out; }
-    struct pollfd pf = { fd, POLLIN, 0 };
+    if (left <= 0) {
+      snprintf(err, errlen, "the gate-sh daemon did not answer (timeout); nothing was run: check 'gate status'");
+      goto out;
+    }
+    struct pollfd pf = {fd, POLLIN, 0};
     int pr = poll(&pf, 1, (int)left);
     if (pr < 0 && errno == EINTR) continue;
     if (pr <= 0) continue;
     char chunk[65536];
     ssize_t got = recv(fd, chunk, sizeof chunk, 0);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) { snprintf(err, errlen, "the gate-sh daemon closed the connection without an answer; nothing was run: check 'gate status'"); goto out; }
+    if (got <= 0) {
+      snprintf(err, errlen,
+               "the gate-sh daemon closed the connection without an answer; nothing was run: check 'gate status'");
+      goto out;
+    }
     gb_put(&in, chunk, (size_t)got);
-    if (in.oom) { snprintf(err, errlen, "out of memory"); goto out; }
+    if (in.oom) {
+      snprintf(err, errlen, "out of memory");
+      goto out;
+    }
   }
 out:
   gb_free(&in);
@@ -152,8 +190,8 @@ static struct {
   pid_t pid;
   dev_t dev;
   ino_t ino;
-  char path[sizeof ((struct sockaddr_un *)0)->sun_path];
-} RS = { 0, -1, 0, 0, 0, 0, "" };
+  char path[sizeof((struct sockaddr_un *)0)->sun_path];
+} RS = {0, -1, 0, 0, 0, 0, ""};
 
 static int kept_usable(void) {
   struct stat st;
@@ -166,44 +204,73 @@ static int reply_open(const char *path, int *kept, char *err, size_t errlen) {
   *kept = 0;
   if (!__atomic_exchange_n(&RS.busy, 1, __ATOMIC_ACQUIRE)) {
     pid_t pid = getpid();
-    if (RS.pid == pid && RS.fd >= 0 && kept_usable()) { *kept = 1; return RS.fd; }
-    if (RS.pid == pid && RS.fd >= 0) { unlink(RS.path); RS.fd = -1; } /* the program closed it */
-    if (RS.pid != pid && RS.fd < 0) { RS.pid = pid; RS.uses = 0; }     /* counting starts for this pid */
-    if (RS.pid == pid && RS.uses++ >= 1) *kept = 1;                  /* asked before: keep this one */
+    if (RS.pid == pid && RS.fd >= 0 && kept_usable()) {
+      *kept = 1;
+      return RS.fd;
+    }
+    if (RS.pid == pid && RS.fd >= 0) {
+      unlink(RS.path);
+      RS.fd = -1;
+    } /* the program closed it */
+    if (RS.pid != pid && RS.fd < 0) {
+      RS.pid = pid;
+      RS.uses = 0;
+    } /* counting starts for this pid */
+    if (RS.pid == pid && RS.uses++ >= 1) *kept = 1; /* asked before: keep this one */
     else __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE);
   }
   int fd = -1;
   if (gate_sock_addr(&me, path, err, errlen)) goto fail;
   fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); goto fail; }
+  if (fd < 0) {
+    snprintf(err, errlen, "socket: %s", strerror(errno));
+    goto fail;
+  }
   /* never on 0-2: in a program whose stdin/stdout/stderr is closed, a kept socket there would be what it
    * later reads or writes as stdio, and its own next open would not get the number it expects */
   if (fd <= 2) {
     int up = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     close(fd);
     fd = up;
-    if (fd < 0) { snprintf(err, errlen, "socket: %s", strerror(errno)); goto fail; }
+    if (fd < 0) {
+      snprintf(err, errlen, "socket: %s", strerror(errno));
+      goto fail;
+    }
   }
   mode_t old = umask(077);
   int b = bind(fd, (struct sockaddr *)&me, sizeof me);
   umask(old);
-  if (b) { snprintf(err, errlen, "cannot bind the reply socket %s (%s); nothing was run", path, strerror(errno)); goto fail; }
-  struct timeval tv = { 1, 0 };
+  if (b) {
+    snprintf(err, errlen, "cannot bind the reply socket %s (%s); nothing was run", path, strerror(errno));
+    goto fail;
+  }
+  struct timeval tv = {1, 0};
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   struct stat st;
   if (*kept && fstat(fd, &st) == 0) {
-    RS.fd = fd; RS.dev = st.st_dev; RS.ino = st.st_ino;
+    RS.fd = fd;
+    RS.dev = st.st_dev;
+    RS.ino = st.st_ino;
     memcpy(RS.path, me.sun_path, sizeof RS.path);
-  } else if (*kept) { *kept = 0; __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE); }
+  } else if (*kept) {
+    *kept = 0;
+    __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE);
+  }
   return fd;
 fail:
   if (fd >= 0) close(fd);
-  if (*kept) { *kept = 0; __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE); }
+  if (*kept) {
+    *kept = 0;
+    __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE);
+  }
   return -1;
 }
 
 static void reply_done(int fd, const char *path, int kept) {
-  if (kept) { __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE); return; }
+  if (kept) {
+    __atomic_store_n(&RS.busy, 0, __ATOMIC_RELEASE);
+    return;
+  }
   close(fd);
   unlink(path);
 }
@@ -222,9 +289,12 @@ void gate_reply_release(void) {
 
 /* One datagram to `to` carrying `carry` (SCM_RIGHTS) when it is a descriptor. */
 static ssize_t send_request(int fd, const struct sockaddr_un *to, const struct gbuf *msg, int carry) {
-  struct iovec iov = { msg->p, msg->len };
-  union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } u;
-  struct msghdr m = { .msg_name = (void *)to, .msg_namelen = sizeof *to, .msg_iov = &iov, .msg_iovlen = 1 };
+  struct iovec iov = {msg->p, msg->len};
+  union {
+    struct cmsghdr h;
+    char b[CMSG_SPACE(sizeof(int))];
+  } u;
+  struct msghdr m = {.msg_name = (void *)to, .msg_namelen = sizeof *to, .msg_iov = &iov, .msg_iovlen = 1};
   if (carry >= 0) {
     memset(&u, 0, sizeof u);
     m.msg_control = u.b;
@@ -236,7 +306,8 @@ static ssize_t send_request(int fd, const struct sockaddr_un *to, const struct g
     memcpy(CMSG_DATA(h), &carry, sizeof carry);
   }
   ssize_t s;
-  do s = sendmsg(fd, &m, MSG_NOSIGNAL); while (s < 0 && errno == EINTR);
+  do s = sendmsg(fd, &m, MSG_NOSIGNAL);
+  while (s < 0 && errno == EINTR);
   return s;
 }
 
@@ -244,9 +315,12 @@ static ssize_t send_request(int fd, const struct sockaddr_un *to, const struct g
  * layer's supervisor (same process tree, GATE_KERNEL_SOCK): a socket pair whose other end goes with the
  * request, so nothing is created in the filesystem per request (a socket file's create and unlink on a disk
  * filesystem cost more than the rest of the request); the supervisor answers on that end and closes it. */
-int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
-                 char *err, size_t errlen) {
-  if (msg->oom) { snprintf(err, errlen, "out of memory building the request"); return -1; }
+int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r, char *err,
+                 size_t errlen) {
+  if (msg->oom) {
+    snprintf(err, errlen, "out of memory building the request");
+    return -1;
+  }
   if (msg->len > GATE_MAX_DATAGRAM) return request_stream(c, id, msg, r, err, errlen);
   struct sockaddr_un to;
   if (gate_sock_addr(&to, c->request_sock, err, errlen)) return -1;
@@ -254,10 +328,13 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   int kept = 0, carry = -1, fd;
   if (c->via_supervisor) {
     int sp[2];
-    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp)) { snprintf(err, errlen, "socketpair: %s; nothing was run", strerror(errno)); return -1; }
+    if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp)) {
+      snprintf(err, errlen, "socketpair: %s; nothing was run", strerror(errno));
+      return -1;
+    }
     fd = sp[0];
     carry = sp[1];
-    struct timeval tv = { 1, 0 };
+    struct timeval tv = {1, 0};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   } else {
     gate_join(path, sizeof path, c->client_dir, "/", id, ".sock");
@@ -270,26 +347,45 @@ int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *m
   for (int attempt = 0; attempt < c->attempts; attempt++) {
     ssize_t s = send_request(fd, &to, msg, carry);
     if (s < 0 && errno != EAGAIN && errno != ENOBUFS && c->via_supervisor) {
-      snprintf(err, errlen, "the exec supervisor of this run is gone (%s); nothing more can run in this run", strerror(errno));
+      snprintf(err, errlen, "the exec supervisor of this run is gone (%s); nothing more can run in this run",
+               strerror(errno));
       goto out;
     }
-    if (s < 0 && errno != EAGAIN && errno != ENOBUFS) { gate_unreachable(c->request_sock, errno, err, errlen); goto out; }
+    if (s < 0 && errno != EAGAIN && errno != ENOBUFS) {
+      gate_unreachable(c->request_sock, errno, err, errlen);
+      goto out;
+    }
     long deadline = now_ms() + c->timeout_ms;
     for (;;) {
       ssize_t n = gate_recv_until(fd, buf, sizeof buf, deadline, c->via_supervisor ? NULL : c->request_sock);
       if (n < 0) break;
-      if ((size_t)n > sizeof buf) { by_stream = 1; goto out; }
+      if ((size_t)n > sizeof buf) {
+        by_stream = 1;
+        goto out;
+      }
       int t = take(buf, (size_t)n, id, r, err, errlen, 1);
       if (t < 0) goto out;
-      if (t == 2) { by_stream = 1; goto out; }
-      if (t > 0) { rc = 0; goto out; }
-      if (!strcmp(r->type, GATE_MSG_PENDING) && !strcmp(r->id, id)) { deadline = now_ms() + c->timeout_ms * 3L; attempt = 0; }
+      if (t == 2) {
+        by_stream = 1;
+        goto out;
+      }
+      if (t > 0) {
+        rc = 0;
+        goto out;
+      }
+      if (!strcmp(r->type, GATE_MSG_PENDING) && !strcmp(r->id, id)) {
+        deadline = now_ms() + c->timeout_ms * 3L;
+        attempt = 0;
+      }
     }
   }
-  snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'", c->attempts);
+  snprintf(err, errlen, "the gate-sh daemon did not answer %d attempts; nothing was run: check 'gate status'",
+           c->attempts);
 out:
-  if (carry >= 0) { close(carry); close(fd); }
-  else reply_done(fd, path, kept);
+  if (carry >= 0) {
+    close(carry);
+    close(fd);
+  } else reply_done(fd, path, kept);
   /* A reply too large for buf, or for a datagram: the daemon keeps every reply longer than
    * GATE_REPLY_ROOM by request id and answers a repeated id from that cache (never deciding twice), so
    * the same request on the stream socket fetches it whole. */

@@ -22,8 +22,8 @@ int gate_sent_from(const struct sockaddr_un *a, socklen_t len, const char *path)
 
 /* Send one request (JSON, with its id) and wait for the reply with that id. Datagram up to
  * GATE_MAX_DATAGRAM, else the stream socket. 0 on success; -1 with err on any failure (fail closed). */
-int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
-                 char *err, size_t errlen);
+int gate_request(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r, char *err,
+                 size_t errlen);
 
 /* Close and remove this process's kept reply socket, if any (before an exec or exit: the socket file
  * would outlive it). */

@@ -38,13 +38,13 @@ extern char **environ;
  * page first written is a page fault, in every process). */
 static struct {
   int nsaved;
-  const char *kernel;      /* a kernel-gated run: GATE_KERNEL_SOCK's value (that layer decides each exec first) */
-  char *saved[MAX_SAVED];  /* "GATE_X=value" captured at start, put back into every exec */
-  size_t dirlen;           /* length of lib's folder with its slash: <dir>/bin/ holds the shims */
+  const char *kernel; /* a kernel-gated run: GATE_KERNEL_SOCK's value (that layer decides each exec first) */
+  char *saved[MAX_SAVED]; /* "GATE_X=value" captured at start, put back into every exec */
+  size_t dirlen; /* length of lib's folder with its slash: <dir>/bin/ holds the shims */
   size_t arena_used;
-  char arena[2048];        /* the saved strings (strdup beyond it): no malloc in the constructor */
-  char lib[PATH_MAX];      /* this library's path, first in every exec's LD_PRELOAD */
-  char then[PATH_MAX];     /* one exec allowed without asking (the sandbox wrapper's inner program) */
+  char arena[2048]; /* the saved strings (strdup beyond it): no malloc in the constructor */
+  char lib[PATH_MAX]; /* this library's path, first in every exec's LD_PRELOAD */
+  char then[PATH_MAX]; /* one exec allowed without asking (the sandbox wrapper's inner program) */
 } G;
 
 /* ---------- helpers ---------- */
@@ -61,7 +61,10 @@ static int same_file(const char *a, const char *b) {
 }
 
 static void absolute(char *out, size_t n, const char *path) {
-  if (path[0] == '/') { gate_join(out, n, path, NULL, NULL, NULL); return; }
+  if (path[0] == '/') {
+    gate_join(out, n, path, NULL, NULL, NULL);
+    return;
+  }
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, ".");
   gate_join(out, n, strcmp(cwd, "/") ? cwd : "", "/", path, NULL);
@@ -69,12 +72,18 @@ static void absolute(char *out, size_t n, const char *path) {
 
 /* PATH search the way execvp does it (the caller's PATH, default /bin:/usr/bin). 0 or -1 with errno. */
 static int search_path(const char *file, char *out, size_t n) {
-  if (!*file) { errno = ENOENT; return -1; }
-  if (strchr(file, '/')) { gate_join(out, n, file, NULL, NULL, NULL); return 0; }
+  if (!*file) {
+    errno = ENOENT;
+    return -1;
+  }
+  if (strchr(file, '/')) {
+    gate_join(out, n, file, NULL, NULL, NULL);
+    return 0;
+  }
   const char *path = getenv("PATH");
   if (!path) path = "/bin:/usr/bin";
   int saw_eacces = 0;
-  for (const char *s = path;; ) {
+  for (const char *s = path;;) {
     size_t l = strcspn(s, ":");
     char cand[PATH_MAX];
     size_t dl = l < sizeof cand - 1 ? l : sizeof cand - 1;
@@ -82,7 +91,10 @@ static int search_path(const char *file, char *out, size_t n) {
     gate_join(cand + dl, sizeof cand - dl, l ? "/" : "", file, NULL, NULL);
     struct stat st;
     if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-      if (access(cand, X_OK) == 0) { gate_join(out, n, cand, NULL, NULL, NULL); return 0; }
+      if (access(cand, X_OK) == 0) {
+        gate_join(out, n, cand, NULL, NULL, NULL);
+        return 0;
+      }
       saw_eacces = 1;
     }
     if (!s[l]) break;
@@ -94,9 +106,7 @@ static int search_path(const char *file, char *out, size_t n) {
 
 /* ---------- environments ---------- */
 
-static int own_var(const char *e) {
-  return !strncmp(e, "GATE_", 5) || !strncmp(e, "LD_PRELOAD=", 11);
-}
+static int own_var(const char *e) { return !strncmp(e, "GATE_", 5) || !strncmp(e, "LD_PRELOAD=", 11); }
 
 /* Bytes up to the first ':' or ' ' (a list entry of LD_PRELOAD, which the loader splits on both). */
 static size_t entry_len(const char *s) {
@@ -110,7 +120,7 @@ static size_t entry_len(const char *s) {
  * array and the strings it adds: the caller's stack buffer when it fits (room bytes), else one malloc.
  * Why: this runs in a shell's freshly forked child just before its exec, where every heap or stack page
  * first written is a copy-on-write fault (costly on virtual machines); one small block on the stack
- * touches one page where malloc touched several (docs/history/2026-11-measurements.md, issue 29). */
+ * touches one page where malloc touched several (docs/history/2026-11-measurements.md). */
 static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask, char *stack,
                         size_t room) {
   size_t n = 0, lib = strlen(G.lib), foreign_len = 0;
@@ -124,7 +134,7 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   gate_num(pid, (unsigned long)getpid(), 10);
   size_t mark = (checked ? strlen(checked) : 0) + sizeof GATE_VAR_CHECKED + sizeof GATE_MARK_ASK + strlen(pid) + 2;
   size_t need = (n + MAX_SAVED + 5) * sizeof(char *) + 11 + lib + 2 * foreign_len + 2 + 2 * mark +
-                (escalate_token ? strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2 : 0);
+      (escalate_token ? strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2 : 0);
   char *block = need <= room ? stack : malloc(need);
   if (!block) return NULL;
   char **out = (char **)(void *)block;
@@ -141,17 +151,28 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
     size_t l = entry_len(s);
     int self = l == lib;
     for (size_t k = 0; self && k < l; k++) self = s[k] == G.lib[k];
-    if (l && !self) { *w++ = ':'; memcpy(w, s, l); w += l; }
+    if (l && !self) {
+      *w++ = ':';
+      memcpy(w, s, l);
+      w += l;
+    }
     s += l;
     if (*s) s++;
   }
   *w++ = 0;
-  if (checked) { out[o++] = w; w += gate_join(w, mark, GATE_VAR_CHECKED "=", pid, ":", checked) + 1; }
-  if (ask && checked) { out[o++] = w; w += gate_join(w, mark, GATE_MARK_ASK, pid, ":", checked) + 1; }
+  if (checked) {
+    out[o++] = w;
+    w += gate_join(w, mark, GATE_VAR_CHECKED "=", pid, ":", checked) + 1;
+  }
+  if (ask && checked) {
+    out[o++] = w;
+    w += gate_join(w, mark, GATE_MARK_ASK, pid, ":", checked) + 1;
+  }
   if (escalate_token) {
     out[o++] = w;
-    w += gate_join(w, strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2, GATE_VAR_ESCALATE "=", pid, ":",
-                   escalate_token) + 1;
+    w += gate_join(w, strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2, GATE_VAR_ESCALATE "=", pid,
+                   ":", escalate_token) +
+        1;
   }
   out[o] = NULL;
   return out;
@@ -174,9 +195,13 @@ static void restore_environ(void) {
   }
   const char *pre = getenv("LD_PRELOAD");
   if (!pre || strncmp(pre, G.lib, strlen(G.lib))) {
-    struct gbuf b; gb_init(&b);
+    struct gbuf b;
+    gb_init(&b);
     gb_puts(&b, G.lib);
-    if (pre && *pre) { gb_puts(&b, ":"); gb_puts(&b, pre); }
+    if (pre && *pre) {
+      gb_puts(&b, ":");
+      gb_puts(&b, pre);
+    }
     if (!b.oom) setenv("LD_PRELOAD", b.p, 1);
     gb_free(&b);
   }
@@ -207,30 +232,49 @@ static void say(char *const argv[], const char *program, const char *a, const ch
 static enum verdict check(const char *program, char *const argv[], char *const envp[], char *token, size_t tlen) {
   char err[1200], cwd[PATH_MAX], shimpath[PATH_MAX], id[96];
   struct gate_conf c;
-  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) { say(argv, program, "exec gate: ", ": not run: ", err); return V_ERROR; }
-  if (!getcwd(cwd, sizeof cwd)) { say(argv, program, "exec gate: ", ": not run: the current directory is gone", NULL); return V_ERROR; }
+  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) {
+    say(argv, program, "exec gate: ", ": not run: ", err);
+    return V_ERROR;
+  }
+  if (!getcwd(cwd, sizeof cwd)) {
+    say(argv, program, "exec gate: ", ": not run: the current directory is gone", NULL);
+    return V_ERROR;
+  }
   gate_new_id(id, sizeof id);
   /* the shims' folder as it appears in PATH: <dir>/bin */
   size_t dl = G.dirlen < sizeof shimpath - 4 ? G.dirlen : 0;
   memcpy(shimpath, G.lib, dl);
   memcpy(shimpath + dl, "bin", 4);
-  struct gbuf msg; gb_init(&msg);
+  struct gbuf msg;
+  gb_init(&msg);
   gate_exec_request(&msg, &c, id, program, argv, cwd, envp, G.lib, dl ? shimpath : NULL);
   struct gate_reply r; /* small: see gate-proto.h */
   gate_reply_init(&r, NULL, NULL);
   enum verdict v = V_ERROR;
   release_at_exit();
-  if (gate_request(&c, id, &msg, &r, err, sizeof err)) { say(argv, program, "exec gate: ", ": ", err); goto out; }
-  if (strcmp(r.type, GATE_MSG_EXEC)) { say(argv, program, "exec gate: ", ": not run: unexpected reply type ", r.type); goto out; }
+  if (gate_request(&c, id, &msg, &r, err, sizeof err)) {
+    say(argv, program, "exec gate: ", ": ", err);
+    goto out;
+  }
+  if (strcmp(r.type, GATE_MSG_EXEC)) {
+    say(argv, program, "exec gate: ", ": not run: unexpected reply type ", r.type);
+    goto out;
+  }
   switch (r.action) {
-    case GA_RUN: v = V_RUN; break;
-    case GA_DENY: say(argv, program, "denied: ", ": ", r.reason[0] ? r.reason : "denied by policy"); v = V_DENY; break;
-    case GA_ESCALATE:
-      if (!r.token[0]) { say(argv, program, "exec gate: ", ": not run: Escalate without an escalation token", NULL); break; }
-      gate_join(token, tlen, r.token, NULL, NULL, NULL);
-      v = V_ESCALATE;
+  case GA_RUN: v = V_RUN; break;
+  case GA_DENY:
+    say(argv, program, "denied: ", ": ", r.reason[0] ? r.reason : "denied by policy");
+    v = V_DENY;
+    break;
+  case GA_ESCALATE:
+    if (!r.token[0]) {
+      say(argv, program, "exec gate: ", ": not run: Escalate without an escalation token", NULL);
       break;
-    default: say(argv, program, "exec gate: ", ": not run: malformed reply from the daemon (no action)", NULL);
+    }
+    gate_join(token, tlen, r.token, NULL, NULL, NULL);
+    v = V_ESCALATE;
+    break;
+  default: say(argv, program, "exec gate: ", ": not run: malformed reply from the daemon (no action)", NULL);
   }
 out:
   gb_free(&msg);
@@ -242,7 +286,8 @@ static void escalate_and_exit(const char *token, char *const envp[], char *const
   struct gate_conf c;
   char err[1200], cmd[512];
   gate_describe(cmd, sizeof cmd, argv, program);
-  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err)) gate_die(126, "exec gate: ", cmd, ": not run: ", err);
+  if (gate_conf_from_list(&c, G.saved, G.nsaved, err, sizeof err))
+    gate_die(126, "exec gate: ", cmd, ": not run: ", err);
   gate_reply_release();
   int st = gate_escalate(&c, token, envp, err, sizeof err);
   if (st < 0) gate_die(126, "exec gate: ", cmd, ": ", err);
@@ -278,10 +323,16 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   int first = G.kernel && !trusted && small(program, argv, envp);
   enum verdict v = trusted || first ? V_RUN : check(program, argv, envp, token, sizeof token);
   for (int tries = 0;; tries++) {
-    if (v == V_DENY || v == V_ERROR) { errno = EACCES; return -1; }
+    if (v == V_DENY || v == V_ERROR) {
+      errno = EACCES;
+      return -1;
+    }
     if (v == V_ESCALATE) escalate_and_exit(token, envp, argv, program);
     char **env = gated_env(envp, program, NULL, first, stack, sizeof stack);
-    if (!env) { errno = ENOMEM; return -1; }
+    if (!env) {
+      errno = ENOMEM;
+      return -1;
+    }
     gate_reply_release(); /* a kept reply socket would outlive the exec as a file */
     int r = doit(path, argv, env, ctx);
     int e = errno;
@@ -291,7 +342,10 @@ static int gated_execve(const char *path, const char *program, char *const argv[
     if (first && e == ENOSYS && check(program, argv, envp, token, sizeof token) != V_RUN) errno = EACCES;
     if (!first || e != GATE_EXEC_ASK) return r;
     /* the supervisor holds its decision for this very exec: asked again (once), it answers with it */
-    if (tries) { errno = EACCES; return -1; }
+    if (tries) {
+      errno = EACCES;
+      return -1;
+    }
     v = check(program, argv, envp, token, sizeof token);
   }
 }
@@ -336,7 +390,8 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     while (argv[n]) n++;
     char **sh = malloc((n + 2) * sizeof *sh);
     if (!sh) return -1;
-    sh[0] = (char *)"/bin/sh"; sh[1] = found;
+    sh[0] = (char *)"/bin/sh";
+    sh[1] = found;
     for (int i = 1; i <= n; i++) sh[i + 1] = argv[i];
     /* (in a kernel-gated run that layer decides the shell's exec as any other: what it holds is acted on) */
     if (G.kernel) gated_execve("/bin/sh", "/bin/sh", sh, envp, do_execve, NULL);
@@ -361,7 +416,15 @@ static char **collect(const char *arg0, va_list ap, char ***envp) {
   v[0] = (char *)arg0;
   for (;;) {
     char *a = va_arg(ap, char *);
-    if (n + 1 >= cap) { cap *= 2; char **w = realloc(v, cap * sizeof *v); if (!w) { free(v); return NULL; } v = w; }
+    if (n + 1 >= cap) {
+      cap *= 2;
+      char **w = realloc(v, cap * sizeof *v);
+      if (!w) {
+        free(v);
+        return NULL;
+      }
+      v = w;
+    }
     v[n++] = a;
     if (!a) break;
   }
@@ -376,29 +439,35 @@ static int exec_list(execve_fn f, const char *path, const char *arg, va_list ap,
   char **envp = environ;
   char **v = a0 ? collect(a0, ap, with_env ? &envp : NULL) : NULL;
   if (!a0 && with_env) envp = va_arg(ap, char **);
-  if (a0 && !v) { errno = ENOMEM; return -1; }
-  char *none[] = { NULL };
+  if (a0 && !v) {
+    errno = ENOMEM;
+    return -1;
+  }
+  char *none[] = {NULL};
   int rc = f(path, v ? v : none, envp);
   free(v);
   return rc;
 }
 
 EXPORT int execl(const char *path, const char *arg, ...) {
-  va_list ap; va_start(ap, arg);
+  va_list ap;
+  va_start(ap, arg);
   int rc = exec_list(execve, path, arg, ap, 0);
   va_end(ap);
   return rc;
 }
 
 EXPORT int execlp(const char *file, const char *arg, ...) {
-  va_list ap; va_start(ap, arg);
+  va_list ap;
+  va_start(ap, arg);
   int rc = exec_list(execvpe, file, arg, ap, 0);
   va_end(ap);
   return rc;
 }
 
 EXPORT int execle(const char *path, const char *arg, ...) {
-  va_list ap; va_start(ap, arg);
+  va_list ap;
+  va_start(ap, arg);
   int rc = exec_list(execve, path, arg, ap, 1);
   va_end(ap);
   return rc;
@@ -409,12 +478,17 @@ static int fd_path(int fd, char *out, size_t n) {
   char link[64], num[24];
   gate_join(link, sizeof link, "/proc/self/fd/", gate_num(num, (unsigned long)fd, 10), NULL, NULL);
   ssize_t l = fd >= 0 ? readlink(link, out, n - 1) : -1;
-  if (l < 0) { errno = EBADF; return -1; }
+  if (l < 0) {
+    errno = EBADF;
+    return -1;
+  }
   out[l] = 0;
   return 0;
 }
 
-struct fd_ctx { int fd; };
+struct fd_ctx {
+  int fd;
+};
 static int do_fexecve(const char *path, char *const argv[], char *const env[], void *ctx) {
   (void)path;
   static int (*f)(int, char *const[], char *const[]);
@@ -425,11 +499,13 @@ static int do_fexecve(const char *path, char *const argv[], char *const env[], v
 EXPORT int fexecve(int fd, char *const argv[], char *const envp[]) {
   char program[PATH_MAX];
   if (fd_path(fd, program, sizeof program)) return -1;
-  struct fd_ctx c = { fd };
+  struct fd_ctx c = {fd};
   return gated_execve(NULL, program, argv, envp, do_fexecve, &c);
 }
 
-struct at_ctx { int dirfd, flags; };
+struct at_ctx {
+  int dirfd, flags;
+};
 static int do_execveat(const char *path, char *const argv[], char *const env[], void *ctx) {
   static int (*f)(int, const char *, char *const[], char *const[], int);
   if (!f) f = real("execveat");
@@ -440,13 +516,14 @@ static int do_execveat(const char *path, char *const argv[], char *const env[], 
 EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) {
   char program[PATH_MAX], base[PATH_MAX] = "";
   if (path[0] != '/') {
-    if (dirfd == AT_FDCWD) { if (!getcwd(base, sizeof base)) base[0] = 0; }
-    else if (fd_path(dirfd, base, sizeof base)) return -1;
+    if (dirfd == AT_FDCWD) {
+      if (!getcwd(base, sizeof base)) base[0] = 0;
+    } else if (fd_path(dirfd, base, sizeof base)) return -1;
   }
   if (path[0] == '/') snprintf(program, sizeof program, "%s", path);
   else if (!path[0]) snprintf(program, sizeof program, "%s", base);
   else snprintf(program, sizeof program, "%s/%s", base, path);
-  struct at_ctx c = { dirfd, flags };
+  struct at_ctx c = {dirfd, flags};
   return gated_execve(path, program, argv, envp, do_execveat, &c);
 }
 
@@ -455,9 +532,8 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
                         char *const[], char *const[]);
 
-static int gated_spawn(pid_t *pid, const char *path, const char *program,
-                       const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at, char *const argv[],
-                       char *const envp[]) {
+static int gated_spawn(pid_t *pid, const char *path, const char *program, const posix_spawn_file_actions_t *fa,
+                       const posix_spawnattr_t *at, char *const argv[], char *const envp[]) {
   static spawn_fn f; /* posix_spawnp's search is done here, so both end in the real posix_spawn */
   if (!f) f = (spawn_fn)real("posix_spawn");
   char token[256] = "";
@@ -482,14 +558,14 @@ static int gated_spawn(pid_t *pid, const char *path, const char *program,
 }
 
 EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
-                char *const argv[], char *const envp[]) {
+                       char *const argv[], char *const envp[]) {
   char program[PATH_MAX];
   absolute(program, sizeof program, path);
   return gated_spawn(pid, path, program, fa, at, argv, envp);
 }
 
 EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *at,
-                 char *const argv[], char *const envp[]) {
+                        char *const argv[], char *const envp[]) {
   char found[PATH_MAX], program[PATH_MAX];
   if (search_path(file, found, sizeof found)) return errno;
   absolute(program, sizeof program, found);
@@ -501,13 +577,21 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
  * marks are set), -1 with errno EACCES when not; shell_end takes the marks out again, errno kept. */
 static int shell_begin(const char *command) {
   restore_environ();
-  char *argv[] = { (char *)"sh", (char *)"-c", (char *)command, NULL };
+  char *argv[] = {(char *)"sh", (char *)"-c", (char *)command, NULL};
   char token[256] = "", v[PATH_MAX + 300], pid[24];
   enum verdict d = check("/bin/sh", argv, environ, token, sizeof token);
-  if (d == V_DENY || d == V_ERROR) { errno = EACCES; return -1; }
+  if (d == V_DENY || d == V_ERROR) {
+    errno = EACCES;
+    return -1;
+  }
   gate_num(pid, (unsigned long)getpid(), 10);
-  if (d == V_ESCALATE) { gate_join(v, sizeof v, pid, ":", token, NULL); setenv(GATE_VAR_ESCALATE, v, 1); }
-  else { gate_join(v, sizeof v, pid, ":/bin/sh", NULL, NULL); setenv(GATE_VAR_CHECKED, v, 1); }
+  if (d == V_ESCALATE) {
+    gate_join(v, sizeof v, pid, ":", token, NULL);
+    setenv(GATE_VAR_ESCALATE, v, 1);
+  } else {
+    gate_join(v, sizeof v, pid, ":/bin/sh", NULL, NULL);
+    setenv(GATE_VAR_CHECKED, v, 1);
+  }
   return 0;
 }
 
@@ -569,7 +653,8 @@ static int marked(const char *mark, char **argv) {
   long pid = mark_pid(mark, &program);
   if (pid < 0 || (pid != 0 && pid != getpid() && pid != getppid())) return 0;
   if (same_file(program, "/proc/self/exe")) return 1;
-  for (int i = 1; argv && i < 3 && argv[i - 1]; i++) if (argv[i] && !strcmp(argv[i], program)) return 1;
+  for (int i = 1; argv && i < 3 && argv[i - 1]; i++)
+    if (argv[i] && !strcmp(argv[i], program)) return 1;
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 6 && (exe[n] = 0, !strcmp(exe + n - 6, "/bwrap")) && !G.then[0]) {
@@ -604,16 +689,26 @@ static void find_self(void) {
 /* Work done in every process that loads the library: keep it to a few syscalls (getpid, two stats) and
  * no malloc, stdio or environment functions, whose first use costs symbol binding and page faults. */
 __attribute__((constructor)) static void gate_init(int argc, char **argv, char **envp) {
-  (void)argc; (void)envp;
+  (void)argc;
+  (void)envp;
   find_self();
   real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
   const char *checked = NULL, *escalate = NULL, *then = NULL;
   char **w = environ;
   for (char **e = environ; e && *e; e++) {
     /* the marks are for this process only: taken out, so descendants never inherit them */
-    if (!strncmp(*e, GATE_VAR_CHECKED "=", sizeof GATE_VAR_CHECKED)) { checked = *e + sizeof GATE_VAR_CHECKED; continue; }
-    if (!strncmp(*e, GATE_VAR_ESCALATE "=", sizeof GATE_VAR_ESCALATE)) { escalate = *e + sizeof GATE_VAR_ESCALATE; continue; }
-    if (!strncmp(*e, GATE_VAR_INNER_PROGRAM "=", sizeof GATE_VAR_INNER_PROGRAM)) { then = *e + sizeof GATE_VAR_INNER_PROGRAM; continue; }
+    if (!strncmp(*e, GATE_VAR_CHECKED "=", sizeof GATE_VAR_CHECKED)) {
+      checked = *e + sizeof GATE_VAR_CHECKED;
+      continue;
+    }
+    if (!strncmp(*e, GATE_VAR_ESCALATE "=", sizeof GATE_VAR_ESCALATE)) {
+      escalate = *e + sizeof GATE_VAR_ESCALATE;
+      continue;
+    }
+    if (!strncmp(*e, GATE_VAR_INNER_PROGRAM "=", sizeof GATE_VAR_INNER_PROGRAM)) {
+      then = *e + sizeof GATE_VAR_INNER_PROGRAM;
+      continue;
+    }
     if (!strncmp(*e, GATE_MARK_ASK, sizeof GATE_MARK_ASK - 1)) continue;
     if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) {
       G.saved[G.nsaved++] = keep(*e);
@@ -640,11 +735,14 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   }
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n < 0) { say(argv, "?", "exec gate: ", ": not run: cannot read /proc/self/exe", NULL); _exit(126); }
+  if (n < 0) {
+    say(argv, "?", "exec gate: ", ": not run: cannot read /proc/self/exe", NULL);
+    _exit(126);
+  }
   exe[n] = 0;
   if (is_shim(exe)) return;
   char token[256] = "";
-  char *none[] = { exe, NULL };
+  char *none[] = {exe, NULL};
   char **args = argv && argv[0] ? argv : none;
   enum verdict v = check(exe, args, environ, token, sizeof token);
   if (v == V_RUN) return;
@@ -655,9 +753,12 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
 /* exit() and returning from main: a kept reply socket is removed (after _exit or a kill it stays behind
  * as a dead file in the client folder). Registered by the first request this process makes (check), not
  * as a destructor: a destructor runs in every process that exits, a shell's forked subshells included,
- * and there its first touch of this library's pages is a page fault each (issue 29's measurements). */
+ * and there its first touch of this library's pages is a page fault each (docs/history/2026-11-measurements.md). */
 extern int __cxa_atexit(void (*f)(void *), void *arg, void *dso);
-static void gate_fini(void *unused) { (void)unused; gate_reply_release(); }
+static void gate_fini(void *unused) {
+  (void)unused;
+  gate_reply_release();
+}
 static void release_at_exit(void) {
   static int registered; /* inherited by a fork together with the registration itself */
   if (!registered) registered = __cxa_atexit(gate_fini, NULL, NULL) == 0;

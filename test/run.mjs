@@ -33,6 +33,7 @@ const PREREQS = [
   ['make', 'make'],
   ['gcc', 'gcc'],
   ['python3', 'python3'],
+  ['clang-format', 'clang-format'],
 ];
 
 function executable(p) {

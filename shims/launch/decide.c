@@ -40,7 +40,7 @@ static int read_exec(const struct launch *l, const struct seccomp_notif *req, st
   x->at = nr == __NR_execveat;
   x->dirfd = (int)a[0];
   x->flags = x->at ? (int)a[4] : 0;
-  struct proc p = { .pid = x->pid };
+  struct proc p = {.pid = x->pid};
   x->path = read_str(&p, x->at ? a[1] : a[0]);
   x->argv = read_vec(&p, x->at ? a[2] : a[1], &ok1);
   x->envp = read_vec(&p, x->at ? a[3] : a[2], &ok2);
@@ -49,9 +49,9 @@ static int read_exec(const struct launch *l, const struct seccomp_notif *req, st
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)x->pid);
   if (read_link(cwdl, x->cwd, sizeof x->cwd)) strcpy(x->cwd, "/");
   /* the program as the process names it (its cwd, dirfd, /proc/<pid>/fd): read before the check below */
-  int unnamed = x->path && ok1 && ok2 ? exec_program(x->pid, x->at, x->dirfd, x->path, x->flags, x->cwd, x->program,
-                                                     sizeof x->program)
-                                      : -1;
+  int unnamed = x->path && ok1 && ok2
+      ? exec_program(x->pid, x->at, x->dirfd, x->path, x->flags, x->cwd, x->program, sizeof x->program)
+      : -1;
   /* the pid may have died and been reused while it was read: a still valid id after all the reads = it was
    * the waiting process all along (an exec no longer waiting is not answered, nor reported: nobody waits) */
   if (!notif_valid(l, req->id)) return -1;
@@ -89,7 +89,8 @@ static void know_file(struct exec *x) {
   }
   /* an execute-only program (mode --x, not root): the kernel runs it though nobody may read it; its
    * identity is all the checks need (a #! script it cannot be: its interpreter could not read it) */
-  else if (stat(x->file, &st) == 0) gate_ident_of(&d->id, &st);
+  else if (stat(x->file, &st) == 0)
+    gate_ident_of(&d->id, &st);
   if (fd >= 0) close(fd);
 }
 
@@ -107,17 +108,17 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
   char pfile[PATH_MAX + 64], id[96], cmd[512], err[1200], asked_id[130];
   program_file(x->pid, x->file, x->program, pfile, sizeof pfile);
   struct gate_exec_extra extra = {
-    .layer = GATE_VALUE_KERNEL,
-    .pair_run = env_value(x->envp, GATE_VAR_RUN), /* where the layer's answer for this exec is found */
-    .kernel_argv = x->decided.kargv, /* a #! script: the argv the kernel builds in front of argv[1..] */
-    .program_file = pfile,           /* the program known by its bytes (a copy, memfd, ...) */
-    .host_pid = x->pid,              /* where the daemon reads how the process was started (provenance) */
+      .layer = GATE_VALUE_KERNEL,
+      .pair_run = env_value(x->envp, GATE_VAR_RUN), /* where the layer's answer for this exec is found */
+      .kernel_argv = x->decided.kargv, /* a #! script: the argv the kernel builds in front of argv[1..] */
+      .program_file = pfile, /* the program known by its bytes (a copy, memfd, ...) */
+      .host_pid = x->pid, /* where the daemon reads how the process was started (provenance) */
   };
   gate_new_id(id, sizeof id);
   struct gbuf msg;
   gb_init(&msg);
-  gate_exec_request_for(&msg, &l->conf, id, x->program, x->argv, x->cwd, x->envp, l->own_preload, l->own_path,
-                        ids->own, &extra);
+  gate_exec_request_for(&msg, &l->conf, id, x->program, x->argv, x->cwd, x->envp, l->own_preload, l->own_path, ids->own,
+                        &extra);
   const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
   const struct gate_ident *file = &x->decided.id;
   if (kept && inputs && !tell_reused(&l->conf, kept->grant, inputs, msg.p + msg.len)) {
@@ -153,10 +154,10 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
     if (!nameless && lands && escalated && file->known) escalating(ids->own, 1);
     /* kept only when the file is still the one read before asking (so the one the daemon judged) */
     struct stat again;
-    struct gate_ident now = { 0 };
+    struct gate_ident now = {0};
     int grant = r.action == GA_RUN && r.grant[0] && reusable && inputs;
     /* (a grant scoped to a process holds below it only: src/decide/reuse.ts) */
-    struct gate_reuse_scope scope = { r.scope_pid, r.scope_ppid, r.scope_start };
+    struct gate_reuse_scope scope = {r.scope_pid, r.scope_ppid, r.scope_start};
     if (grant && stat(x->file, &again) == 0 && (gate_ident_of(&now, &again), gate_ident_eq(&now, file)))
       gate_reuse_add(l->conf.run_id, x->program, file, r.grant, r.epoch, &audit, &scope);
     if (r.action == GA_RUN && r.grant[0] && r.presets) keep_presets(&l->conf, r.presets, r.epoch, &audit);
@@ -191,7 +192,7 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
   struct gate_conf as = l->conf;
   const char *run = env_value(x->envp, GATE_VAR_RUN);
   if (run) as.run_id = run;
-  struct exec_seen seen = { &as, x->program, x->cwd, x->argv, x->envp };
+  struct exec_seen seen = {&as, x->program, x->cwd, x->argv, x->envp};
   struct ids ids = ids_of(x->pid);
   /* this process runs something else from now on: what was kept for execs below it ends (gate-reuse.h) */
   gate_reuse_exec(ids.tgid);
@@ -225,7 +226,7 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
 }
 
 void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
-  struct exec x = { .pid = (pid_t)req->pid };
+  struct exec x = {.pid = (pid_t)req->pid};
   int expected = 0;
   /* (the sandbox's host-socket masks first: nothing inside it goes on before they are in place, masks.c) */
   int error = read_exec(l, req, &x) || masks_ready(l, req, seq, x.program) ? EACCES : settle(l, &x, seq, &expected);

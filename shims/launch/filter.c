@@ -44,39 +44,39 @@ _Static_assert(GATE_NESTED_ERRNO == EXDEV, "GATE_NESTED_ERRNO is EXDEV");
 
 /* Jump offsets from instruction `at` to labels (BPF jumps are relative to the next instruction). */
 enum { L_COMPAT = 7, L_CHECK = 11, L_ALLOW = 15, L_NOTIF = 16, L_NESTED = 17, L_DENY = 18 };
-#define TO(label, at) ((label) - (at) - 1)
+#define TO(label, at) ((label) - (at)-1)
 
 int filter_install(void) {
   struct sock_filter f[] = {
-    /* 0 */ LOAD(offsetof(struct seccomp_data, arch)),
-    /* 1 */ IF(BPF_JEQ, GATE_AUDIT_ARCH, 0, TO(L_COMPAT, 1)),
-    /* 2 */ LOAD(offsetof(struct seccomp_data, nr)),
+      /* 0 */ LOAD(offsetof(struct seccomp_data, arch)),
+      /* 1 */ IF(BPF_JEQ, GATE_AUDIT_ARCH, 0, TO(L_COMPAT, 1)),
+      /* 2 */ LOAD(offsetof(struct seccomp_data, nr)),
 #ifdef X32_BIT
-    /* 3: x32 system calls are refused altogether (the supervisor reads no x32 pointers) */
-    IF(BPF_JGE, X32_BIT, TO(L_DENY, 3), 0),
+      /* 3: x32 system calls are refused altogether (the supervisor reads no x32 pointers) */
+      IF(BPF_JGE, X32_BIT, TO(L_DENY, 3), 0),
 #else
-    /* 3 */ BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
+      /* 3 */ BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
 #endif
-    /* 4 */ IF(BPF_JEQ, __NR_execve, TO(L_NOTIF, 4), 0),
-    /* 5 */ IF(BPF_JEQ, __NR_execveat, TO(L_NOTIF, 5), 0),
-    /* 6 */ IF(BPF_JEQ, __NR_seccomp, TO(L_CHECK, 6), TO(L_ALLOW, 6)),
-    /* 7: compat (i386 on x86_64, arm32 on aarch64): its execs are refused (32-bit pointers unread) */
-    LOAD(offsetof(struct seccomp_data, nr)),
-    /* 8 */ IF(BPF_JEQ, COMPAT_EXECVE, TO(L_DENY, 8), 0),
-    /* 9 */ IF(BPF_JEQ, COMPAT_EXECVEAT, TO(L_DENY, 9), 0),
-    /* 10 */ IF(BPF_JEQ, COMPAT_SECCOMP, 0, TO(L_ALLOW, 10)),
-    /* 11: seccomp(SECCOMP_SET_MODE_FILTER, flags with NEW_LISTENER): a listener of the tree's own would
+      /* 4 */ IF(BPF_JEQ, __NR_execve, TO(L_NOTIF, 4), 0),
+      /* 5 */ IF(BPF_JEQ, __NR_execveat, TO(L_NOTIF, 5), 0),
+      /* 6 */ IF(BPF_JEQ, __NR_seccomp, TO(L_CHECK, 6), TO(L_ALLOW, 6)),
+      /* 7: compat (i386 on x86_64, arm32 on aarch64): its execs are refused (32-bit pointers unread) */
+      LOAD(offsetof(struct seccomp_data, nr)),
+      /* 8 */ IF(BPF_JEQ, COMPAT_EXECVE, TO(L_DENY, 8), 0),
+      /* 9 */ IF(BPF_JEQ, COMPAT_EXECVEAT, TO(L_DENY, 9), 0),
+      /* 10 */ IF(BPF_JEQ, COMPAT_SECCOMP, 0, TO(L_ALLOW, 10)),
+      /* 11: seccomp(SECCOMP_SET_MODE_FILTER, flags with NEW_LISTENER): a listener of the tree's own would
      * take precedence over the supervisor's for the same syscalls, so it is refused */
-    LOAD(ARG_LO(0)),
-    /* 12 */ IF(BPF_JEQ, SECCOMP_SET_MODE_FILTER, 0, TO(L_ALLOW, 12)),
-    /* 13 */ LOAD(ARG_LO(1)),
-    /* 14 */ IF(BPF_JSET, SECCOMP_FILTER_FLAG_NEW_LISTENER, TO(L_NESTED, 14), TO(L_ALLOW, 14)),
-    /* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    /* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-    /* 17 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | GATE_NESTED_ERRNO),
-    /* 18 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+      LOAD(ARG_LO(0)),
+      /* 12 */ IF(BPF_JEQ, SECCOMP_SET_MODE_FILTER, 0, TO(L_ALLOW, 12)),
+      /* 13 */ LOAD(ARG_LO(1)),
+      /* 14 */ IF(BPF_JSET, SECCOMP_FILTER_FLAG_NEW_LISTENER, TO(L_NESTED, 14), TO(L_ALLOW, 14)),
+      /* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      /* 16 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+      /* 17 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | GATE_NESTED_ERRNO),
+      /* 18 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
   };
-  struct sock_fprog prog = { (unsigned short)(sizeof f / sizeof f[0]), f };
+  struct sock_fprog prog = {(unsigned short)(sizeof f / sizeof f[0]), f};
   const char *sim = getenv("GATE_TEST_SECCOMP");
   /* test hook: behave as a kernel without user notification (it can only make the run fail) */
   if (sim && !strcmp(sim, "unavailable")) {
@@ -89,12 +89,12 @@ int filter_install(void) {
 
 int filter_send(int sock, int fd) {
   char byte = 'L';
-  struct iovec iov = { &byte, 1 };
+  struct iovec iov = {&byte, 1};
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
   } u;
-  struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
   struct cmsghdr *c = CMSG_FIRSTHDR(&m);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
@@ -105,8 +105,8 @@ int filter_send(int sock, int fd) {
 
 void filter_send_refusal(int sock, int e) {
   char byte = e == GATE_NESTED_ERRNO ? 'N' : 'E';
-  struct iovec iov[2] = { { &byte, 1 }, { &e, sizeof e } };
-  struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2 };
+  struct iovec iov[2] = {{&byte, 1}, {&e, sizeof e}};
+  struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2};
   /* unsent, the supervisor reads the socket's end: "nothing arrived", and the run fails all the same */
   if (sendmsg(sock, &m, MSG_NOSIGNAL) < 0) return;
 }
@@ -114,12 +114,12 @@ void filter_send_refusal(int sock, int e) {
 int filter_recv(int sock, int *why) {
   char byte = 0;
   int e = 0;
-  struct iovec iov[2] = { { &byte, 1 }, { &e, sizeof e } };
+  struct iovec iov[2] = {{&byte, 1}, {&e, sizeof e}};
   union {
     struct cmsghdr h;
     char buf[CMSG_SPACE(sizeof(int))];
   } u;
-  struct msghdr m = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+  struct msghdr m = {.msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf, .msg_controllen = sizeof u.buf};
   ssize_t n;
   do n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR);

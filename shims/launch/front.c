@@ -26,7 +26,7 @@
 
 static struct launch L;
 /* joining a session sandbox (gate-join.h): --session-ns */
-static struct gate_join J = { .pidns = -1, .mntns = -1, .folder_tree = -1 };
+static struct gate_join J = {.pidns = -1, .mntns = -1, .folder_tree = -1};
 
 #define NOT_RUN(prog, why) gate_die(126, "exec gate: ", prog, ": not run: ", why)
 
@@ -34,7 +34,7 @@ static int pass_on(int st) {
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   if (!WIFSIGNALED(st)) return 126;
   int sig = WTERMSIG(st);
-  struct rlimit none = { 0, 0 };
+  struct rlimit none = {0, 0};
   setrlimit(RLIMIT_CORE, &none); /* the tree root dumped core already, if it was going to */
   signal(sig, SIG_DFL);
   sigset_t m;
@@ -63,7 +63,8 @@ static const char *bridged_command(char *const prog[], const char *then, const c
   int i = 1;
   while (prog[i] && strcmp(prog[i], "--")) i++;
   if (!prog[i] || !prog[i + 1] || strcmp(prog[i + 1], then)) return NULL;
-  for (int k = 2; k <= 4; k++) if (!prog[i + k]) return NULL;
+  for (int k = 2; k <= 4; k++)
+    if (!prog[i + k]) return NULL;
   return !strcmp(prog[i + 4], "--") && prog[i + 5] && prog[i + 5][0] == '/' ? prog[i + 5] : NULL;
 }
 
@@ -151,16 +152,17 @@ static _Noreturn void supervisor(char **prog, const char *path, const char *argv
   sigaddset(&chld, FRONT_GONE);
   /* SIGCHLD only for children that end: a worker's follow stops every exec'ing process at its exec
    * (follow.c), and each trace stop would otherwise wake this thread to look for an exited child (nine
-   * system calls and a wake-up per exec, issue 29's measurements); the worker's own waitpid is woken all the
+   * system calls and a wake-up per exec, docs/history/2026-11-measurements.md); the worker's own waitpid is woken all
+   * the
    * same. Set after the tree root was forked: its dispositions are its own. */
-  struct sigaction nostop = { .sa_handler = SIG_DFL, .sa_flags = SA_NOCLDSTOP };
+  struct sigaction nostop = {.sa_handler = SIG_DFL, .sa_flags = SA_NOCLDSTOP};
   sigemptyset(&nostop.sa_mask);
   sigaction(SIGCHLD, &nostop, NULL);
   int sigfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
   if (L.listener < 0) {
     if (why > 0)
-      gate_msg("exec gate: ", prog[0], ": not run: the kernel refused the exec filter (seccomp user notification): ",
-               strerror(why));
+      gate_msg("exec gate: ", prog[0],
+               ": not run: the kernel refused the exec filter (seccomp user notification): ", strerror(why));
     else if (why == 0) gate_msg("exec gate: ", prog[0], ": not run: the exec filter's listener did not arrive", NULL);
     if (why >= 0) kill(root, SIGKILL);
     int st;
@@ -188,7 +190,7 @@ static int front_loop(const char *prog0, int status_r, const sigset_t *fwd) {
   if (n != (ssize_t)sizeof root) NOT_RUN(prog0, "the exec supervisor did not start");
   int sigfd = signalfd(-1, fwd, SFD_CLOEXEC);
   for (;;) {
-    struct pollfd pf[2] = { { status_r, POLLIN, 0 }, { sigfd, POLLIN, 0 } };
+    struct pollfd pf[2] = {{status_r, POLLIN, 0}, {sigfd, POLLIN, 0}};
     if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
     if (pf[1].revents & POLLIN) {
       struct signalfd_siginfo si;
@@ -243,8 +245,9 @@ int gate_launch(int argc, char **argv) {
     argc -= 2;
   }
   if (argc < 2 || argv[1][0] != '/')
-    gate_die(126, "exec gate: usage: gate-launch [--session-ns PID:PIDNS:NETNS] [--argv0 NAME] /absolute/program "
-                  "[args...]",
+    gate_die(126,
+             "exec gate: usage: gate-launch [--session-ns PID:PIDNS:NETNS] [--argv0 NAME] /absolute/program "
+             "[args...]",
              NULL, NULL, NULL);
   char **prog = argv + 1;
   const char *path = prog[0];
@@ -303,7 +306,7 @@ int gate_launch(int argc, char **argv) {
   close(status[1]);
   /* the front keeps nothing of the caller's but stdio: a pipe the command holds ends when the command
    * (and what it started) lets go of it, as without the launcher */
-  int keep[1] = { status[0] };
+  int keep[1] = {status[0]};
   close_all_but(keep, 1);
   return front_loop(prog[0], status[0], &fwd);
 }

@@ -85,8 +85,8 @@ int filter_recv(int sock, int *why);
 #define CACHED_PAGES 16
 /* One exec's reading of a process's memory: pages kept for the rest of the reading. */
 struct proc {
-  pid_t pid;    /* as the supervisor sees it */
-  int error;    /* errno of the first read that failed, 0 when none did */
+  pid_t pid; /* as the supervisor sees it */
+  int error; /* errno of the first read that failed, 0 when none did */
   size_t total; /* bytes of strings read, bounded by MAX_TOTAL */
   int used, next;
   uint64_t at[CACHED_PAGES];
@@ -110,7 +110,9 @@ char **proc_strings(pid_t pid, const char *what);
 int read_link(const char *path, char *out, size_t n);
 /* A process's pids: own as it knows itself (innermost namespace; pid when unknown), parent as the supervisor
  * sees it (-1 when unknown), and its thread group's (the process a thread belongs to; pid when unknown). */
-struct ids { long own, parent, tgid; };
+struct ids {
+  long own, parent, tgid;
+};
 struct ids ids_of(pid_t pid);
 long own_pid(pid_t pid);
 /* The argv and envp of a process stopped at PTRACE_EVENT_EXEC, read from its first stack: 0, or -1. */

@@ -35,9 +35,9 @@ static struct {
   pthread_mutex_t lock;
   char **paths; /* the plan's masks (pointers into its argv), NULL-terminated */
   int n;
-  int here;  /* mounted by the supervisor: the tree root leaves them out of bubblewrap's options */
+  int here; /* mounted by the supervisor: the tree root leaves them out of bubblewrap's options */
   int state; /* 0 not yet, 1 in place (or bubblewrap's, or the tree root's), -1 they could not be */
-} M = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 };
+} M = {PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0};
 
 int launch_is_bwrap(const char *path) {
   const char *b = strrchr(path, '/');
@@ -83,9 +83,8 @@ struct said {
 
 /* The helper, forked: the namespaces of the process (user: -1 when it is this one's), its root, the masks. */
 static _Noreturn void helper(int user, int mnt, int root, int out) {
-  struct said s = { 0, 1, 0 };
-  if ((user >= 0 && setns(user, CLONE_NEWUSER)) || setns(mnt, CLONE_NEWNS) || fchdir(root) || chroot(".") ||
-      chdir("/"))
+  struct said s = {0, 1, 0};
+  if ((user >= 0 && setns(user, CLONE_NEWUSER)) || setns(mnt, CLONE_NEWNS) || fchdir(root) || chroot(".") || chdir("/"))
     s.error = errno;
   else {
     s.step = 2;
@@ -109,7 +108,7 @@ static unsigned long own_ns_ino(const char *kind) {
 /* The masks mounted in the sandbox of the process waiting in req: 0, or -1 (said why). */
 static int mount_in(const struct launch *l, const struct seccomp_notif *req, const char *program) {
   char p[3][64];
-  const char *file[3] = { "ns/mnt", "ns/user", "root" };
+  const char *file[3] = {"ns/mnt", "ns/user", "root"};
   int fd[3];
   for (int i = 0; i < 3; i++) {
     snprintf(p[i], sizeof p[i], "/proc/%d/%s", (int)req->pid, file[i]);
@@ -127,8 +126,8 @@ static int mount_in(const struct launch *l, const struct seccomp_notif *req, con
       (void)fcntl(owner, F_SETFD, FD_CLOEXEC);
     }
   }
-  struct said s = { 0, 1, 0 };
-  int ok = fd[0] >= 0 && fd[1] >= 0 && fd[2] >= 0, pipefd[2] = { -1, -1 };
+  struct said s = {0, 1, 0};
+  int ok = fd[0] >= 0 && fd[1] >= 0 && fd[2] >= 0, pipefd[2] = {-1, -1};
   if (!ok) s.error = errno;
   /* opened while it still waits: they are that process's (a pid reused since would have no valid id) */
   else if (!notif_valid(l, req->id)) ok = 0, s.error = ESRCH;
@@ -139,7 +138,7 @@ static int mount_in(const struct launch *l, const struct seccomp_notif *req, con
     pid_t h = fork();
     if (h == 0) helper(user, fd[0], fd[2], pipefd[1]);
     close(pipefd[1]);
-    if (h < 0 || read(pipefd[0], &s, sizeof s) != (ssize_t)sizeof s) s = (struct said){ h < 0 ? errno : EIO, 1, 0 };
+    if (h < 0 || read(pipefd[0], &s, sizeof s) != (ssize_t)sizeof s) s = (struct said){h < 0 ? errno : EIO, 1, 0};
     close(pipefd[0]);
     while (h > 0 && waitpid(h, NULL, 0) < 0 && errno == EINTR) {}
   }

@@ -37,7 +37,7 @@ static const char *page_of(struct proc *p, uint64_t addr) {
     return NULL;
   }
   int slot = p->used < CACHED_PAGES ? p->used++ : (p->next++ % CACHED_PAGES);
-  struct iovec here = { p->page[slot], PAGE }, there = { (void *)(uintptr_t)base, PAGE };
+  struct iovec here = {p->page[slot], PAGE}, there = {(void *)(uintptr_t)base, PAGE};
   errno = 0;
   if (process_vm_readv(p->pid, &here, 1, &there, 1, 0) != PAGE) {
     if (!p->error) p->error = errno ? errno : EFAULT;
@@ -48,9 +48,7 @@ static const char *page_of(struct proc *p, uint64_t addr) {
   return p->page[slot];
 }
 
-void proc_done(struct proc *p) {
-  p->page = NULL; /* the thread's, kept */
-}
+void proc_done(struct proc *p) { p->page = NULL; /* the thread's, kept */ }
 
 /* A NUL-terminated string at addr (it may end just before an unmapped page). */
 char *read_str(struct proc *p, uint64_t addr) {
@@ -152,7 +150,7 @@ int read_link(const char *path, char *out, size_t n) {
 
 /* From one read of /proc/<pid>/status. */
 struct ids ids_of(pid_t pid) {
-  struct ids r = { pid, -1, pid };
+  struct ids r = {pid, -1, pid};
   char path[64], buf[4096];
   snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -176,9 +174,7 @@ struct ids ids_of(pid_t pid) {
   return r;
 }
 
-long own_pid(pid_t pid) {
-  return ids_of(pid).own;
-}
+long own_pid(pid_t pid) { return ids_of(pid).own; }
 
 char **proc_strings(pid_t pid, const char *what) {
   char path[64];
@@ -222,7 +218,7 @@ char **proc_strings(pid_t pid, const char *what) {
 int first_stack(pid_t pid, char ***argv, char ***envp) {
 #if defined(__x86_64__) || defined(__aarch64__)
   struct user_regs_struct regs;
-  struct iovec io = { &regs, sizeof regs };
+  struct iovec io = {&regs, sizeof regs};
   if (ptrace(PTRACE_GETREGSET, pid, NT_PRSTATUS, &io) || io.iov_len != sizeof regs) return -1;
 #if defined(__x86_64__)
   if (regs.cs != 0x33) return -1; /* not the 64-bit code segment: 4-byte pointers */
@@ -230,7 +226,7 @@ int first_stack(pid_t pid, char ***argv, char ***envp) {
 #else
   uint64_t sp = regs.sp;
 #endif
-  struct proc p = { .pid = pid };
+  struct proc p = {.pid = pid};
   uint64_t argc;
   int ok1 = 0, ok2 = 0;
   char **a = NULL, **e = NULL;

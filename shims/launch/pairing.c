@@ -45,8 +45,9 @@ static void answer_deny(const struct peer *to, const char *id, const char *reaso
   gb_init(&r);
   gb_puts(&r, GATE_MSG_HEAD);
   gb_json_str(&r, id, strlen(id), 0);
-  gb_puts(&r, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_EXEC) GATE_KEY(GATE_F_ACTION) "{" GATE_KEY1(GATE_F_TYPE)
-                GATE_QUOTE(GATE_ACTION_DENY) GATE_KEY(GATE_F_REASON));
+  gb_puts(&r,
+          GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_EXEC) GATE_KEY(GATE_F_ACTION) "{" GATE_KEY1(GATE_F_TYPE)
+              GATE_QUOTE(GATE_ACTION_DENY) GATE_KEY(GATE_F_REASON));
   gb_json_str(&r, reason, strlen(reason), 0);
   gb_puts(&r, "}}");
   if (!r.oom) peer_send(to, r.p, r.len);
@@ -55,7 +56,7 @@ static void answer_deny(const struct peer *to, const char *id, const char *reaso
 
 int held_answer(const char *id, const char *rest, const char *end, pid_t pid, const struct peer *to) {
   char *text;
-  struct gate_ident file = { 0 };
+  struct gate_ident file = {0};
   size_t n = (size_t)(end - rest);
   int action = held_take(pid, rest, n, &text, &file);
   if (action < 0) return 0;
@@ -78,7 +79,7 @@ int landed_answer(const char *id, const char *rest, const char *end, pid_t pid, 
    * escaped), so the first match is the field. A base64 request is left to the daemon. */
   const char *at = strstr(rest, prog), *enc = strstr(rest, GATE_KEY(GATE_F_ENCODING));
   if (!at || (enc && enc < at)) return 0;
-  struct gate_jp jp = { at + sizeof prog - 1, end, 0 };
+  struct gate_jp jp = {at + sizeof prog - 1, end, 0};
   char *program = gate_jstr_dup(&jp);
   if (!program || program[0] != '/') {
     free(program);
@@ -145,8 +146,7 @@ void land(const struct launch *l, pid_t pid, long own, const struct exec_seen *x
   unnamed.program = "";
   char *key = exec_inputs_dup(l, &unnamed, own), *tok = token ? strdup(token) : NULL;
   if (key && (!token || tok)) pairs_add(LANDED, pid, key, id, tok);
-  else { /* not landed: the new program's constructor asks the daemon again */
-    free(key);
+  else { /* not landed: the new program's constructor asks the daemon again */ free(key);
     free(tok);
   }
 }

@@ -59,7 +59,7 @@ void pairs_add(enum pair_table which, pid_t pid, char *key, const struct gate_id
   }
   free(t[slot].key);
   free(t[slot].token);
-  t[slot] = (struct pair){ pid, now + PAIR_TTL_MS, key, *id, token };
+  t[slot] = (struct pair){pid, now + PAIR_TTL_MS, key, *id, token};
   pthread_mutex_unlock(&LOCK);
 }
 
@@ -110,7 +110,7 @@ void held_add(pid_t pid, char *key, int action, const char *text, const struct g
   }
   free(HELD[slot].key);
   free(HELD[slot].text);
-  HELD[slot] = (struct held){ pid, now + PAIR_TTL_MS, key, action, copy, *id };
+  HELD[slot] = (struct held){pid, now + PAIR_TTL_MS, key, action, copy, *id};
   pthread_mutex_unlock(&LOCK);
 }
 
@@ -130,7 +130,7 @@ int held_take(pid_t pid, const char *inputs, size_t n, char **text, struct gate_
     }
     free(h->key);
     free(h->text);
-    *h = (struct held){ 0 };
+    *h = (struct held){0};
   }
   pthread_mutex_unlock(&LOCK);
   return action;

@@ -69,8 +69,9 @@ static void say_unreachable(const struct peer *to, const char *id, int e) {
   gb_init(&m);
   gb_puts(&m, GATE_MSG_HEAD);
   gb_json_str(&m, id, strlen(id), 0);
-  gb_puts(&m, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_ERROR) GATE_KEY(GATE_F_CODE) GATE_QUOTE(GATE_CODE_UNREACHABLE)
-                GATE_KEY(GATE_F_MESSAGE));
+  gb_puts(&m,
+          GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_ERROR) GATE_KEY(GATE_F_CODE) GATE_QUOTE(GATE_CODE_UNREACHABLE)
+              GATE_KEY(GATE_F_MESSAGE));
   gb_json_str(&m, why, strlen(why), 0);
   gb_puts(&m, "}");
   if (!m.oom) peer_send(to, m.p, m.len);
@@ -81,7 +82,7 @@ static void say_unreachable(const struct peer *to, const char *id, int e) {
  * (host_pid, where the daemon reads how the asking process was started: src/daemon/provenance.ts), added
  * as the object's last member; the request as it came when that does not fit. -1 (errno) when unsent. */
 static int forward(const char *msg, size_t n, const char *rest, pid_t pid) {
-  struct sockaddr_un to = { .sun_family = AF_UNIX };
+  struct sockaddr_un to = {.sun_family = AF_UNIX};
   gate_join(to.sun_path, sizeof to.sun_path, P.l->conf.request_sock, NULL, NULL, NULL);
   struct gbuf withpid;
   gb_init(&withpid);
@@ -94,8 +95,9 @@ static int forward(const char *msg, size_t n, const char *rest, pid_t pid) {
   }
   int added = withpid.len && !withpid.oom;
   ssize_t s;
-  do s = sendto(P.dsock, added ? withpid.p : msg, added ? withpid.len : n, MSG_NOSIGNAL, (struct sockaddr *)&to,
-                sizeof to);
+  do
+    s = sendto(P.dsock, added ? withpid.p : msg, added ? withpid.len : n, MSG_NOSIGNAL, (struct sockaddr *)&to,
+               sizeof to);
   while (s < 0 && errno == EINTR);
   if (s < 0 && errno == EMSGSIZE && added) {
     do s = sendto(P.dsock, msg, n, MSG_NOSIGNAL, (struct sockaddr *)&to, sizeof to);
@@ -120,7 +122,7 @@ void pending_request(const struct launch *l, int dsock, const char *msg, size_t 
     peer_close(from);
     return;
   }
-  struct asked a = { 0 };
+  struct asked a = {0};
   struct gate_ident file;
   if (reused_answer(&P.l->conf, msg, n, id, rest, pid, from, &a, &file)) {
     asked_free(&a);
@@ -193,4 +195,3 @@ void pending_reply(const char *msg, size_t n) {
     break;
   }
 }
-

@@ -31,7 +31,7 @@ static struct {
   const struct launch *l;
   int ksock, dsock; /* the tree's side (requests in, replies out); the daemon's side */
   char kpath[108], dpath[108];
-} R = { .ksock = -1, .dsock = -1 };
+} R = {.ksock = -1, .dsock = -1};
 
 #define EXEC_TYPE GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_EXEC)
 
@@ -78,7 +78,7 @@ void answer_here(const struct peer *to, const char *id, const char *token) {
 }
 
 int relay_notify(const char *path, const char *msg, size_t n) {
-  struct sockaddr_un to = { .sun_family = AF_UNIX };
+  struct sockaddr_un to = {.sun_family = AF_UNIX};
   if (strlen(path) >= sizeof to.sun_path || n > GATE_MAX_DATAGRAM) return -1;
   strcpy(to.sun_path, path);
   ssize_t sent;
@@ -120,14 +120,18 @@ void relay_remove(void) {
 
 /* One request from the tree's socket: its sender's pid (SCM_CREDENTIALS) and reply socket (SCM_RIGHTS). */
 static void take_request(char *buf, size_t room) {
-  struct peer from = { .fd = -1 };
+  struct peer from = {.fd = -1};
   union {
     struct cmsghdr h;
     char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(4 * sizeof(int))];
   } u;
-  struct iovec iov = { buf, room - 1 };
-  struct msghdr m = { .msg_name = &from.addr, .msg_namelen = sizeof from.addr, .msg_iov = &iov, .msg_iovlen = 1,
-                      .msg_control = u.b, .msg_controllen = sizeof u.b };
+  struct iovec iov = {buf, room - 1};
+  struct msghdr m = {.msg_name = &from.addr,
+                     .msg_namelen = sizeof from.addr,
+                     .msg_iov = &iov,
+                     .msg_iovlen = 1,
+                     .msg_control = u.b,
+                     .msg_controllen = sizeof u.b};
   ssize_t n = recvmsg(R.ksock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
   from.len = n >= 0 ? m.msg_namelen : 0;
   int credited = 0;
@@ -160,7 +164,7 @@ static void *relay(void *unused) {
   (void)unused;
   static char buf[GATE_MAX_DATAGRAM + 1];
   for (;;) {
-    struct pollfd pf[2] = { { R.ksock, POLLIN, 0 }, { R.dsock, POLLIN, 0 } };
+    struct pollfd pf[2] = {{R.ksock, POLLIN, 0}, {R.dsock, POLLIN, 0}};
     if (poll(pf, 2, -1) < 0) {
       if (errno == EINTR) continue;
       break;
@@ -211,13 +215,13 @@ int relay_open(const struct launch *l, char *err, size_t errlen) {
   R.ksock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   R.dsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   int one = 1;
-  struct sockaddr_un a = { .sun_family = AF_UNIX }, b = { .sun_family = AF_UNIX };
+  struct sockaddr_un a = {.sun_family = AF_UNIX}, b = {.sun_family = AF_UNIX};
   gate_join(a.sun_path, sizeof a.sun_path, R.kpath, NULL, NULL, NULL);
   gate_join(b.sun_path, sizeof b.sun_path, R.dpath, NULL, NULL, NULL);
   /* 0666 on the request side: inside the sandbox the tree may be another uid (user namespace) */
   mode_t old = umask(077);
   int ok = R.ksock >= 0 && R.dsock >= 0 && setsockopt(R.ksock, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) == 0 &&
-           bind(R.ksock, (struct sockaddr *)&a, sizeof a) == 0 && bind(R.dsock, (struct sockaddr *)&b, sizeof b) == 0;
+      bind(R.ksock, (struct sockaddr *)&a, sizeof a) == 0 && bind(R.dsock, (struct sockaddr *)&b, sizeof b) == 0;
   umask(old);
   if (ok) return 0;
   snprintf(err, errlen, "cannot open the supervisor's sockets in %s: %s", l->conf.client_dir, strerror(errno));

@@ -85,7 +85,7 @@ int tell_reused(const struct gate_conf *c, const char *grant, const char *rest, 
 
 int reused_answer(const struct gate_conf *c, const char *msg, size_t n, const char *id, const char *rest, pid_t pid,
                   const struct peer *from, struct asked *a, struct gate_ident *file) {
-  struct gate_jp jp = { msg, msg + n, 0 };
+  struct gate_jp jp = {msg, msg + n, 0};
   file->known = 0;
   if (gate_jobject(&jp, asked_field, a) || !a->exec || a->other || !a->run || !a->program || !a->argv0) return 0;
   file_of(pid, a->program, file);
@@ -115,8 +115,8 @@ static int parse_ident(const char *s, struct gate_ident *id) {
     s = end;
   }
   if (*s || v[4] >= 1000000000ULL || v[6] >= 1000000000ULL) return -1;
-  *id = (struct gate_ident){ (dev_t)v[0], (ino_t)v[1], (off_t)v[2], { (time_t)v[3], (long)v[4] },
-                             { (time_t)v[5], (long)v[6] }, 1 };
+  *id = (struct gate_ident){
+      (dev_t)v[0], (ino_t)v[1], (off_t)v[2], {(time_t)v[3], (long)v[4]}, {(time_t)v[5], (long)v[6]}, 1};
   return 0;
 }
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #define SCRIPT_HEAD 256 /* BINPRM_BUF_SIZE: what the kernel reads of a #! line */
-#define SCRIPT_DEPTH 5  /* interpreters that are scripts, as deep as the kernel follows them */
+#define SCRIPT_DEPTH 5 /* interpreters that are scripts, as deep as the kernel follows them */
 
 static int spacetab(char c) { return c == ' ' || c == '\t'; }
 static int terminator(char c) { return c == ' ' || c == '\t' || c == 0; }
@@ -49,7 +49,10 @@ static int script_line(const char *buf, size_t n, char **name, char **arg) {
     size_t a = sep;
     while (a < end && spacetab(buf[a])) a++;
     if (a < end) *arg = strndup(buf + a, end - a); /* (strndup stops at a NUL, as the kernel's string does) */
-    if (*arg && !**arg) { free(*arg); *arg = NULL; }
+    if (*arg && !**arg) {
+      free(*arg);
+      *arg = NULL;
+    }
   }
   return *name != NULL;
 }
@@ -69,14 +72,23 @@ int script_chain(pid_t pid, const char *cwd, int fd, const char *path, char ***o
     struct stat st;
     if (n < 0) break;
     if (!script_line(buf, (size_t)n, &name, &arg)) {
-      if (depth > 0 && fstat(cur, &st) == 0) { gate_ident_of(final, &st); rc = 0; }
-      free(name); free(arg);
+      if (depth > 0 && fstat(cur, &st) == 0) {
+        gate_ident_of(final, &st);
+        rc = 0;
+      }
+      free(name);
+      free(arg);
       break;
     }
     /* the kernel drops argv[0] and puts the interpreter, its argument and the name it opened in front */
     char **next = depth < SCRIPT_DEPTH ? calloc(np + 4, sizeof *next) : NULL;
     char *was = next ? strdup(named) : NULL;
-    if (!was) { free(next); free(name); free(arg); break; }
+    if (!was) {
+      free(next);
+      free(name);
+      free(arg);
+      break;
+    }
     size_t k = 0;
     next[k++] = name;
     if (arg) next[k++] = arg;
@@ -95,8 +107,10 @@ int script_chain(pid_t pid, const char *cwd, int fd, const char *path, char ***o
   }
   if (cur >= 0 && cur != fd) close(cur);
   if (pre) pre[np] = NULL;
-  if (rc || !pre) { free_vec(pre); return -1; }
+  if (rc || !pre) {
+    free_vec(pre);
+    return -1;
+  }
   *out = pre;
   return 0;
 }
-

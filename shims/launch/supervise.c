@@ -31,9 +31,7 @@ void close_all_but(const int *keep, int n) {
   syscall(__NR_close_range, from, ~0u, 0);
 }
 
-static int cmp_int(const void *a, const void *b) {
-  return *(const int *)a - *(const int *)b;
-}
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 /* In a session sandbox, bubblewrap's death takes only the command itself (--die-with-parent), and its
  * children would live on in the sandbox. Kill the command's process group too — bubblewrap made it a
@@ -121,7 +119,7 @@ static void to_null(int fd, int flags) {
 void supervise(const struct launch *l, const struct gate_join *j, int status_w, int sigfd) {
   to_null(0, O_RDWR);
   to_null(1, O_RDWR);
-  int keep[5] = { l->listener, status_w, sigfd, relay_ksock(), relay_dsock() };
+  int keep[5] = {l->listener, status_w, sigfd, relay_ksock(), relay_dsock()};
   qsort(keep, 5, sizeof keep[0], cmp_int);
   close_all_but(keep, 5);
   int root_done = 0, hup = 0;
@@ -139,7 +137,7 @@ void supervise(const struct launch *l, const struct gate_join *j, int status_w, 
   while (!(hup && root_done)) {
     /* after the hang-up only children are left to reap (a negative fd is skipped by poll); the workers
      * take the notifications, so this thread waits for the hang-up alone (POLLHUP is always reported) */
-    struct pollfd pf[2] = { { hup ? -1 : l->listener, own ? POLLIN : 0, 0 }, { sigfd, POLLIN, 0 } };
+    struct pollfd pf[2] = {{hup ? -1 : l->listener, own ? POLLIN : 0, 0}, {sigfd, POLLIN, 0}};
     if (poll(pf, 2, -1) < 0 && errno != EINTR) break;
     int taken = !hup && own && (pf[0].revents & POLLIN) && workers_take_one(l, own) == 0;
     if (!taken && !hup && (pf[0].revents & (POLLHUP | POLLERR))) hup = 1; /* no filtered process left */

@@ -64,7 +64,7 @@ void program_file(pid_t pid, const char *file, const char *program, char *out, s
 void exec_marks(pid_t pid, const struct ids *ids, const char *program, char **envp, struct marks *m) {
   static const char checked[] = GATE_VAR_CHECKED "=";
   size_t ml = sizeof GATE_MARK_ASK - 1, cl = sizeof checked - 1;
-  *m = (struct marks){ 0, 0, pid, ids->own };
+  *m = (struct marks){0, 0, pid, ids->own};
   for (char **e = envp; *e; e++) {
     const char *v = !strncmp(*e, GATE_MARK_ASK, ml) ? *e + ml : !strncmp(*e, checked, cl) ? *e + cl : NULL;
     if (!v) continue;

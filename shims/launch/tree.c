@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #define SIGNUM(s) s,
-const int launch_forwarded[] = { GATE_FORWARDED_SIGNALS(SIGNUM) 0 };
+const int launch_forwarded[] = {GATE_FORWARDED_SIGNALS(SIGNUM) 0};
 #undef SIGNUM
 
 /* Abstract Unix sockets (docs/sandbox.md, "Unix sockets of the host"): a sandbox that keeps the host's
@@ -47,7 +47,7 @@ static int wants_unix_scope(const char *path, char *const argv[]) {
 }
 
 static void scope_abstract_unix(const char *path) {
-  struct gate_landlock_attr a = { 0, 0, GATE_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET };
+  struct gate_landlock_attr a = {0, 0, GATE_LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET};
   int fd = (int)syscall(__NR_landlock_create_ruleset, &a, sizeof a, 0);
   if (fd < 0 || syscall(__NR_landlock_restrict_self, fd, 0))
     gate_die_errno(126, "exec gate: ", path,

@@ -21,12 +21,12 @@
 static struct {
   pthread_mutex_t lock;
   pthread_cond_t freed;
-  int busy;    /* notifications being answered */
-  int idle;    /* workers waiting in the ioctl */
+  int busy; /* notifications being answered */
+  int idle; /* workers waiting in the ioctl */
   int threads; /* workers started */
-  int seq;     /* notifications taken so far: the first ones are the plan's own execs */
+  int seq; /* notifications taken so far: the first ones are the plan's own execs */
   int inline_; /* no worker could start: the supervisor's thread takes them */
-} W = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0 };
+} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
 
 void notif_respond(const struct launch *l, uint64_t id, int error) {
   struct seccomp_notif_resp *r = calloc(1, l->sizes.seccomp_notif_resp);
@@ -81,7 +81,7 @@ static void *worker(void *arg) {
       /* ENOENT: a notification went before it was taken, or (Linux 6.x) nothing is left under the filter,
        * when the ioctl no longer waits: wait here instead, and end with the hang-up (never a busy loop) */
       if (errno == ENOENT) {
-        struct pollfd pf = { l->listener, POLLIN, 0 };
+        struct pollfd pf = {l->listener, POLLIN, 0};
         if (poll(&pf, 1, -1) > 0 && (pf.revents & (POLLHUP | POLLERR | POLLNVAL))) break;
       } else if (errno != EINTR) usleep(1000);
       continue;

@@ -1,5 +1,5 @@
 /**
- * Answers the runs' supervisors may give again themselves (issue 16; src/decide/reuse.ts says which), and
+ * Answers the runs' supervisors may give again themselves (src/decide/reuse.ts says which), and
  * the policy epoch that bounds them. A grant names one program of one run; the supervisor tells the daemon
  * of every exec it answers with it (ExecReused), and the daemon audits that exec as it would have audited
  * its own answer. The epoch file (POLICY_EPOCH_FILE in the request folder, a little-endian 64-bit count)

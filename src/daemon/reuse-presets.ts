@@ -1,5 +1,5 @@
 /**
- * Answers handed to a run's supervisor up front (issue 29, "Figures"; docs/exec-gate.md, "Answers handed
+ * Answers handed to a run's supervisor up front (docs/exec-gate.md, "Answers handed
  * over up front"). A Run that holds for any argv of one program (src/decide/reuse.ts, reusableForAnyArgv) is
  * given to a run's supervisor the first time that run asks about the program: a build pays one daemon round
  * trip per program per run (sed, cat, expr, gcc, cc1, as, ld ...), though the answer is the same in every run

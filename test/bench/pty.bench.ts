@@ -31,7 +31,7 @@ async function pipes(): Promise<number> {
   return mibps(SIZE, performance.now() - t0);
 }
 
-/** node-pty alone (encoding null), as deps.md measured it. */
+/** node-pty alone (encoding null). */
 async function rawPty(): Promise<number> {
   const t0 = performance.now();
   let n = 0;
@@ -141,8 +141,8 @@ console.log(
     targets: {
       keystroke_echo_p99_ms: 10,
       host_seq_200000_complete: '100/100',
-      measuring_terminal_alone: 'raw_terminal 20/20 (node-pty alone loses tails: deps.md §4)',
-      note: 'PTY throughput is bounded by the kernel ONLCR pass (deps.md §4); used for interactive sessions only',
+      measuring_terminal_alone: 'raw_terminal 20/20 (node-pty alone loses tails)',
+      note: 'PTY throughput is bounded by the kernel ONLCR pass; used for interactive sessions only',
     },
   }),
 );

@@ -40,15 +40,14 @@ static pid_t keeper(int tell[2], int done[2]) {
       mount("tmpfs", DIR_, "tmpfs", 0, "size=64k"))
     c = 'e';
   if (write(done[1], &c, 1) != 1) _exit(1);
-  struct sockaddr_un a = { .sun_family = AF_UNIX };
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
   snprintf(a.sun_path, sizeof a.sun_path, "%s/held.sock", DIR_);
   int held = -1;
   while (read(tell[0], &c, 1) == 1) {
     if (c == 'u') {
       if (held >= 0) close(held), held = -1; /* (a socket bound there keeps the tmpfs busy) */
       c = umount(DIR_) ? 'e' : 'r';
-    }
-    else if (c == 's') {
+    } else if (c == 's') {
       held = socket(AF_UNIX, SOCK_STREAM, 0);
       c = held >= 0 && bind(held, (struct sockaddr *)&a, sizeof a) == 0 && listen(held, 4) == 0 ? 'r' : 'e';
     } else {
@@ -67,11 +66,17 @@ static long digest_of(int fd, unsigned long long *d) {
   if (pipe(p)) return -1;
   pid_t pid = fork();
   if (pid == 0) {
-    struct { long lines; unsigned long long d; } w = { -1, 0 };
+    struct {
+      long lines;
+      unsigned long long d;
+    } w = {-1, 0};
     if (setns(fd, CLONE_NEWNS) == 0) w.lines = gate_mounts_digest(AT_FDCWD, -1, &w.d);
     _exit(write(p[1], &w, sizeof w) == (ssize_t)sizeof w ? 0 : 1);
   }
-  struct { long lines; unsigned long long d; } r = { -1, 0 };
+  struct {
+    long lines;
+    unsigned long long d;
+  } r = {-1, 0};
   if (read(p[0], &r, sizeof r) != (ssize_t)sizeof r) r.lines = -1;
   waitpid(pid, NULL, 0);
   close(p[0]);
@@ -115,7 +120,7 @@ static int enter_masked(struct gate_join *j, pid_t keeper_pid, char *path) {
     snprintf(kept, sizeof kept, "/proc/%d/ns/mnt", (int)keeper_pid);
     struct stat k, in, st;
     if (stat(kept, &k)) _exit(3);
-    char *masks[] = { path, NULL };
+    char *masks[] = {path, NULL};
     j->masks = masks;
     j->nmasks = 1;
     const char *prog = NULL;
@@ -154,7 +159,7 @@ int main(void) {
   j.lines = digest_of(mntns, &j.digest);
   ok(mntns >= 0 && j.lines > 0, "its mounts' digest, as the holder records it (%ld lines)", j.lines);
   int r;
-  static char *cmd[] = { "/bin/true", NULL };
+  static char *cmd[] = {"/bin/true", NULL};
   j.direct = 1;
   j.chdir = "/";
   j.command = cmd;

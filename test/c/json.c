@@ -48,7 +48,7 @@ static void utf8(void) {
 
 /* One string value from text: its decoding, or NULL when malformed. */
 static char *str_of(const char *text) {
-  struct gate_jp p = { text, text + strlen(text), 0 };
+  struct gate_jp p = {text, text + strlen(text), 0};
   return gate_jstr_dup(&p);
 }
 
@@ -62,14 +62,14 @@ static void strings(void) {
   s = str_of("\"\\ud83dx\"");
   ok(s && strlen(s) == 4, "a lone high surrogate decodes to its 3 bytes, no more");
   free(s);
-  const char *bad[] = { "\"abc", "\"a\\x\"", "\"a\x01\"", "\"\\u12\"", "\"\\u12g4\"", "\"\\", "abc", "", "\"\\u" };
+  const char *bad[] = {"\"abc", "\"a\\x\"", "\"a\x01\"", "\"\\u12\"", "\"\\u12g4\"", "\"\\", "abc", "", "\"\\u"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     s = str_of(bad[i]);
     ok(s == NULL, "malformed string %zu refused", i);
     free(s);
   }
   char small[4];
-  struct gate_jp p = { "\"abcdef\" rest", NULL, 0 };
+  struct gate_jp p = {"\"abcdef\" rest", NULL, 0};
   p.e = p.s + strlen(p.s);
   ok(gate_jstr(&p, small, sizeof small) == 0 && !strcmp(small, "abc"), "a long string is cut to its room, NUL-ended");
   ok(*p.s == ' ', "and the reader stands after it");
@@ -80,17 +80,25 @@ static void strings(void) {
 }
 
 static int skip_all(const char *text) {
-  struct gate_jp p = { text, text + strlen(text), 0 };
+  struct gate_jp p = {text, text + strlen(text), 0};
   if (gate_jskip(&p)) return -1;
   gate_jws(&p);
   return p.s == p.e ? 0 : -1;
 }
 
 static void skipping(void) {
-  const char *good[] = { "1", "-2.5e+3", "true", "false", "null", "\"s\"", "[]", "{}", " [1, \"a\", {\"k\": [null]}] ",
-                         "{\"a\":{\"b\":{\"c\":[true,false]}}}" };
+  const char *good[] = {"1",
+                        "-2.5e+3",
+                        "true",
+                        "false",
+                        "null",
+                        "\"s\"",
+                        "[]",
+                        "{}",
+                        " [1, \"a\", {\"k\": [null]}] ",
+                        "{\"a\":{\"b\":{\"c\":[true,false]}}}"};
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) ok(skip_all(good[i]) == 0, "skips %s", good[i]);
-  const char *bad[] = { "[1,]", "{\"a\" 1}", "{\"a\":}", "tru", "nul", "[", "{", "{\"a\":1,}", "]", "{1:2}", "x" };
+  const char *bad[] = {"[1,]", "{\"a\" 1}", "{\"a\":}", "tru", "nul", "[", "{", "{\"a\":1,}", "]", "{1:2}", "x"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) ok(skip_all(bad[i]) == -1, "refuses %s", bad[i]);
   char deep[300];
   memset(deep, '[', 64);
@@ -122,23 +130,23 @@ static int field(const char *key, struct gate_jp *p, void *ctx) {
 }
 
 static void objects(void) {
-  struct seen s = { 0 };
+  struct seen s = {0};
   const char *text = "{ \"a\" : 1 , \"list\":[9,9,9], \"b\":true, "
                      "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\":0}";
-  struct gate_jp p = { text, text + strlen(text), 0 };
+  struct gate_jp p = {text, text + strlen(text), 0};
   ok(gate_jobject(&p, field, &s) == 0 && s.n == 4, "an object's members are visited in order");
   is_str(s.keys[1], "list", "a key");
   ok(s.ints == 0 + 1 + 2, "an array's elements are numbered");
   ok(strlen(s.keys[3]) == 63, "a key longer than the reader's room is cut, not overrun");
   ok(p.depth == 0, "the depth is back to 0 after the object");
-  struct seen t = { 0 };
+  struct seen t = {0};
   const char *bad = "{\"b\":maybe}";
-  struct gate_jp q = { bad, bad + strlen(bad), 0 };
+  struct gate_jp q = {bad, bad + strlen(bad), 0};
   ok(gate_jobject(&q, field, &t) == -1, "a field reader's failure fails the object");
   /* the end pointer is the bound, not a NUL */
   const char *cut = "{\"a\":\"abc\"}";
-  struct gate_jp r = { cut, cut + 7, 0 };
-  struct seen u = { 0 };
+  struct gate_jp r = {cut, cut + 7, 0};
+  struct seen u = {0};
   ok(gate_jobject(&r, field, &u) == -1, "text cut before its end is malformed (the end pointer bounds every read)");
 }
 

@@ -30,9 +30,10 @@
 static char DIR_[] = "/tmp/gate-masks-XXXXXX";
 
 static void argv_helpers(void) {
-  char *in[] = { "bwrap", "--ro-bind", "/", "/", "--ro-bind-try", "/dev/null", "/nonexistent/a.sock", "--ro-bind",
-                 "/dev/null", "/x", "--ro-bind-try", "/dev/null", "/", "--", "cmd", "--ro-bind-try", "/dev/null",
-                 "/y", NULL };
+  char *in[] = {"bwrap",         "--ro-bind",           "/",         "/",         "--ro-bind-try",
+                "/dev/null",     "/nonexistent/a.sock", "--ro-bind", "/dev/null", "/x",
+                "--ro-bind-try", "/dev/null",           "/",         "--",        "cmd",
+                "--ro-bind-try", "/dev/null",           "/y",        NULL};
   char *out[32], *paths[32];
   int np = -1;
   int n = gate_without_masks(in, 1, out, 0, paths, &np);
@@ -49,7 +50,7 @@ static void argv_helpers(void) {
 
 /* A listening Unix socket at path: its descriptor, or -1. */
 static int listen_at(const char *path) {
-  struct sockaddr_un a = { .sun_family = AF_UNIX };
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
   snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
   int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 4)) return -1;
@@ -58,7 +59,7 @@ static int listen_at(const char *path) {
 
 /* connect() to path: 0, or its errno. */
 static int connect_to(const char *path) {
-  struct sockaddr_un a = { .sun_family = AF_UNIX };
+  struct sockaddr_un a = {.sun_family = AF_UNIX};
   snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
   int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   int r = connect(s, (struct sockaddr *)&a, sizeof a) ? errno : 0;
@@ -86,7 +87,7 @@ static int is_null_device(const char *path) {
 static int unprivileged(char *paths[], int n) {
   pid_t pid = fork();
   if (pid == 0) {
-    struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+    struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
     struct __user_cap_data_struct d[2];
     if (syscall(SYS_capget, &h, d)) _exit(99);
     d[CAP_SYS_ADMIN / 32].effective &= ~(1u << (CAP_SYS_ADMIN % 32));
@@ -114,7 +115,7 @@ static void mounts(void) {
   int s = listen_at(live);
   int f = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
   ok(s >= 0 && f >= 0 && connect_to(live) == 0, "a live socket, reached before its mask");
-  char *paths[] = { live, file, none, gone };
+  char *paths[] = {live, file, none, gone};
   long before = mount_lines();
   int at = -2, e = gate_masks_mount(paths, 4, &at);
   ok(e == 0, "masked: %s", strerror(e));
@@ -132,7 +133,7 @@ static void mounts(void) {
   ok(e == 0 && mount_lines() == before + 1, "a socket already masked is not masked again");
   /* fail closed: a socket that is there and cannot be masked is reported, by its index */
   int s2 = listen_at(other);
-  char *others[] = { other };
+  char *others[] = {other};
   ok(s2 >= 0 && unprivileged(others, 1) == 0, "without CAP_SYS_ADMIN: EPERM for the socket at index 0");
   ok(connect_to(other) == 0, "(that socket is untouched)");
   /* a view whose /dev/null is not the null device: refused, index -1 */

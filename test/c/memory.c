@@ -27,7 +27,7 @@ static char *page_before_hole(void) {
 }
 
 static void strings(void) {
-  struct proc p = { .pid = getpid() };
+  struct proc p = {.pid = getpid()};
   char *s = read_str(&p, ADDR("hello"));
   is_str(s, "hello", "read_str reads a string of this process");
   ok(p.total == 6 && p.error == 0, "its bytes are counted with the NUL (%zu)", p.total);
@@ -39,7 +39,7 @@ static void strings(void) {
 
   char *m = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   memcpy(m + PAGE - 2, "abc", 4);
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   s = read_str(&p, ADDR(m + PAGE - 2));
   is_str(s, "abc", "a string across a page boundary is read whole");
   free(s);
@@ -48,20 +48,20 @@ static void strings(void) {
 
   char *h = page_before_hole();
   memcpy(h + PAGE - 3, "xy", 3);
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   s = read_str(&p, ADDR(h + PAGE - 3));
   is_str(s, "xy", "a string that ends on the last byte before an unmapped page is read");
   free(s);
   proc_done(&p);
   /* (a new reading: within one, a page is read once and kept, as the process stands still in its exec) */
   h[PAGE - 1] = 'z';
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   s = read_str(&p, ADDR(h + PAGE - 3));
   ok(s == NULL, "a string that runs into an unmapped page is a failure, not a guess");
   free(s);
   ok(p.error == EFAULT, "and the reading says why (errno %d)", p.error);
   proc_done(&p);
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   ok(read_str(&p, 0) == NULL && read_str(&p, ADDR(h + PAGE)) == NULL, "NULL and unmapped addresses are failures");
   proc_done(&p);
   munmap(h, PAGE);
@@ -69,11 +69,11 @@ static void strings(void) {
   char *big = malloc(MAX_STRING + 2);
   memset(big, 'a', MAX_STRING + 1);
   big[MAX_STRING + 1] = 0;
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   ok(read_str(&p, ADDR(big)) == NULL, "a string over MAX_STRING is refused");
   proc_done(&p);
   big[MAX_STRING] = 0;
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   s = read_str(&p, ADDR(big));
   ok(s && strlen(s) == MAX_STRING, "a string of exactly MAX_STRING is read");
   free(s);
@@ -85,11 +85,11 @@ static void pointers(void) {
   char *m = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   uint64_t want = 0x1122334455667788ULL, got = 0;
   memcpy(m + PAGE - 3, &want, 8); /* unaligned, across the page boundary */
-  struct proc p = { .pid = getpid() };
+  struct proc p = {.pid = getpid()};
   ok(read_ptr(&p, ADDR(m + PAGE - 3), &got) == 0 && got == want, "an unaligned pointer across pages is read");
   proc_done(&p);
   munmap(m + PAGE, PAGE);
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   ok(read_ptr(&p, ADDR(m + PAGE - 3), &got) == -1, "a pointer cut by an unmapped page is a failure");
   proc_done(&p);
   munmap(m, PAGE);
@@ -97,11 +97,11 @@ static void pointers(void) {
 
 static void vectors(void) {
   int ok1 = -1;
-  struct proc p = { .pid = getpid() };
+  struct proc p = {.pid = getpid()};
   char **v = read_vec(&p, 0, &ok1);
   ok(v && !v[0] && ok1 == 1, "a NULL array is an empty one, read whole");
   free_vec(v);
-  const char *argv[] = { "ls", "-l", "/tmp", NULL };
+  const char *argv[] = {"ls", "-l", "/tmp", NULL};
   v = read_vec(&p, ADDR(argv), &ok1);
   ok(ok1 == 1 && vec_len(v) == 3 && vec_eq(v, (char **)argv), "an argv is read whole");
   free_vec(v);
@@ -116,7 +116,7 @@ static void vectors(void) {
     snprintf(many[i], 32, "arg%d", i);
   }
   many[N] = NULL;
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   v = read_vec(&p, ADDR(many), &ok1);
   ok(ok1 == 1 && vec_len(v) == N && vec_eq(v, many), "100 strings on 100 pages (the cache holds %d) are read",
      CACHED_PAGES);
@@ -129,7 +129,7 @@ static void vectors(void) {
   char **arr = (char **)(h + PAGE - 2 * sizeof(char *));
   arr[0] = "one";
   arr[1] = "two";
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   v = read_vec(&p, ADDR(arr), &ok1);
   ok(ok1 == 0 && v && vec_len(v) == 2, "an array that runs into an unmapped page is not read whole");
   free_vec(v);
@@ -137,7 +137,7 @@ static void vectors(void) {
   /* a pointer to nowhere */
   arr[0] = "one";
   arr[1] = h + PAGE;
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   v = read_vec(&p, ADDR(arr), &ok1);
   ok(ok1 == 0 && v && vec_len(v) == 1, "an array with a pointer to an unmapped page is not read whole");
   free_vec(v);
@@ -154,7 +154,7 @@ static void vectors(void) {
     big[i][LEN] = 0;
   }
   big[K] = NULL;
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   v = read_vec(&p, ADDR(big), &ok1);
   ok(ok1 == 0 && v && vec_len(v) < K && p.total <= MAX_TOTAL + MAX_STRING + 1,
      "more than MAX_TOTAL bytes of strings are refused (%zu strings read)", v ? vec_len(v) : 0);
@@ -176,7 +176,7 @@ static void other_processes(void) {
   }
   char b;
   ok(read(ready[0], &b, 1) == 1, "a child is ready");
-  struct proc p = { .pid = c };
+  struct proc p = {.pid = c};
   char *s = read_str(&p, ADDR(shared));
   is_str(s, "child's own copy", "read_str reads the child's memory, not this process's");
   free(s);
@@ -189,7 +189,7 @@ static void other_processes(void) {
   if (write(go[1], "g", 1) != 1) kill(c, SIGKILL);
   int st;
   waitpid(c, &st, 0);
-  p = (struct proc){ .pid = c };
+  p = (struct proc){.pid = c};
   ok(read_str(&p, ADDR(shared)) == NULL && p.error == ESRCH, "a process gone: a failure, ESRCH (%d)", p.error);
   proc_done(&p);
   ok(proc_strings(c, "cmdline") == NULL, "and its /proc files are unreadable");

@@ -25,12 +25,12 @@ static void exec_replies(void) {
   ok(parse("{\"v\":1,\"id\":\"r1\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"}}") == 0, "a Run reply parses");
   ok(R.action == GA_RUN && !strcmp(R.type, "exec") && !strcmp(R.id, "r1"), "its type, id and action");
   ok(parse("{\"id\":\"r2\",\"type\":\"exec\",\"action\":{\"type\":\"Deny\",\"reason\":\"no \\\"rm\\\"\"}}") == 0 &&
-       R.action == GA_DENY,
+         R.action == GA_DENY,
      "a Deny reply parses");
   is_str(R.reason, "no \"rm\"", "its reason, decoded");
   ok(parse("{\"id\":\"r3\",\"type\":\"exec\",\"action\":{\"type\":\"Escalate\","
            "\"execution\":{\"type\":\"Unsandboxed\"}},\"escalation_token\":\"tok\"}") == 0 &&
-       R.action == GA_ESCALATE,
+         R.action == GA_ESCALATE,
      "an Escalate reply parses, its execution skipped");
   is_str(R.token, "tok", "its token");
   ok(parse("{\"id\":\"r4\",\"type\":\"exec\",\"action\":{\"type\":\"Sudo\"}}") == 0 && R.action == GA_NONE,
@@ -49,7 +49,7 @@ static void reuse(void) {
   ok(!strcmp(AUDIT.log, "/l") && !strcmp(AUDIT.head, "{\"h\":1") && !strcmp(AUDIT.tail, "}"), "its audit fields");
   ok(parse("{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":1,"
            "\"audit\":{\"log\":\"/l\"}}}") == 0 &&
-       !AUDIT.log[0],
+         !AUDIT.log[0],
      "an audit without all three fields is none");
   ok(parse("{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\"}}") == 0 && !R.grant[0],
      "a grant without its epoch is none");
@@ -59,8 +59,10 @@ static void reuse(void) {
   ok(gate_parse_reply(with_audit, strlen(with_audit), &R, ERR, sizeof ERR) == 0 && !strcmp(R.grant, "abc_-"),
      "without room for the audit, the grant still parses");
   char big[2048];
-  int n = snprintf(big, sizeof big, "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":1,\"audit\":"
-                                    "{\"log\":\"/l\",\"head\":\"%0600d\",\"tail\":\"}\"}}}", 0);
+  int n = snprintf(big, sizeof big,
+                   "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":1,\"audit\":"
+                   "{\"log\":\"/l\",\"head\":\"%0600d\",\"tail\":\"}\"}}}",
+                   0);
   ok(n > 0 && parse(big) == 0 && !AUDIT.log[0], "an audit field longer than its room is dropped, not cut");
 }
 
@@ -109,8 +111,9 @@ static void presets(void) {
 
 static void preflight(void) {
   char json[4096];
-  size_t o = (size_t)snprintf(json, sizeof json, "{\"id\":\"p\",\"type\":\"preflight\",\"run_id\":\"run-1\",\"action\":"
-                                                 "{\"type\":\"Deny\",\"reason\":\"x\"},\"subcommands\":[");
+  size_t o = (size_t)snprintf(json, sizeof json,
+                              "{\"id\":\"p\",\"type\":\"preflight\",\"run_id\":\"run-1\",\"action\":"
+                              "{\"type\":\"Deny\",\"reason\":\"x\"},\"subcommands\":[");
   for (int i = 0; i < 10; i++)
     o += (size_t)snprintf(json + o, sizeof json - o,
                           "%s{\"argv\":[\"rm\",\"-rf\",\"/%d\"],\"action\":{\"type\":\"Deny\",\"reason\":\"r%d\"}}",
@@ -132,14 +135,14 @@ static void errors(void) {
   struct {
     const char *json, *why;
   } bad[] = {
-    { "", "not a JSON object" },
-    { "[]", "not a JSON object" },
-    { "{\"id\":\"x\"}", "no type or id" },
-    { "{\"type\":\"exec\"}", "no type or id" },
-    { "{\"id\":\"x\",\"type\":\"exec\"} {}", "trailing data" },
-    { "{\"id\":\"x\",\"type\":\"exec\"", "not a JSON object" },
-    { "{\"id\":1,\"type\":\"exec\"}", "not a JSON object" },
-    { "{\"id\":\"x\",\"type\":\"exec\",\"action\":\"Run\"}", "not a JSON object" },
+      {"", "not a JSON object"},
+      {"[]", "not a JSON object"},
+      {"{\"id\":\"x\"}", "no type or id"},
+      {"{\"type\":\"exec\"}", "no type or id"},
+      {"{\"id\":\"x\",\"type\":\"exec\"} {}", "trailing data"},
+      {"{\"id\":\"x\",\"type\":\"exec\"", "not a JSON object"},
+      {"{\"id\":1,\"type\":\"exec\"}", "not a JSON object"},
+      {"{\"id\":\"x\",\"type\":\"exec\",\"action\":\"Run\"}", "not a JSON object"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ok(parse(bad[i].json) == -1 && strstr(ERR, bad[i].why), "refused: %s (%s)", bad[i].json, ERR);
@@ -158,8 +161,8 @@ static void errors(void) {
   ok(parse(huge) == 0 && strlen(R.reason) == sizeof R.reason - 1, "a reason longer than its room is cut to it");
   free(huge);
   /* cut right after a key's colon, in a buffer of exactly its size: no byte past it is read (ASan build) */
-  const char *cuts[] = { "{\"id\":\"x\",\"type\":\"exec\",\"reuse\":{\"audit\":{\"log\":",
-                         "{\"id\":\"x\",\"type\":\"exec\",\"reuse\":", "{\"id\":\"x\",\"action\":{\"reason\":  " };
+  const char *cuts[] = {"{\"id\":\"x\",\"type\":\"exec\",\"reuse\":{\"audit\":{\"log\":",
+                        "{\"id\":\"x\",\"type\":\"exec\",\"reuse\":", "{\"id\":\"x\",\"action\":{\"reason\":  "};
   for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
     size_t n = strlen(cuts[i]);
     char *exact = malloc(n);

@@ -12,25 +12,25 @@
 
 static int tap_n, tap_failed;
 
-#define ok(cond, ...)                                                                                              \
-  do {                                                                                                             \
-    int ok_ = !!(cond);                                                                                            \
-    printf("%s %d - ", ok_ ? "ok" : "not ok", ++tap_n);                                                            \
-    printf(__VA_ARGS__);                                                                                           \
-    printf("\n");                                                                                                  \
-    if (!ok_) {                                                                                                    \
-      tap_failed++;                                                                                                \
-      printf("#   at %s:%d: %s\n", __FILE__, __LINE__, #cond);                                                     \
-    }                                                                                                              \
+#define ok(cond, ...) \
+  do { \
+    int ok_ = !!(cond); \
+    printf("%s %d - ", ok_ ? "ok" : "not ok", ++tap_n); \
+    printf(__VA_ARGS__); \
+    printf("\n"); \
+    if (!ok_) { \
+      tap_failed++; \
+      printf("#   at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+    } \
   } while (0)
 
 /* Two C strings are equal (either may be NULL). */
-#define is_str(got, want, ...)                                                                                     \
-  do {                                                                                                             \
-    const char *g_ = (got), *w_ = (want);                                                                          \
-    ok((g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_)), __VA_ARGS__);                                  \
-    if (!((g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_))))                                            \
-      printf("#   got: %s\n#   want: %s\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)");                                \
+#define is_str(got, want, ...) \
+  do { \
+    const char *g_ = (got), *w_ = (want); \
+    ok((g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_)), __VA_ARGS__); \
+    if (!((g_ == NULL && w_ == NULL) || (g_ && w_ && !strcmp(g_, w_)))) \
+      printf("#   got: %s\n#   want: %s\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
   } while (0)
 
 static int tap_done(void) {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 
-const PROGRAMS = ['bwrap', 'busybox', 'tmux', 'unshare', 'autoconf', 'automake', 'pytest-3', 'git', 'make', 'gcc', 'python3', 'bash', 'sh'];
+const PROGRAMS = ['bwrap', 'busybox', 'tmux', 'unshare', 'autoconf', 'automake', 'pytest-3', 'git', 'make', 'gcc', 'python3', 'clang-format', 'bash', 'sh'];
 
 function which(name: string): string {
   return spawnSync('/bin/sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).stdout.trim();
@@ -39,7 +39,7 @@ test('the test runner names what is missing and runs nothing; with everything th
   const r = runner(lacking);
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /the tests need programs this machine lacks: tmux \(tmux\), autoconf \(autoconf\)\n/);
-  assert.match(r.stderr, /sudo apt-get install -y bubblewrap busybox-static tmux util-linux autoconf automake python3-pytest git make gcc python3\n/);
+  assert.match(r.stderr, /sudo apt-get install -y bubblewrap busybox-static tmux util-linux autoconf automake python3-pytest git make gcc python3 clang-format\n/);
   assert.match(r.stderr, /nothing ran/);
   assert.doesNotMatch(r.stdout + r.stderr, /ℹ tests/);
   const ok = runner(`${full}:${process.env.PATH}`);

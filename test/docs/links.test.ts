@@ -2,8 +2,9 @@
  * The docs point only at what the repository holds. Fails when README.md or a page under docs/ links to a
  * file or an anchor that does not exist; when code or docs name a docs/ page that does not exist, or a
  * section of a page ('exec-gate.md, "Answers reused"') that is no heading or bold lead-in there; and when
- * anything mentions the design documents kept outside the repository (the fact belongs in the comment or
- * on a docs/ page instead). Pure reading of the working tree: no daemon, no sandbox.
+ * anything mentions the design documents kept outside the repository, or code and docs cite an issue
+ * number (issues are kept outside too: the fact belongs in the comment or on a docs/ page instead). Pure
+ * reading of the working tree: no daemon, no sandbox.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -120,7 +121,14 @@ test('every docs/ page that code or docs name exists, and every section they nam
 
 test('nothing mentions the design documents kept outside the repository', () => {
   // spelled in pieces, so this file does not name them itself
-  const outside = [['DESIGN', 'md'].join('.'), ['codex-behaviour', 'md'].join('.'), ['..', 'shared', ''].join('/')];
+  const outside = [
+    ['DESIGN', 'md'].join('.'),
+    ['codex-behaviour', 'md'].join('.'),
+    ['deps', 'md'].join('.'),
+    ['peers-2026', 'md'].join('.'),
+    ['users-and-bypasses', 'md'].join('.'),
+    ['..', 'shared', ''].join('/'),
+  ];
   const found: string[] = [];
   for (const f of files) {
     read(f)
@@ -129,5 +137,20 @@ test('nothing mentions the design documents kept outside the repository', () => 
         for (const name of outside) if (line.includes(name)) found.push(`${f}:${i + 1}: ${name}`);
       });
   }
+  assert.deepEqual(found, []);
+});
+
+test('code and docs say the reason, not an issue number (the issues are not in the repository)', () => {
+  // what a reader of the code can follow: docs/history keeps its dated records as they were; tests may name
+  // the finding they pin
+  const cited = /\bissues? #?\d+\b/i;
+  const found: string[] = [];
+  for (const f of files.filter((f) => /^(src|shims|native|scripts|docs)\/|^README\.md$/.test(f) && !f.startsWith('docs/history/')))
+    read(f)
+      .split('\n')
+      .forEach((line, i) => {
+        const m = cited.exec(line);
+        if (m) found.push(`${f}:${i + 1}: ${m[0]}`);
+      });
   assert.deepEqual(found, []);
 });

@@ -1,5 +1,5 @@
 /**
- * Real bash as the oracle (deps.md appendix): a prelude empties PATH and shadows builtins so that every
+ * Real bash as the oracle: a prelude empties PATH and shadows builtins so that every
  * simple command bash runs is logged with its argv. Used by oracle.test.ts and oracle-fuzz.test.ts.
  */
 import { spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ListOp, Subcommand } from '../../src/script/analyze.js';
 
-// deps.md's prelude also logs where fds 0-2 point (3 readlink processes per command); only argv matters here.
+// a fuller prelude would also log where fds 0-2 point (3 readlink processes per command); only argv matters here.
 const PRELUDE = String.raw`__rec() { local a rec=C$'\x1f'; for a in "$@"; do rec+=$a$'\x1f'; done
   builtin printf '%s\x1e' "$rec" >> "$__LOG"; }
 command_not_found_handle() { __rec "$@"; return 0; }

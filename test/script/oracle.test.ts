@@ -1,5 +1,5 @@
 /**
- * Real bash as the oracle (deps.md appendix): a prelude makes bash log every simple command it runs.
+ * Real bash as the oracle: a prelude makes bash log every simple command it runs.
  * For every script the analyzer calls plain, bash ran exactly the reported commands (list semantics
  * simulated: `false`/`read` fail, everything else succeeds). For complex scripts, each extracted
  * command matches what bash ran under that name, and (unless the script builds names at run time)

@@ -26,11 +26,51 @@ static uint64_t next(void) {
 }
 
 static const char *const TOKENS[] = {
-  "{", "}", "[", "]", "\"", ":", ",", " ", "\\", "\\u", "\\ud83d", "\\ude00", "\\u0000", "0", "-1", "1e9",
-  "true", "false", "null", "\"type\"", "\"exec\"", "\"id\"", "\"x\"", "\"action\"", "\"Run\"", "\"Deny\"",
-  "\"Escalate\"", "\"reason\"", "\"escalation_token\"", "\"reuse\"", "\"grant\"", "\"epoch\"", "\"audit\"",
-  "\"log\"", "\"head\"", "\"tail\"", "\"subcommands\"", "\"argv\"", "\"code\"", "\"message\"", "\"run_id\"",
-  "99999999999999999999", "\xff", "\xc3\xa9", "\x01",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    ":",
+    ",",
+    " ",
+    "\\",
+    "\\u",
+    "\\ud83d",
+    "\\ude00",
+    "\\u0000",
+    "0",
+    "-1",
+    "1e9",
+    "true",
+    "false",
+    "null",
+    "\"type\"",
+    "\"exec\"",
+    "\"id\"",
+    "\"x\"",
+    "\"action\"",
+    "\"Run\"",
+    "\"Deny\"",
+    "\"Escalate\"",
+    "\"reason\"",
+    "\"escalation_token\"",
+    "\"reuse\"",
+    "\"grant\"",
+    "\"epoch\"",
+    "\"audit\"",
+    "\"log\"",
+    "\"head\"",
+    "\"tail\"",
+    "\"subcommands\"",
+    "\"argv\"",
+    "\"code\"",
+    "\"message\"",
+    "\"run_id\"",
+    "99999999999999999999",
+    "\xff",
+    "\xc3\xa9",
+    "\x01",
 };
 
 static struct {
@@ -76,11 +116,14 @@ static size_t generate(uint8_t *buf) {
     for (uint64_t k = next() % 8; k-- && n;) {
       size_t at = next() % n;
       switch (next() % 4) {
-        case 0: buf[at] = (uint8_t)next(); break;
-        case 1: n = at; break; /* cut */
-        case 2: memmove(buf + at + 1, buf + at, n - at < 4095 - at ? n - at : 4095 - at); buf[at] = (uint8_t)next();
-                n += n < 4096; break;
-        default: buf[at] ^= (uint8_t)(1u << (next() % 8));
+      case 0: buf[at] = (uint8_t)next(); break;
+      case 1: n = at; break; /* cut */
+      case 2:
+        memmove(buf + at + 1, buf + at, n - at < 4095 - at ? n - at : 4095 - at);
+        buf[at] = (uint8_t)next();
+        n += n < 4096;
+        break;
+      default: buf[at] ^= (uint8_t)(1u << (next() % 8));
       }
     }
     return n;

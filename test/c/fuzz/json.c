@@ -40,16 +40,16 @@ static int walk(struct gate_jp *p) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
   const char *s = (const char *)data;
-  struct gate_jp p = { s, s + n, 0 };
+  struct gate_jp p = {s, s + n, 0};
   if (walk(&p) == 0 && (p.s < s || p.s > s + n || p.depth != 0)) abort();
-  struct gate_jp q = { s, s + n, 0 };
+  struct gate_jp q = {s, s + n, 0};
   if (gate_jskip(&q) == 0 && (q.s > s + n)) abort();
   /* written as a string, read back */
   struct gbuf b;
   gb_init(&b);
   gb_json_str(&b, s, n, 0);
   if (!b.oom && !memchr(s, 0, n)) {
-    struct gate_jp r = { b.p, b.p + b.len, 0 };
+    struct gate_jp r = {b.p, b.p + b.len, 0};
     char *back = gate_jstr_dup(&r);
     if (!back || strlen(back) != n || memcmp(back, s, n) || r.s != b.p + b.len) abort();
     free(back);

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
     w = i == words || w % 7 == 0 ? 0 : base + w % (SPAN + PAGE);
     memcpy(region + start + 8 * i, &w, 8);
   }
-  struct proc p = { .pid = getpid() };
+  struct proc p = {.pid = getpid()};
   int ok = 0;
   char **v = read_vec(&p, base + start, &ok);
   if (!v) abort();
@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n) {
   }
   free_vec(v);
   proc_done(&p);
-  p = (struct proc){ .pid = getpid() };
+  p = (struct proc){.pid = getpid()};
   char *s = read_str(&p, base + start);
   long want = expected_len(base + start);
   if ((want < 0) != (s == NULL) || (s && (strlen(s) != (size_t)want || memcmp(s, region + start, (size_t)want))))
