@@ -35,18 +35,8 @@ static void on_signal(int sig) {
 
 int gate_escalate(const struct gate_conf *c, const char *token, char *const envp[], char *err, size_t errlen) {
   int sp[2] = {-1, -1}; /* self-pipe for forwarded signals */
-  struct sockaddr_un a;
-  if (gate_sock_addr(&a, c->escalate_sock, err, errlen)) return -1;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    snprintf(err, errlen, "socket: %s", strerror(errno));
-    return -1;
-  }
-  if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
-    int e = errno;
-    close(fd);
-    return gate_unreachable(c->escalate_sock, e, err, errlen);
-  }
+  int fd = gate_stream_connect(c->escalate_sock, err, errlen);
+  if (fd < 0) return -1;
   /* The frame: {token, env} where env is the exec's environment without the gate's own variables. */
   struct gbuf m;
   gb_init(&m);

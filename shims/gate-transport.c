@@ -89,10 +89,9 @@ static int take(const char *buf, size_t n, const char *id, struct gate_reply *r,
   return 1;
 }
 
-static int request_stream(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
-                          char *err, size_t errlen) {
+int gate_stream_connect(const char *path, char *err, size_t errlen) {
   struct sockaddr_un a;
-  if (gate_sock_addr(&a, c->stream_sock, err, errlen)) return -1;
+  if (gate_sock_addr(&a, path, err, errlen)) return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     snprintf(err, errlen, "socket: %s", strerror(errno));
@@ -101,8 +100,15 @@ static int request_stream(const struct gate_conf *c, const char *id, const struc
   if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
     int e = errno;
     close(fd);
-    return gate_unreachable(c->stream_sock, e, err, errlen);
+    return gate_unreachable(path, e, err, errlen);
   }
+  return fd;
+}
+
+static int request_stream(const struct gate_conf *c, const char *id, const struct gbuf *msg, struct gate_reply *r,
+                          char *err, size_t errlen) {
+  int fd = gate_stream_connect(c->stream_sock, err, errlen);
+  if (fd < 0) return -1;
   uint32_t len = (uint32_t)msg->len;
   unsigned char head[4] = {len & 255, len >> 8 & 255, len >> 16 & 255, len >> 24 & 255};
   struct gbuf out;

@@ -33,5 +33,8 @@ void gate_reply_release(void);
 int gate_sock_addr(struct sockaddr_un *a, const char *path, char *err, size_t errlen);
 /* err = the daemon is not reachable at path (errno e); returns -1. */
 int gate_unreachable(const char *path, int e, char *err, size_t errlen);
+/* A stream socket connected to path (the daemon's stream or escalation socket); -1 with err when it cannot be
+ * reached (gate_unreachable's message). */
+int gate_stream_connect(const char *path, char *err, size_t errlen);
 
 #endif

@@ -74,6 +74,19 @@ async function flushed(a: Socket, b: Socket): Promise<void> {
   }
 }
 
+/** The relay and both sockets' descriptors once Node has written what it holds; null when there is no
+ * relay or either socket is gone or has no descriptor (the caller then carries the bytes itself). */
+async function readyPair(client: Socket, dest: Socket): Promise<{ r: NonNullable<ReturnType<typeof relay>>; cfd: number; dfd: number } | null> {
+  const r = relay();
+  if (!r) return null;
+  await flushed(client, dest);
+  // from here to the caller's destroys, one synchronous block: Node reads nothing more meanwhile
+  const cfd = fdOf(client);
+  const dfd = fdOf(dest);
+  if (client.destroyed || dest.destroyed || cfd === undefined || dfd === undefined) return null;
+  return { r, cfd, dfd };
+}
+
 /**
  * Hand `client` and `dest` to the relay: both paused with no 'data' listeners (what they buffered goes
  * first). `pipes`: the client is the run's bridge and takes pipes (it said so, run-proxy.ts): the relay
@@ -83,13 +96,9 @@ async function flushed(a: Socket, b: Socket): Promise<void> {
  * closed; the relay holds its own copies) and `finished` resolves when the pair is over.
  */
 export async function handOver(client: Socket, dest: Socket, o: { pipes?: boolean } = {}): Promise<HandedOver | null> {
-  const r = relay();
-  if (!r) return null;
-  await flushed(client, dest);
-  // from here to the destroys, one synchronous block: Node reads nothing more meanwhile
-  const cfd = fdOf(client);
-  const dfd = fdOf(dest);
-  if (client.destroyed || dest.destroyed || cfd === undefined || dfd === undefined) return null;
+  const ready = await readyPair(client, dest);
+  if (!ready) return null;
+  const { r, cfd, dfd } = ready;
   const headUp = drain(client);
   const headDown = drain(dest);
   let id: number;
@@ -116,12 +125,9 @@ export async function handOver(client: Socket, dest: Socket, o: { pipes?: boolea
  * resolves without an error, the relay has let go of the client and Node may write to it again.
  */
 export async function relayAnswer(client: Socket, dest: Socket, head: Buffer | null, length: number | null): Promise<HandedOver | null> {
-  const r = relay();
-  if (!r) return null;
-  await flushed(client, dest);
-  const cfd = fdOf(client);
-  const dfd = fdOf(dest);
-  if (client.destroyed || dest.destroyed || cfd === undefined || dfd === undefined) return null;
+  const ready = await readyPair(client, dest);
+  if (!ready) return null;
+  const { r, cfd, dfd } = ready;
   // what the stream buffered after its 'data' listeners went (paused) is the body's too; past `length`,
   // bytes the server should not have sent, dropped with the connection
   const more = drain(dest);
