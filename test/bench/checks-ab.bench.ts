@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { GATE, GATE_SH } from '../helpers/env.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
+import { execTimes } from './helpers.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const PER_ROUND = Number(process.env.BENCH_EXECS ?? 200);
@@ -52,15 +53,6 @@ function run(cmd: string, args: string[], b: Build): string {
   return r.stdout;
 }
 
-/** The per-exec times (ms) a timing loop printed. */
-function execTimes(out: string): number[] {
-  return out
-    .trim()
-    .split('\n')
-    .map((l) => l.split(' ').map(Number))
-    .filter((p) => p.length === 2 && p.every(Number.isFinite))
-    .map(([s, e]) => (e - s) * 1000);
-}
 
 const builds = [await build('current', GATE, GATE_SH)];
 if (BASE) builds.push(await build('base', join(BASE, 'bin', 'gate'), join(BASE, 'bin', 'gate-sh')));

@@ -12,11 +12,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { GATE, GATE_SH, ROOT } from '../helpers/env.js';
+import { GATE, GATE_SH } from '../helpers/env.js';
 import { runGate } from '../daemon/helpers.js';
 import { RequestClient } from '../../src/transport/client.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
 import { startDaemon } from '../helpers/daemon.js';
+import { planCall } from './helpers.js';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
@@ -35,20 +36,7 @@ async function once(gate: string, mode: string): Promise<Record<string, unknown>
   try {
     const ws = workspace(d.te.dir, d.env);
     const planEnv = Object.entries({ ...d.env, GATE_NO_AUTOSTART: '1' }).map(([k, v]) => `${k}=${v}`);
-    const call = async (i: number): Promise<void> => {
-      const s = SCRIPTS[i % SCRIPTS.length];
-      const reply = (await c.request({
-        type: 'preflight',
-        shell: 'bash',
-        flag: '-lc',
-        script: s,
-        cwd: ws,
-        pid: process.pid,
-        sandbox_permissions: 'use_default',
-        plan: { argv: ['-lc', s], argv0: GATE_SH, env: planEnv, fds: [], shims: join(ROOT, 'shims') },
-      })) as { run_id: string };
-      c.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: 0, duration_ms: 1 });
-    };
+    const call = (i: number): Promise<void> => planCall(c, { script: SCRIPTS[i % SCRIPTS.length], cwd: ws, planEnv, gateSh: GATE_SH });
     // warmed: the parsers' and the plan's first use are not what grows
     for (let i = 0; i < 200; i++) await call(i);
     const pid = d.child.pid!;

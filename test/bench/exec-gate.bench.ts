@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { escFixture, gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
 import { warmedUp } from '../daemon/helpers.js';
-import { runBench } from './helpers.js';
+import { execTimes, runBench } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 /** A steady daemon (warmedUp): its idle-time warm-up neither counted as the exec gate's CPU nor competing. */
@@ -49,15 +49,6 @@ function procCpu(pid: number): number {
   return (Number(f[11]) + Number(f[12])) / 100;
 }
 
-function durations(out: string): number[] {
-  return out
-    .trim()
-    .split('\n')
-    .map((l) => l.split(' ').map(Number))
-    .filter((p) => p.length === 2 && p.every(Number.isFinite))
-    .map(([s, e]) => (e - s) * 1000)
-    .sort((a, b) => a - b);
-}
 
 const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -82,8 +73,8 @@ async function perExec(rig: DaemonProc): Promise<PerExec> {
     m.daemonCpu += procCpu(daemonPid) - d0;
     const p = await run('/bin/bash', ['./true.sh'], { env: rig.env, cwd: rig.ws });
     for (const [n, r] of Object.entries({ g, p })) if (r.code !== 0) throw new Error(`${n} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
-    m.gated.push(...durations(g.stdout));
-    m.plain.push(...durations(p.stdout));
+    m.gated.push(...execTimes(g.stdout));
+    m.plain.push(...execTimes(p.stdout));
     m.gatedCpu += childCpu(g.stdout);
     m.plainCpu += childCpu(p.stdout);
   }
@@ -101,8 +92,8 @@ async function main(): Promise<Record<string, unknown>> {
     const escG = await gateSh(rig, 'bash ./esc.sh');
     const escP = await run('/bin/bash', ['./esc.sh'], { env: rig.env, cwd: rig.ws });
     for (const [n, r] of Object.entries({ escG, escP })) if (r.code !== 0) throw new Error(`${n} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
-    const eg = durations(escG.stdout);
-    const ep = durations(escP.stdout);
+    const eg = execTimes(escG.stdout);
+    const ep = execTimes(escP.stdout);
     const n = m.gated.length;
     figures = {
       execs: n,

@@ -44,3 +44,32 @@ export async function startFloor(respond = true): Promise<Floor> {
     },
   };
 }
+
+/** The per-exec times (ms) a timing loop printed: one "<start> <end>" line (seconds) per exec. */
+export function execTimes(out: string): number[] {
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' ').map(Number))
+    .filter((p) => p.length === 2 && p.every(Number.isFinite))
+    .map(([s, e]) => (e - s) * 1000);
+}
+
+/** One native gate-sh call as the daemon sees it: the plan pre-flight of `script` in `cwd`, then its
+ * run-finished (what the native gate-sh sends, without running anything). */
+export async function planCall(
+  c: { request(m: Record<string, unknown>): Promise<unknown>; notify(m: Record<string, unknown>): void },
+  o: { script: string; cwd: string; planEnv: string[]; gateSh: string },
+): Promise<void> {
+  const reply = (await c.request({
+    type: 'preflight',
+    shell: 'bash',
+    flag: '-lc',
+    script: o.script,
+    cwd: o.cwd,
+    pid: process.pid,
+    sandbox_permissions: 'use_default',
+    plan: { argv: ['-lc', o.script], argv0: o.gateSh, env: o.planEnv, fds: [], shims: join(ROOT, 'shims') },
+  })) as { run_id: string };
+  c.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: 0, duration_ms: 1 });
+}

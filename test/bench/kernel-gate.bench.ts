@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { gateSh, run, execGateOptions, type Result } from '../exec-gate/helpers.js';
 import { warmedUp } from '../daemon/helpers.js';
-import { type Floor, runBench, startFloor } from './helpers.js';
+import { execTimes, type Floor, runBench, startFloor } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 const RULES = ['prefix_rule(pattern=["bash"], decision="allow")'];
@@ -34,14 +34,6 @@ const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
-function durations(out: string): number[] {
-  return out
-    .trim()
-    .split('\n')
-    .map((l) => l.split(' ').map(Number))
-    .filter((p) => p.length === 2 && p.every(Number.isFinite))
-    .map(([s, e]) => (e - s) * 1000);
-}
 
 function check(name: string, r: { code: number | null; stderr: string }): void {
   if (r.code !== 0) throw new Error(`${name} failed (${r.code}): ${r.stderr.slice(0, 500)}`);
@@ -57,8 +49,8 @@ async function fromBash(rig: DaemonProc): Promise<{ gated: number[]; plain: numb
     const p = await run('/bin/bash', ['./true.sh'], { env: rig.env, cwd: rig.ws });
     check('gated', g);
     check('plain', p);
-    gated.push(...durations(g.stdout));
-    plain.push(...durations(p.stdout));
+    gated.push(...execTimes(g.stdout));
+    plain.push(...execTimes(p.stdout));
   }
   return { gated: sorted(gated), plain: sorted(plain) };
 }
@@ -92,7 +84,7 @@ async function floors(rig: DaemonProc, bin: string): Promise<Record<string, numb
     const take = async (k: keyof typeof xs, program: string, args: string[], env = rig.env) => {
       const r = await run(program, args, { env, cwd: rig.ws, timeoutMs: 300_000 });
       check(k, r);
-      xs[k].push(...(k === 'bash' || k === 'preload' ? durations(r.stdout) : nums(r.stdout)));
+      xs[k].push(...(k === 'bash' || k === 'preload' ? execTimes(r.stdout) : nums(r.stdout)));
     };
     await take('plain', loop, [String(PER_ROUND), '/bin/true']);
     await take('notif', floor, [String(PER_ROUND), '/bin/true']);

@@ -21,7 +21,7 @@ import { GATE, GATE_SH, ROOT, tempEnv } from '../helpers/env.js';
 import { warmedUp } from '../daemon/helpers.js';
 import { RequestClient } from '../../src/transport/client.js';
 import { loadAverage, SCRIPTS, workspace } from './agent-scripts.js';
-import { type Floor, startFloor } from './helpers.js';
+import { type Floor, planCall, startFloor } from './helpers.js';
 import { gatePaths } from '../../src/paths/paths.js';
 import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
@@ -173,20 +173,7 @@ async function memory(d: DaemonProc, ws: string): Promise<Record<string, unknown
   const t0 = performance.now();
   const CALLS = 10_000;
   try {
-    for (let i = 0; i < CALLS; i++) {
-      const s = SCRIPTS[i % SCRIPTS.length];
-      const reply = (await c.request({
-        type: 'preflight',
-        shell: 'bash',
-        flag: '-lc',
-        script: s,
-        cwd: ws,
-        pid: process.pid,
-        sandbox_permissions: 'use_default',
-        plan: { argv: ['-lc', s], argv0: GATE_SH, env: planEnv, fds: [], shims: join(ROOT, 'shims') },
-      })) as { run_id: string };
-      c.notify({ type: 'run-finished', run_id: reply.run_id, exit_status: 0, duration_ms: 1 });
-    }
+    for (let i = 0; i < CALLS; i++) await planCall(c, { script: SCRIPTS[i % SCRIPTS.length], cwd: ws, planEnv, gateSh: GATE_SH });
   } finally {
     c.close();
   }
