@@ -10,6 +10,7 @@ import { GATE, GATE_SH, ROOT } from '../helpers/env.js';
 import { gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
 import type { SessionJob } from '../../src/daemon/session-sandbox.js';
 import { type DaemonProc, startDaemon, waitFor } from '../helpers/daemon.js';
+import { approvalCall } from '../../src/client/index.js';
 
 // a port of its own per test: the network-on test binds the host's loopback
 let port = 20000 + Math.floor(Math.random() * 20000);
@@ -31,7 +32,14 @@ async function rig(o: { rules?: string[]; config?: string } = {}): Promise<Daemo
   return r;
 }
 
+/** The session's jobs as `gate jobs` asks for them (the same approval-channel call, made in this process: the
+ * waits below poll it, and a Node process per poll was most of this file's CPU). */
 async function jobs(r: DaemonProc): Promise<SessionJob[]> {
+  return (await approvalCall(r.paths, 'jobs')).jobs ?? [];
+}
+
+/** `gate jobs --json` itself: the program a person runs. */
+async function jobsCli(r: DaemonProc): Promise<SessionJob[]> {
   const out = await run(process.execPath, [GATE, 'jobs', '--json'], { env: r.env, cwd: r.ws });
   assert.equal(out.code, 0, out.stderr);
   return JSON.parse(out.stdout) as SessionJob[];
@@ -65,7 +73,9 @@ for (const entry of ['native', 'node'] as const) {
     const second = await gateSh(r, curl(PORT), { env });
     assert.equal(second.stdout, '200\n', second.stderr);
     assert.notEqual(await hostCurl(PORT), '200', 'the sandbox has a loopback of its own: the host cannot reach the server');
-    const listed = await waitFor(async () => (await jobs(r)).find((j) => j.argv.includes('http.server')), 'the server in gate jobs');
+    await waitFor(async () => (await jobs(r)).find((j) => j.argv.includes('http.server')), 'the server in the session\'s jobs');
+    const listed = (await jobsCli(r)).find((j) => j.argv.includes('http.server'));
+    assert.ok(listed, 'gate jobs --json lists the server');
     assert.equal(listed.cwd, r.ws);
     assert.equal(listed.outlived_command, true);
     assert.ok(running(listed.pid));
