@@ -45,7 +45,7 @@ test('gate-sh: a sandbox denial is asked as an escalation and rerun as approved;
   assert.equal(mr.code, 0, mr.stdout.toString());
   assert.match(
     mr.stdout.toString(),
-    /^one\ntwo\nthree\ncp: .*Read-only file system\ngate-sh: the sandboxed run failed .*rerunning as approved \(outside the sandbox\)\none\ntwo\nthree\n$/,
+    /^one\ntwo\nthree\ncp: .*Read-only file system\n(?:gate-sh: waiting for approval[^\n]*\n)?gate-sh: the sandboxed run failed .*rerunning as approved \(outside the sandbox\)\none\ntwo\nthree\n$/,
   );
   assert.ok(existsSync(join(outside, 'm')));
   // the reader goes away (`| head -1`): the script meets EPIPE/SIGPIPE as under bash, and ends
