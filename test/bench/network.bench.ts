@@ -51,6 +51,14 @@ const dBridge = await startDaemon({
   args: ['--test-resolver', w.hostsFile],
   env: { GATE_NET_HANDOFF: 'off' },
 });
+// the same daemon whose relay splices bulk halves too (GATE_RELAY_COPY=off: native/gate_relay.c's copy mode)
+const dSplice = await startDaemon({
+  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
+  rules: RULES,
+  workspace: 'ws',
+  args: ['--test-resolver', w.hostsFile],
+  env: { GATE_NET_HANDOFF: 'on', GATE_RELAY_COPY: 'off' },
+});
 // the same daemon with tunnels kept in Node: what the native relay is measured against
 const dNode = await startDaemon({
   config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
@@ -164,6 +172,7 @@ try {
       connect_tunnel: [] as number[],
       connect_tunnel_via_bridge: [] as number[],
       connect_tunnel_in_node: [] as number[],
+      connect_tunnel_splice: [] as number[],
     };
     const loads: number[] = [];
     const modes: [keyof typeof dl, () => Promise<string>][] = [
@@ -174,6 +183,7 @@ try {
       ['connect_tunnel', () => viaGate(`${curl} -p`)],
       ['connect_tunnel_via_bridge', () => viaGate(`${curl} -p`, dBridge)],
       ['connect_tunnel_in_node', () => viaGate(`${curl} -p`, dNode)],
+      ['connect_tunnel_splice', () => viaGate(`${curl} -p`, dSplice)],
     ];
     for (let i = 0; i < ROUNDS; i++) {
       loads.push(load()[0]);
@@ -193,12 +203,13 @@ try {
       // per round: the tunnel against direct in that same round (the load moves between rounds)
       plain_http_ratio_per_round: dl.plain_http.map((x, i) => r2(x / dl.direct[i])),
       connect_tunnel_ratio_per_round: dl.connect_tunnel.map((x, i) => r2(x / dl.direct[i])),
+      connect_tunnel_splice_ratio_per_round: dl.connect_tunnel_splice.map((x, i) => r2(x / dl.direct[i])),
       connect_tunnel_via_bridge_ratio_per_round: dl.connect_tunnel_via_bridge.map((x, i) => r2(x / dl.direct[i])),
       load_average_1m_per_round: loads,
       rounds: ROUNDS,
       load_average_before: before,
       load_average_after: load(),
-      what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: each request read and decided by the proxy, the body of the answer carried by the native relay (the client on the handed-over listener); plain_http_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off); connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener',
+      what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: each request read and decided by the proxy, the body of the answer carried by the native relay (the client on the handed-over listener); plain_http_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off); connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener; connect_tunnel_splice: connect_tunnel with the relay splicing bulk halves too (GATE_RELAY_COPY=off)',
     };
   }
 
@@ -284,6 +295,7 @@ process.stdin.on('end', () => { socks.forEach((s) => s.destroy()); }).resume();`
 } finally {
   await d.close();
   await dNode.close();
+  await dSplice.close();
   await dBridge.close();
   await w.close();
   killAll();
