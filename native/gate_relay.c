@@ -21,6 +21,7 @@
  *       of file before it is an error. A limit of 0 never reads `from` at all (Node keeps reading it).
  *   relayClose(id)                                               ends the pair (its run finished)
  *   relayCount() → pairs being relayed
+ *   relayCopied() → bytes sent in copy mode so far (below: struct half)
  *   relayCheckListener(fd) → null | why not    a listening socket the run's bridge handed over (below)
  */
 #define _GNU_SOURCE
@@ -65,7 +66,8 @@ struct half {
    * pages, and the receiver then pays more for every byte it reads than for bytes written from memory
    * (curl: 170 ms of CPU per 100 MiB instead of 120 on this 2-core machine, docs/network.md "Figures"),
    * where the receiver was the slowest party already. */
-  char *buf;
+  int copy;
+  char *buf; /* held while it holds bytes: freed when `from` has nothing more for now */
   size_t boff, blen;
   size_t moved;
   char *head;
@@ -118,6 +120,7 @@ static napi_threadsafe_function tsfn;
 static int count;
 /* GATE_RELAY_COPY=off in the daemon's environment: bulk halves keep splicing (for comparison) */
 static int copy_mode = 1;
+static uint64_t copied; /* bytes sent in copy mode since the start (relayCopied: tests, benches) */
 
 static void set_error(struct pair *p, const char *what, int e) {
   if (!p->error[0]) snprintf(p->error, sizeof p->error, "%s: %s", what, strerror(e));
@@ -131,7 +134,7 @@ static void grow(struct half *h, int fd, size_t moved) {
   if (h->moved < BULK) return;
   h->grown = 1;
   if (!h->direct && copy_mode) {
-    h->buf = malloc(COPY_SIZE); /* from the next read on, once the pipe is empty; none: splice goes on */
+    h->copy = 1; /* from the next read on, once the pipe is empty */
     return;
   }
   fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE); /* best effort: a smaller pipe moves less per call */
@@ -230,6 +233,7 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       h->boff += (size_t)w;
       h->blen -= (size_t)w;
       h->bytes += (uint64_t)w;
+      __atomic_add_fetch(&copied, (uint64_t)w, __ATOMIC_RELAXED);
       continue;
     }
     if (h->limited && h->left == 0) {
@@ -276,7 +280,8 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       if (!(pf[1].revents & (POLLOUT | POLLHUP | POLLERR))) return wait_on(h, h->to, EPOLLOUT), 0;
       continue; /* both ready now: once more */
     }
-    if (h->buf) { /* copy mode: the buffer and the pipe are empty here */
+    if (h->copy && !h->buf && !(h->buf = malloc(COPY_SIZE))) h->copy = 0; /* no memory: splice goes on */
+    if (h->copy) { /* the buffer and the pipe are empty here */
       size_t n = want(h);
       ssize_t r = recv(h->from, h->buf, n < COPY_SIZE ? n : COPY_SIZE, MSG_DONTWAIT);
       if (r == 0) {
@@ -284,9 +289,13 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
         continue;
       }
       if (r < 0) {
-        if (errno == EAGAIN || errno == EINTR) return wait_on(h, h->from, EPOLLIN), 0;
-        set_error(p, dir, errno);
-        return -1;
+        if (errno != EAGAIN && errno != EINTR) {
+          set_error(p, dir, errno);
+          return -1;
+        }
+        free(h->buf); /* an idle connection holds no buffer */
+        h->buf = NULL;
+        return wait_on(h, h->from, EPOLLIN), 0;
       }
       if (h->limited) h->left -= (uint64_t)r;
       h->boff = 0;
@@ -627,6 +636,13 @@ static napi_value relay_count(napi_env env, napi_callback_info info) {
   return out;
 }
 
+static napi_value relay_copied(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  napi_create_double(env, (double)__atomic_load_n(&copied, __ATOMIC_RELAXED), &out);
+  return out;
+}
+
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
 #endif
@@ -689,6 +705,7 @@ void gate_relay_register(napi_env env, napi_value exports) {
              {"relayAdd", relay_add},
              {"relayClose", relay_close},
              {"relayCount", relay_count},
+             {"relayCopied", relay_copied},
              {"relayCheckListener", relay_check_listener}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
