@@ -701,12 +701,8 @@ void gate_relay_register(napi_env env, napi_value exports) {
   static const struct {
     const char *name;
     napi_callback fn;
-  } fns[] = {{"relayInit", relay_init},
-             {"relayAdd", relay_add},
-             {"relayClose", relay_close},
-             {"relayCount", relay_count},
-             {"relayCopied", relay_copied},
-             {"relayCheckListener", relay_check_listener}};
+  } fns[] = {{"relayInit", relay_init},   {"relayAdd", relay_add},       {"relayClose", relay_close},
+             {"relayCount", relay_count}, {"relayCopied", relay_copied}, {"relayCheckListener", relay_check_listener}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
     napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f);
