@@ -4,9 +4,10 @@
  * CONNECT or SOCKS5 tunnel, connected the destination and checked the client's TLS server name, it hands
  * the two sockets here: the run's side (the Unix socket the daemon accepted from the sandbox's bridge) and
  * the destination's (the TCP socket the daemon connected). One thread of this process moves the bytes
- * both ways with splice(2) through a pipe per direction (no copy through user space, no JavaScript per
- * chunk), passes half-closes on, and reports each pair once when it is over: bytes each way and why it
- * ended, through a thread-safe function onto Node's loop (the audit record's bytes up and down).
+ * both ways with splice(2) through a pipe per direction (no JavaScript per chunk; past a direction's first
+ * MiB between two sockets, recv/send through a buffer instead: copy mode, struct half), passes
+ * half-closes on, and reports each pair once when it is over: bytes each way and why it ended, through a
+ * thread-safe function onto Node's loop (the audit record's bytes up and down).
  *
  * Not pure: a thread, sockets, pipes. Trust boundary: both sockets are the daemon's own open file
  * descriptions (dup'd here; the sandbox never holds either: a connected host socket in the sandbox could be
@@ -64,7 +65,7 @@ struct half {
   /* Copy mode: a half between two sockets that has carried BULK bytes reads into a buffer of its own and
    * sends from it once its pipe is empty. Splice costs the relay less, but what it sends are the source's
    * pages, and the receiver then pays more for every byte it reads than for bytes written from memory
-   * (curl: 170 ms of CPU per 100 MiB instead of 120 on this 2-core machine, docs/network.md "Figures"),
+   * (curl: 124-174 ms of CPU per 100 MiB instead of 92-113 on this 2-core machine, docs/network.md "Figures"),
    * where the receiver was the slowest party already. */
   int copy;
   char *buf; /* held while it holds bytes: freed when `from` has nothing more for now */
