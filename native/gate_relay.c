@@ -65,7 +65,7 @@ struct half {
   /* Copy mode: a half between two sockets that has carried BULK bytes reads into a buffer of its own and
    * sends from it once its pipe is empty. Splice costs the relay less, but what it sends are the source's
    * pages, and the receiver then pays more for every byte it reads than for bytes written from memory
-   * (curl: 124-174 ms of CPU per 100 MiB instead of 92-113 on this 2-core machine, docs/network.md "Figures"),
+   * (curl: up to 112-174 ms of CPU per 100 MiB instead of 92-113 on this 2-core machine, docs/network.md "Figures"),
    * where the receiver was the slowest party already. */
   int copy;
   char *buf; /* held while it holds bytes: freed when `from` has nothing more for now */
