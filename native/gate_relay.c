@@ -4,9 +4,10 @@
  * CONNECT or SOCKS5 tunnel, connected the destination and checked the client's TLS server name, it hands
  * the two sockets here: the run's side (the Unix socket the daemon accepted from the sandbox's bridge) and
  * the destination's (the TCP socket the daemon connected). One thread of this process moves the bytes
- * both ways with splice(2) through a pipe per direction (no copy through user space, no JavaScript per
- * chunk), passes half-closes on, and reports each pair once when it is over: bytes each way and why it
- * ended, through a thread-safe function onto Node's loop (the audit record's bytes up and down).
+ * both ways with splice(2) through a pipe per direction (no JavaScript per chunk; past a direction's first
+ * MiB between two sockets, recv/send through a buffer instead: copy mode, struct half), passes
+ * half-closes on, and reports each pair once when it is over: bytes each way and why it ended, through a
+ * thread-safe function onto Node's loop (the audit record's bytes up and down).
  *
  * Not pure: a thread, sockets, pipes. Trust boundary: both sockets are the daemon's own open file
  * descriptions (dup'd here; the sandbox never holds either: a connected host socket in the sandbox could be
@@ -21,6 +22,7 @@
  *       of file before it is an error. A limit of 0 never reads `from` at all (Node keeps reading it).
  *   relayClose(id)                                               ends the pair (its run finished)
  *   relayCount() → pairs being relayed
+ *   relayCopied() → bytes sent in copy mode so far (below: struct half)
  *   relayCheckListener(fd) → null | why not    a listening socket the run's bridge handed over (below)
  */
 #define _GNU_SOURCE
@@ -46,6 +48,8 @@
 #define CHUNK (1 << 20)
 #define PIPE_SIZE (1 << 20)
 #define BULK (1 << 20)
+/* the buffer a bulk half between two sockets copies through (below: copy mode) */
+#define COPY_SIZE (1 << 20)
 #define MAX_EVENTS 64
 
 /* One direction: bytes from `from` to `to`. Between two sockets they go through a pipe of this half's
@@ -58,6 +62,14 @@ struct half {
   int pr, pw; /* this half's own pipe, between two sockets */
   size_t inpipe;
   int grown; /* the pipe was enlarged (after BULK bytes) */
+  /* Copy mode: a half between two sockets that has carried BULK bytes reads into a buffer of its own and
+   * sends from it once its pipe is empty. Splice costs the relay less, but what it sends are the source's
+   * pages, and the receiver then pays more for every byte it reads than for bytes written from memory
+   * (curl: up to 112-174 ms of CPU per 100 MiB instead of 92-113 on this 2-core machine, docs/network.md "Figures"),
+   * where the receiver was the slowest party already. */
+  int copy;
+  char *buf; /* held while it holds bytes: freed when `from` has nothing more for now */
+  size_t boff, blen;
   size_t moved;
   char *head;
   size_t headlen, headoff;
@@ -107,6 +119,9 @@ static uint32_t next_id = 1;
 static int ctl = -1, ep = -1;
 static napi_threadsafe_function tsfn;
 static int count;
+/* GATE_RELAY_COPY=off in the daemon's environment: bulk halves keep splicing (for comparison) */
+static int copy_mode = 1;
+static uint64_t copied; /* bytes sent in copy mode since the start (relayCopied: tests, benches) */
 
 static void set_error(struct pair *p, const char *what, int e) {
   if (!p->error[0]) snprintf(p->error, sizeof p->error, "%s: %s", what, strerror(e));
@@ -119,6 +134,10 @@ static void grow(struct half *h, int fd, size_t moved) {
   h->moved += moved;
   if (h->moved < BULK) return;
   h->grown = 1;
+  if (!h->direct && copy_mode) {
+    h->copy = 1; /* from the next read on, once the pipe is empty */
+    return;
+  }
   fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE); /* best effort: a smaller pipe moves less per call */
 }
 
@@ -205,6 +224,19 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       h->bytes += (uint64_t)w;
       continue;
     }
+    if (h->blen > 0) {
+      ssize_t w = send(h->to, h->buf + h->boff, h->blen, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EAGAIN || errno == EINTR) return wait_on(h, h->to, EPOLLOUT), 0;
+        set_error(p, dir, errno);
+        return -1;
+      }
+      h->boff += (size_t)w;
+      h->blen -= (size_t)w;
+      h->bytes += (uint64_t)w;
+      __atomic_add_fetch(&copied, (uint64_t)w, __ATOMIC_RELAXED);
+      continue;
+    }
     if (h->limited && h->left == 0) {
       h->done = 1; /* the body is carried: the connection is Node's again */
       return 0;
@@ -249,6 +281,28 @@ static int pump(struct pair *p, struct half *h, const char *dir) {
       if (!(pf[1].revents & (POLLOUT | POLLHUP | POLLERR))) return wait_on(h, h->to, EPOLLOUT), 0;
       continue; /* both ready now: once more */
     }
+    if (h->copy && !h->buf && !(h->buf = malloc(COPY_SIZE))) h->copy = 0; /* no memory: splice goes on */
+    if (h->copy) { /* the buffer and the pipe are empty here */
+      size_t n = want(h);
+      ssize_t r = recv(h->from, h->buf, n < COPY_SIZE ? n : COPY_SIZE, MSG_DONTWAIT);
+      if (r == 0) {
+        h->eof = 1;
+        continue;
+      }
+      if (r < 0) {
+        if (errno != EAGAIN && errno != EINTR) {
+          set_error(p, dir, errno);
+          return -1;
+        }
+        free(h->buf); /* an idle connection holds no buffer */
+        h->buf = NULL;
+        return wait_on(h, h->from, EPOLLIN), 0;
+      }
+      if (h->limited) h->left -= (uint64_t)r;
+      h->boff = 0;
+      h->blen = (size_t)r;
+      continue;
+    }
     /* the pipe is empty here: EAGAIN means `from` has nothing yet */
     ssize_t r = splice(h->from, NULL, h->pw, NULL, want(h), SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
     if (r > 0 && h->limited) h->left -= (uint64_t)r;
@@ -286,6 +340,7 @@ static void close_half(struct half *h) {
   if (h->pr >= 0) close(h->pr);
   if (h->pw >= 0) close(h->pw);
   free(h->head);
+  free(h->buf);
 }
 
 /* the pair is over: its descriptors close (no epoll entry stays), its report goes to Node */
@@ -416,6 +471,8 @@ static napi_value relay_init(napi_env env, napi_callback_info info) {
   bool ok = ep >= 0 && env == owner;
   if (ep < 0) {
     owner = env;
+    const char *cm = getenv("GATE_RELAY_COPY");
+    copy_mode = !(cm && !strcmp(cm, "off"));
     napi_value name;
     napi_create_string_utf8(env, "gate-relay", NAPI_AUTO_LENGTH, &name);
     ep = epoll_create1(EPOLL_CLOEXEC);
@@ -580,6 +637,13 @@ static napi_value relay_count(napi_env env, napi_callback_info info) {
   return out;
 }
 
+static napi_value relay_copied(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  napi_create_double(env, (double)__atomic_load_n(&copied, __ATOMIC_RELAXED), &out);
+  return out;
+}
+
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
 #endif
@@ -638,11 +702,8 @@ void gate_relay_register(napi_env env, napi_value exports) {
   static const struct {
     const char *name;
     napi_callback fn;
-  } fns[] = {{"relayInit", relay_init},
-             {"relayAdd", relay_add},
-             {"relayClose", relay_close},
-             {"relayCount", relay_count},
-             {"relayCheckListener", relay_check_listener}};
+  } fns[] = {{"relayInit", relay_init},   {"relayAdd", relay_add},       {"relayClose", relay_close},
+             {"relayCount", relay_count}, {"relayCopied", relay_copied}, {"relayCheckListener", relay_check_listener}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
     napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f);

@@ -16,7 +16,7 @@
  * those. Servers on 127.0.0.x only (test/network/servers.ts). Prints one JSON object on its last line.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -50,6 +50,14 @@ const dBridge = await startDaemon({
   workspace: 'ws',
   args: ['--test-resolver', w.hostsFile],
   env: { GATE_NET_HANDOFF: 'off' },
+});
+// the same daemon whose relay splices bulk halves too (GATE_RELAY_COPY=off: native/gate_relay.c's copy mode)
+const dSplice = await startDaemon({
+  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
+  rules: RULES,
+  workspace: 'ws',
+  args: ['--test-resolver', w.hostsFile],
+  env: { GATE_NET_HANDOFF: 'on', GATE_RELAY_COPY: 'off' },
 });
 // the same daemon with tunnels kept in Node: what the native relay is measured against
 const dNode = await startDaemon({
@@ -105,6 +113,22 @@ async function onHost(program: string, args: string[]): Promise<string> {
   return r.stdout;
 }
 
+/** CPU time (ns) that every thread of process `p`, and its relay thread (gate-relay), have run so far
+ * (schedstat: exact, not in clock ticks) */
+function runNs(p: number): { all: number; relay: number } {
+  const ns = { all: 0, relay: 0 };
+  for (const t of readdirSync(`/proc/${p}/task`)) {
+    try {
+      const n = Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+      ns.all += n;
+      if (readFileSync(`/proc/${p}/task/${t}/comm`, 'utf8').trim() === 'gate-relay') ns.relay += n;
+    } catch {
+      /* the thread ended meanwhile */
+    }
+  }
+  return ns;
+}
+
 function cpuMs(): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, clock ticks of 10 ms
@@ -150,13 +174,23 @@ try {
 
   if (PARTS.has('download')) {
     const before = load();
+    // bash's `time` prints curl's own CPU (user and system seconds) after curl's figures
+    const timed = (c: string) => `TIMEFORMAT='%3U %3S'; { time ${c} ; } 2>&1`;
     const curl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' http://web.test:${w.webPort}/big/100`;
-    const speed = (o: string) => {
-      const [size, bps] = o.trim().split(' ').map(Number);
-      if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB`);
+    const cpu: Record<string, { curl: number[]; server: number[]; daemon: number[]; relay_thread: number[] }> = {};
+    const speed = (k: string, o: string, server: number, daemon: { all: number; relay: number }) => {
+      const [line, times] = o.trim().split('\n');
+      const [size, bps] = line.split(' ').map(Number);
+      if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB: ${o}`);
+      const [u, sy] = times.split(' ').map(Number);
+      cpu[k] ??= { curl: [], server: [], daemon: [], relay_thread: [] };
+      cpu[k].curl.push(Math.round((u + sy) * 1000));
+      cpu[k].server.push(Math.round(server));
+      cpu[k].daemon.push(Math.round(daemon.all));
+      cpu[k].relay_thread.push(Math.round(daemon.relay));
       return r2(bps / 2 ** 20);
     };
-    const directCurl = ['-sS', '-o', '/dev/null', '-w', '%{size_download} %{speed_download}\\n', '--noproxy', '*', `http://127.0.0.2:${w.webPort}/big/100`];
+    const directCurl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' --noproxy '*' http://127.0.0.2:${w.webPort}/big/100`;
     const dl = {
       direct: [] as number[],
       plain_http: [] as number[],
@@ -164,22 +198,41 @@ try {
       connect_tunnel: [] as number[],
       connect_tunnel_via_bridge: [] as number[],
       connect_tunnel_in_node: [] as number[],
+      connect_tunnel_splice: [] as number[],
     };
     const loads: number[] = [];
     const modes: [keyof typeof dl, () => Promise<string>][] = [
-      ['direct', () => onHost('curl', directCurl)],
-      ['plain_http', () => viaGate(curl)],
-      ['plain_http_via_bridge', () => viaGate(curl, dBridge)],
+      ['direct', () => onHost('bash', ['-c', timed(directCurl)])],
+      ['plain_http', () => viaGate(timed(curl))],
+      ['plain_http_via_bridge', () => viaGate(timed(curl), dBridge)],
       // the same through a CONNECT tunnel (curl --proxytunnel): the path https takes
-      ['connect_tunnel', () => viaGate(`${curl} -p`)],
-      ['connect_tunnel_via_bridge', () => viaGate(`${curl} -p`, dBridge)],
-      ['connect_tunnel_in_node', () => viaGate(`${curl} -p`, dNode)],
+      ['connect_tunnel', () => viaGate(timed(`${curl} -p`))],
+      ['connect_tunnel_via_bridge', () => viaGate(timed(`${curl} -p`), dBridge)],
+      ['connect_tunnel_in_node', () => viaGate(timed(`${curl} -p`), dNode)],
+      ['connect_tunnel_splice', () => viaGate(timed(`${curl} -p`), dSplice)],
     ];
+    // whose daemon each mode goes through (direct: none, its daemon's CPU is the idle baseline)
+    const through: Record<string, number> = {
+      direct: pid,
+      plain_http: pid,
+      plain_http_via_bridge: dBridge.child.pid!,
+      connect_tunnel: pid,
+      connect_tunnel_via_bridge: dBridge.child.pid!,
+      connect_tunnel_in_node: dNode.child.pid!,
+      connect_tunnel_splice: dSplice.child.pid!,
+    };
     for (let i = 0; i < ROUNDS; i++) {
       loads.push(load()[0]);
       // a different order each round: no mode always runs first, or after the same one
       const shift = i % modes.length;
-      for (const [k, f] of [...modes.slice(shift), ...modes.slice(0, shift)]) dl[k].push(speed(await f()));
+      for (const [k, f] of [...modes.slice(shift), ...modes.slice(0, shift)]) {
+        const s0 = process.cpuUsage();
+        const d0 = runNs(through[k]);
+        const o = await f();
+        const s1 = process.cpuUsage(s0);
+        const d1 = runNs(through[k]);
+        dl[k].push(speed(k, o, (s1.user + s1.system) / 1000, { all: (d1.all - d0.all) / 1e6, relay: (d1.relay - d0.relay) / 1e6 }));
+      }
     }
     const best = (xs: number[]) => Math.max(...xs);
     const median = (xs: number[]) => pct(xs, 0.5);
@@ -190,15 +243,27 @@ try {
           { MiB_s: xs, best: best(xs), median: median(xs), ratio_best: r2(best(xs) / best(dl.direct)), ratio_median: r2(median(xs) / median(dl.direct)) },
         ]),
       ),
+      // CPU per download, ms (median of the rounds): curl's own; this process's (the server, and the
+      // spawning of each client); the daemon's, all its threads (the run's set-up, the proxy, the relay
+      // thread), and its relay thread alone. Not counted:
+      // the bridge (its own process in the sandbox, where it relays), gate-sh and bwrap, the kernel's
+      // softirq work done on another party's time (loopback delivers in the sender's context)
+      cpu_ms_per_download: Object.fromEntries(
+        Object.entries(cpu).map(([k, c]) => [
+          k,
+          { curl: median(c.curl), server: median(c.server), daemon: median(c.daemon), daemon_relay_thread: median(c.relay_thread) },
+        ]),
+      ),
       // per round: the tunnel against direct in that same round (the load moves between rounds)
       plain_http_ratio_per_round: dl.plain_http.map((x, i) => r2(x / dl.direct[i])),
       connect_tunnel_ratio_per_round: dl.connect_tunnel.map((x, i) => r2(x / dl.direct[i])),
+      connect_tunnel_splice_ratio_per_round: dl.connect_tunnel_splice.map((x, i) => r2(x / dl.direct[i])),
       connect_tunnel_via_bridge_ratio_per_round: dl.connect_tunnel_via_bridge.map((x, i) => r2(x / dl.direct[i])),
       load_average_1m_per_round: loads,
       rounds: ROUNDS,
       load_average_before: before,
       load_average_after: load(),
-      what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: each request read and decided by the proxy, the body of the answer carried by the native relay (the client on the handed-over listener); plain_http_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off); connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener',
+      what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: each request read and decided by the proxy, the body of the answer carried by the native relay (the client on the handed-over listener); plain_http_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off); connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener; connect_tunnel_splice: connect_tunnel with the relay splicing bulk halves too (GATE_RELAY_COPY=off)',
     };
   }
 
@@ -284,6 +349,7 @@ process.stdin.on('end', () => { socks.forEach((s) => s.destroy()); }).resume();`
 } finally {
   await d.close();
   await dNode.close();
+  await dSplice.close();
   await dBridge.close();
   await w.close();
   killAll();
