@@ -525,7 +525,8 @@ static void build_preflight(struct gbuf *m, const char *id, const struct inv *in
   gb_puts(m, "}}");
 }
 
-/* "waiting for approval" once, 300 ms after the daemon first said a person is being asked */
+/* "waiting for approval" once, 300 ms after the daemon first said a person is being asked (a signal handler:
+ * one write of a constant line, not gate_msg) */
 static void on_alarm(int sig) {
   (void)sig;
   static const char msg[] = GATE_TEXT_PREFIX GATE_TEXT_WAITING "\n";

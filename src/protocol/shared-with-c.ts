@@ -99,8 +99,8 @@ export const RUN_CALL = {
 } as const;
 
 /**
- * How a client waits for the daemon's reply to a call's requests (src/transport/datagram-request.ts, the
- * native gate-sh's request loop): the first resend after firstMs, each later wait doubled up to maxMs,
+ * How a client waits for the daemon's reply to a call's requests (src/transport/datagram-request.ts; the
+ * native gate-sh's waits, GATE_CALL_WAITS in the C side's one request loop, shims/gate-transport.c): the first resend after firstMs, each later wait doubled up to maxMs,
  * `retries` resends (35 s in all); while a person is asked, a ping every heartbeatMs, and the wait ends after
  * silenceMs without any sign of life.
  */
