@@ -100,9 +100,9 @@ export const RUN_CALL = {
 
 /**
  * How a client waits for the daemon's reply to a call's requests (src/transport/datagram-request.ts; the
- * native gate-sh's waits, GATE_CALL_WAITS in the C side's one request loop, shims/gate-transport.c): the first resend after firstMs, each later wait doubled up to maxMs,
- * `retries` resends (35 s in all); while a person is asked, a ping every heartbeatMs, and the wait ends after
- * silenceMs without any sign of life.
+ * native gate-sh's waits, GATE_CALL_WAITS in the C side's one request loop, shims/gate-transport.c): the
+ * first resend after firstMs, each later wait doubled up to maxMs, `retries` resends (35 s in all); while a
+ * person is asked, a ping every heartbeatMs, and the wait ends after silenceMs without any sign of life.
  */
 export const REQUEST_WAITS = { firstMs: 1000, maxMs: 4000, retries: 9, heartbeatMs: 500, silenceMs: 5000 } as const;
 
