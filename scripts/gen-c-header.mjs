@@ -104,10 +104,11 @@ export function render() {
 /* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
 #define GATE_POLICY_EPOCH_FILE ${cstr(c.POLICY_EPOCH_FILE)}
 
-/* One call of gate-sh (RUN_CALL), a client's waits for the daemon (REQUEST_WAITS), and the lines a call's
+/* One call of gate-sh (RUN_CALL), a client's waits for the daemon (REQUEST_WAITS, EXEC_WAITS), and the lines a call's
  * client prints (CALL_TEXTS: printf formats, each %s a string). */
 ${Object.entries(c.RUN_CALL).map(([k, v]) => `#define GATE_CALL_${macro(k)} ${v}`).join('\n')}
 ${Object.entries(c.REQUEST_WAITS).map(([k, v]) => `#define GATE_WAIT_${macro(k)} ${v}`).join('\n')}
+${Object.entries(c.EXEC_WAITS).map(([k, v]) => `#define GATE_EXEC_WAIT_${macro(k)} ${v}`).join('\n')}
 ${Object.entries(c.CALL_TEXTS).map(([k, v]) => `#define GATE_TEXT_${macro(k)} ${ctext(v)}`).join('\n')}
 
 /* The exec gate's variables and the marks an exec carries (EXEC_GATE_VARIABLES). */

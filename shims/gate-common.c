@@ -28,7 +28,7 @@ static const char *lookup(char *const vars[], int n, const char *name) {
 static const char *need(char *const vars[], int n, const char *name, char *err, size_t errlen) {
   const char *v = lookup(vars, n, name);
   if (!v || !*v) {
-    snprintf(err, errlen, "%s is not set (the run's exec gate is incomplete)", name);
+    gate_fail(err, errlen, "%s is not set (the run's exec gate is incomplete)", name);
     return NULL;
   }
   return v;
@@ -49,8 +49,8 @@ int gate_conf_from_list(struct gate_conf *c, char *const vars[], int n, char *er
     c->via_supervisor = 1;
   }
   const char *t = lookup(vars, n, GATE_VAR_EXEC_TIMEOUT_MS);
-  c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : 2000;
-  c->attempts = 5;
+  c->timeout_ms = t && atoi(t) > 0 ? atoi(t) : GATE_EXEC_WAIT_TIMEOUT_MS;
+  c->attempts = GATE_EXEC_WAIT_ATTEMPTS;
   return 0;
 }
 
@@ -108,41 +108,6 @@ char *gate_num(char *out, unsigned long v, int base) {
   for (int j = 0; j < i; j++) out[j] = tmp[i - 1 - j];
   out[i] = 0;
   return out;
-}
-
-void gate_msg(const char *a, const char *b, const char *c, const char *d) {
-  struct gbuf m;
-  gb_init(&m);
-  gb_puts(&m, GATE_TEXT_PREFIX);
-  if (a) gb_puts(&m, a);
-  if (b) gb_puts(&m, b);
-  if (c) gb_puts(&m, c);
-  if (d) gb_puts(&m, d);
-  gb_puts(&m, "\n");
-  if (!m.oom) {
-    ssize_t w = write(2, m.p, m.len);
-    (void)w;
-  }
-  gb_free(&m);
-}
-
-void gate_die(int status, const char *a, const char *b, const char *c, const char *d) {
-  gate_msg(a, b, c, d);
-  _exit(status);
-}
-
-void gate_die_errno(int status, const char *a, const char *b, const char *c) {
-  const char *why = strerror(errno); /* read before gate_msg's own calls can change errno */
-  struct gbuf m;
-  gb_init(&m);
-  if (a) gb_puts(&m, a);
-  if (b) gb_puts(&m, b);
-  if (c) gb_puts(&m, c);
-  gb_puts(&m, ": ");
-  gb_puts(&m, why);
-  gate_msg(m.oom ? a : m.p, NULL, NULL, NULL);
-  gb_free(&m);
-  _exit(status);
 }
 
 int gate_in_gated_tree(void) {

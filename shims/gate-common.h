@@ -1,7 +1,7 @@
 /*
  * What every part of the exec gate's C side shares (shims/): the channel's limits, where to talk (the
- * run's GATE_* variables), request ids, and string building without stdio. No socket I/O here; gate_msg
- * writes to stderr. Trust: the configuration comes from the process's environment, which the gated
+ * run's GATE_* variables), request ids, and string building without stdio (how a failure is said: gate-error.h).
+ * No I/O here. Trust: the configuration comes from the process's environment, which the gated
  * program controls; a missing variable fails the request closed.
  */
 #ifndef GATE_COMMON_H
@@ -12,12 +12,14 @@
 
 /* the protocol version, size limits, variable names: generated from src/protocol/shared-with-c.ts */
 #include "gate-shared.h"
+/* how a failure is said: gate_fail, gate_msg, gate_die */
+#include "gate-error.h"
 
 /* Where to talk. All paths absolute; the client folder exists at the same path for the daemon. */
 struct gate_conf {
   const char *request_sock, *stream_sock, *escalate_sock, *client_dir, *run_id;
-  int timeout_ms; /* silence allowed before a retry (pending messages reset it) */
-  int attempts; /* datagram sends of the same id before giving up */
+  int timeout_ms; /* silence allowed before a resend (GATE_EXEC_TIMEOUT_MS, else EXEC_WAITS's) */
+  int attempts; /* datagram sends of the same id before giving up (EXEC_WAITS; a pending reply counts anew) */
   int via_supervisor; /* request_sock is the kernel layer's supervisor (GATE_KERNEL_SOCK), not the daemon */
 };
 /* Fill from the environment (GATE_*); -1 with err when something is missing. */
@@ -53,14 +55,6 @@ size_t gate_join(char *out, size_t n, const char *a, const char *b, const char *
 void gate_describe(char *out, size_t n, char *const argv[], const char *program);
 /* v in base 10 or 16 into out (room for 24 bytes); returns out. */
 char *gate_num(char *out, unsigned long v, int base);
-
-/* stderr line without stdio (safe after fork, works when stdout is redirected). */
-void gate_msg(const char *a, const char *b, const char *c, const char *d);
-
-/* The shims' one way to give up (as bubblewrap's die and die_with_error): the parts as a `gate-sh: ` line
- * on stderr (gate_msg), then _exit(status). gate_die_errno adds ": <strerror(errno)>" after them. */
-_Noreturn void gate_die(int status, const char *a, const char *b, const char *c, const char *d);
-_Noreturn void gate_die_errno(int status, const char *a, const char *b, const char *c);
 
 /* The errno the gate's exec filter (launch/filter.c) gives a process of a gated tree that asks for a second
  * seccomp listener: an inner listener would take precedence over the supervisor's, so it is refused. */

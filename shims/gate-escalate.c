@@ -85,7 +85,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
   for (int i = 0; i < 3; i++)
     if (opened[i] >= 0) close(opened[i]);
   if (w < 0 || m.oom) {
-    snprintf(err, errlen, "escalation: cannot send to %s (%s)", c->escalate_sock, strerror(errno));
+    gate_fail(err, errlen, "escalation: cannot send to %s (%s)", c->escalate_sock, strerror(errno));
     goto out;
   }
   size_t off = (size_t)w;
@@ -95,7 +95,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
     ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) {
-      snprintf(err, errlen, "escalation: connection lost while sending (%s)", strerror(errno));
+      gate_fail(err, errlen, "escalation: connection lost while sending (%s)", strerror(errno));
       goto out;
     }
     off += (size_t)k;
@@ -117,7 +117,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
     struct pollfd pf[2] = {{fd, POLLIN, 0}, {sp[0], POLLIN, 0}};
     if (poll(pf, sp[0] >= 0 ? 2 : 1, -1) < 0) {
       if (errno == EINTR) continue;
-      snprintf(err, errlen, "escalation: poll: %s", strerror(errno));
+      gate_fail(err, errlen, "escalation: poll: %s", strerror(errno));
       goto out;
     }
     if (sp[0] >= 0 && (pf[1].revents & POLLIN)) {
@@ -136,7 +136,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
     ssize_t k = recv(fd, in + got, sizeof in - 1 - got, 0);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) {
-      snprintf(err, errlen, "escalation: the daemon closed the connection without an exit status");
+      gate_fail(err, errlen, "escalation: the daemon closed the connection without an exit status");
       goto out;
     }
     got += (size_t)k;
@@ -144,7 +144,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
       const unsigned char *h = (const unsigned char *)in;
       uint32_t n = h[0] | h[1] << 8 | h[2] << 16 | (uint32_t)h[3] << 24;
       if (n > sizeof in - 5) {
-        snprintf(err, errlen, "escalation: malformed answer from the daemon");
+        gate_fail(err, errlen, "escalation: malformed answer from the daemon");
         goto out;
       }
       if (got >= 4 + n) {
@@ -153,7 +153,7 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
         if (es) {
           int st = atoi(es + 14);
           if (st < 0 || st > 255) {
-            snprintf(err, errlen, "escalation: malformed exit status from the daemon");
+            gate_fail(err, errlen, "escalation: malformed exit status from the daemon");
             goto out;
           }
           rc = st;
@@ -167,12 +167,12 @@ int gate_escalate(const struct gate_conf *c, const char *token, char *const envp
           while (p.s < p.e && *p.s == ' ') p.s++;
           if (gate_jstr(&p, msg, sizeof msg)) msg[0] = 0;
         }
-        snprintf(err, errlen, "escalation refused: %s", msg[0] ? msg : "malformed answer from the daemon");
+        gate_fail(err, errlen, "escalation refused: %s", msg[0] ? msg : "malformed answer from the daemon");
         goto out;
       }
     }
     if (got >= sizeof in - 1) {
-      snprintf(err, errlen, "escalation: malformed answer from the daemon");
+      gate_fail(err, errlen, "escalation: malformed answer from the daemon");
       goto out;
     }
   }

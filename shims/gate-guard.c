@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include "gate-guard.h"
+#include "gate-error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,8 +58,7 @@ struct line {
 };
 
 static int fail(char *why, size_t n, const char *what, const char *path) {
-  snprintf(why, n, "%s %s: %s", what, path ? path : "", strerror(errno));
-  return -1;
+  return gate_fail(why, n, "%s %s: %s", what, path ? path : "", strerror(errno));
 }
 
 static int write_file(const char *path, const char *text) {
@@ -175,20 +175,15 @@ int gate_guard_apply(const char *spec, char *why, size_t n) {
   static char buf[16384];
   struct line l[MAX_LINES];
   int count = 0;
-  if (strlen(spec) >= sizeof buf) {
-    snprintf(why, n, "the guard's list is too long");
-    return -1;
-  }
+  if (strlen(spec) >= sizeof buf) return gate_fail(why, n, "the guard's list is too long");
   strcpy(buf, spec);
   for (char *s = buf, *e; *s; s = e) {
     e = strchr(s, '\n');
     if (e) *e++ = 0;
     else e = s + strlen(s);
     if (!*s) continue;
-    if (count == MAX_LINES || strlen(s) < 3 || s[1] != ' ' || s[2] != '/' || !strchr("dfhbw", s[0])) {
-      snprintf(why, n, "the guard's list has a line it does not know");
-      return -1;
-    }
+    if (count == MAX_LINES || strlen(s) < 3 || s[1] != ' ' || s[2] != '/' || !strchr("dfhbw", s[0]))
+      return gate_fail(why, n, "the guard's list has a line it does not know");
     l[count++] = (struct line){s[0], s + 2, -1};
   }
   if (own_namespace()) {

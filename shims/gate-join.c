@@ -51,15 +51,15 @@ int gate_join_open(struct gate_join *j, const char *spec, char *err, size_t n) {
     j->digest = *e == ':' ? strtoull(e + 1, &e, 16) : 0;
     if (mntfd < 0 || mntns == 0 || j->lines <= 0) pid = 0;
   }
-  if (pid <= 0 || pidns == 0 || *e) return snprintf(err, n, "malformed --session-ns %s", spec), -1;
+  if (pid <= 0 || pidns == 0 || *e) return gate_fail(err, n, "malformed --session-ns %s", spec);
   j->pidns = open_ns(pid, "pid", pidns);
   if (j->pidns < 0 || fcntl(j->pidns, F_SETFD, 0))
-    return snprintf(err, n, "the session sandbox is gone (its namespaces cannot be joined): %s", strerror(errno)), -1;
+    return gate_fail(err, n, "the session sandbox is gone (its namespaces cannot be joined): %s", strerror(errno));
   snprintf(j->pidns_arg, sizeof j->pidns_arg, "%d", j->pidns);
   if (netns) {
     int fd = open_ns(pid, "net", netns);
     if (fd < 0 || setns(fd, CLONE_NEWNET))
-      return snprintf(err, n, "cannot join the session sandbox's network: %s", strerror(errno)), -1;
+      return gate_fail(err, n, "cannot join the session sandbox's network: %s", strerror(errno));
     close(fd);
   }
   if (mntfd >= 0) {

@@ -23,7 +23,8 @@
  * LD_PRELOAD is never loaded into it; the kernel layer checks its exec of COMMAND like any other.
  * Trust boundary: everything inside the sandbox is untrusted, this relay included (a process there may kill
  * it or connect to the socket itself): it only carries bytes to a proxy that decides, and grants nothing.
- * Errors as bubblewrap's: one line on stderr, then exit (126: nothing of the run ran).
+ * Errors as bubblewrap's (gate-error.h): one `gate-sh: netbridge: ` line on stderr, then exit 126 (nothing of
+ * the run ran).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,7 +35,6 @@
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +43,12 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#include "gate-error.h"
+#include "gate-shared.h"
+
+/* nothing of the run ran */
+#define EXIT_NOT_RUN GATE_CALL_EXIT_DENIED
 
 /* the proxy tells this connection from HTTP and SOCKS5 by its first bytes (src/network/run-proxy.ts) */
 static const char NOTICE_HELLO[] = "\0gate-netbridge notices\n";
@@ -59,27 +65,6 @@ static const char ACKS_LINE[] = "acks\n";
 #define PIPE_SIZE (1024 * 1024)
 #define BULK (1024 * 1024)
 #define MAX_EVENTS 64
-
-static void die_with_error(const char *format, ...) {
-  int errsv = errno;
-  va_list args;
-  fputs("gate-sh: netbridge: ", stderr);
-  va_start(args, format);
-  vfprintf(stderr, format, args);
-  va_end(args);
-  fprintf(stderr, ": %s\n", strerror(errsv));
-  exit(126);
-}
-
-static void die(const char *format, ...) {
-  va_list args;
-  fputs("gate-sh: netbridge: ", stderr);
-  va_start(args, format);
-  vfprintf(stderr, format, args);
-  va_end(args);
-  fputc('\n', stderr);
-  exit(126);
-}
 
 /* One direction of a relayed connection. Client → proxy: spliced through a pipe of this half's (the
  * kernel moves the bytes). Proxy → client: read with recvmsg into a buffer, because the proxy may hand over
@@ -122,7 +107,7 @@ static struct sockaddr_un sun_addr;
 
 static void set_nonblock(int fd) {
   int fl = fcntl(fd, F_GETFL);
-  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) die_with_error("fcntl");
+  if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0) gate_die_errno(EXIT_NOT_RUN, "netbridge: fcntl", NULL, NULL);
 }
 
 static int connect_proxy(void) {
@@ -368,10 +353,10 @@ static int copy_notices(int nfd, int flags) {
 
 static void relay(int lfd, int nfd) {
   ep = epoll_create1(EPOLL_CLOEXEC);
-  if (ep < 0) die_with_error("epoll_create1");
+  if (ep < 0) gate_die_errno(EXIT_NOT_RUN, "netbridge: epoll_create1", NULL, NULL);
   static int listen_tag, notice_tag;
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &listen_tag};
-  if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) < 0) die_with_error("epoll_ctl");
+  if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev) < 0) gate_die_errno(EXIT_NOT_RUN, "netbridge: epoll_ctl", NULL, NULL);
   if (nfd >= 0) {
     ev.data.ptr = &notice_tag;
     epoll_ctl(ep, EPOLL_CTL_ADD, nfd, &ev);
@@ -381,7 +366,7 @@ static void relay(int lfd, int nfd) {
     int n = epoll_wait(ep, evs, MAX_EVENTS, -1);
     if (n < 0) {
       if (errno == EINTR) continue;
-      die_with_error("epoll_wait");
+      gate_die_errno(EXIT_NOT_RUN, "netbridge: epoll_wait", NULL, NULL);
     }
     for (int i = 0; i < n; i++) {
       void *tag = evs[i].data.ptr;
@@ -457,23 +442,29 @@ static void notices_only(int nfd) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 5 || strcmp(argv[3], "--") != 0) die("usage: gate-netbridge PORT SOCKET -- COMMAND [ARG...]");
+  if (argc < 5 || strcmp(argv[3], "--") != 0)
+    gate_die(EXIT_NOT_RUN, "netbridge: usage: gate-netbridge PORT SOCKET -- COMMAND [ARG...]", NULL, NULL, NULL);
   char *end;
   long port = strtol(argv[1], &end, 10);
-  if (*end || port < 1 || port > 65535) die("not a port: %s", argv[1]);
+  if (*end || port < 1 || port > 65535) gate_die(EXIT_NOT_RUN, "netbridge: not a port: ", argv[1], NULL, NULL);
   sock_path = argv[2];
-  if (sock_path[0] != '/' || strlen(sock_path) >= sizeof sun_addr.sun_path) die("not a socket path: %s", sock_path);
+  if (sock_path[0] != '/' || strlen(sock_path) >= sizeof sun_addr.sun_path)
+    gate_die(EXIT_NOT_RUN, "netbridge: not a socket path: ", sock_path, NULL, NULL);
   sun_addr.sun_family = AF_UNIX;
   strcpy(sun_addr.sun_path, sock_path);
 
   int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (lfd < 0) die_with_error("socket");
+  if (lfd < 0) gate_die_errno(EXIT_NOT_RUN, "netbridge: socket", NULL, NULL);
   int one = 1;
   setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   struct sockaddr_in sin = {
       .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  if (bind(lfd, (struct sockaddr *)&sin, sizeof sin) < 0) die_with_error("cannot listen on 127.0.0.1:%ld", port);
-  if (listen(lfd, 1024) < 0) die_with_error("listen");
+  if (bind(lfd, (struct sockaddr *)&sin, sizeof sin) < 0) {
+    char num[24];
+    snprintf(num, sizeof num, "%ld", port);
+    gate_die_errno(EXIT_NOT_RUN, "netbridge: cannot listen on 127.0.0.1:", num, NULL);
+  }
+  if (listen(lfd, 1024) < 0) gate_die_errno(EXIT_NOT_RUN, "netbridge: listen", NULL, NULL);
 
   /* the notice connection: made before the command starts, so no denial line of the run is missed */
   int nfd = connect_proxy();
@@ -494,7 +485,7 @@ int main(int argc, char **argv) {
 
   pid_t command = getpid();
   pid_t child = fork();
-  if (child < 0) die_with_error("fork");
+  if (child < 0) gate_die_errno(EXIT_NOT_RUN, "netbridge: fork", NULL, NULL);
   if (child == 0) {
     /* the relay: ends when the command does */
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != command) _exit(0);
@@ -521,5 +512,5 @@ int main(int argc, char **argv) {
   close(lfd);
   if (nfd >= 0) close(nfd);
   execvp(argv[4], argv + 4);
-  die_with_error("cannot run %s", argv[4]);
+  gate_die_errno(EXIT_NOT_RUN, "netbridge: cannot run ", argv[4], NULL);
 }

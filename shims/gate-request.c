@@ -360,18 +360,10 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   r->action = GA_NONE;
   r->deny_count = 0;
   struct gate_jp p = {json, json + n, 0};
-  if (gate_jobject(&p, reply_field, r)) {
-    snprintf(err, errlen, "malformed reply from the daemon (not a JSON object)");
-    return -1;
-  }
+  if (gate_jobject(&p, reply_field, r))
+    return gate_fail(err, errlen, "malformed reply from the daemon (not a JSON object)");
   gate_jws(&p);
-  if (p.s != p.e) {
-    snprintf(err, errlen, "malformed reply from the daemon (trailing data)");
-    return -1;
-  }
-  if (!r->type[0] || !r->id[0]) {
-    snprintf(err, errlen, "malformed reply from the daemon (no type or id)");
-    return -1;
-  }
+  if (p.s != p.e) return gate_fail(err, errlen, "malformed reply from the daemon (trailing data)");
+  if (!r->type[0] || !r->id[0]) return gate_fail(err, errlen, "malformed reply from the daemon (no type or id)");
   return 0;
 }

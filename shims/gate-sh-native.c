@@ -57,18 +57,6 @@ static char g_name[PATH_MAX]; /* $0 when none is given: what Node's process.argv
 static char g_root[PATH_MAX]; /* the installation: <root>/shims/gate-sh-native */
 static char g_cwd[PATH_MAX]; /* the working directory, as getcwd() gives it */
 
-static void say(const char *a, const char *b, const char *c, const char *d) { gate_msg(a, b, c, d); }
-
-/* One of the call's texts (GATE_TEXT_*, printf formats whose every conversion is %s). */
-__attribute__((format(printf, 1, 2))) static void sayf(const char *fmt, ...) {
-  char line[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(line, sizeof line, fmt, ap);
-  va_end(ap);
-  gate_msg(line, NULL, NULL, NULL);
-}
-
 /* ---------- hand-over to the Node gate-sh ---------- */
 
 /* Exec the Node gate-sh with the same arguments. `script`: a script already read from stdin, put back as
@@ -90,10 +78,8 @@ static void handover(const char *script, size_t len) {
       }
       off += (size_t)w;
     }
-    if (fd < 0 || lseek(fd, 0, SEEK_SET) || dup2(fd, 0) < 0) {
-      say("cannot hand the script over to the Node gate-sh; nothing ran", NULL, NULL, NULL);
-      _exit(EXIT_DENIED);
-    }
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) || dup2(fd, 0) < 0)
+      gate_die(EXIT_DENIED, "cannot hand the script over to the Node gate-sh; nothing ran", NULL, NULL, NULL);
     if (fd != 0) close(fd);
   }
   char launcher[PATH_MAX + 32];
@@ -107,8 +93,7 @@ static void handover(const char *script, size_t len) {
   /* the node this install was built with (an agent's PATH need not have one), else node on PATH */
   if (GATE_NODE[0]) execv(GATE_NODE, av);
   execvp("node", av);
-  say("cannot start the Node gate-sh (node: ", strerror(errno), "); nothing ran", NULL);
-  _exit(EXIT_DENIED);
+  gate_die(EXIT_DENIED, "cannot start the Node gate-sh (node: ", strerror(errno), "); nothing ran", NULL);
 }
 
 /* ---------- small helpers ---------- */
@@ -540,7 +525,8 @@ static void build_preflight(struct gbuf *m, const char *id, const struct inv *in
   gb_puts(m, "}}");
 }
 
-/* "waiting for approval" once, 300 ms after the daemon first said a person is being asked */
+/* "waiting for approval" once, 300 ms after the daemon first said a person is being asked (a signal handler:
+ * one write of a constant line, not gate_msg) */
 static void on_alarm(int sig) {
   (void)sig;
   static const char msg[] = GATE_TEXT_PREFIX GATE_TEXT_WAITING "\n";
@@ -565,10 +551,6 @@ static void notice_stop(void) {
   setitimer(ITIMER_REAL, &it, NULL);
   signal(SIGALRM, SIG_DFL);
 }
-
-/* A sandbox around this process forbids the socket (seccomp: EPERM; Landlock: EACCES; a read-only runtime
- * folder: EROFS): handed to the Node client, which says so and what to do (src/client/reach.ts). */
-static int sandbox_denied(int e) { return e == EPERM || e == EACCES || e == EROFS; }
 
 /* The daemon's request socket (to) and this client's own socket for request id (me), in the client folder. */
 static void addresses(const struct paths *p, const char *id, struct sockaddr_un *to, struct sockaddr_un *me) {
@@ -605,23 +587,21 @@ static int reply_socket(const struct paths *p, struct sockaddr_un *to, char *err
   addresses(p, id, to, &me);
   if (g_reply >= 0) return g_reply;
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 && sandbox_denied(errno)) return -2;
-  if (fd < 0) {
-    snprintf(err, errlen, "cannot create a datagram socket (%s)", strerror(errno));
-    return -1;
-  }
+  if (fd < 0 && gate_sandbox_denied(errno)) return -2;
+  if (fd < 0) return gate_fail(err, errlen, "cannot create a datagram socket (%s)", strerror(errno));
   mode_t old = umask(077);
   int b = bind(fd, (struct sockaddr *)&me, sizeof me);
   umask(old);
-  if (b && sandbox_denied(errno)) {
+  if (b && gate_sandbox_denied(errno)) {
     close(fd);
     return -2;
   }
   if (b) {
-    snprintf(err, errlen, "cannot bind a reply socket at %s (%s); check 'gate status'", me.sun_path, strerror(errno));
+    gate_fail(err, errlen, "cannot bind a reply socket at %s (%s); check 'gate status'", me.sun_path, strerror(errno));
     close(fd);
     return -1;
   }
+  gate_send_room(fd);
   g_reply = fd;
   g_reply_owner = getpid();
   memcpy(g_reply_path, me.sun_path, sizeof g_reply_path);
@@ -630,133 +610,27 @@ static int reply_socket(const struct paths *p, struct sockaddr_un *to, char *err
   return fd;
 }
 
-/* The wait before resend `attempt` (0: the first): doubled from the first up to the longest, as
- * src/transport/datagram-request.ts waits (REQUEST_WAITS). */
-static long wait_for(int attempt) {
-  long w = GATE_WAIT_FIRST_MS;
-  for (int k = 0; k < attempt && w < GATE_WAIT_MAX_MS; k++) w *= 2;
-  return w < GATE_WAIT_MAX_MS ? w : GATE_WAIT_MAX_MS;
-}
-
-/* One request, waited for as the Node client waits (src/transport/client.ts): resends of the same id after
- * 1, 2, 4, 4... s (35 s in all), a heartbeat ping every 500 ms while a person is asked, a daemon that
- * vanishes meanwhile noticed at once. 0 with the final reply's text in `out`; -1 with the message printed
- * by the caller in err; 1 when the daemon is not running at the first send (hand over: autostart), or a
- * sandbox forbids its socket (hand over: the Node client explains). */
+/* One request, waited for as the Node client waits (GATE_CALL_WAITS, the one request loop in
+ * gate-transport.c): resends of the same id after 1, 2, 4, 4... s (35 s in all), a heartbeat ping every
+ * 500 ms while a person is asked, a daemon that vanishes meanwhile noticed at once. 0 with the final reply's
+ * text in `out`; -1 with the message printed by the caller in err; 1 when the daemon is not running at the
+ * first send (hand over: autostart), or a sandbox forbids its socket (hand over: the Node client explains). */
 static int request(const struct paths *p, const char *id, const struct gbuf *msg, int notice, struct gbuf *out,
                    char *err, size_t errlen) {
   struct sockaddr_un to;
   int fd = reply_socket(p, &to, err, errlen);
   if (fd == -2) return 1;
   if (fd < 0) return -1;
-  int rc = -1, attempts = 0, pending = 0, sent = 0;
-  long last_life = now_ms();
-  char ping_id[96] = "";
   char *buf = malloc(GATE_MAX_DATAGRAM + 1);
-  if (!buf) {
-    snprintf(err, errlen, "out of memory");
-    goto out;
-  }
-  for (int first = 1;; first = 0) {
-    /* send: the request (first, or a resend) or a heartbeat ping */
-    struct gbuf ping;
-    gb_init(&ping);
-    const char *data = msg->p;
-    size_t len = msg->len;
-    if (!first && pending) {
-      if (now_ms() - last_life > GATE_WAIT_SILENCE_MS) {
-        snprintf(err, errlen, GATE_TEXT_SILENT);
-        goto out;
-      }
-      gate_new_id(ping_id, sizeof ping_id);
-      gb_puts(&ping, GATE_MSG_HEAD);
-      json_str(&ping, ping_id);
-      gb_puts(&ping, GATE_KEY(GATE_F_TYPE) GATE_QUOTE(GATE_MSG_PING) "}");
-      data = ping.p;
-      len = ping.len;
-    } else if (!first) {
-      if (attempts >= GATE_WAIT_RETRIES) {
-        long all = 0;
-        for (int k = 0; k <= GATE_WAIT_RETRIES; k++) all += wait_for(k);
-        char secs[32];
-        snprintf(secs, sizeof secs, "%.1f", all / 1000.0);
-        snprintf(err, errlen, GATE_TEXT_NOT_ANSWERING, secs, "");
-        goto out;
-      }
-      attempts++;
-    }
-    long congested_until = now_ms() + 1000;
-    for (;;) {
-      ssize_t s = sendto(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&to, sizeof to);
-      if (s >= 0) break;
-      if (errno == EINTR) continue;
-      if ((errno == EAGAIN || errno == ENOBUFS) && now_ms() < congested_until) {
-        poll(NULL, 0, 5);
-        continue;
-      }
-      int e = errno;
-      gb_free(&ping);
-      if ((e == ENOENT || e == ECONNREFUSED || sandbox_denied(e)) && !sent) {
-        rc = 1;
-        goto out;
-      }
-      if (e == ENOENT || e == ECONNREFUSED)
-        snprintf(err, errlen, GATE_TEXT_DIED, pending ? GATE_TEXT_DIED_PENDING : GATE_TEXT_DIED_BEFORE);
-      else if (e == EAGAIN || e == ENOBUFS)
-        snprintf(err, errlen,
-                 "the gate daemon is overloaded (its queue stayed full for 1.0 s); retry, or check 'gate status'");
-      else snprintf(err, errlen, "send to %s failed (%s)", p->request_sock, strerror(e));
-      goto out;
-    }
-    gb_free(&ping);
-    sent = 1;
-    long wait = pending ? GATE_WAIT_HEARTBEAT_MS : wait_for(attempts);
-    long deadline = now_ms() + wait;
-    for (;;) {
-      ssize_t n = gate_recv_until(fd, buf, GATE_MAX_DATAGRAM, deadline, p->request_sock);
-      if (n < 0) break;
-      if (n > GATE_MAX_DATAGRAM) {
-        snprintf(err, errlen, "protocol error from the gate daemon: reply too large");
-        goto out;
-      }
-      struct gate_reply r;
-      gate_reply_init(&r, NULL, NULL);
-      char perr[256];
-      if (gate_parse_reply(buf, (size_t)n, &r, perr, sizeof perr)) {
-        snprintf(err, errlen, "protocol error from the gate daemon: %s", perr);
-        goto out;
-      }
-      if (ping_id[0] && !strcmp(r.id, ping_id)) {
-        last_life = now_ms();
-        continue;
-      }
-      if (strcmp(r.id, id)) continue; /* a late answer to something else */
-      last_life = now_ms();
-      if (!strcmp(r.type, GATE_MSG_PENDING)) {
-        if (!pending && notice) notice_arm();
-        pending = 1;
-        deadline = now_ms() + 500;
-        continue;
-      }
-      if (!strcmp(r.type, GATE_MSG_ERROR)) {
-        gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
-        if (!strcmp(r.code, GATE_CODE_TOO_LARGE)) {
-          snprintf(err, errlen, "protocol error from the gate daemon: the answer is too large for the native gate-sh");
-          goto out;
-        }
-        if (!strcmp(r.code, GATE_CODE_BAD_VERSION)) snprintf(err, errlen, GATE_TEXT_BAD_VERSION, r.reason);
-        else if (!strcmp(r.code, GATE_CODE_REFUSED))
-          snprintf(err, errlen, "%s", r.reason); /* says why and what to do */
-        else snprintf(err, errlen, GATE_TEXT_REFUSED_REQUEST, r.code, r.reason);
-        goto out;
-      }
-      gb_put(out, buf, (size_t)n);
-      rc = out->oom ? -1 : 0;
-      if (rc) snprintf(err, errlen, "out of memory");
-      goto out;
-    }
-  }
-out:
+  if (!buf) return gate_fail(err, errlen, "out of memory");
+  struct gate_reply r;
+  gate_reply_init(&r, NULL, NULL);
+  const struct gate_link l = {fd, &to, p->request_sock, -1, 0, notice ? notice_arm : NULL};
+  ssize_t n = gate_ask(&l, &GATE_CALL_WAITS, id, msg, buf, GATE_MAX_DATAGRAM, &r, err, errlen);
+  if (n == -1 && !strcmp(r.type, GATE_MSG_ERROR) && !strcmp(r.id, id))
+    gate_join(g_last_code, sizeof g_last_code, r.code, NULL, NULL, NULL);
+  if (n >= 0) gb_put(out, buf, (size_t)n);
+  int rc = n == GATE_ASK_NO_DAEMON ? 1 : n < 0 ? -1 : out->oom ? gate_fail(err, errlen, "out of memory") : 0;
   if (notice) notice_stop();
   free(buf);
   return rc;
@@ -1093,10 +967,7 @@ static int own_launcher(const char *program) {
 static void launch_here(char **av, char **envp) {
   int keep = -1;
   DIR *d = opendir("/proc/self/fd");
-  if (!d) {
-    say("cannot start the exec gate's launcher: /proc/self/fd: ", strerror(errno), NULL, NULL);
-    _exit(126);
-  }
+  if (!d) gate_die_errno(EXIT_DENIED, "cannot start the exec gate's launcher: /proc/self/fd", NULL, NULL);
   keep = dirfd(d);
   int fds[1024], n = 0;
   for (struct dirent *e; (e = readdir(d)) && n < 1024;) {
@@ -1127,10 +998,7 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   res->tail[0] = 0;
   char **envp = plan_env(pl);
   char **av = calloc((size_t)pl->args.n + 2, sizeof *av);
-  if (!envp || !av) {
-    snprintf(err, errlen, "out of memory");
-    return -1;
-  }
+  if (!envp || !av) return gate_fail(err, errlen, "out of memory");
   av[0] = pl->program; /* argv[0] is the program's path, as the Node client's spawn gives it */
   memcpy(av + 1, pl->args.v, (size_t)pl->args.n * sizeof *av);
   int rp[2] = {-1, -1}, ep[2] = {-1, -1}, ready[2] = {-1, -1}, go[2] = {-1, -1};
@@ -1139,14 +1007,10 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   if (relay == 3) relay = 0; /* read back after the run, nothing relayed */
   if ((relay && pipe2(rp, O_CLOEXEC)) || pipe2(ep, O_CLOEXEC) ||
       (phase && (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC))) || signals_install()) {
-    snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno));
-    return -1;
+    return gate_fail(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno));
   }
   pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno));
-    return -1;
-  }
+  if (pid < 0) return gate_fail(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(errno));
   if (pid == 0) {
     /* bwrap gets its own session so a terminal's signals do not kill it (src/exec/run-bash.ts) */
     if (pl->sandboxed) setsid();
@@ -1160,7 +1024,8 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
       /* above every target first, so placing one never closes another */
       int r = fcntl(ready[1], F_DUPFD_CLOEXEC, 1000), g = fcntl(go[0], F_DUPFD_CLOEXEC, 1000);
       if (r < 0 || g < 0 || dup2(r, pl->ready_fd) < 0 || dup2(g, pl->go_fd) < 0) {
-        say("cannot start ", pl->program, ": the start-up phase's descriptors cannot be placed: ", strerror(errno));
+        gate_msg("cannot start ", pl->program,
+                 ": the start-up phase's descriptors cannot be placed: ", strerror(errno));
         _exit(126);
       }
     }
@@ -1189,8 +1054,7 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   if (got == (ssize_t)sizeof child_err) {
     waitpid(pid, NULL, 0);
     signals_restore();
-    snprintf(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(child_err));
-    return -1;
+    return gate_fail(err, errlen, GATE_TEXT_CANNOT_START, pl->program, strerror(child_err));
   }
   int to = relay == 2 ? 1 : 2, rfd = relay ? rp[0] : -1, exited = 0, wstatus = 0;
   int ready_r = phase ? ready[0] : -1;
@@ -1209,7 +1073,7 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
       if (n < 0 && errno == EINTR) continue;
       if (n == 1) {
         char perr[1024];
-        if (end_phase(end_ctx, perr, sizeof perr)) sayf(GATE_TEXT_START_UP_NOT_ENDED, perr);
+        if (end_phase(end_ctx, perr, sizeof perr)) gate_msgf(GATE_TEXT_START_UP_NOT_ENDED, perr);
         else write_all(go[1], ".", 1);
       }
       close(ready_r);
@@ -1332,7 +1196,7 @@ static int end_phase(void *ctx, char *err, size_t errlen) {
   int rc = request(c->paths, id, &m, 0, &out, err, errlen);
   gb_free(&m);
   gb_free(&out);
-  if (rc > 0) snprintf(err, errlen, "the gate daemon is not running");
+  if (rc > 0) gate_fail(err, errlen, "the gate daemon is not running");
   return rc ? -1 : 0;
 }
 
@@ -1351,8 +1215,7 @@ static void nested_shell(char **argv) {
   char shim[PATH_MAX + 32];
   gate_join(shim, sizeof shim, g_root, "/shims/gate-shell", NULL, NULL);
   execv(shim, argv);
-  say("nested shell: cannot run ", shim, ": ", strerror(errno));
-  _exit(EXIT_DENIED);
+  gate_die_errno(EXIT_DENIED, "nested shell: cannot run ", shim, NULL);
 }
 
 /* ---------- main ---------- */
@@ -1383,7 +1246,7 @@ static void stop_note(const struct paths *p, time_t since) {
   buf[n] = 0;
   char *nl = strchr(buf, '\n');
   if (nl) *nl = 0;
-  say(buf, NULL, NULL, NULL);
+  gate_msg(buf, NULL, NULL, NULL);
 }
 
 /* ---------- the call: src/exec/run-call.ts's states, over the daemon's plan ---------- */
@@ -1406,15 +1269,15 @@ static int preflight(const struct paths *paths, const struct inv *inv, const str
   if (rc == 1) handover(replay, script->len);
   if (rc < 0 && inv->escalation && !strcmp(g_last_code, GATE_CODE_MALFORMED)) handover(replay, script->len);
   if (rc < 0) {
-    sayf(GATE_TEXT_NOTHING_RAN, err);
+    gate_msgf(GATE_TEXT_NOTHING_RAN, err);
     return EXIT_DENIED;
   }
   if (parse_preply(&raw, r)) {
-    sayf(GATE_TEXT_MALFORMED_REPLY);
+    gate_msgf(GATE_TEXT_MALFORMED_REPLY);
     return EXIT_DENIED;
   }
   if (strcmp(r->type, GATE_MSG_PREFLIGHT) || !r->has_action || !r->run_id[0]) {
-    sayf(GATE_TEXT_UNEXPECTED_REPLY, r->type[0] ? r->type : "undefined");
+    gate_msgf(GATE_TEXT_UNEXPECTED_REPLY, r->type[0] ? r->type : "undefined");
     return EXIT_DENIED;
   }
   return -1;
@@ -1427,7 +1290,7 @@ static int runnable(const struct plan *pl) { return pl->program && pl->cwd && pl
 static int attempt(const struct plan *pl, int relay, struct phase_ctx *pc, struct result *res) {
   char err[2048];
   if (!run_plan(pl, relay, end_phase, pc, res, err, sizeof err)) return 1;
-  sayf(GATE_TEXT_NOTHING_RAN, err);
+  gate_msgf(GATE_TEXT_NOTHING_RAN, err);
   return 0;
 }
 
@@ -1439,15 +1302,15 @@ static int run_call(const struct paths *paths, const struct inv *inv, const stru
   if (st >= 0) return st;
   struct plan *pl = &r.plan;
   if (pl->denials.n) {
-    for (int i = 0; i < pl->denials.n; i++) say(pl->denials.v[i], NULL, NULL, NULL);
+    for (int i = 0; i < pl->denials.n; i++) gate_msg(pl->denials.v[i], NULL, NULL, NULL);
     return EXIT_DENIED;
   }
   if (pl->error) {
-    sayf(GATE_TEXT_NOTHING_RAN, pl->error);
+    gate_msgf(GATE_TEXT_NOTHING_RAN, pl->error);
     return EXIT_DENIED;
   }
   if (!pl->has_plan || !runnable(pl)) {
-    sayf(GATE_TEXT_NO_PLAN);
+    gate_msgf(GATE_TEXT_NO_PLAN);
     return EXIT_DENIED;
   }
   int relay = pl->rerun ? stderr_relay() : 0;
@@ -1484,25 +1347,25 @@ static int run_call(const struct paths *paths, const struct inv *inv, const stru
   int rc = request(paths, id2, &m2, 1, &raw2, err, sizeof err);
   if (rc == 0 && parse_preply(&raw2, &r2)) {
     rc = -1;
-    snprintf(err, sizeof err, "malformed reply");
+    gate_fail(err, sizeof err, "malformed reply");
   }
   if (rc == 0 && (strcmp(r2.type, GATE_MSG_PREFLIGHT) || !r2.has_action)) {
     rc = -1;
-    snprintf(err, sizeof err, GATE_TEXT_UNEXPECTED_RERUN_REPLY, r2.type);
+    gate_fail(err, sizeof err, GATE_TEXT_UNEXPECTED_RERUN_REPLY, r2.type);
   }
   if (rc) {
-    sayf(GATE_TEXT_RERUN_NOT_ASKED, a.why, err);
+    gate_msgf(GATE_TEXT_RERUN_NOT_ASKED, a.why, err);
     return res.status;
   }
   struct plan *p2 = &r2.plan;
-  if (p2->notice) say(p2->notice, NULL, NULL, NULL);
+  if (p2->notice) gate_msg(p2->notice, NULL, NULL, NULL);
   if (p2->error) {
-    sayf(GATE_TEXT_NOTHING_RAN, p2->error);
+    gate_msgf(GATE_TEXT_NOTHING_RAN, p2->error);
     return EXIT_DENIED;
   }
   if (!p2->has_rerun_of || !p2->rerun_of_run) return res.status;
   if (!runnable(p2)) {
-    sayf(GATE_TEXT_NO_PLAN);
+    gate_msgf(GATE_TEXT_NO_PLAN);
     return EXIT_DENIED;
   }
   static struct result res2;
@@ -1521,7 +1384,7 @@ int main(int argc, char **argv) {
   char *cwd = g_cwd;
   char self[PATH_MAX];
   if (!realpath("/proc/self/exe", self)) {
-    say("cannot find its own installation; nothing ran", NULL, NULL, NULL);
+    gate_msg("cannot find its own installation; nothing ran", NULL, NULL, NULL);
     return EXIT_DENIED;
   }
   resolve_path("/", self, g_root, sizeof g_root);
@@ -1561,7 +1424,7 @@ int main(int argc, char **argv) {
       handover(NULL, 0); /* Node's messages */
     close(fd);
   } else if (read_all(0, &script)) {
-    say("cannot read the script from stdin: ", strerror(errno), NULL, NULL);
+    gate_msg("cannot read the script from stdin: ", strerror(errno), NULL, NULL);
     return EXIT_DENIED;
   }
   if (!script.p) gb_puts(&script, "");

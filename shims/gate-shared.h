@@ -18,7 +18,7 @@
 /* The policy epoch's file, in the daemon's request folder (POLICY_EPOCH_FILE). */
 #define GATE_POLICY_EPOCH_FILE "policy_epoch"
 
-/* One call of gate-sh (RUN_CALL), a client's waits for the daemon (REQUEST_WAITS), and the lines a call's
+/* One call of gate-sh (RUN_CALL), a client's waits for the daemon (REQUEST_WAITS, EXEC_WAITS), and the lines a call's
  * client prints (CALL_TEXTS: printf formats, each %s a string). */
 #define GATE_CALL_EXIT_DENIED 126
 #define GATE_CALL_STDERR_TAIL_BYTES 4096
@@ -29,6 +29,10 @@
 #define GATE_WAIT_RETRIES 9
 #define GATE_WAIT_HEARTBEAT_MS 500
 #define GATE_WAIT_SILENCE_MS 5000
+#define GATE_EXEC_WAIT_TIMEOUT_MS 2000
+#define GATE_EXEC_WAIT_ATTEMPTS 5
+#define GATE_EXEC_WAIT_PENDING_FACTOR 3
+#define GATE_EXEC_WAIT_SEND_ROOM_MS 1000
 #define GATE_TEXT_PREFIX "gate-sh: "
 #define GATE_TEXT_NOTHING_RAN "%s; nothing ran"
 #define GATE_TEXT_INTERNAL_ERROR "internal error: %s; nothing ran"

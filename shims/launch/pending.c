@@ -61,10 +61,7 @@ static struct pending *pending_slot(const char *id) {
 /* The daemon is gone: the sender hears so at once, as it would have talking to the daemon itself. */
 static void say_unreachable(const struct peer *to, const char *id, int e) {
   char why[400];
-  snprintf(why, sizeof why,
-           "the gate-sh daemon is not reachable at %s (%s); nothing was run: start it with 'gate daemon start' and "
-           "check 'gate status'",
-           P.l->conf.request_sock, strerror(e));
+  gate_unreachable(P.l->conf.request_sock, e, why, sizeof why);
   struct gbuf m;
   gb_init(&m);
   gb_puts(&m, GATE_MSG_HEAD);

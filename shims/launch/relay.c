@@ -206,11 +206,10 @@ int relay_open(const struct launch *l, char *err, size_t errlen) {
   /* a path cut at sun_path's limit would bind somewhere else: said, never bound */
   if (gate_join(R.kpath, sizeof R.kpath, l->conf.client_dir, "/k", id, ".sock") + 1 >= sizeof R.kpath ||
       gate_join(R.dpath, sizeof R.dpath, l->conf.client_dir, "/d", id, ".sock") + 1 >= sizeof R.dpath) {
-    snprintf(err, errlen,
-             "cannot open the supervisor's sockets in %s: the path is too long for a socket "
-             "(set XDG_RUNTIME_DIR to a shorter folder)",
-             l->conf.client_dir);
-    return -1;
+    return gate_fail(err, errlen,
+                     "cannot open the supervisor's sockets in %s: the path is too long for a socket "
+                     "(set XDG_RUNTIME_DIR to a shorter folder)",
+                     l->conf.client_dir);
   }
   R.ksock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   R.dsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -224,6 +223,5 @@ int relay_open(const struct launch *l, char *err, size_t errlen) {
       bind(R.ksock, (struct sockaddr *)&a, sizeof a) == 0 && bind(R.dsock, (struct sockaddr *)&b, sizeof b) == 0;
   umask(old);
   if (ok) return 0;
-  snprintf(err, errlen, "cannot open the supervisor's sockets in %s: %s", l->conf.client_dir, strerror(errno));
-  return -1;
+  return gate_fail(err, errlen, "cannot open the supervisor's sockets in %s: %s", l->conf.client_dir, strerror(errno));
 }

@@ -99,12 +99,21 @@ export const RUN_CALL = {
 } as const;
 
 /**
- * How a client waits for the daemon's reply to a call's requests (src/transport/datagram-request.ts, the
- * native gate-sh's request loop): the first resend after firstMs, each later wait doubled up to maxMs,
- * `retries` resends (35 s in all); while a person is asked, a ping every heartbeatMs, and the wait ends after
- * silenceMs without any sign of life.
+ * How a client waits for the daemon's reply to a call's requests (src/transport/datagram-request.ts; the
+ * native gate-sh's waits, GATE_CALL_WAITS in the C side's one request loop, shims/gate-transport.c): the
+ * first resend after firstMs, each later wait doubled up to maxMs, `retries` resends (35 s in all); while a
+ * person is asked, a ping every heartbeatMs, and the wait ends after silenceMs without any sign of life.
  */
 export const REQUEST_WAITS = { firstMs: 1000, maxMs: 4000, retries: 9, heartbeatMs: 500, silenceMs: 5000 } as const;
+
+/**
+ * How the exec gate's C client (shims/gate-transport.c, the one request loop of the C side) waits for an exec's
+ * answer: each send waits timeoutMs (GATE_EXEC_TIMEOUT_MS sets another), `attempts` sends of the same id in all,
+ * and a pending answer extends the wait to pendingFactor × timeoutMs and counts the sends anew (the daemon repeats
+ * pending while a person is asked). Both C clients let a send wait up to sendRoomMs for room in the daemon's full
+ * datagram queue (the exec gate then counts the send as lost; the native gate-sh says the daemon is overloaded).
+ */
+export const EXEC_WAITS = { timeoutMs: 2000, attempts: 5, pendingFactor: 3, sendRoomMs: 1000 } as const;
 
 /**
  * The lines a call's client prints (after `gate-sh: `), each %s filled in order (`fill`). Printable ASCII,

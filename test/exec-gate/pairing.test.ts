@@ -26,7 +26,7 @@ before(() => {
   execFileSync('gcc', [...cc, '-o', join(bin, 'forge'), join(programs, 'forge.c')]);
   // linked with the shims' request code: its request is the one the supervisor rebuilds at the exec
   const shims = join(ROOT, 'shims');
-  const request = ['gate-request.c', 'gate-common.c', 'gate-json.c'].map((f) => join(shims, f));
+  const request = ['gate-request.c', 'gate-common.c', 'gate-error.c', 'gate-json.c'].map((f) => join(shims, f));
   execFileSync('gcc', [...cc, '-I', shims, '-o', join(bin, 'forge-reply'), join(programs, 'forge-reply.c'), ...request]);
   process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
 });

@@ -102,7 +102,7 @@ test("a reply socket in the client folder takes only the daemon's answers: one f
   const bin = mkdtempSync(join(tmpdir(), 'gate-forge-client-'));
   t.after(() => rmSync(bin, { recursive: true, force: true }));
   const shims = join(ROOT, 'shims');
-  const sources = ['gate-transport.c', 'gate-request.c', 'gate-common.c', 'gate-json.c'].map((f) => join(shims, f));
+  const sources = ['gate-transport.c', 'gate-request.c', 'gate-common.c', 'gate-error.c', 'gate-json.c'].map((f) => join(shims, f));
   const prog = join(bin, 'forge-client');
   execFileSync('gcc', ['-O2', '-Wall', '-Wextra', '-Werror', '-pthread', '-I', shims, '-o', prog, join(ROOT, 'test', 'exec-gate', 'programs', 'forge-client.c'), ...sources]);
   // (the daemon's answer must differ from the forged Run: Deny for a forbidden rule, and for a prompt rule
