@@ -1,6 +1,7 @@
 /* The request channel's messages on the exec gate's C side: ExecRequest and reply. See gate-request.h. */
 #define _GNU_SOURCE
 #include "gate-request.h"
+#include "gate-preload.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -28,14 +29,15 @@ int gate_code_loading_name(const char *name, size_t n) {
   return 0;
 }
 
-/* LD_PRELOAD without the gate's own library; NULL when nothing else is left. */
+/* LD_PRELOAD without the gate's own library (and a sanitizer build's runtime before it, gate-preload.h);
+ * NULL when nothing else is left. */
 static char *foreign_preload(const char *v, const char *own) {
   struct gbuf b;
   gb_init(&b);
   const char *s = v;
   while (*s) {
     size_t n = strcspn(s, ": ");
-    if (n && !(own && strlen(own) == n && !memcmp(s, own, n))) {
+    if (n && !(own && strlen(own) == n && !memcmp(s, own, n)) && !gate_preload_first(s, n)) {
       if (b.len) gb_put(&b, ":", 1);
       gb_put(&b, s, n);
     }

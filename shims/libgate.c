@@ -11,6 +11,7 @@
  * allowed exec gets the gate's variables back (LD_PRELOAD, GATE_*), so `env -i` and friends keep the gate.
  */
 #define _GNU_SOURCE
+#include "gate-preload.h"
 #include "gate-proto.h"
 
 #include <dlfcn.h>
@@ -133,7 +134,8 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   char pid[24];
   gate_num(pid, (unsigned long)getpid(), 10);
   size_t mark = (checked ? strlen(checked) : 0) + sizeof GATE_VAR_CHECKED + sizeof GATE_MARK_ASK + strlen(pid) + 2;
-  size_t need = (n + MAX_SAVED + 5) * sizeof(char *) + 11 + lib + 2 * foreign_len + 2 + 2 * mark +
+  size_t first = sizeof GATE_PRELOAD_FIRST - 1; /* a sanitizer build's runtime, before us (gate-preload.h) */
+  size_t need = (n + MAX_SAVED + 5) * sizeof(char *) + 11 + first + 1 + lib + 2 * foreign_len + 2 + 2 * mark +
       (escalate_token ? strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2 : 0);
   char *block = need <= room ? stack : malloc(need);
   if (!block) return NULL;
@@ -145,13 +147,18 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   for (int i = 0; i < G.nsaved; i++) out[o++] = G.saved[i];
   out[o++] = w;
   memcpy(w, "LD_PRELOAD=", 11);
-  memcpy(w + 11, G.lib, lib);
-  w += 11 + lib;
+  w += 11;
+  if (first) {
+    memcpy(w, GATE_PRELOAD_FIRST ":", first + 1);
+    w += first + 1;
+  }
+  memcpy(w, G.lib, lib);
+  w += lib;
   for (const char *s = foreign; s && *s;) {
     size_t l = entry_len(s);
     int self = l == lib;
     for (size_t k = 0; self && k < l; k++) self = s[k] == G.lib[k];
-    if (l && !self) {
+    if (l && !self && !gate_preload_first(s, l)) {
       *w++ = ':';
       memcpy(w, s, l);
       w += l;
@@ -193,10 +200,13 @@ static void restore_environ(void) {
     const char *cur = getenv(name);
     if (!cur || strcmp(cur, eq + 1)) setenv(name, eq + 1, 1);
   }
-  const char *pre = getenv("LD_PRELOAD");
-  if (!pre || strncmp(pre, G.lib, strlen(G.lib))) {
+  const char *pre = getenv("LD_PRELOAD"), *own = pre;
+  size_t first = sizeof GATE_PRELOAD_FIRST - 1; /* a sanitizer build's runtime, before us (gate-preload.h) */
+  if (own && first && gate_preload_first(own, strcspn(own, ": "))) own += first + !!own[first];
+  if (!pre || strncmp(own, G.lib, strlen(G.lib))) {
     struct gbuf b;
     gb_init(&b);
+    if (first) gb_puts(&b, GATE_PRELOAD_FIRST ":");
     gb_puts(&b, G.lib);
     if (pre && *pre) {
       gb_puts(&b, ":");

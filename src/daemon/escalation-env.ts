@@ -21,6 +21,8 @@ export interface EscalationEnvInput {
   decided?: Readonly<Record<string, string>>;
   /** libgate.so: the gate's own LD_PRELOAD entry, never counted as foreign */
   lib: string;
+  /** a sanitizer test build's runtime, the gate's own entry before lib (exec/preload-first.ts) */
+  libFirst?: string;
   /** fallback PATH when the decision saw none (the daemon's own) */
   fallbackPath: string;
   /** the daemon's environment: HOME and XDG_* are taken from it (absent: the sent ones stay, as before) */
@@ -43,7 +45,7 @@ export function escalationEnv(i: EscalationEnvInput): EscalationEnv {
     env[name] = e.slice(eq + 1);
   }
   if (env.LD_PRELOAD !== undefined) {
-    const rest = env.LD_PRELOAD.split(/[: ]/).filter((x) => x !== '' && x !== i.lib);
+    const rest = env.LD_PRELOAD.split(/[: ]/).filter((x) => x !== '' && x !== i.lib && x !== i.libFirst);
     if (rest.length) env.LD_PRELOAD = rest.join(':');
     else delete env.LD_PRELOAD;
   }

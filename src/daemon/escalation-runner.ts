@@ -42,7 +42,7 @@ import {
   wrapCommand,
 } from '../sandbox/index.js';
 import { escalationEnv } from './escalation-env.js';
-import { gateNative, type GateNative, LIBGATE, SHIMS_DIR, withExecGate } from '../exec/index.js';
+import { gateNative, type GateNative, LIBGATE, preloadFirst, SHIMS_DIR, withExecGate } from '../exec/index.js';
 import { parentPid } from './proc-tree.js';
 import { ConnectionTable, type Held } from '../transport/index.js';
 import { socketPeer } from './socket-peer.js';
@@ -253,6 +253,7 @@ export class EscalationServer implements EscalationRunner {
       sent: req.env as string[],
       decided: grant.env,
       lib: LIBGATE,
+      libFirst: preloadFirst(SHIMS_DIR),
       fallbackPath: this.o.env.PATH ?? '/usr/bin:/bin',
       user: this.o.env,
     });

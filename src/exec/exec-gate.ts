@@ -3,15 +3,17 @@
  * (libgate.so in LD_PRELOAD, the socket paths, GATE_RUN), the nested-shell shims first on PATH, and the
  * kernel layer: the plan started by shims/gate-launch, whose seccomp supervisor asks about every exec the
  * kernel sees (static programs, raw syscalls, a cleared environment included).
- * Pure: paths in, plan out. Apply it last (after the sandbox step): the program it marks as already
- * checked is the one actually started, and for a bubblewrap wrapper the command after `--` is let through
- * once without asking (pre-flight decided it).
+ * Pure but for withPreload's read of the shims build's preload-first file (preload-first.ts): paths in,
+ * plan out. Apply it last (after the sandbox step): the program it marks as already checked is the one
+ * actually started, and for a bubblewrap wrapper the command after `--` is let through once without asking
+ * (pre-flight decided it).
  */
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CommandLine, GATE_GUARD_ENV } from '../sandbox/index.js';
 import type { GatePaths } from '../paths/index.js';
 import { type ExecGateVariable, EXEC_GATE_VARIABLES as V } from '../protocol/index.js';
+import { preloadFirst } from './preload-first.js';
 
 /** Where the built shims live: <repo>/shims (dist/src/exec/ → ../../../shims). */
 export const SHIMS_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shims');
@@ -49,10 +51,12 @@ export function execGateVars(o: ExecGateOptions): Record<string, string> {
   return v;
 }
 
-/** LD_PRELOAD with libgate.so first, the caller's own entries kept after it. */
-export function withPreload(current: string | undefined, lib: string): string {
-  const rest = (current ?? '').split(/[: ]/).filter((e) => e !== '' && e !== lib);
-  return [lib, ...rest].join(':');
+/** LD_PRELOAD with libgate.so first, the caller's own entries kept after it; in a sanitizer test build of
+ * the shims, the sanitizer's runtime before libgate.so (preload-first.ts). */
+export function withPreload(current: string | undefined, lib: string, first = preloadFirst(dirname(lib))): string {
+  const own = first ? [first, lib] : [lib];
+  const rest = (current ?? '').split(/[: ]/).filter((e) => e !== '' && !own.includes(e));
+  return [...own, ...rest].join(':');
 }
 
 /** PATH with the nested-shell shims first (once). */

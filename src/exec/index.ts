@@ -10,6 +10,7 @@ export { clientPlan, envRecord, nativeRequest, type PlanRequest } from './client
 export { daemonPlanner, type DaemonPlannerOptions } from './daemon-planner.js';
 export { checkPermissionPaths, EscalationArgsError, escalationFields, type EscalationFields, sandboxAtMost } from './escalation-args.js';
 export { LIBGATE, SHIMS_DIR, withExecGate } from './exec-gate.js';
+export { preloadFirst } from './preload-first.js';
 export { ArgsError, parseShellArgs, type ShellInvocation, USAGE } from './gate-sh-args.js';
 export { type LocalPlan, localPlanner } from './local-planner.js';
 export { gateNative, type GateNative } from './native.js';

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { GATE_SH } from '../helpers/env.js';
-import { escFixture, gateSh, execGateOptions } from './helpers.js';
+import { escFixture, gateSh, execGateOptions, SANITIZER_BUILD } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 let files = 0;
@@ -46,7 +46,7 @@ test('an escalated command runs in the daemon with the caller\'s pipe, stdin and
   assert.equal(upper.stdout, 'HELLO FROM STDIN\n', upper.stderr);
   // 257 escalations take over 30 s on a loaded machine: the caller's gate-sh must outlive them (once it is
   // killed, its run's escalations are refused: they come from no live run's tree, issue 28)
-  const codes = await inFile(rig, `for i in $(seq 0 255); do ${esc} exit $i; printf '%s ' $?; done; ${esc} signal; echo $?`, { timeoutMs: 180_000 });
+  const codes = await inFile(rig, `for i in $(seq 0 255); do ${esc} exit $i; printf '%s ' $?; done; ${esc} signal; echo $?`, { timeoutMs: SANITIZER_BUILD ? 540_000 : 180_000 });
   assert.equal(codes.stdout, [...Array(256).keys()].join(' ') + ' 143\n', codes.stderr);
   const last = await inFile(rig, `${esc} exit 42`);
   assert.equal(last.code, 42);

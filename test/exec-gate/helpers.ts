@@ -8,8 +8,15 @@ import { join, normalize } from 'node:path';
 import { GATE_SH, ROOT } from '../helpers/env.js';
 import type { DaemonOptions, DaemonProc } from '../helpers/daemon.js';
 import { run, type Result } from '../helpers/run.js';
+import { SHIMS_DIR } from '../../src/exec/exec-gate.js';
+import { preloadFirst } from '../../src/exec/preload-first.js';
 
 export { run, type Result };
+
+/** The shims are the ASan+UBSan test build (`make -C shims SANITIZE=address`, test/c/README.md): every process
+ * of a run starts the sanitizer's runtime (about 0.15 s more each on a loaded machine), so a test of hundreds
+ * of processes in one call gives that call more time. */
+export const SANITIZER_BUILD = preloadFirst(SHIMS_DIR) !== undefined;
 
 /**
  * The exec-gate suites' daemon options: rules in default.rules, a workspace `w`, approval on request, no

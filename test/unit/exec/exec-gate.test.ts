@@ -13,7 +13,8 @@ test('withExecGate: the gate first in LD_PRELOAD and PATH, socket paths, run id,
     { program: '/bin/bash', args: ['-c', 'x'], env: { PATH: '/usr/bin:/bin', LD_PRELOAD: '/x.so', GATE_CHECKED: 'stale', GATE_ESCALATE: 'stale' } },
     { paths, runId: 'r-1', parentPid: 42 },
   );
-  assert.equal(p.env.LD_PRELOAD, `${LIBGATE}:/x.so`);
+  assert.equal(p.env.LD_PRELOAD, withPreload('/x.so', LIBGATE)); // libgate.so first (a sanitizer build: after its runtime)
+  assert.ok(p.env.LD_PRELOAD.endsWith(`${LIBGATE}:/x.so`));
   assert.equal(p.env.PATH, `${SHIM_BIN}:/usr/bin:/bin`);
   assert.equal(p.env.GATE_RUN, 'r-1');
   assert.equal(p.env.GATE_REQUEST_SOCK, '/run/u/gate-sh/default/req/request.sock');
