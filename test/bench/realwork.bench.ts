@@ -14,6 +14,10 @@
  * counted build comes after the rounds (its daemon has seen builds before: programs' answers are handed over
  * up front, src/daemon/reuse-presets.ts), and each round's gated workspace-write build is counted too (the
  * first of them is the session's first build).
+ * With BENCH_BASE naming another built checkout (e.g. main's, copied aside), its gate-sh runs two more sides
+ * against the same daemons (base_ww, base_dfa), alternating with the rest, and the ratios of this build's
+ * gated sides over the base's are given too (an A/B of a change to the gate itself).
+ * GATE_BENCH_SIDES (comma-separated side names) keeps only those sides, for trying things out.
  * Test-only; measures, asserts nothing.
  */
 import { execFileSync } from 'node:child_process';
@@ -32,6 +36,8 @@ import { bootstrapped } from '../realwork/projects.js';
 import { runBench } from './helpers.js';
 
 const ROUNDS = Number(process.env.GATE_BENCH_ROUNDS || 7);
+const BASE = process.env.BENCH_BASE;
+const ONLY = process.env.GATE_BENCH_SIDES?.split(',');
 const SCRIPT = './configure -q && make -s && make -s check';
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -79,6 +85,7 @@ const trips = (before: Record<string, number>, after: Record<string, number>) =>
   ['preflight', 'exec', 'paired'].reduce((n, k) => n + (after[k] ?? 0) - (before[k] ?? 0), 0);
 
 async function main(): Promise<Record<string, unknown>> {
+  const load0 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const ww = await realworkDaemon('workspace-write');
   const dfa = await realworkDaemon('danger-full-access');
   try {
@@ -102,10 +109,15 @@ async function main(): Promise<Record<string, unknown>> {
       gated_dfa: (dir) => timed(GATE_SH, ['-lc', SCRIPT], dfa.env, dir),
       plain: (dir) => timed('/bin/bash', ['-lc', SCRIPT], dfa.env, dir),
     };
-    const names = Object.keys(sides);
+    if (BASE) {
+      sides.base_ww = (dir) => timed(join(BASE, 'bin', 'gate-sh'), ['-lc', SCRIPT], ww.env, dir);
+      sides.base_dfa = (dir) => timed(join(BASE, 'bin', 'gate-sh'), ['-lc', SCRIPT], dfa.env, dir);
+    }
+    const names = Object.keys(sides).filter((n) => !ONLY || ONLY.includes(n));
     // the daemon's round trips of each gated workspace-write build, in order: the first is the session's first
     // build; later ones get the programs' answers handed over up front (src/daemon/reuse-presets.ts)
     const perBuild: number[] = [];
+    const perDfaBuild: number[] = [];
     const ms: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
     const cpu: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
     const faults: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
@@ -117,6 +129,7 @@ async function main(): Promise<Record<string, unknown>> {
         const dir = join(name.endsWith('_dfa') || name === 'plain' ? dfa.ws : ww.ws, `b-${name}`);
         fresh(template, dir);
         const before = name === 'gated_ww' ? await counters(ww) : undefined;
+        const beforeDfa = name === 'gated_dfa' ? await counters(dfa) : undefined;
         const t0 = performance.now();
         check(name, await sides[name](dir));
         ms[name].push(performance.now() - t0);
@@ -127,6 +140,7 @@ async function main(): Promise<Record<string, unknown>> {
           switches[name].push(c['context-switches']);
         }
         if (before) perBuild.push(trips(before, await counters(ww)));
+        if (beforeDfa) perDfaBuild.push(trips(beforeDfa, await counters(dfa)));
       }
     // the build's execs, counted under plain bash; the daemon's round trips across one gated build
     const dir = join(ww.ws, 'b-count');
@@ -136,13 +150,17 @@ async function main(): Promise<Record<string, unknown>> {
     const execs = readFileSync(trace, 'utf8').split('\n').filter((l) => /execve\(/.test(l) && !/ENOENT/.test(l)).length;
     fresh(template, dir);
     const before = await counters(ww);
-    check('counted', await sides.gated_ww(dir));
+    check('counted', await timed(GATE_SH, ['-lc', SCRIPT], ww.env, dir));
     const after = await counters(ww);
     const n = trips(before, after);
-    const ratio = (a: string, b: string, of = ms) => ({
-      median_of_rounds: r3(median(of[a].map((x, i) => x / of[b][i]))),
-      mean: r3(mean(of[a]) / mean(of[b])),
-    });
+    // (undefined when a side was left out: GATE_BENCH_SIDES)
+    const ratio = (a: string, b: string, of = ms) =>
+      of[a]?.length && of[b]?.length
+        ? { median_of_rounds: r3(median(of[a].map((x, i) => x / of[b][i]))), mean: r3(mean(of[a]) / mean(of[b])) }
+        : undefined;
+    // this build's gated sides over BENCH_BASE's (wall, CPU, faults)
+    const ab = (of: Record<string, number[]>) =>
+      BASE ? { workspace_write: ratio('gated_ww', 'base_ww', of), danger_full_access: ratio('gated_dfa', 'base_dfa', of) } : undefined;
     const perfFigures = PERF
       ? {
           cpu_ms: Object.fromEntries(names.map((n) => [n, cpu[n].map(Math.round)])),
@@ -152,6 +170,8 @@ async function main(): Promise<Record<string, unknown>> {
           cpu_danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain', cpu),
           faults_workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww', faults),
           faults_danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain', faults),
+          cpu_gated_over_base: ab(cpu),
+          faults_gated_over_base: ab(faults),
         }
       : { perf: 'not installed: wall times only' };
     return {
@@ -161,12 +181,16 @@ async function main(): Promise<Record<string, unknown>> {
       workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww'),
       danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain'),
       target_ratio: 1.1,
+      base: BASE,
+      gated_over_base: ab(ms),
       ...perfFigures,
       build_execs: execs,
       daemon_round_trips: n,
       daemon_round_trips_per_100_execs: r3((n * 100) / execs),
       daemon_round_trips_per_gated_ww_build: perBuild,
+      daemon_round_trips_per_gated_dfa_build: perDfaBuild,
       first_build_round_trips_per_100_execs: r3((perBuild[0] * 100) / execs),
+      loadavg_start: load0,
       loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };
   } finally {
