@@ -34,39 +34,18 @@ const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 const dir = mkdtempSync(join(tmpdir(), 'gnetb-'));
 const w = await makeWorld(join(dir, 'world'));
-const d = await startDaemon({
-  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
-  rules: RULES,
-  workspace: 'ws',
-  args: ['--test-resolver', w.hostsFile],
-  env: { GATE_NET_HANDOFF: 'on' },
-});
+/** a daemon whose network is "rules", resolving the test's names, with these variables */
+const rulesDaemon = (env: Record<string, string>) =>
+  startDaemon({ config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n', rules: RULES, workspace: 'ws', args: ['--test-resolver', w.hostsFile], env });
+const d = await rulesDaemon({ GATE_NET_HANDOFF: 'on' });
 const pid = d.child.pid!;
 // the same daemon whose runs' bridges keep their listeners and relay every connection (no hand-over:
 // listener-handoff.ts): the path before the hand-over, a tunnel's bytes through the bridge's pipes
-const dBridge = await startDaemon({
-  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
-  rules: RULES,
-  workspace: 'ws',
-  args: ['--test-resolver', w.hostsFile],
-  env: { GATE_NET_HANDOFF: 'off' },
-});
+const dBridge = await rulesDaemon({ GATE_NET_HANDOFF: 'off' });
 // the same daemon whose relay splices bulk halves too (GATE_RELAY_COPY=off: native/gate_relay.c's copy mode)
-const dSplice = await startDaemon({
-  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
-  rules: RULES,
-  workspace: 'ws',
-  args: ['--test-resolver', w.hostsFile],
-  env: { GATE_NET_HANDOFF: 'on', GATE_RELAY_COPY: 'off' },
-});
+const dSplice = await rulesDaemon({ GATE_NET_HANDOFF: 'on', GATE_RELAY_COPY: 'off' });
 // the same daemon with tunnels kept in Node: what the native relay is measured against
-const dNode = await startDaemon({
-  config: '[sandbox_workspace_write]\nnetwork_access = "rules"\n',
-  rules: RULES,
-  workspace: 'ws',
-  args: ['--test-resolver', w.hostsFile],
-  env: { GATE_NET_RELAY: 'node', GATE_NET_HANDOFF: 'on' },
-});
+const dNode = await rulesDaemon({ GATE_NET_RELAY: 'node', GATE_NET_HANDOFF: 'on' });
 
 /** node's http client: SETUPS fresh connections, one small GET each, time to the whole answer (ms) */
 const setupJs = (direct: boolean) => `
