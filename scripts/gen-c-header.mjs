@@ -109,6 +109,7 @@ export function render() {
 ${Object.entries(c.RUN_CALL).map(([k, v]) => `#define GATE_CALL_${macro(k)} ${v}`).join('\n')}
 ${Object.entries(c.REQUEST_WAITS).map(([k, v]) => `#define GATE_WAIT_${macro(k)} ${v}`).join('\n')}
 ${Object.entries(c.EXEC_WAITS).map(([k, v]) => `#define GATE_EXEC_WAIT_${macro(k)} ${v}`).join('\n')}
+${Object.entries(c.NATIVE_AUTOSTART).map(([k, v]) => `#define GATE_AUTOSTART_${macro(k)} ${v}`).join('\n')}
 ${Object.entries(c.CALL_TEXTS).map(([k, v]) => `#define GATE_TEXT_${macro(k)} ${ctext(v)}`).join('\n')}
 
 /* The exec gate's variables and the marks an exec carries (EXEC_GATE_VARIABLES). */

@@ -332,9 +332,9 @@ static int daemon_bound(const struct paths *p) { return connect_error(p) == 0; }
  * without first starting the Node gate-sh, whose start the first call would otherwise wait for before the
  * daemon's own (docs/startup.md, "Cold start"). The plain case only: anything that names autostart
  * (GATE_AUTOSTART, GATE_NO_AUTOSTART, the word anywhere in config.toml), a folder or log that cannot be
- * made, a daemon that exits or has not bound its socket within 10 s returns 0, and the caller hands over
- * to the Node gate-sh before anything ran: it waits for a daemon being started, or says why none can be.
- * 1 when a daemon is bound. Nothing of the script runs here. */
+ * made, a daemon that exits or has not bound its socket within GATE_AUTOSTART_WAIT_MS returns 0, and the
+ * caller hands over to the Node gate-sh before anything ran: it waits for a daemon being started, or says
+ * why none can be. 1 when a daemon is bound. Nothing of the script runs here. */
 static int autostart(const struct paths *p) {
   if (getenv("GATE_AUTOSTART") || getenv("GATE_NO_AUTOSTART")) return 0;
   /* down for sure (src/client/reach.ts): no socket or a stale one, and nobody holds the session lock
@@ -405,12 +405,12 @@ static int autostart(const struct paths *p) {
     _exit(127);
   }
   close(lfd);
-  long deadline = now_ms() + 10000;
+  long deadline = now_ms() + GATE_AUTOSTART_WAIT_MS;
   while (now_ms() < deadline) {
     if (daemon_bound(p)) return 1;
     int st;
     if (waitpid(pid, &st, WNOHANG) == pid) return daemon_bound(p);
-    poll(NULL, 0, 5);
+    poll(NULL, 0, GATE_AUTOSTART_POLL_MS);
   }
   return 0;
 }

@@ -33,6 +33,8 @@
 #define GATE_EXEC_WAIT_ATTEMPTS 5
 #define GATE_EXEC_WAIT_PENDING_FACTOR 3
 #define GATE_EXEC_WAIT_SEND_ROOM_MS 1000
+#define GATE_AUTOSTART_WAIT_MS 10000
+#define GATE_AUTOSTART_POLL_MS 5
 #define GATE_TEXT_PREFIX "gate-sh: "
 #define GATE_TEXT_NOTHING_RAN "%s; nothing ran"
 #define GATE_TEXT_INTERNAL_ERROR "internal error: %s; nothing ran"

@@ -115,6 +115,10 @@ export const REQUEST_WAITS = { firstMs: 1000, maxMs: 4000, retries: 9, heartbeat
  */
 export const EXEC_WAITS = { timeoutMs: 2000, attempts: 5, pendingFactor: 3, sendRoomMs: 1000 } as const;
 
+/** How long the native gate-sh waits for a daemon it started to bind its socket before it hands over to the
+ * Node gate-sh, which waits on (src/client/autostart.ts) or says why no daemon can run; polled every pollMs. */
+export const NATIVE_AUTOSTART = { waitMs: 10_000, pollMs: 5 } as const;
+
 /**
  * The lines a call's client prints (after `gate-sh: `), each %s filled in order (`fill`). Printable ASCII,
  * no other `%`: the C side uses them as printf formats.
