@@ -140,7 +140,7 @@ const testEnv = { ...process.env, PATH: (process.env.PATH ?? '').split(delimiter
 // GNU time, when the machine has it, measures each system file's CPU (its processes and every descendant they
 // waited for: the daemons and commands a test starts), printed beside its wall time: on 2 cores the suite's
 // time is bound by CPU, so that is the figure to cut. Without it nothing else changes.
-const TIME = '/usr/bin/time';
+const TIME = executable('/usr/bin/time') ? '/usr/bin/time' : undefined;
 const cpuOf = (file) => {
   try {
     const [u, s] = readFileSync(file, 'utf8').trim().split(/\s+/).slice(-2).map(Number);
@@ -212,10 +212,11 @@ async function runSystem(files) {
   const queue = [...files];
   const sum = { tests: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
   const bad = [];
+  const cpuDir = TIME ? mkdtempSync(join(tmpdir(), 'gate-cpu-')) : undefined;
   const worker = async () => {
     for (let f = queue.shift(); f; f = queue.shift()) {
       const start = Date.now();
-      const cpuFile = executable(TIME) ? join(cpuDir, `${basename(f)}-${start}`) : undefined;
+      const cpuFile = cpuDir ? join(cpuDir, `${basename(f)}-${start}`) : undefined;
       const { code, out } = await runFiles('system', [f], true, cpuFile);
       process.stdout.write(out.replace(/\n?$/, '\n'));
       const cpu = cpuFile ? cpuOf(cpuFile) : '';
@@ -224,11 +225,10 @@ async function runSystem(files) {
       if (code !== 0) bad.push(f);
     }
   };
-  const cpuDir = mkdtempSync(join(tmpdir(), 'gate-cpu-'));
   try {
     await Promise.all(Array.from({ length: Math.min(systemConcurrency, files.length) }, worker));
   } finally {
-    rmSync(cpuDir, { recursive: true, force: true });
+    if (cpuDir) rmSync(cpuDir, { recursive: true, force: true });
   }
   console.log(`\nsystem: ${Object.entries(sum).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (bad.length) console.log(`system files failed (${bad.length}):\n${bad.map((f) => `  ${f}`).join('\n')}`);
