@@ -276,6 +276,7 @@ static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_PROGRAM) && *p->s == '"') return whole_str(p, e->program, sizeof e->program);
   if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return whole_str(p, e->grant, sizeof e->grant);
   if (!strcmp(key, GATE_F_FILE) && *p->s == '"') return whole_str(p, e->file, sizeof e->file);
+  if (!strcmp(key, GATE_F_BELOW_PROGRAM)) return (e->below = gate_jbool(p)) < 0 ? -1 : 0;
   return gate_jskip(p);
 }
 
@@ -285,6 +286,7 @@ static int preset_item(int i, struct gate_jp *p, void *ctx) {
   if (*p->s != '{' || ps->n >= GATE_MAX_PRESETS) return gate_jskip(p);
   struct gate_preset *e = &ps->e[ps->n];
   e->program[0] = e->grant[0] = e->file[0] = 0;
+  e->below = 0;
   if (gate_jobject(p, preset_field, e)) return -1;
   if (e->program[0] == '/' && e->grant[0] && e->file[0]) ps->n++;
   return 0;
@@ -302,6 +304,7 @@ static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   }
   if (!strcmp(key, GATE_F_EPOCH) && p->s < p->e && *p->s >= '0' && *p->s <= '9') return json_count(p, &r->epoch);
   if (!strcmp(key, GATE_F_PRESETS) && *p->s == '[' && r->presets) return gate_jarray(p, preset_item, r->presets);
+  if (!strcmp(key, GATE_F_BELOW_PROGRAM)) return (r->grant_below = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
     r->scope_pid = -1;
     if (gate_jobject(p, scope_field, r)) return -1;
@@ -323,6 +326,7 @@ static int reply_field(const char *key, struct gate_jp *p, void *ctx) {
     return 0;
   }
   if (!strcmp(key, GATE_F_ESCALATION_TOKEN) && *p->s == '"') return gate_jstr(p, r->token, sizeof r->token);
+  if (!strcmp(key, GATE_F_BELOW_PROGRAM)) return (r->below = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, GATE_F_RUN_ID)) return gate_jstr(p, r->run_id, sizeof r->run_id);
   if (!strcmp(key, GATE_F_MESSAGE) && *p->s == '"') return gate_jstr(p, r->reason, sizeof r->reason);
   if (!strcmp(key, GATE_F_CODE) && *p->s == '"') return gate_jstr(p, r->code, sizeof r->code);
@@ -357,6 +361,7 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   r->epoch = 0;
   r->scope_pid = r->scope_ppid = 0;
   r->scope_start = 0;
+  r->below = r->grant_below = 0;
   if (r->audit) r->audit->log[0] = 0;
   if (r->presets) r->presets->n = 0;
   r->action = GA_NONE;

@@ -32,6 +32,9 @@ struct gate_reply {
   /* the grant's "scope" (ReuseScope): held only below this process (pid 0: everywhere) */
   long scope_pid, scope_ppid;
   unsigned long long scope_start;
+  /* below_program: the new program's descendants are all below a program running its own files (this exec);
+   * the grant's program is one by its name alone (wherever the grant is reused) */
+  int below, grant_below;
   struct gate_reused_audit *audit; /* NULL, or room for the grant's "audit" (set by the caller, kept by parsing) */
   struct gate_presets *presets; /* NULL, or room for the grant's "presets" (set after gate_reply_init) */
 };
@@ -45,6 +48,7 @@ struct gate_presets {
     char program[512];
     char grant[48];
     char file[160];
+    int below; /* below_program, as the grant's */
   } e[GATE_MAX_PRESETS];
 };
 /* How a reused exec's audit record is written by the supervisor itself (ReusedAudit in

@@ -31,6 +31,7 @@ struct reuse {
   unsigned long long epoch;
   char grant[48];
   struct gate_reuse_scope scope;
+  int below;
 };
 static struct reuse TABLE[MAX_REUSE];
 static int NEXT; /* the slot a full table gives up next */
@@ -103,7 +104,7 @@ static void clear(struct reuse *r) {
 
 void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant,
                     unsigned long long epoch, const struct gate_reused_audit *audit,
-                    const struct gate_reuse_scope *scope) {
+                    const struct gate_reuse_scope *scope, int below) {
   static const struct gate_reuse_scope everywhere = {0, 0, 0};
   if (!scope) scope = &everywhere;
   if (!EPOCH || !id->known || !grant[0] || strlen(grant) >= sizeof TABLE[0].grant || scope->pid < 0) return;
@@ -135,6 +136,7 @@ void gate_reuse_add(const char *run, const char *program, const struct gate_iden
     r->epoch = epoch;
     strcpy(r->grant, grant);
     r->scope = *scope;
+    r->below = below;
   }
   pthread_mutex_unlock(&LOCK);
 }
@@ -207,6 +209,7 @@ static int below(pid_t pid, long parent, const struct gate_reuse_scope *want, in
 
 static void fill(struct gate_reuse_hit *hit, const struct reuse *r) {
   strcpy(hit->grant, r->grant);
+  hit->below = r->below || r->scope.pid > 0;
   /* what the reply carried fits these (gate-request.c leaves out a longer one) */
   hit->audit = r->head && strlen(r->head) < sizeof hit->head && strlen(r->tail) < sizeof hit->tail;
   if (hit->audit) {

@@ -38,15 +38,18 @@ struct gate_reuse_scope {
 };
 
 /* Keep the daemon's grant for (run, program, file, scope: NULL everywhere) at epoch, with how its reuse is
- * audited (NULL, or no log: the daemon is told of each). */
+ * audited (NULL, or no log: the daemon is told of each); below: the program is a program running its own
+ * files by its name alone (ExecReply.reuse.below_program). */
 void gate_reuse_add(const char *run, const char *program, const struct gate_ident *id, const char *grant,
                     unsigned long long epoch, const struct gate_reused_audit *audit,
-                    const struct gate_reuse_scope *scope);
+                    const struct gate_reuse_scope *scope, int below);
 /* A grant kept for (run, program, file) at the current epoch that holds for an exec of process pid (whose
  * parent is parent; pid 0: only a grant that holds everywhere), and its record's fields when it is written
  * here. Reads /proc for a scoped grant (outside the lock). */
 struct gate_reuse_hit {
   char grant[48];
+  int below; /* every exec below the new program is below a program running its own files: the grant's
+              * program is one by its name, or the grant is scoped to one above the exec */
   int audit;
   char head[512];
   char tail[512];

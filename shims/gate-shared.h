@@ -66,6 +66,7 @@
 #define GATE_VAR_ESCALATE "GATE_ESCALATE"
 #define GATE_VAR_INNER_PROGRAM "GATE_THEN"
 #define GATE_VAR_ASK "GATE_ASK"
+#define GATE_VAR_BELOW "GATE_OWN"
 #define GATE_VAR_GUARD "GATE_GUARD"
 
 /* The signals passed on to the command (FORWARDED_SIGNALS), as X(SIGINT) ... */
@@ -186,6 +187,7 @@
 #define GATE_F_INFO "info"
 #define GATE_F_PRESETS "presets"
 #define GATE_F_FILE "file"
+#define GATE_F_BELOW_PROGRAM "below_program"
 #define GATE_F_TOKEN "token"
 #define GATE_F_SIGNAL "signal"
 #define GATE_F_ERROR "error"

@@ -40,6 +40,9 @@ extern char **environ;
 static struct {
   int nsaved;
   const char *kernel; /* a kernel-gated run: GATE_KERNEL_SOCK's value (that layer decides each exec first) */
+  /* the process this program was exec'd in, when the supervisor marked it below a program running its own
+   * files (GATE_OWN): what its forked children exec gets no LD_PRELOAD layer (gated_env); 0 otherwise */
+  pid_t below;
   char *saved[MAX_SAVED]; /* "GATE_X=value" captured at start, put back into every exec */
   size_t dirlen; /* length of lib's folder with its slash: <dir>/bin/ holds the shims */
   size_t arena_used;
@@ -117,13 +120,16 @@ static size_t entry_len(const char *s) {
 }
 
 /* The exec's environment with the gate put back: saved GATE_* vars, our library first in LD_PRELOAD,
- * the caller's other LD_PRELOAD entries kept (the daemon saw them), and the marks. One block holds the
+ * the caller's other LD_PRELOAD entries kept (the daemon saw them), and the marks. Left out (an exec below a
+ * program running its own files, which no rule can take out of the sandbox: the kernel layer alone decides
+ * it and says its denials): without this library and the marks it reads, the caller's own entries kept.
+ * One block holds the
  * array and the strings it adds: the caller's stack buffer when it fits (room bytes), else one malloc.
  * Why: this runs in a shell's freshly forked child just before its exec, where every heap or stack page
  * first written is a copy-on-write fault (costly on virtual machines); one small block on the stack
  * touches one page where malloc touched several (docs/history/2026-11-measurements.md). */
-static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask, char *stack,
-                        size_t room) {
+static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask, int left_out,
+                        char *stack, size_t room) {
   size_t n = 0, lib = strlen(G.lib), foreign_len = 0;
   const char *foreign = NULL;
   for (int i = 0; envp && envp[i]; i++) {
@@ -145,21 +151,23 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
   for (int i = 0; envp && envp[i]; i++)
     if (!own_var(envp[i])) out[o++] = envp[i];
   for (int i = 0; i < G.nsaved; i++) out[o++] = G.saved[i];
-  out[o++] = w;
+  char *preload = out[o++] = w;
   memcpy(w, "LD_PRELOAD=", 11);
   w += 11;
-  if (first) {
+  if (first && !left_out) {
     memcpy(w, GATE_PRELOAD_FIRST ":", first + 1);
     w += first + 1;
   }
-  memcpy(w, G.lib, lib);
-  w += lib;
+  if (!left_out) {
+    memcpy(w, G.lib, lib);
+    w += lib;
+  }
   for (const char *s = foreign; s && *s;) {
     size_t l = entry_len(s);
     int self = l == lib;
     for (size_t k = 0; self && k < l; k++) self = s[k] == G.lib[k];
     if (l && !self && !gate_preload_first(s, l)) {
-      *w++ = ':';
+      if (w > preload + 11) *w++ = ':';
       memcpy(w, s, l);
       w += l;
     }
@@ -167,6 +175,8 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
     if (*s) s++;
   }
   *w++ = 0;
+  if (left_out && w == preload + 12) o--; /* nothing left to preload */
+  if (left_out) checked = NULL;
   if (checked) {
     out[o++] = w;
     w += gate_join(w, mark, GATE_VAR_CHECKED "=", pid, ":", checked) + 1;
@@ -338,7 +348,9 @@ static int gated_execve(const char *path, const char *program, char *const argv[
       return -1;
     }
     if (v == V_ESCALATE) escalate_and_exit(token, envp, argv, program);
-    char **env = gated_env(envp, program, NULL, first, stack, sizeof stack);
+    /* a forked child of a program marked below a program running its own files: the layer left out (gated_env) */
+    int left_out = G.below && getpid() != G.below;
+    char **env = gated_env(envp, program, NULL, first, left_out, stack, sizeof stack);
     if (!env) {
       errno = ENOMEM;
       return -1;
@@ -406,7 +418,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     /* (in a kernel-gated run that layer decides the shell's exec as any other: what it holds is acted on) */
     if (G.kernel) gated_execve("/bin/sh", "/bin/sh", sh, envp, do_execve, NULL);
     else {
-      char **env = gated_env(envp, found, NULL, 0, NULL, 0);
+      char **env = gated_env(envp, found, NULL, 0, 0, NULL, 0);
       if (env) do_execve("/bin/sh", sh, env, NULL);
       free_env(env, NULL);
     }
@@ -555,7 +567,8 @@ static int gated_spawn(pid_t *pid, const char *path, const char *program, const 
   for (int tries = 0;; tries++) {
     if (v == V_DENY || v == V_ERROR) return EACCES;
     int ask = first && v == V_RUN; /* an escalation's child carries its token, not the question */
-    char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, ask, NULL, 0);
+    /* (the child is this process's: left out below a program running its own files, unless it escalates) */
+    char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, ask, G.below && v != V_ESCALATE, NULL, 0);
     if (!env) return ENOMEM;
     int r = f(pid, path, fa, at, argv, env);
     free_env(env, NULL);
@@ -704,6 +717,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   find_self();
   real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
   const char *checked = NULL, *escalate = NULL, *then = NULL;
+  int below = 0;
   char **w = environ;
   for (char **e = environ; e && *e; e++) {
     /* the marks are for this process only: taken out, so descendants never inherit them */
@@ -720,6 +734,10 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
       continue;
     }
     if (!strncmp(*e, GATE_MARK_ASK, sizeof GATE_MARK_ASK - 1)) continue;
+    if (!strncmp(*e, GATE_VAR_BELOW "=", sizeof GATE_VAR_BELOW)) {
+      below = 1;
+      continue;
+    }
     if (!strncmp(*e, "GATE_", 5) && G.nsaved < MAX_SAVED) {
       G.saved[G.nsaved++] = keep(*e);
       if (!strncmp(*e, GATE_VAR_KERNEL_SOCK "=", sizeof GATE_VAR_KERNEL_SOCK) && (*e)[sizeof GATE_VAR_KERNEL_SOCK])
@@ -729,6 +747,9 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   }
   if (w) *w = NULL;
   /* (the marks' strings stay where they are: only their environ slots were reused) */
+  /* only the supervisor rewrites a mark into GATE_OWN; one written by the process itself only leaves this layer
+   * out of its children, whose execs the kernel layer decides all the same (no such mark outside a kernel-gated run) */
+  if (below && G.kernel) G.below = getpid();
   if (escalate) {
     const char *token;
     if (mark_pid(escalate, &token) == getppid()) escalate_and_exit(token, environ, argv, "?");

@@ -94,6 +94,30 @@ static void know_file(struct exec *x) {
   if (fd >= 0) close(fd);
 }
 
+/* The program's path, as the process names it, leads to nothing (ENOENT: a missing file, folder or symlink
+ * target), in the process's own root. Not for a descriptor (/proc/<pid>/fd/...: its errors are others). */
+static int missing(const struct exec *x) {
+  char root[48];
+  struct stat st;
+  int n = snprintf(root, sizeof root, "/proc/%d/root/", (int)x->pid);
+  return !strncmp(x->file, root, (size_t)n) && stat(x->file, &st) != 0 && errno == ENOENT;
+}
+
+/* Whether the exec's environment preloads the gate's library (an entry of LD_PRELOAD, which the loader splits
+ * on ':' and ' '): the new program has a constructor that may ask. Not, below a program running its own files. */
+static int preloads(char **envp, const char *lib) {
+  size_t n = strlen(lib);
+  for (char **e = envp; *e; e++) {
+    if (strncmp(*e, "LD_PRELOAD=", 11)) continue;
+    for (const char *s = *e + 11; *s;) {
+      size_t l = strcspn(s, ": ");
+      if (l == n && !strncmp(s, lib, n)) return 1;
+      s += l + (s[l] != 0);
+    }
+  }
+  return 0;
+}
+
 /* The value of the first NAME= entry of envp, or NULL. */
 static const char *env_value(char **envp, const char *name) {
   size_t n = strlen(name);
@@ -122,6 +146,7 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
   const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
   const struct gate_ident *file = &x->decided.id;
   if (kept && inputs && !tell_reused(&l->conf, kept->grant, inputs, msg.p + msg.len)) {
+    x->decided.below = kept->below;
     if (lands) land(l, x->pid, ids->own, seen, file, NULL);
     gb_free(&msg);
     return 0;
@@ -148,6 +173,7 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
    * program's constructor with the token the daemon granted for this exec, handed over from LANDED) */
   else if (r.action == GA_RUN || r.action == GA_ESCALATE) {
     error = 0;
+    x->decided.below = r.action == GA_RUN && r.below;
     int nameless = x->nameless, escalated = r.action == GA_ESCALATE && r.token[0];
     if (!nameless && lands && (r.action == GA_RUN || escalated))
       land(l, x->pid, ids->own, seen, file, r.action == GA_RUN ? NULL : r.token);
@@ -159,7 +185,7 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
     /* (a grant scoped to a process holds below it only: src/decide/reuse.ts) */
     struct gate_reuse_scope scope = {r.scope_pid, r.scope_ppid, r.scope_start};
     if (grant && stat(x->file, &again) == 0 && (gate_ident_of(&now, &again), gate_ident_eq(&now, file)))
-      gate_reuse_add(l->conf.run_id, x->program, file, r.grant, r.epoch, &audit, &scope);
+      gate_reuse_add(l->conf.run_id, x->program, file, r.grant, r.epoch, &audit, &scope, r.grant_below);
     if (r.action == GA_RUN && r.grant[0] && r.presets) keep_presets(&l->conf, r.presets, r.epoch, &audit);
   } else gate_msg("exec gate: ", cmd, ": not run: malformed reply from the daemon (no action)", NULL);
   free(r.presets);
@@ -188,6 +214,10 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
     return 0;
   }
   know_file(x);
+  /* nothing there: the kernel would fail the exec with ENOENT whatever was decided, so it is failed so here,
+   * without asking (a program the LD_PRELOAD layer is left out of tries each PATH entry itself: gcc's
+   * execvp of `as`); a file that appears meanwhile is not run by this exec (nothing was let through) */
+  if (!x->decided.id.known && missing(x)) return ENOENT;
   /* the LD_PRELOAD layer's answer for this very exec (pairing.c): the request it would have sent */
   struct gate_conf as = l->conf;
   const char *run = env_value(x->envp, GATE_VAR_RUN);
@@ -199,8 +229,8 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
   int nameless = x->nameless = !strncmp(x->program, "/memfd:", 7) || strstr(x->program, " (deleted)") != NULL;
   struct marks m;
   exec_marks(x->pid, &ids, x->program, x->envp, &m);
-  /* (the new program's constructor then honours GATE_CHECKED: no LANDED answer needed for it) */
-  int lands = !(m.asks && m.marked);
+  /* (the new program's constructor then honours GATE_CHECKED, or there is none: no LANDED answer needed for it) */
+  int lands = !(m.asks && m.marked) && preloads(x->envp, l->own_preload);
   /* (a #! script is always asked: the daemon judges the #! lines read here, not those it read for the layer) */
   int pairable = !m.asks && !nameless && !x->decided.script;
   const struct gate_ident *file = &x->decided.id;
@@ -219,6 +249,7 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
   struct gate_reuse_hit hit;
   int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit);
   if (kept && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
+    x->decided.below = hit.below;
     if (lands) land(l, x->pid, ids.own, &seen, file, NULL);
     return 0;
   }

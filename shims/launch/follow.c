@@ -70,12 +70,14 @@ static int ran_script(const struct decided *d, const struct stat *st, char **c, 
 
 /* What the stopped process (at PTRACE_EVENT_EXEC) runs is what was decided: 1; 0 when it is not; -1 when
  * it cannot be told (its /proc files are closed to this user: the program it now runs is not readable). */
-static int ran_as_decided(pid_t pid, const struct decided *d, char **argv, char **envp) {
+static int ran_as_decided(pid_t pid, const struct decided *d, char **argv, char **envp, uint64_t *envp_at) {
   char exe[64];
   struct stat st;
   snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
   char **c = NULL, **e = NULL;
-  if (first_stack(pid, &c, &e)) {
+  *envp_at = 0;
+  if (first_stack(pid, &c, &e, envp_at)) {
+    *envp_at = 0;
     c = proc_strings(pid, "cmdline");
     e = proc_strings(pid, "environ");
   }
@@ -101,7 +103,11 @@ void after_exec(pid_t pid, const struct decided *d, const char *path, char **arg
   do w = waitpid(-1, &st, __WALL | __WNOTHREAD); /* this thread's tracee only: this process */
   while (w < 0 && errno == EINTR);
   if (w < 0 || !WIFSTOPPED(st)) return; /* gone */
-  int as = st >> 16 == PTRACE_EVENT_EXEC ? ran_as_decided(w, d, argv, envp) : 1;
+  uint64_t envp_at = 0;
+  int as = st >> 16 == PTRACE_EVENT_EXEC ? ran_as_decided(w, d, argv, envp, &envp_at) : 1;
+  /* below a program running its own files: the new program's layer is told so by its mark (libgate.c);
+   * where the mark cannot be rewritten the layer stays in its children, as everywhere else */
+  if (as == 1 && d->below && envp_at) mark_below(w, envp_at, envp);
   if (as == 1) {
     /* run as decided; or the exec failed and the program stopped on its way back (a signal stop passes its
      * signal on) */

@@ -116,7 +116,10 @@ struct ids {
 struct ids ids_of(pid_t pid);
 long own_pid(pid_t pid);
 /* The argv and envp of a process stopped at PTRACE_EVENT_EXEC, read from its first stack: 0, or -1. */
-int first_stack(pid_t pid, char ***argv, char ***envp);
+int first_stack(pid_t pid, char ***argv, char ***envp, uint64_t *envp_at);
+/* Rewrite the GATE_ASK mark among envp (read from the stack at envp_at) into GATE_OWN in the process's memory:
+ * 0, or -1. */
+int mark_below(pid_t pid, uint64_t envp_at, char **envp);
 
 /* ---------- pairs.c ---------- */
 enum pair_table {
@@ -243,6 +246,9 @@ struct decided {
   int script;
   char **kargv;
   struct gate_ident interp;
+  /* every exec below the new program is below a program running its own files (the daemon's below_program):
+   * its GATE_ASK mark becomes GATE_OWN after the exec, and its LD_PRELOAD layer leaves itself out of them */
+  int below;
 };
 /* Wait until no other worker follows pid; then this one does (1), or 0 when no slot was free. */
 int follow_begin(pid_t pid);

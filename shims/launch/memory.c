@@ -215,7 +215,7 @@ char **proc_strings(pid_t pid, const char *what) {
  * the kernel copied (what /proc/<pid>/cmdline and environ show; the program has run no instruction yet).
  * -1 where it cannot be read that way (another ABI, a 32-bit program, memory this user may not read): the
  * caller reads /proc instead. */
-int first_stack(pid_t pid, char ***argv, char ***envp) {
+int first_stack(pid_t pid, char ***argv, char ***envp, uint64_t *envp_at) {
 #if defined(__x86_64__) || defined(__aarch64__)
   struct user_regs_struct regs;
   struct iovec io = {&regs, sizeof regs};
@@ -243,11 +243,32 @@ int first_stack(pid_t pid, char ***argv, char ***envp) {
   }
   *argv = a;
   *envp = e;
+  *envp_at = sp + 8 * (argc + 2);
   return 0;
 #else
   (void)pid;
   (void)argv;
   (void)envp;
+  (void)envp_at;
   return -1;
 #endif
+}
+
+_Static_assert(sizeof GATE_VAR_BELOW == sizeof GATE_VAR_ASK, "the mark is rewritten in place");
+
+int mark_below(pid_t pid, uint64_t envp_at, char **envp) {
+  size_t i = 0, ml = sizeof GATE_MARK_ASK - 1;
+  while (envp[i] && strncmp(envp[i], GATE_MARK_ASK, ml)) i++;
+  if (!envp[i]) return -1;
+  struct proc p = {.pid = pid};
+  uint64_t at;
+  char *now = read_ptr(&p, envp_at + 8 * i, &at) ? NULL : read_str(&p, at);
+  proc_done(&p);
+  /* the very string compared (the process has run no instruction since) */
+  int same = now && !strcmp(now, envp[i]);
+  free(now);
+  if (!same) return -1;
+  size_t n = sizeof GATE_VAR_BELOW - 1;
+  struct iovec local = {(void *)GATE_VAR_BELOW, n}, remote = {(void *)at, n};
+  return process_vm_writev(pid, &local, 1, &remote, 1, 0) == (ssize_t)local.iov_len ? 0 : -1;
 }

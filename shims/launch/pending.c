@@ -182,7 +182,7 @@ void pending_reply(const char *msg, size_t n) {
       /* (a grant scoped to a process is the kernel layer's: the daemon gives none to this layer's request) */
       int grant = r.action == GA_RUN && r.grant[0] && !r.scope_pid && p->run && p->program && p->file.known;
       if (grant && (file_of(p->pid, p->program, &now), gate_ident_eq(&now, &p->file)))
-        gate_reuse_add(p->run, p->program, &p->file, r.grant, r.epoch, &audit, NULL);
+        gate_reuse_add(p->run, p->program, &p->file, r.grant, r.epoch, &audit, NULL, r.grant_below);
     }
     peer_send(&p->to, msg, n);
     if (final) {

@@ -125,6 +125,6 @@ void keep_presets(const struct gate_conf *c, const struct gate_presets *ps, unsi
   for (int i = 0; i < ps->n; i++) {
     struct gate_ident id;
     if (!parse_ident(ps->e[i].file, &id))
-      gate_reuse_add(c->run_id, ps->e[i].program, &id, ps->e[i].grant, epoch, audit, NULL);
+      gate_reuse_add(c->run_id, ps->e[i].program, &id, ps->e[i].grant, epoch, audit, NULL, ps->e[i].below);
   }
 }

@@ -52,7 +52,7 @@ import type { AuditLog } from './audit.js';
 import type { EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import { ExecPairs, pairKey } from './exec-pairs.js';
-import { readAncestry } from './provenance.js';
+import { execBelowProgram, readAncestry } from './provenance.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
@@ -71,7 +71,7 @@ import { applyAnswer } from './approved.js';
 import { statusView } from './status.js';
 import { PlantWatch } from './planted.js';
 import { gitEscalationRefusal } from './git-trust.js';
-import { writableRootsFor } from '../decide/index.js';
+import { ownFilesByName, writableRootsFor } from '../decide/index.js';
 import { Policy, type NetworkAmendment } from '../rules/index.js';
 import { DaemonNetworkDecider } from './network-decider.js';
 
@@ -517,6 +517,10 @@ export class Daemon<P> {
       const s = this.currentDecider().startUp(req, run.startUp.sandboxed);
       return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, runId).action, ctx, runId);
     }
+    // how the exec'ing process and its ancestors were started: read once, when something needs it
+    let read: { a: ReturnType<typeof readAncestry> } | undefined;
+    // (the LD_PRELOAD layer may ask from the new program itself: not its own ancestor)
+    const ancestry = () => (read ??= { a: readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }) }).a;
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
     const execCtx = {
@@ -526,8 +530,7 @@ export class Daemon<P> {
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
-      // (the LD_PRELOAD layer may ask from the new program itself: not its own ancestor)
-      ancestry: () => readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }),
+      ancestry,
       scoped: kernel,
       writable: this.writableBesidesPolicy(req, run),
     } as const;
@@ -535,6 +538,9 @@ export class Daemon<P> {
     const v = await this.decide(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
     const reply = this.execReply(req, v.action, ctx, runId);
+    // the new program's descendants can never leave the sandbox by a rule: the supervisor leaves the
+    // LD_PRELOAD layer out of them (docs/exec-gate.md, "Below a program running its own files")
+    if (kernel && v.action.type === 'Run' && req.host_pid !== undefined && execBelowProgram(req, check, ancestry)) reply.below_program = true;
     // the decision's own answer, nothing added by a session approval or an enclosing run (a reuse is the
     // supervisor's, for its own run: an exec decided under a nested run's permissions is not reused)
     const reusable = check.reusable || check.reuseScope !== undefined;
@@ -544,6 +550,8 @@ export class Daemon<P> {
       reply.reuse = { ...this.deps.reuse.grant(g), audit: this.deps.audit.forWriter(reusedHead(g.run_id), reusedTail(g.source, g.decision)) };
       // (below the program running its own files that made this exec only: src/decide/reuse.ts)
       if (!check.reusable && check.reuseScope) reply.reuse.scope = check.reuseScope;
+      // (a program below which every exec is a program's, wherever it is exec'd: src/decide/provenance.ts)
+      else if (ownFilesByName(req.program, req.real_program ?? req.program)) reply.reuse.below_program = true;
       // other programs' answers for this run up front, each decided here as its exec would be
       // (src/daemon/reuse-presets.ts): no provenance (never lifted), no pre-flight settlement
       const offer = check.reusable && kernel && req.host_pid !== undefined ? this.deps.reuse.offer(req.run_id, req.program) : [];

@@ -7,8 +7,8 @@
  * in src/decide/provenance.ts).
  */
 import { readFileSync, readlinkSync } from 'node:fs';
-import type { Ancestor, Ancestry } from '../decide/index.js';
-import type { ReuseScope } from '../protocol/index.js';
+import { belowProgram, ownFilesByName, type Ancestor, type Ancestry, type SubcommandResult } from '../decide/index.js';
+import type { ExecRequest, ReuseScope } from '../protocol/index.js';
 
 /** No run nests deeper than this between its gate-sh and an exec (a loop of pids cannot hang the walk). */
 const MAX_DEPTH = 64;
@@ -68,3 +68,19 @@ export function readAncestry(pid: number | undefined, rootPid: number | undefine
 function sameArgv(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((w, i) => w === b[i]);
 }
+
+/**
+ * Whether every exec below the new program of a kernel-layer exec the decision lets run (its forked
+ * children's and theirs) is below a program running its own files: the exec'ing process is below one
+ * already (the Run is scoped to it), the new program is one by its name alone, or the new program as /proc
+ * will show it (a `#!` script: its interpreter, with the argv the kernel builds) is one where it runs, read
+ * with the exec'ing process's ancestry. The supervisor then marks the new program (src/decide/provenance.ts,
+ * belowProgram).
+ */
+export function execBelowProgram(req: ExecRequest, result: SubcommandResult, ancestry: () => Ancestry | null): boolean {
+  if (result.reuseScope) return true;
+  const image = result.runs ? { exe: result.runs[0], argv: result.runs } : { exe: req.real_program ?? req.program, argv: req.argv };
+  if (!result.runs && ownFilesByName(req.program, image.exe)) return true;
+  return belowProgram(ancestry(), image);
+}
+

@@ -14,6 +14,7 @@
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
 import type { ReusePreset } from '../protocol/index.js';
+import { ownFilesByName } from '../decide/index.js';
 
 /** At most this many are handed over at once (one datagram carries them with the reply). */
 export const MAX_PRESETS = 64;
@@ -62,7 +63,8 @@ export function presetsFor(
     const before = fileIdentity(programFile);
     if (before === undefined || !holds(program, realProgramOf(program), programFile)) continue;
     if (fileIdentity(programFile) !== before) continue;
-    out.push({ program, grant: grant(program), file: before });
+    const real = realProgramOf(program);
+    out.push({ program, grant: grant(program), file: before, ...(ownFilesByName(program, real ?? program) ? { below_program: true as const } : {}) });
   }
   return out;
 }

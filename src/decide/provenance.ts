@@ -263,3 +263,34 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   const scope = low.at !== undefined && low.at < last && low.program.id ? { scope: low.program.id } : {};
   return { kind: 'program', widen: false, by: low.program.argv, ...scope };
 }
+
+/**
+ * Whether a program's name alone makes it a program running its own files, whatever its argv and wherever it
+ * runs (make, gcc, cc1, sed -f aside: no shell, interpreter, text program, wrapper or plumbing): then every
+ * exec its forked children make, and theirs, is below a program running its own files. `names`: the program
+ * as the exec names it and as /proc will show it (its real path); all must qualify.
+ */
+export function ownFilesByName(...names: string[]): boolean {
+  return names.every((n) => {
+    const name = basenameOf(n);
+    return name !== '' && !PLUMBING.has(name) && !SHELLS.has(name) && !WRAPPERS.has(name) && !TEXT_PROGRAMS.has(name) && family(name) === null;
+  });
+}
+
+/**
+ * Whether every exec made below a new program — by its forked children and by theirs — is below a program
+ * running its own files, so that no rule ever takes one of them out of the sandbox (`widen` is false for
+ * each: provenanceOf finds that program above them, from the top down, whatever they run). `image`: the new
+ * program as /proc will show it once exec'd; `ancestry`: the exec'ing process's, whose image it replaces.
+ * Where this is true the LD_PRELOAD layer, which only escalates and says denials in the process, is left out
+ * of those descendants (docs/exec-gate.md, "Below a program running its own files").
+ */
+export function belowProgram(ancestry: Ancestry | null, image: Omit<Ancestor, 'id'>): boolean {
+  if (ancestry === null || ancestry.chain.length === 0) return false;
+  const [self, ...above] = ancestry.chain;
+  // a forked child of the new program, about to exec: a copy of it, below it
+  const fork: Ancestor = { exe: image.exe, argv: image.argv };
+  const p = provenanceOf({ chain: [fork, { ...image, id: self.id }, ...above], complete: ancestry.complete }, ['']);
+  return p.kind === 'program' && !p.widen;
+}
+

@@ -148,7 +148,21 @@ export interface ExecReply {
    * supervisor may give it again itself while the policy epoch (POLICY_EPOCH_FILE) stays `epoch`, writing
    * each such exec's audit record itself (`audit`) or telling the daemon of it with an ExecReused naming
    * `grant` */
-  reuse?: { grant: string; epoch: number; audit?: ReusedAudit; scope?: ReuseScope; presets?: ReusePreset[] };
+  reuse?: {
+    grant: string;
+    epoch: number;
+    audit?: ReusedAudit;
+    scope?: ReuseScope;
+    presets?: ReusePreset[];
+    /** the grant's program is a program running its own files by its name alone: wherever the grant is
+     * reused, every exec below its new image is below one (src/decide/provenance.ts, ownFilesByName) */
+    below_program?: true;
+  };
+  /** a Run of a kernel-layer exec whose new program's descendants (its forked children's execs and theirs)
+   * are all below a program running its own files, so no rule ever takes them out of the sandbox: the
+   * supervisor marks the new program, and its LD_PRELOAD layer leaves itself out of them
+   * (src/daemon/provenance.ts, execBelowProgram; docs/exec-gate.md) */
+  below_program?: true;
 }
 
 /** Another program's Run for the same run, handed over up front with `reuse` (its epoch and audit fields):
@@ -158,6 +172,8 @@ export interface ReusePreset {
   program: string;
   grant: string;
   file: string;
+  /** as ExecReply.reuse.below_program, for this program */
+  below_program?: true;
 }
 
 /** A reused Run that holds only for execs made below one process (a program running its own

@@ -63,6 +63,9 @@ export const EXEC_GATE_VARIABLES = {
   escalate: 'GATE_ESCALATE',
   innerProgram: 'GATE_THEN',
   ask: 'GATE_ASK',
+  /** the supervisor's rewrite of a new program's GATE_ASK mark (the same length: it is rewritten in place,
+   * in the new program's first stack): its forked children are below a program running its own files */
+  below: 'GATE_OWN',
   guard: 'GATE_GUARD',
 } as const;
 export type ExecGateVariable = (typeof EXEC_GATE_VARIABLES)[keyof typeof EXEC_GATE_VARIABLES];
@@ -214,7 +217,7 @@ export const FIELDS = [
   'shell', 'flag', 'script', 'sandbox_permissions', 'parent_run', 'justification', 'plan',
   'exit_status', 'duration_ms', 'stderr_tail', 'fds', 'shims', 'rerun_why', 'start_up_key', 'args',
   'env_set', 'env_unset', 'denials', 'sandboxed', 'rerun', 'rerun_any_status', 'script_fd', 'rerun_of',
-  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file',
+  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file', 'below_program',
 ] as const satisfies readonly WireField[];
 
 /** The run-finished acknowledgement's info (src/daemon/daemon.ts): why a rerun outside the sandbox is asked. */

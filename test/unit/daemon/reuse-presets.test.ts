@@ -32,7 +32,7 @@ test('offer: a run gets the programs learned, once, with its second any-argv gra
 test('presetsFor: the file read through the process root, decided once; left out when changed meanwhile or not held', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-'));
   try {
-    for (const n of ['keep', 'touched', 'refused']) writeFileSync(join(dir, n), '#');
+    for (const n of ['keep', 'touched', 'refused', 'sh']) writeFileSync(join(dir, n), '#');
     const asked: string[] = [];
     const holds = (program: string, _real: string | undefined, file: string) => {
       asked.push(program);
@@ -42,9 +42,12 @@ test('presetsFor: the file read through the process root, decided once; left out
     };
     const programs = [join(dir, 'keep'), join(dir, 'touched'), join(dir, 'refused'), join(dir, 'missing'), 'relative'];
     const out = presetsFor(programs, process.pid, holds, (p) => `grant-${p}`);
-    assert.deepEqual(out, [{ program: join(dir, 'keep'), grant: `grant-${join(dir, 'keep')}`, file: fileIdentity(join(dir, 'keep'))! }]);
+    // (`keep` is a program running its own files by its name: every exec below it is below one)
+    assert.deepEqual(out, [{ program: join(dir, 'keep'), grant: `grant-${join(dir, 'keep')}`, file: fileIdentity(join(dir, 'keep'))!, below_program: true }]);
     assert.deepEqual(asked, [join(dir, 'keep'), join(dir, 'touched'), join(dir, 'refused')], 'a missing file or a relative name is not decided');
     assert.match(out[0].file, /^\d+ \d+ 1 \d+ \d+ \d+ \d+$/);
+    // a shell's children may be the model's text (its -c): not below a program by its name
+    assert.equal(presetsFor([join(dir, 'sh')], process.pid, () => true, (p) => p)[0].below_program, undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { carriesCallersText, provenanceOf, scriptOfShell, type Ancestor, type Ancestry } from '../../../src/decide/provenance.js';
+import { belowProgram, carriesCallersText, ownFilesByName, provenanceOf, scriptOfShell, type Ancestor, type Ancestry } from '../../../src/decide/provenance.js';
 import { decideIntercepted, type InterceptedContext } from '../../../src/decide/intercepted.js';
 import { parsePolicy } from '../../../src/rules/parser.js';
 import { parseSandboxPolicy } from '../../../src/sandbox/policy.js';
@@ -202,3 +202,33 @@ test('the scope of a program\'s reuse: its process when it is an ancestor of the
   // a child the program's own command line names is the model's text: no scope
   assert.equal(provenanceOf(below({ ...p('/usr/bin/npx', 'npx', 'rimraf', 'x'), id: id(50) }, fork), ['/usr/bin/rimraf', 'rimraf', 'x']).scope, undefined);
 });
+
+test('below a program running its own files: every exec under a new program that is one, or that runs below one', () => {
+  const id = (pid: number) => ({ pid, start: 1000 + pid, ppid: pid - 1 });
+  // the exec'ing process (a forked child of the run's bash, a copy of it) and its ancestors
+  const fork = (...down: Ancestor[]): Ancestry => below(...down, { ...down[down.length - 1], id: id(60) });
+  // programs by their name, at any place: their forked children's execs are below them
+  assert.equal(belowProgram(fork(BASH), p('/usr/bin/make', 'make', '-s')), true);
+  assert.equal(belowProgram(fork(BASH), p('/usr/bin/dash', 'sh', './configure', '-q')), true);
+  assert.equal(belowProgram(fork(BASH), p('/usr/bin/python3.11', 'python3', 'x.py')), true);
+  // the model's text: a shell's -c, inline code, a wrapper; not below a program
+  for (const image of [p('/usr/bin/dash', 'sh', '-c', 'rm -rf x'), p('/usr/bin/python3.11', 'python3', '-c', 'import os'), p('/usr/bin/env', 'env', 'rm', 'x')])
+    assert.equal(belowProgram(fork(BASH), image), false, image.argv.join(' '));
+  // ... unless a program made them: make's recipe's shell, its python -c
+  const make = { ...p('/usr/bin/make', 'make'), id: id(40) };
+  assert.equal(belowProgram(fork(BASH, make), p('/usr/bin/dash', 'sh', '-c', 'rm -rf x')), true);
+  assert.equal(belowProgram(fork(BASH, make), p('/usr/bin/python3.11', 'python3', '-c', 'import os')), true);
+  // a wrapper the run's bash runs in place: its children are the model's text
+  assert.equal(belowProgram(below(BASH), p('/usr/bin/timeout', 'timeout', '5', 'rm', 'x')), false);
+  // nothing read: never
+  assert.equal(belowProgram(null, p('/usr/bin/make', 'make')), false);
+  assert.equal(belowProgram({ chain: [], complete: false }, p('/usr/bin/make', 'make')), false);
+  // by name alone, wherever the program runs: not shells, interpreters, text programs, wrappers or plumbing
+  assert.equal(ownFilesByName('/usr/bin/make'), true);
+  assert.equal(ownFilesByName('/usr/bin/cc', '/usr/bin/x86_64-linux-gnu-gcc-12'), true);
+  for (const n of ['/bin/sh', '/usr/bin/python3', '/usr/bin/node', '/usr/bin/sed', '/usr/bin/env', '/usr/bin/xargs', '/usr/bin/bwrap', '', '/bin/busybox'])
+    assert.equal(ownFilesByName(n), false, n);
+  // the name as exec'd and the file it is: both must be one (a symlink named like a program to python)
+  assert.equal(ownFilesByName('/w/bin/tool', '/usr/bin/python3.11'), false);
+});
+
