@@ -260,7 +260,8 @@ static void open_pipe(struct dir *d) {
   int p[2];
   if (pipe2(p, O_CLOEXEC)) die("pipe2");
   d->pr = p[0], d->pw = p[1];
-  if (fcntl(p[1], F_SETPIPE_SZ, (int)buf_size) < 0) fprintf(stderr, "relay-floor: F_SETPIPE_SZ %zu: %s\n", buf_size, strerror(errno));
+  if (fcntl(p[1], F_SETPIPE_SZ, (int)buf_size) < 0)
+    fprintf(stderr, "relay-floor: F_SETPIPE_SZ %zu: %s\n", buf_size, strerror(errno));
 }
 
 int main(int argc, char **argv) {
@@ -333,7 +334,11 @@ int main(int argc, char **argv) {
     if (threads || zc) {
       pthread_t th[2];
       if (pthread_create(&th[0], NULL, spliced ? run_splice : run_copy, &ds[0]) ||
-          pthread_create(&th[1], NULL, zc ? run_zc : spliced ? run_splice : run_copy, &ds[1]))
+          pthread_create(&th[1], NULL,
+                         zc            ? run_zc
+                             : spliced ? run_splice
+                                       : run_copy,
+                         &ds[1]))
         die("pthread_create");
       pthread_join(th[0], NULL);
       pthread_join(th[1], NULL);
