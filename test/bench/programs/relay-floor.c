@@ -18,7 +18,8 @@
  *   OPTION buf=N        the copy buffer, or the pipe's size (F_SETPIPE_SZ), bytes (default 1 MiB)
  *          rcvbuf=N sndbuf=N   SO_RCVBUF / SO_SNDBUF on both of the relay's sockets (default: autotuned)
  *          nodelay=1    TCP_NODELAY on both (default off)
- *          mss=N        TCP_MAXSEG on the upstream socket (zc: segments of whole pages can be mapped)
+ *          mss=N        TCP_MAXSEG on the upstream socket, at most 32767 (for zc: segments of whole pages,
+ *                       which alone can be mapped)
  *          cpu=N        pins the relay (all its threads) to CPU N
  *          busypoll=N   SO_BUSY_POLL N µs (raising it above net.core.busy_read needs CAP_NET_ADMIN: then
  *                       the program says so and goes on without)
