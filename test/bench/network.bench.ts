@@ -12,15 +12,18 @@
  * against a run under network off that joins the session sandbox and one that builds its own, beside what
  * a network namespace alone costs (`unshare -rn true` against `unshare -r true`): the figures behind not
  * joining a session sandbox under "rules" (docs/network.md). The load average is printed before and
- * after each part. NET_BENCH_PARTS (comma-separated: setup, download, held, per_command) runs only
- * those. Servers on 127.0.0.x only (test/network/servers.ts). Prints one JSON object on its last line.
+ * after each part. And the floor (part `floor`, not run by default): the same download through a bare
+ * TCP relay of our own (programs/relay-floor.c) in each of its modes, beside direct and the CONNECT
+ * tunnel: what any user-space relay reaches on this machine. NET_BENCH_PARTS (comma-separated: setup,
+ * download, floor, held, per_command) runs only those; NET_FLOOR_MODES (`;`-separated) sets the floor's
+ * relay configurations. Servers on 127.0.0.x only (test/network/servers.ts). Prints one JSON object on its last line.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { GATE_SH } from '../helpers/env.js';
+import { GATE_SH, ROOT } from '../helpers/env.js';
 import { killAll, startDaemon } from '../helpers/daemon.js';
 import { run } from '../helpers/run.js';
 import { makeWorld, RULES } from '../network/servers.js';
@@ -29,6 +32,8 @@ const CONNECTIONS = 200;
 const SETUPS = 300;
 const ROUNDS = Number(process.env.NET_BENCH_ROUNDS ?? 5);
 const COMMAND_ROUNDS = Number(process.env.NET_BENCH_COMMAND_ROUNDS ?? 30);
+/** relay-floor's configurations (mode and options, programs/relay-floor.c), `;`-separated in NET_FLOOR_MODES */
+const FLOOR_MODES = (process.env.NET_FLOOR_MODES ?? 'copy;copy-threads;copy-threads buf=262144;copy-threads rcvbuf=4194304 sndbuf=4194304;splice;splice-threads;zc').split(';');
 const PARTS = new Set((process.env.NET_BENCH_PARTS ?? 'setup,download,held,per_command').split(','));
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
@@ -129,6 +134,55 @@ async function timed(program: string, args: string[]): Promise<number> {
   return performance.now() - t0;
 }
 
+const best = (xs: number[]) => Math.max(...xs);
+const median = (xs: number[]) => pct(xs, 0.5);
+
+// the 100 MiB download (parts download and floor): curl from the bench's server; bash's `time` prints
+// curl's own CPU (user and system seconds) after curl's figures
+const withTime = (c: string) => `TIMEFORMAT='%3U %3S'; { time ${c} ; } 2>&1`;
+const curlBig = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' http://web.test:${w.webPort}/big/100`;
+const directCurl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' --noproxy '*' http://127.0.0.2:${w.webPort}/big/100`;
+/** CPU per download (ms) by mode: curl's, the server's (this process), the relaying process's (all its
+ * threads) and its relay thread's */
+type Cpu = Record<string, { curl: number[]; server: number[]; daemon: number[]; relay_thread: number[] }>;
+/** MiB/s of one download from its output (withTime), its CPU recorded in cpu[k] */
+function speed(cpu: Cpu, k: string, o: string, server: number, daemon: { all: number; relay: number }): number {
+  const [line, times] = o.trim().split('\n');
+  const [size, bps] = line.split(' ').map(Number);
+  if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB: ${o}`);
+  const [u, sy] = times.split(' ').map(Number);
+  cpu[k] ??= { curl: [], server: [], daemon: [], relay_thread: [] };
+  cpu[k].curl.push(Math.round((u + sy) * 1000));
+  cpu[k].server.push(Math.round(server));
+  cpu[k].daemon.push(Math.round(daemon.all));
+  cpu[k].relay_thread.push(Math.round(daemon.relay));
+  return r2(bps / 2 ** 20);
+}
+const cpuMedians = (cpu: Cpu) =>
+  Object.fromEntries(
+    Object.entries(cpu).map(([k, c]) => [
+      k,
+      { curl: median(c.curl), server: median(c.server), daemon: median(c.daemon), daemon_relay_thread: median(c.relay_thread) },
+    ]),
+  );
+/** each mode's MiB/s, best and median, and their ratios against direct's */
+const speeds = (dl: Record<string, number[]> & { direct: number[] }) =>
+  Object.fromEntries(
+    Object.entries(dl).map(([k, xs]) => [
+      k,
+      { MiB_s: xs, best: best(xs), median: median(xs), ratio_best: r2(best(xs) / best(dl.direct)), ratio_median: r2(median(xs) / median(dl.direct)) },
+    ]),
+  );
+/** ROUNDS rounds, each mode once per round, in a different order each round (no mode always runs first,
+ * or after the same one); the 1-minute load average is noted at the start of each round */
+async function inRounds<K extends string, F>(modes: [K, F][], loads: number[], each: (k: K, f: F) => Promise<void>): Promise<void> {
+  for (let i = 0; i < ROUNDS; i++) {
+    loads.push(load()[0]);
+    const shift = i % modes.length;
+    for (const [k, f] of [...modes.slice(shift), ...modes.slice(0, shift)]) await each(k, f);
+  }
+}
+
 const out: Record<string, unknown> = {};
 try {
   if (PARTS.has('setup')) {
@@ -153,23 +207,7 @@ try {
 
   if (PARTS.has('download')) {
     const before = load();
-    // bash's `time` prints curl's own CPU (user and system seconds) after curl's figures
-    const timed = (c: string) => `TIMEFORMAT='%3U %3S'; { time ${c} ; } 2>&1`;
-    const curl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' http://web.test:${w.webPort}/big/100`;
-    const cpu: Record<string, { curl: number[]; server: number[]; daemon: number[]; relay_thread: number[] }> = {};
-    const speed = (k: string, o: string, server: number, daemon: { all: number; relay: number }) => {
-      const [line, times] = o.trim().split('\n');
-      const [size, bps] = line.split(' ').map(Number);
-      if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB: ${o}`);
-      const [u, sy] = times.split(' ').map(Number);
-      cpu[k] ??= { curl: [], server: [], daemon: [], relay_thread: [] };
-      cpu[k].curl.push(Math.round((u + sy) * 1000));
-      cpu[k].server.push(Math.round(server));
-      cpu[k].daemon.push(Math.round(daemon.all));
-      cpu[k].relay_thread.push(Math.round(daemon.relay));
-      return r2(bps / 2 ** 20);
-    };
-    const directCurl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' --noproxy '*' http://127.0.0.2:${w.webPort}/big/100`;
+    const cpu: Cpu = {};
     const dl = {
       direct: [] as number[],
       plain_http: [] as number[],
@@ -181,14 +219,14 @@ try {
     };
     const loads: number[] = [];
     const modes: [keyof typeof dl, () => Promise<string>][] = [
-      ['direct', () => onHost('bash', ['-c', timed(directCurl)])],
-      ['plain_http', () => viaGate(timed(curl))],
-      ['plain_http_via_bridge', () => viaGate(timed(curl), dBridge)],
+      ['direct', () => onHost('bash', ['-c', withTime(directCurl)])],
+      ['plain_http', () => viaGate(withTime(curlBig))],
+      ['plain_http_via_bridge', () => viaGate(withTime(curlBig), dBridge)],
       // the same through a CONNECT tunnel (curl --proxytunnel): the path https takes
-      ['connect_tunnel', () => viaGate(timed(`${curl} -p`))],
-      ['connect_tunnel_via_bridge', () => viaGate(timed(`${curl} -p`), dBridge)],
-      ['connect_tunnel_in_node', () => viaGate(timed(`${curl} -p`), dNode)],
-      ['connect_tunnel_splice', () => viaGate(timed(`${curl} -p`), dSplice)],
+      ['connect_tunnel', () => viaGate(withTime(`${curlBig} -p`))],
+      ['connect_tunnel_via_bridge', () => viaGate(withTime(`${curlBig} -p`), dBridge)],
+      ['connect_tunnel_in_node', () => viaGate(withTime(`${curlBig} -p`), dNode)],
+      ['connect_tunnel_splice', () => viaGate(withTime(`${curlBig} -p`), dSplice)],
     ];
     // whose daemon each mode goes through (direct: none, its daemon's CPU is the idle baseline)
     const through: Record<string, number> = {
@@ -200,39 +238,22 @@ try {
       connect_tunnel_in_node: dNode.child.pid!,
       connect_tunnel_splice: dSplice.child.pid!,
     };
-    for (let i = 0; i < ROUNDS; i++) {
-      loads.push(load()[0]);
-      // a different order each round: no mode always runs first, or after the same one
-      const shift = i % modes.length;
-      for (const [k, f] of [...modes.slice(shift), ...modes.slice(0, shift)]) {
-        const s0 = process.cpuUsage();
-        const d0 = runNs(through[k]);
-        const o = await f();
-        const s1 = process.cpuUsage(s0);
-        const d1 = runNs(through[k]);
-        dl[k].push(speed(k, o, (s1.user + s1.system) / 1000, { all: (d1.all - d0.all) / 1e6, relay: (d1.relay - d0.relay) / 1e6 }));
-      }
-    }
-    const best = (xs: number[]) => Math.max(...xs);
-    const median = (xs: number[]) => pct(xs, 0.5);
+    await inRounds(modes, loads, async (k, f) => {
+      const s0 = process.cpuUsage();
+      const d0 = runNs(through[k]);
+      const o = await f();
+      const s1 = process.cpuUsage(s0);
+      const d1 = runNs(through[k]);
+      dl[k].push(speed(cpu, k, o, (s1.user + s1.system) / 1000, { all: (d1.all - d0.all) / 1e6, relay: (d1.relay - d0.relay) / 1e6 }));
+    });
     out.download_100MiB = {
-      ...Object.fromEntries(
-        Object.entries(dl).map(([k, xs]) => [
-          k,
-          { MiB_s: xs, best: best(xs), median: median(xs), ratio_best: r2(best(xs) / best(dl.direct)), ratio_median: r2(median(xs) / median(dl.direct)) },
-        ]),
-      ),
+      ...speeds(dl),
       // CPU per download, ms (median of the rounds): curl's own; this process's (the server, and the
       // spawning of each client); the daemon's, all its threads (the run's set-up, the proxy, the relay
       // thread), and its relay thread alone. Not counted:
       // the bridge (its own process in the sandbox, where it relays), gate-sh and bwrap, the kernel's
       // softirq work done on another party's time (loopback delivers in the sender's context)
-      cpu_ms_per_download: Object.fromEntries(
-        Object.entries(cpu).map(([k, c]) => [
-          k,
-          { curl: median(c.curl), server: median(c.server), daemon: median(c.daemon), daemon_relay_thread: median(c.relay_thread) },
-        ]),
-      ),
+      cpu_ms_per_download: cpuMedians(cpu),
       // per round: the tunnel against direct in that same round (the load moves between rounds)
       plain_http_ratio_per_round: dl.plain_http.map((x, i) => r2(x / dl.direct[i])),
       connect_tunnel_ratio_per_round: dl.connect_tunnel.map((x, i) => r2(x / dl.direct[i])),
@@ -244,6 +265,112 @@ try {
       load_average_after: load(),
       what: 'curl, MiB/s, each mode once per round; ratios against direct; plain_http: each request read and decided by the proxy, the body of the answer carried by the native relay (the client on the handed-over listener); plain_http_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off); connect_tunnel: CONNECT, the client connected to the proxy on the listener its bridge handed over, the bytes carried by the native relay; connect_tunnel_via_bridge: the same with the bridge relaying (GATE_NET_HANDOFF=off: bridge and relay splice through pipes); connect_tunnel_in_node: the tunnel piped in Node (GATE_NET_RELAY=node), the client on the handed-over listener; connect_tunnel_splice: connect_tunnel with the relay splicing bulk halves too (GATE_RELAY_COPY=off)',
     };
+  }
+
+  if (PARTS.has('floor')) {
+    const before = load();
+    // programs/relay-floor.c, one process per configuration, each listening on 127.0.0.5 and relaying to
+    // the bench's server: the fastest a plain relay of our own carries the same download here
+    const program = join(dir, 'relay-floor');
+    execFileSync('gcc', ['-static', '-O2', '-pthread', '-o', program, join(ROOT, 'test', 'bench', 'programs', 'relay-floor.c')]);
+    const relays: { name: string; child: ReturnType<typeof spawn>; port: number; lines: string[]; wake: (() => void) | null }[] = [];
+    try {
+      for (const conf of FLOOR_MODES) {
+        const child = spawn(program, ['127.0.0.5:0', `127.0.0.2:${w.webPort}`, ...conf.split(' ')], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const r = { name: `relay_floor ${conf}`, child, port: 0, lines: [] as string[], wake: null as (() => void) | null };
+        let acc = '';
+        child.stdout!.on('data', (b) => {
+          const ls = (acc + b).split('\n');
+          acc = ls.pop()!;
+          r.lines.push(...ls);
+          r.wake?.();
+        });
+        // its first line is the port it listens on
+        while (r.lines.length === 0) {
+          if (child.exitCode !== null) throw new Error(`relay-floor ${conf}: exit ${child.exitCode}`);
+          await new Promise<void>((res) => {
+            r.wake = res;
+            child.once('exit', () => res());
+          });
+        }
+        r.port = Number(r.lines.shift());
+        relays.push(r);
+      }
+      /** the relay's line for the connection just relayed: bytes up, down, down from mapped pages, CPU µs */
+      const relayLine = async (r: (typeof relays)[number]) => {
+        const t0 = Date.now();
+        while (r.lines.length === 0 && Date.now() - t0 < 10_000) await new Promise<void>((res) => ((r.wake = res), setTimeout(res, 100)));
+        const f = (r.lines.shift() ?? '').split(' ').map(Number);
+        if (f.length !== 5) throw new Error(`${r.name}: no line for the download`);
+        return { down: f[1], mapped: f[2], cpuMs: (f[3] + f[4]) / 1000 };
+      };
+      const cpu: Cpu = {};
+      const dl: Record<string, number[]> & { direct: number[] } = { direct: [], connect_tunnel: [] };
+      const mapped: Record<string, number[]> = {};
+      type Mode = () => Promise<{ o: string; relay: () => Promise<{ all: number; relay: number }> }>;
+      const daemonRelay = (): Mode => async () => {
+        const d0 = runNs(pid);
+        const o = await viaGate(withTime(`${curlBig} -p`));
+        const d1 = runNs(pid);
+        return { o, relay: async () => ({ all: (d1.all - d0.all) / 1e6, relay: (d1.relay - d0.relay) / 1e6 }) };
+      };
+      const modes: [string, Mode][] = [
+        ['direct', async () => ({ o: await onHost('bash', ['-c', withTime(directCurl)]), relay: async () => ({ all: 0, relay: 0 }) })],
+        ['connect_tunnel', daemonRelay()],
+        ...relays.map((r): [string, Mode] => {
+          dl[r.name] = [];
+          mapped[r.name] = [];
+          const floorCurl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' --noproxy '*' http://127.0.0.5:${r.port}/big/100`;
+          return [
+            r.name,
+            async () => {
+              const o = await onHost('bash', ['-c', withTime(floorCurl)]);
+              return {
+                o,
+                relay: async () => {
+                  const l = await relayLine(r);
+                  mapped[r.name].push(r2(l.mapped / Math.max(1, l.down)));
+                  return { all: l.cpuMs, relay: l.cpuMs };
+                },
+              };
+            },
+          ];
+        }),
+      ];
+      // what curl costs before any byte (its start, the connection, a tiny answer): the rest of its CPU
+      // is the download's
+      const start: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const [u, sy] = (await onHost('bash', ['-c', withTime(`curl -sS -o /dev/null --noproxy '*' http://127.0.0.2:${w.webPort}/hello`)]))
+          .trim()
+          .split(' ')
+          .map(Number);
+        start.push(Math.round((u + sy) * 1000));
+      }
+      const loads: number[] = [];
+      await inRounds(modes, loads, async (k, f) => {
+        const s0 = process.cpuUsage();
+        const { o, relay } = await f();
+        const s1 = process.cpuUsage(s0);
+        dl[k].push(speed(cpu, k, o, (s1.user + s1.system) / 1000, await relay()));
+      });
+      out.floor_100MiB = {
+        ...speeds(dl),
+        // ms per download (median): curl; server (this process); daemon / daemon_relay_thread: gate's
+        // daemon and its relay thread (connect_tunnel), relay-floor's whole process (relay_floor …)
+        cpu_ms_per_download: cpuMedians(cpu),
+        curl_cpu_ms_for_a_tiny_answer: median(start),
+        // zc: the share of the bytes down that were sent from pages mapped by TCP_ZEROCOPY_RECEIVE
+        zc_share_sent_from_mapped_pages: Object.fromEntries(Object.entries(mapped).filter(([k]) => k.startsWith('relay_floor zc'))),
+        load_average_1m_per_round: loads,
+        rounds: ROUNDS,
+        load_average_before: before,
+        load_average_after: load(),
+        what: 'the download part\'s 100 MiB by curl, each mode once per round: direct; connect_tunnel: through gate-sh\'s CONNECT tunnel as in the download part; relay_floor <mode> <options>: through test/bench/programs/relay-floor.c on 127.0.0.5 (a bare TCP relay of our own, no proxy protocol, no sandbox), curl on the host',
+      };
+    } finally {
+      for (const r of relays) r.child.kill();
+    }
   }
 
   if (PARTS.has('held')) {
