@@ -14,6 +14,10 @@
  * counted build comes after the rounds (its daemon has seen builds before: programs' answers are handed over
  * up front, src/daemon/reuse-presets.ts), and each round's gated workspace-write build is counted too (the
  * first of them is the session's first build).
+ * Beside them the floor: plain bash under test/bench/programs/notif-floor.c --call (one round trip to a responder
+ * that does no work, then every exec of the build answered "continue" through seccomp user notification at once
+ * and followed to its end, as the supervisor does): what the kernel layer's mechanisms alone cost the build,
+ * with none of gate-sh's work (floor_over_plain).
  * With BENCH_BASE naming another built checkout (e.g. main's, copied aside), its gate-sh runs two more sides
  * against the same daemons (base_ww, base_dfa), alternating with the rest, and the ratios of this build's
  * gated sides over the base's are given too (an A/B of a change to the gate itself).
@@ -33,7 +37,7 @@ import { killAll, type DaemonProc } from '../helpers/daemon.js';
 import { run, type Result } from '../helpers/run.js';
 import { realworkDaemon } from '../realwork/helpers.js';
 import { bootstrapped } from '../realwork/projects.js';
-import { runBench } from './helpers.js';
+import { runBench, startFloor } from './helpers.js';
 
 const ROUNDS = Number(process.env.GATE_BENCH_ROUNDS || 7);
 const BASE = process.env.BENCH_BASE;
@@ -88,6 +92,7 @@ async function main(): Promise<Record<string, unknown>> {
   const load0 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const ww = await realworkDaemon('workspace-write');
   const dfa = await realworkDaemon('danger-full-access');
+  const floor = await startFloor();
   try {
     const template = join(ww.te.dir, 'template');
     mkdirSync(template);
@@ -108,6 +113,7 @@ async function main(): Promise<Record<string, unknown>> {
       },
       gated_dfa: (dir) => timed(GATE_SH, ['-lc', SCRIPT], dfa.env, dir),
       plain: (dir) => timed('/bin/bash', ['-lc', SCRIPT], dfa.env, dir),
+      floor: (dir) => timed(floor.program, ['--call', floor.sock, '/bin/bash', '-lc', SCRIPT], dfa.env, dir),
     };
     if (BASE) {
       sides.base_ww = (dir) => timed(join(BASE, 'bin', 'gate-sh'), ['-lc', SCRIPT], ww.env, dir);
@@ -126,7 +132,7 @@ async function main(): Promise<Record<string, unknown>> {
       for (let k = 0; k < names.length; k++) {
         const name = names[(k + i) % names.length];
         // each side builds in its daemon's workspace (the one its sandbox may write)
-        const dir = join(name.endsWith('_dfa') || name === 'plain' ? dfa.ws : ww.ws, `b-${name}`);
+        const dir = join(name.endsWith('_dfa') || name === 'plain' || name === 'floor' ? dfa.ws : ww.ws, `b-${name}`);
         fresh(template, dir);
         const before = name === 'gated_ww' ? await counters(ww) : undefined;
         const beforeDfa = name === 'gated_dfa' ? await counters(dfa) : undefined;
@@ -168,6 +174,7 @@ async function main(): Promise<Record<string, unknown>> {
           context_switches: switches,
           cpu_workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww', cpu),
           cpu_danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain', cpu),
+          cpu_floor_over_plain: ratio('floor', 'plain', cpu),
           faults_workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww', faults),
           faults_danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain', faults),
           cpu_gated_over_base: ab(cpu),
@@ -180,6 +187,7 @@ async function main(): Promise<Record<string, unknown>> {
       ms: Object.fromEntries(names.map((n) => [n, ms[n].map(Math.round)])),
       workspace_write_gated_over_bwrap: ratio('gated_ww', 'bwrap_ww'),
       danger_full_access_gated_over_plain: ratio('gated_dfa', 'plain'),
+      floor_over_plain: ratio('floor', 'plain'),
       target_ratio: 1.1,
       base: BASE,
       gated_over_base: ab(ms),
@@ -194,6 +202,7 @@ async function main(): Promise<Record<string, unknown>> {
       loadavg: readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
     };
   } finally {
+    floor.stop();
     killAll();
     await ww.close();
     await dfa.close();
