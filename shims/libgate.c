@@ -31,10 +31,18 @@ extern char **environ;
 
 /* Only the hooks are visible to the programs the library is loaded into (built -fvisibility=hidden). */
 #define EXPORT __attribute__((visibility("default")))
+/* The path of every exec from a shell's forked child, kept together in one page-aligned section (about 3 KiB):
+ * such a child shares no page table entries of this library's code with its parent, so each page of it that
+ * it runs is a page fault of its own (docs/history/2026-11-measurements.md). HOT_FIRST aligns the section, and
+ * the library is compiled in source order (-fno-toplevel-reorder), so the first of them is its start. */
+#define HOT __attribute__((section(".text.gate_exec")))
+#define HOT_FIRST __attribute__((section(".text.gate_exec"), aligned(4096)))
 
 #define MAX_SAVED 16
-/* An exec's environment is built on the stack up to this size (gated_env), on the heap beyond it. */
-#define ENV_ON_STACK 4096
+/* An exec's environment is built on the stack up to this size (gated_env), on the heap beyond it: room for about
+ * 200 variables, and no deeper a frame than that needs (each stack page first written in a forked child is a
+ * page fault). */
+#define ENV_ON_STACK 2048
 /* Ordered so that what the constructor writes in every process shares as few pages as possible (each
  * page first written is a page fault, in every process). */
 static struct {
@@ -110,10 +118,12 @@ static int search_path(const char *file, char *out, size_t n) {
 
 /* ---------- environments ---------- */
 
-static int own_var(const char *e) { return !strncmp(e, "GATE_", 5) || !strncmp(e, "LD_PRELOAD=", 11); }
+static inline __attribute__((always_inline)) int own_var(const char *e) {
+  return !strncmp(e, "GATE_", 5) || !strncmp(e, "LD_PRELOAD=", 11);
+}
 
 /* Bytes up to the first ':' or ' ' (a list entry of LD_PRELOAD, which the loader splits on both). */
-static size_t entry_len(const char *s) {
+static inline __attribute__((always_inline)) size_t entry_len(const char *s) {
   size_t l = 0;
   while (s[l] && s[l] != ':' && s[l] != ' ') l++;
   return l;
@@ -128,8 +138,8 @@ static size_t entry_len(const char *s) {
  * Why: this runs in a shell's freshly forked child just before its exec, where every heap or stack page
  * first written is a copy-on-write fault (costly on virtual machines); one small block on the stack
  * touches one page where malloc touched several (docs/history/2026-11-measurements.md). */
-static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask, int left_out,
-                        char *stack, size_t room) {
+HOT_FIRST static char **gated_env(char *const envp[], const char *checked, const char *escalate_token, int ask,
+                                  int left_out, char *stack, size_t room) {
   size_t n = 0, lib = strlen(G.lib), foreign_len = 0;
   const char *foreign = NULL;
   for (int i = 0; envp && envp[i]; i++) {
@@ -137,13 +147,14 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
     if (!strncmp(envp[i], "LD_PRELOAD=", 11)) foreign = envp[i] + 11;
   }
   if (foreign) foreign_len = strlen(foreign);
-  char pid[24];
-  gate_num(pid, (unsigned long)getpid(), 10);
+  char pid[24] = "";
+  if (!left_out) gate_num(pid, (unsigned long)getpid(), 10); /* (for the marks only: none when left out) */
   size_t mark = (checked ? strlen(checked) : 0) + sizeof GATE_VAR_CHECKED + sizeof GATE_MARK_ASK + strlen(pid) + 2;
   size_t first = sizeof GATE_PRELOAD_FIRST - 1; /* a sanitizer build's runtime, before us (gate-preload.h) */
   size_t need = (n + MAX_SAVED + 5) * sizeof(char *) + 11 + first + 1 + lib + 2 * foreign_len + 2 + 2 * mark +
       (escalate_token ? strlen(escalate_token) + sizeof GATE_VAR_ESCALATE + strlen(pid) + 2 : 0);
-  char *block = need <= room ? stack : malloc(need);
+  /* the top of the caller's buffer, nearest its frame: the fewest new stack pages touched (the stack grows down) */
+  char *block = need <= room ? stack + ((room - need) & ~(sizeof(char *) - 1)) : malloc(need);
   if (!block) return NULL;
   char **out = (char **)(void *)block;
   char *w = block + (n + MAX_SAVED + 5) * sizeof(char *);
@@ -196,8 +207,9 @@ static char **gated_env(char *const envp[], const char *checked, const char *esc
 }
 
 /* What gated_env took (after an exec that returned). */
-static void free_env(char **env, const char *stack) {
-  if ((const char *)(void *)env != stack) free(env);
+static void free_env(char **env, const char *stack, size_t room) {
+  const char *at = (const char *)(void *)env;
+  if (!stack || at < stack || at >= stack + room) free(env);
 }
 
 /* Put the gate back into this process's own environment (before system()/popen(), whose children
@@ -235,7 +247,7 @@ enum verdict { V_RUN, V_DENY, V_ESCALATE, V_ERROR };
 
 /* The gate's own nested-shell shims (bin/ and gate-shell beside this library) run without asking: they
  * send the script to the daemon's pre-flight themselves. */
-static int is_shim(const char *program) {
+HOT static int is_shim(const char *program) {
   size_t l = G.dirlen;
   if (!l || strncmp(program, G.lib, l)) return 0;
   return !strncmp(program + l, "bin/", 4) || !strcmp(program + l, "gate-shell");
@@ -317,7 +329,7 @@ static void escalate_and_exit(const char *token, char *const envp[], char *const
 /* Whether the exec's request fits a datagram with room to spare (escaping, base64): a larger one goes to
  * the daemon over stream.sock, past the supervisor that holds the kernel layer's decision, so such an exec
  * is asked first (the daemon pairs it with the kernel layer's report itself, src/daemon/exec-pairs.ts). */
-static int small(const char *program, char *const argv[], char *const envp[]) {
+HOT static int small(const char *program, char *const argv[], char *const envp[]) {
   size_t n = strlen(program) + PATH_MAX;
   for (int i = 0; argv && argv[i]; i++) n += strlen(argv[i]) + 4;
   for (int i = 0; envp && envp[i]; i++) n += strlen(envp[i]) + 4;
@@ -327,10 +339,19 @@ static int small(const char *program, char *const argv[], char *const envp[]) {
 /* The common path of every exec: decide, then run the real exec with the gated environment. */
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 
-static int gated_execve(const char *path, const char *program, char *const argv[], char *const envp[],
-                        int (*doit)(const char *, char *const[], char *const[], void *), void *ctx) {
-  char token[256];
-  token[0] = 0;
+/* The layer's own question, where it asks (outside a kernel-gated run, or for what that layer hands back): with
+ * escalate, an Escalate escalates and never returns. Apart from the common path, whose frame (in a freshly
+ * forked child, where each stack page first written is a fault) it would deepen by its buffer. */
+__attribute__((noinline)) static enum verdict asked(const char *program, char *const argv[], char *const envp[],
+                                                    int escalate) {
+  char token[256] = "";
+  enum verdict v = check(program, argv, envp, token, sizeof token);
+  if (v == V_ESCALATE && escalate) escalate_and_exit(token, envp, argv, program);
+  return v;
+}
+
+HOT static int gated_execve(const char *path, const char *program, char *const argv[], char *const envp[],
+                            int (*doit)(const char *, char *const[], char *const[], void *), void *ctx) {
   _Alignas(char *) char stack[ENV_ON_STACK];
   /* nothing there: the exec would fail anyway, so fail the same way without asking (and without ever
    * calling the real exec: no window for the file to appear between a check and the exec). dash and
@@ -341,13 +362,12 @@ static int gated_execve(const char *path, const char *program, char *const argv[
   /* in a kernel-gated run the kernel layer decides the exec itself: it runs what may run, and fails with
    * GATE_EXEC_ASK what this layer must act on (a denial said here, an escalation with our descriptors) */
   int first = G.kernel && !trusted && small(program, argv, envp);
-  enum verdict v = trusted || first ? V_RUN : check(program, argv, envp, token, sizeof token);
+  enum verdict v = trusted || first ? V_RUN : asked(program, argv, envp, 1);
   for (int tries = 0;; tries++) {
     if (v == V_DENY || v == V_ERROR) {
       errno = EACCES;
       return -1;
     }
-    if (v == V_ESCALATE) escalate_and_exit(token, envp, argv, program);
     /* a forked child of a program marked below a program running its own files: the layer left out (gated_env) */
     int left_out = G.below && getpid() != G.below;
     char **env = gated_env(envp, program, NULL, first, left_out, stack, sizeof stack);
@@ -358,17 +378,17 @@ static int gated_execve(const char *path, const char *program, char *const argv[
     gate_reply_release(); /* a kept reply socket would outlive the exec as a file */
     int r = doit(path, argv, env, ctx);
     int e = errno;
-    free_env(env, stack);
+    free_env(env, stack, sizeof stack);
     errno = e;
     /* ENOSYS: the kernel's answer when the run's supervisor is gone; asking says so in our words */
-    if (first && e == ENOSYS && check(program, argv, envp, token, sizeof token) != V_RUN) errno = EACCES;
+    if (first && e == ENOSYS && asked(program, argv, envp, 0) != V_RUN) errno = EACCES;
     if (!first || e != GATE_EXEC_ASK) return r;
     /* the supervisor holds its decision for this very exec: asked again (once), it answers with it */
     if (tries) {
       errno = EACCES;
       return -1;
     }
-    v = check(program, argv, envp, token, sizeof token);
+    v = asked(program, argv, envp, 1);
   }
 }
 
@@ -377,7 +397,7 @@ static int gated_execve(const char *path, const char *program, char *const argv[
  * page faults) once per exec instead of once per process. */
 static execve_fn real_execve;
 
-static int do_execve(const char *path, char *const argv[], char *const env[], void *ctx) {
+HOT static int do_execve(const char *path, char *const argv[], char *const env[], void *ctx) {
   (void)ctx;
   if (!real_execve) real_execve = (execve_fn)real("execve");
   return real_execve(path, argv, env);
@@ -390,7 +410,7 @@ __attribute__((noinline)) static int execve_relative(const char *path, char *con
   return gated_execve(path, program, argv, envp, do_execve, NULL);
 }
 
-EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
+HOT EXPORT int execve(const char *path, char *const argv[], char *const envp[]) {
   /* an absolute path as it is: no copy, and a small frame (a shell's forked child execs from here, where each
    * stack page first written is a copy-on-write fault) */
   if (path[0] != '/') return execve_relative(path, argv, envp);
@@ -420,7 +440,7 @@ EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]) {
     else {
       char **env = gated_env(envp, found, NULL, 0, 0, NULL, 0);
       if (env) do_execve("/bin/sh", sh, env, NULL);
-      free_env(env, NULL);
+      free_env(env, NULL, 0);
     }
     free(sh);
     errno = ENOEXEC;
@@ -571,7 +591,7 @@ static int gated_spawn(pid_t *pid, const char *path, const char *program, const 
     char **env = gated_env(envp, program, v == V_ESCALATE ? token : NULL, ask, G.below && v != V_ESCALATE, NULL, 0);
     if (!env) return ENOMEM;
     int r = f(pid, path, fa, at, argv, env);
-    free_env(env, NULL);
+    free_env(env, NULL, 0);
     if (!ask || (r != GATE_EXEC_ASK && r != ENOSYS)) return r;
     /* ENOSYS: the run's supervisor is gone; asking says so in our words */
     if (r == ENOSYS) return check(program, argv, envp, token, sizeof token) == V_RUN ? r : EACCES;
