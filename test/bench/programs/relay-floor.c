@@ -170,18 +170,24 @@ static void relay_poll(struct dir ds[2], int spliced) {
 }
 
 /* --- a thread per direction, blocking calls --- */
+/* The first n bytes of d's buffer sent whole, blocking: 0, or -1 when the socket failed. */
+static int send_all(struct dir *d, size_t n) {
+  for (size_t off = 0; off < n;) {
+    ssize_t w = send(d->to, d->buf + off, n - off, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) return -1;
+    off += (size_t)w, d->bytes += (size_t)w;
+  }
+  return 0;
+}
+
 static void *run_copy(void *arg) {
   struct dir *d = arg;
   for (;;) {
     ssize_t r = recv(d->from, d->buf, buf_size, 0);
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) break;
-    for (size_t off = 0; off < (size_t)r;) {
-      ssize_t w = send(d->to, d->buf + off, (size_t)r - off, MSG_NOSIGNAL);
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0) goto out;
-      off += (size_t)w, d->bytes += (size_t)w;
-    }
+    if (send_all(d, (size_t)r)) goto out;
   }
 out:
   end_dir(d);
@@ -241,12 +247,7 @@ static void *run_zc(void *arg) {
       ssize_t r = recv(d->from, d->buf, want < buf_size ? want : buf_size, 0);
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) break;
-      for (size_t off = 0; off < (size_t)r;) {
-        ssize_t w = send(d->to, d->buf + off, (size_t)r - off, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) goto out;
-        off += (size_t)w, d->bytes += (size_t)w;
-      }
+      if (send_all(d, (size_t)r)) goto out;
     }
   }
 out:
