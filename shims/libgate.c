@@ -122,13 +122,6 @@ static inline __attribute__((always_inline)) int own_var(const char *e) {
   return !strncmp(e, "GATE_", 5) || !strncmp(e, "LD_PRELOAD=", 11);
 }
 
-/* Bytes up to the first ':' or ' ' (a list entry of LD_PRELOAD, which the loader splits on both). */
-static inline __attribute__((always_inline)) size_t entry_len(const char *s) {
-  size_t l = 0;
-  while (s[l] && s[l] != ':' && s[l] != ' ') l++;
-  return l;
-}
-
 /* The exec's environment with the gate put back: saved GATE_* vars, our library first in LD_PRELOAD,
  * the caller's other LD_PRELOAD entries kept (the daemon saw them), and the marks. Left out (an exec below a
  * program running its own files, which no rule can take out of the sandbox: the kernel layer alone decides
@@ -174,7 +167,7 @@ HOT_FIRST static char **gated_env(char *const envp[], const char *checked, const
     w += lib;
   }
   for (const char *s = foreign; s && *s;) {
-    size_t l = entry_len(s);
+    size_t l = gate_preload_entry(s);
     int self = l == lib;
     for (size_t k = 0; self && k < l; k++) self = s[k] == G.lib[k];
     if (l && !self && !gate_preload_first(s, l)) {
@@ -224,7 +217,7 @@ static void restore_environ(void) {
   }
   const char *pre = getenv("LD_PRELOAD"), *own = pre;
   size_t first = sizeof GATE_PRELOAD_FIRST - 1; /* a sanitizer build's runtime, before us (gate-preload.h) */
-  if (own && first && gate_preload_first(own, strcspn(own, ": "))) own += first + !!own[first];
+  if (own && first && gate_preload_first(own, gate_preload_entry(own))) own += first + !!own[first];
   if (!pre || strncmp(own, G.lib, strlen(G.lib))) {
     struct gbuf b;
     gb_init(&b);

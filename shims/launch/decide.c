@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "launch.h"
+#include "../gate-preload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -110,7 +111,7 @@ static int preloads(char **envp, const char *lib) {
   for (char **e = envp; *e; e++) {
     if (strncmp(*e, "LD_PRELOAD=", 11)) continue;
     for (const char *s = *e + 11; *s;) {
-      size_t l = strcspn(s, ": ");
+      size_t l = gate_preload_entry(s);
       if (l == n && !strncmp(s, lib, n)) return 1;
       s += l + (s[l] != 0);
     }
