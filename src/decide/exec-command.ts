@@ -9,6 +9,7 @@ import { isPolicyRuleMatch } from './requirement.js';
 import { toSource } from './command.js';
 import { join } from 'node:path';
 import { GATE_INSTALL_ROOT } from '../sandbox/index.js';
+import { nestedShell } from '../script/index.js';
 
 export interface ExecCommandDecision {
   evaluation: Evaluation;
@@ -30,12 +31,16 @@ export function systemName(c: string[]): string[] {
   return slash > 0 && SYSTEM_BIN.has(p.slice(0, slash)) ? [p.slice(slash + 1), ...c.slice(1)] : c;
 }
 
+const PROGRAM: UnmatchedDecision = { decision: 'allow', reason: 'program' };
+
 export function decideExecCommand(policy: Policy, commands: string[][], options: MatchOptions, unmatched: UnmatchedContext): ExecCommandDecision {
   const heuristics: UnmatchedDecision[] = [];
   const evaluation = policy.checkMultiple(commands, options, (c) => {
-    let h = explainUnmatchedCommand(systemName(c), unmatched);
-    // a program's own exec: the heuristics decide what the model wrote, the sandbox contains the rest
-    if (h.decision !== 'allow' && unmatched.programOwn?.()) h = { decision: 'allow', reason: 'program' };
+    // a program's own exec: the heuristics decide what the model wrote, the sandbox contains the rest. A shell's
+    // -c script is parsed by them only when it is the model's: a program's may be long, and is parsed again at
+    // each of its execs (configure's `sh -c` feature test, 10 KB, at every run: about 10 ms of the daemon's time)
+    let h = unmatched.programOwn && nestedShell(c) && unmatched.programOwn() ? PROGRAM : explainUnmatchedCommand(systemName(c), unmatched);
+    if (h.decision !== 'allow' && unmatched.programOwn?.()) h = PROGRAM;
     heuristics.push(h);
     return h.decision;
   });

@@ -171,6 +171,21 @@ test('exec decision: an allow rule takes the model\'s command out of the sandbox
   assert.equal(asked, 0);
 });
 
+test('a program\'s own `sh -c` script is not parsed by the heuristics; the model\'s is, and the rules hold on both', () => {
+  // configure's feature test: a long script, parsed again at each of its runs when the heuristics read it
+  const long = ['sh', '-c', `as_nop=:\n${'test -n "$x" && echo ok || exit 1\n'.repeat(300)}rm -rf conftest*`];
+  const model = decideIntercepted('/bin/sh', long, '/w', ctxOf('', { provenance: MODEL }));
+  assert.equal(model.decision, 'prompt');
+  // the program's: allowed as a program's exec, whatever its script says (its own execs are judged as they come)
+  for (const argv of [long, ['sh', '-c', 'echo hi']]) {
+    const build = decideIntercepted('/bin/sh', argv, '/w', ctxOf('', { provenance: PROGRAM }));
+    assert.deepEqual(build.action, { type: 'Run' });
+    assert.equal(build.decided_by.type === 'heuristic' && build.decided_by.name, 'program');
+  }
+  const forbidden = decideIntercepted('/bin/sh', long, '/w', ctxOf('prefix_rule(pattern=["sh"], decision="forbidden")', { provenance: PROGRAM }));
+  assert.deepEqual(forbidden.action, { type: 'Deny', reason: 'Execution forbidden by policy' });
+});
+
 test('code-loading variables are judged per program that reads them (issue 29 point 3)', () => {
   const env = { MAKEFLAGS: 'SHELL=/w/evil', PYTHONPATH: '/w/evil', NODE_OPTIONS: '--require /w/evil.js', LD_PRELOAD: '/w/evil.so', BASH_ENV: '/w/evil.sh' };
   const names = (program?: string) => codeLoadingVariables(env, { writableRoots: ['/w'], ...(program ? { program } : {}) }).map((v) => v.name);
