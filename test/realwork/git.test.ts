@@ -224,8 +224,9 @@ test("issue 30 finding 6: agents' configuration cannot be planted (moved aside a
     await settled(rig.ws, [...names, '.mcp.json']);
     assert.deepEqual(readdirSync(rig.ws).filter((n) => !n.includes('.gate-sh-planted-')), ['.vscode']);
     assert.deepEqual(readdirSync(join(rig.ws, '.vscode')), ['settings.json']);
-    const log = readFileSync(rig.paths.auditLog, 'utf8');
-    for (const n of [...names, '.mcp.json']) assert.ok(log.includes(`made protected path ${join(rig.ws, n)}: moved aside`), `audited: ${n}`);
+    // (each move's record follows it: the audit log is appended at the daemon's next turn, src/daemon/audit.ts)
+    const unaudited = () => [...names, '.mcp.json'].filter((n) => !readFileSync(rig.paths.auditLog, 'utf8').includes(`made protected path ${join(rig.ws, n)}: moved aside`));
+    await waitFor(() => unaudited().length === 0 || undefined, 'every move audited').catch(() => assert.deepEqual(unaudited(), [], 'audited'));
     // gate explain shows the list
     const ex = await run(GATE, ['explain', 'true'], { env: rig.env, cwd: rig.ws });
     for (const n of [...names, '.vscode', '.mcp.json', '.git/hooks', '.git/config']) assert.ok(ex.stdout.includes(n), `explain lists ${n}:\n${ex.stdout}`);
