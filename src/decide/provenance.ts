@@ -30,6 +30,11 @@ export interface Ancestor {
   argv: string[];
   /** who it is (pid, start time, parent), when the reader knew: names the process a scoped reuse holds below */
   id?: ReuseScope;
+  /** its parent is gate-sh's plumbing, yet it is not the first process that plumbing started (another of the
+   * plumbing's children that is not plumbing started before it), or that could not be read: a process the
+   * plumbing adopted as an orphan (bubblewrap's init and the supervisor, a child subreaper, take every orphan
+   * of the run), whose own origin /proc no longer shows. Set by the reader only where the parent is plumbing. */
+  adopted?: boolean;
 }
 
 /**
@@ -237,6 +242,10 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   if (!ancestry.complete && !down.some(plumbing)) return UNSURE;
   while (i < down.length && plumbing(down[i])) i++;
   if (i >= down.length) return ancestry.complete ? { kind: 'model', widen: true } : UNSURE;
+  // a process right below the plumbing stands for the run's own command only when the plumbing started it: an
+  // orphan (a make recipe's `(cmd &)` once its shell exited) is adopted there too and would otherwise read as
+  // the run's own shell, the model's text that an allow rule takes out of the sandbox
+  if (down.some((a, k) => k > 0 && a.adopted === true && !plumbing(a) && plumbing(down[k - 1]))) return UNSURE;
   // the segment below the lowest plumbing decides the heuristics; every segment the widening
   let lowest = down.length - 1;
   while (lowest > i && !plumbing(down[lowest])) lowest--;

@@ -104,6 +104,16 @@ test('unsure (no ancestry, or not read to the run\'s gate-sh): heuristics apply,
   assert.deepEqual(provenanceOf(partialModel, ['/bin/rm', 'rm']), { kind: 'model', widen: false });
 });
 
+
+test("a process the plumbing adopted (a build's orphaned job) is not the run's own shell: unsure, nothing widens", () => {
+  // a recipe's `(touch /x &)` once its shell exited: bubblewrap's init (or the supervisor) is its parent now
+  const orphan: Ancestor = { ...p('/usr/bin/dash', 'sh', '-c', '(touch /x) &'), adopted: true };
+  assert.deepEqual(provenanceOf(below(orphan), ['/usr/bin/touch', 'touch', '/x']), { kind: 'unsure', widen: false });
+  const inline: Ancestor = { ...p('/usr/bin/python3.11', 'python3', '-c', 'x'), adopted: true };
+  assert.deepEqual(provenanceOf(below(inline, p('/usr/bin/dash', 'sh', '-c', 'touch /x')), ['/usr/bin/touch', 'touch', '/x']), { kind: 'unsure', widen: false });
+  // the run's own shell, the first process the plumbing started: as before
+  assert.deepEqual(provenanceOf(below({ ...BASH, adopted: false }), ['/usr/bin/touch', 'touch', '/x']), { kind: 'model', widen: true });
+});
 test('a nested gate-sh under make: its own commands get the heuristics, but nothing leaves the sandbox by a rule', () => {
   const make = p('/usr/bin/make', 'make');
   const nested = below(BASH, make, p('/usr/bin/dash', 'sh', '-c', 'gate-sh -c "git push"'), p('/opt/gate/shims/gate-sh', 'gate-sh', '-c', 'git push'), p('/usr/bin/bash', 'bash', '-c', 'git push'));
