@@ -537,7 +537,10 @@ export class Daemon<P> {
     const check = this.currentDecider().exec(req, execCtx);
     const v = await this.decide(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
-    const reply = this.execReply(req, v.action, ctx, runId, check.widened === true && v.action === check.action);
+    // (an escalation out of the sandbox, however it came, of a command the decision read as the model's own
+    // from the pid its request named: redeemed only by such a process; a person approving a prompt saw only
+    // the command, not who asked)
+    const reply = this.execReply(req, v.action, ctx, runId, check.widened === true);
     // the new program's descendants can never leave the sandbox by a rule: the supervisor leaves the
     // LD_PRELOAD layer out of them (docs/exec-gate.md, "Below a program running its own files")
     if (kernel && v.action.type === 'Run' && req.host_pid !== undefined && execBelowProgram(req, check, ancestry)) reply.below_program = true;

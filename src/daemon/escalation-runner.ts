@@ -247,7 +247,7 @@ export class EscalationServer implements EscalationRunner {
     if (stranger) return refuse(stranger);
     // (the decision read the ancestry of a pid the request named: the caller must be such a process itself)
     if (grant.byAncestry && !this.o.callerWidens?.(grant, cred.pid))
-      return refuse(`the caller (pid ${cred.pid}) is not a process of the model's own commands, which alone an allow rule takes out of the sandbox`);
+      return refuse(`the caller (pid ${cred.pid}) is not a process of the model's own commands, which alone a rule or an approval of the command takes out of the sandbox`);
     let cwd: string;
     try {
       cwd = readlinkSync(`/proc/${cred.pid}/cwd`);

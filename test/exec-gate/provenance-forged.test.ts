@@ -49,8 +49,11 @@ if tok:
     print('escalation:', c.recv(4096)[4:].decode())
 `;
 
-async function rig(): Promise<{ d: DaemonProc; outside: string }> {
-  const d = await startDaemon({ workspace: 'w', config: CONFIG, rules: [TOUCH_ALLOWED], env: { GATE_NO_AUTOSTART: '1' } });
+const TOUCH_ASKED = 'prefix_rule(pattern=["touch"], decision="prompt")';
+
+async function rig(rule = TOUCH_ALLOWED): Promise<{ d: DaemonProc; outside: string }> {
+  // (a prompt rule: a person approves every question, as one who reads only the command would)
+  const d = await startDaemon({ workspace: 'w', config: CONFIG, rules: [rule], autoApprove: rule === TOUCH_ASKED, env: { GATE_NO_AUTOSTART: '1' } });
   const outside = join(d.te.dir, 'outside');
   mkdirSync(outside);
   return { d, outside };
@@ -79,8 +82,9 @@ function runShell(mark: string): number | undefined {
   return undefined;
 }
 
-test("a build's request naming the run's own bash as its process does not take its command out of the sandbox", { timeout: 120_000 }, async (t) => {
-  const { d, outside } = await rig();
+for (const rule of [TOUCH_ALLOWED, TOUCH_ASKED])
+test(`a build's request naming the run's own bash as its process does not take its command out of the sandbox (${rule})`, { timeout: 120_000 }, async (t) => {
+  const { d, outside } = await rig(rule);
   t.after(() => d.close());
   writeFileSync(join(d.ws, 'forge.py'), FORGE);
   writeFileSync(join(d.ws, 'Makefile'), `all:\n\tpython3 forge.py $$(cat host-pid) /usr/bin/touch ${outside}/by-make\n`);
