@@ -122,3 +122,29 @@ test("a build's background job adopted by bubblewrap's init is not the run's own
   const audit = readFileSync(d.paths.auditLog, 'utf8');
   assert.match(audit, /"argv":\["\/(usr\/)?bin\/touch","[^"]*by-job"\][^\n]*"action":"Run"/);
 });
+
+/** in a recipe: the model's bash (make's parent), its memory opened for writing, then made to run a command by a
+ * debugger (gdb, when installed) */
+const TAKE_OVER = (outside: string) => `import os, shutil, subprocess
+make = os.getppid()
+with open('/proc/%d/stat' % make) as f: bash = int(f.read().rsplit(')', 1)[1].split()[1])
+try:
+    open('/proc/%d/mem' % bash, 'r+b').close(); print('mem: opened')
+except OSError as e: print('mem:', e.strerror)
+if shutil.which('gdb'):
+    r = subprocess.run(['gdb', '-p', str(bash), '-batch', '-ex', 'call (int)system("touch ${outside}/by-ptrace")'], capture_output=True, text=True)
+    print('gdb:', r.stdout[-300:], r.stderr[-300:])
+`;
+
+test("a build cannot take over the model's own shell (ptrace, /proc/<pid>/mem) to have a command of its own leave the sandbox", { timeout: 120_000 }, async (t) => {
+  const { d, outside } = await rig();
+  t.after(() => d.close());
+  writeFileSync(join(d.ws, 'take-over.py'), TAKE_OVER(outside));
+  // (the recipe's python is make's child: its parent's parent is the run's bash)
+  writeFileSync(join(d.ws, 'Makefile'), 'all:\n\t@python3 take-over.py\n');
+  const own = `python3 -c 'import os; os.system("touch ${outside}/by-model")'`;
+  const r = await run(GATE_SH, ['-c', `make -s; ${own}`], { env: d.env, cwd: d.ws, timeoutMs: 90_000 });
+  assert.match(r.stdout, /^mem: (Permission denied|Operation not permitted)$/m, r.stdout + r.stderr);
+  assert.equal(existsSync(join(outside, 'by-ptrace')), false, r.stdout);
+  assert.equal(existsSync(join(outside, 'by-model')), true, r.stderr);
+});
