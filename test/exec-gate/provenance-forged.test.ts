@@ -148,3 +148,19 @@ test("a build cannot take over the model's own shell (ptrace, /proc/<pid>/mem) t
   assert.equal(existsSync(join(outside, 'by-ptrace')), false, r.stdout);
   assert.equal(existsSync(join(outside, 'by-model')), true, r.stderr);
 });
+
+// Open (docs/exec-gate.md, "Where a command came from", Limits): a sourced file runs in the run's own bash, whose
+// execs read as the model's text, so its rule-allowed commands leave the sandbox, whoever wrote the file. Fixed
+// by e47d816 (no widening for a run that sources or evals text), reverted in 5030fbd: the exec-gate suites run
+// their scripts as `. ./file` to keep them from pre-flight. A todo until the lead decides.
+test('a file the model sources (one a build wrote, one the repository holds) takes no command of its own out of the sandbox', { timeout: 120_000, todo: 'open: sourced files widen (5030fbd)' }, async (t) => {
+  const { d, outside } = await rig();
+  t.after(() => d.close());
+  // a build rewrites what the model sources next (a package's setup writing .venv/bin/activate)
+  writeFileSync(join(d.ws, 'Makefile'), `all:\n\t@printf 'touch ${outside}/by-activate\\n' > activate\n`);
+  writeFileSync(join(d.ws, 'env.sh'), `touch ${outside}/by-env\n`);
+  const gsh = (script: string) => run(GATE_SH, ['-c', script], { env: d.env, cwd: d.ws, timeoutMs: 90_000 });
+  await gsh('make -s; . ./activate');
+  await gsh('source env.sh');
+  for (const f of ['by-activate', 'by-env']) assert.equal(existsSync(join(outside, f)), false, f);
+});
