@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -722,6 +723,40 @@ static void find_self(void) {
   G.dirlen = slash ? (size_t)(slash - G.lib) + 1 : 0;
 }
 
+/* Landlock's system calls (the same numbers on every architecture) and the one access right used below. */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#define LANDLOCK_RULE_PATH_BENEATH_ 1
+#define LANDLOCK_ACCESS_FS_MAKE_BLOCK_ (1ULL << 11)
+
+/* A program the supervisor marked below a program running its own files enters a Landlock domain of its own,
+ * which its descendants inherit: a process in a domain cannot ptrace, open /proc/<pid>/mem of, or
+ * process_vm_writev into a process outside it (Landlock's ptrace rule), so a build cannot take over the model's
+ * own shell, whose rule-allowed commands leave the sandbox, and make it run a command of the build's
+ * (docs/exec-gate.md, "Below a program running its own files"). The domain restricts nothing else: it handles
+ * one access right, creating block devices, and allows it everywhere beneath /. No Landlock (a kernel before
+ * 5.13, or turned off): nothing is done, and that route stays open there. Needs no_new_privs, which the kernel
+ * layer's filter sets. */
+static void own_domain(void) {
+  struct {
+    unsigned long long handled_access_fs;
+  } ruleset = {LANDLOCK_ACCESS_FS_MAKE_BLOCK_};
+  struct __attribute__((packed)) {
+    unsigned long long allowed_access;
+    int parent_fd;
+  } beneath = {LANDLOCK_ACCESS_FS_MAKE_BLOCK_, -1};
+  long fd = syscall(SYS_landlock_create_ruleset, &ruleset, sizeof ruleset, 0);
+  if (fd < 0) return;
+  beneath.parent_fd = open("/", O_PATH | O_CLOEXEC);
+  if (beneath.parent_fd >= 0 && syscall(SYS_landlock_add_rule, (int)fd, LANDLOCK_RULE_PATH_BENEATH_, &beneath, 0) == 0)
+    syscall(SYS_landlock_restrict_self, (int)fd, 0);
+  if (beneath.parent_fd >= 0) close(beneath.parent_fd);
+  close((int)fd);
+}
+
 /* Work done in every process that loads the library: keep it to a few syscalls (getpid, two stats) and
  * no malloc, stdio or environment functions, whose first use costs symbol binding and page faults. */
 __attribute__((constructor)) static void gate_init(int argc, char **argv, char **envp) {
@@ -762,7 +797,10 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
   /* (the marks' strings stay where they are: only their environ slots were reused) */
   /* only the supervisor rewrites a mark into GATE_OWN; one written by the process itself only leaves this layer
    * out of its children, whose execs the kernel layer decides all the same (no such mark outside a kernel-gated run) */
-  if (below && G.kernel) G.below = getpid();
+  if (below && G.kernel) {
+    G.below = getpid();
+    own_domain();
+  }
   if (escalate) {
     const char *token;
     if (mark_pid(escalate, &token) == getppid()) escalate_and_exit(token, environ, argv, "?");

@@ -49,7 +49,7 @@ import { overall, shortCommand } from './answer.js';
 import { displayCommand } from '../text/index.js';
 import { ApprovalBroker } from './approvals.js';
 import type { AuditLog } from './audit.js';
-import type { EscalationRunner } from './escalation.js';
+import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import { ExecPairs, pairKey } from './exec-pairs.js';
 import { execBelowProgram, readAncestry } from './provenance.js';
@@ -71,7 +71,7 @@ import { applyAnswer } from './approved.js';
 import { statusView } from './status.js';
 import { PlantWatch } from './planted.js';
 import { gitEscalationRefusal } from './git-trust.js';
-import { ownFilesByName, writableRootsFor } from '../decide/index.js';
+import { ownFilesByName, provenanceOf, writableRootsFor } from '../decide/index.js';
 import { Policy, type NetworkAmendment } from '../rules/index.js';
 import { DaemonNetworkDecider } from './network-decider.js';
 
@@ -537,7 +537,10 @@ export class Daemon<P> {
     const check = this.currentDecider().exec(req, execCtx);
     const v = await this.decide(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
-    const reply = this.execReply(req, v.action, ctx, runId);
+    // (an escalation out of the sandbox, however it came, of a command the decision read as the model's own
+    // from the pid its request named: redeemed only by such a process; a person approving a prompt saw only
+    // the command, not who asked)
+    const reply = this.execReply(req, v.action, ctx, runId, check.widened === true);
     // the new program's descendants can never leave the sandbox by a rule: the supervisor leaves the
     // LD_PRELOAD layer out of them (docs/exec-gate.md, "Below a program running its own files")
     if (kernel && v.action.type === 'Run' && req.host_pid !== undefined && execBelowProgram(req, check, ancestry)) reply.below_program = true;
@@ -673,7 +676,7 @@ export class Daemon<P> {
     return why !== null;
   }
 
-  private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id): ExecReply {
+  private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id, byAncestry = false): ExecReply {
     if (action.type === 'Escalate' && this.gitMustStay([req.program], req.cwd, this.sandboxOf(this.runs.get(runId)), action)) action = RUN;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
@@ -696,6 +699,7 @@ export class Daemon<P> {
         execution: action.execution,
         env: req.env,
         expires_at: Date.now() + GRANT_TTL_MS,
+        ...(byAncestry && action.execution.type !== 'TurnDefault' ? { byAncestry: true as const } : {}),
       });
       reply.escalation_token = token;
     }
@@ -913,6 +917,17 @@ export class Daemon<P> {
   runRoots(runId: string): readonly number[] | undefined {
     const r = this.runs.live(runId);
     return r ? [r.root_pid] : undefined;
+  }
+
+  /** Whether process `pid` (the kernel's word: the escalation runner's SO_PEERCRED) is one whose ancestry up to
+   * the grant's run's gate-sh carries only the model's text, as the decision that made the grant read it from the
+   * pid its request named: that pid is the request's word, the caller's is the kernel's. The caller is the
+   * exec'ing process (not exec'd yet), the new program (its own constructor: not its own ancestor) or a
+   * spawn's child (a copy of the process that asked). */
+  callerWidens(g: EscalationGrant, pid: number): boolean {
+    const run = this.runs.live(g.run_id);
+    if (!run) return false;
+    return provenanceOf(readAncestry(pid, run.root_pid, { argv: g.argv, exe: g.program }), [g.program, ...g.argv]).widen;
   }
 
   /** What runs in the session sandboxes (approval channel `jobs`). */

@@ -8,7 +8,9 @@
  *     the run's tree — a descendant of its outermost gate-sh, or of a command this runner escalated for that
  *     run — and the run must not have ended (runRoots). A token asked for in another run's name (its id is
  *     in the audit log) is refused;
- *   - redeems the one-time grant (program, argv, execution come from the decision, not from the caller);
+ *   - redeems the one-time grant (program, argv, execution come from the decision, not from the caller); a
+ *     grant that leaves the sandbox only because the decision read the model's text in the ancestry of a pid
+ *     the request named (byAncestry) only for a caller whose own ancestry reads so (callerWidens);
  *   - corrects the environment to the code-loading variables that were decided (escalation-env.ts);
  *   - spawns the command wrapped per EscalationExecution with the received descriptors as 0/1/2 (a
  *     terminal stays a terminal), in its own process group, still behind the exec gate; a TurnDefault
@@ -65,6 +67,10 @@ export interface EscalationServerOptions {
   /** the pids whose descendants are the run's processes (its outermost gate-sh), or undefined when the run
    * has ended or is unknown; none given: no run binding (tests of the runner alone) */
   runRoots?(runId: string): readonly number[] | undefined;
+  /** whether the caller `pid` (SO_PEERCRED) is a process whose ancestry carries only the model's text, as the
+   * decision read it for a grant `byAncestry` (src/daemon/provenance.ts, callerWidens); none given: such a
+   * grant is refused */
+  callerWidens?(grant: EscalationGrant, pid: number): boolean;
   /** the run's client folder (src/daemon/client-folders.ts): the only one the escalated command's sandbox
    * sees, where its exec gate binds; none given or unknown: the shared clients' folder outside a sandbox,
    * none inside one */
@@ -239,6 +245,9 @@ export class EscalationServer implements EscalationRunner {
     if (!grant) return refuse('unknown, used or expired escalation token');
     const stranger = this.notInRun(grant.run_id, cred.pid);
     if (stranger) return refuse(stranger);
+    // (the decision read the ancestry of a pid the request named: the caller must be such a process itself)
+    if (grant.byAncestry && !this.o.callerWidens?.(grant, cred.pid))
+      return refuse(`the caller (pid ${cred.pid}) is not a process of the model's own commands, which alone a rule or an approval of the command takes out of the sandbox`);
     let cwd: string;
     try {
       cwd = readlinkSync(`/proc/${cred.pid}/cwd`);

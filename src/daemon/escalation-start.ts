@@ -18,6 +18,8 @@ export interface StartEscalationOptions {
   audit?: Pick<AuditLog, 'write'>;
   /** the run's root pids while it lives (EscalationServerOptions.runRoots) */
   runRoots?(runId: string): readonly number[] | undefined;
+  /** EscalationServerOptions.callerWidens */
+  callerWidens?(grant: EscalationGrant, pid: number): boolean;
   /** the run's client folder (EscalationServerOptions.clientDir) */
   clientDir?(runId: string): string | undefined;
   /** the run's network proxy socket under "rules" (EscalationServerOptions.networkRoute) */
@@ -34,6 +36,7 @@ export async function startEscalationRunner(o: StartEscalationOptions): Promise<
       bwrap: () => findBwrap(o.env),
       log: o.log,
       runRoots: o.runRoots,
+      callerWidens: o.callerWidens,
       clientDir: o.clientDir,
       networkRoute: o.networkRoute,
       onFinished: (r) =>

@@ -15,6 +15,11 @@ export interface EscalationGrant {
   execution: EscalationExecution;
   /** the code-loading variables the decision saw (ExecRequest.env): the run gets these, no others */
   env?: Record<string, string>;
+  /** it leaves the sandbox because every ancestor of the exec'ing process carries the model's text (an allow
+   * rule: src/decide/provenance.ts, `widen`), read from a pid the request named (ExecRequest.host_pid, which
+   * any process of the run can send): the runner redeems it only for a caller whose own ancestry, by the
+   * kernel's word (SO_PEERCRED), reads so too */
+  byAncestry?: true;
   expires_at: number;
 }
 

@@ -149,6 +149,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       log,
       audit,
       runRoots: (id) => daemon.runRoots(id),
+      callerWidens: (g, pid) => daemon.callerWidens(g, pid),
       clientDir: (id) => daemon.clientFolderOf(id),
       // (the proxies are made just below; an escalation comes only once the daemon serves requests)
       networkRoute: (id) => (daemon.runs.live(id) ? network.route(id) : Promise.resolve(undefined)),

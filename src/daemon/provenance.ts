@@ -6,9 +6,13 @@
  * wrong pid can only make the reading unsure or stricter-than-true for what it names (see the trust note
  * in src/decide/provenance.ts).
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { basename } from 'node:path';
 import { belowProgram, ownFilesByName, type Ancestor, type Ancestry, type SubcommandResult } from '../decide/index.js';
-import type { ExecRequest, ReuseScope } from '../protocol/index.js';
+import { PROVENANCE_PLUMBING, type ExecRequest, type ReuseScope } from '../protocol/index.js';
+
+/** gate-sh's plumbing, as src/decide/provenance.ts reads it (an unreadable exe: the supervisor) */
+const PLUMBING = new Set<string>([...PROVENANCE_PLUMBING, '']);
 
 /** No run nests deeper than this between its gate-sh and an exec (a loop of pids cannot hang the walk). */
 const MAX_DEPTH = 64;
@@ -27,6 +31,43 @@ function identity(pid: number): ReuseScope | undefined {
   }
 }
 
+function exeOf(pid: number): string {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`).replace(/ \(deleted\)$/, '');
+  } catch {
+    // not dumpable (the run's supervisor) or gone: decided by the name alone, as plumbing
+    return '';
+  }
+}
+
+/**
+ * Whether process `a`, whose parent `parent` is gate-sh's plumbing, was adopted there rather than started by
+ * it: another child of that parent that is not plumbing started before it (the run's own command is the first
+ * process the plumbing starts; every later one is a descendant of it, re-parented when its own parent exited:
+ * bubblewrap's init and the supervisor, a child subreaper, take the run's orphans). Unreadable counts as
+ * adopted. Start times are clock ticks: within one tick the lower pid is the earlier.
+ */
+function adopted(a: Ancestor, parent: number): boolean {
+  const me = a.id;
+  if (!me) return true;
+  let kids: number[];
+  try {
+    kids = readdirSync(`/proc/${parent}/task`).flatMap((t) =>
+      readFileSync(`/proc/${parent}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+    );
+  } catch {
+    return true;
+  }
+  if (!kids.includes(me.pid)) return true;
+  for (const k of kids) {
+    if (k === me.pid) continue;
+    const o = identity(k);
+    if (!o || o.start > me.start || (o.start === me.start && k > me.pid)) continue;
+    if (!PLUMBING.has(basename(exeOf(k)))) return true;
+  }
+  return false;
+}
+
 function ancestor(pid: number): Ancestor | null {
   const id = identity(pid);
   if (!id) return null;
@@ -38,31 +79,48 @@ function ancestor(pid: number): Ancestor | null {
   } catch {
     return null;
   }
-  let exe = '';
-  try {
-    exe = readlinkSync(`/proc/${pid}/exe`);
-  } catch {
-    // not dumpable (the run's supervisor) or gone: decided by the name alone, as plumbing
-  }
-  return { exe: exe.replace(/ \(deleted\)$/, ''), argv, id };
+  return { exe: exeOf(pid), argv, id };
 }
 
 /**
  * The ancestry of host pid `pid` up to (not including) `rootPid`, the run's outermost gate-sh. `self`: the
- * request was made by the new program itself (its constructor), so that process is not its own ancestor.
+ * request was made by the new program itself (its constructor), so that process is not its own ancestor; with
+ * `exe`, only when the process runs that very program (its real path).
  */
-export function readAncestry(pid: number | undefined, rootPid: number | undefined, self?: { argv: readonly string[] }): Ancestry | null {
+export function readAncestry(
+  pid: number | undefined,
+  rootPid: number | undefined,
+  self?: { argv: readonly string[]; exe?: string },
+): Ancestry | null {
   if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return null;
   const chain: Ancestor[] = [];
   let p: number | undefined = pid;
   for (let i = 0; i < MAX_DEPTH && p !== undefined && p > 1; i++) {
-    if (p === rootPid) return { chain, complete: true };
+    if (p === rootPid) return { chain: markAdopted(chain), complete: true };
     const a = ancestor(p);
-    if (!a) return chain.length ? { chain, complete: false } : null;
-    if (!(i === 0 && self && sameArgv(a.argv, self.argv))) chain.push(a);
+    if (!a) return chain.length ? { chain: markAdopted(chain), complete: false } : null;
+    if (!(i === 0 && self && sameArgv(a.argv, self.argv) && (self.exe === undefined || sameFile(a.exe, self.exe)))) chain.push(a);
     p = a.id?.ppid;
   }
-  return chain.length ? { chain, complete: false } : null;
+  return chain.length ? { chain: markAdopted(chain), complete: false } : null;
+}
+
+/** Each process of the chain whose parent is gate-sh's plumbing: adopted there, or started by it? */
+function markAdopted(chain: Ancestor[]): Ancestor[] {
+  for (let j = 0; j + 1 < chain.length; j++) {
+    const parent = chain[j + 1];
+    if (PLUMBING.has(basename(chain[j].exe)) || !PLUMBING.has(basename(parent.exe)) || !parent.id) continue;
+    if (adopted(chain[j], parent.id.pid)) chain[j].adopted = true;
+  }
+  return chain;
+}
+
+function sameFile(exe: string, program: string): boolean {
+  try {
+    return exe !== '' && realpathSync(program) === exe;
+  } catch {
+    return false;
+  }
 }
 
 function sameArgv(a: readonly string[], b: readonly string[]): boolean {

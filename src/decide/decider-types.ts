@@ -43,6 +43,9 @@ export interface SubcommandResult {
   /** a `#!` script's exec: what the kernel runs (its interpreter, the interpreter's argument, the script and
    * its arguments), whichever of the two decided; the audit log names it */
   runs?: string[];
+  /** an exec-time decision that read where the command came from and found every ancestor carrying the model's
+   * text (src/decide/provenance.ts, `widen`): an allow rule's escalation out of the sandbox rests on that reading */
+  widened?: true;
 }
 
 export interface ScriptResult {

@@ -194,6 +194,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         key,
       );
       if (kernelCommand !== null && kernelCommand !== 'unreadable') result.runs = [kernelCommand.program, ...kernelCommand.argv.slice(1)];
+      if (d.provenance?.widen) result.widened = true;
       const own = action === d.action;
       const reuse = { program: req.program, argv: req.argv, realProgram: req.real_program, knownAs, skill: found.kind === 'skill', ownAnswer: own };
       if (kernelCommand === null && reusableForAnyArgv(policy, d, reuse)) result.reusable = true;

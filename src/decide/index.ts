@@ -32,5 +32,5 @@ export {
 export { parseDomainList, parseDomainPattern, patternMatches, type DomainPattern } from './network-pattern.js';
 export { addressClass, ipLiteral, nonPublicDestination, nonPublicReason, type AddressClass } from './network-address.js';
 export { writableRootsFor } from './exec-writable.js';
-export { belowProgram, ownFilesByName, type Ancestor, type Ancestry } from './provenance.js';
+export { belowProgram, ownFilesByName, provenanceOf, type Ancestor, type Ancestry } from './provenance.js';
 export { kernelCommand, type KernelCommand, SCRIPT_HEAD_BYTES } from './shebang.js';

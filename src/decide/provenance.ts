@@ -30,6 +30,11 @@ export interface Ancestor {
   argv: string[];
   /** who it is (pid, start time, parent), when the reader knew: names the process a scoped reuse holds below */
   id?: ReuseScope;
+  /** its parent is gate-sh's plumbing, yet it is not the first process that plumbing started (another of the
+   * plumbing's children that is not plumbing started before it), or that could not be read: a process the
+   * plumbing adopted as an orphan (bubblewrap's init and the supervisor, a child subreaper, take every orphan
+   * of the run), whose own origin /proc no longer shows. Set by the reader only where the parent is plumbing. */
+  adopted?: boolean;
 }
 
 /**
@@ -72,6 +77,44 @@ const WRAPPERS = new Set([
 /** Interpreters whose program text is given on the command line unless a file is named (`-f`). */
 const TEXT_PROGRAMS = new Set(['awk', 'gawk', 'mawk', 'nawk', 'sed', 'jq']);
 
+/**
+ * A file that is no file of a program's own but a pipe or descriptor its caller handed it: `bash /dev/stdin`,
+ * `python3 /dev/fd/0`, process substitution's `/dev/fd/63`, `/proc/self/fd/3`. A script read from one is the
+ * caller's text, as code read from stdin (`python3 -`) is.
+ */
+export function anonymousFile(w: string): boolean {
+  return /^\/dev\/(stdin|fd\/\d+)$/.test(w) || /^\/proc\/(self|thread-self|\d+)\/fd\/\d+$/.test(w);
+}
+
+/**
+ * A program that runs text its caller gave it inline besides (or instead of) its own files, so that what its
+ * children run may be the model's: a makefile from stdin or a descriptor (`make -f - <<EOF`, `make -f
+ * <(...)`) or `make --eval`, npm's exec (`npx -c 'cmd'`, `npm exec -- cmd`, `npm x`: npm replaces its command line
+ * with the title "npm exec", so its arguments cannot be read), any operand that is a descriptor or stdin.
+ * Its children get the heuristics, never the widening (it may as well run its own files: the project's
+ * Makefile beside --eval, a package's scripts).
+ */
+export function readsInlineText(a: Ancestor): boolean {
+  const argv = a.argv;
+  if (/^npm (exec|x)(\s|$)/.test(argv[0] ?? '') || /^npx(\s|$)/.test(argv[0] ?? '')) return true;
+  const name = processName(a);
+  if (family(name) === 'node') {
+    const script = argv.slice(1).find((w) => !w.startsWith('-'));
+    const base = basenameOf(script ?? '');
+    if (base === 'npx' || (base === 'npm' && ['exec', 'x'].includes(argv[argv.indexOf(script!) + 1] ?? ''))) return true;
+  }
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i];
+    if (anonymousFile(w) || anonymousFile(w.replace(/^(-[a-zA-Z]*f|--file=|--makefile=)/, ''))) return true;
+    if (/^make$|^gmake$/.test(name)) {
+      if (w === '--eval' || w.startsWith('--eval=') || /^-[a-zA-Z]*E/.test(w)) return true;
+      if (['-f', '--file', '--makefile'].includes(w) && (argv[i + 1] === '-' || anonymousFile(argv[i + 1] ?? ''))) return true;
+      if (w === '-f-' || w === '--file=-' || w === '--makefile=-') return true;
+    }
+  }
+  return false;
+}
+
 /** Options that take the next word as their value, per interpreter (not a script operand). */
 const VALUE_OPTIONS: Record<string, Set<string>> = {
   python: new Set(['-W', '-X', '-Q']),
@@ -112,7 +155,13 @@ export function carriesCallersText(a: Ancestor): boolean {
   const multi = basenameOf(a.argv[0] ?? '') === basenameOf(a.exe) && (name !== basenameOf(a.exe));
   const argv = multi ? a.argv.slice(1) : a.argv;
   if (WRAPPERS.has(name)) return true;
-  if (TEXT_PROGRAMS.has(name)) return !argv.slice(1).some((w) => w === '-f' || w.startsWith('--file') || /^-[^-]*f$/.test(w));
+  if (TEXT_PROGRAMS.has(name)) {
+    // (a program from a file: its own, unless the file is a pipe or descriptor its caller handed it)
+    const from = argv.findIndex((w, i) => i > 0 && (w === '-f' || w.startsWith('--file') || /^-[^-]*f$/.test(w)));
+    if (from < 0) return true;
+    const file = argv[from].includes('=') ? argv[from].slice(argv[from].indexOf('=') + 1) : argv[from + 1] ?? '';
+    return file === '-' || anonymousFile(file);
+  }
   if (SHELLS.has(name)) return shellCarries(argv);
   const fam = family(name);
   return fam !== null && interpreterCarries(fam, name, argv);
@@ -154,7 +203,7 @@ function shellCarries(argv: readonly string[]): boolean {
       if (takes.has(w) || /^[-+][a-zA-Z]*[oO]$/.test(w)) i++;
       continue;
     }
-    return false; // a script file: the shell runs its own file
+    return anonymousFile(w); // a script file: the shell runs its own file (a pipe handed to it: its caller's text)
   }
   return true; // no operand: commands from stdin
 }
@@ -167,7 +216,7 @@ function interpreterCarries(fam: NonNullable<ReturnType<typeof family>>, name: s
     const w = argv[i];
     if (w === '-') return true;
     if (w === '--') return i + 1 >= argv.length || argv[i + 1] === '-';
-    if (!w.startsWith('-')) return false; // a script file
+    if (!w.startsWith('-')) return anonymousFile(w); // a script file (a pipe handed to it: its caller's text)
     switch (fam) {
       case 'python':
         if (/^-[a-zA-Z]*c/.test(w)) return true;
@@ -237,6 +286,10 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   if (!ancestry.complete && !down.some(plumbing)) return UNSURE;
   while (i < down.length && plumbing(down[i])) i++;
   if (i >= down.length) return ancestry.complete ? { kind: 'model', widen: true } : UNSURE;
+  // a process right below the plumbing stands for the run's own command only when the plumbing started it: an
+  // orphan (a make recipe's `(cmd &)` once its shell exited) is adopted there too and would otherwise read as
+  // the run's own shell, the model's text that an allow rule takes out of the sandbox
+  if (down.some((a, k) => k > 0 && a.adopted === true && !plumbing(a) && plumbing(down[k - 1]))) return UNSURE;
   // the segment below the lowest plumbing decides the heuristics; every segment the widening
   let lowest = down.length - 1;
   while (lowest > i && !plumbing(down[lowest])) lowest--;
@@ -259,6 +312,8 @@ export function provenanceOf(ancestry: Ancestry | null, child: readonly string[]
   if (!low.program) return { kind: ancestry.complete || segmentTop > 0 ? 'model' : 'unsure', widen };
   const name = basenameOf(child[0] ?? '');
   if (name !== '' && wordsOf(low.program.argv.slice(1)).has(name)) return { kind: 'model', widen: false, by: low.program.argv };
+  // the model's text handed to it inline (`make -f - <<EOF`, `npx -c 'cmd'`): heuristics too, never widened
+  if (readsInlineText(low.program)) return { kind: 'model', widen: false, by: low.program.argv };
   // below it (not the exec'ing process itself, whose own exec may be a wrapper's in deed)
   const scope = low.at !== undefined && low.at < last && low.program.id ? { scope: low.program.id } : {};
   return { kind: 'program', widen: false, by: low.program.argv, ...scope };

@@ -129,7 +129,9 @@ export interface ExecRequest {
   program_file?: string;
   /** the exec'ing process's pid in the daemon's pid namespace, added by the run's supervisor (the kernel's
    * notification, or the relay's SCM_CREDENTIALS): where the daemon reads how it was started
-   * (src/daemon/provenance.ts). Untrusted like every field: it only picks which /proc entries are read */
+   * (src/daemon/provenance.ts). Untrusted like every field: it only picks which /proc entries are read, and an
+   * escalation that rests on that reading is redeemed only by a process whose own ancestry reads so (the
+   * escalation runner's SO_PEERCRED: EscalationGrant.byAncestry) */
   host_pid?: number;
   /** kernel layer, a `#!` script: the argv the kernel builds in front of argv[1..] (interpreter, its argument,
    * the script as the exec named it, at each level), as the supervisor read the `#!` lines before asking; the

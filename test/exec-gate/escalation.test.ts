@@ -100,12 +100,14 @@ test('code-loading variables turn an escalation into a prompt (no approver: deni
   assert.doesNotMatch(loaded.stdout, /pythonpath=\/tmp\/evil/);
   assert.match(loaded.stderr, /gate-sh: denied: .*(approv|prompt)/i, loaded.stderr);
 
-  // A process inside the run forges an exec request (another cwd / a clean environment), then escalates.
+  // A process inside the run forges an exec request (another cwd / a clean environment), then escalates. (The
+  // model's own code, read from stdin: a program running its own file is refused before either check, as
+  // test/exec-gate/provenance-forged.test.ts shows.)
   const forge = join(rig.ws, 'forge.py');
   writeFileSync(forge, FORGE);
-  const badCwd = await inFile(rig, `python3 ${forge} ${esc} /usr ''`);
+  const badCwd = await inFile(rig, `python3 - ${esc} /usr '' < ${forge}`);
   assert.match(badCwd.stdout, /"error": ".*decided for \/usr"/, badCwd.stdout + badCwd.stderr);
-  const badEnv = await inFile(rig, `python3 ${forge} ${esc} "$PWD" PYTHONPATH=/tmp/evil`);
+  const badEnv = await inFile(rig, `python3 - ${esc} "$PWD" PYTHONPATH=/tmp/evil < ${forge}`);
   assert.match(badEnv.stdout, /^pythonpath=$/m, badEnv.stdout + badEnv.stderr);
   assert.match(badEnv.stdout, /"exit_status": 0/);
 });

@@ -132,3 +132,38 @@ test("an answer reused below make (its rm -rf, its sh -c) never reaches the mode
     assert.ok(existsSync(join(d.ws, 'x')) && existsSync(join(d.ws, 'y')), mode);
   }
 });
+
+test("the model's own code handed over by stdin or a descriptor is the model's text: its rm -rf asked; run when a rule allows it", { timeout: 240_000 }, async (t) => {
+  // written to a file and run, the same code is a program's own (sandboxed, not asked): that stays so
+  const inline = [
+    `make -s -f - <<< $'all:\\n\\trm -rf x'`,
+    `CMD='rm -rf x' make -s --eval=$'all:\\n\\t$(CMD)' all`,
+    `python3 /dev/fd/0 <<< 'import os; os.system("rm -rf x")'`,
+    `python3 <(echo 'import os; os.system("rm -rf x")')`,
+    `bash <(echo 'rm -rf x')`,
+    `echo 'BEGIN { system("rm -rf x") }' | awk -f /dev/stdin`,
+    `npx -c 'rm -rf x'`,
+  ];
+  const free = await realworkDaemon('workspace-write');
+  // (os.system and awk's system() hand the command to `sh -c`, whose string the danger check reads: allowed too)
+  const allowed = await realworkDaemon('workspace-write', [
+    'prefix_rule(pattern=["rm"], decision="allow")',
+    'prefix_rule(pattern=["sh", "-c", "rm -rf x"], decision="allow")',
+  ]);
+  t.after(async () => (await free.close(), await allowed.close()));
+  for (const script of inline) {
+    for (const d of [free, allowed]) {
+      mkdirSync(join(d.ws, 'x'), { recursive: true });
+      const r = await gsh(d, script);
+      if (d === free) {
+        assert.match(r.stderr, /gate-sh: denied: (sh -c )?rm -rf x: approval needed/, `${script}\n${r.stderr}`);
+        assert.ok(existsSync(join(d.ws, 'x')), script);
+      } else assert.equal(existsSync(join(d.ws, 'x')), false, `${script}\n${r.stderr}`);
+    }
+  }
+  // the same rm -rf in a makefile the script wrote: make's own file, run in the sandbox unasked
+  mkdirSync(join(free.ws, 'x'), { recursive: true });
+  const own = await gsh(free, `printf 'all:\\n\\trm -rf x\\n' > Mk; make -s -f Mk`);
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(existsSync(join(free.ws, 'x')), false);
+});

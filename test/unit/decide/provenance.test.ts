@@ -104,6 +104,16 @@ test('unsure (no ancestry, or not read to the run\'s gate-sh): heuristics apply,
   assert.deepEqual(provenanceOf(partialModel, ['/bin/rm', 'rm']), { kind: 'model', widen: false });
 });
 
+
+test("a process the plumbing adopted (a build's orphaned job) is not the run's own shell: unsure, nothing widens", () => {
+  // a recipe's `(touch /x &)` once its shell exited: bubblewrap's init (or the supervisor) is its parent now
+  const orphan: Ancestor = { ...p('/usr/bin/dash', 'sh', '-c', '(touch /x) &'), adopted: true };
+  assert.deepEqual(provenanceOf(below(orphan), ['/usr/bin/touch', 'touch', '/x']), { kind: 'unsure', widen: false });
+  const inline: Ancestor = { ...p('/usr/bin/python3.11', 'python3', '-c', 'x'), adopted: true };
+  assert.deepEqual(provenanceOf(below(inline, p('/usr/bin/dash', 'sh', '-c', 'touch /x')), ['/usr/bin/touch', 'touch', '/x']), { kind: 'unsure', widen: false });
+  // the run's own shell, the first process the plumbing started: as before
+  assert.deepEqual(provenanceOf(below({ ...BASH, adopted: false }), ['/usr/bin/touch', 'touch', '/x']), { kind: 'model', widen: true });
+});
 test('a nested gate-sh under make: its own commands get the heuristics, but nothing leaves the sandbox by a rule', () => {
   const make = p('/usr/bin/make', 'make');
   const nested = below(BASH, make, p('/usr/bin/dash', 'sh', '-c', 'gate-sh -c "git push"'), p('/opt/gate/shims/gate-sh', 'gate-sh', '-c', 'git push'), p('/usr/bin/bash', 'bash', '-c', 'git push'));
@@ -247,3 +257,42 @@ test('below a program running its own files: every exec under a new program that
   assert.equal(ownFilesByName('/w/bin/tool', '/usr/bin/python3.11'), false);
 });
 
+
+test("code handed over through stdin or a descriptor is the model's text, however the program reads it", () => {
+  const rm = ['/bin/rm', 'rm', '-rf', 'x'];
+  // a shell or an interpreter whose script is a pipe: the caller's text, as `python3 -` is
+  for (const a of [
+    p('/usr/bin/bash', 'bash', '/dev/stdin'),
+    p('/usr/bin/bash', 'bash', '/dev/fd/63'),
+    p('/usr/bin/dash', 'sh', '/proc/self/fd/3'),
+    p('/usr/bin/python3.11', 'python3', '/dev/fd/0'),
+    p('/usr/bin/python3.11', 'python3', '-u', '/dev/fd/63', 'arg'),
+    p('/usr/bin/node', 'node', '/dev/stdin'),
+    p('/usr/bin/gawk', 'awk', '-f', '/dev/fd/63'),
+    p('/usr/bin/gawk', 'awk', '-f', '-'),
+  ]) {
+    assert.equal(carriesCallersText(a), true, a.argv.join(' '));
+    assert.deepEqual(provenanceOf(below(BASH, a, p('/usr/bin/dash', 'sh', '-c', 'rm -rf x')), rm), { kind: 'model', widen: true }, a.argv.join(' '));
+  }
+  assert.equal(carriesCallersText(p('/usr/bin/gawk', 'awk', '-f', 'prog.awk')), false);
+  assert.equal(carriesCallersText(p('/usr/bin/bash', 'bash', './build.sh')), false);
+  // a program given the model's text inline besides its own files: the heuristics, never the widening
+  for (const a of [
+    p('/usr/bin/make', 'make', '-f', '-'),
+    p('/usr/bin/make', 'make', '-f-'),
+    p('/usr/bin/make', 'make', '--file=/dev/fd/63', 'x'),
+    p('/usr/bin/make', 'make', '--eval=x: ; $(CMD)', 'x'),
+    p('/usr/bin/make', 'make', '-E', 'x: ; $(CMD)', 'x'),
+    // npm's exec: its command line is its title, its arguments gone
+    p('/usr/bin/node', 'npm exec', '', '', ''),
+    p('/usr/bin/node', 'npm x', '', ''),
+    p('/usr/bin/node', 'node', '/usr/bin/npx', '-c', 'r'),
+    p('/usr/bin/node', 'node', '/usr/bin/npm', 'exec', '--', 'r'),
+  ]) {
+    const under = provenanceOf(below(BASH, a, p('/usr/bin/dash', 'sh', '-c', 'rm -rf x')), rm);
+    assert.deepEqual(under, { kind: 'model', widen: false, by: a.argv }, a.argv.join(' '));
+  }
+  // make with its own makefile, npm running a package's script: programs, as before
+  for (const a of [p('/usr/bin/make', 'make', '-f', 'Makefile.gen', 'all'), p('/usr/bin/node', 'npm run t', '', ''), p('/usr/bin/node', 'node', '/usr/bin/npm', 'test')])
+    assert.equal(provenanceOf(below(BASH, a, p('/usr/bin/dash', 'sh', '-c', 'rm -rf x')), rm).kind, 'program', a.argv.join(' '));
+});
