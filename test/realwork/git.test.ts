@@ -225,7 +225,8 @@ test("issue 30 finding 6: agents' configuration cannot be planted (moved aside a
     assert.deepEqual(readdirSync(rig.ws).filter((n) => !n.includes('.gate-sh-planted-')), ['.vscode']);
     assert.deepEqual(readdirSync(join(rig.ws, '.vscode')), ['settings.json']);
     // (each move's record follows it: the audit log is appended at the daemon's next turn, src/daemon/audit.ts)
-    const unaudited = () => [...names, '.mcp.json'].filter((n) => !readFileSync(rig.paths.auditLog, 'utf8').includes(`made protected path ${join(rig.ws, n)}: moved aside`));
+    const audited = (n: string) => readFileSync(rig.paths.auditLog, 'utf8').includes(`made protected path ${join(rig.ws, n)}: moved aside`);
+    const unaudited = () => [...names, '.mcp.json'].filter((n) => !audited(n));
     await waitFor(() => unaudited().length === 0 || undefined, 'every move audited').catch(() => assert.deepEqual(unaudited(), [], 'audited'));
     // gate explain shows the list
     const ex = await run(GATE, ['explain', 'true'], { env: rig.env, cwd: rig.ws });
