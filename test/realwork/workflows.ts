@@ -235,7 +235,7 @@ export const GIT_MORE: Workflow = {
 
 /** The shell idioms agents use, in one script. */
 export const SHELL_IDIOMS: Workflow = {
-  name: 'shell idioms: jobs and wait, timeout, xargs -P, find -exec +, sed -i, tee, <(...), nohup, trap, pipefail, pushd, mktemp',
+  name: 'shell idioms: jobs and wait, timeout, xargs -P, find -exec +, sed -i, tee, <(...), nohup, trap, pipefail, pushd, mktemp, taskset',
   write: (dir) =>
     files(dir, {
       'src/a.txt': 'hello world\n',
@@ -264,6 +264,7 @@ export const SHELL_IDIOMS: Workflow = {
     'exec 3> fd3.txt; echo via-fd-3 >&3; exec 3>&-; cat fd3.txt',
     'echo to-stderr >&2; cat < /dev/null; echo "stdin: $(wc -c)"',
     '{ echo into-log; ls fd3.txt; } > log.txt; cat log.txt',
+    'nice -n 5 sh -c nice; taskset -c 0 echo pinned; ionice -c3 echo idle-io; chrt -p $$ >/dev/null && echo chrt',
   ].join('\n'),
 };
 
