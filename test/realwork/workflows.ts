@@ -290,5 +290,12 @@ export const ONE_COMMAND_VARIABLES: Workflow = {
   ].join(' && '),
 };
 
+/** The descriptors the run's shell and its programs have: the caller's, and none of gate-sh's own. */
+export const DESCRIPTORS: Workflow = {
+  name: 'the descriptors of the shell, a program and a background job',
+  write: () => undefined,
+  script: 'ls /proc/$$/fd | sort -n | tr "\\n" " "; echo; ls /proc/self/fd | sort -n | tr "\\n" " "; echo; sleep 0.3 & ls /proc/$!/fd | sort -n | tr "\\n" " "; wait',
+};
+
 /** Every workflow of this file, in the order the test runs them. */
-export const WORKFLOWS: Workflow[] = [CMAKE, MAKE_AR, CARGO, JAVA, PYTHON_PACKAGE, NODE_TOOLS, GIT_MORE, SHELL_IDIOMS, ONE_COMMAND_VARIABLES];
+export const WORKFLOWS: Workflow[] = [CMAKE, MAKE_AR, CARGO, JAVA, PYTHON_PACKAGE, NODE_TOOLS, GIT_MORE, SHELL_IDIOMS, ONE_COMMAND_VARIABLES, DESCRIPTORS];

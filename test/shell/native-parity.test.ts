@@ -102,7 +102,7 @@ const CALL_CASES: string[][] = [
 ];
 
 /** The start-up phase's hand-over at the head of bash's script (src/exec/start-up-gate.ts), whatever its descriptors. */
-const HAND_OVER = /builtin printf \. >&\d+; builtin read -r -N 1 -u \d+ __gate_go \|\| builtin exit 126; builtin unset __gate_go; builtin exec \d+>&- \d+<&-;/g;
+const HAND_OVER = /builtin printf \. >&\d+; builtin read -r -N 1 -u \d+ __gate_go \|\| builtin exit 126; builtin unset __gate_go; command exec \d+>&- \d+<&-;/g;
 
 interface Merged {
   code: number | null;
