@@ -31,6 +31,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -992,6 +993,27 @@ static void launch_here(char **av, char **envp) {
   _exit(gate_launch(argc, av));
 }
 
+/* The signal that ended the last run, or 0: its status is 128 + that signal (exit_as_run). */
+static int g_signaled;
+
+/* gate-sh ends as the run's bash ended: by the same signal when a signal ended it (`kill $$`, a last command
+ * that bash ran in its place and that crashed), so that its caller sees a signal and not 128+n, as from bash.
+ * No core file of gate-sh's own: the run's dumped already, if it was going to. */
+static int exit_as_run(int status) {
+  int sig = g_signaled;
+  if (!sig || status != 128 + sig) return status;
+  struct rlimit none = {0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+  fflush(NULL);
+  signal(sig, SIG_DFL);
+  sigset_t m;
+  sigemptyset(&m);
+  sigaddset(&m, sig);
+  sigprocmask(SIG_UNBLOCK, &m, NULL);
+  raise(sig);
+  return status;
+}
+
 static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, void *end_ctx, struct result *res,
                     char *err, size_t errlen) {
   double started = now_msf();
@@ -1160,6 +1182,7 @@ static int run_plan(const struct plan *pl, int relay, end_phase_fn end_phase, vo
   free(envp);
   free(av);
   res->status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : 126;
+  g_signaled = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
   res->ms = now_msf() - started;
   if (back_from >= 0) {
     tl = read_back_tail(back_from, res->tail);
@@ -1433,5 +1456,5 @@ int main(int argc, char **argv) {
       !gate_utf8_valid(script.p, script.len))
     handover(replay, script.len);
 
-  return run_call(&paths, &inv, &script);
+  return exit_as_run(run_call(&paths, &inv, &script));
 }

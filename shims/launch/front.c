@@ -231,6 +231,7 @@ static void drop_die_with_parent(char **prog) {
 
 int gate_launch(int argc, char **argv) {
   char err[1200];
+  launch_note_dispositions();
   hold_closed_stdio();
   /* --argv0 NAME: the program's argv[0] when it is not the program's path (an escalated command) */
   const char *argv0 = NULL, *session = NULL;

@@ -50,6 +50,9 @@
 
 /* The signals the front passes on to the tree root (generated: src/exec/signals.ts), 0-terminated. */
 extern const int launch_forwarded[];
+/* Notes which of the signals the front and the supervisor take for themselves the launcher was started
+ * with ignored (tree.c): the tree root gets them back as they were. Called first thing in gate_launch. */
+void launch_note_dispositions(void);
 
 /* ---------- the run (front.c): read-only once the supervisor's threads start ---------- */
 struct launch {

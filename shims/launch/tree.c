@@ -22,6 +22,31 @@
 const int launch_forwarded[] = {GATE_FORWARDED_SIGNALS(SIGNUM) 0};
 #undef SIGNUM
 
+/* The signals besides the forwarded ones whose dispositions the front or the supervisor change (SIGPIPE and
+ * the terminal's job-control stops, ignored there), 0-terminated. */
+static const int own_dispositions[] = {SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU, 0};
+/* Those of both lists the launcher was started with ignored. */
+static sigset_t caller_ignored;
+
+void launch_note_dispositions(void) {
+  sigemptyset(&caller_ignored);
+  const int *lists[] = {launch_forwarded, own_dispositions};
+  for (int l = 0; l < 2; l++)
+    for (const int *s = lists[l]; *s; s++) {
+      struct sigaction sa;
+      if (!sigaction(*s, NULL, &sa) && sa.sa_handler == SIG_IGN) sigaddset(&caller_ignored, *s);
+    }
+}
+
+/* The command starts with the caller's dispositions, as under bash: a signal ignored there stays ignored
+ * (`nohup gate-sh ...`, a background job's SIGINT and SIGQUIT), every other one is the default. Until
+ * 2026-11 the job-control stops stayed ignored as the supervisor had set them, for the whole run. */
+static void caller_dispositions(void) {
+  const int *lists[] = {launch_forwarded, own_dispositions};
+  for (int l = 0; l < 2; l++)
+    for (const int *s = lists[l]; *s; s++) signal(*s, sigismember(&caller_ignored, *s) ? SIG_IGN : SIG_DFL);
+}
+
 /* Abstract Unix sockets (docs/sandbox.md, "Unix sockets of the host"): a sandbox that keeps the host's
  * network (no --unshare-net) shares its abstract Unix socket namespace: X11's, D-Bus's, any server's @name.
  * Landlock (ABI >= 6) scopes them: the tree can reach no abstract socket made outside it. Only for
@@ -72,8 +97,7 @@ void tree_root(struct gate_join *j, int sock, const char *path, char *const argv
     close(fd);
   }
   close(sock);
-  for (const int *s = launch_forwarded; *s; s++) signal(*s, SIG_DFL);
-  signal(SIGPIPE, SIG_DFL);
+  caller_dispositions();
   sigprocmask(SIG_SETMASK, oldmask, NULL);
   /* a run without a sandbox: the gate's own state read-only, its runtime folder hidden (gate-guard.c) */
   const char *guard = getenv(GATE_GUARD_ENV);

@@ -16,6 +16,7 @@ import { isatty } from 'node:tty';
 import {
   ArgsError,
   checkPermissionPaths,
+  endAsRun,
   EscalationArgsError,
   escalationFields,
   type EscalationFields,
@@ -62,6 +63,7 @@ export async function main(argv: string[]): Promise<void> {
     say(fill(CALL_TEXTS.internalError, (e as Error).message)); // fail closed, never a stack trace
     code = EXIT_DENIED;
   }
+  endAsRun(code);
   process.exit(code);
 }
 

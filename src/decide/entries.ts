@@ -19,6 +19,8 @@ export interface Entry {
   extra: DecidedCommand[];
   /** gate-sh's own prompt reason (code-loading, opaque, complex), shown when no rule prompted. */
   ownReason?: string;
+  /** The variables its assignments set that load code, and the reason without them (loadingInSandbox). */
+  loading?: { names: string[]; otherReason?: string };
   /** What the command hides: the text for display, the kind to decide on. */
   opaque?: string;
   opaqueKind?: OpaqueKind;
@@ -75,7 +77,11 @@ export function subcommandEntry(s: Subcommand, ec: CommandContext, literal?: 'li
   const entry: Entry = { argv: [...s.argv], kind: literal ? 'literal' : 'plain', evaluated, extra, amendable: !literal && !hidden && !assign };
   const reasons: string[] = [];
   if (hidden) reasons.push(`${s.opaque ?? hidden}: what it runs cannot be inspected`);
-  if (assign) reasons.push(`sets code-loading variables: ${assign.vars.map((v) => v.name).join(', ')}`);
+  if (assign) {
+    const names = assign.vars.map((v) => v.name);
+    entry.loading = reasons.length ? { names, otherReason: reasons[0] } : { names };
+    reasons.push(`sets code-loading variables: ${names.join(', ')}`);
+  }
   if (reasons.length) entry.ownReason = reasons.join('; ');
   if (hidden) (entry.opaque = s.opaque ?? hidden), (entry.opaqueKind = hidden);
   if (s.assignments.length) entry.assignments = [...s.assignments];
@@ -123,7 +129,22 @@ export function entryDecision(e: Entry): Decision {
   return strictest([...e.evaluated, ...e.extra].map((x) => x.decision)) ?? 'allow';
 }
 
-/** May this entry run unsandboxed when every command is explicitly allowed? */
-export function mayLeaveSandbox(e: Entry): boolean {
-  return e.kind !== 'script' && !e.opaqueKind && e.extra.length === 0;
+/**
+ * May this entry run unsandboxed when every command is explicitly allowed? Never with code-loading
+ * assignments; `ignoringLoading`: would it, were they not there (where they ask: src/decide/script.ts).
+ */
+export function mayLeaveSandbox(e: Entry, ignoringLoading = false): boolean {
+  return e.kind !== 'script' && !e.opaqueKind && e.extra.every((x) => ignoringLoading && x.role === 'assignment');
+}
+
+/**
+ * The entry run where its code-loading assignments cross nothing: in the turn's sandbox, or with no sandbox
+ * at all, where the model could run whatever they would load as well by itself (`export PYTHONPATH=src;
+ * pytest` was never asked either). The assignment stays in the record as a heuristic `allow`, and still
+ * keeps the entry in the sandbox (mayLeaveSandbox) and without an amendment.
+ */
+export function loadingInSandbox(e: Entry): Entry {
+  if (!e.loading) return e;
+  const extra = e.extra.map((x): DecidedCommand => (x.role === 'assignment' ? { ...x, decision: 'allow', sources: x.sources.map((s) => ({ ...s, decision: 'allow' as const })) } : x));
+  return { ...e, extra, ownReason: e.loading.otherReason };
 }

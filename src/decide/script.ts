@@ -12,11 +12,11 @@ import type { ScriptDecision, DecideContext, SubcommandDecision } from './types.
 import { analyzeScript, nestedShell, unwrapCommand } from '../script/index.js';
 import { codeLoadingVariables } from '../heuristics/index.js';
 import type { CommandContext } from './command.js';
-import { entryDecision, heredocEntry, mayLeaveSandbox, subcommandEntry, wholeScriptEntry, type Entry } from './entries.js';
+import { entryDecision, heredocEntry, loadingInSandbox, mayLeaveSandbox, subcommandEntry, wholeScriptEntry, type Entry } from './entries.js';
 import { decideEntry } from './entry-decision.js';
 import { amendmentForAllow, amendmentForPrompt, deriveRequestedAmendment } from './amendment-proposal.js';
 import { everyCommandExplicitlyAllowed, requirementFor, type ExecApprovalRequirement } from './requirement.js';
-import { explainUnmatchedCommand } from './unmatched.js';
+import { escalationRequested, explainUnmatchedCommand } from './unmatched.js';
 import { writableRootsFor } from './exec-writable.js';
 import { narrowsTurn, perExecEntry, perExecSandbox, perExecWrites, writeEntry } from './per-exec.js';
 
@@ -81,10 +81,17 @@ function requestedAmendment(ctx: DecideContext, matchedRules: RuleMatch[], comma
   return deriveRequestedAmendment({ prefixRule: ctx.prefixRule, matchedRules, policy: ctx.policy, commands, fallback, options: ec.options });
 }
 
-function finish(command: string[], complex: boolean, reasons: string[], entries: Entry[], ctx: DecideContext, perExec = false): ScriptDecision {
-  const all: RuleMatch[] = entries.flatMap((e) => e.evaluated.flatMap((x) => x.matches));
+function finish(command: string[], complex: boolean, reasons: string[], asWritten: Entry[], ctx: DecideContext, perExec = false): ScriptDecision {
+  const all: RuleMatch[] = asWritten.flatMap((e) => e.evaluated.flatMap((x) => x.matches));
+  // The model's own code-loading assignments (`PYTHONPATH=src pytest`, `LD_LIBRARY_PATH=. ./app`) ask where
+  // the command would leave the turn's sandbox by the rules' allow or an escalation the request asked for,
+  // and under untrusted (only known-safe commands run unasked there); elsewhere it runs in the sandbox (or
+  // with no sandbox at all) and they load nothing the model could not run by itself: as after `export`.
+  const leaves = asWritten.every((e) => mayLeaveSandbox(e, true)) && everyCommandExplicitlyAllowed(all);
+  const asks = leaves || ctx.approvalPolicy === 'untrusted' || escalationRequested(ctx.sandboxPermissions);
+  const entries = asks ? asWritten : asWritten.map(loadingInSandbox);
   const amendable = entries.every((e) => e.amendable);
-  const bypass = entries.every(mayLeaveSandbox) && everyCommandExplicitlyAllowed(all);
+  const bypass = entries.every((e) => mayLeaveSandbox(e)) && everyCommandExplicitlyAllowed(all);
   const roots = ctx.codeLoading?.writableRoots ?? writableRootsFor(ctx.sandboxPolicy, ctx.cwd);
   const loadingNames = ctx.env ? codeLoadingVariables(ctx.env, { ...ctx.codeLoading, writableRoots: roots }).map((v) => v.name) : [];
   const requested = (m: RuleMatch[], c: string[][]) => requestedAmendment(ctx, m, c);

@@ -22,7 +22,7 @@ export function isReadOnlyBuiltin(argv: readonly string[]): boolean {
 }
 
 /** Wrappers decided as their inner command. */
-export const DECIDED_AS_INNER = new Set(['timeout', 'nice', 'nohup', 'stdbuf', 'env', 'time', 'command', 'ionice']);
+export const DECIDED_AS_INNER = new Set(['timeout', 'nice', 'nohup', 'stdbuf', 'env', 'time', 'command', 'ionice', 'taskset', 'chrt']);
 
 export function basenameOf(program: string): string {
   return program.slice(program.lastIndexOf('/') + 1);

@@ -15,7 +15,7 @@ export { ArgsError, parseShellArgs, type ShellInvocation, USAGE } from './gate-s
 export { type LocalPlan, localPlanner } from './local-planner.js';
 export { gateNative, type GateNative } from './native.js';
 export type { RunPlan } from './plan.js';
-export { inheritedFds, runPlan } from './run-bash.js';
+export { endAsRun, inheritedFds, runPlan } from './run-bash.js';
 export { type Attempt, EXIT_DENIED, preflightOf, runCall, type Runner, type StartUpEnd, TAIL_BYTES, utf8Tail } from './run-call.js';
 export { denialReason, sandboxDenial } from './sandbox-denial.js';
 export { rerunJustification } from './sandbox-rerun.js';

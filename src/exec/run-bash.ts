@@ -15,6 +15,26 @@ import { gateNative } from './native.js';
 import { watchStartUp } from './start-up-gate.js';
 import { utf8Tail } from './run-call.js';
 
+/** The signal that ended the last run of this process, or null (endAsRun). */
+let lastSignal: NodeJS.Signals | null = null;
+
+/**
+ * gate-sh ends as the run's bash ended: by the same signal when one ended it (`kill $$`, a last command bash
+ * ran in its place and that crashed), so that the caller sees a signal and not 128+n, as from bash and from
+ * the native gate-sh (shims/gate-sh-native.c exit_as_run). A signal this process cannot die of (node ignores
+ * SIGPIPE) leaves the status. Call with the status about to be the exit code, nothing else left to do.
+ */
+export function endAsRun(status: number): void {
+  const sig = lastSignal;
+  if (sig === null || status !== 128 + (constants.signals[sig] ?? -1)) return;
+  process.removeAllListeners(sig);
+  try {
+    process.kill(process.pid, sig);
+  } catch {
+    // the status stays the exit code
+  }
+}
+
 export interface RunResult {
   status: number;
   durationMs: number;
@@ -199,6 +219,7 @@ export function runPlan(plan: RunPlan, opts: RunOptions = {}): Promise<RunResult
       forwarder.dispose();
       if (source && shared) handOver(source, shared[0], to, take);
       void drained.then(() => {
+        lastSignal = signal;
         const result: RunResult = { status: exitStatus(code, signal, constants.signals), durationMs: nowMs() - started };
         if (relay) result.stderrTail = utf8Tail(tail);
         resolve(result);

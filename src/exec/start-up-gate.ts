@@ -61,10 +61,14 @@ export type { StartUpFds };
 
 /**
  * The prefix, on the script's first line (line numbers hold). Builtins only, so nothing of it is exec'd;
- * a missing go (gate-sh could not end the phase) ends bash before the script: 126, as a denial.
+ * a missing go (gate-sh could not end the phase) ends bash before the script: 126, as a denial. The two
+ * descriptors are closed by `command exec`: bash makes an `exec`'s redirections the shell's own only when
+ * the command is `exec` itself or `command exec`; under `builtin exec` they are undone when it returns, and
+ * until 2026-11 both pipes stayed open in bash and in every program of the run (fds 253 and 254 of every
+ * process, where bash has none).
  */
 export function startUpPrefix(fds: StartUpFds): string {
-  return `{ builtin printf . >&${fds.ready}; builtin read -r -N 1 -u ${fds.go} __gate_go || builtin exit 126; builtin unset __gate_go; builtin exec ${fds.ready}>&- ${fds.go}<&-; }; `;
+  return `{ builtin printf . >&${fds.ready}; builtin read -r -N 1 -u ${fds.go} __gate_go || builtin exit 126; builtin unset __gate_go; command exec ${fds.ready}>&- ${fds.go}<&-; }; `;
 }
 
 /**

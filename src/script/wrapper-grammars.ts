@@ -102,6 +102,16 @@ export const GRAMMARS: Record<string, (argv: string[]) => Step> = {
   nohup: optionGrammar({}),
   stdbuf: optionGrammar({ shortArg: 'ioe', longArg: ['--input', '--output', '--error'] }),
   time: optionGrammar({ shortArg: 'fo', longArg: ['--format', '--output'] }),
+  // scheduling wrappers: they exec their command in place, as nice does (the exec gate sees that exec); with
+  // -p they act on a running process and run nothing
+  taskset: optionGrammar({ positional: 1, noRun: '-p --pid -h --help -V --version' }),
+  ionice: optionGrammar({ shortArg: 'cn', longArg: ['--class', '--classdata'], noRun: '-p --pid -P --pgid -u --uid -h --help -V --version' }),
+  chrt: optionGrammar({
+    shortArg: 'TPD',
+    longArg: ['--sched-runtime', '--sched-period', '--sched-deadline'],
+    positional: 1,
+    noRun: '-p --pid -m --max -h --help -V --version',
+  }),
   command: optionGrammar({ noRun: '-v -V' }),
   exec: optionGrammar({ shortArg: 'a' }),
   builtin: optionGrammar({}),

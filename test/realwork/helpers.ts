@@ -26,7 +26,7 @@ export async function realworkDaemon(mode: Mode, rules: string[] = []): Promise<
     env: { GATE_SANDBOX_MODE: mode, GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1', PATH, LC_ALL: 'C.UTF-8', LANG: 'C.UTF-8' },
   });
   // the test runner's own settings must not reach the project's tools
-  for (const k of Object.keys(d.env)) if (/^(npm_|NODE_OPTIONS$|PYTHON|VIRTUAL_ENV$|MAKEFLAGS$|MFLAGS$)/.test(k)) delete d.env[k];
+  for (const k of Object.keys(d.env)) if (/^(npm_|NODE_OPTIONS$|NODE_TEST_CONTEXT$|PYTHON|VIRTUAL_ENV$|MAKEFLAGS$|MFLAGS$)/.test(k)) delete d.env[k];
   return d;
 }
 

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { gateNative } from '../../src/exec/native.js';
 import { callDir, runsInProcess, startPlannedCall } from '../../src/integrations/shell-plan.js';
@@ -101,7 +102,7 @@ const CALL_CASES: string[][] = [
 ];
 
 /** The start-up phase's hand-over at the head of bash's script (src/exec/start-up-gate.ts), whatever its descriptors. */
-const HAND_OVER = /builtin printf \. >&\d+; builtin read -r -N 1 -u \d+ __gate_go \|\| builtin exit 126; builtin unset __gate_go; builtin exec \d+>&- \d+<&-;/g;
+const HAND_OVER = /builtin printf \. >&\d+; builtin read -r -N 1 -u \d+ __gate_go \|\| builtin exit 126; builtin unset __gate_go; command exec \d+>&- \d+<&-;/g;
 
 interface Merged {
   code: number | null;
@@ -123,7 +124,12 @@ function runMerged(program: string, args: string[], o: { env: Record<string, str
     pipe.on('data', (d: Buffer) => out.push(d));
     const closed = new Promise<void>((done) => pipe.once('close', () => done()));
     c.on('error', reject);
-    c.on('exit', (code) => void closed.then(() => resolve({ code, output: Buffer.concat(out) })));
+    // a gate-sh that ended by a signal (as its bash did: `kill -TERM $$`) has the status bash reports for it,
+    // 128+n, which is what the mcp runner's call gives as its exit code
+    c.on('exit', (code, signal) => {
+      const status = code ?? 128 + (signal ? osConstants.signals[signal] : 0);
+      void closed.then(() => resolve({ code: status, output: Buffer.concat(out) }));
+    });
   });
 }
 

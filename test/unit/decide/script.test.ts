@@ -96,10 +96,53 @@ test('code-loading assignments prompt even under an allow rule (LD_PRELOAD=./evi
   assert.equal(s.decided_by.type === 'heuristic' && s.decided_by.name, 'code-loading');
   assert.equal(a.bypass_sandbox, false);
   assert.match(a.requirement.type === 'needs_approval' ? a.requirement.reason ?? '' : '', /LD_PRELOAD/);
-  for (const script of ['PATH=.:$PATH git status', 'env GIT_CONFIG_COUNT=1 git status', 'BASH_ENV=x git status'])
-    assert.notEqual(sh(script, ctx).decision, 'allow', script);
+  // never out of the sandbox unasked: asked, or run in the turn's sandbox (a complex script, a wrapper no rule allows)
+  for (const script of ['PATH=.:$PATH git status', 'env GIT_CONFIG_COUNT=1 git status', 'BASH_ENV=x git status']) {
+    const d = sh(script, ctx);
+    assert.ok(d.decision !== 'allow' || (!d.bypass_sandbox && d.subcommands.every((x) => x.execution?.type === 'TurnDefault')), script);
+  }
+  assert.equal(sh('BASH_ENV=x git status', ctx).decision, 'prompt');
   assert.equal(sh('LD_PRELOAD=./evil.so git status', ctxOf('prefix_rule(pattern=["git", "status"])', { approvalPolicy: 'never' })).decision, 'forbidden');
   assert.equal(sh('FOO=1 git status', ctx).decision, 'allow');
+});
+
+test('code-loading assignments of a command that stays in the turn sandbox run unasked, as after export (issue 29)', () => {
+  // `PYTHONPATH=src pytest` was asked (and so denied with no approver) while `export PYTHONPATH=src; pytest` ran
+  for (const sandboxPolicy of [parseSandboxPolicy('workspace-write'), parseSandboxPolicy('danger-full-access')])
+    for (const approvalPolicy of ['on-request', 'on-failure', 'never'] as const)
+      for (const script of [
+        'PYTHONPATH=src python3 -m pytest -q',
+        'LD_LIBRARY_PATH=. ./app',
+        'PATH="$PWD/node_modules/.bin:$PATH" tool f',
+        'MAKEFLAGS=-j2 make',
+        'CLASSPATH=. java A',
+        'env PYTHONPATH=. python3 t.py',
+        'NODE_OPTIONS=--max-old-space-size=512 npm test',
+      ]) {
+        const d = sh(script, ctxOf('', { sandboxPolicy, approvalPolicy }));
+        const what = `${script} (${approvalPolicy}, ${sandboxPolicy.type})`;
+        assert.equal(d.decision, 'allow', what);
+        assert.equal(d.bypass_sandbox, false, what);
+        for (const x of d.subcommands) assert.deepEqual([x.action, x.execution], [{ type: 'Run' }, { type: 'TurnDefault' }], what);
+        // the variables are still on the record, allowed, and no amendment is offered for them
+        const assigned = d.subcommands.flatMap((x) => x.evaluated).find((e) => e.role === 'assignment');
+        assert.equal(assigned?.decision, 'allow', what);
+        assert.equal(assigned?.sources[0].type === 'heuristic' && assigned.sources[0].name, 'code-loading', what);
+      }
+  // still asked: where the rules' allow would take it out of the sandbox, under untrusted (a known-safe
+  // command is not safe with them), and when the request asks to leave the sandbox
+  const rule = sh('PYTHONPATH=src python3 -m pytest', ctxOf('prefix_rule(pattern=["python3"])'));
+  assert.equal(rule.decision, 'prompt');
+  assert.deepEqual(rule.subcommands[0].on_approval, { type: 'Run' });
+  assert.equal(sh('LD_PRELOAD=./x.so ls', ctxOf('', { approvalPolicy: 'untrusted' })).decision, 'prompt');
+  assert.equal(sh('ls', ctxOf('', { approvalPolicy: 'untrusted' })).decision, 'allow');
+  const escalated = sh('LD_PRELOAD=./x.so make', ctxOf('', { sandboxPermissions: 'require_escalated' }));
+  assert.equal(escalated.decision, 'prompt');
+  assert.match(escalated.requirement.type === 'needs_approval' ? (escalated.requirement.reason ?? '') : '', /LD_PRELOAD/);
+  // an opaque command keeps its own reason without the variables'
+  const inline = sh('PYTHONPATH=. python3 -c "import m"', ctxOf('prefix_rule(pattern=["python3"])'));
+  assert.equal(inline.decision, 'allow');
+  assert.deepEqual(inline.subcommands[0].execution, { type: 'TurnDefault' });
 });
 
 test('opaque code runs in the turn sandbox (each exec it makes decided then); asked under untrusted and where the sandbox cannot hold it', () => {
@@ -197,14 +240,15 @@ test('rule prompts and approval-policy rejections use Codex texts', () => {
     type: 'Deny',
     reason: 'approval required by policy, but AskForApproval is set to Never: `git push origin main` requires approval: pushes are reviewed',
   });
-  // a code-loading variable that asked is named
-  const env = sh('GIT_PAGER="sh -c x" git status', ctxOf('', { approvalPolicy: 'never' }));
+  // a code-loading variable that asked is named (it asks where an allow rule would take the command out of the sandbox)
+  const gitStatus = 'prefix_rule(pattern=["git", "status"])\nprefix_rule(pattern=["make"])';
+  const env = sh('GIT_PAGER="sh -c x" git status', ctxOf(gitStatus, { approvalPolicy: 'never' }));
   const act = env.subcommands[0].action;
   assert.match(act !== 'prompt' && act.type === 'Deny' ? act.reason : '', /Never: .*sets code-loading variables: GIT_PAGER$/);
   // shown as bash reads it back: an assignment as written, never quoted whole (a command named 'LD_PRELOAD=x')
-  const quotedAssign = sh('GIT_PAGER="sh -c x" git status', ctxOf('')).subcommands[0].requirement;
+  const quotedAssign = sh('GIT_PAGER="sh -c x" git status', ctxOf(gitStatus)).subcommands[0].requirement;
   assert.equal(quotedAssign.type === 'needs_approval' && quotedAssign.reason, '`GIT_PAGER="sh -c x" git status`: sets code-loading variables: GIT_PAGER');
-  const plainAssign = sh('LD_PRELOAD=x make', ctxOf('')).subcommands[0].requirement;
+  const plainAssign = sh('LD_PRELOAD=x make', ctxOf(gitStatus)).subcommands[0].requirement;
   assert.equal(plainAssign.type === 'needs_approval' && plainAssign.reason, '`LD_PRELOAD=x make`: sets code-loading variables: LD_PRELOAD');
   const gr: ApprovalPolicy = { reject: { sandbox_approval: false, rules: true, mcp_elicitations: false } };
   assert.deepEqual(sh('git push origin main', ctxOf(rules, { approvalPolicy: gr })).requirement, {

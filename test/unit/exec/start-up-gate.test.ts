@@ -44,6 +44,8 @@ test('startUpPrefix: builtins only, on one line, and 126 before the script when 
   assert.ok(!p.includes('\n'));
   assert.match(p, /builtin printf \. >&7/);
   assert.match(p, /builtin read -r -N 1 -u 8 __gate_go \|\| builtin exit 126/);
-  // every command of the prefix is a builtin, so none of it is exec'd (and judged)
-  for (const cmd of p.replace(/^\{ | \}; $/g, '').split(/; | \|\| /)) assert.match(cmd, /^builtin /, cmd);
+  // every command of the prefix is a builtin, so none of it is exec'd (and judged); the descriptors are closed
+  // for good (`builtin exec` would undo its redirections when it returns)
+  for (const cmd of p.replace(/^\{ | \}; $/g, '').split(/; | \|\| /)) assert.match(cmd, /^(builtin |command exec )/, cmd);
+  assert.match(p, /command exec 7>&- 8<&-; \}; $/);
 });
