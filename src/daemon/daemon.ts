@@ -357,6 +357,9 @@ export class Daemon<P> {
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
     const session = req.session_run ? this.runs.live(req.session_run) : undefined;
     if (session) session.current = run.run_id;
+    // a sourced file's functions, an eval's: they stay in the shell for its later commands and nested shells
+    if (check.foreignText || parent?.foreignText || session?.foreignText) run.foreignText = true;
+    if (check.foreignText && session) session.foreignText = true;
     // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
     // A nested `bash -c '<script>'` whose enclosing run settled exactly this script (the person saw it
@@ -530,6 +533,7 @@ export class Daemon<P> {
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
       settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
+      foreignText: run?.foreignText === true,
       ancestry,
       scoped: kernel,
       writable: this.writableBesidesPolicy(req, run),

@@ -50,6 +50,10 @@ export interface RunRecord {
   /** the run's own sandbox at most (its call's `gate-sh --sandbox`, within its enclosing run's): it runs in the
    * stricter of this and the session's (run-sandbox.ts) */
   atMost?: SandboxPolicy;
+  /** its shell, its enclosing run's or its interactive session's runs text the script does not spell out (a
+   * sourced file, eval, a command string or name known at run time): no exec of it leaves the sandbox by a
+   * rule (ExecContext.foreignText) */
+  foreignText?: boolean;
 }
 
 export interface Settlement {
