@@ -365,6 +365,10 @@ export class Daemon<P> {
     // A nested `bash -c '<script>'` whose enclosing run settled exactly this script (the person saw it
     // whole, as one command) is not asked again: one decision per command.
     const covered = parent ? settledScript(parent, scriptKey(req.script, req.cwd)) : undefined;
+    // a nested shell's script that the enclosing run did not spell out (a sourced file's or a program's own file's
+    // `bash -c`, `bash -c "$(cat f)"`): judged here, but whoever wrote it, nothing of it leaves the sandbox by a
+    // rule, neither at its execs (foreignText) nor by what this pre-flight settles (foreignScript, execCtx)
+    if (parent && covered === undefined) run.foreignText = run.foreignScript = true;
     const inherited: DecisionSource | undefined =
       covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
     const quick = check.subcommands.map((s) => this.decideWithoutAsking(s, anyForbidden, inherited));
@@ -532,7 +536,7 @@ export class Daemon<P> {
       gitReadOnly: this.config.git_read_only,
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
-      settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
+      settled: settledHere(run, settledFor(this.runs, run, settleKey(req.argv, req.cwd))),
       foreignText: run?.foreignText === true,
       ancestry,
       scoped: kernel,
@@ -996,4 +1000,11 @@ export class Daemon<P> {
  * given without its contents, so the kernel layer's report of it is always decided (it names the file). */
 function nameless(program: string): boolean {
   return program.startsWith('/memfd:') || program.endsWith(' (deleted)');
+}
+
+/** What a run's settlement may still decide at an exec: in a nested run whose script nobody spelled out
+ * (RunRecord.foreignScript) nothing settled takes the command out of the sandbox; the exec is decided afresh. */
+function settledHere(run: RunRecord | undefined, settled: Action | undefined): Action | undefined {
+  const leaves = settled?.type === 'Escalate' && settled.execution.type !== 'TurnDefault';
+  return run?.foreignScript && leaves ? undefined : settled;
 }

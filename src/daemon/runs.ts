@@ -54,6 +54,10 @@ export interface RunRecord {
    * sourced file, eval, a command string or name known at run time): no exec of it leaves the sandbox by a
    * rule (ExecContext.foreignText) */
   foreignText?: boolean;
+  /** a nested shell's script its enclosing run's pre-flight did not settle (read from a file, built at run time,
+   * a program's own file's `bash -c`): what this run's own pre-flight settles takes nothing out of the sandbox
+   * (its commands are judged, but the text may not be the model's); implies foreignText */
+  foreignScript?: boolean;
 }
 
 export interface Settlement {

@@ -169,3 +169,23 @@ test('a file the model sources (one a build wrote, one the repository holds) tak
   assert.equal(own.code, 0, own.stderr);
   assert.equal(existsSync(join(outside, 'by-model')), true);
 });
+
+test("a nested shell whose script the model did not spell out (a sourced file's, a script file's, one read from a file) takes no command out of the sandbox", { timeout: 120_000 }, async (t) => {
+  const { d, outside } = await rig();
+  t.after(() => d.close());
+  // each nested `bash -c`/`sh -c` gets a pre-flight of its own (the PATH shim), which judges its text exactly but
+  // cannot tell who wrote it: its rule-allowed touch must not leave by that settlement
+  writeFileSync(join(d.ws, 'env.sh'), `bash -c 'touch ${outside}/by-sourced-bash'\nsh -c 'touch ${outside}/by-sourced-sh'\n`);
+  writeFileSync(join(d.ws, 'build.sh'), `bash -c 'touch ${outside}/by-script-file'\n`);
+  writeFileSync(join(d.ws, 'cmd.txt'), `touch ${outside}/by-read-text\n`);
+  const gsh = (script: string) => run(GATE_SH, ['-c', script], { env: d.env, cwd: d.ws, timeoutMs: 90_000 });
+  for (const script of ['. ./env.sh', 'bash ./build.sh', 'bash -c "$(cat cmd.txt)"']) {
+    const r = await gsh(script);
+    assert.match(r.stderr, /touch: cannot touch '[^']*by-[a-z-]+': Read-only file system/, `${script}: ${r.stderr}`);
+  }
+  for (const f of ['by-sourced-bash', 'by-sourced-sh', 'by-script-file', 'by-read-text']) assert.equal(existsSync(join(outside, f)), false, f);
+  // the model's own nested shell, spelled out in its script, keeps the rule
+  const own = await gsh(`bash -c 'touch ${outside}/by-model-nested'`);
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(existsSync(join(outside, 'by-model-nested')), true);
+});
