@@ -357,11 +357,18 @@ export class Daemon<P> {
     // an interactive session's next line: the session bash's execs (under session_run) reuse this line's answers
     const session = req.session_run ? this.runs.live(req.session_run) : undefined;
     if (session) session.current = run.run_id;
+    // a sourced file's functions, an eval's: they stay in the shell for its later commands and nested shells
+    if (check.foreignText || parent?.foreignText || session?.foreignText) run.foreignText = true;
+    if (check.foreignText && session) session.foreignText = true;
     // A forbidden subcommand anywhere: nothing runs, so nobody is asked anything.
     const anyForbidden = check.subcommands.some((s) => s.requirement === 'forbidden');
     // A nested `bash -c '<script>'` whose enclosing run settled exactly this script (the person saw it
     // whole, as one command) is not asked again: one decision per command.
     const covered = parent ? settledScript(parent, scriptKey(req.script, req.cwd)) : undefined;
+    // a nested shell's script that the enclosing run did not spell out (a sourced file's or a program's own file's
+    // `bash -c`, `bash -c "$(cat f)"`): judged here, but whoever wrote it, nothing of it leaves the sandbox by a
+    // rule, neither at its execs (foreignText) nor by what this pre-flight settles (foreignScript, execCtx)
+    if (parent && covered === undefined) run.foreignText = run.foreignScript = true;
     const inherited: DecisionSource | undefined =
       covered === undefined || !parent ? undefined : { kind: 'parent-run', run_id: parent.run_id, ...(covered ? { approval_id: covered } : {}) };
     const quick = check.subcommands.map((s) => this.decideWithoutAsking(s, anyForbidden, inherited));
@@ -529,7 +536,8 @@ export class Daemon<P> {
       gitReadOnly: this.config.git_read_only,
       sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
       additionalPermissions: run?.additional_permissions,
-      settled: settledFor(this.runs, run, settleKey(req.argv, req.cwd)),
+      settled: settledHere(run, settledFor(this.runs, run, settleKey(req.argv, req.cwd))),
+      foreignText: run?.foreignText === true,
       ancestry,
       scoped: kernel,
       writable: this.writableBesidesPolicy(req, run),
@@ -992,4 +1000,11 @@ export class Daemon<P> {
  * given without its contents, so the kernel layer's report of it is always decided (it names the file). */
 function nameless(program: string): boolean {
   return program.startsWith('/memfd:') || program.endsWith(' (deleted)');
+}
+
+/** What a run's settlement may still decide at an exec: in a nested run whose script nobody spelled out
+ * (RunRecord.foreignScript) nothing settled takes the command out of the sandbox; the exec is decided afresh. */
+function settledHere(run: RunRecord | undefined, settled: Action | undefined): Action | undefined {
+  const leaves = settled?.type === 'Escalate' && settled.execution.type !== 'TurnDefault';
+  return run?.foreignScript && leaves ? undefined : settled;
 }

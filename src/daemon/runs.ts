@@ -50,6 +50,14 @@ export interface RunRecord {
   /** the run's own sandbox at most (its call's `gate-sh --sandbox`, within its enclosing run's): it runs in the
    * stricter of this and the session's (run-sandbox.ts) */
   atMost?: SandboxPolicy;
+  /** its shell, its enclosing run's or its interactive session's runs text the script does not spell out (a
+   * sourced file, eval, a command string or name known at run time): no exec of it leaves the sandbox by a
+   * rule (ExecContext.foreignText) */
+  foreignText?: boolean;
+  /** a nested shell's script its enclosing run's pre-flight did not settle (read from a file, built at run time,
+   * a program's own file's `bash -c`): what this run's own pre-flight settles takes nothing out of the sandbox
+   * (its commands are judged, but the text may not be the model's); implies foreignText */
+  foreignScript?: boolean;
 }
 
 export interface Settlement {

@@ -59,6 +59,9 @@ export interface ScriptResult {
   perExecSandbox?: SandboxPolicy | null;
   /** that sandbox is stricter than the turn's (ScriptDecision.sandbox_narrowed) */
   sandboxNarrowed?: boolean;
+  /** the run's own shell also runs text the model did not write in the script: a sourced file, an eval or a
+   * command string known only at run time, a command named at run time (ExecContext.foreignText) */
+  foreignText?: true;
   subcommands: SubcommandResult[];
 }
 
@@ -74,6 +77,10 @@ export interface ExecContext extends SessionPolicies {
   /** what pre-flight (or an earlier exec prompt) of the same run settled for this argv + cwd: reused
    * only when the exec-time checks (code loading, writable program, skill permissions) add nothing */
   settled?: Action;
+  /** the run's own shell runs text that is not the model's own (ScriptResult.foreignText, of this run or of
+   * the run it is nested in): its commands are judged as the model's (the heuristics), since one bash cannot
+   * be told apart from itself, but none leaves the sandbox by a rule, as a script file run by `sh` does not */
+  foreignText?: boolean;
   /** how the exec'ing process and its ancestors were started (read from /proc by the daemon), asked only
    * when the decision depends on where the command came from (src/decide/provenance.ts) */
   ancestry?: () => Ancestry | null;

@@ -59,6 +59,9 @@ const CACHE_ENTRIES = 2048;
 const UNPARSED =
   /^(parse error|analysis failed|script is not a string|script larger than \d+ bytes$|scripts nested too deeply|NUL byte|invalid UTF|carriage return)/;
 const MAX_CACHED_KEY = 16 * 1024;
+/** What runs in the run's own bash (or as the model's text) though the script does not spell it out: a sourced
+ * file, an eval's or a command string's text, a command named at run time (ScriptResult.foreignText). */
+const FOREIGN_TEXT: ReadonlySet<string> = new Set(['source', 'eval', 'command-string', 'dynamic-name']);
 
 export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
   io.guardPrograms(policy.guardedPrograms());
@@ -103,6 +106,7 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
         cwd: req.cwd,
       });
       const result: ScriptResult = {
+        ...(a.subcommands.some((s) => s.opaque_kind !== undefined && FOREIGN_TEXT.has(s.opaque_kind)) ? { foreignText: true as const } : {}),
         complex: a.complex,
         parses: !a.complex_reasons.some((r) => UNPARSED.test(r)),
         perExec: a.per_exec,
@@ -148,7 +152,11 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       const kernelCommand = io.kernelCommand(req);
       // read from /proc once, when the decision or its reuse needs it
       let known: Provenance | undefined;
-      const provenance = ctx.ancestry ? () => (known ??= provenanceOf(ctx.ancestry!(), [req.program, ...req.argv])) : undefined;
+      const read = (): Provenance => {
+        const p = provenanceOf(ctx.ancestry!(), [req.program, ...req.argv]);
+        return ctx.foreignText && p.widen ? { ...p, widen: false } : p;
+      };
+      const provenance = ctx.ancestry ? () => (known ??= read()) : undefined;
       const d = decideIntercepted(req.program, req.argv, req.cwd, {
         policy,
         approvalPolicy: ctx.approvalPolicy,

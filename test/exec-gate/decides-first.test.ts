@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
-import { escFixture, gateSh, execGateOptions } from './helpers.js';
+import { asInlineCode, escFixture, gateSh, execGateOptions } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 let bin = '';
@@ -28,7 +28,8 @@ before(() => {
   process.on('exit', () => rmSync(bin, { recursive: true, force: true }));
 });
 
-const BASH = 'prefix_rule(pattern=["bash"], decision="allow")';
+// (no rule names bash: the exec of /bin/bash that inFile makes is the model's own, and such a rule would
+// escalate the whole script with it)
 
 /** Audit records of kind "exec" with an action, for a program (by name) and the rest of argv. */
 function execRecords(rig: DaemonProc, name: string, rest: string[]): Record<string, unknown>[] {
@@ -39,24 +40,22 @@ function execRecords(rig: DaemonProc, name: string, rest: string[]): Record<stri
     .filter((r) => r.kind === 'exec' && r.action !== undefined && basename(r.argv[0]) === name && JSON.stringify(r.argv.slice(1)) === JSON.stringify(rest));
 }
 
-/** `bash ./f.sh`: pre-flight sees only bash; every exec in the file meets the exec gate. */
-function inFile(rig: DaemonProc, name: string, script: string) {
-  writeFileSync(join(rig.ws, name), script + '\n');
-  // sourced by the run's own shell: its execs are the model's (issue 29: those of `bash ./file` are the
-  // program's, whose allow-ruled execs no longer leave the sandbox)
-  return gateSh(rig, `export B=${bin}; . ./${name}`, { timeoutMs: 60_000 });
+/** `script` as the model's own inline code (helpers.ts, asInlineCode): pre-flight sees only python3; every exec
+ * in it meets the exec gate unsettled, as the model's own command. */
+function inFile(rig: DaemonProc, script: string) {
+  return gateSh(rig, `export B=${bin}; ${asInlineCode(script)}`, { timeoutMs: 60_000 });
 }
 
 for (const mode of ['workspace-write', 'danger-full-access'] as const) {
   test(`${mode}: a denied exec (from bash, posix_spawn) is said once, in the process's own stderr, and decided once; allowed, it runs`, async (t) => {
     for (const decision of ['forbidden', 'allow'] as const) {
-      const rules = [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`];
+      const rules = [`prefix_rule(pattern=["rm"], decision="${decision}")`];
       const rig = await startDaemon(execGateOptions({ rules, env: { GATE_SANDBOX_MODE: mode } }));
       t.after(async () => (killAll(), rig.close()));
       writeFileSync(join(rig.ws, 'a'), '');
       writeFileSync(join(rig.ws, 'b'), '');
       writeFileSync(join(rig.ws, 's'), '');
-      const r = await inFile(rig, 'del.sh', 'x=rm; $x -f a; echo "a=$?"; $x -f b 2>/dev/null; echo "b=$?"; "$B/spawner" spawn /bin/rm rm -f s; echo "s=$?"');
+      const r = await inFile(rig, 'x=rm; $x -f a; echo "a=$?"; $x -f b 2>/dev/null; echo "b=$?"; "$B/spawner" spawn /bin/rm rm -f s; echo "s=$?"');
       assert.equal(r.code, 0, r.stderr);
       if (decision === 'forbidden') {
         assert.equal(r.stdout, 'a=126\nb=126\ns=126\n', r.stderr);
@@ -77,10 +76,10 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
 
 test('an exec from bash that escalates is decided once and runs through the daemon with the caller\'s pipe', async (t) => {
   const esc = escFixture();
-  const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["${esc}"], decision="allow")`] }));
+  const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["${esc}"], decision="allow")`] }));
   t.after(async () => (killAll(), rig.close()));
   writeFileSync(join(rig.ws, 'in.txt'), 'hello\n');
-  const r = await inFile(rig, 'esc.sh', `${esc} cat < in.txt | cat; echo "rc=\${PIPESTATUS[0]}"`);
+  const r = await inFile(rig, `${esc} cat < in.txt | cat; echo "rc=\${PIPESTATUS[0]}"`);
   assert.equal(r.stdout, 'HELLO\nrc=0\n', r.stderr);
   const recs = execRecords(rig, basename(esc), ['cat']);
   assert.equal(recs.length, 1, JSON.stringify(recs));
@@ -95,11 +94,11 @@ test('a mark forged by a static program: a forbidden exec still does not run (qu
     ['allow', 'rm', false],
     ['allow', 'touch', true],
   ] as const) {
-    const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`] }));
+    const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`] }));
     t.after(async () => (killAll(), rig.close()));
     writeFileSync(join(rig.ws, 'c'), '');
     const args = program === 'rm' ? ['-f', 'c'] : ['d'];
-    const r = await inFile(rig, 'forge.sh', `"$B/forge-ask" /bin/${program} ${program} ${args.join(' ')}; echo "rc=$?"`);
+    const r = await inFile(rig, `"$B/forge-ask" /bin/${program} ${program} ${args.join(' ')}; echo "rc=$?"`);
     assert.equal(r.code, 0, r.stderr);
     const what = `${program}, rm ${decision}`;
     assert.equal(r.stdout, runs ? 'rc=0\n' : 'rc=126\n', `${what}: ${r.stderr}`);
@@ -113,10 +112,10 @@ test('a mark forged by a static program: a forbidden exec still does not run (qu
 
 test('a static program that execs without a fork keeps its own exec\'s marks: its forbidden rm is denied with the message; allowed, it runs', async (t) => {
   for (const decision of ['forbidden', 'allow'] as const) {
-    const rig = await startDaemon(execGateOptions({ rules: [BASH, `prefix_rule(pattern=["rm"], decision="${decision}")`] }));
+    const rig = await startDaemon(execGateOptions({ rules: [`prefix_rule(pattern=["rm"], decision="${decision}")`] }));
     t.after(async () => (killAll(), rig.close()));
     writeFileSync(join(rig.ws, 'e'), '');
-    const r = await inFile(rig, 'keep.sh', '"$B/forge-ask" --keep /bin/rm rm -f e; echo "rc=$?"');
+    const r = await inFile(rig, '"$B/forge-ask" --keep /bin/rm rm -f e; echo "rc=$?"');
     assert.equal(r.code, 0, r.stderr);
     if (decision === 'forbidden') {
       assert.equal(r.stdout, 'rc=126\n', r.stderr);
@@ -135,12 +134,12 @@ test('an exec the LD_PRELOAD layer did not make, escalated by a rule: the new pr
   // a static program's exec: the kernel layer decides it, lets the Escalate go on in place and leaves a
   // word for touch's constructor, which escalates out of the turn's sandbox with the token
   for (const escalated of [true, false]) {
-    const rules = [BASH, ...(escalated ? ['prefix_rule(pattern=["touch"], decision="allow")'] : [])];
+    const rules = [...(escalated ? ['prefix_rule(pattern=["touch"], decision="allow")'] : [])];
     const config = 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n';
     const rig = await startDaemon(execGateOptions({ rules, config }));
     t.after(async () => (killAll(), rig.close()));
     const outside = join(rig.te.dir, 'outside-touch');
-    const r = await inFile(rig, 'esc-static.sh', `"$B/forge-ask" --keep /usr/bin/touch touch ${outside}; echo "rc=$?"`);
+    const r = await inFile(rig, `"$B/forge-ask" --keep /usr/bin/touch touch ${outside}; echo "rc=$?"`);
     assert.equal(r.stdout, escalated ? 'rc=0\n' : 'rc=1\n', r.stderr);
     assert.equal(existsSync(outside), escalated, escalated ? 'the escalated touch did not leave the sandbox' : 'touch left the sandbox');
     assert.equal(execRecords(rig, 'touch', [outside]).length, 1);

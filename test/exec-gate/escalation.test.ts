@@ -8,28 +8,24 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { GATE_SH } from '../helpers/env.js';
-import { escFixture, gateSh, execGateOptions, SANITIZER_BUILD } from './helpers.js';
+import { asInlineCode, escFixture, gateSh, execGateOptions, SANITIZER_BUILD } from './helpers.js';
 import { type DaemonProc, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
-let files = 0;
-/** Run `script` from a file, sourced by the run's own shell (`. ./f.sh`): pre-flight sees only `.`, every exec
- * in it meets the gate, as the model's own command (issue 29: `bash ./f.sh` is a program running its own
- * file, whose execs an allow rule no longer takes out of the sandbox). */
+/** Run `script` as the model's own inline code (helpers.ts, asInlineCode): pre-flight sees only python3, every
+ * exec in it meets the gate unsettled, as the model's own command. */
 function inFile(rig: DaemonProc, script: string, o: { input?: string; timeoutMs?: number } = {}) {
-  const f = `run${++files}.sh`;
-  writeFileSync(join(rig.ws, f), script + '\n');
-  return gateSh(rig, `. ./${f}`, o);
+  return gateSh(rig, asInlineCode(script), o);
 }
 
 
 const ESC = escFixture();
 
-async function escRig(approve = false): Promise<{ rig: DaemonProc; esc: string; daemonPid: number }> {
+async function escRig(o: { bashRule?: boolean } = {}): Promise<{ rig: DaemonProc; esc: string; daemonPid: number }> {
   const esc = ESC;
-  // `bash` allowed: a script file run by bash is decided at exec time, line by line, by the exec gate
-  const rig = await startDaemon(
-    execGateOptions({ rules: [`prefix_rule(pattern=["${esc}"], decision="allow")`, 'prefix_rule(pattern=["bash"], decision="allow")'], autoApprove: approve }),
-  );
+  // `bash` allowed only where asked (the PTY test's `bash ./tty.sh`): under inFile the exec of /bin/bash is
+  // the model's own, and such a rule would escalate the whole script with it
+  const rules = [`prefix_rule(pattern=["${esc}"], decision="allow")`, ...(o.bashRule ? ['prefix_rule(pattern=["bash"], decision="allow")'] : [])];
+  const rig = await startDaemon(execGateOptions({ rules }));
   const daemonPid = Number(readFileSync(rig.paths.pidFile, 'utf8').trim());
   return { rig, esc, daemonPid };
 }
@@ -53,7 +49,7 @@ test('an escalated command runs in the daemon with the caller\'s pipe, stdin and
 });
 
 test('an escalated command writes to a terminal as a terminal (PTY)', async (t) => {
-  const { rig, esc } = await escRig();
+  const { rig, esc } = await escRig({ bashRule: true });
   t.after(async () => (killAll(), rig.close()));
   const pty = createRequire(import.meta.url)('node-pty');
   writeFileSync(join(rig.ws, 'tty.sh'), `${esc} info; sleep 0.3\n`);
@@ -161,7 +157,6 @@ test('inside the turn sandbox (bubblewrap): rm is denied, writes outside fail, a
     execGateOptions({
       rules: [
         `prefix_rule(pattern=["${ESC}"], decision="allow")`,
-        'prefix_rule(pattern=["bash"], decision="allow")',
         'prefix_rule(pattern=["rm"], decision="forbidden")',
       ],
       config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n',

@@ -55,6 +55,26 @@ export function gateSh(
   return run(GATE_SH, ['-c', script], { env: { ...rig.env, ...(o.env ?? {}) }, cwd: o.cwd ?? rig.ws, input: o.input, timeoutMs: o.timeoutMs });
 }
 
+/**
+ * A gate-sh script that runs `script` as the model's own inline code: `python3 -c` exec'ing `/bin/bash -c`
+ * with the script as its argument, literally in the run's command line. Pre-flight sees only python3 (it
+ * does not read what inline code does with its arguments), so every exec in the script meets the exec gate
+ * unsettled, and reads as the model's text (python -c and bash -c carry their caller's text,
+ * src/decide/provenance.ts), so an allow rule escalates it there. Why this form:
+ *  - not `. ./file` (what the suites used before): a sourced file is not the model's text, whoever wrote it,
+ *    and a run that sources one is never widened by a rule (docs/exec-gate.md, "Where a command came from");
+ *  - not `bash ./file`: a program running its own file, whose execs no rule takes out of the sandbox;
+ *  - not `bash -c '...'` nor a PATH lookup of bash: the PATH shim starts a nested run whose pre-flight
+ *    settles the script's commands (`/bin/bash` by its path skips the shim, as any program may);
+ *  - `os.execv`, not subprocess: the script's bash replaces python in place (same pid, descriptors and
+ *    terminal), so exit statuses (0-255, 128+n for a signal), `$!`, `wait` and signals are bash's own.
+ * No rule may name bash in a suite using it: the exec of bash itself would escalate, the whole script with it.
+ */
+export function asInlineCode(script: string): string {
+  const quoted = `'${script.replace(/'/g, () => "'\\''")}'`;
+  return `python3 -c 'import os, sys; os.execv("/bin/bash", ["bash", "-c", sys.argv[1]])' ${quoted}`;
+}
+
 let escPath: string | undefined;
 
 /** test/exec-gate/esc.sh, outside any writable folder (a program the caller could have written is never

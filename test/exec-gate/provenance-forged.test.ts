@@ -149,18 +149,43 @@ test("a build cannot take over the model's own shell (ptrace, /proc/<pid>/mem) t
   assert.equal(existsSync(join(outside, 'by-model')), true, r.stderr);
 });
 
-// Open (docs/exec-gate.md, "Where a command came from", Limits): a sourced file runs in the run's own bash, whose
-// execs read as the model's text, so its rule-allowed commands leave the sandbox, whoever wrote the file. Fixed
-// by e47d816 (no widening for a run that sources or evals text), reverted in 5030fbd: the exec-gate suites run
-// their scripts as `. ./file` to keep them from pre-flight. A todo until the lead decides.
-test('a file the model sources (one a build wrote, one the repository holds) takes no command of its own out of the sandbox', { timeout: 120_000, todo: 'open: sourced files widen (5030fbd)' }, async (t) => {
+test('a file the model sources (one a build wrote, one the repository holds) takes no command of its own out of the sandbox', { timeout: 120_000 }, async (t) => {
   const { d, outside } = await rig();
   t.after(() => d.close());
   // a build rewrites what the model sources next (a package's setup writing .venv/bin/activate)
   writeFileSync(join(d.ws, 'Makefile'), `all:\n\t@printf 'touch ${outside}/by-activate\\n' > activate\n`);
-  writeFileSync(join(d.ws, 'env.sh'), `touch ${outside}/by-env\n`);
+  // a file of the repository: a command, and a function the script calls after, in this shell and in a nested one
+  writeFileSync(join(d.ws, 'env.sh'), `touch ${outside}/by-env\nf() { touch ${outside}/by-function; }\nexport -f f\n`);
   const gsh = (script: string) => run(GATE_SH, ['-c', script], { env: d.env, cwd: d.ws, timeoutMs: 90_000 });
-  await gsh('make -s; . ./activate');
-  await gsh('source env.sh');
-  for (const f of ['by-activate', 'by-env']) assert.equal(existsSync(join(outside, f)), false, f);
+  const built = await gsh('make -s; . ./activate; echo sourced=$?');
+  assert.match(built.stdout, /^sourced=1$/m, built.stderr);
+  assert.match(built.stderr, /touch: cannot touch '[^']*by-activate': Read-only file system/);
+  const repo = await gsh('source env.sh; f; bash -c f');
+  assert.match(repo.stderr, /touch: cannot touch '[^']*by-env': Read-only file system/, repo.stderr);
+  assert.equal(repo.stderr.match(/^touch: cannot touch '[^']*by-function': Read-only file system$/gm)?.length, 2, repo.stderr);
+  for (const f of ['by-activate', 'by-env', 'by-function']) assert.equal(existsSync(join(outside, f)), false, f);
+  // the model's own command, in a run that sources nothing, leaves by the rule
+  const own = await gsh(`python3 -c 'import os; os.system("touch ${outside}/by-model")'`);
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(existsSync(join(outside, 'by-model')), true);
+});
+
+test("a nested shell whose script the model did not spell out (a sourced file's, a script file's, one read from a file) takes no command out of the sandbox", { timeout: 120_000 }, async (t) => {
+  const { d, outside } = await rig();
+  t.after(() => d.close());
+  // each nested `bash -c`/`sh -c` gets a pre-flight of its own (the PATH shim), which judges its text exactly but
+  // cannot tell who wrote it: its rule-allowed touch must not leave by that settlement
+  writeFileSync(join(d.ws, 'env.sh'), `bash -c 'touch ${outside}/by-sourced-bash'\nsh -c 'touch ${outside}/by-sourced-sh'\n`);
+  writeFileSync(join(d.ws, 'build.sh'), `bash -c 'touch ${outside}/by-script-file'\n`);
+  writeFileSync(join(d.ws, 'cmd.txt'), `touch ${outside}/by-read-text\n`);
+  const gsh = (script: string) => run(GATE_SH, ['-c', script], { env: d.env, cwd: d.ws, timeoutMs: 90_000 });
+  for (const script of ['. ./env.sh', 'bash ./build.sh', 'bash -c "$(cat cmd.txt)"']) {
+    const r = await gsh(script);
+    assert.match(r.stderr, /touch: cannot touch '[^']*by-[a-z-]+': Read-only file system/, `${script}: ${r.stderr}`);
+  }
+  for (const f of ['by-sourced-bash', 'by-sourced-sh', 'by-script-file', 'by-read-text']) assert.equal(existsSync(join(outside, f)), false, f);
+  // the model's own nested shell, spelled out in its script, keeps the rule
+  const own = await gsh(`bash -c 'touch ${outside}/by-model-nested'`);
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(existsSync(join(outside, 'by-model-nested')), true);
 });
