@@ -733,44 +733,34 @@ static void find_self(void) {
 #define LANDLOCK_RULE_PATH_BENEATH_ 1
 #define LANDLOCK_ACCESS_FS_MAKE_BLOCK_ (1ULL << 11)
 #define LANDLOCK_ACCESS_FS_REFER_ (1ULL << 13)
-#define LANDLOCK_SCOPE_SIGNAL_ (1ULL << 1)
 
 /* A program the supervisor marked below a program running its own files enters a Landlock domain of its own,
  * which its descendants inherit: a process in a domain cannot ptrace, open /proc/<pid>/mem of, or
  * process_vm_writev into a process outside it (Landlock's ptrace rule, whatever the domain restricts), so a
  * build cannot take over the model's own shell, whose rule-allowed commands leave the sandbox, and make it run
- * a command of the build's (docs/exec-gate.md, "Below a program running its own files"). The domain restricts
- * as little else as the kernel allows: from Landlock ABI 6 (Linux 6.12) only signals to processes outside it;
- * before, file-system rights that are allowed everywhere beneath / (creating block devices, and moving or
- * linking files between folders, which a domain that does not handle it refuses with EXDEV: cargo's and
- * pip's renames), which also refuses mounts below the build. ABI 1 (every move between folders refused) or no
+ * a command of the build's (docs/exec-gate.md, "Below a program running its own files"). A domain must restrict
+ * something: this one handles two file-system rights and allows both everywhere beneath /, creating block
+ * devices and moving or linking files between folders (a domain that does not handle that one refuses every
+ * such move with EXDEV: cargo's and pip's renames). What it still takes: mounts below the build (Landlock
+ * refuses them in any domain with file-system rights). Not a signal scope (ABI 6): `kill -0` of the model's
+ * own server, or `make stop` killing it, would fail. ABI 1 (every move between folders refused) or no
  * Landlock (before 5.13): nothing is done, and that route stays open there. Needs no_new_privs, which the
  * kernel layer's filter sets. */
 static void own_domain(void) {
   struct {
-    unsigned long long handled_access_fs, handled_access_net, scoped;
-  } ruleset = {0, 0, 0};
+    unsigned long long handled_access_fs;
+  } ruleset = {LANDLOCK_ACCESS_FS_MAKE_BLOCK_ | LANDLOCK_ACCESS_FS_REFER_};
   struct __attribute__((packed)) {
     unsigned long long allowed_access;
     int parent_fd;
-  } beneath = {LANDLOCK_ACCESS_FS_MAKE_BLOCK_ | LANDLOCK_ACCESS_FS_REFER_, -1};
-  long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION_);
-  size_t size = sizeof ruleset;
-  if (abi >= 6) ruleset.scoped = LANDLOCK_SCOPE_SIGNAL_;
-  else if (abi >= 2) {
-    ruleset.handled_access_fs = beneath.allowed_access;
-    size = sizeof ruleset.handled_access_fs; /* (the size ABI 1-3 know) */
-  } else return;
-  long fd = syscall(SYS_landlock_create_ruleset, &ruleset, size, 0);
+  } beneath = {ruleset.handled_access_fs, -1};
+  if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION_) < 2) return;
+  long fd = syscall(SYS_landlock_create_ruleset, &ruleset, sizeof ruleset, 0);
   if (fd < 0) return;
-  int ok = 1;
-  if (ruleset.handled_access_fs) {
-    beneath.parent_fd = open("/", O_PATH | O_CLOEXEC);
-    ok = beneath.parent_fd >= 0 &&
-        syscall(SYS_landlock_add_rule, (int)fd, LANDLOCK_RULE_PATH_BENEATH_, &beneath, 0) == 0;
-    if (beneath.parent_fd >= 0) close(beneath.parent_fd);
-  }
-  if (ok) syscall(SYS_landlock_restrict_self, (int)fd, 0);
+  beneath.parent_fd = open("/", O_PATH | O_CLOEXEC);
+  if (beneath.parent_fd >= 0 && syscall(SYS_landlock_add_rule, (int)fd, LANDLOCK_RULE_PATH_BENEATH_, &beneath, 0) == 0)
+    syscall(SYS_landlock_restrict_self, (int)fd, 0);
+  if (beneath.parent_fd >= 0) close(beneath.parent_fd);
   close((int)fd);
 }
 
