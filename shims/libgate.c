@@ -726,41 +726,29 @@ static void find_self(void) {
 /* Landlock's system calls (the same numbers on every architecture) and the few constants used below. */
 #ifndef SYS_landlock_create_ruleset
 #define SYS_landlock_create_ruleset 444
-#define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
 #endif
 #define LANDLOCK_CREATE_RULESET_VERSION_ (1U << 0)
-#define LANDLOCK_RULE_PATH_BENEATH_ 1
-#define LANDLOCK_ACCESS_FS_MAKE_BLOCK_ (1ULL << 11)
-#define LANDLOCK_ACCESS_FS_REFER_ (1ULL << 13)
+#define LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET_ (1ULL << 0)
 
 /* A program the supervisor marked below a program running its own files enters a Landlock domain of its own,
  * which its descendants inherit: a process in a domain cannot ptrace, open /proc/<pid>/mem of, or
  * process_vm_writev into a process outside it (Landlock's ptrace rule, whatever the domain restricts), so a
  * build cannot take over the model's own shell, whose rule-allowed commands leave the sandbox, and make it run
  * a command of the build's (docs/exec-gate.md, "Below a program running its own files"). A domain must restrict
- * something: this one handles two file-system rights and allows both everywhere beneath /, creating block
- * devices and moving or linking files between folders (a domain that does not handle that one refuses every
- * such move with EXDEV: cargo's and pip's renames). What it still takes: mounts below the build (Landlock
- * refuses them in any domain with file-system rights). Not a signal scope (ABI 6): `kill -0` of the model's
- * own server, or `make stop` killing it, would fail. ABI 1 (every move between folders refused) or no
- * Landlock (before 5.13): nothing is done, and that route stays open there. Needs no_new_privs, which the
- * kernel layer's filter sets. */
+ * something; this one takes the least a build notices: connecting to an abstract Unix socket that a process
+ * outside it made (Landlock ABI 6, Linux 6.12). Not file-system rights: a domain that handles any refuses
+ * mounts, and moves between folders (EXDEV: cargo's and pip's renames) wherever no rule allows them on that
+ * very mount. Not signals: `kill` of the model's own server (`make stop`) would fail. An older kernel: no
+ * domain, and that route stays open there. Needs no_new_privs, which the kernel layer's filter sets. */
 static void own_domain(void) {
   struct {
-    unsigned long long handled_access_fs;
-  } ruleset = {LANDLOCK_ACCESS_FS_MAKE_BLOCK_ | LANDLOCK_ACCESS_FS_REFER_};
-  struct __attribute__((packed)) {
-    unsigned long long allowed_access;
-    int parent_fd;
-  } beneath = {ruleset.handled_access_fs, -1};
-  if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION_) < 2) return;
+    unsigned long long handled_access_fs, handled_access_net, scoped;
+  } ruleset = {0, 0, LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET_};
+  if (syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION_) < 6) return;
   long fd = syscall(SYS_landlock_create_ruleset, &ruleset, sizeof ruleset, 0);
   if (fd < 0) return;
-  beneath.parent_fd = open("/", O_PATH | O_CLOEXEC);
-  if (beneath.parent_fd >= 0 && syscall(SYS_landlock_add_rule, (int)fd, LANDLOCK_RULE_PATH_BENEATH_, &beneath, 0) == 0)
-    syscall(SYS_landlock_restrict_self, (int)fd, 0);
-  if (beneath.parent_fd >= 0) close(beneath.parent_fd);
+  syscall(SYS_landlock_restrict_self, (int)fd, 0);
   close((int)fd);
 }
 
