@@ -3,9 +3,11 @@
 #include "gate-error.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -62,4 +64,15 @@ void gate_die_errno(int status, const char *a, const char *b, const char *c) {
   const char *p[] = {a, b, c};
   line(p, 3, why);
   _exit(status);
+}
+
+void gate_end_by_signal(int sig) {
+  struct rlimit none = {0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+  signal(sig, SIG_DFL);
+  sigset_t m;
+  sigemptyset(&m);
+  sigaddset(&m, sig);
+  sigprocmask(SIG_UNBLOCK, &m, NULL);
+  raise(sig);
 }

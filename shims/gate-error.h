@@ -28,4 +28,9 @@ __attribute__((format(printf, 1, 2))) void gate_msgf(const char *fmt, ...);
 _Noreturn void gate_die(int status, const char *a, const char *b, const char *c, const char *d);
 _Noreturn void gate_die_errno(int status, const char *a, const char *b, const char *c);
 
+/* Ends this process by signal sig, as the command it ran ended (its caller then sees a signal, not 128+n), with
+ * no core file of its own: the command's was dumped already, if it was going to be. Returns only where the
+ * signal cannot end it. */
+void gate_end_by_signal(int sig);
+
 #endif

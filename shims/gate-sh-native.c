@@ -31,7 +31,6 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1002,15 +1001,8 @@ static int g_signaled;
 static int exit_as_run(int status) {
   int sig = g_signaled;
   if (!sig || status != 128 + sig) return status;
-  struct rlimit none = {0, 0};
-  setrlimit(RLIMIT_CORE, &none);
   fflush(NULL);
-  signal(sig, SIG_DFL);
-  sigset_t m;
-  sigemptyset(&m);
-  sigaddset(&m, sig);
-  sigprocmask(SIG_UNBLOCK, &m, NULL);
-  raise(sig);
+  gate_end_by_signal(sig);
   return status;
 }
 

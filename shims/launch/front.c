@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -34,14 +33,7 @@ static int pass_on(int st) {
   if (WIFEXITED(st)) return WEXITSTATUS(st);
   if (!WIFSIGNALED(st)) return 126;
   int sig = WTERMSIG(st);
-  struct rlimit none = {0, 0};
-  setrlimit(RLIMIT_CORE, &none); /* the tree root dumped core already, if it was going to */
-  signal(sig, SIG_DFL);
-  sigset_t m;
-  sigemptyset(&m);
-  sigaddset(&m, sig);
-  sigprocmask(SIG_UNBLOCK, &m, NULL);
-  raise(sig);
+  gate_end_by_signal(sig); /* (the tree root dumped core already, if it was going to) */
   return 128 + sig;
 }
 

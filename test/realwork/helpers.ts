@@ -5,6 +5,7 @@
  * that only times need normalising. Test-only.
  */
 import assert from 'node:assert/strict';
+import { after, before, describe } from 'node:test';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATE_SH } from '../helpers/env.js';
@@ -28,6 +29,19 @@ export async function realworkDaemon(mode: Mode, rules: string[] = []): Promise<
   // the test runner's own settings must not reach the project's tools
   for (const k of Object.keys(d.env)) if (/^(npm_|NODE_OPTIONS$|NODE_TEST_CONTEXT$|PYTHON|VIRTUAL_ENV$|MAKEFLAGS$|MFLAGS$)/.test(k)) delete d.env[k];
   return d;
+}
+
+/** One suite per sandbox mode, each with its own daemon (realworkDaemon) while it runs; `body` declares its tests. */
+export function perMode(title: string, body: (daemon: () => DaemonProc) => void): void {
+  for (const mode of MODES)
+    describe(`${title}, ${mode}`, { timeout: 600_000 }, () => {
+      let d: DaemonProc;
+      before(async () => {
+        d = await realworkDaemon(mode);
+      });
+      after(() => d?.close());
+      body(() => d);
+    });
 }
 
 /** The project's folder: the same path for both sides (the daemon's workspace). */

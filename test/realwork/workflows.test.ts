@@ -9,7 +9,7 @@
 import { after, before, describe, test } from 'node:test';
 import { killAll, type DaemonProc } from '../helpers/daemon.js';
 import type { McpSession } from '../integrations/helpers.js';
-import { MODES, openMcp, realworkDaemon, sameAsBash } from './helpers.js';
+import { openMcp, perMode, realworkDaemon, sameAsBash } from './helpers.js';
 import { GIT_MORE, NODE_TOOLS, ONE_COMMAND_VARIABLES, SHELL_IDIOMS, WORKFLOWS, type Workflow } from './workflows.js';
 
 after(killAll);
@@ -21,15 +21,9 @@ function check(d: () => DaemonProc, w: Workflow, mcp?: () => McpSession): void {
   });
 }
 
-for (const mode of MODES)
-  describe(`gate-sh -lc, ${mode}`, { timeout: 600_000 }, () => {
-    let d: DaemonProc;
-    before(async () => {
-      d = await realworkDaemon(mode);
-    });
-    after(() => d?.close());
-    for (const w of WORKFLOWS) check(() => d, w);
-  });
+perMode('gate-sh -lc', (d) => {
+  for (const w of WORKFLOWS) check(d, w);
+});
 
 describe('gate mcp, workspace-write', { timeout: 300_000 }, () => {
   let d: DaemonProc;
