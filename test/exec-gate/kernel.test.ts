@@ -196,7 +196,9 @@ test('kernel layer: the supervisor killed mid-run: the run ends with a clear err
   assert.equal(r.code, 126, r.stderr);
   assert.match(r.stderr, /gate-sh: exec gate: the exec supervisor of this run is gone/);
   writeFileSync(join(rig.ws, 'go'), '');
-  await waitFor(() => existsSync(join(rig.ws, 'after')) || undefined, 'the background job to try rm');
+  // (the shell makes the file before it writes the line: wait for the line)
+  const tried = () => existsSync(join(rig.ws, 'after')) && readFileSync(join(rig.ws, 'after'), 'utf8').endsWith('\n');
+  await waitFor(() => tried() || undefined, 'the background job to try rm');
   assert.ok(existsSync(join(rig.ws, 'keep')), 'rm ran without a supervisor');
   assert.match(readFileSync(join(rig.ws, 'after'), 'utf8'), /rm=12[67]/);
   // with its listener gone the kernel fails the notifying execve with ENOSYS

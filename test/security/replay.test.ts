@@ -131,7 +131,8 @@ for (const mode of ['workspace-write', 'read-only'] as const)
         ['--escalate', '--justification', 'build', '-c', when === 'finished' ? 'make; echo a=$?' : `make; echo a=$?; read -r x < ${stop}`],
         { env: rig.env, cwd: rig.ws, timeoutMs: 90_000 },
       );
-      await waitFor(() => existsSync(made) || undefined, 'run A to make, outside the sandbox', 60_000);
+      // (make makes the file before it writes the line: wait for the line)
+      await waitFor(() => (existsSync(made) && readFileSync(made, 'utf8').endsWith('\n')) || undefined, 'run A to make, outside the sandbox', 60_000);
       if (when === 'finished') assert.match((await a).stdout, /^a=0$/m);
       await person.leave();
       assert.equal(readFileSync(made, 'utf8'), 'made\n', 'the approved make ran once, outside the sandbox');
