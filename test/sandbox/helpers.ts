@@ -4,8 +4,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { tempEnv, type TempEnv } from '../helpers/env.js';
+import { tmpdir } from 'node:os';
 import { gatePaths, runClientDir, type GatePaths } from '../../src/paths/paths.js';
-import { gateSandboxContext } from '../../src/sandbox/gate-context.js';
+import { gateSandboxContext, hostSockets } from '../../src/sandbox/gate-context.js';
 import type { SandboxContext } from '../../src/sandbox/bwrap-argv.js';
 import { findBwrap, prepareGateDirs } from '../../src/exec/sandbox-run.js';
 import type { TestContext } from 'node:test';
@@ -26,6 +27,13 @@ export interface Box extends TempEnv {
 
 export const BWRAP = findBwrap(process.env);
 
+const OTHER_TESTS = new RegExp(`^${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/g-[^/]+/`);
+
+/** The host's path sockets now, without other tests' (their temp folders), but with those under `own`. */
+function ownSockets(own: string): string[] {
+  return hostSockets().filter((p) => !OTHER_TESTS.test(p) || p.startsWith(`${own}/`));
+}
+
 export function box(extraEnv: Record<string, string> = {}): Box {
   const t = tempEnv(extraEnv);
   const ws = join(t.dir, 'ws');
@@ -43,7 +51,10 @@ export function box(extraEnv: Record<string, string> = {}): Box {
     ws,
     paths,
     runDir,
-    ctx: (over = {}) => ({ ...gateSandboxContext({ cwd: ws, env: t.env, clientDir: runDir }), ...over }),
+    // the host's sockets to mask, but those of other tests' temp folders (g-*): they come and go while this
+    // test runs bubblewrap with the argv alone, which fails on a socket gone meanwhile ("Can't create file at
+    // .../srv.sock"; gate-sh's launcher skips one: src/sandbox/sockets.ts); this test's own stay
+    ctx: (over = {}) => ({ ...gateSandboxContext({ cwd: ws, env: t.env, clientDir: runDir, hostSockets: ownSockets(t.dir) }), ...over }),
     run(args, script) {
       const argv = args === null ? ['bash', '-c', script] : [BWRAP, ...args, 'bash', '-c', script];
       const r = spawnSync(argv[0], argv.slice(1), { cwd: ws, env: t.env, encoding: 'utf8', timeout: 20_000 });
