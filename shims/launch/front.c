@@ -144,9 +144,9 @@ static _Noreturn void supervisor(char **prog, const char *path, const char *argv
   sigaddset(&chld, FRONT_GONE);
   /* SIGCHLD only for children that end: a worker's follow stops every exec'ing process at its exec
    * (follow.c), and each trace stop would otherwise wake this thread to look for an exited child (nine
-   * system calls and a wake-up per exec, docs/history/2026-11-measurements.md); the worker's own waitpid is woken all
-   * the
-   * same. Set after the tree root was forked: its dispositions are its own. */
+   * system calls and a wake-up per exec, docs/history/2026-11-measurements.md); the worker's own waitpid is woken
+   * all the same. Set after the tree root was forked: its dispositions are its own. Setting it discards a
+   * SIGCHLD already pending (the root may have ended by now): supervise() looks for ended children once first. */
   struct sigaction nostop = {.sa_handler = SIG_DFL, .sa_flags = SA_NOCLDSTOP};
   sigemptyset(&nostop.sa_mask);
   sigaction(SIGCHLD, &nostop, NULL);

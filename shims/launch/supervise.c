@@ -116,13 +116,30 @@ static void to_null(int fd, int flags) {
   close(null);
 }
 
+/* Every exited child reaped; the tree root's status, when it is among them, written to the front. Returns
+ * whether the root is done (reaped now or before, or no child is left). */
+static int reap_exited(const struct launch *l, int status_w, int root_done) {
+  int st;
+  pid_t w;
+  while ((w = reap_one(l, &st)) > 0) {
+    if (w != l->root || root_done) continue;
+    root_done = 1;
+    /* unwritten (the front gone): nobody is left to tell */
+    if (write(status_w, &st, sizeof st) != (ssize_t)sizeof st) {}
+    /* background jobs outlive the command, and this supervisor outlives them: it lets go of the caller's
+     * stderr, as bash does, so a reader of that pipe is not kept waiting by the gate itself (a job's own
+     * descriptors keep it open as under bash) */
+    to_null(2, O_WRONLY);
+  }
+  return root_done || (w < 0 && errno == ECHILD);
+}
+
 void supervise(const struct launch *l, const struct gate_join *j, int status_w, int sigfd) {
   to_null(0, O_RDWR);
   to_null(1, O_RDWR);
   int keep[5] = {l->listener, status_w, sigfd, relay_ksock(), relay_dsock()};
   qsort(keep, 5, sizeof keep[0], cmp_int);
   close_all_but(keep, 5);
-  int root_done = 0, hup = 0;
   /* every waiting request of the tree holds its reply socket here until answered: the soft limit on
    * descriptors (often 1024) is raised to the hard one, for this process only */
   struct rlimit nofile;
@@ -134,6 +151,10 @@ void supervise(const struct launch *l, const struct gate_join *j, int status_w, 
   struct seccomp_notif *own = NULL;
   /* nobody could answer an exec: the front stops the run (fail closed) */
   if (workers_start(l) && !(own = malloc(l->sizes.seccomp_notif))) _exit(126);
+  /* a child that ended before SIGCHLD's disposition was set (front.c) has no signal left to say so: setting
+   * SIG_DFL discards a pending SIGCHLD, blocked or not. A tree root that ends at once (its guard refused)
+   * would leave this loop waiting for ever; one look now, then at each SIGCHLD */
+  int root_done = reap_exited(l, status_w, 0), hup = 0;
   while (!(hup && root_done)) {
     /* after the hang-up only children are left to reap (a negative fd is skipped by poll); the workers
      * take the notifications, so this thread waits for the hang-up alone (POLLHUP is always reported) */
@@ -150,19 +171,7 @@ void supervise(const struct launch *l, const struct gate_join *j, int status_w, 
         if (j->pidns >= 0) kill_command_group(l->root);
         kill(l->root, SIGKILL);
       }
-    int st;
-    pid_t w;
-    while ((w = reap_one(l, &st)) > 0) {
-      if (w != l->root || root_done) continue;
-      root_done = 1;
-      /* unwritten (the front gone): nobody is left to tell */
-      if (write(status_w, &st, sizeof st) != (ssize_t)sizeof st) {}
-      /* background jobs outlive the command, and this supervisor outlives them: it lets go of the caller's
-       * stderr, as bash does, so a reader of that pipe is not kept waiting by the gate itself (a job's own
-       * descriptors keep it open as under bash) */
-      to_null(2, O_WRONLY);
-    }
-    if (w < 0 && errno == ECHILD && !root_done) root_done = 1;
+    root_done = reap_exited(l, status_w, root_done);
   }
   workers_drain(); /* the workers answering the last notifications finish before the process goes */
   gate_reply_release(); /* the workers' kept reply socket, if they asked more than once */
