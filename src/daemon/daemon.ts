@@ -52,7 +52,7 @@ import type { AuditLog } from './audit.js';
 import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import { ExecPairs, pairKey } from './exec-pairs.js';
-import { execBelowProgram, readAncestry } from './provenance.js';
+import { execBelowProgram, readAncestry, StartedHere } from './provenance.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
@@ -142,6 +142,8 @@ export class Daemon<P> {
   private readonly hostSandboxes = new Map<string, SandboxNarrowing>();
   /** each run's sandbox: the session's narrowed by its call's `--sandbox` (run-sandbox.ts) */
   private readonly runSandboxes = new RunSandboxes();
+  /** the run shells read as started by gate-sh's plumbing, kept (src/daemon/provenance.ts) */
+  private readonly startedHere = new StartedHere();
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -527,7 +529,7 @@ export class Daemon<P> {
     // how the exec'ing process and its ancestors were started: read once, when something needs it
     let read: { a: ReturnType<typeof readAncestry> } | undefined;
     // (the LD_PRELOAD layer may ask from the new program itself: not its own ancestor)
-    const ancestry = () => (read ??= { a: readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }) }).a;
+    const ancestry = () => (read ??= { a: readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }, this.startedHere) }).a;
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
     const execCtx = {
@@ -935,7 +937,7 @@ export class Daemon<P> {
   callerWidens(g: EscalationGrant, pid: number): boolean {
     const run = this.runs.live(g.run_id);
     if (!run) return false;
-    return provenanceOf(readAncestry(pid, run.root_pid, { argv: g.argv, exe: g.program }), [g.program, ...g.argv]).widen;
+    return provenanceOf(readAncestry(pid, run.root_pid, { argv: g.argv, exe: g.program }, this.startedHere), [g.program, ...g.argv]).widen;
   }
 
   /** What runs in the session sandboxes (approval channel `jobs`). */

@@ -41,6 +41,30 @@ function exeOf(pid: number): string {
 }
 
 /**
+ * Children of gate-sh's plumbing read as started by it (not adopted), by their pid and start time and their
+ * parent's: a build's every request reads the same run's shell below the same supervisor or bubblewrap init,
+ * and each reading scans that parent's children and their identities (1-2 ms). Only that reading is kept:
+ * its siblings are the shell's own descendants, started after it, so none can make it adopted later (in a
+ * session sandbox, where several runs' commands share bubblewrap's init, the first reading stands, as it did
+ * for the request that made it). "Adopted" is not kept: it may come from a /proc read that failed once.
+ * Bounded: the oldest forgotten first. The daemon owns one.
+ */
+export class StartedHere {
+  private readonly keys = new Set<string>();
+  constructor(private readonly max = 4096) {}
+  static key(a: ReuseScope, parent: ReuseScope): string {
+    return `${a.pid}/${a.start}/${parent.pid}/${parent.start}`;
+  }
+  has(k: string): boolean {
+    return this.keys.has(k);
+  }
+  add(k: string): void {
+    if (this.keys.size >= this.max) this.keys.delete(this.keys.values().next().value as string);
+    this.keys.add(k);
+  }
+}
+
+/**
  * Whether process `a`, whose parent `parent` is gate-sh's plumbing, was adopted there rather than started by
  * it: another child of that parent that is not plumbing started before it (the run's own command is the first
  * process the plumbing starts; every later one is a descendant of it, re-parented when its own parent exited:
@@ -91,26 +115,31 @@ export function readAncestry(
   pid: number | undefined,
   rootPid: number | undefined,
   self?: { argv: readonly string[]; exe?: string },
+  started?: StartedHere,
 ): Ancestry | null {
   if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return null;
   const chain: Ancestor[] = [];
   let p: number | undefined = pid;
   for (let i = 0; i < MAX_DEPTH && p !== undefined && p > 1; i++) {
-    if (p === rootPid) return { chain: markAdopted(chain), complete: true };
+    if (p === rootPid) return { chain: markAdopted(chain, started), complete: true };
     const a = ancestor(p);
-    if (!a) return chain.length ? { chain: markAdopted(chain), complete: false } : null;
+    if (!a) return chain.length ? { chain: markAdopted(chain, started), complete: false } : null;
     if (!(i === 0 && self && sameArgv(a.argv, self.argv) && (self.exe === undefined || sameFile(a.exe, self.exe)))) chain.push(a);
     p = a.id?.ppid;
   }
-  return chain.length ? { chain: markAdopted(chain), complete: false } : null;
+  return chain.length ? { chain: markAdopted(chain, started), complete: false } : null;
 }
 
 /** Each process of the chain whose parent is gate-sh's plumbing: adopted there, or started by it? */
-function markAdopted(chain: Ancestor[]): Ancestor[] {
+function markAdopted(chain: Ancestor[], started?: StartedHere): Ancestor[] {
   for (let j = 0; j + 1 < chain.length; j++) {
     const parent = chain[j + 1];
     if (PLUMBING.has(basename(chain[j].exe)) || !PLUMBING.has(basename(parent.exe)) || !parent.id) continue;
+    const me = chain[j].id;
+    const key = me ? StartedHere.key(me, parent.id) : undefined;
+    if (key && started?.has(key)) continue;
     if (adopted(chain[j], parent.id.pid)) chain[j].adopted = true;
+    else if (key) started?.add(key);
   }
   return chain;
 }
