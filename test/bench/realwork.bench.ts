@@ -9,6 +9,7 @@
  * the whole process tree, the daemon not included), and the same ratios are given for CPU and page faults:
  * on a shared machine a build's wall time swings more than the gate's cost, its CPU and faults much less
  * (docs/history/2026-11-measurements.md, issue 29);
+ * the daemon's CPU per gated build (its threads' time on CPU, /proc/<pid>/task/<tid>/schedstat, across the build);
  * and the daemon round trips per 100 execs of the build: the daemon's counters (pre-flight, exec requests,
  * paired reports) across one gated build, over the build's execs counted by strace under plain bash; the
  * counted build comes after the rounds (its daemon has seen builds before: programs' answers are handed over
@@ -25,7 +26,7 @@
  * Test-only; measures, asserts nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { approvalCall } from '../../src/client/approval-client.js';
 import { turnSandboxArgv } from '../../src/sandbox/bwrap-argv.js';
@@ -84,6 +85,21 @@ async function counters(d: DaemonProc): Promise<Record<string, number>> {
   return s.counters;
 }
 
+/** The daemon's threads' time on CPU so far, in ms (schedstat's first field, nanoseconds; a thread that ended
+ * meanwhile is not counted: the daemon's are its own for its whole life). */
+function daemonCpuMs(d: DaemonProc): number {
+  const pid = d.child.pid!;
+  let ns = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return ns / 1e6;
+}
+
 /** Daemon round trips between two readings of its counters: pre-flights, exec requests, paired reports. */
 const trips = (before: Record<string, number>, after: Record<string, number>) =>
   ['preflight', 'exec', 'paired'].reduce((n, k) => n + (after[k] ?? 0) - (before[k] ?? 0), 0);
@@ -128,6 +144,7 @@ async function main(): Promise<Record<string, unknown>> {
     const cpu: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
     const faults: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
     const switches: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
+    const daemonCpu: Record<string, number[]> = Object.fromEntries(names.filter((n) => /^(gated|base)_/.test(n)).map((n) => [n, []]));
     for (let i = 0; i < ROUNDS; i++)
       for (let k = 0; k < names.length; k++) {
         const name = names[(k + i) % names.length];
@@ -136,9 +153,12 @@ async function main(): Promise<Record<string, unknown>> {
         fresh(template, dir);
         const before = name === 'gated_ww' ? await counters(ww) : undefined;
         const beforeDfa = name === 'gated_dfa' ? await counters(dfa) : undefined;
+        const its = /_ww$/.test(name) ? ww : dfa;
+        const cpu0 = daemonCpuMs(its);
         const t0 = performance.now();
         check(name, await sides[name](dir));
         ms[name].push(performance.now() - t0);
+        daemonCpu[name]?.push(daemonCpuMs(its) - cpu0);
         if (PERF) {
           const c = counted(stat);
           cpu[name].push(c['task-clock']);
@@ -192,6 +212,7 @@ async function main(): Promise<Record<string, unknown>> {
       base: BASE,
       gated_over_base: ab(ms),
       ...perfFigures,
+      daemon_cpu_ms_per_build: Object.fromEntries(Object.entries(daemonCpu).map(([n, v]) => [n, v.map(Math.round)])),
       build_execs: execs,
       daemon_round_trips: n,
       daemon_round_trips_per_100_execs: r3((n * 100) / execs),
