@@ -176,8 +176,13 @@ export function policyDecider<F>(policy: Policy, io: DeciderIo<F>): Decider {
       });
       // One decision per command: what pre-flight settled for this argv + cwd stands (its execution mode
       // too), unless a forbidden rule or an exec-time hardening check (code loading, writable program,
-      // skill permissions) says otherwise.
-      const action = ctx.settled && !d.hardening && !(d.action !== 'prompt' && d.action.type === 'Deny') ? ctx.settled : d.action;
+      // skill permissions) says otherwise, or an allow rule takes this exec out of the sandbox where the
+      // settlement kept it in: pre-flight assessed the script as a whole (out of the sandbox only when a
+      // rule allows every subcommand), the exec gate judges each exec as Codex's intercepted execs are (a
+      // rule's allow runs it outside), so `true; git push` escalates its push as `git push` alone does.
+      const leaves = d.action !== 'prompt' && d.action.type === 'Escalate' && d.decided_by.type === 'rule';
+      const keep = ctx.settled && !(ctx.settled.type === 'Run' && leaves);
+      const action = keep && !d.hardening && !(d.action !== 'prompt' && d.action.type === 'Deny') ? ctx.settled! : d.action;
       // the session-approval key is only looked up for a prompt: not built for every exec that runs
       const key =
         action === 'prompt'

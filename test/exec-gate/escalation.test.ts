@@ -173,3 +173,26 @@ test('inside the turn sandbox (bubblewrap): rm is denied, writes outside fail, a
   assert.ok(!existsSync(`${outside}-direct`), 'a direct write left the sandbox');
   assert.equal(readFileSync(outside, 'utf8'), 'written\n');
 });
+
+test("a script of several commands: the one an allow rule names leaves the sandbox at its exec, as it does alone; the others stay in", async (t) => {
+  const rig = await startDaemon(
+    execGateOptions({
+      rules: [`prefix_rule(pattern=["${ESC}"], decision="allow")`],
+      config: 'sandbox_mode = "workspace-write"\n[sandbox_workspace_write]\nexclude_slash_tmp = true\nexclude_tmpdir_env_var = true\n',
+    }),
+  );
+  t.after(async () => (killAll(), rig.close()));
+  const outside = join(rig.te.dir, 'outside');
+  // the model's own script, spelled out: pre-flight settles each subcommand; only one is allowed by a rule, so
+  // the script as a whole runs in the sandbox and the allowed command leaves it at its exec
+  for (const [i, script] of [`true; ${ESC} write ${outside}-1`, `echo x > ${outside}-direct; ${ESC} write ${outside}-2 && true`].entries()) {
+    const r = await gateSh(rig, script);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(`${outside}-${i + 1}`, 'utf8'), 'written\n', script);
+  }
+  assert.ok(!existsSync(`${outside}-direct`), 'a direct write left the sandbox');
+  // alone, as before
+  const alone = await gateSh(rig, `${ESC} write ${outside}-3`);
+  assert.equal(alone.code, 0, alone.stderr);
+  assert.equal(readFileSync(`${outside}-3`, 'utf8'), 'written\n');
+});
