@@ -401,6 +401,7 @@ static void relay_sockmap(struct dir ds[2]) {
       if (send_all(&ds[i], (size_t)r)) break;
     }
   int ended[2] = {0, 0}; /* [i]: ds[i].from said end of stream (or failed) */
+  int wait_ms = 1; /* while draining: 1 ms, doubled up to 64 (a slow client can take minutes) */
   for (;;) {
     struct pollfd pf[2];
     int draining = 0;
@@ -408,8 +409,9 @@ static void relay_sockmap(struct dir ds[2]) {
       pf[i] = (struct pollfd){.fd = ended[i] ? -1 : ds[i].from, .events = POLLRDHUP};
       draining |= ended[i] && !ds[i].done;
     }
-    /* waiting for the kernel worker to write out what it was handed: look again every ms */
-    if (poll(pf, 2, draining ? 1 : -1) < 0 && errno != EINTR) die("poll");
+    /* waiting for the kernel worker to write out what it was handed: look again after wait_ms */
+    if (poll(pf, 2, draining ? wait_ms : -1) < 0 && errno != EINTR) die("poll");
+    if (draining && wait_ms < 64) wait_ms *= 2;
     int reset = 0;
     for (int i = 0; i < 2; i++) {
       reset |= (pf[i].revents & (POLLERR | POLLNVAL)) != 0;
