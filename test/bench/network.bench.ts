@@ -32,8 +32,12 @@ const CONNECTIONS = 200;
 const SETUPS = 300;
 const ROUNDS = Number(process.env.NET_BENCH_ROUNDS ?? 5);
 const COMMAND_ROUNDS = Number(process.env.NET_BENCH_COMMAND_ROUNDS ?? 30);
-/** relay-floor's configurations (mode and options, programs/relay-floor.c), `;`-separated in NET_FLOOR_MODES */
-const FLOOR_MODES = (process.env.NET_FLOOR_MODES ?? 'copy;copy-threads;copy-threads buf=262144;copy-threads rcvbuf=4194304 sndbuf=4194304;splice;splice-threads;zc;sockmap;sockmap parser=1').split(';');
+/** relay-floor's configurations (mode and options, programs/relay-floor.c), `;`-separated in NET_FLOOR_MODES;
+ * by default sockmap only as root (loading its BPF program needs CAP_BPF and CAP_NET_ADMIN) */
+const FLOOR_MODES = (
+  process.env.NET_FLOOR_MODES ??
+  `copy;copy-threads;copy-threads buf=262144;copy-threads rcvbuf=4194304 sndbuf=4194304;splice;splice-threads;zc${process.getuid?.() === 0 ? ';sockmap;sockmap parser=1' : ''}`
+).split(';');
 const PARTS = new Set((process.env.NET_BENCH_PARTS ?? 'setup,download,held,per_command').split(','));
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
