@@ -32,8 +32,12 @@ const CONNECTIONS = 200;
 const SETUPS = 300;
 const ROUNDS = Number(process.env.NET_BENCH_ROUNDS ?? 5);
 const COMMAND_ROUNDS = Number(process.env.NET_BENCH_COMMAND_ROUNDS ?? 30);
-/** relay-floor's configurations (mode and options, programs/relay-floor.c), `;`-separated in NET_FLOOR_MODES */
-const FLOOR_MODES = (process.env.NET_FLOOR_MODES ?? 'copy;copy-threads;copy-threads buf=262144;copy-threads rcvbuf=4194304 sndbuf=4194304;splice;splice-threads;zc').split(';');
+/** relay-floor's configurations (mode and options, programs/relay-floor.c), `;`-separated in NET_FLOOR_MODES;
+ * by default sockmap only as root (loading its BPF program needs CAP_BPF and CAP_NET_ADMIN) */
+const FLOOR_MODES = (
+  process.env.NET_FLOOR_MODES ??
+  `copy;copy-threads;copy-threads buf=262144;copy-threads rcvbuf=4194304 sndbuf=4194304;splice;splice-threads;zc${process.getuid?.() === 0 ? ';sockmap;sockmap parser=1' : ''}`
+).split(';');
 const PARTS = new Set((process.env.NET_BENCH_PARTS ?? 'setup,download,held,per_command').split(','));
 const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
@@ -113,6 +117,23 @@ function runNs(p: number): { all: number; relay: number } {
   return ns;
 }
 
+/** CPU time (ns) that the kernel's worker and softirq threads (kworker/*, ksoftirqd/*) have run so far, all of
+ * them: where a sockmap relay's bytes are sent (sk_psock_backlog runs in a kworker); every other process's
+ * kernel work on this shared machine is in it too */
+function kthreadNs(): number {
+  let ns = 0;
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const comm = readFileSync(`/proc/${p}/comm`, 'utf8');
+      if (comm.startsWith('kworker') || comm.startsWith('ksoftirqd')) ns += Number(readFileSync(`/proc/${p}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      /* ended meanwhile */
+    }
+  }
+  return ns;
+}
+
 function cpuMs(): number {
   const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, clock ticks of 10 ms
@@ -144,14 +165,15 @@ const curlBig = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n
 const directCurl = `curl -sS -o /dev/null -w '%{size_download} %{speed_download}\\n' --noproxy '*' http://127.0.0.2:${w.webPort}/big/100`;
 /** CPU per download (ms) by mode: curl's, the server's (this process), the relaying process's (all its
  * threads) and its relay thread's */
-type Cpu = Record<string, { curl: number[]; server: number[]; daemon: number[]; relay_thread: number[] }>;
+type Cpu = Record<string, { curl: number[]; server: number[]; daemon: number[]; relay_thread: number[]; kernel_threads: number[] }>;
 /** MiB/s of one download from its output (withTime), its CPU recorded in cpu[k] */
-function speed(cpu: Cpu, k: string, o: string, server: number, daemon: { all: number; relay: number }): number {
+function speed(cpu: Cpu, k: string, o: string, server: number, daemon: { all: number; relay: number }, kthreads?: number): number {
   const [line, times] = o.trim().split('\n');
   const [size, bps] = line.split(' ').map(Number);
   if (size !== 100 * 2 ** 20) throw new Error(`downloaded ${size} bytes, not 100 MiB: ${o}`);
   const [u, sy] = times.split(' ').map(Number);
-  cpu[k] ??= { curl: [], server: [], daemon: [], relay_thread: [] };
+  cpu[k] ??= { curl: [], server: [], daemon: [], relay_thread: [], kernel_threads: [] };
+  if (kthreads !== undefined) cpu[k].kernel_threads.push(Math.round(kthreads));
   cpu[k].curl.push(Math.round((u + sy) * 1000));
   cpu[k].server.push(Math.round(server));
   cpu[k].daemon.push(Math.round(daemon.all));
@@ -162,7 +184,13 @@ const cpuMedians = (cpu: Cpu) =>
   Object.fromEntries(
     Object.entries(cpu).map(([k, c]) => [
       k,
-      { curl: median(c.curl), server: median(c.server), daemon: median(c.daemon), daemon_relay_thread: median(c.relay_thread) },
+      {
+        curl: median(c.curl),
+        server: median(c.server),
+        daemon: median(c.daemon),
+        daemon_relay_thread: median(c.relay_thread),
+        ...(c.kernel_threads.length ? { kernel_threads: median(c.kernel_threads) } : {}),
+      },
     ]),
   );
 /** each mode's MiB/s, best and median, and their ratios against direct's */
@@ -349,15 +377,20 @@ try {
       }
       const loads: number[] = [];
       await inRounds(modes, loads, async (k, f) => {
+        const k0 = kthreadNs();
         const s0 = process.cpuUsage();
         const { o, relay } = await f();
         const s1 = process.cpuUsage(s0);
-        dl[k].push(speed(cpu, k, o, (s1.user + s1.system) / 1000, await relay()));
+        const k1 = kthreadNs();
+        dl[k].push(speed(cpu, k, o, (s1.user + s1.system) / 1000, await relay(), (k1 - k0) / 1e6));
       });
       out.floor_100MiB = {
         ...speeds(dl),
         // ms per download (median): curl; server (this process); daemon / daemon_relay_thread: gate's
-        // daemon and its relay thread (connect_tunnel), relay-floor's whole process (relay_floor …)
+        // daemon and its relay thread (connect_tunnel), relay-floor's whole process (relay_floor …);
+        // kernel_threads: every kworker and ksoftirqd on the machine over the download (a sockmap relay's
+        // sending is there; so is any other process's kernel work meanwhile, the bench's own /proc reads
+        // and, for connect_tunnel, the whole gate-sh run's)
         cpu_ms_per_download: cpuMedians(cpu),
         curl_cpu_ms_for_a_tiny_answer: median(start),
         // zc: the share of the bytes down that were sent from pages mapped by TCP_ZEROCOPY_RECEIVE

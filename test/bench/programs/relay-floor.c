@@ -15,6 +15,10 @@
  *         zc       as copy-threads, but the download direction maps the upstream socket's received pages
  *                  (getsockopt TCP_ZEROCOPY_RECEIVE) and sends from them, one copy instead of two; the
  *                  kernel's fallback copy (recv) for what it cannot map
+ *         sockmap  the kernel relays: both sockets in a BPF SOCKHASH whose stream verdict program redirects
+ *                  each socket's received bytes to the other's egress (see relay_sockmap); this process
+ *                  only waits for the ends of stream and passes them on. Needs root (bpf(2)); its own CPU
+ *                  leaves out the kernel worker that sends the redirected bytes (the bench measures those)
  *   OPTION buf=N        the copy buffer, or the pipe's size (F_SETPIPE_SZ), bytes (default 1 MiB)
  *          rcvbuf=N sndbuf=N   SO_RCVBUF / SO_SNDBUF on both of the relay's sockets (default: autotuned)
  *          nodelay=1    TCP_NODELAY on both (default off)
@@ -23,23 +27,30 @@
  *          cpu=N        pins the relay (all its threads) to CPU N
  *          busypoll=N   SO_BUSY_POLL N µs (raising it above net.core.busy_read needs CAP_NET_ADMIN: then
  *                       the program says so and goes on without)
- * Not pure: sockets, pipes, threads, stdout. Not a gate and no trust boundary: it carries whatever it
+ *          parser=1     sockmap: a stream parser program too (the kernel's strparser path)
+ * Not pure: sockets, pipes, threads, BPF programs and maps, stdout. Not a gate and no trust boundary: it carries whatever it
  * is given to the one upstream it was told, for a benchmark on loopback only. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <linux/bpf.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #ifndef TCP_ZEROCOPY_RECEIVE
@@ -256,6 +267,168 @@ out:
   return NULL;
 }
 
+/* --- sockmap: the kernel relays, by a BPF program on both sockets (no byte passes through this process) ---
+ * One SOCKHASH for the relay, keyed by a socket's cookie (SO_COOKIE), whose value is the *other* socket of
+ * its connection: the client's cookie holds the upstream socket and the upstream's cookie the client. The
+ * stream verdict program, attached to the map, runs for every skb either socket receives and redirects it
+ * to the egress of the socket stored under its own socket's cookie (bpf_sk_redirect_hash, flags 0: the
+ * other socket's send queue, sent by a kernel worker, sk_psock_backlog). Hand-written instructions loaded
+ * by bpf(2): no libbpf, no clang. With parser=1 a stream parser (the whole skb is one message) is attached
+ * too, which takes the kernel's strparser path instead of the verdict-only one. This process only waits
+ * for each socket's end of stream (POLLRDHUP), then, once every byte received on that socket was written
+ * to the other (TCP_INFO's tcpi_bytes_received against the other's tcpi_bytes_acked plus its unsent and
+ * unacknowledged bytes, SIOCOUTQ), passes the end on with shutdown(SHUT_WR). A reset (POLLERR) on either
+ * ends both directions. The bytes up and down are the counts written to each socket then. */
+static int sockmap_fd = -1, parser;
+
+static long sys_bpf(int cmd, union bpf_attr *a) { return syscall(SYS_bpf, cmd, a, sizeof *a); }
+
+#define INSN(c, d, s, o, i) ((struct bpf_insn){.code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i)})
+
+static int load_prog(const struct bpf_insn *insns, unsigned n, const char *what) {
+  static char log[65536];
+  union bpf_attr a;
+  memset(&a, 0, sizeof a);
+  a.prog_type = BPF_PROG_TYPE_SK_SKB;
+  a.insns = (uint64_t)(uintptr_t)insns;
+  a.insn_cnt = n;
+  a.license = (uint64_t)(uintptr_t) "Dual MIT/GPL";
+  a.log_buf = (uint64_t)(uintptr_t)log;
+  a.log_size = sizeof log;
+  a.log_level = 1;
+  int fd = (int)sys_bpf(BPF_PROG_LOAD, &a);
+  if (fd < 0) {
+    fprintf(stderr, "relay-floor: BPF_PROG_LOAD %s: %s\n%s\n", what, strerror(errno), log);
+    exit(1);
+  }
+  return fd;
+}
+
+static void attach(int prog, enum bpf_attach_type type) {
+  union bpf_attr a;
+  memset(&a, 0, sizeof a);
+  a.target_fd = (uint32_t)sockmap_fd;
+  a.attach_bpf_fd = (uint32_t)prog;
+  a.attach_type = type;
+  if (sys_bpf(BPF_PROG_ATTACH, &a)) die("BPF_PROG_ATTACH");
+}
+
+static void sockmap_setup(void) {
+  union bpf_attr a;
+  memset(&a, 0, sizeof a);
+  a.map_type = BPF_MAP_TYPE_SOCKHASH;
+  a.key_size = 8; /* a socket's cookie */
+  a.value_size = 4; /* the other socket (an fd, from user space) */
+  a.max_entries = 64;
+  sockmap_fd = (int)sys_bpf(BPF_MAP_CREATE, &a);
+  if (sockmap_fd < 0) die("BPF_MAP_CREATE SOCKHASH");
+  /* verdict: key = bpf_get_socket_cookie(skb); return bpf_sk_redirect_hash(skb, map, &key, 0) */
+  const struct bpf_insn verdict[] = {
+      INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_6, BPF_REG_1, 0, 0), /* r6 = skb */
+      INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_get_socket_cookie), /* r0 = its socket's cookie */
+      INSN(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_10, BPF_REG_0, -8, 0), /* key on the stack */
+      INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_1, BPF_REG_6, 0, 0), /* r1 = skb */
+      INSN(BPF_LD | BPF_DW | BPF_IMM, BPF_REG_2, BPF_PSEUDO_MAP_FD, 0, sockmap_fd), /* r2 = the map */
+      INSN(0, 0, 0, 0, 0), /* (second half) */
+      INSN(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_3, BPF_REG_10, 0, 0), /* r3 = &key */
+      INSN(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_3, 0, 0, -8), /* */
+      INSN(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_4, 0, 0, 0), /* flags 0: egress */
+      INSN(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_sk_redirect_hash), /* SK_PASS, or SK_DROP */
+      INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+  };
+  /* parser: the message is the whole skb (return skb->len) */
+  const struct bpf_insn parse[] = {
+      INSN(BPF_LDX | BPF_MEM | BPF_W, BPF_REG_0, BPF_REG_1, (short)offsetof(struct __sk_buff, len), 0),
+      INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+  };
+  if (parser) attach(load_prog(parse, sizeof parse / sizeof parse[0], "parser"), BPF_SK_SKB_STREAM_PARSER);
+  attach(load_prog(verdict, sizeof verdict / sizeof verdict[0], "verdict"), BPF_SK_SKB_STREAM_VERDICT);
+}
+
+static uint64_t cookie_of(int fd) {
+  uint64_t c = 0;
+  socklen_t l = sizeof c;
+  if (getsockopt(fd, SOL_SOCKET, SO_COOKIE, &c, &l)) die("SO_COOKIE");
+  return c;
+}
+
+static void map_put(uint64_t key, int fd) {
+  union bpf_attr a;
+  uint32_t v = (uint32_t)fd;
+  memset(&a, 0, sizeof a);
+  a.map_fd = (uint32_t)sockmap_fd;
+  a.key = (uint64_t)(uintptr_t)&key;
+  a.value = (uint64_t)(uintptr_t)&v;
+  a.flags = BPF_ANY;
+  if (sys_bpf(BPF_MAP_UPDATE_ELEM, &a)) die("BPF_MAP_UPDATE_ELEM");
+}
+
+static struct tcp_info info_of(int fd) {
+  struct tcp_info ti;
+  socklen_t l = sizeof ti;
+  memset(&ti, 0, sizeof ti);
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &l)) die("TCP_INFO");
+  return ti;
+}
+
+/* bytes written to fd so far: acknowledged, plus sent or queued and not yet acknowledged (SIOCOUTQ); on the
+ * socket that connected (`active`), tcpi_bytes_acked counts the acknowledged SYN as one byte too */
+static unsigned long long written_to(int fd, int active) {
+  int outq = 0;
+  if (ioctl(fd, SIOCOUTQ, &outq)) die("SIOCOUTQ");
+  unsigned long long acked = info_of(fd).tcpi_bytes_acked;
+  return acked - (active && acked > 0) + (unsigned long long)outq;
+}
+
+/* bytes received on fd so far; tcpi_bytes_received counts a FIN as one byte (tcp_rcv_nxt_update), and
+ * `ended` says one came (POLLRDHUP without an error: its state may have gone on to TCP_CLOSE meanwhile) */
+static unsigned long long received_on(int fd, int ended) {
+  unsigned long long r = info_of(fd).tcpi_bytes_received;
+  return r - (ended && r > 0);
+}
+
+static void relay_sockmap(struct dir ds[2]) {
+  int c = ds[0].from, u = ds[1].from;
+  map_put(cookie_of(c), u);
+  map_put(cookie_of(u), c);
+  /* bytes that came before the socket was in the map wait in its receive queue: the verdict program
+   * runs when more come (and takes those first), not for these; if none come (curl's request, then it
+   * waits for the answer) they are this process's to pass on */
+  for (int i = 0; i < 2; i++)
+    for (;;) {
+      ssize_t r = recv(ds[i].from, ds[i].buf, buf_size, MSG_DONTWAIT);
+      if (r <= 0) break;
+      if (send_all(&ds[i], (size_t)r)) break;
+    }
+  int ended[2] = {0, 0}; /* [i]: ds[i].from said end of stream (or failed) */
+  int wait_ms = 1; /* while draining: 1 ms, doubled up to 64 (a slow client can take minutes) */
+  for (;;) {
+    struct pollfd pf[2];
+    int draining = 0;
+    for (int i = 0; i < 2; i++) {
+      pf[i] = (struct pollfd){.fd = ended[i] ? -1 : ds[i].from, .events = POLLRDHUP};
+      draining |= ended[i] && !ds[i].done;
+    }
+    /* waiting for the kernel worker to write out what it was handed: look again after wait_ms */
+    if (poll(pf, 2, draining ? wait_ms : -1) < 0 && errno != EINTR) die("poll");
+    if (draining && wait_ms < 64) wait_ms *= 2;
+    int reset = 0;
+    for (int i = 0; i < 2; i++) {
+      reset |= (pf[i].revents & (POLLERR | POLLNVAL)) != 0;
+      if (pf[i].revents & (POLLRDHUP | POLLHUP)) ended[i] = 1;
+    }
+    /* a direction ends once its source said end of stream and the other socket was written all it
+     * received; what it carried is counted then, before the FIN that shutdown adds to the counts */
+    for (int i = 0; i < 2; i++)
+      if (!ds[i].done && (reset || (ended[i] && written_to(ds[i].to, i == 0) >= received_on(ds[i].from, 1)))) {
+        ds[i].bytes = written_to(ds[i].to, i == 0);
+        end_dir(&ds[i]);
+      }
+    if (ds[0].done && ds[1].done) break;
+  }
+  /* closing the sockets takes them out of the map */
+}
+
 static long us(struct timeval t) { return t.tv_sec * 1000000L + t.tv_usec; }
 
 static void open_pipe(struct dir *d) {
@@ -268,12 +441,14 @@ static void open_pipe(struct dir *d) {
 
 int main(int argc, char **argv) {
   if (argc < 4) {
-    fprintf(stderr, "usage: relay-floor LISTEN UPSTREAM copy|splice|copy-threads|splice-threads|zc [OPTION...]\n");
+    fprintf(stderr,
+            "usage: relay-floor LISTEN UPSTREAM copy|splice|copy-threads|splice-threads|zc|sockmap [OPTION...]\n");
     return 2;
   }
   const char *mode = argv[3];
   int spliced = !strncmp(mode, "splice", 6), threads = strstr(mode, "-threads") != NULL, zc = !strcmp(mode, "zc");
-  if (!spliced && !zc && strncmp(mode, "copy", 4)) {
+  int sockmap = !strcmp(mode, "sockmap");
+  if (!spliced && !zc && !sockmap && strncmp(mode, "copy", 4)) {
     fprintf(stderr, "relay-floor: unknown mode %s\n", mode);
     return 2;
   }
@@ -288,6 +463,7 @@ int main(int argc, char **argv) {
     else if (!strncmp(argv[i], "mss=", 4)) mss = (int)v;
     else if (!strncmp(argv[i], "cpu=", 4)) cpu = (int)v;
     else if (!strncmp(argv[i], "busypoll=", 9)) busypoll = (int)v;
+    else if (!strncmp(argv[i], "parser=", 7)) parser = (int)v;
     else v = -1;
     if (v < 0) {
       fprintf(stderr, "relay-floor: unknown option %s\n", argv[i]);
@@ -311,6 +487,7 @@ int main(int argc, char **argv) {
   getsockname(l, (struct sockaddr *)&la, &al);
   printf("%d\n", ntohs(la.sin_port));
   fflush(stdout);
+  if (sockmap) sockmap_setup();
   char *bufs[2] = {malloc(buf_size), malloc(buf_size)};
   if (!bufs[0] || !bufs[1]) die("malloc");
   for (;;) {
@@ -333,7 +510,9 @@ int main(int argc, char **argv) {
     /* [0] up: client → upstream, [1] down: upstream → client */
     struct dir ds[2] = {{.from = c, .to = u, .buf = bufs[0]}, {.from = u, .to = c, .buf = bufs[1]}};
     if (spliced) open_pipe(&ds[0]), open_pipe(&ds[1]);
-    if (threads || zc) {
+    if (sockmap) {
+      relay_sockmap(ds);
+    } else if (threads || zc) {
       pthread_t th[2];
       if (pthread_create(&th[0], NULL, spliced ? run_splice : run_copy, &ds[0]) ||
           pthread_create(&th[1], NULL,
