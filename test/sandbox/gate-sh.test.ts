@@ -64,14 +64,15 @@ test('the approval socket is invisible to a gated script (a socket on a read-onl
   assert.equal(r.stdout, 'req\n', 'only the request folder is visible in the session folder');
 });
 
-test('escalation: a script whose every command is explicitly allowed runs outside the sandbox; a mixed one stays inside', async () => {
+test('escalation: a script whose every command is explicitly allowed runs outside the sandbox; a mixed one stays inside, but for the allowed command, which leaves it at its exec', async () => {
   const r = await gateSh(rig, `cp /etc/hostname ${outside}/esc`);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(readFileSync(join(outside, 'esc'), 'utf8'), readFileSync('/etc/hostname', 'utf8'));
-  const m = await gateSh(rig, `echo start; cp /etc/hostname ${outside}/mixed`);
+  const m = await gateSh(rig, `echo start; echo x > ${outside}/direct; cp /etc/hostname ${outside}/mixed`);
   assert.equal(m.stdout, 'start\n');
-  assert.match(m.stderr, /mixed': Read-only file system/);
-  assert.ok(!existsSync(join(outside, 'mixed')));
+  assert.match(m.stderr, /direct: Read-only file system/);
+  assert.ok(!existsSync(join(outside, 'direct')));
+  assert.equal(readFileSync(join(outside, 'mixed'), 'utf8'), readFileSync('/etc/hostname', 'utf8'), m.stderr);
 });
 
 test('signals sent to gate-sh reach the sandboxed script: traps run, untrapped SIGTERM is 143', { timeout: 60_000 }, async () => {
