@@ -418,7 +418,8 @@ export class Daemon<P> {
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
-    if (reply.action.type === 'Escalate' && this.gitMustStay(check.subcommands.map((s) => s.argv[0]), req.cwd, sandbox, reply.action)) reply.action = RUN;
+    const argvs = check.subcommands.map((s) => s.argv);
+    if (reply.action.type === 'Escalate' && this.gitMustStay(argvs, req.cwd, sandbox, reply.action, run.run_id)) reply.action = RUN;
     const writes = reply.sandbox.type === 'workspace-write' || reply.sandbox.type === 'external-sandbox';
     if (writes && (reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault'))) {
       this.sandboxedSince ??= new Date();
@@ -669,23 +670,32 @@ export class Daemon<P> {
    * An escalation out of the sandbox that runs git, where the configuration git would read could have been
    * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts).
    */
-  private gitMustStay(programs: readonly (string | undefined)[], cwd: string, policy: SandboxPolicy, execution?: Action): boolean {
+  private gitMustStay(commands: readonly (readonly string[])[], cwd: string, policy: SandboxPolicy, execution: Action, runId: string): boolean {
     const since = this.sandboxedSince;
-    if (!since || !isRestricted(policy) || (execution?.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
-    if (!programs.some((p) => p !== undefined && (p === 'git' || p.endsWith('/git')))) return false;
-    const why = gitEscalationRefusal({
-      cwd,
-      writable: writableRootsFor(policy, cwd),
-      since,
-      home: process.env.HOME,
-      xdgConfigHome: process.env.XDG_CONFIG_HOME,
-    });
-    if (why) this.deps.log(`escalation kept in the sandbox: ${why}`);
-    return why !== null;
+    if (!since || !isRestricted(policy) || (execution.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
+    for (const argv of commands) {
+      const p = argv[0];
+      if (p === undefined || (p !== 'git' && !p.endsWith('/git'))) continue;
+      const why = gitEscalationRefusal({
+        cwd,
+        writable: writableRootsFor(policy, cwd),
+        since,
+        home: process.env.HOME,
+        xdgConfigHome: process.env.XDG_CONFIG_HOME,
+        argv,
+      });
+      if (why === null) continue;
+      const detail = `escalation kept in the sandbox: ${why}`;
+      this.deps.log(`${runId}: ${detail}`);
+      this.deps.audit.write({ kind: 'run', run_id: runId, cwd, argv: [...argv], detail });
+      return true;
+    }
+    return false;
   }
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id, byAncestry = false): ExecReply {
-    if (action.type === 'Escalate' && this.gitMustStay([req.program], req.cwd, this.sandboxOf(this.runs.get(runId)), action)) action = RUN;
+    const argv = [req.program, ...req.argv.slice(1)];
+    if (action.type === 'Escalate' && this.gitMustStay([argv], req.cwd, this.sandboxOf(this.runs.get(runId)), action, runId)) action = RUN;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.

@@ -12,7 +12,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { asInlineCode, gateSh, run } from '../exec-gate/helpers.js';
@@ -61,6 +61,9 @@ function userRepo(dir: string, mark: string, name: string): void {
 }
 
 const RULES = ['prefix_rule(pattern=["git", "commit"], decision="allow")', 'prefix_rule(pattern=["git", "push"], decision="allow")'];
+
+/** The audit log's records of an escalated git kept in the sandbox, each with its reason. */
+const kept = (rig: DaemonProc) => readFileSync(rig.paths.auditLog, 'utf8').split('\n').filter((l) => l.includes('escalation kept in the sandbox: git would')).length;
 
 const shellQuote = (s: string) => `'${s.replace(/'/g, () => "'\\''")}'`;
 
@@ -131,14 +134,15 @@ test('git escalation: a clean repository escalates; hooksPath, include.path, a l
     assert.equal(p.stdout, 'planted\n', `${a.name}: ${p.stderr}`);
     // (a new branch each time: a push with nothing to push runs no hook)
     for (const [how, script] of [['rule at pre-flight', a.git.replace('REF', 'pre')], ['rule at the exec', asInlineCode(a.git.replace('REF', 'exec'))]]) {
+      const before = kept(rig);
       const r = await gateSh(rig, script, { cwd: a.cwd, timeoutMs: 60_000 });
       if (existsSync(join(mark, a.name))) escaped.push(`${a.name} (${how}): ${r.stderr}`);
-      else if (!/gate-sh: .*git/.test(r.stderr)) unexplained.push(`${a.name} (${how}): ${r.stderr}`);
+      else if (kept(rig) <= before) unexplained.push(`${a.name} (${how}): ${r.stderr}`);
       rmSync(join(mark, a.name), { force: true });
     }
   }
   assert.deepEqual(escaped, [], 'code the sandbox wrote ran outside it');
-  assert.deepEqual(unexplained, [], 'kept in the sandbox without a gate-sh: reason');
+  assert.deepEqual(unexplained, [], 'kept in the sandbox without a reason in the audit log');
   // the clean repository still escalates after all this
   rmSync(join(mark, 'clean'));
   const again = await gateSh(rig, 'git commit -q --allow-empty -m again', { cwd: clean, timeoutMs: 60_000 });
@@ -150,7 +154,7 @@ test('git escalation: a clean repository escalates; hooksPath, include.path, a l
 const escalated = (rig: DaemonProc, script: string, cwd: string) =>
   run(GATE_SH, ['--escalate', '-c', script], { env: rig.env, cwd, timeoutMs: 60_000 });
 
-test('git escalation: an approved --escalate git commit runs a hooksPath hook the sandbox wrote in the sandbox', async (t) => {
+test('git escalation: an approved --escalate git commit is kept in the sandbox when the sandbox wrote its hooksPath hook', async (t) => {
   t.after(killAll);
   const rig = await daemon([], true);
   t.after(() => rig.close());
@@ -163,9 +167,18 @@ test('git escalation: an approved --escalate git commit runs a hooksPath hook th
   git(husky, 'config', 'core.hooksPath', '.githooks');
   const before = await escalated(rig, 'git commit -q --allow-empty -m x', husky);
   assert.ok(existsSync(join(mark, 'user')), `the approved commit did not leave the sandbox: ${before.stderr}`);
+  assert.equal(kept(rig), 0);
   const p = await gateSh(rig, `printf ${shellQuote(hook(join(mark, 'planted')))} > .githooks/pre-commit`, { cwd: husky, timeoutMs: 60_000 });
   assert.equal(p.code, 0, p.stderr);
-  const r = await escalated(rig, 'git commit -q --allow-empty -m y', husky);
-  assert.ok(rig.prompts.length >= 2, JSON.stringify(rig.prompts));
-  assert.ok(!existsSync(join(mark, 'planted')), `the planted hook ran outside the sandbox after approval:\n${r.stdout}${r.stderr}`);
+  const asked = rig.prompts.length;
+  await escalated(rig, 'git commit -q --allow-empty -m y', husky);
+  // the approval of `git commit` is not one of the hook: git stays in the sandbox, and the hook (a program
+  // the sandbox wrote, run by git) leaves it only if a person is asked about it by name and approves
+  // (this approver approves everything)
+  assert.ok(kept(rig) > 0, 'the approved git commit was not kept in the sandbox');
+  if (existsSync(join(mark, 'planted')))
+    assert.ok(
+      rig.prompts.slice(asked).some((e) => JSON.stringify(e).includes('.githooks/pre-commit')),
+      `the planted hook ran outside without a prompt naming it: ${JSON.stringify(rig.prompts.slice(asked))}`,
+    );
 });
