@@ -670,7 +670,14 @@ export class Daemon<P> {
    * An escalation out of the sandbox that runs git, where the configuration git would read could have been
    * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts).
    */
-  private gitMustStay(commands: readonly (readonly string[])[], cwd: string, policy: SandboxPolicy, execution: Action, runId: string): boolean {
+  private gitMustStay(
+    commands: readonly (readonly string[])[],
+    cwd: string,
+    policy: SandboxPolicy,
+    execution: Action,
+    runId: string,
+    env?: Readonly<Record<string, string>>,
+  ): boolean {
     const since = this.sandboxedSince;
     if (!since || !isRestricted(policy) || (execution.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
     for (const argv of commands) {
@@ -683,6 +690,7 @@ export class Daemon<P> {
         home: process.env.HOME,
         xdgConfigHome: process.env.XDG_CONFIG_HOME,
         argv,
+        env,
       });
       if (why === null) continue;
       const detail = `escalation kept in the sandbox: ${why}`;
@@ -695,7 +703,7 @@ export class Daemon<P> {
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id, byAncestry = false): ExecReply {
     const argv = [req.program, ...req.argv.slice(1)];
-    if (action.type === 'Escalate' && this.gitMustStay([argv], req.cwd, this.sandboxOf(this.runs.get(runId)), action, runId)) action = RUN;
+    if (action.type === 'Escalate' && this.gitMustStay([argv], req.cwd, this.sandboxOf(this.runs.get(runId)), action, runId, req.env)) action = RUN;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.

@@ -38,6 +38,8 @@ export interface GitTrustInput {
   xdgConfigHome?: string;
   /** the git command's argv (argv[0] git): local repositories and programs it names */
   argv?: readonly string[];
+  /** the code-loading variables the escalated git runs with (the decided ones: GIT_DIR, GIT_CONFIG_*...) */
+  env?: Readonly<Record<string, string>>;
 }
 
 const CODE_PARTS = ['config', 'config.worktree', 'commondir', 'hooks'];
@@ -58,9 +60,19 @@ export function gitEscalationRefusal(i: GitTrustInput): string | null {
     return ct !== null && ct >= since && inWritable(real(p));
   };
   const cwd = realDir(i.cwd);
-  const repo = discover(cwd);
+  const env = i.env ?? {};
+  // GIT_DIR names the repository git uses (GIT_WORK_TREE its top, else the cwd); GIT_COMMON_DIR its common folder
+  const gitDir = env.GIT_DIR ? posix.resolve(cwd, env.GIT_DIR) : undefined;
+  const repo = gitDir ? { parts: repositoryFolderParts(gitDir, true), top: env.GIT_WORK_TREE ? posix.resolve(cwd, env.GIT_WORK_TREE) : cwd } : discover(cwd);
   const parts = [...repo.parts, ...globalConfigs(i.home, i.xdgConfigHome), SYSTEM_CONFIG];
   const bases = [...new Set([repo.top, cwd].filter((b): b is string => b !== undefined))];
+  if (env.GIT_COMMON_DIR) parts.push(...gitFolderParts(posix.resolve(cwd, env.GIT_COMMON_DIR)));
+  // any other GIT_* value naming a path: a config file (GIT_CONFIG_GLOBAL), a template or exec folder, a
+  // program (GIT_SSH, GIT_EXTERNAL_DIFF), a config value (GIT_CONFIG_VALUE_n)
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('GIT_') || name === 'GIT_DIR' || name === 'GIT_COMMON_DIR' || name === 'GIT_WORK_TREE') continue;
+    for (const word of value.split(/[\s;|&()<>'"`,=]+/)) parts.push(...namedPaths(word, bases, i.home));
+  }
   // a local repository the command names (`git push ../other.git`, `--repo=...`): a pathspec is no repository
   for (const a of (i.argv ?? []).slice(1)) parts.push(...namedPaths(a.replace(/^--[a-z-]+=/, ''), bases, i.home, true));
   parts.push(...configNamed(parts, bases, i.home));
@@ -116,13 +128,20 @@ export function configEntries(text: string): { key: string; value: string }[] {
     const head = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$/.exec(line);
     if (head) {
       section = head[2] === undefined ? head[1] : `${head[1]}.${head[2]}`;
-      if (head[3]) out.push(...configEntries(head[3]).map((e) => ({ key: `${section}.${e.key}`, value: e.value })));
+      const rest = head[3] ? entry(head[3]) : undefined;
+      if (rest) out.push({ key: `${section}.${rest.name}`, value: rest.value });
       continue;
     }
-    const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (kv) out.push({ key: `${section}.${kv[1]}`, value: kv[2] ?? '' });
+    const kv = entry(line);
+    if (kv) out.push({ key: `${section}.${kv.name}`, value: kv.value });
   }
   return out;
+}
+
+/** One `name = value` (or a bare `name`) line. */
+function entry(line: string): { name: string; value: string } | undefined {
+  const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
+  return kv ? { name: kv[1], value: kv[2] ?? '' } : undefined;
 }
 
 /** A word of a config value or of argv that names a local path: what git would read there (`repos`: only
@@ -142,9 +161,13 @@ function namedPaths(word: string, bases: readonly string[], home: string | undef
   return out;
 }
 
-/** A folder's repository parts: a bare repository's own, or those of the repository its `.git` names. */
-function repositoryFolderParts(dir: string): string[] {
-  if (kindOf(posix.join(dir, 'HEAD')) === 'file' && kindOf(posix.join(dir, 'objects')) === 'dir') return gitFolderParts(dir);
+/** A folder's repository parts: a bare repository's own, or those of the repository its `.git` names
+ * (`gitDir`: the folder is a git folder whatever it holds, as GIT_DIR names one). */
+function repositoryFolderParts(dir: string, gitDir = false): string[] {
+  if (gitDir || (kindOf(posix.join(dir, 'HEAD')) === 'file' && kindOf(posix.join(dir, 'objects')) === 'dir')) {
+    const common = readText(posix.join(dir, 'commondir')).trim();
+    return [...gitFolderParts(dir), ...(common ? gitFolderParts(posix.resolve(dir, common)) : [])];
+  }
   return kindOf(posix.join(dir, '.git')) !== null ? repositoryParts(dir) : [];
 }
 
