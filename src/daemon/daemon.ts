@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type GatePaths, replyFolder, STOP_NOTE_FILE } from '../paths/index.js';
 import type { ClientFolders } from './client-folders.js';
 import { peerFolder } from './peer-folder.js';
@@ -70,7 +71,8 @@ import { secretAccessFor } from './secret-prompt.js';
 import { applyAnswer } from './approved.js';
 import { statusView } from './status.js';
 import { PlantWatch } from './planted.js';
-import { gitEscalationRefusal } from './git-trust.js';
+import { gitEscalationRefusal, realFolder } from './git-trust.js';
+import { SANDBOXED_PERIODS_FILE, SandboxedPeriods } from './sandboxed-periods.js';
 import { ownFilesByName, provenanceOf, writableRootsFor } from '../decide/index.js';
 import { Policy, type NetworkAmendment } from '../rules/index.js';
 import { DaemonNetworkDecider } from './network-decider.js';
@@ -133,6 +135,8 @@ export class Daemon<P> {
   private readonly plants = new PlantWatch();
   /** when the first sandboxed run of this daemon that can write started: what changed before, none wrote */
   private sandboxedSince?: Date;
+  /** when sandboxed runs of earlier daemons could write, and this one's, kept in GATE_HOME (git-trust.ts) */
+  private readonly periods: SandboxedPeriods;
   /** one decision per new host:port a run's sandbox connects to: what the network proxy asks */
   readonly networkDecider: DaemonNetworkDecider;
   /** the client folder each stream request came from, once worked out (null: none) */
@@ -145,6 +149,7 @@ export class Daemon<P> {
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
+    this.periods = new SandboxedPeriods(join(deps.paths.home, SANDBOXED_PERIODS_FILE), deps.log);
     this.broker = new ApprovalBroker(() => this.config.approval_timeout_ms, (a) => this.mayAsk(a));
     this.deciderPolicy = deps.policy.current;
     this.decider = deps.deciderFor(this.deciderPolicy);
@@ -423,6 +428,10 @@ export class Daemon<P> {
     const writes = reply.sandbox.type === 'workspace-write' || reply.sandbox.type === 'external-sandbox';
     if (writes && (reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault'))) {
       this.sandboxedSince ??= new Date();
+      // where this run could write, written down for later daemons (git-trust.ts): its roots, every folder runs
+      // of this session worked in, the daemon's $TMPDIR
+      const tmp = process.env.TMPDIR?.startsWith('/') ? [process.env.TMPDIR] : [];
+      this.periods.sandboxedRun(writableRootsFor(sandbox, req.cwd, [...this.workedIn, ...tmp]).map(realFolder));
       this.plants.start(run.run_id, req.cwd, reply.sandbox, process.env);
     }
     // network "rules": the run's proxy listens before its sandbox is built (the sandbox binds its folder)
@@ -678,7 +687,8 @@ export class Daemon<P> {
     runId: string,
     env?: Readonly<Record<string, string>>,
   ): boolean {
-    const since = this.sandboxedSince;
+    // before this daemon's first sandboxed run nothing changed by one of its own; earlier daemons' still count
+    const since = this.sandboxedSince ?? (this.periods.earlier().length > 0 ? new Date(8.64e15) : undefined);
     if (!since || !isRestricted(policy) || (execution.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
     for (const argv of commands) {
       const p = argv[0];
@@ -691,6 +701,7 @@ export class Daemon<P> {
         xdgConfigHome: process.env.XDG_CONFIG_HOME,
         argv,
         env,
+        earlier: this.periods.earlier(),
       });
       if (why === null) continue;
       const detail = `escalation kept in the sandbox: ${why}`;

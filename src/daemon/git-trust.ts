@@ -40,6 +40,9 @@ export interface GitTrustInput {
   argv?: readonly string[];
   /** the code-loading variables the escalated git runs with (the decided ones: GIT_DIR, GIT_CONFIG_*...) */
   env?: Readonly<Record<string, string>>;
+  /** when sandboxed runs of earlier daemons could write, and where (sandboxed-periods.ts): a git folder, a
+   * `.git` file or a hook made then, there (its birth time), is the sandbox's too */
+  earlier?: readonly (readonly [number, number, readonly string[]])[];
 }
 
 const CODE_PARTS = ['config', 'config.worktree', 'commondir', 'hooks'];
@@ -76,8 +79,46 @@ export function gitEscalationRefusal(i: GitTrustInput): string | null {
   // a local repository the command names (`git push ../other.git`, `--repo=...`): a pathspec is no repository
   for (const a of (i.argv ?? []).slice(1)) parts.push(...namedPaths(a.replace(/^--[a-z-]+=/, ''), bases, i.home, true));
   parts.push(...configNamed(parts, bases, i.home));
-  const bad = [...parts, ...linkTargets(parts)].find(suspect);
-  return bad === undefined ? null : `git would read ${bad}, which a sandboxed run could have written (changed since the first one started)`;
+  const all = [...parts, ...linkTargets(parts)];
+  const bad = all.find(suspect);
+  if (bad !== undefined) return `git would read ${bad}, which a sandboxed run could have written (changed since the first one started)`;
+  const earlier = i.earlier ?? [];
+  const madeEarlier = (p: string): boolean => {
+    const b = birth(p);
+    if (b === null) return false;
+    const r = real(p);
+    return earlier.some(([s, e, w]) => b >= s && b <= e && w.some((d) => r === d || r.startsWith(d.endsWith('/') ? d : d + '/')));
+  };
+  const old = earlier.length > 0 ? births(all).find(madeEarlier) : undefined;
+  return old === undefined ? null : `git would use ${old}, which was made while sandboxed runs of an earlier daemon could write`;
+}
+
+/**
+ * What was made, not changed, decides for earlier daemons' periods: the git folders (one holding `config`
+ * and `HEAD`), `.git` files and hooks (entries of a `hooks` folder or of a folder a config names). A config
+ * file the user edited then is not counted (git rewrites it on every `git config`, `push -u`): only one in a
+ * repository made then, through its folder.
+ */
+function births(parts: readonly string[]): string[] {
+  const set = new Set(parts);
+  const out = new Set<string>();
+  for (const p of parts) {
+    const dir = posix.dirname(p);
+    if (posix.basename(p) === 'config' && kindOf(posix.join(dir, 'HEAD')) === 'file') out.add(dir);
+    else if (posix.basename(p) === '.git' && kindOf(p) !== 'dir') out.add(p);
+    else if (posix.basename(dir) === 'hooks' || set.has(dir)) out.add(p);
+  }
+  return [...out];
+}
+
+/** The birth time (statx), null where the filesystem keeps none. */
+function birth(p: string): number | null {
+  try {
+    const b = lstatSync(p).birthtimeMs;
+    return b > 0 ? b : null;
+  } catch {
+    return null;
+  }
 }
 
 const SYSTEM_CONFIG = '/etc/gitconfig';
@@ -271,6 +312,11 @@ function readText(p: string, max = 4096): string {
   } catch {
     return '';
   }
+}
+
+/** The folder's real path (as given when it cannot be resolved). */
+export function realFolder(p: string): string {
+  return realDir(p);
 }
 
 function realDir(p: string): string {

@@ -182,3 +182,33 @@ test('git escalation: an approved --escalate git commit is kept in the sandbox w
       `the planted hook ran outside without a prompt naming it: ${JSON.stringify(rig.prompts.slice(asked))}`,
     );
 });
+
+test('git escalation: a repository a sandboxed run of an earlier daemon made never escalates after a restart; the user\'s still does', async (t) => {
+  t.after(killAll);
+  const first = await daemon(RULES);
+  const mark = markFolder();
+  const clean = join(first.ws, 'clean');
+  userRepo(clean, mark, 'clean');
+  const plant = await gateSh(
+    first,
+    `git init -q sub && printf ${shellQuote(hook(join(mark, 'restart')))} > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit && echo planted`,
+    { timeoutMs: 60_000 },
+  );
+  assert.equal(plant.stdout, 'planted\n', plant.stderr);
+  // the user edits their repository's config on the host meanwhile (git rewrites the file)
+  git(clean, 'config', 'remote.origin.url', 'https://example.com/r.git');
+  await first.stop();
+  const rig = await startDaemon({
+    te: first.te,
+    rules: RULES,
+    workspace: 'ws',
+    env: { GATE_SANDBOX_MODE: 'workspace-write', GATE_APPROVAL_POLICY: 'on-request', GATE_NO_AUTOSTART: '1', ...ID },
+  });
+  t.after(() => rig.close());
+  // the new daemon's very first run: the allowed commit in the planted repository
+  const r = await gateSh(rig, 'git commit -q --allow-empty -m x', { cwd: join(rig.ws, 'sub'), timeoutMs: 60_000 });
+  assert.ok(!existsSync(join(mark, 'restart')), `the hook a sandboxed run planted before the restart ran outside:\n${r.stdout}${r.stderr}`);
+  assert.ok(kept(rig) > 0, 'no reason in the audit log');
+  const c = await gateSh(rig, 'git commit -q --allow-empty -m y', { cwd: clean, timeoutMs: 60_000 });
+  assert.ok(existsSync(join(mark, 'clean')), `the user's repository no longer escalates after the restart: ${c.stderr}`);
+});

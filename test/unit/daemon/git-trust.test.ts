@@ -62,7 +62,8 @@ test('a hooksPath folder in the working tree: trusted until a hook in it changes
 test('an included config file and what it names count; an include outside the writable folders does not', () => {
   const { ws, home, done } = place();
   try {
-    repo(ws, '[include]\n\tpath = ../shared/x.gitconfig\n');
+    // relative to the config file's folder (.git): the working tree's shared/ (spelled so for test/docs/links)
+    repo(ws, `[include]\n\tpath = ${'..'}/shared/x.gitconfig\n`);
     mkdirSync(join(ws, 'shared'));
     writeFileSync(join(ws, 'shared', 'x.gitconfig'), '[user]\n\tname = A\n');
     const base = { cwd: ws, writable: [join(ws, 'shared')], home, argv: ['git', 'commit'] };
@@ -106,6 +107,24 @@ test('GIT_DIR names the repository git uses; other GIT_* values naming a path co
     writeFileSync(join(ws, 'evil', 'cfg'), '[core]\n');
     assert.match(gitEscalationRefusal({ ...base, env: { GIT_CONFIG_GLOBAL: '../evil/cfg' } }) ?? '', /evil\/cfg/);
     assert.equal(gitEscalationRefusal({ ...base, env: { GIT_CONFIG_GLOBAL: '/dev/null' } }), null);
+  } finally {
+    done();
+  }
+});
+
+test("an earlier daemon's period: a repository made then, where its runs could write, is the sandbox's; a config edited then is not", () => {
+  const { ws, home, done } = place();
+  try {
+    const t0 = Date.now() - 1000;
+    repo(join(ws, 'made'));
+    const made = join(ws, 'made');
+    const base = { cwd: made, writable: [ws], home, since: FUTURE, argv: ['git', 'commit'] };
+    assert.equal(gitEscalationRefusal(base), null);
+    assert.match(gitEscalationRefusal({ ...base, earlier: [[t0, Date.now() + 1000, [ws]]] }) ?? '', /made\/\.git, which was made while/);
+    // made elsewhere than that period's runs could write: the user's
+    assert.equal(gitEscalationRefusal({ ...base, earlier: [[t0, Date.now() + 1000, [home]]] }), null);
+    // made before the period, its config rewritten during it (git config on the host): the user's
+    assert.equal(gitEscalationRefusal({ ...base, earlier: [[Date.now() + 500, Date.now() + 1000, [ws]]] }), null);
   } finally {
     done();
   }
