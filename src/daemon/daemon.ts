@@ -424,7 +424,8 @@ export class Daemon<P> {
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
     const argvs = check.subcommands.map((s) => s.argv);
-    if (reply.action.type === 'Escalate' && this.gitMustStay(argvs, req.cwd, sandbox, reply.action, run.run_id)) reply.action = RUN;
+    const kept = reply.action.type === 'Escalate' ? this.gitMustStay(argvs, req.cwd, sandbox, reply.action, run.run_id) : null;
+    if (kept !== null) reply.action = RUN;
     const writes = reply.sandbox.type === 'workspace-write' || reply.sandbox.type === 'external-sandbox';
     if (writes && (reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault'))) {
       this.sandboxedSince ??= new Date();
@@ -438,6 +439,7 @@ export class Daemon<P> {
     if (this.deps.network && networkRules(reply.sandbox) && reply.action.type !== 'Deny') await this.deps.network.open(run.run_id);
     if (req.plan) {
       reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply, this.deps.paths.requestSock);
+      if (kept !== null && reply.plan.program !== undefined) reply.plan.notice = kept;
       // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
       if (this.deps.sessions && reply.plan.rerun) reply.plan = await joinWirePlan(reply.plan, req.plan.env, this.deps.sessions);
     }
@@ -677,7 +679,8 @@ export class Daemon<P> {
 
   /**
    * An escalation out of the sandbox that runs git, where the configuration git would read could have been
-   * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts).
+   * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts). The reason (logged, in the
+   * audit log, and the notice a pre-flight's plan carries for gate-sh to print), or null when it may leave.
    */
   private gitMustStay(
     commands: readonly (readonly string[])[],
@@ -686,10 +689,10 @@ export class Daemon<P> {
     execution: Action,
     runId: string,
     env?: Readonly<Record<string, string>>,
-  ): boolean {
+  ): string | null {
     // before this daemon's first sandboxed run nothing changed by one of its own; earlier daemons' still count
     const since = this.sandboxedSince ?? (this.periods.earlier().length > 0 ? new Date(8.64e15) : undefined);
-    if (!since || !isRestricted(policy) || (execution.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
+    if (!since || !isRestricted(policy) || (execution.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return null;
     for (const argv of commands) {
       const p = argv[0];
       if (p === undefined || (p !== 'git' && !p.endsWith('/git'))) continue;
@@ -707,14 +710,14 @@ export class Daemon<P> {
       const detail = `escalation kept in the sandbox: ${why}`;
       this.deps.log(`${runId}: ${detail}`);
       this.deps.audit.write({ kind: 'run', run_id: runId, cwd, argv: [...argv], detail });
-      return true;
+      return `${detail} (it runs there)`;
     }
-    return false;
+    return null;
   }
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id, byAncestry = false): ExecReply {
     const argv = [req.program, ...req.argv.slice(1)];
-    if (action.type === 'Escalate' && this.gitMustStay([argv], req.cwd, this.sandboxOf(this.runs.get(runId)), action, runId, req.env)) action = RUN;
+    if (action.type === 'Escalate' && this.gitMustStay([argv], req.cwd, this.sandboxOf(this.runs.get(runId)), action, runId, req.env) !== null) action = RUN;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.

@@ -138,11 +138,14 @@ test('git escalation: a clean repository escalates; hooksPath, include.path, a l
       const r = await gateSh(rig, script, { cwd: a.cwd, timeoutMs: 60_000 });
       if (existsSync(join(mark, a.name))) escaped.push(`${a.name} (${how}): ${r.stderr}`);
       else if (kept(rig) <= before) unexplained.push(`${a.name} (${how}): ${r.stderr}`);
+      // gate-sh says so when the pre-flight kept it (at the exec only the logs do: an exec's reply carries no text)
+      else if (how === 'rule at pre-flight' && !/^gate-sh: escalation kept in the sandbox: git would /m.test(r.stderr))
+        unexplained.push(`${a.name} (${how}), gate-sh said nothing: ${r.stderr}`);
       rmSync(join(mark, a.name), { force: true });
     }
   }
   assert.deepEqual(escaped, [], 'code the sandbox wrote ran outside it');
-  assert.deepEqual(unexplained, [], 'kept in the sandbox without a reason in the audit log');
+  assert.deepEqual(unexplained, [], 'kept in the sandbox without a reason (the audit log; gate-sh at pre-flight)');
   // the clean repository still escalates after all this
   rmSync(join(mark, 'clean'));
   const again = await gateSh(rig, 'git commit -q --allow-empty -m again', { cwd: clean, timeoutMs: 60_000 });
@@ -171,7 +174,8 @@ test('git escalation: an approved --escalate git commit is kept in the sandbox w
   const p = await gateSh(rig, `printf ${shellQuote(hook(join(mark, 'planted')))} > .githooks/pre-commit`, { cwd: husky, timeoutMs: 60_000 });
   assert.equal(p.code, 0, p.stderr);
   const asked = rig.prompts.length;
-  await escalated(rig, 'git commit -q --allow-empty -m y', husky);
+  const r = await escalated(rig, 'git commit -q --allow-empty -m y', husky);
+  assert.match(r.stderr, /^gate-sh: escalation kept in the sandbox: git would read .*\.githooks\/pre-commit/m, r.stderr);
   // the approval of `git commit` is not one of the hook: git stays in the sandbox, and the hook (a program
   // the sandbox wrote, run by git) leaves it only if a person is asked about it by name and approves
   // (this approver approves everything)
