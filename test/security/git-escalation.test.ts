@@ -180,6 +180,14 @@ test('git escalation: an approved --escalate git commit is kept in the sandbox w
   // the sandbox wrote, run by git) leaves it only if a person is asked about it by name and approves
   // (this approver approves everything)
   assert.ok(kept(rig) > 0, 'the approved git commit was not kept in the sandbox');
+  // the on-failure rerun: the script's sandboxed attempt fails on a read-only folder, the person approves
+  // running it again outside, and the rerun's git is kept in the sandbox all the same
+  const keptBefore = kept(rig);
+  const promptsBefore = rig.prompts.length;
+  const rr = await gateSh(rig, `git commit -q --allow-empty -m r; touch ${join(mark, 'probe')}`, { cwd: husky, timeoutMs: 60_000 });
+  assert.ok(rig.prompts.length > promptsBefore, `no rerun was offered: ${rr.stderr}`);
+  assert.ok(kept(rig) > keptBefore, `the rerun's git was not kept in the sandbox: ${rr.stderr}`);
+  assert.ok(!existsSync(join(mark, 'probe')), `the rerun left the sandbox: ${rr.stderr}`);
   if (existsSync(join(mark, 'planted')))
     assert.ok(
       rig.prompts.slice(asked).some((e) => JSON.stringify(e).includes('.githooks/pre-commit')),
