@@ -730,6 +730,7 @@ static int plan_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_PROGRAM)) return (pl->program = gate_jstr_dup(p)) ? 0 : -1;
   if (!strcmp(key, GATE_F_CWD)) return (pl->cwd = gate_jstr_dup(p)) ? 0 : -1;
   if (!strcmp(key, GATE_F_ERROR)) return (pl->error = gate_jstr_dup(p)) ? 0 : -1;
+  if (!strcmp(key, GATE_F_NOTICE)) return (pl->notice = gate_jstr_dup(p)) ? 0 : -1;
   if (!strcmp(key, GATE_F_ARGS)) return strs_field(p, &pl->args);
   if (!strcmp(key, GATE_F_ENV_SET)) return strs_field(p, &pl->env_set);
   if (!strcmp(key, GATE_F_ENV_UNSET)) return strs_field(p, &pl->env_unset);
@@ -1328,6 +1329,7 @@ static int run_call(const struct paths *paths, const struct inv *inv, const stru
     gate_msgf(GATE_TEXT_NO_PLAN);
     return EXIT_DENIED;
   }
+  if (pl->notice) gate_msg(pl->notice, NULL, NULL, NULL); /* an escalation kept in the turn sandbox: why */
   int relay = pl->rerun ? stderr_relay() : 0;
   static struct result res;
   struct phase_ctx pc = {paths, r.run_id};

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type GatePaths, replyFolder, STOP_NOTE_FILE } from '../paths/index.js';
 import type { ClientFolders } from './client-folders.js';
 import { peerFolder } from './peer-folder.js';
@@ -70,7 +71,8 @@ import { secretAccessFor } from './secret-prompt.js';
 import { applyAnswer } from './approved.js';
 import { statusView } from './status.js';
 import { PlantWatch } from './planted.js';
-import { gitEscalationRefusal } from './git-trust.js';
+import { gitEscalationRefusal, realFolder } from './git-trust.js';
+import { SANDBOXED_PERIODS_FILE, SandboxedPeriods } from './sandboxed-periods.js';
 import { ownFilesByName, provenanceOf, writableRootsFor } from '../decide/index.js';
 import { Policy, type NetworkAmendment } from '../rules/index.js';
 import { DaemonNetworkDecider } from './network-decider.js';
@@ -133,6 +135,8 @@ export class Daemon<P> {
   private readonly plants = new PlantWatch();
   /** when the first sandboxed run of this daemon that can write started: what changed before, none wrote */
   private sandboxedSince?: Date;
+  /** when sandboxed runs of earlier daemons could write, and this one's, kept in GATE_HOME (git-trust.ts) */
+  private readonly periods: SandboxedPeriods;
   /** one decision per new host:port a run's sandbox connects to: what the network proxy asks */
   readonly networkDecider: DaemonNetworkDecider;
   /** the client folder each stream request came from, once worked out (null: none) */
@@ -147,6 +151,7 @@ export class Daemon<P> {
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
+    this.periods = new SandboxedPeriods(join(deps.paths.home, SANDBOXED_PERIODS_FILE), deps.log);
     this.broker = new ApprovalBroker(() => this.config.approval_timeout_ms, (a) => this.mayAsk(a));
     this.deciderPolicy = deps.policy.current;
     this.decider = deps.deciderFor(this.deciderPolicy);
@@ -420,16 +425,23 @@ export class Daemon<P> {
       const a = reply.action;
       run.startUp = { sandboxed: a.type === 'Run' || (a.type === 'Escalate' && a.execution.type === 'TurnDefault') };
     }
-    if (reply.action.type === 'Escalate' && this.gitMustStay(check.subcommands.map((s) => s.argv[0]), req.cwd, sandbox, reply.action)) reply.action = RUN;
+    const argvs = check.subcommands.map((s) => s.argv);
+    const kept = reply.action.type === 'Escalate' ? this.gitMustStay(argvs, req.cwd, sandbox, reply.action, run.run_id) : null;
+    if (kept !== null) reply.action = RUN;
     const writes = reply.sandbox.type === 'workspace-write' || reply.sandbox.type === 'external-sandbox';
     if (writes && (reply.action.type === 'Run' || (reply.action.type === 'Escalate' && reply.action.execution.type === 'TurnDefault'))) {
       this.sandboxedSince ??= new Date();
+      // where this run could write, written down for later daemons (git-trust.ts): its roots, every folder runs
+      // of this session worked in, the daemon's $TMPDIR
+      const tmp = process.env.TMPDIR?.startsWith('/') ? [process.env.TMPDIR] : [];
+      this.periods.sandboxedRun(writableRootsFor(sandbox, req.cwd, [...this.workedIn, ...tmp]).map(realFolder));
       this.plants.start(run.run_id, req.cwd, reply.sandbox, process.env);
     }
     // network "rules": the run's proxy listens before its sandbox is built (the sandbox binds its folder)
     if (this.deps.network && networkRules(reply.sandbox) && reply.action.type !== 'Deny') await this.deps.network.open(run.run_id);
     if (req.plan) {
       reply.plan = clientPlan(req as PreflightRequest & { plan: PlanRequest }, reply, this.deps.paths.requestSock);
+      if (kept !== null && reply.plan.program !== undefined) reply.plan.notice = kept;
       // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
       if (this.deps.sessions && reply.plan.rerun) reply.plan = await joinWirePlan(reply.plan, req.plan.env, this.deps.sessions);
     }
@@ -669,25 +681,45 @@ export class Daemon<P> {
 
   /**
    * An escalation out of the sandbox that runs git, where the configuration git would read could have been
-   * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts).
+   * written by a sandboxed run: it runs in the turn sandbox instead (git-trust.ts). The reason (logged, in the
+   * audit log, and the notice a pre-flight's plan carries for gate-sh to print), or null when it may leave.
    */
-  private gitMustStay(programs: readonly (string | undefined)[], cwd: string, policy: SandboxPolicy, execution?: Action): boolean {
-    const since = this.sandboxedSince;
-    if (!since || !isRestricted(policy) || (execution?.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return false;
-    if (!programs.some((p) => p !== undefined && (p === 'git' || p.endsWith('/git')))) return false;
-    const why = gitEscalationRefusal({
-      cwd,
-      writable: writableRootsFor(policy, cwd),
-      since,
-      home: process.env.HOME,
-      xdgConfigHome: process.env.XDG_CONFIG_HOME,
-    });
-    if (why) this.deps.log(`escalation kept in the sandbox: ${why}`);
-    return why !== null;
+  private gitMustStay(
+    commands: readonly (readonly string[])[],
+    cwd: string,
+    policy: SandboxPolicy,
+    execution: Action,
+    runId: string,
+    env?: Readonly<Record<string, string>>,
+  ): string | null {
+    // before this daemon's first sandboxed run nothing changed by one of its own; earlier daemons' still count
+    const since = this.sandboxedSince ?? (this.periods.earlier().length > 0 ? new Date(8.64e15) : undefined);
+    if (!since || !isRestricted(policy) || (execution.type === 'Escalate' && execution.execution.type === 'TurnDefault')) return null;
+    for (const argv of commands) {
+      const p = argv[0];
+      if (p === undefined || (p !== 'git' && !p.endsWith('/git'))) continue;
+      const why = gitEscalationRefusal({
+        cwd,
+        writable: writableRootsFor(policy, cwd),
+        since,
+        home: process.env.HOME,
+        xdgConfigHome: process.env.XDG_CONFIG_HOME,
+        argv,
+        env,
+        earlier: this.periods.earlier(),
+      });
+      if (why === null) continue;
+      const detail = `escalation kept in the sandbox: ${why}`;
+      this.deps.log(`${runId}: ${detail}`);
+      this.deps.audit.write({ kind: 'run', run_id: runId, cwd, argv: [...argv], detail });
+      return `${detail} (it runs there)`;
+    }
+    return null;
   }
 
   private execReply(req: ExecRequest, action: Action, ctx: HandlerContext, runId = req.run_id, byAncestry = false): ExecReply {
-    if (action.type === 'Escalate' && this.gitMustStay([req.program], req.cwd, this.sandboxOf(this.runs.get(runId)), action)) action = RUN;
+    const argv = [req.program, ...req.argv.slice(1)];
+    if (action.type === 'Escalate' && this.gitMustStay([argv], req.cwd, this.sandboxOf(this.runs.get(runId)), action, runId, req.env) !== null) action = RUN;
     const reply: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action };
     const kernel = req.layer === 'kernel';
     // an Escalate pairs like a Run: the kernel layer lets it go on in place, the LD_PRELOAD layer escalates.

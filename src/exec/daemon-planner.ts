@@ -58,7 +58,8 @@ function firstStep(pl: PlanReply | undefined, env: NodeJS.ProcessEnv): FirstStep
   if (pl.error !== undefined) return { kind: 'refused', error: pl.error };
   const ready = readyPlan(pl, env);
   if (!ready) return { kind: 'none' };
-  return { kind: 'run', plan: ready, rerun: pl.rerun === true, anyStatus: pl.rerun_any_status === true };
+  const notice = pl.notice !== undefined ? { notice: pl.notice } : {};
+  return { kind: 'run', plan: ready, rerun: pl.rerun === true, anyStatus: pl.rerun_any_status === true, ...notice };
 }
 
 function rerunStep(reply: PreflightReply, env: NodeJS.ProcessEnv): RerunStep<RunPlan> {

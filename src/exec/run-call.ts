@@ -40,7 +40,7 @@ export type FirstStep<P> =
   | { kind: 'denied'; lines: string[] }
   | { kind: 'refused'; error: string }
   | { kind: 'none' }
-  | { kind: 'run'; plan: P; rerun: boolean; anyStatus: boolean };
+  | { kind: 'run'; plan: P; rerun: boolean; anyStatus: boolean; notice?: string };
 
 /** What the answer to the rerun's question means: the notice first, then an error (nothing runs), a rerun
  * (plan undefined: no runnable plan in the reply), or the first attempt stands. */
@@ -161,6 +161,7 @@ async function afterPreflight<P>(c: CallPorts<P>, client: RequestClient, reply: 
   }
   if (step.kind === 'refused') return refuse(c, step.error);
   if (step.kind === 'none') return noPlan(c);
+  if (step.notice !== undefined) c.say(step.notice);
   const first = await attempt(c, client, reply.run_id, step.plan, step.rerun, false);
   if (first === undefined) return EXIT_DENIED;
   const finished = { type: 'run-finished', run_id: reply.run_id, exit_status: first.status, duration_ms: Math.round(first.ms) };

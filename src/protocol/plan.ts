@@ -35,6 +35,9 @@ export interface PlanReply {
   denials?: string[];
   /** nothing runs: `gate-sh: <error>; nothing ran`, exit 126 */
   error?: string;
+  /** print this line first (`gate-sh: <notice>`), then run the plan (an escalation the daemon kept in the
+   * turn sandbox says why) */
+  notice?: string;
   program?: string;
   args?: string[];
   cwd?: string;
