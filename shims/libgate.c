@@ -52,6 +52,9 @@ static struct {
   /* the process this program was exec'd in, when the supervisor marked it below a program running its own
    * files (GATE_OWN): what its forked children exec gets no LD_PRELOAD layer (gated_env); 0 otherwise */
   pid_t below;
+  /* the Landlock domain (own_domain) not entered yet: this marked program is a system tool that reads other
+   * processes (inspector()); entered before anything it starts, in the child that execs or here */
+  int domain_later;
   char *saved[MAX_SAVED]; /* "GATE_X=value" captured at start, put back into every exec */
   size_t dirlen; /* length of lib's folder with its slash: <dir>/bin/ holds the shims */
   size_t arena_used;
@@ -61,6 +64,16 @@ static struct {
 } G;
 
 /* ---------- helpers ---------- */
+
+static void own_domain(void);
+
+/* The domain this marked program put off (G.domain_later), entered now, before it starts anything: a forked
+ * child about to exec enters it for itself, a spawn, system() or popen() makes the program enter it. */
+static void domain_now(void) {
+  if (!G.domain_later) return;
+  G.domain_later = 0;
+  own_domain();
+}
 
 static void *real(const char *name) {
   void *f = dlsym(RTLD_NEXT, name);
@@ -364,6 +377,7 @@ HOT static int gated_execve(const char *path, const char *program, char *const a
     }
     /* a forked child of a program marked below a program running its own files: the layer left out (gated_env) */
     int left_out = G.below && getpid() != G.below;
+    domain_now();
     char **env = gated_env(envp, program, NULL, first, left_out, stack, sizeof stack);
     if (!env) {
       errno = ENOMEM;
@@ -574,6 +588,7 @@ static int gated_spawn(pid_t *pid, const char *path, const char *program, const 
   if (!f) f = (spawn_fn)real("posix_spawn");
   char token[256] = "";
   if (access(program, F_OK) != 0) return errno;
+  domain_now(); /* the child is made by libc, where nothing of this library runs */
   /* in a kernel-gated run the child's exec is decided by the kernel layer first, as in gated_execve; a
    * Deny or Escalate comes back as the spawn's error, and the held answer is asked for from here */
   int shim = is_shim(program), first = G.kernel && !shim && small(program, argv, envp);
@@ -614,6 +629,7 @@ EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_act
  * marks are set), -1 with errno EACCES when not; shell_end takes the marks out again, errno kept. */
 static int shell_begin(const char *command) {
   restore_environ();
+  domain_now();
   char *argv[] = {(char *)"sh", (char *)"-c", (char *)command, NULL};
   char token[256] = "", v[PATH_MAX + 300], pid[24];
   enum verdict d = check("/bin/sh", argv, environ, token, sizeof token);
@@ -752,6 +768,29 @@ static void own_domain(void) {
   close((int)fd);
 }
 
+/* The system tools that read other processes' /proc entries (their fd/, exe, cwd, environ: Landlock's ptrace
+ * rule keeps a domain from them), run by the model as its own commands: `lsof -t -i :3000`, `ss -ltnp`,
+ * `fuser`, `ls -l /proc/$$/fd` work as under bash. They run no file's code in their own process, and one
+ * installed in a system folder is out of the sandbox's reach, so such a program enters its domain only before
+ * it starts anything (domain_now): whatever it starts is in the domain, and a process already in one (a
+ * build's `lsof`) stays there. Its own path, as the kernel has it. */
+static int inspector(void) {
+  static const char *const names[] = {"lsof",  "ss",  "fuser", "netstat", "ps",       "pstree",   "pgrep", "pkill",
+                                      "pidof", "top", "ls",    "cat",     "readlink", "realpath", "stat",  NULL};
+  static const char *const dirs[] = {"/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", NULL};
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return 0;
+  exe[n] = 0;
+  const char *name = strrchr(exe, '/') + 1;
+  size_t dirlen = (size_t)(name - exe);
+  int in_system = 0;
+  for (int i = 0; dirs[i] && !in_system; i++) in_system = strlen(dirs[i]) == dirlen && !strncmp(exe, dirs[i], dirlen);
+  for (int i = 0; in_system && names[i]; i++)
+    if (!strcmp(name, names[i])) return 1;
+  return 0;
+}
+
 /* Work done in every process that loads the library: keep it to a few syscalls (getpid, two stats) and
  * no malloc, stdio or environment functions, whose first use costs symbol binding and page faults. */
 __attribute__((constructor)) static void gate_init(int argc, char **argv, char **envp) {
@@ -794,7 +833,8 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
    * out of its children, whose execs the kernel layer decides all the same (no such mark outside a kernel-gated run) */
   if (below && G.kernel) {
     G.below = getpid();
-    own_domain();
+    if (inspector()) G.domain_later = 1;
+    else own_domain();
   }
   if (escalate) {
     const char *token;

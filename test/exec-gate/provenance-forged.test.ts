@@ -131,6 +131,9 @@ with open('/proc/%d/stat' % make) as f: bash = int(f.read().rsplit(')', 1)[1].sp
 try:
     open('/proc/%d/mem' % bash, 'r+b').close(); print('mem: opened')
 except OSError as e: print('mem:', e.strerror)
+# a tool that puts its own domain off (an inspector, shims/libgate.c) stays in the build's all the same
+r = subprocess.run(['ls', '-l', '/proc/%d/exe' % bash], capture_output=True, text=True)
+print('ls:', 'Permission denied' if 'Permission denied' in r.stderr else r.stdout.strip())
 if shutil.which('gdb'):
     r = subprocess.run(['gdb', '-p', str(bash), '-batch', '-ex', 'call (int)system("touch ${outside}/by-ptrace")'], capture_output=True, text=True)
     print('gdb:', r.stdout[-300:], r.stderr[-300:])
@@ -145,6 +148,7 @@ test("a build cannot take over the model's own shell (ptrace, /proc/<pid>/mem) t
   const own = `python3 -c 'import os; os.system("touch ${outside}/by-model")'`;
   const r = await run(GATE_SH, ['-c', `make -s; ${own}`], { env: d.env, cwd: d.ws, timeoutMs: 90_000 });
   assert.match(r.stdout, /^mem: (Permission denied|Operation not permitted)$/m, r.stdout + r.stderr);
+  assert.match(r.stdout, /^ls: Permission denied$/m, r.stdout + r.stderr);
   assert.equal(existsSync(join(outside, 'by-ptrace')), false, r.stdout);
   assert.equal(existsSync(join(outside, 'by-model')), true, r.stderr);
 });

@@ -306,5 +306,32 @@ export const DESCRIPTORS: Workflow = {
     'sleep 0.3 & ls /proc/$!/fd | sort -n | tr "\\n" " "; wait',
 };
 
+/**
+ * The model's own tools looking at the run's processes: what /proc shows of its shell and of a background
+ * job (their program and descriptors, the links a Landlock domain keeps from a process outside it; which
+ * descriptors a job has is DESCRIPTORS's). `ls`,
+ * `readlink` and `cat` are marked below a program; before, each entered a domain of its own and was refused
+ * ('cannot read symbolic link ... Permission denied').
+ */
+export const INSPECTION: Workflow = {
+  name: "the model's ls, readlink and cat on /proc of its shell and of a background job",
+  write: () => undefined,
+  script:
+    'sleep 5 & ls -l /proc/$!/exe | sed "s/.* -> //"; ls -l /proc/$!/fd > /dev/null && echo job-fds-readable; kill $!; ' +
+    'ls -l /proc/$$/fd/1 | sed "s/.* -> //; s/:.*//"; readlink /proc/$$/exe; cat /proc/$$/environ | tr "\\0" "\\n" | grep -c "^PATH="',
+};
+
 /** Every workflow of this file, in the order the test runs them. */
-export const WORKFLOWS: Workflow[] = [DESCRIPTORS, CMAKE, MAKE_AR, CARGO, JAVA, PYTHON_PACKAGE, NODE_TOOLS, GIT_MORE, SHELL_IDIOMS, ONE_COMMAND_VARIABLES];
+export const WORKFLOWS: Workflow[] = [
+  DESCRIPTORS,
+  INSPECTION,
+  CMAKE,
+  MAKE_AR,
+  CARGO,
+  JAVA,
+  PYTHON_PACKAGE,
+  NODE_TOOLS,
+  GIT_MORE,
+  SHELL_IDIOMS,
+  ONE_COMMAND_VARIABLES,
+];
