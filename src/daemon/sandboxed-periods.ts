@@ -8,11 +8,14 @@
  * write at once) from its first sandboxed run on, and again every minute while it lives; a daemon that starts
  * folds the lines into one per daemon and writes them back, older periods merged when there are many (a
  * merge widens, never narrows). A period is taken to end two minutes after its last line (a daemon killed
- * between two lines). An unreadable file fails closed: everything before now counts as a period.
+ * between two lines). A last line cut short (a daemon killed while appending it) counts as a period from two
+ * minutes before the file last changed until now, every folder in it: that daemon's first line is written at
+ * its first sandboxed run, and a minute apart after. Any other unreadable line, or an unreadable file, fails
+ * closed: everything before now counts as a period, until the file is mended.
  * Not pure: reads and writes that file. Trust boundary: GATE_HOME is read-only in every sandbox, so only
  * daemons (and the user) write it.
  */
-import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 
 /** From, until (ms), and the folders its sandboxed runs could write (real paths or as given). */
 export type Period = readonly [number, number, readonly string[]];
@@ -78,13 +81,20 @@ export class SandboxedPeriods {
       return [[0, Date.now(), ['/']]];
     }
     const byDaemon = new Map<string, Mutable>();
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
+    const lines = text.split('\n').filter((l) => l.trim() !== '');
+    for (const [i, line] of lines.entries()) {
       let r: { d?: unknown; s?: unknown; e?: unknown; w?: unknown };
       try {
         r = JSON.parse(line);
       } catch {
-        this.log(`${this.file} has a broken line: every change before now counts as a sandboxed run's`);
+        if (i === lines.length - 1 && !text.endsWith('\n')) {
+          // cut short while appended: its daemon's period, bounded by when the file last changed
+          const changed = statTime(this.file);
+          this.log(`${this.file}: its last line was cut short; changes in every folder from ${new Date(changed - MARGIN_MS).toISOString()} on count as a sandboxed run's`);
+          byDaemon.set(`cut-${i}`, [changed - MARGIN_MS, Date.now(), ['/']]);
+          continue;
+        }
+        this.log(`${this.file} has a broken line (${i + 1}): every change before now counts as a sandboxed run's until it is mended`);
         return [[0, Date.now(), ['/']]];
       }
       if (typeof r.d !== 'string' || typeof r.s !== 'number' || typeof r.e !== 'number') continue;
@@ -105,6 +115,15 @@ export class SandboxedPeriods {
 }
 
 type Mutable = [number, number, string[]];
+
+/** When `file` last changed (ms); 0 when that cannot be told (the widest period). */
+function statTime(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
 
 /** Overlapping periods joined (their folders too); past KEEP, the oldest neighbours joined (wider, never
  * narrower). Pure. */

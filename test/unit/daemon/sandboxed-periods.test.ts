@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { merge, SandboxedPeriods } from '../../../src/daemon/sandboxed-periods.js';
@@ -78,6 +78,34 @@ test('a missing file is no period; a broken one is everything until now', () => 
     assert.deepEqual(w, ['/']);
     assert.ok(e >= Date.now() - 1000);
     assert.match(logged.join('\n'), /broken line/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a last line cut short (a daemon killed while appending) counts from two minutes before the file changed, not from the start of time; the file is mended', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'periods-'));
+  try {
+    const file = join(dir, 'p.jsonl');
+    const hour = 3_600_000;
+    const t0 = Date.now() - 5 * hour;
+    writeFileSync(file, `${JSON.stringify({ d: 'a', s: t0, e: t0 + 60_000, w: ['/w'] })}\n{"d":"b","s":`);
+    const changed = statSync(file).mtimeMs;
+    const logged: string[] = [];
+    const periods = new SandboxedPeriods(file, (l) => logged.push(l)).earlier();
+    assert.equal(periods.length, 2);
+    assert.equal(periods[0][0], t0, 'the whole lines stand');
+    assert.equal(periods[1][0], changed - 120_000);
+    assert.deepEqual(periods[1][2], ['/']);
+    assert.ok(periods[1][1] >= Date.now() - 1000);
+    assert.match(logged.join('\n'), /cut short/);
+    // written back whole: the next daemon reads it without a cut line
+    const next: string[] = [];
+    assert.equal(new SandboxedPeriods(file, (l) => next.push(l)).earlier().length, 2);
+    assert.deepEqual(next, []);
+    // a broken line that is not the last still fails closed
+    writeFileSync(file, `not json\n${JSON.stringify({ d: 'a', s: t0, e: t0 + 60_000 })}\n`);
+    assert.equal(new SandboxedPeriods(file, () => {}).earlier()[0][0], 0);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
