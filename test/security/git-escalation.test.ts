@@ -60,6 +60,16 @@ function userRepo(dir: string, mark: string, name: string): void {
   chmodSync(join(dir, '.git', 'hooks', 'pre-commit'), 0o755);
 }
 
+/** A user's repository in husky's layout: its own config names a hooks folder in the working tree, whose
+ * pre-commit leaves `hookMark` in `mark`. */
+function huskyRepo(dir: string, mark: string, name: string, hookMark: string): void {
+  userRepo(dir, mark, name);
+  mkdirSync(join(dir, '.githooks'));
+  writeFileSync(join(dir, '.githooks', 'pre-commit'), hook(join(mark, hookMark)));
+  chmodSync(join(dir, '.githooks', 'pre-commit'), 0o755);
+  git(dir, 'config', 'core.hooksPath', '.githooks');
+}
+
 const RULES = ['prefix_rule(pattern=["git", "commit"], decision="allow")', 'prefix_rule(pattern=["git", "push"], decision="allow")'];
 
 /** The audit log's records of an escalated git kept in the sandbox, each with its reason. */
@@ -78,11 +88,7 @@ test('git escalation: a clean repository escalates; hooksPath, include.path, a l
   userRepo(clean, mark, 'clean');
   // husky's layout: the repository's own config names a hooks folder in the working tree
   const husky = join(rig.ws, 'husky');
-  userRepo(husky, mark, 'husky-git-hook');
-  mkdirSync(join(husky, '.githooks'));
-  writeFileSync(join(husky, '.githooks', 'pre-commit'), hook(join(mark, 'husky-user')));
-  chmodSync(join(husky, '.githooks', 'pre-commit'), 0o755);
-  git(husky, 'config', 'core.hooksPath', '.githooks');
+  huskyRepo(husky, mark, 'husky-git-hook', 'husky-user');
   // a shared config in the working tree, included by the repository's config
   const inc = join(rig.ws, 'inc');
   userRepo(inc, mark, 'inc-user');
@@ -163,11 +169,7 @@ test('git escalation: an approved --escalate git commit is kept in the sandbox w
   t.after(() => rig.close());
   const mark = markFolder();
   const husky = join(rig.ws, 'husky');
-  userRepo(husky, mark, 'git-hook');
-  mkdirSync(join(husky, '.githooks'));
-  writeFileSync(join(husky, '.githooks', 'pre-commit'), hook(join(mark, 'user')));
-  chmodSync(join(husky, '.githooks', 'pre-commit'), 0o755);
-  git(husky, 'config', 'core.hooksPath', '.githooks');
+  huskyRepo(husky, mark, 'git-hook', 'user');
   const before = await escalated(rig, 'git commit -q --allow-empty -m x', husky);
   assert.ok(existsSync(join(mark, 'user')), `the approved commit did not leave the sandbox: ${before.stderr}`);
   assert.equal(kept(rig), 0);
