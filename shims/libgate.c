@@ -53,7 +53,7 @@ static struct {
    * files (GATE_OWN): what its forked children exec gets no LD_PRELOAD layer (gated_env); 0 otherwise */
   pid_t below;
   /* the Landlock domain (own_domain) not entered yet: this marked program is a system tool that reads other
-   * processes (inspector()); entered before anything it starts, in the child that execs or here */
+   * processes (inspector); entered before anything it starts, in the child that execs or here */
   int domain_later;
   char *saved[MAX_SAVED]; /* "GATE_X=value" captured at start, put back into every exec */
   size_t dirlen; /* length of lib's folder with its slash: <dir>/bin/ holds the shims */
@@ -773,11 +773,17 @@ static void own_domain(void) {
  * `fuser`, `ls -l /proc/$$/fd` work as under bash. They run no file's code in their own process, and one
  * installed in a system folder is out of the sandbox's reach, so such a program enters its domain only before
  * it starts anything (domain_now): whatever it starts is in the domain, and a process already in one (a
- * build's `lsof`) stays there. Its own path, as the kernel has it. */
-static int inspector(void) {
+ * build's `lsof`) stays there. Its own path, as the kernel has it; the name it was called by first, so that
+ * the other marked programs (a build's every compiler) pay no system call for it. */
+static int inspector(const char *argv0) {
   static const char *const names[] = {"lsof",  "ss",  "fuser", "netstat", "ps",       "pstree",   "pgrep", "pkill",
                                       "pidof", "top", "ls",    "cat",     "readlink", "realpath", "stat",  NULL};
   static const char *const dirs[] = {"/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", NULL};
+  const char *called = argv0 ? strrchr(argv0, '/') : NULL;
+  called = called ? called + 1 : argv0;
+  int named = 0;
+  for (int i = 0; called && names[i] && !named; i++) named = !strcmp(called, names[i]);
+  if (!named) return 0;
   char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return 0;
@@ -833,7 +839,7 @@ __attribute__((constructor)) static void gate_init(int argc, char **argv, char *
    * out of its children, whose execs the kernel layer decides all the same (no such mark outside a kernel-gated run) */
   if (below && G.kernel) {
     G.below = getpid();
-    if (inspector()) G.domain_later = 1;
+    if (inspector(argv ? argv[0] : NULL)) G.domain_later = 1;
     else own_domain();
   }
   if (escalate) {
