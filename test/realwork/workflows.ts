@@ -303,7 +303,9 @@ export const DESCRIPTORS: Workflow = {
   // 3 4 5 or none, by timing, under bash as under gate-sh)
   script:
     'ls /proc/$$/fd > .fds; sort -n .fds | tr "\\n" " "; rm .fds; echo; ls /proc/self/fd | sort -n | tr "\\n" " "; echo; ' +
-    'sleep 0.3 & ls /proc/$!/fd | sort -n | tr "\\n" " "; wait',
+    // (the job looked at once it runs sleep: before, its forked shell's descriptors, by timing)
+    'sleep 0.3 & for i in $(seq 2000); do case $(readlink /proc/$!/exe) in */sleep) break ;; esac; done; ' +
+    'ls /proc/$!/fd | sort -n | tr "\\n" " "; wait',
 };
 
 /**
@@ -317,7 +319,8 @@ export const INSPECTION: Workflow = {
   name: "the model's ls, readlink and cat on /proc of its shell and of a background job",
   write: () => undefined,
   script:
-    'sleep 5 & ls -l /proc/$!/exe | sed "s/.* -> //"; ls -l /proc/$!/fd > /dev/null && echo job-fds-readable; kill $!; ' +
+    'sleep 5 & for i in $(seq 2000); do case $(readlink /proc/$!/exe) in */sleep) break ;; esac; done; ' +
+    'ls -l /proc/$!/exe | sed "s/.* -> //"; ls -l /proc/$!/fd > /dev/null && echo job-fds-readable; kill $!; ' +
     'ls -l /proc/$$/fd/1 | sed "s/.* -> //; s/:.*//"; readlink /proc/$$/exe; cat /proc/$$/environ | tr "\\0" "\\n" | grep -c "^PATH="',
 };
 
