@@ -42,9 +42,17 @@ static int read_exec(const struct launch *l, const struct seccomp_notif *req, st
   x->dirfd = (int)a[0];
   x->flags = x->at ? (int)a[4] : 0;
   struct proc p = {.pid = x->pid};
-  x->path = read_str(&p, x->at ? a[1] : a[0]);
-  x->argv = read_vec(&p, x->at ? a[2] : a[1], &ok1);
-  x->envp = read_vec(&p, x->at ? a[3] : a[2], &ok2);
+  const uint64_t at[3] = {x->at ? a[1] : a[0], x->at ? a[2] : a[1], x->at ? a[3] : a[2]};
+  char **vecs[2];
+  int oks[2];
+  proc_prefetch(&p, at, 3);
+  x->path = read_str(&p, at[0]);
+  if (!read_vecs(&p, 2, at + 1, vecs, oks)) {
+    x->argv = vecs[0];
+    x->envp = vecs[1];
+    ok1 = oks[0];
+    ok2 = oks[1];
+  }
   proc_done(&p);
   char cwdl[64], cmd[512];
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)x->pid);
@@ -128,7 +136,7 @@ static const char *env_value(char **envp, const char *name) {
 }
 
 /* Ask the daemon and act on its answer: the errno to answer the exec with. */
-static int ask(const struct launch *l, struct exec *x, const struct exec_seen *seen, const struct ids *ids,
+static int ask(const struct launch *l, struct exec *x, const struct exec_seen *seen, struct ids *ids,
                const struct marks *m, int lands, int reusable, const struct gate_reuse_hit *kept) {
   char pfile[PATH_MAX + 64], id[96], cmd[512], err[1200], asked_id[130];
   program_file(x->pid, x->file, x->program, pfile, sizeof pfile);
@@ -142,13 +150,13 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
   gate_new_id(id, sizeof id);
   struct gbuf msg;
   gb_init(&msg);
-  gate_exec_request_for(&msg, &l->conf, id, x->program, x->argv, x->cwd, x->envp, l->own_preload, l->own_path, ids->own,
-                        &extra);
+  gate_exec_request_for(&msg, &l->conf, id, x->program, x->argv, x->cwd, x->envp, l->own_preload, l->own_path,
+                        ids_own(ids), &extra);
   const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
   const struct gate_ident *file = &x->decided.id;
   if (kept && inputs && !tell_reused(&l->conf, kept->grant, inputs, msg.p + msg.len)) {
     x->decided.below = kept->below;
-    if (lands) land(l, x->pid, ids->own, seen, file, NULL);
+    if (lands) land(l, x->pid, ids_own(ids), seen, file, NULL);
     gb_free(&msg);
     return 0;
   }
@@ -177,8 +185,8 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
     x->decided.below = r.action == GA_RUN && r.below;
     int nameless = x->nameless, escalated = r.action == GA_ESCALATE && r.token[0];
     if (!nameless && lands && (r.action == GA_RUN || escalated))
-      land(l, x->pid, ids->own, seen, file, r.action == GA_RUN ? NULL : r.token);
-    if (!nameless && lands && escalated && file->known) escalating(ids->own, 1);
+      land(l, x->pid, ids_own(ids), seen, file, r.action == GA_RUN ? NULL : r.token);
+    if (!nameless && lands && escalated && file->known) escalating(ids_own(ids), 1);
     /* kept only when the file is still the one read before asking (so the one the daemon judged) */
     struct stat again;
     struct gate_ident now = {0};
@@ -237,7 +245,7 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
   const struct gate_ident *file = &x->decided.id;
   if (pairable && pairs_any(PAIRED, x->pid)) {
     struct gbuf same;
-    const char *key = exec_inputs(&same, l, &seen, ids.own);
+    const char *key = exec_inputs(&same, l, &seen, ids_own(&ids));
     int paired = key && pairs_take(PAIRED, x->pid, key, file, NULL);
     gb_free(&same);
     if (paired) return 0;
@@ -251,7 +259,7 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
   int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit);
   if (kept && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
     x->decided.below = hit.below;
-    if (lands) land(l, x->pid, ids.own, &seen, file, NULL);
+    if (lands) land(l, x->pid, ids_own(&ids), &seen, file, NULL);
     return 0;
   }
   return ask(l, x, &seen, &ids, &m, lands, reusable, kept ? &hit : NULL);

@@ -70,13 +70,14 @@ static int ran_script(const struct decided *d, const struct stat *st, char **c, 
 
 /* What the stopped process (at PTRACE_EVENT_EXEC) runs is what was decided: 1; 0 when it is not; -1 when
  * it cannot be told (its /proc files are closed to this user: the program it now runs is not readable). */
-static int ran_as_decided(pid_t pid, const struct decided *d, char **argv, char **envp, uint64_t *envp_at) {
+static int ran_as_decided(struct proc *p, const struct decided *d, char **argv, char **envp, uint64_t *envp_at) {
   char exe[64];
   struct stat st;
+  pid_t pid = p->pid;
   snprintf(exe, sizeof exe, "/proc/%d/exe", (int)pid);
   char **c = NULL, **e = NULL;
   *envp_at = 0;
-  if (first_stack(pid, &c, &e, envp_at)) {
+  if (first_stack(p, &c, &e, envp_at)) {
     *envp_at = 0;
     c = proc_strings(pid, "cmdline");
     e = proc_strings(pid, "environ");
@@ -104,10 +105,12 @@ void after_exec(pid_t pid, const struct decided *d, const char *path, char **arg
   while (w < 0 && errno == EINTR);
   if (w < 0 || !WIFSTOPPED(st)) return; /* gone */
   uint64_t envp_at = 0;
-  int as = st >> 16 == PTRACE_EVENT_EXEC ? ran_as_decided(w, d, argv, envp, &envp_at) : 1;
+  struct proc p = {.pid = w};
+  int as = st >> 16 == PTRACE_EVENT_EXEC ? ran_as_decided(&p, d, argv, envp, &envp_at) : 1;
   /* below a program running its own files: the new program's layer is told so by its mark (libgate.c);
    * where the mark cannot be rewritten the layer stays in its children, as everywhere else */
-  if (as == 1 && d->below && envp_at) mark_below(w, envp_at, envp);
+  if (as == 1 && d->below && envp_at) mark_below(&p, envp_at, envp);
+  proc_done(&p);
   if (as == 1) {
     /* run as decided; or the exec failed and the program stopped on its way back (a signal stop passes its
      * signal on) */

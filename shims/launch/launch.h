@@ -85,7 +85,7 @@ int filter_recv(int sock, int *why);
 
 /* ---------- memory.c ---------- */
 #define PAGE 4096
-#define CACHED_PAGES 16
+#define CACHED_PAGES 64
 /* One exec's reading of a process's memory: pages kept for the rest of the reading. */
 struct proc {
   pid_t pid; /* as the supervisor sees it */
@@ -102,6 +102,12 @@ int read_ptr(struct proc *p, uint64_t addr, uint64_t *out);
 /* A NULL-terminated array of strings at addr (argv, envp; NULL addr: empty). *ok = 1 when read whole; the
  * strings read so far either way (NULL only when out of memory). */
 char **read_vec(struct proc *p, uint64_t addr, int *ok);
+/* count (at most 4) such arrays at once, each as read_vec reads it into out[i] and ok[i], their strings' pages
+ * read together: 0, or -1 when out of memory (nothing is left in out). */
+int read_vecs(struct proc *p, int count, const uint64_t *addr, char ***out, int *ok);
+/* Read ahead, in one system call, the pages holding these addresses that are not kept yet (as many as there
+ * is room for); a page that cannot be read is left to the reading that needs it, which fails there. */
+void proc_prefetch(struct proc *p, const uint64_t *addrs, size_t n);
 /* The reading is over (the pages stay with the thread for its next one). */
 void proc_done(struct proc *p);
 void free_vec(char **v);
@@ -111,18 +117,22 @@ int vec_eq(char **a, char **b);
 char **proc_strings(pid_t pid, const char *what);
 /* A symbolic link's target in out (n bytes): 0, or -1 when unreadable or too long. */
 int read_link(const char *path, char *out, size_t n);
-/* A process's pids: own as it knows itself (innermost namespace; pid when unknown), parent as the supervisor
- * sees it (-1 when unknown), and its thread group's (the process a thread belongs to; pid when unknown). */
+/* A process's pids: own as it knows itself (innermost namespace; pid when unknown; 0 until read: ids_own),
+ * parent as the supervisor sees it (-1 when unknown), its thread group's (the process a thread belongs to; pid
+ * when unknown), and pid, as the supervisor sees it. */
 struct ids {
   long own, parent, tgid;
+  pid_t pid;
 };
 struct ids ids_of(pid_t pid);
+/* ids->own, read now if it was not yet. */
+long ids_own(struct ids *ids);
 long own_pid(pid_t pid);
 /* The argv and envp of a process stopped at PTRACE_EVENT_EXEC, read from its first stack: 0, or -1. */
-int first_stack(pid_t pid, char ***argv, char ***envp, uint64_t *envp_at);
-/* Rewrite the GATE_ASK mark among envp (read from the stack at envp_at) into GATE_OWN in the process's memory:
- * 0, or -1. */
-int mark_below(pid_t pid, uint64_t envp_at, char **envp);
+int first_stack(struct proc *p, char ***argv, char ***envp, uint64_t *envp_at);
+/* Rewrite the GATE_ASK mark among envp (read from the stack at envp_at, in the same reading p) into GATE_OWN in
+ * the process's memory: 0, or -1. */
+int mark_below(struct proc *p, uint64_t envp_at, char **envp);
 
 /* ---------- pairs.c ---------- */
 enum pair_table {
@@ -233,7 +243,7 @@ struct marks {
   pid_t asker;
   long asker_own;
 };
-void exec_marks(pid_t pid, const struct ids *ids, const char *program, char **envp, struct marks *m);
+void exec_marks(pid_t pid, struct ids *ids, const char *program, char **envp, struct marks *m);
 
 /* ---------- script.c ---------- */
 /* The kernel's argv prefix for the #! script open on fd (named path by the exec) and the file it finally

@@ -61,18 +61,20 @@ void program_file(pid_t pid, const char *file, const char *program, char *out, s
  * nothing to pair; a Deny or Escalate is held for it to act on, and its new program does not ask (its mark).
  * Both marks name this program, and this pid or (posix_spawn) the parent whose memory this task shares; a
  * static program keeps the marks of its own exec, which name its own path. */
-void exec_marks(pid_t pid, const struct ids *ids, const char *program, char **envp, struct marks *m) {
+void exec_marks(pid_t pid, struct ids *ids, const char *program, char **envp, struct marks *m) {
   static const char checked[] = GATE_VAR_CHECKED "=";
   size_t ml = sizeof GATE_MARK_ASK - 1, cl = sizeof checked - 1;
-  *m = (struct marks){0, 0, pid, ids->own};
+  *m = (struct marks){0, 0, pid, 0}; /* asker_own: the pid's own, read at the first mark that names program */
   for (char **e = envp; *e; e++) {
     const char *v = !strncmp(*e, GATE_MARK_ASK, ml) ? *e + ml : !strncmp(*e, checked, cl) ? *e + cl : NULL;
     if (!v) continue;
     char *colon;
     long named = strtol(v, &colon, 10);
     if (colon == v || *colon != ':' || strcmp(colon + 1, program)) continue;
-    if (named != ids->own && m->asker != pid && named != m->asker_own) continue;
-    if (named != ids->own && m->asker == pid) {
+    long own = ids_own(ids);
+    if (!m->asker_own) m->asker_own = own;
+    if (named != own && m->asker != pid && named != m->asker_own) continue;
+    if (named != own && m->asker == pid) {
       /* a spawn: the parent's layer marked its child's exec with its own pid */
       if (ids->parent <= 1 || named != own_pid((pid_t)ids->parent)) continue;
       if (syscall(SYS_kcmp, (pid_t)ids->parent, pid, KCMP_VM, 0, 0) != 0) continue;

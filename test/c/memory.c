@@ -1,7 +1,8 @@
 /*
  * Unit tests of the supervisor's reader of another process's memory (shims/launch/memory.c): read_str,
  * read_ptr, read_vec over this process's own pages and a child's, at page edges, over unmapped pages and
- * past the bounds (MAX_STRING, MAX_TOTAL); proc_strings and ids_of over /proc. The memory read is the
+ * past the bounds (MAX_STRING, MAX_TOTAL); pages read ahead (proc_prefetch, read_vecs); proc_strings, ids_of
+ * and ids_own over /proc and pidfds, for a process and a thread. The memory read is the
  * trust boundary: every case here is one a hostile process can set up. TAP on stdout (tap.h).
  */
 #define _GNU_SOURCE
@@ -9,6 +10,8 @@
 #include "tap.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -185,7 +188,8 @@ static void other_processes(void) {
   ok(cmd && cmd[0], "proc_strings reads a child's cmdline");
   free_vec(cmd);
   struct ids ids = ids_of(c);
-  ok(ids.own == c && ids.parent == getpid(), "ids_of: its own pid and its parent (%ld, %ld)", ids.own, ids.parent);
+  ok(ids.parent == getpid() && ids.tgid == c, "ids_of: its parent and thread group (%ld, %ld)", ids.parent, ids.tgid);
+  ok(ids_own(&ids) == c, "ids_own: its own pid, read when asked for (%ld)", ids.own);
   if (write(go[1], "g", 1) != 1) kill(c, SIGKILL);
   int st;
   waitpid(c, &st, 0);
@@ -197,8 +201,75 @@ static void other_processes(void) {
   ok(read_link("/proc/self/exe", link, 4) == -1, "read_link refuses a target longer than its room");
 }
 
+static void *sleeper(void *arg) {
+  pid_t *tid = arg;
+  __atomic_store_n(tid, gettid(), __ATOMIC_RELEASE);
+  pause();
+  return NULL;
+}
+
+static void threads(void) {
+  pid_t tid = 0;
+  pthread_t t;
+  if (pthread_create(&t, NULL, sleeper, &tid)) return;
+  while (!__atomic_load_n(&tid, __ATOMIC_ACQUIRE)) sched_yield();
+  struct ids ids = ids_of(tid);
+  ok(ids.tgid == getpid() && ids.parent == getppid() && ids.pid == tid,
+     "ids_of a thread: its process's thread group and parent (%ld, %ld)", ids.tgid, ids.parent);
+  ok(ids_own(&ids) == tid, "and its own pid is the thread's (%ld)", ids.own);
+  pthread_cancel(t);
+  pthread_join(t, NULL);
+}
+
+/* Pages read ahead together: the ones before an unreadable page are kept; that one is left to the reading that
+ * needs it, which fails there and says why; the ones after it are still read when needed. */
+static void read_ahead(void) {
+  char *m = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  strcpy(m, "first");
+  strcpy(m + PAGE, "second");
+  strcpy(m + 3 * PAGE, "fourth");
+  munmap(m + 2 * PAGE, PAGE);
+  struct proc p = {.pid = getpid()};
+  const uint64_t at[4] = {ADDR(m), ADDR(m + PAGE), ADDR(m + 2 * PAGE), ADDR(m + 3 * PAGE)};
+  proc_prefetch(&p, at, 4);
+  ok(p.used == 2 && p.error == 0, "the two pages before the hole are read ahead (%d kept)", p.used);
+  strcpy(m, "changed");
+  char *s = read_str(&p, ADDR(m));
+  is_str(s, "first", "a page read ahead is the reading's: read once, kept");
+  free(s);
+  ok(read_str(&p, ADDR(m + 2 * PAGE)) == NULL && p.error == EFAULT, "the unmapped page fails where it is read");
+  s = read_str(&p, ADDR(m + 3 * PAGE));
+  is_str(s, "fourth", "a page after it is still read when needed");
+  free(s);
+  proc_done(&p);
+
+  /* argv and envp read together: the same strings as read one after the other */
+  const char *argv[] = {m + PAGE, "-l", NULL}, *envp[] = {"A=1", m + 3 * PAGE, NULL};
+  p = (struct proc){.pid = getpid()};
+  const uint64_t vecs[2] = {ADDR(argv), ADDR(envp)};
+  char **v[2];
+  int oks[2];
+  ok(read_vecs(&p, 2, vecs, v, oks) == 0 && oks[0] == 1 && oks[1] == 1, "read_vecs reads two arrays whole");
+  ok(vec_eq(v[0], (char **)argv) && vec_eq(v[1], (char **)envp), "each as it is");
+  free_vec(v[0]);
+  free_vec(v[1]);
+  proc_done(&p);
+  /* the second one cut short by the hole: the first is still whole */
+  envp[1] = m + 2 * PAGE;
+  p = (struct proc){.pid = getpid()};
+  ok(read_vecs(&p, 2, vecs, v, oks) == 0 && oks[0] == 1 && oks[1] == 0 && vec_len(v[1]) == 1,
+     "an array with a pointer into the hole is not whole; the other is");
+  free_vec(v[0]);
+  free_vec(v[1]);
+  proc_done(&p);
+  munmap(m, 2 * PAGE);
+  munmap(m + 3 * PAGE, PAGE);
+}
+
 int main(void) {
   strings();
+  read_ahead();
+  threads();
   pointers();
   vectors();
   other_processes();
