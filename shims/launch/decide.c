@@ -4,7 +4,8 @@
  * by pre-flight); an answer the LD_PRELOAD layer already got for this very exec (pairing.c); a grant kept for
  * this run's program and file (reuse.c); else the daemon's one decision engine (an ExecRequest with
  * "layer":"kernel"; a grant scoped to a program running its own files holds for execs below it). Every exec
- * let through is followed to its end (follow.c). The answer is EACCES unless the daemon said the program may
+ * let through is followed to its end (follow.c). The environment is read only where the decision needs it: a
+ * kept grant holds whatever it is. The answer is EACCES unless the daemon said the program may
  * run. Trust boundary: everything read from the process may be hostile and
  * may change while it is read: the notification is checked still valid after the reads, any failure to
  * read or to ask is a refusal, and what the kernel finally runs is compared with what was decided.
@@ -27,60 +28,77 @@
 struct exec {
   pid_t pid;
   int at, dirfd, flags;
-  char *path, **argv, **envp;
+  char *path, **argv, **envp; /* envp: NULL until read (read_env) */
+  uint64_t envp_at; /* where envp lies in the process */
+  size_t total; /* bytes of strings read so far (MAX_TOTAL holds for argv and envp together) */
   char cwd[PATH_MAX], program[PATH_MAX], file[PATH_MAX + 64];
   int nameless; /* a file without a name (memfd, deleted): always asked about, the daemon knows it by its bytes */
   struct decided decided;
 };
 
-/* Read the exec's path, argv, envp and cwd, and the program it names: 0, or -1 (said why, when a person
- * would want to know) when it cannot be decided on. */
+/* Whether the reading of the waiting process stands, after its reads: 0; -1 (said why, when a person would
+ * want to know) when it does not. The pid may have died and been reused while it was read: a still valid id
+ * after all the reads = it was the waiting process all along (an exec no longer waiting is not answered, nor
+ * reported: nobody waits). */
+static int stands(const struct launch *l, const struct seccomp_notif *req, const struct exec *x, const struct proc *p) {
+  if (!notif_valid(l, req->id)) return -1;
+  if (p->error == EPERM || p->error == EACCES || p->error == ESRCH) {
+    char pidn[24];
+    gate_msg("exec gate: an exec of process ", gate_num(pidn, (unsigned long)own_pid(x->pid), 10),
+             " not run: its memory cannot be read: ", strerror(p->error));
+    return -1;
+  }
+  return 0;
+}
+
+static int unreadable(const struct exec *x) {
+  char cmd[512];
+  gate_describe(cmd, sizeof cmd, x->argv, x->path ? x->path : "?");
+  gate_msg("exec gate: ", cmd, ": not run: its arguments could not be read (or are too large for the gate)", NULL);
+  return -1;
+}
+
+/* Read the exec's path, argv and cwd, and the program it names (the environment is read when it is needed,
+ * read_env): 0, or -1 (said why) when it cannot be decided on. */
 static int read_exec(const struct launch *l, const struct seccomp_notif *req, struct exec *x) {
-  int nr = req->data.nr, ok1 = 0, ok2 = 0;
+  int nr = req->data.nr, ok = 0;
   const uint64_t *a = (const uint64_t *)req->data.args;
   x->at = nr == __NR_execveat;
   x->dirfd = (int)a[0];
   x->flags = x->at ? (int)a[4] : 0;
+  x->envp_at = x->at ? a[3] : a[2];
   struct proc p = {.pid = x->pid};
-  const uint64_t at[3] = {x->at ? a[1] : a[0], x->at ? a[2] : a[1], x->at ? a[3] : a[2]};
-  char **vecs[2];
-  int oks[2];
-  proc_prefetch(&p, at, 3);
+  const uint64_t at[2] = {x->at ? a[1] : a[0], x->at ? a[2] : a[1]};
+  proc_prefetch(&p, at, 2);
   x->path = read_str(&p, at[0]);
-  if (!read_vecs(&p, 2, at + 1, vecs, oks)) {
-    x->argv = vecs[0];
-    x->envp = vecs[1];
-    ok1 = oks[0];
-    ok2 = oks[1];
-  }
+  x->argv = read_vec(&p, at[1], &ok);
+  x->total = p.total;
   proc_done(&p);
   char cwdl[64], cmd[512];
   snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)x->pid);
   if (read_link(cwdl, x->cwd, sizeof x->cwd)) strcpy(x->cwd, "/");
   /* the program as the process names it (its cwd, dirfd, /proc/<pid>/fd): read before the check below */
-  int unnamed = x->path && ok1 && ok2
+  int unnamed = x->path && ok
       ? exec_program(x->pid, x->at, x->dirfd, x->path, x->flags, x->cwd, x->program, sizeof x->program)
       : -1;
-  /* the pid may have died and been reused while it was read: a still valid id after all the reads = it was
-   * the waiting process all along (an exec no longer waiting is not answered, nor reported: nobody waits) */
-  if (!notif_valid(l, req->id)) return -1;
-  if (p.error == EPERM || p.error == EACCES || p.error == ESRCH) {
-    char pidn[24];
-    gate_msg("exec gate: an exec of process ", gate_num(pidn, (unsigned long)own_pid(x->pid), 10),
-             " not run: its memory cannot be read: ", strerror(p.error));
-    return -1;
-  }
-  if (!x->path || !ok1 || !ok2) {
-    gate_describe(cmd, sizeof cmd, x->argv, x->path ? x->path : "?");
-    gate_msg("exec gate: ", cmd, ": not run: its arguments could not be read (or are too large for the gate)", NULL);
-    return -1;
-  }
+  if (stands(l, req, x, &p)) return -1;
+  if (!x->path || !ok) return unreadable(x);
   if (unnamed) {
     gate_describe(cmd, sizeof cmd, x->argv, x->path);
     gate_msg("exec gate: ", cmd, ": not run: the program it names could not be told", NULL);
     return -1;
   }
   return 0;
+}
+
+/* Read the exec's environment, once the decision needs it: 0, or -1 (said why). */
+static int read_env(const struct launch *l, const struct seccomp_notif *req, struct exec *x) {
+  int ok = 0;
+  struct proc p = {.pid = x->pid, .total = x->total};
+  x->envp = read_vec(&p, x->envp_at, &ok);
+  proc_done(&p);
+  if (stands(l, req, x, &p)) return -1;
+  return ok ? 0 : unreadable(x);
 }
 
 /* The file decided on, as the process names it: what the kernel runs must be this very file; a #! script's
@@ -216,8 +234,35 @@ static int planned(const struct launch *l, const struct exec *x, int seq) {
   return seq < l->nexpect && __atomic_load_n(&built, __ATOMIC_ACQUIRE) && !strcmp(x->program, l->expect[seq]);
 }
 
+/* What the LD_PRELOAD layer needs of an exec decided before its environment was read (a kept grant), settled
+ * at the new program's first instruction with the environment the kernel gave it: where the new program
+ * preloads the layer and is not marked to honour the kernel layer's decision, its constructor's request gets
+ * this exec's Run from LANDED (as land() in settle). A spawned child's marks, which name its parent, no longer
+ * show once it has its own memory: then it lands (an answer kept that nobody may take, never one withheld). */
+struct later {
+  const struct launch *l;
+  const struct exec *x;
+};
+
+static void land_later(void *ctx, pid_t pid, char **envp) {
+  const struct later *w = ctx;
+  const struct launch *l = w->l;
+  const struct exec *x = w->x;
+  if (!preloads(envp, l->own_preload)) return; /* no layer: a build's execs below a program */
+  struct ids ids = ids_of(pid);
+  struct marks m;
+  exec_marks(pid, &ids, x->program, envp, &m);
+  if (m.asks && m.marked) return;
+  struct gate_conf as = l->conf;
+  const char *run = env_value(envp, GATE_VAR_RUN);
+  if (run) as.run_id = run;
+  struct exec_seen seen = {&as, x->program, x->cwd, x->argv, envp};
+  land(l, pid, ids_own(&ids), &seen, &x->decided.id, NULL);
+}
+
 /* Decide a read exec: the errno to answer it with. */
-static int settle(const struct launch *l, struct exec *x, int seq, int *expected) {
+static int settle(const struct launch *l, const struct seccomp_notif *req, struct exec *x, int seq, int *expected,
+                  struct later *later) {
   if (planned(l, x, seq)) {
     *expected = 1;
     return 0;
@@ -227,22 +272,44 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
    * without asking (a program the LD_PRELOAD layer is left out of tries each PATH entry itself: gcc's
    * execvp of `as`); a file that appears meanwhile is not run by this exec (nothing was let through) */
   if (!x->decided.id.known && missing(x)) return ENOENT;
+  struct ids ids = ids_of(x->pid);
+  /* this process runs something else from now on: what was kept for execs below it ends (gate-reuse.h) */
+  gate_reuse_exec(ids.tgid);
+  int nameless = x->nameless = !strncmp(x->program, "/memfd:", 7) || strstr(x->program, " (deleted)") != NULL;
+  const struct gate_ident *file = &x->decided.id;
+  /* a Run the daemon gave for this run's program, for this very file: answered here (reuse.c), its audit
+   * record appended to the log here before the exec goes on (where it cannot be, the daemon is told of the
+   * exec in ask()) */
+  int reusable = !nameless && !x->decided.script && x->argv[0] && gate_same_name(x->argv[0], x->program);
+  struct gate_reuse_hit hit;
+  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit), audited = 0;
+  /* Such a grant holds whatever the environment (src/decide/reuse.ts), and what the LD_PRELOAD layer needs of
+   * it can wait for the new program's first instruction (land_later): unless the layer has an answer waiting
+   * for this exec or its spawning parent (pairing below), the environment is not read before the answer (a
+   * build's child shares its pages with its parent until it writes them: each page read copies one). */
+  int waiting = pairs_any(PAIRED, x->pid) || (ids.parent > 1 && pairs_any(PAIRED, (pid_t)ids.parent));
+  if (kept && l->trace && !waiting) {
+    if (!gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
+      x->decided.below = hit.below;
+      x->decided.env_unread = 1;
+      x->decided.stopped = land_later;
+      x->decided.ctx = later;
+      return 0;
+    }
+    audited = 1; /* and failed: the daemon is told (ask) */
+  }
+  if (read_env(l, req, x)) return EACCES;
   /* the LD_PRELOAD layer's answer for this very exec (pairing.c): the request it would have sent */
   struct gate_conf as = l->conf;
   const char *run = env_value(x->envp, GATE_VAR_RUN);
   if (run) as.run_id = run;
   struct exec_seen seen = {&as, x->program, x->cwd, x->argv, x->envp};
-  struct ids ids = ids_of(x->pid);
-  /* this process runs something else from now on: what was kept for execs below it ends (gate-reuse.h) */
-  gate_reuse_exec(ids.tgid);
-  int nameless = x->nameless = !strncmp(x->program, "/memfd:", 7) || strstr(x->program, " (deleted)") != NULL;
   struct marks m;
   exec_marks(x->pid, &ids, x->program, x->envp, &m);
   /* (the new program's constructor then honours GATE_CHECKED, or there is none: no LANDED answer needed for it) */
   int lands = !(m.asks && m.marked) && preloads(x->envp, l->own_preload);
   /* (a #! script is always asked: the daemon judges the #! lines read here, not those it read for the layer) */
   int pairable = !m.asks && !nameless && !x->decided.script;
-  const struct gate_ident *file = &x->decided.id;
   if (pairable && pairs_any(PAIRED, x->pid)) {
     struct gbuf same;
     const char *key = exec_inputs(&same, l, &seen, ids_own(&ids));
@@ -251,13 +318,7 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
     if (paired) return 0;
   }
   if (pairable && spawned_pair(l, ids.parent, x->pid, &seen, file)) return 0;
-  /* a Run the daemon gave for this run's program, for this very file: answered here (reuse.c), its audit
-   * record appended to the log here before the exec goes on (where it cannot be, the daemon is told of the
-   * exec in ask()) */
-  int reusable = !nameless && !x->decided.script && x->argv[0] && gate_same_name(x->argv[0], x->program);
-  struct gate_reuse_hit hit;
-  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit);
-  if (kept && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
+  if (kept && !audited && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
     x->decided.below = hit.below;
     if (lands) land(l, x->pid, ids_own(&ids), &seen, file, NULL);
     return 0;
@@ -267,9 +328,11 @@ static int settle(const struct launch *l, struct exec *x, int seq, int *expected
 
 void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
   struct exec x = {.pid = (pid_t)req->pid};
+  struct later later = {l, &x};
   int expected = 0;
   /* (the sandbox's host-socket masks first: nothing inside it goes on before they are in place, masks.c) */
-  int error = read_exec(l, req, &x) || masks_ready(l, req, seq, x.program) ? EACCES : settle(l, &x, seq, &expected);
+  int error = read_exec(l, req, &x) || masks_ready(l, req, seq, x.program) ? EACCES
+                                                                           : settle(l, req, &x, seq, &expected, &later);
   /* after the exec: the kernel reads path and argv again once answered; follow it (follow.c) */
   int follow = l->trace && error == 0 && !expected;
   /* (another worker may still follow this process's previous exec: follow_begin waits for it) */

@@ -69,8 +69,10 @@ static int ran_script(const struct decided *d, const struct stat *st, char **c, 
 }
 
 /* What the stopped process (at PTRACE_EVENT_EXEC) runs is what was decided: 1; 0 when it is not; -1 when
- * it cannot be told (its /proc files are closed to this user: the program it now runs is not readable). */
-static int ran_as_decided(struct proc *p, const struct decided *d, char **argv, char **envp, uint64_t *envp_at) {
+ * it cannot be told (its /proc files are closed to this user: the program it now runs is not readable). The
+ * environment is compared when the decision read it (envp); the new one is left in *now (the caller frees). */
+static int ran_as_decided(struct proc *p, const struct decided *d, char **argv, char **envp, char ***now,
+                          uint64_t *envp_at) {
   char exe[64];
   struct stat st;
   pid_t pid = p->pid;
@@ -82,18 +84,17 @@ static int ran_as_decided(struct proc *p, const struct decided *d, char **argv, 
     c = proc_strings(pid, "cmdline");
     e = proc_strings(pid, "environ");
   }
+  *now = e;
   int seen = e != NULL && stat(exe, &st) == 0;
   if (!seen && errno == EACCES) {
     free_vec(c);
-    free_vec(e);
     return -1;
   }
-  int ok = c && e && d->id.known && seen && vec_eq(e, envp);
+  int ok = c && e && d->id.known && seen && (!envp || vec_eq(e, envp));
   if (ok && st.st_dev == d->id.dev && st.st_ino == d->id.ino)
     ok = vec_len(argv) ? vec_eq(c, argv) : vec_len(c) == 1 && !c[0][0]; /* an empty argv gets "" */
   else if (ok) ok = ran_script(d, &st, c, argv);
   free_vec(c);
-  free_vec(e);
   return ok;
 }
 
@@ -106,11 +107,14 @@ void after_exec(pid_t pid, const struct decided *d, const char *path, char **arg
   if (w < 0 || !WIFSTOPPED(st)) return; /* gone */
   uint64_t envp_at = 0;
   struct proc p = {.pid = w};
-  int as = st >> 16 == PTRACE_EVENT_EXEC ? ran_as_decided(&p, d, argv, envp, &envp_at) : 1;
+  char **now = NULL;
+  int execd = st >> 16 == PTRACE_EVENT_EXEC, as = execd ? ran_as_decided(&p, d, argv, envp, &now, &envp_at) : 1;
   /* below a program running its own files: the new program's layer is told so by its mark (libgate.c);
    * where the mark cannot be rewritten the layer stays in its children, as everywhere else */
-  if (as == 1 && d->below && envp_at) mark_below(&p, envp_at, envp);
+  if (as == 1 && d->below && envp_at) mark_below(&p, envp_at, envp ? envp : now);
   proc_done(&p);
+  if (as == 1 && execd && now && d->stopped) d->stopped(d->ctx, w, now);
+  free_vec(now);
   if (as == 1) {
     /* run as decided; or the exec failed and the program stopped on its way back (a signal stop passes its
      * signal on) */

@@ -262,11 +262,17 @@ struct decided {
   /* every exec below the new program is below a program running its own files (the daemon's below_program):
    * its GATE_ASK mark becomes GATE_OWN after the exec, and its LD_PRELOAD layer leaves itself out of them */
   int below;
+  /* decided without the environment (a kept grant holds whatever it is): the new program's is not compared,
+   * and at its first instruction `stopped` is called with it (what the LD_PRELOAD layer needs is settled there) */
+  int env_unread;
+  void (*stopped)(void *ctx, pid_t pid, char **envp);
+  void *ctx;
 };
 /* Wait until no other worker follows pid; then this one does (1), or 0 when no slot was free. */
 int follow_begin(pid_t pid);
 void follow_end(pid_t pid);
-/* Follow a seized pid's exec to its end; kill it if the kernel took anything but what was decided. */
+/* Follow a seized pid's exec to its end; kill it if the kernel took anything but what was decided (envp: NULL
+ * when the decision did not read it). */
 void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp);
 
 /* ---------- decide.c ---------- */

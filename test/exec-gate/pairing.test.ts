@@ -2,7 +2,8 @@
  * One decision per exec (issue 16, point 2; docs/exec-gate.md, "One decision per exec"): an exec that both
  * layers of the exec gate see is decided, and audited, once — posix_spawn (a vfork child execs what its
  * parent's LD_PRELOAD layer asked about), system(), popen(), and a raw execve syscall from a dynamic program
- * (the kernel layer asks; the new program's constructor is answered from that). And the pairing cannot be
+ * (the kernel layer asks, or answers from a grant it keeps; the new program's constructor is answered from that).
+ * And the pairing cannot be
  * forged: a process that gets Run for `true` and then execs rm (itself, or from a vfork child) meets the rm
  * rule. Real daemon, real gate-sh, programs built here.
  */
@@ -58,6 +59,13 @@ const CASES: [string, string, string[]][] = [
   ['system()', `"$B/spawner" system 'echo m-system'`, ['sh', '-c', 'echo m-system']],
   ['popen()', `"$B/spawner" popen 'echo m-popen'`, ['sh', '-c', 'echo m-popen']],
   ['a raw execve syscall from a dynamic program', `"$B/spawner" raw /bin/echo echo m-raw; echo status=$?`, ['echo', 'm-raw']],
+  // the second is answered from the grant the first got, before its environment is read (shims/launch/decide.c):
+  // the new program's constructor is answered at its first instruction, from the environment the kernel gave it
+  [
+    'a raw execve syscall of a program this run was granted',
+    `"$B/spawner" raw /bin/echo echo m-raw-first >/dev/null; "$B/spawner" raw /bin/echo echo m-raw-kept; echo status=$?`,
+    ['echo', 'm-raw-kept'],
+  ],
   // over a datagram's size: both layers ask the daemon over stream.sock, and the daemon pairs them
   [
     'an exec too large for a datagram',
