@@ -94,18 +94,32 @@ void proc_prefetch(struct proc *p, const uint64_t *addrs, size_t n) {
 
 void proc_done(struct proc *p) { p->page = NULL; /* the thread's, kept */ }
 
-/* A NUL-terminated string at addr (it may end just before an unmapped page). */
+/* A NUL-terminated string at addr (it may end just before an unmapped page), in an allocation of its own size:
+ * one that ends in the page it starts in (nearly all of an exec's) is copied from that page once. */
 char *read_str(struct proc *p, uint64_t addr) {
+  const char *pg = page_of(p, addr);
+  if (!pg) return NULL;
+  size_t off = addr & (PAGE - 1), room = PAGE - off;
+  const char *z = memchr(pg + off, 0, room);
+  if (z) {
+    size_t n = (size_t)(z - pg - off);
+    char *s = p->total + n + 1 <= MAX_TOTAL ? malloc(n + 1) : NULL;
+    if (!s) return NULL;
+    memcpy(s, pg + off, n + 1);
+    p->total += n + 1;
+    return s;
+  }
   struct gbuf b;
   gb_init(&b);
   for (;;) {
-    const char *pg = page_of(p, addr);
+    pg = page_of(p, addr);
     if (!pg) {
       gb_free(&b);
       return NULL;
     }
-    size_t off = addr & (PAGE - 1), room = PAGE - off;
-    const char *z = memchr(pg + off, 0, room);
+    off = addr & (PAGE - 1);
+    room = PAGE - off;
+    z = memchr(pg + off, 0, room);
     gb_put(&b, pg + off, z ? (size_t)(z - pg - off) : room);
     if (b.oom || b.len > MAX_STRING) {
       gb_free(&b);
@@ -114,7 +128,6 @@ char *read_str(struct proc *p, uint64_t addr) {
     if (z) break;
     addr += room;
   }
-  if (!b.p) gb_puts(&b, "");
   p->total += b.len + 1;
   if (b.oom || p->total > MAX_TOTAL) {
     gb_free(&b);
