@@ -157,6 +157,7 @@ static const char *env_value(char **envp, const char *name) {
 static int ask(const struct launch *l, struct exec *x, const struct exec_seen *seen, struct ids *ids,
                const struct marks *m, int lands, int reusable, const struct gate_reuse_hit *kept) {
   char pfile[PATH_MAX + 64], id[96], cmd[512], err[1200], asked_id[130];
+  workers_let_go(); /* (the daemon may take long: a person may be asked) */
   program_file(x->pid, x->file, x->program, pfile, sizeof pfile);
   struct gate_exec_extra extra = {
       .layer = GATE_VALUE_KERNEL,
@@ -342,6 +343,7 @@ void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
   }
   int traced = follow && notif_valid(l, req->id) && ptrace(PTRACE_SEIZE, x.pid, 0, PTRACE_O_TRACEEXEC) == 0;
   notif_respond(l, req->id, error);
+  workers_let_go();
   if (traced) after_exec(x.pid, &x.decided, x.path, x.argv, x.envp);
   if (follow) follow_end(x.pid);
   free_vec(x.decided.kargv);

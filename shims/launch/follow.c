@@ -41,6 +41,7 @@ static int following(pid_t pid) {
 int follow_begin(pid_t pid) {
   int slot = -1;
   pthread_mutex_lock(&LOCK);
+  if (following(pid)) workers_let_go(); /* (the other worker may need the next notification taken) */
   while (following(pid)) pthread_cond_wait(&FOLLOWED, &LOCK);
   for (int i = 0; i < MAX_WORKERS && slot < 0; i++)
     if (!FOLLOWING[i]) slot = i;

@@ -285,6 +285,8 @@ void decide(const struct launch *l, struct seccomp_notif *req, int seq);
 int workers_start(const struct launch *l);
 /* One notification taken and decided by the calling thread: 0, or -1 (errno). */
 int workers_take_one(const struct launch *l, struct seccomp_notif *req);
+/* The calling worker will wait (or has answered): the next notification may be taken by another. */
+void workers_let_go(void);
 /* Wait for the notifications being answered. */
 void workers_drain(void);
 void notif_respond(const struct launch *l, uint64_t id, int error);

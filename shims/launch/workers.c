@@ -1,11 +1,15 @@
 /*
- * The notifications of gate-launch's supervisor: worker threads take them from the kernel themselves
- * (SECCOMP_IOCTL_NOTIF_RECV blocks until one arrives and hands each to one waiting thread), so an exec waits
- * for no hand-off inside this process. One always waits: a worker that takes a notification while no other
- * is waiting starts another, up to MAX_WORKERS. Where no worker thread can be started at all, the
- * supervisor's own thread takes them (workers_take_one: slower, never skipped). The pool's counts are this
- * file's, under its lock. Trust boundary: the listener is the kernel's; a notification is only an id and the
- * syscall's arguments, and answering an id no longer valid does nothing.
+ * The notifications of gate-launch's supervisor: worker threads take them from the kernel themselves, so an
+ * exec waits for no hand-off inside this process. One always waits: a worker that takes a notification while
+ * no other is waiting starts another, up to MAX_WORKERS. Where no worker thread can be started at all, the
+ * supervisor's own thread takes them (workers_take_one: slower, never skipped). Only one worker at a time
+ * waits in the ioctl (SECCOMP_IOCTL_NOTIF_RECV), the others behind a lock (RECV): the kernel wakes every thread
+ * waiting in the ioctl for each notification, and again when one of them has taken it, so every idle worker
+ * waiting there paid two wake-ups per exec for nothing. The worker that took a notification keeps the lock
+ * until it has answered, or until it would wait (for the daemon, for another worker's follow): the next
+ * one's wake-up is not on the way of the exec being answered (measured, docs/history). The pool's counts are
+ * this file's, under its lock. Trust boundary: the listener is the kernel's; a notification is only an id and
+ * the syscall's arguments, and answering an id no longer valid does nothing.
  */
 #define _GNU_SOURCE
 #include "launch.h"
@@ -27,6 +31,15 @@ static struct {
   int seq; /* notifications taken so far: the first ones are the plan's own execs */
   int inline_; /* no worker could start: the supervisor's thread takes them */
 } W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+/* held by the worker waiting in the ioctl, then while it decides what it took (workers_let_go) */
+static pthread_mutex_t RECV = PTHREAD_MUTEX_INITIALIZER;
+static __thread int HOLDS;
+
+void workers_let_go(void) {
+  if (!HOLDS) return;
+  HOLDS = 0;
+  pthread_mutex_unlock(&RECV);
+}
 
 void notif_respond(const struct launch *l, uint64_t id, int error) {
   struct seccomp_notif_resp *r = calloc(1, l->sizes.seccomp_notif_resp);
@@ -50,7 +63,10 @@ static int take(const struct launch *l, struct seccomp_notif *req, int *seq, int
   pthread_mutex_lock(&W.lock);
   W.idle++;
   pthread_mutex_unlock(&W.lock);
+  pthread_mutex_lock(&RECV);
+  HOLDS = 1;
   int r = ioctl(l->listener, SECCOMP_IOCTL_NOTIF_RECV, req), e = errno;
+  if (r) workers_let_go();
   pthread_mutex_lock(&W.lock);
   W.idle--;
   *more = r == 0 && !W.inline_ && W.idle == 0 && W.threads < MAX_WORKERS;
@@ -92,6 +108,7 @@ static void *worker(void *arg) {
       pthread_mutex_unlock(&W.lock);
     }
     decide(l, req, seq);
+    workers_let_go();
     answered();
   }
   free(req);
@@ -124,6 +141,7 @@ int workers_take_one(const struct launch *l, struct seccomp_notif *req) {
   int seq, more;
   if (take(l, req, &seq, &more)) return -1;
   decide(l, req, seq);
+  workers_let_go();
   answered();
   return 0;
 }
