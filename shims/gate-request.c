@@ -271,8 +271,21 @@ static int scope_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
+static int preset_scope_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_preset *e = ctx;
+  unsigned long long v;
+  if (!strcmp(key, GATE_F_PID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (e->scope_pid = (long)v, 0);
+  if (!strcmp(key, GATE_F_PPID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (e->scope_ppid = (long)v, 0);
+  if (!strcmp(key, GATE_F_START)) return json_count(p, &v) ? -1 : (e->scope_start = v, 0);
+  return gate_jskip(p);
+}
+
 static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_preset *e = ctx;
+  if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
+    e->scope_pid = -1; /* until its pid is read */
+    return gate_jobject(p, preset_scope_field, e);
+  }
   if (!strcmp(key, GATE_F_PROGRAM) && *p->s == '"') return whole_str(p, e->program, sizeof e->program);
   if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return whole_str(p, e->grant, sizeof e->grant);
   if (!strcmp(key, GATE_F_FILE) && *p->s == '"') return whole_str(p, e->file, sizeof e->file);
@@ -287,6 +300,8 @@ static int preset_item(int i, struct gate_jp *p, void *ctx) {
   struct gate_preset *e = &ps->e[ps->n];
   e->program[0] = e->grant[0] = e->file[0] = 0;
   e->below = 0;
+  e->scope_pid = e->scope_ppid = 0;
+  e->scope_start = 0;
   if (gate_jobject(p, preset_field, e)) return -1;
   if (e->program[0] == '/' && e->grant[0] && e->file[0]) ps->n++;
   return 0;

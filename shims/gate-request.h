@@ -49,6 +49,9 @@ struct gate_presets {
     char grant[48];
     char file[160];
     int below; /* below_program, as the grant's */
+    /* its "scope" (ReuseScope): held only below this process; pid 0 everywhere, -1 nowhere (malformed) */
+    long scope_pid, scope_ppid;
+    unsigned long long scope_start;
   } e[GATE_MAX_PRESETS];
 };
 /* How a reused exec's audit record is written by the supervisor itself (ReusedAudit in

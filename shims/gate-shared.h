@@ -12,6 +12,8 @@
 #define GATE_MSG_HEAD "{\"v\":1,\"id\":"
 #define GATE_MAX_DATAGRAM 61440
 #define GATE_MAX_FRAME 67108864
+/* The longest audit record kept whole (MAX_AUDIT_RECORD). */
+#define GATE_MAX_AUDIT_RECORD 65536
 /* Room for a datagram reply; a larger one is fetched again over the stream socket (CLIENT_REPLY_ROOM). */
 #define GATE_REPLY_ROOM 8192
 

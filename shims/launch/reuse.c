@@ -124,7 +124,10 @@ void keep_presets(const struct gate_conf *c, const struct gate_presets *ps, unsi
                   const struct gate_reused_audit *audit) {
   for (int i = 0; i < ps->n; i++) {
     struct gate_ident id;
+    /* (a scoped grant's reply hands over others scoped alike: held only below that process; pid -1, a scope
+     * read wrong, nowhere: gate_reuse_add keeps none) */
+    struct gate_reuse_scope scope = {ps->e[i].scope_pid, ps->e[i].scope_ppid, ps->e[i].scope_start};
     if (!parse_ident(ps->e[i].file, &id))
-      gate_reuse_add(c->run_id, ps->e[i].program, &id, ps->e[i].grant, epoch, audit, NULL, ps->e[i].below);
+      gate_reuse_add(c->run_id, ps->e[i].program, &id, ps->e[i].grant, epoch, audit, &scope, ps->e[i].below);
   }
 }

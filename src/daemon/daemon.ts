@@ -27,6 +27,7 @@ import {
   PROTOCOL_VERSION,
   ProtocolError,
   type Reply,
+  type ReuseScope,
   reviewDecisionKind,
   RUN,
   type SandboxNarrowing,
@@ -44,7 +45,7 @@ import { isRestricted, networkRules, samePolicy, type SandboxPolicy, SandboxPoli
 import { RunSandboxes, runAtMost } from './run-sandbox.js';
 import { EncodedReply, errorReply, type HandlerContext, NO_REPLY } from '../transport/index.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
-import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
+import type { Ancestry, Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
 import { callerSettings, type GateConfig, setConfigValue, settingsConflict } from '../config/index.js';
 import { overall, shortCommand } from './answer.js';
 import { displayCommand } from '../text/index.js';
@@ -580,21 +581,42 @@ export class Daemon<P> {
       // other programs' answers for this run up front, each decided here as its exec would be
       // (src/daemon/reuse-presets.ts): no provenance (never lifted), no pre-flight settlement
       const offer = check.reusable && kernel && req.host_pid !== undefined ? this.deps.reuse.offer(req.run_id, req.program) : [];
-      if (offer.length > 0) {
+      const scope = !check.reusable && kernel && req.host_pid !== undefined ? check.reuseScope : undefined;
+      // (a scoped grant: the other programs given one lately, decided as this process's exec of each would
+      // be, below the same program running the same image; each holds only there, as this grant does)
+      const image = scope ? this.scopeImage(ancestry(), scope) : undefined;
+      const offerScoped = scope && image !== undefined ? this.deps.reuse.offerScoped(req.run_id, req.program, image) : [];
+      if (offer.length > 0 || offerScoped.length > 0) {
         const decider = this.currentDecider();
         const holds = (program: string, realProgram: string | undefined, programFile: string) => {
           const argv = [program.slice(program.lastIndexOf('/') + 1)];
           const { kernel_argv: _k, real_program: _r, ...same } = req;
           const one = { ...same, program, argv, program_file: programFile, ...(realProgram ? { real_program: realProgram } : {}) };
           const settled = settledFor(this.runs, run, settleKey(argv, req.cwd));
+          if (scope) {
+            const c = decider.exec(one, { ...execCtx, settled });
+            // (below a program, `rm` alone is the sandbox heuristic's Run and `rm -f x` the program heuristic's,
+            // one lifting what the other never saw: the same Run in place, recorded as this grant's)
+            const source = (c.matched_rule ?? '') === g.source || [c.matched_rule, g.source].every((m) => m === 'heuristic:program' || m === 'heuristic:sandbox');
+            return !c.reusable && sameScope(c.reuseScope, scope) && source && c.decision === g.decision && sameAction(c.action, check.action);
+          }
           const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
           return c.reusable === true && (c.matched_rule ?? '') === g.source && c.decision === g.decision;
         };
-        const presets = presetsFor(offer, req.host_pid!, holds, (program) => this.deps.reuse!.grant({ ...g, program }).grant);
+        const grant = (program: string) => this.deps.reuse!.grant({ ...g, program }).grant;
+        const presets = scope ? presetsFor(offerScoped, req.host_pid!, holds, grant, scope) : presetsFor(offer, req.host_pid!, holds, grant);
         if (presets.length > 0) reply.reuse.presets = presets;
       }
     }
     return reply;
+  }
+
+  /** The process a scoped grant holds below, with the image it runs, as the exec's ancestry read it (a
+   * process that execs starts a scope of its own: the supervisor drops what it kept below it); undefined
+   * when the ancestry does not hold it. */
+  private scopeImage(ancestry: Ancestry | null, scope: ReuseScope): string | undefined {
+    const a = ancestry?.chain.find((x) => sameScope(x.id, scope));
+    return a ? [scope.pid, scope.start, scope.ppid, a.exe, ...a.argv].join('\0') : undefined;
   }
 
   /**
@@ -1041,4 +1063,14 @@ function nameless(program: string): boolean {
 function settledHere(run: RunRecord | undefined, settled: Action | undefined): Action | undefined {
   const leaves = settled?.type === 'Escalate' && settled.execution.type !== 'TurnDefault';
   return run?.foreignScript && leaves ? undefined : settled;
+}
+
+/** The same process, as two readings of it name it. */
+function sameScope(a: ReuseScope | undefined, b: ReuseScope): boolean {
+  return a !== undefined && a.pid === b.pid && a.start === b.start && a.ppid === b.ppid;
+}
+
+/** The same action (a Run in place, as a scoped grant's is: src/decide/reuse.ts). */
+function sameAction(a: SubcommandResult['action'], b: SubcommandResult['action']): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

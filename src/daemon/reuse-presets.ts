@@ -13,7 +13,7 @@
  * file (device, inode, size, modification and change times), as for any grant.
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import type { ReusePreset } from '../protocol/index.js';
+import type { ReusePreset, ReuseScope } from '../protocol/index.js';
 import { ownFilesByName } from '../decide/index.js';
 
 /** At most this many are handed over at once (one datagram carries them with the reply). */
@@ -48,12 +48,14 @@ export function realProgramOf(program: string): string | undefined {
  * `holds` decides one program as an exec of it with its own name would be (its real path and the file the
  * daemon reads for it given) and says whether that answer holds for any argv with the same audit fields as
  * the answer it comes with; `grant` makes its grant. A file that changed while it was decided is left out.
+ * `scope`: each preset holds only below that process (the reply's own scoped grant's, which `holds` checked).
  */
 export function presetsFor(
   programs: readonly string[],
   hostPid: number,
   holds: (program: string, realProgram: string | undefined, programFile: string) => boolean,
   grant: (program: string) => string,
+  scope?: ReuseScope,
 ): ReusePreset[] {
   const out: ReusePreset[] = [];
   for (const program of programs) {
@@ -64,7 +66,13 @@ export function presetsFor(
     if (before === undefined || !holds(program, realProgramOf(program), programFile)) continue;
     if (fileIdentity(programFile) !== before) continue;
     const real = realProgramOf(program);
-    out.push({ program, grant: grant(program), file: before, ...(ownFilesByName(program, real ?? program) ? { below_program: true as const } : {}) });
+    out.push({
+      program,
+      grant: grant(program),
+      file: before,
+      ...(ownFilesByName(program, real ?? program) ? { below_program: true as const } : {}),
+      ...(scope ? { scope } : {}),
+    });
   }
   return out;
 }

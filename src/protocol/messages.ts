@@ -176,6 +176,9 @@ export interface ReusePreset {
   file: string;
   /** as ExecReply.reuse.below_program, for this program */
   below_program?: true;
+  /** held only below this process, as ExecReply.reuse.scope (a scoped grant's reply hands over the other
+   * programs decided as the same exec of them would be, below the same program: src/decide/reuse.ts) */
+  scope?: ReuseScope;
 }
 
 /** A reused Run that holds only for execs made below one process (a program running its own

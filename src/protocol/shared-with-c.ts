@@ -37,6 +37,10 @@ export const MAX_DATAGRAM = 60 * 1024;
 export const CLIENT_REPLY_ROOM = 8192;
 /** Stream frames above this are refused (a 1 MiB script plus its environment fits). */
 export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
+/** The longest audit record kept whole, in UTF-16 units of its encoded fields (src/daemon/audit.ts cuts a
+ * longer one's strings); a supervisor writes a reused exec's line itself only when the whole line is at most
+ * this many bytes, so the daemon would not have cut it either (shims/gate-reuse.c). */
+export const MAX_AUDIT_RECORD = 64 * 1024;
 
 /** In the daemon's request folder (beside GATE_REQUEST_SOCK): the policy epoch, a little-endian 64-bit
  * count the daemon raises whenever its decisions may change (a rule reloaded, a new daemon); a supervisor
