@@ -293,18 +293,30 @@ static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
-static int preset_item(int i, struct gate_jp *p, void *ctx) {
-  struct gate_presets *ps = ctx;
-  (void)i;
+/* An entry of "presets" (held everywhere in the run, unless it names a scope) or of "scoped_presets" (scoped:
+ * held only below its scope's process, and nowhere without one). */
+static int preset_entry(struct gate_jp *p, struct gate_presets *ps, int scoped) {
   if (*p->s != '{' || ps->n >= GATE_MAX_PRESETS) return gate_jskip(p);
   struct gate_preset *e = &ps->e[ps->n];
   e->program[0] = e->grant[0] = e->file[0] = 0;
   e->below = 0;
-  e->scope_pid = e->scope_ppid = 0;
+  e->scope_pid = scoped ? -1 : 0;
+  e->scope_ppid = 0;
   e->scope_start = 0;
   if (gate_jobject(p, preset_field, e)) return -1;
+  if (scoped && e->scope_pid == 0) e->scope_pid = -1; /* (pid 0 would be everywhere) */
   if (e->program[0] == '/' && e->grant[0] && e->file[0]) ps->n++;
   return 0;
+}
+
+static int preset_item(int i, struct gate_jp *p, void *ctx) {
+  (void)i;
+  return preset_entry(p, ctx, 0);
+}
+
+static int scoped_preset_item(int i, struct gate_jp *p, void *ctx) {
+  (void)i;
+  return preset_entry(p, ctx, 1);
 }
 
 static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
@@ -319,6 +331,8 @@ static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   }
   if (!strcmp(key, GATE_F_EPOCH) && p->s < p->e && *p->s >= '0' && *p->s <= '9') return json_count(p, &r->epoch);
   if (!strcmp(key, GATE_F_PRESETS) && *p->s == '[' && r->presets) return gate_jarray(p, preset_item, r->presets);
+  if (!strcmp(key, GATE_F_SCOPED_PRESETS) && *p->s == '[' && r->presets)
+    return gate_jarray(p, scoped_preset_item, r->presets);
   if (!strcmp(key, GATE_F_BELOW_PROGRAM)) return (r->grant_below = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
     r->scope_pid = -1;

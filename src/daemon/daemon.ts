@@ -605,7 +605,8 @@ export class Daemon<P> {
         };
         const grant = (program: string) => this.deps.reuse!.grant({ ...g, program }).grant;
         const presets = scope ? presetsFor(offerScoped, req.host_pid!, holds, grant, scope) : presetsFor(offer, req.host_pid!, holds, grant);
-        if (presets.length > 0) reply.reuse.presets = presets;
+        if (presets.length > 0 && scope) reply.reuse.scoped_presets = presets;
+        else if (presets.length > 0) reply.reuse.presets = presets;
       }
     }
     return reply;

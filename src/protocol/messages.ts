@@ -156,6 +156,10 @@ export interface ExecReply {
     audit?: ReusedAudit;
     scope?: ReuseScope;
     presets?: ReusePreset[];
+    /** a scoped grant's: the other programs given one lately, each decided as this exec's process's exec of
+     * it would be, held only below the same process (each with its `scope`, the grant's; a supervisor that
+     * does not know this field leaves them out, rather than hold them everywhere) */
+    scoped_presets?: ReusePreset[];
     /** the grant's program is a program running its own files by its name alone: wherever the grant is
      * reused, every exec below its new image is below one (src/decide/provenance.ts, ownFilesByName) */
     below_program?: true;
@@ -176,8 +180,8 @@ export interface ReusePreset {
   file: string;
   /** as ExecReply.reuse.below_program, for this program */
   below_program?: true;
-  /** held only below this process, as ExecReply.reuse.scope (a scoped grant's reply hands over the other
-   * programs decided as the same exec of them would be, below the same program: src/decide/reuse.ts) */
+  /** held only below this process, as ExecReply.reuse.scope (a scoped grant's `scoped_presets`; without it,
+   * an entry there holds nowhere) */
   scope?: ReuseScope;
 }
 

@@ -221,7 +221,7 @@ export const FIELDS = [
   'shell', 'flag', 'script', 'sandbox_permissions', 'parent_run', 'justification', 'plan',
   'exit_status', 'duration_ms', 'stderr_tail', 'fds', 'shims', 'rerun_why', 'start_up_key', 'args',
   'env_set', 'env_unset', 'denials', 'sandboxed', 'rerun', 'rerun_any_status', 'script_fd', 'rerun_of',
-  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file', 'below_program',
+  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file', 'below_program', 'scoped_presets',
 ] as const satisfies readonly WireField[];
 
 /** The run-finished acknowledgement's info (src/daemon/daemon.ts): why a rerun outside the sandbox is asked. */
