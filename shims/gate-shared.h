@@ -191,6 +191,7 @@
 #define GATE_F_FILE "file"
 #define GATE_F_BELOW_PROGRAM "below_program"
 #define GATE_F_SCOPED_PRESETS "scoped_presets"
+#define GATE_F_ANY_ARGV "any_argv"
 #define GATE_F_TOKEN "token"
 #define GATE_F_SIGNAL "signal"
 #define GATE_F_ERROR "error"

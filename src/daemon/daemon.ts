@@ -61,8 +61,8 @@ import { SessionCache } from './session-cache.js';
 import type { Approver } from './approver.js';
 import { clientPlan, denialReason, envRecord, nativeRequest, type PlanRequest, rerunJustification, sandboxDenial } from '../exec/index.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
-import type { ReuseGrants } from './reuse-grants.js';
-import { presetsFor } from './reuse-presets.js';
+import type { Granted, ReuseGrants } from './reuse-grants.js';
+import { MAX_PRESETS, presetsFor } from './reuse-presets.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
 import { auditFields, reusedHead, reusedTail, type Decided } from './audit-fields.js';
 import { warmUp, type WarmUpOptions } from './warm-up.js';
@@ -583,29 +583,42 @@ export class Daemon<P> {
       const offer = check.reusable && kernel && req.host_pid !== undefined ? this.deps.reuse.offer(req.run_id, req.program) : [];
       const scope = !check.reusable && kernel && req.host_pid !== undefined ? check.reuseScope : undefined;
       // (a scoped grant: the other programs given one lately, decided as this process's exec of each would
-      // be, below the same program running the same image; each holds only there, as this grant does)
+      // be, below the same program running the same image; each holds only there, as this grant does; and
+      // with a run's first one, a build's, the any-argv ones too, with their own audit fields)
       const image = scope ? this.scopeImage(ancestry(), scope) : undefined;
-      const offerScoped = scope && image !== undefined ? this.deps.reuse.offerScoped(req.run_id, req.program, image) : [];
-      if (offer.length > 0 || offerScoped.length > 0) {
+      const offered = scope && image !== undefined ? this.deps.reuse.offerScoped(req.run_id, req.program, image) : { scoped: [], anyArgv: [] };
+      const anyArgv = scope ? offered.anyArgv : offer;
+      if (anyArgv.length > 0 || offered.scoped.length > 0) {
         const decider = this.currentDecider();
-        const holds = (program: string, realProgram: string | undefined, programFile: string) => {
+        const execOf = (program: string, realProgram: string | undefined, programFile: string) => {
           const argv = [program.slice(program.lastIndexOf('/') + 1)];
           const { kernel_argv: _k, real_program: _r, ...same } = req;
           const one = { ...same, program, argv, program_file: programFile, ...(realProgram ? { real_program: realProgram } : {}) };
-          const settled = settledFor(this.runs, run, settleKey(argv, req.cwd));
-          if (scope) {
-            const c = decider.exec(one, { ...execCtx, settled });
-            // (below a program, `rm` alone is the sandbox heuristic's Run and `rm -f x` the program heuristic's,
-            // one lifting what the other never saw: the same Run in place, recorded as this grant's)
-            const source = (c.matched_rule ?? '') === g.source || [c.matched_rule, g.source].every((m) => m === 'heuristic:program' || m === 'heuristic:sandbox');
-            return !c.reusable && sameScope(c.reuseScope, scope) && source && c.decision === g.decision && sameAction(c.action, check.action);
-          }
-          const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
-          return c.reusable === true && (c.matched_rule ?? '') === g.source && c.decision === g.decision;
+          return { one, settled: settledFor(this.runs, run, settleKey(argv, req.cwd)) };
         };
-        const grant = (program: string) => this.deps.reuse!.grant({ ...g, program }).grant;
-        const presets = scope ? presetsFor(offerScoped, req.host_pid!, holds, grant, scope) : presetsFor(offer, req.host_pid!, holds, grant);
-        if (presets.length > 0 && scope) reply.reuse.scoped_presets = presets;
+        const grant = (x: Granted) => this.deps.reuse!.grant(x).grant;
+        const holdsScoped = (program: string, realProgram: string | undefined, programFile: string) => {
+          const { one, settled } = execOf(program, realProgram, programFile);
+          const c = decider.exec(one, { ...execCtx, settled });
+          // (below a program, `rm` alone is the sandbox heuristic's Run and `rm -f x` the program heuristic's,
+          // one lifting what the other never saw: the same Run in place, recorded as this grant's)
+          const source = (c.matched_rule ?? '') === g.source || [c.matched_rule, g.source].every((m) => m === 'heuristic:program' || m === 'heuristic:sandbox');
+          return !c.reusable && sameScope(c.reuseScope, scope!) && source && c.decision === g.decision && sameAction(c.action, check.action);
+        };
+        const scoped = scope ? presetsFor(offered.scoped, req.host_pid!, holdsScoped, (program) => grant({ ...g, program }), scope) : [];
+        if (scoped.length > 0) reply.reuse.scoped_presets = scoped;
+        // every any-argv preset's record reads as this grant's, or (with a scoped grant) as the first one held
+        let as: { source: string; decision: string } | undefined = scope ? undefined : { source: g.source, decision: g.decision };
+        const holdsAny = (program: string, realProgram: string | undefined, programFile: string) => {
+          const { one, settled } = execOf(program, realProgram, programFile);
+          const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
+          if (c.reusable !== true) return false;
+          as ??= { source: c.matched_rule ?? '', decision: c.decision };
+          return (c.matched_rule ?? '') === as.source && c.decision === as.decision;
+        };
+        const room = anyArgv.slice(0, Math.max(0, MAX_PRESETS - scoped.length));
+        const presets = presetsFor(room, req.host_pid!, holdsAny, (program) => grant({ ...g, ...as!, program }));
+        if (presets.length > 0 && scope) reply.reuse.any_argv = { tail: reusedTail(as!.source, as!.decision), presets };
         else if (presets.length > 0) reply.reuse.presets = presets;
       }
     }

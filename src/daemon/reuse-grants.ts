@@ -44,8 +44,6 @@ export class ReuseGrants {
   private readonly learned = new Set<string>();
   /** per run: any-argv grants given so far (2 and more: its presets were handed over) */
   private readonly runs = new Map<string, number>();
-  /** runs that got a scoped grant (a program running its own files: a build) */
-  private readonly building = new Set<string>();
   /** programs given a scoped grant lately, the latest last */
   private readonly learnedScoped = new Set<string>();
   /** run and scope (its process and the image it ran) the scoped programs were handed over for */
@@ -90,13 +88,12 @@ export class ReuseGrants {
   /**
    * A run got an any-argv grant for program (src/decide/reuse.ts, reusableForAnyArgv): remembered; the
    * programs to decide for that run up front now (src/daemon/reuse-presets.ts): those remembered, the first
-   * time the run gets its second such grant (a run that asks once, `ls`, pays nothing), or its first when it
-   * got a scoped grant before (a program running its own files: a build, which will ask for more), else none.
+   * time the run gets its second such grant (a run that asks once, `ls`, pays nothing), else none (and none
+   * once offerScoped handed them over).
    */
   offer(runId: string, program: string): string[] {
     learn(this.learned, program, MAX_LEARNED);
-    // (a build, whose first scoped grant came before: with its first such grant already, counted as its second)
-    const n = (this.runs.get(runId) ?? (this.building.has(runId) ? 1 : 0)) + 1;
+    const n = (this.runs.get(runId) ?? 0) + 1;
     this.runs.set(runId, n);
     if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
     return n === 2 ? [...this.learned].reverse().filter((p) => p !== program) : [];
@@ -105,15 +102,20 @@ export class ReuseGrants {
   /**
    * A run got a grant for program scoped to one process (src/decide/reuse.ts, reusableInScope), `scope`
    * naming that process and the image it runs: remembered; the programs to decide for that scope up front
-   * now (the others given a scoped grant lately), the first time the run gets a grant for that scope, else none.
+   * now (the others given a scoped grant lately), the first time the run gets a grant for that scope; and with
+   * the run's first scoped grant (a program running its own files: a build, which will ask for more), the
+   * any-argv programs, when they were not handed over yet (as `offer` gives them).
    */
-  offerScoped(runId: string, program: string, scope: string): string[] {
+  offerScoped(runId: string, program: string, scope: string): { scoped: string[]; anyArgv: string[] } {
     learn(this.learnedScoped, program, MAX_LEARNED_SCOPED);
-    learn(this.building, runId, MAX_RUNS);
     const key = `${runId}\0${scope}`;
-    if (this.scopesOffered.has(key)) return [];
+    const scoped = this.scopesOffered.has(key) ? [] : [...this.learnedScoped].reverse().filter((p) => p !== program);
     learn(this.scopesOffered, key, MAX_SCOPES);
-    return [...this.learnedScoped].reverse().filter((p) => p !== program);
+    const n = this.runs.get(runId) ?? 0;
+    // (counted as handed over: `offer` gives them no more)
+    if (n < 2) this.runs.set(runId, 2);
+    if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
+    return { scoped, anyArgv: n < 2 ? [...this.learned].reverse() : [] };
   }
 
   /** The answer a notice says it reused, when it is one this daemon granted for that run and program. */

@@ -63,9 +63,10 @@ export function presetsFor(
     if (!program.startsWith('/') || program.includes('\n')) continue;
     const programFile = `/proc/${hostPid}/root${program}`;
     const before = fileIdentity(programFile);
-    if (before === undefined || !holds(program, realProgramOf(program), programFile)) continue;
-    if (fileIdentity(programFile) !== before) continue;
+    if (before === undefined) continue;
+    // (read once: a link pointed elsewhere meanwhile names another file, which the identity read again tells)
     const real = realProgramOf(program);
+    if (!holds(program, real, programFile) || fileIdentity(programFile) !== before) continue;
     out.push({
       program,
       grant: grant(program),

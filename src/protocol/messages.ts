@@ -160,6 +160,10 @@ export interface ExecReply {
      * it would be, held only below the same process (each with its `scope`, the grant's; a supervisor that
      * does not know this field leaves them out, rather than hold them everywhere) */
     scoped_presets?: ReusePreset[];
+    /** a run's first scoped grant's (a build's): the any-argv presets, as `presets` would be, whose audit
+     * records end with `tail` (their own source and decision) rather than this grant's; a supervisor that does
+     * not know this field leaves them out, rather than record them as this grant's */
+    any_argv?: { tail: string; presets: ReusePreset[] };
     /** the grant's program is a program running its own files by its name alone: wherever the grant is
      * reused, every exec below its new image is below one (src/decide/provenance.ts, ownFilesByName) */
     below_program?: true;

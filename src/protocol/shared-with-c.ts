@@ -210,7 +210,8 @@ export const FIELD_VALUES = {
 type Keys<T> = T extends unknown ? keyof T : never;
 type WireField =
   | Keys<Request | Reply | ExecReused | PreflightRequest | PreflightReply | RunFinished | SessionSandboxStale>
-  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReuseScope | ReusedAudit | ReusePreset | SubcommandReply | Action>
+  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | NonNullable<NonNullable<ExecReply['reuse']>['any_argv']> | ReuseScope>
+  | Keys<ReusedAudit | ReusePreset | SubcommandReply | Action>
   | Keys<PlanRequest | PlanReply | StartUpFds | NonNullable<PlanReply['rerun_of']> | Ack>;
 
 /** The field names the C side writes or reads (the escalation frames' are below). */
@@ -221,7 +222,7 @@ export const FIELDS = [
   'shell', 'flag', 'script', 'sandbox_permissions', 'parent_run', 'justification', 'plan',
   'exit_status', 'duration_ms', 'stderr_tail', 'fds', 'shims', 'rerun_why', 'start_up_key', 'args',
   'env_set', 'env_unset', 'denials', 'sandboxed', 'rerun', 'rerun_any_status', 'script_fd', 'rerun_of',
-  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file', 'below_program', 'scoped_presets',
+  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file', 'below_program', 'scoped_presets', 'any_argv',
 ] as const satisfies readonly WireField[];
 
 /** The run-finished acknowledgement's info (src/daemon/daemon.ts): why a rerun outside the sandbox is asked. */

@@ -2,7 +2,9 @@
  * Scoped answers handed over up front (docs/exec-gate.md, "Answers handed over up front"; src/daemon/reuse-grants.ts,
  * offerScoped): a grant that holds below one program's process (make's `rm -rf`, its `sh -c`) comes with the other
  * programs given such a grant lately, each decided as that process's exec of it would be, below the same make:
- * the second make's first `rm -rf` is answered by its supervisor (audited, marked reused). Never when a rule
+ * the second make's first `rm -rf` is answered by its supervisor (audited, marked reused); with a run's first
+ * such grant, the answers that hold for any argv anywhere in the run come too (`expr`, recorded with its own
+ * source). Never when a rule
  * names rm (forbidden: denied below make as everywhere), and never for the model's own `rm -rf` after make in
  * the same run (asked; no approver: denied). Real daemon, real gate-sh, real sandbox; each denial beside the
  * same script running without the rule.
@@ -22,7 +24,7 @@ after(killAll);
 const RM_FORBIDDEN = 'prefix_rule(pattern=["rm"], decision="forbidden", justification="use trash")';
 /** each recipe line a command make runs itself (no shell): `one` teaches the daemon rm and sh below make;
  * `two`, in the next run, asks for sh first, and its rm comes with that answer */
-const MAKEFILE = 'one:\n\trm -rf a\n\tsh -c true\ntwo:\n\tsh -c true\n\trm -rf b\n';
+const MAKEFILE = 'one:\n\trm -rf a\n\tsh -c true\n\texpr 1 + 1\ntwo:\n\tsh -c true\n\trm -rf b\n\texpr 2 + 2\n';
 
 const gsh = (d: DaemonProc, script: string) => run(GATE_SH, ['-lc', script], { env: d.env, cwd: d.ws, timeoutMs: 60_000 });
 
@@ -54,6 +56,12 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
         assert.equal(existsSync(join(d.ws, 'b')), false);
         // its first exec in the second run, below the second make: answered by the supervisor
         assert.deepEqual(rmOf(d, 'b'), [[true, 'Run']]);
+        // and an answer that holds for any argv anywhere in the run (expr) came with sh's too, recorded as its own
+        const expr = auditRecords(d).filter((x) => x.kind === 'exec' && /\/expr$/.test(x.argv?.[0] ?? '') && x.argv?.[1] === '2');
+        assert.deepEqual(
+          expr.map((x) => [x.reused === true, x.source]),
+          [[true, 'heuristic:sandbox']],
+        );
       }
       // the model's own rm -rf after make, in the same run: asked, and without an approver not run
       assert.match(r.stderr, rules.length ? /gate-sh: denied: rm -rf c: Execution forbidden/ : /gate-sh: denied: rm -rf c: approval needed/, r.stderr);

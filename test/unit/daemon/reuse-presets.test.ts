@@ -29,31 +29,22 @@ test('offer: a run gets the programs learned, once, with its second any-argv gra
   }
 });
 
-test('offer after a scoped grant (a build): the programs learned come with the run\'s first any-argv grant', () => {
+test('offerScoped: the programs given a scoped grant lately, once per run and scope (its process and image), never the asking one; with a run\'s first, the any-argv ones not handed over yet', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-'));
   try {
     const g = new ReuseGrants(dir);
-    assert.deepEqual([g.offer('r1', '/usr/bin/sed'), g.offer('r1', '/usr/bin/cat')][1], ['/usr/bin/sed']);
-    assert.deepEqual(g.offerScoped('r2', '/bin/sh', 'make'), [], 'nothing scoped learned yet');
-    assert.deepEqual(g.offer('r2', '/usr/bin/expr'), ['/usr/bin/cat', '/usr/bin/sed'], 'first any-argv grant of a build');
-    assert.deepEqual(g.offer('r2', '/usr/bin/gcc'), [], 'once per run');
-    g.close();
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('offerScoped: the programs given a scoped grant lately, once per run and scope (its process and image); never the asking one', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'presets-'));
-  try {
-    const g = new ReuseGrants(dir);
-    assert.deepEqual(g.offerScoped('r1', '/bin/sh', 'p1 make'), []);
-    assert.deepEqual(g.offerScoped('r1', '/usr/bin/rm', 'p1 make'), [], 'that scope was offered already');
-    assert.deepEqual(g.offerScoped('r1', '/bin/bash', 'p2 make'), ['/usr/bin/rm', '/bin/sh'], 'a new scope: the latest first');
-    assert.deepEqual(g.offerScoped('r1', '/bin/sh', 'p2 configure'), ['/bin/bash', '/usr/bin/rm'], 'the same process running another image');
-    assert.deepEqual(g.offerScoped('r2', '/usr/bin/rm', 'p2 configure'), ['/bin/sh', '/bin/bash'], 'another run');
+    assert.deepEqual([g.offer('r0', '/usr/bin/sed'), g.offer('r0', '/usr/bin/cat')][1], ['/usr/bin/sed']);
+    assert.deepEqual(g.offerScoped('r1', '/bin/sh', 'p1 make'), { scoped: [], anyArgv: ['/usr/bin/cat', '/usr/bin/sed'] }, 'a build: the any-argv ones now');
+    assert.deepEqual(g.offer('r1', '/usr/bin/expr'), [], 'handed over already');
+    assert.deepEqual(g.offer('r1', '/usr/bin/gcc'), [], 'not again');
+    assert.deepEqual(g.offerScoped('r1', '/usr/bin/rm', 'p1 make'), { scoped: [], anyArgv: [] }, 'that scope was offered already');
+    assert.deepEqual(g.offerScoped('r1', '/bin/bash', 'p2 make'), { scoped: ['/usr/bin/rm', '/bin/sh'], anyArgv: [] }, 'a new scope: the latest first');
+    assert.deepEqual(g.offerScoped('r1', '/bin/sh', 'p2 configure').scoped, ['/bin/bash', '/usr/bin/rm'], 'the same process running another image');
+    // a run whose second any-argv grant came first: not handed over twice
+    assert.equal([g.offer('r2', '/usr/bin/sed'), g.offer('r2', '/usr/bin/cat')][1].length, 3);
+    assert.deepEqual(g.offerScoped('r2', '/usr/bin/rm', 'p2 configure'), { scoped: ['/bin/sh', '/bin/bash'], anyArgv: [] }, 'another run');
     for (let i = 0; i < 40; i++) g.offerScoped('x', `/p/${i}`, `s${i}`);
-    assert.equal(g.offerScoped('r3', '/a', 's').length, 15, 'the 16 latest, less the asking one');
+    assert.equal(g.offerScoped('r3', '/a', 's').scoped.length, 15, 'the 16 latest, less the asking one');
     g.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
