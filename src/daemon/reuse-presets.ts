@@ -6,7 +6,10 @@
  * of the session. So the daemon remembers which programs got such an answer lately (ReuseGrants.offer) and,
  * with a run's second such answer, decides each of them afresh for that run, exactly as an exec of it would be
  * decided there (the same request but program and argv[0]), and hands the ones that still hold any argv over
- * with their grants: nothing is carried from one run to another but the list of names to try.
+ * with their grants: nothing is carried from one run to another but the list of names to try. A grant scoped
+ * to a program's process comes with the other programs given such a grant lately, decided as that exec's
+ * process's exec of each would be, and held below the same process only (ReuseGrants.offerScoped); a run's
+ * first one brings the any-argv ones as well (docs/exec-gate.md, "Answers handed over up front").
  * Not pure: reads the files (identity and symlinks) as the supervisor would.
  * Trust boundary: the file is known by what the daemon reads through the exec'ing process's root
  * (/proc/<pid>/root), before and after deciding; the supervisor reuses a preset only for an exec of that very
