@@ -111,11 +111,11 @@ export class ReuseGrants {
     const key = `${runId}\0${scope}`;
     const scoped = this.scopesOffered.has(key) ? [] : [...this.learnedScoped].reverse().filter((p) => p !== program);
     learn(this.scopesOffered, key, MAX_SCOPES);
-    const n = this.runs.get(runId) ?? 0;
-    // (counted as handed over: `offer` gives them no more)
-    if (n < 2) this.runs.set(runId, 2);
+    // (counted as handed over, when there are any: `offer` gives them no more)
+    if ((this.runs.get(runId) ?? 0) >= 2 || this.learned.size === 0) return { scoped, anyArgv: [] };
+    this.runs.set(runId, 2);
     if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
-    return { scoped, anyArgv: n < 2 ? [...this.learned].reverse() : [] };
+    return { scoped, anyArgv: [...this.learned].reverse() };
   }
 
   /** The answer a notice says it reused, when it is one this daemon granted for that run and program. */

@@ -33,6 +33,9 @@ test('offerScoped: the programs given a scoped grant lately, once per run and sc
   const dir = mkdtempSync(join(tmpdir(), 'presets-'));
   try {
     const g = new ReuseGrants(dir);
+    // none learned yet (the session's first build): nothing handed over, and `offer` still may later
+    assert.deepEqual(g.offerScoped('r9', '/bin/sh', 'p9 make'), { scoped: [], anyArgv: [] });
+    assert.deepEqual([g.offer('r9', '/usr/bin/sed'), g.offer('r9', '/usr/bin/cat')][1], ['/usr/bin/sed']);
     assert.deepEqual([g.offer('r0', '/usr/bin/sed'), g.offer('r0', '/usr/bin/cat')][1], ['/usr/bin/sed']);
     assert.deepEqual(g.offerScoped('r1', '/bin/sh', 'p1 make'), { scoped: [], anyArgv: ['/usr/bin/cat', '/usr/bin/sed'] }, 'a build: the any-argv ones now');
     assert.deepEqual(g.offer('r1', '/usr/bin/expr'), [], 'handed over already');
