@@ -98,6 +98,8 @@ export function render() {
 #define GATE_MSG_HEAD "{\\"v\\":${c.PROTOCOL_VERSION},\\"id\\":"
 #define GATE_MAX_DATAGRAM ${c.MAX_DATAGRAM}
 #define GATE_MAX_FRAME ${c.MAX_STREAM_FRAME}
+/* The longest audit record kept whole (MAX_AUDIT_RECORD). */
+#define GATE_MAX_AUDIT_RECORD ${c.MAX_AUDIT_RECORD}
 /* Room for a datagram reply; a larger one is fetched again over the stream socket (CLIENT_REPLY_ROOM). */
 #define GATE_REPLY_ROOM ${c.CLIENT_REPLY_ROOM}
 

@@ -271,8 +271,21 @@ static int scope_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
+static int preset_scope_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_preset *e = ctx;
+  unsigned long long v;
+  if (!strcmp(key, GATE_F_PID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (e->scope_pid = (long)v, 0);
+  if (!strcmp(key, GATE_F_PPID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (e->scope_ppid = (long)v, 0);
+  if (!strcmp(key, GATE_F_START)) return json_count(p, &v) ? -1 : (e->scope_start = v, 0);
+  return gate_jskip(p);
+}
+
 static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_preset *e = ctx;
+  if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
+    e->scope_pid = -1; /* until its pid is read */
+    return gate_jobject(p, preset_scope_field, e);
+  }
   if (!strcmp(key, GATE_F_PROGRAM) && *p->s == '"') return whole_str(p, e->program, sizeof e->program);
   if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return whole_str(p, e->grant, sizeof e->grant);
   if (!strcmp(key, GATE_F_FILE) && *p->s == '"') return whole_str(p, e->file, sizeof e->file);
@@ -280,16 +293,44 @@ static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
   return gate_jskip(p);
 }
 
-static int preset_item(int i, struct gate_jp *p, void *ctx) {
-  struct gate_presets *ps = ctx;
-  (void)i;
+/* An entry of "presets" (held everywhere in the run, unless it names a scope) or of "scoped_presets" (scoped:
+ * held only below its scope's process, and nowhere without one). */
+static int preset_entry(struct gate_jp *p, struct gate_presets *ps, int scoped, int own_tail) {
   if (*p->s != '{' || ps->n >= GATE_MAX_PRESETS) return gate_jskip(p);
   struct gate_preset *e = &ps->e[ps->n];
   e->program[0] = e->grant[0] = e->file[0] = 0;
   e->below = 0;
+  e->own_tail = own_tail;
+  e->scope_pid = scoped ? -1 : 0;
+  e->scope_ppid = 0;
+  e->scope_start = 0;
   if (gate_jobject(p, preset_field, e)) return -1;
+  if (scoped && e->scope_pid == 0) e->scope_pid = -1; /* (pid 0 would be everywhere) */
   if (e->program[0] == '/' && e->grant[0] && e->file[0]) ps->n++;
   return 0;
+}
+
+static int preset_item(int i, struct gate_jp *p, void *ctx) {
+  (void)i;
+  return preset_entry(p, ctx, 0, 0);
+}
+
+static int scoped_preset_item(int i, struct gate_jp *p, void *ctx) {
+  (void)i;
+  return preset_entry(p, ctx, 1, 0);
+}
+
+static int any_argv_item(int i, struct gate_jp *p, void *ctx) {
+  (void)i;
+  return preset_entry(p, ctx, 0, 1);
+}
+
+/* "any_argv": {"tail": <its entries' audit fields after argv>, "presets": [...]} */
+static int any_argv_field(const char *key, struct gate_jp *p, void *ctx) {
+  struct gate_presets *ps = ctx;
+  if (!strcmp(key, GATE_F_TAIL) && *p->s == '"') return whole_str(p, ps->tail, sizeof ps->tail);
+  if (!strcmp(key, GATE_F_PRESETS) && *p->s == '[') return gate_jarray(p, any_argv_item, ps);
+  return gate_jskip(p);
 }
 
 static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
@@ -304,6 +345,9 @@ static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   }
   if (!strcmp(key, GATE_F_EPOCH) && p->s < p->e && *p->s >= '0' && *p->s <= '9') return json_count(p, &r->epoch);
   if (!strcmp(key, GATE_F_PRESETS) && *p->s == '[' && r->presets) return gate_jarray(p, preset_item, r->presets);
+  if (!strcmp(key, GATE_F_SCOPED_PRESETS) && *p->s == '[' && r->presets)
+    return gate_jarray(p, scoped_preset_item, r->presets);
+  if (!strcmp(key, GATE_F_ANY_ARGV) && *p->s == '{' && r->presets) return gate_jobject(p, any_argv_field, r->presets);
   if (!strcmp(key, GATE_F_BELOW_PROGRAM)) return (r->grant_below = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
     r->scope_pid = -1;
@@ -363,7 +407,10 @@ int gate_parse_reply(const char *json, size_t n, struct gate_reply *r, char *err
   r->scope_start = 0;
   r->below = r->grant_below = 0;
   if (r->audit) r->audit->log[0] = 0;
-  if (r->presets) r->presets->n = 0;
+  if (r->presets) {
+    r->presets->n = 0;
+    r->presets->tail[0] = 0;
+  }
   r->action = GA_NONE;
   r->deny_count = 0;
   struct gate_jp p = {json, json + n, 0};

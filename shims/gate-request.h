@@ -44,11 +44,18 @@ struct gate_reply {
 #define GATE_MAX_PRESETS 64
 struct gate_presets {
   int n;
+  /* "any_argv"'s tail: the audit record's fields after argv for its entries (empty: too long or none, and
+   * those entries are then told to the daemon, not written by the supervisor) */
+  char tail[512];
   struct gate_preset {
     char program[512];
     char grant[48];
     char file[160];
     int below; /* below_program, as the grant's */
+    int own_tail; /* from "any_argv": audited with the tail above, not the grant's */
+    /* its "scope" (ReuseScope): held only below this process; pid 0 everywhere, -1 nowhere (malformed) */
+    long scope_pid, scope_ppid;
+    unsigned long long scope_start;
   } e[GATE_MAX_PRESETS];
 };
 /* How a reused exec's audit record is written by the supervisor itself (ReusedAudit in

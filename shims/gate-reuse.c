@@ -300,8 +300,12 @@ int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const ch
   gb_puts(&m, hit->tail);
   gb_puts(&m, "}\n");
   ssize_t w = -1;
-  /* one write of the whole line, appended where the file ends (not interleaved with another writer's) */
-  if (ok && !m.oom && m.len <= 4096) do
+  /* one write of the whole line, appended where the file ends: Linux takes the file's inode lock for the whole
+   * of a write(2) to a regular file, and O_APPEND places it at the end under that lock, so the line lands in one
+   * piece between the daemon's (which writes its lines so too) whatever its length; a short write is only a full
+   * disk or a file size limit, which the daemon's own lines meet alike. Up to the record size the daemon keeps
+   * whole (GATE_MAX_AUDIT_RECORD): a longer one the daemon cuts, so it is told of it instead. */
+  if (ok && !m.oom && m.len <= GATE_MAX_AUDIT_RECORD) do
       w = write(AUDIT_FD, m.p, m.len);
     while (w < 0 && errno == EINTR);
   size_t len = m.len;

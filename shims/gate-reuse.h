@@ -60,7 +60,8 @@ int gate_reuse_find(const char *run, const char *program, const struct gate_iden
  * end, for it may run something else now (a program's child is judged by what the program is). */
 void gate_reuse_exec(long tgid);
 /* Append the record of an exec answered with hit to the audit log: one line, one write(2); 0, or -1 when
- * nothing could be written (no log for it, text that is not UTF-8, a record over a page, an error). */
+ * nothing could be written (no log for it, text that is not UTF-8, a record longer than GATE_MAX_AUDIT_RECORD,
+ * an error). */
 int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const char *program, char *const argv[]);
 /* basename(argv0) is basename(program): the exec calls the program by its own name. */
 int gate_same_name(const char *argv0, const char *program);

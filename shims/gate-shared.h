@@ -12,6 +12,8 @@
 #define GATE_MSG_HEAD "{\"v\":1,\"id\":"
 #define GATE_MAX_DATAGRAM 61440
 #define GATE_MAX_FRAME 67108864
+/* The longest audit record kept whole (MAX_AUDIT_RECORD). */
+#define GATE_MAX_AUDIT_RECORD 65536
 /* Room for a datagram reply; a larger one is fetched again over the stream socket (CLIENT_REPLY_ROOM). */
 #define GATE_REPLY_ROOM 8192
 
@@ -188,6 +190,8 @@
 #define GATE_F_PRESETS "presets"
 #define GATE_F_FILE "file"
 #define GATE_F_BELOW_PROGRAM "below_program"
+#define GATE_F_SCOPED_PRESETS "scoped_presets"
+#define GATE_F_ANY_ARGV "any_argv"
 #define GATE_F_TOKEN "token"
 #define GATE_F_SIGNAL "signal"
 #define GATE_F_ERROR "error"

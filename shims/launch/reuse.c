@@ -122,9 +122,21 @@ static int parse_ident(const char *s, struct gate_ident *id) {
 
 void keep_presets(const struct gate_conf *c, const struct gate_presets *ps, unsigned long long epoch,
                   const struct gate_reused_audit *audit) {
+  /* "any_argv"'s entries: their records end with their own tail (without one, the daemon is told of each) */
+  static __thread struct gate_reused_audit own;
+  const struct gate_reused_audit *theirs = NULL;
+  if (audit && ps->tail[0]) {
+    own = *audit;
+    strcpy(own.tail, ps->tail);
+    theirs = &own;
+  }
   for (int i = 0; i < ps->n; i++) {
     struct gate_ident id;
+    /* (a scoped grant's reply hands over others scoped alike: held only below that process; pid -1, a scope
+     * read wrong, nowhere: gate_reuse_add keeps none) */
+    struct gate_reuse_scope scope = {ps->e[i].scope_pid, ps->e[i].scope_ppid, ps->e[i].scope_start};
     if (!parse_ident(ps->e[i].file, &id))
-      gate_reuse_add(c->run_id, ps->e[i].program, &id, ps->e[i].grant, epoch, audit, NULL, ps->e[i].below);
+      gate_reuse_add(c->run_id, ps->e[i].program, &id, ps->e[i].grant, epoch, ps->e[i].own_tail ? theirs : audit,
+                     &scope, ps->e[i].below);
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The audit log: one JSON line per decision and per run, appended by the daemon and, for the execs they
  * answer from a reused Run, by the runs' supervisors (`forWriter`; shims/gate-reuse.c writes each such line
- * with one write(2) of at most a page). Every writer appends whole lines with one write(2) on an O_APPEND
+ * with one write(2), of at most MAX_RECORD bytes). Every writer appends whole lines with one write(2) on an O_APPEND
  * descriptor, which a local filesystem does not interleave with another's, so a reader never sees a
  * partial line. Records are batched here: `write` queues a line, and `flush` appends every queued line at
  * once (looping over a short write), so the daemon's lines keep their order. The daemon flushes before each
@@ -15,11 +15,11 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AuditRecord, ReusedAudit } from '../protocol/index.js';
+import { MAX_AUDIT_RECORD, type AuditRecord, type ReusedAudit } from '../protocol/index.js';
 
 
 /** The longest record kept whole, in UTF-16 units of its encoded fields. */
-export const MAX_RECORD = 64 * 1024;
+export const MAX_RECORD = MAX_AUDIT_RECORD;
 /** Strings in a cut record are kept to this many characters. */
 const CUT_TO = 2048;
 

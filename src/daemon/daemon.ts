@@ -27,6 +27,7 @@ import {
   PROTOCOL_VERSION,
   ProtocolError,
   type Reply,
+  type ReuseScope,
   reviewDecisionKind,
   RUN,
   type SandboxNarrowing,
@@ -44,7 +45,7 @@ import { isRestricted, networkRules, samePolicy, type SandboxPolicy, SandboxPoli
 import { RunSandboxes, runAtMost } from './run-sandbox.js';
 import { EncodedReply, errorReply, type HandlerContext, NO_REPLY } from '../transport/index.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
-import type { Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
+import type { Ancestry, Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
 import { callerSettings, type GateConfig, setConfigValue, settingsConflict } from '../config/index.js';
 import { overall, shortCommand } from './answer.js';
 import { displayCommand } from '../text/index.js';
@@ -60,8 +61,8 @@ import { SessionCache } from './session-cache.js';
 import type { Approver } from './approver.js';
 import { clientPlan, denialReason, envRecord, nativeRequest, type PlanRequest, rerunJustification, sandboxDenial } from '../exec/index.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
-import type { ReuseGrants } from './reuse-grants.js';
-import { presetsFor } from './reuse-presets.js';
+import type { Granted, ReuseGrants } from './reuse-grants.js';
+import { MAX_PRESETS, presetsFor } from './reuse-presets.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
 import { auditFields, reusedHead, reusedTail, type Decided } from './audit-fields.js';
 import { warmUp, type WarmUpOptions } from './warm-up.js';
@@ -580,21 +581,56 @@ export class Daemon<P> {
       // other programs' answers for this run up front, each decided here as its exec would be
       // (src/daemon/reuse-presets.ts): no provenance (never lifted), no pre-flight settlement
       const offer = check.reusable && kernel && req.host_pid !== undefined ? this.deps.reuse.offer(req.run_id, req.program) : [];
-      if (offer.length > 0) {
+      const scope = !check.reusable && kernel && req.host_pid !== undefined ? check.reuseScope : undefined;
+      // (a scoped grant: the other programs given one lately, decided as this process's exec of each would
+      // be, below the same program running the same image; each holds only there, as this grant does; and
+      // with a run's first one, a build's, the any-argv ones too, with their own audit fields)
+      const image = scope ? this.scopeImage(ancestry(), scope) : undefined;
+      const offered = scope && image !== undefined ? this.deps.reuse.offerScoped(req.run_id, req.program, image) : { scoped: [], anyArgv: [] };
+      const anyArgv = scope ? offered.anyArgv : offer;
+      if (anyArgv.length > 0 || offered.scoped.length > 0) {
         const decider = this.currentDecider();
-        const holds = (program: string, realProgram: string | undefined, programFile: string) => {
+        const execOf = (program: string, realProgram: string | undefined, programFile: string) => {
           const argv = [program.slice(program.lastIndexOf('/') + 1)];
           const { kernel_argv: _k, real_program: _r, ...same } = req;
           const one = { ...same, program, argv, program_file: programFile, ...(realProgram ? { real_program: realProgram } : {}) };
-          const settled = settledFor(this.runs, run, settleKey(argv, req.cwd));
-          const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
-          return c.reusable === true && (c.matched_rule ?? '') === g.source && c.decision === g.decision;
+          return { one, settled: settledFor(this.runs, run, settleKey(argv, req.cwd)) };
         };
-        const presets = presetsFor(offer, req.host_pid!, holds, (program) => this.deps.reuse!.grant({ ...g, program }).grant);
-        if (presets.length > 0) reply.reuse.presets = presets;
+        const grant = (x: Granted) => this.deps.reuse!.grant(x).grant;
+        const holdsScoped = (program: string, realProgram: string | undefined, programFile: string) => {
+          const { one, settled } = execOf(program, realProgram, programFile);
+          const c = decider.exec(one, { ...execCtx, settled });
+          // (below a program, `rm` alone is the sandbox heuristic's Run and `rm -f x` the program heuristic's,
+          // one lifting what the other never saw: the same Run in place, recorded as this grant's)
+          const source = (c.matched_rule ?? '') === g.source || [c.matched_rule, g.source].every((m) => m === 'heuristic:program' || m === 'heuristic:sandbox');
+          return !c.reusable && sameScope(c.reuseScope, scope!) && source && c.decision === g.decision && sameAction(c.action, check.action);
+        };
+        const scoped = scope ? presetsFor(offered.scoped, req.host_pid!, holdsScoped, (program) => grant({ ...g, program }), scope) : [];
+        if (scoped.length > 0) reply.reuse.scoped_presets = scoped;
+        // every any-argv preset's record reads as this grant's, or (with a scoped grant) as the first one held
+        let as: { source: string; decision: string } | undefined = scope ? undefined : { source: g.source, decision: g.decision };
+        const holdsAny = (program: string, realProgram: string | undefined, programFile: string) => {
+          const { one, settled } = execOf(program, realProgram, programFile);
+          const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
+          if (c.reusable !== true) return false;
+          as ??= { source: c.matched_rule ?? '', decision: c.decision };
+          return (c.matched_rule ?? '') === as.source && c.decision === as.decision;
+        };
+        const room = anyArgv.slice(0, Math.max(0, MAX_PRESETS - scoped.length));
+        const presets = presetsFor(room, req.host_pid!, holdsAny, (program) => grant({ ...g, ...as!, program }));
+        if (presets.length > 0 && scope) reply.reuse.any_argv = { tail: reusedTail(as!.source, as!.decision), presets };
+        else if (presets.length > 0) reply.reuse.presets = presets;
       }
     }
     return reply;
+  }
+
+  /** The process a scoped grant holds below, with the image it runs, as the exec's ancestry read it (a
+   * process that execs starts a scope of its own: the supervisor drops what it kept below it); undefined
+   * when the ancestry does not hold it. */
+  private scopeImage(ancestry: Ancestry | null, scope: ReuseScope): string | undefined {
+    const a = ancestry?.chain.find((x) => sameScope(x.id, scope));
+    return a ? [scope.pid, scope.start, scope.ppid, a.exe, ...a.argv].join('\0') : undefined;
   }
 
   /**
@@ -1041,4 +1077,14 @@ function nameless(program: string): boolean {
 function settledHere(run: RunRecord | undefined, settled: Action | undefined): Action | undefined {
   const leaves = settled?.type === 'Escalate' && settled.execution.type !== 'TurnDefault';
   return run?.foreignScript && leaves ? undefined : settled;
+}
+
+/** The same process, as two readings of it name it. */
+function sameScope(a: ReuseScope | undefined, b: ReuseScope): boolean {
+  return a !== undefined && a.pid === b.pid && a.start === b.start && a.ppid === b.ppid;
+}
+
+/** The same action (a Run in place, as a scoped grant's is: src/decide/reuse.ts). */
+function sameAction(a: SubcommandResult['action'], b: SubcommandResult['action']): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

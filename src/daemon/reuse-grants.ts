@@ -20,6 +20,10 @@ const MAX_GRANTS = 4096;
 /** Programs remembered for handing over up front (src/daemon/reuse-presets.ts), and runs told of them. */
 const MAX_LEARNED = 64;
 const MAX_RUNS = 1024;
+/** Programs remembered for handing over with a scoped grant (rm, sh, bash below make or configure) and the
+ * scopes (with the image each ran) they were handed over for, per run. */
+const MAX_LEARNED_SCOPED = 16;
+const MAX_SCOPES = 4096;
 
 export interface Granted {
   run_id: string;
@@ -40,6 +44,10 @@ export class ReuseGrants {
   private readonly learned = new Set<string>();
   /** per run: any-argv grants given so far (2 and more: its presets were handed over) */
   private readonly runs = new Map<string, number>();
+  /** programs given a scoped grant lately, the latest last */
+  private readonly learnedScoped = new Set<string>();
+  /** run and scope (its process and the image it ran) the scoped programs were handed over for */
+  private readonly scopesOffered = new Set<string>();
 
   constructor(requestDir: string) {
     // created when missing, never truncated: a new daemon raises the count its predecessor left
@@ -80,16 +88,34 @@ export class ReuseGrants {
   /**
    * A run got an any-argv grant for program (src/decide/reuse.ts, reusableForAnyArgv): remembered; the
    * programs to decide for that run up front now (src/daemon/reuse-presets.ts): those remembered, the first
-   * time the run gets its second such grant (a run that asks once, `ls`, pays nothing), else none.
+   * time the run gets its second such grant (a run that asks once, `ls`, pays nothing), else none (and none
+   * once offerScoped handed them over).
    */
   offer(runId: string, program: string): string[] {
-    this.learned.delete(program);
-    this.learned.add(program);
-    if (this.learned.size > MAX_LEARNED) this.learned.delete(this.learned.values().next().value!);
+    learn(this.learned, program, MAX_LEARNED);
     const n = (this.runs.get(runId) ?? 0) + 1;
     this.runs.set(runId, n);
     if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
     return n === 2 ? [...this.learned].reverse().filter((p) => p !== program) : [];
+  }
+
+  /**
+   * A run got a grant for program scoped to one process (src/decide/reuse.ts, reusableInScope), `scope`
+   * naming that process and the image it runs: remembered; the programs to decide for that scope up front
+   * now (the others given a scoped grant lately), the first time the run gets a grant for that scope; and with
+   * the run's first scoped grant (a program running its own files: a build, which will ask for more), the
+   * any-argv programs, when they were not handed over yet (as `offer` gives them).
+   */
+  offerScoped(runId: string, program: string, scope: string): { scoped: string[]; anyArgv: string[] } {
+    learn(this.learnedScoped, program, MAX_LEARNED_SCOPED);
+    const key = `${runId}\0${scope}`;
+    const scoped = this.scopesOffered.has(key) ? [] : [...this.learnedScoped].reverse().filter((p) => p !== program);
+    learn(this.scopesOffered, key, MAX_SCOPES);
+    // (counted as handed over, when there are any: `offer` gives them no more)
+    if ((this.runs.get(runId) ?? 0) >= 2 || this.learned.size === 0) return { scoped, anyArgv: [] };
+    this.runs.set(runId, 2);
+    if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
+    return { scoped, anyArgv: [...this.learned].reverse() };
   }
 
   /** The answer a notice says it reused, when it is one this daemon granted for that run and program. */
@@ -101,4 +127,11 @@ export class ReuseGrants {
   close(): void {
     closeSync(this.fd);
   }
+}
+
+/** Adds v as the latest of set, forgetting the oldest past max. */
+function learn(set: Set<string>, v: string, max: number): void {
+  set.delete(v);
+  set.add(v);
+  if (set.size > max) set.delete(set.values().next().value!);
 }

@@ -6,14 +6,17 @@
  * of the session. So the daemon remembers which programs got such an answer lately (ReuseGrants.offer) and,
  * with a run's second such answer, decides each of them afresh for that run, exactly as an exec of it would be
  * decided there (the same request but program and argv[0]), and hands the ones that still hold any argv over
- * with their grants: nothing is carried from one run to another but the list of names to try.
+ * with their grants: nothing is carried from one run to another but the list of names to try. A grant scoped
+ * to a program's process comes with the other programs given such a grant lately, decided as that exec's
+ * process's exec of each would be, and held below the same process only (ReuseGrants.offerScoped); a run's
+ * first one brings the any-argv ones as well (docs/exec-gate.md, "Answers handed over up front").
  * Not pure: reads the files (identity and symlinks) as the supervisor would.
  * Trust boundary: the file is known by what the daemon reads through the exec'ing process's root
  * (/proc/<pid>/root), before and after deciding; the supervisor reuses a preset only for an exec of that very
  * file (device, inode, size, modification and change times), as for any grant.
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import type { ReusePreset } from '../protocol/index.js';
+import type { ReusePreset, ReuseScope } from '../protocol/index.js';
 import { ownFilesByName } from '../decide/index.js';
 
 /** At most this many are handed over at once (one datagram carries them with the reply). */
@@ -48,12 +51,14 @@ export function realProgramOf(program: string): string | undefined {
  * `holds` decides one program as an exec of it with its own name would be (its real path and the file the
  * daemon reads for it given) and says whether that answer holds for any argv with the same audit fields as
  * the answer it comes with; `grant` makes its grant. A file that changed while it was decided is left out.
+ * `scope`: each preset holds only below that process (the reply's own scoped grant's, which `holds` checked).
  */
 export function presetsFor(
   programs: readonly string[],
   hostPid: number,
   holds: (program: string, realProgram: string | undefined, programFile: string) => boolean,
   grant: (program: string) => string,
+  scope?: ReuseScope,
 ): ReusePreset[] {
   const out: ReusePreset[] = [];
   for (const program of programs) {
@@ -61,10 +66,17 @@ export function presetsFor(
     if (!program.startsWith('/') || program.includes('\n')) continue;
     const programFile = `/proc/${hostPid}/root${program}`;
     const before = fileIdentity(programFile);
-    if (before === undefined || !holds(program, realProgramOf(program), programFile)) continue;
-    if (fileIdentity(programFile) !== before) continue;
+    if (before === undefined) continue;
+    // (read once: a link pointed elsewhere meanwhile names another file, which the identity read again tells)
     const real = realProgramOf(program);
-    out.push({ program, grant: grant(program), file: before, ...(ownFilesByName(program, real ?? program) ? { below_program: true as const } : {}) });
+    if (!holds(program, real, programFile) || fileIdentity(programFile) !== before) continue;
+    out.push({
+      program,
+      grant: grant(program),
+      file: before,
+      ...(ownFilesByName(program, real ?? program) ? { below_program: true as const } : {}),
+      ...(scope ? { scope } : {}),
+    });
   }
   return out;
 }

@@ -156,6 +156,14 @@ export interface ExecReply {
     audit?: ReusedAudit;
     scope?: ReuseScope;
     presets?: ReusePreset[];
+    /** a scoped grant's: the other programs given one lately, each decided as this exec's process's exec of
+     * it would be, held only below the same process (each with its `scope`, the grant's; a supervisor that
+     * does not know this field leaves them out, rather than hold them everywhere) */
+    scoped_presets?: ReusePreset[];
+    /** a run's first scoped grant's (a build's): the any-argv presets, as `presets` would be, whose audit
+     * records end with `tail` (their own source and decision) rather than this grant's; a supervisor that does
+     * not know this field leaves them out, rather than record them as this grant's */
+    any_argv?: { tail: string; presets: ReusePreset[] };
     /** the grant's program is a program running its own files by its name alone: wherever the grant is
      * reused, every exec below its new image is below one (src/decide/provenance.ts, ownFilesByName) */
     below_program?: true;
@@ -176,6 +184,9 @@ export interface ReusePreset {
   file: string;
   /** as ExecReply.reuse.below_program, for this program */
   below_program?: true;
+  /** held only below this process, as ExecReply.reuse.scope (a scoped grant's `scoped_presets`; without it,
+   * an entry there holds nowhere) */
+  scope?: ReuseScope;
 }
 
 /** A reused Run that holds only for execs made below one process (a program running its own

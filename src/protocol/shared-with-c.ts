@@ -37,6 +37,10 @@ export const MAX_DATAGRAM = 60 * 1024;
 export const CLIENT_REPLY_ROOM = 8192;
 /** Stream frames above this are refused (a 1 MiB script plus its environment fits). */
 export const MAX_STREAM_FRAME = 64 * 1024 * 1024;
+/** The longest audit record kept whole, in UTF-16 units of its encoded fields (src/daemon/audit.ts cuts a
+ * longer one's strings); a supervisor writes a reused exec's line itself only when the whole line is at most
+ * this many bytes, so the daemon would not have cut it either (shims/gate-reuse.c). */
+export const MAX_AUDIT_RECORD = 64 * 1024;
 
 /** In the daemon's request folder (beside GATE_REQUEST_SOCK): the policy epoch, a little-endian 64-bit
  * count the daemon raises whenever its decisions may change (a rule reloaded, a new daemon); a supervisor
@@ -206,7 +210,8 @@ export const FIELD_VALUES = {
 type Keys<T> = T extends unknown ? keyof T : never;
 type WireField =
   | Keys<Request | Reply | ExecReused | PreflightRequest | PreflightReply | RunFinished | SessionSandboxStale>
-  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | ReuseScope | ReusedAudit | ReusePreset | SubcommandReply | Action>
+  | Keys<ExecRequest | ExecReply | NonNullable<ExecReply['reuse']> | NonNullable<NonNullable<ExecReply['reuse']>['any_argv']> | ReuseScope>
+  | Keys<ReusedAudit | ReusePreset | SubcommandReply | Action>
   | Keys<PlanRequest | PlanReply | StartUpFds | NonNullable<PlanReply['rerun_of']> | Ack>;
 
 /** The field names the C side writes or reads (the escalation frames' are below). */
@@ -217,7 +222,7 @@ export const FIELDS = [
   'shell', 'flag', 'script', 'sandbox_permissions', 'parent_run', 'justification', 'plan',
   'exit_status', 'duration_ms', 'stderr_tail', 'fds', 'shims', 'rerun_why', 'start_up_key', 'args',
   'env_set', 'env_unset', 'denials', 'sandboxed', 'rerun', 'rerun_any_status', 'script_fd', 'rerun_of',
-  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file', 'below_program',
+  'start_up', 'notice', 'ready', 'go', 'info', 'presets', 'file', 'below_program', 'scoped_presets', 'any_argv',
 ] as const satisfies readonly WireField[];
 
 /** The run-finished acknowledgement's info (src/daemon/daemon.ts): why a rerun outside the sandbox is asked. */

@@ -80,6 +80,39 @@ static void presets(void) {
   ok(gate_parse_reply(one, strlen(one), &R, ERR, sizeof ERR) == 0 && PS.n == 1, "with room: one kept (%d)", PS.n);
   ok(!strcmp(PS.e[0].program, "/usr/bin/sed") && !strcmp(PS.e[0].grant, "b") && !strcmp(PS.e[0].file, "1 2 3 4 5 6 7"),
      "its program, grant and file; a relative program and one without a grant are left out");
+  ok(PS.e[0].scope_pid == 0, "no scope: held everywhere in its run");
+  const char *scoped = "{\"id\":\"g\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"},"
+                       "\"reuse\":{\"grant\":\"a\",\"epoch\":3,\"scope\":{\"pid\":7,\"start\":9,\"ppid\":1},"
+                       "\"scoped_presets\":[{\"program\":\"/usr/bin/rm\",\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\","
+                       "\"scope\":{\"pid\":7,\"start\":9,\"ppid\":1}},"
+                       "{\"program\":\"/bin/sh\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\",\"scope\":{\"start\":9}},"
+                       "{\"program\":\"/bin/sh\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\"},"
+                       "{\"program\":\"/bin/sh\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\",\"scope\":{\"pid\":0}}]}}";
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  ok(gate_parse_reply(scoped, strlen(scoped), &R, ERR, sizeof ERR) == 0 && PS.n == 4, "scoped presets parse (%d)",
+     PS.n);
+  ok(PS.e[0].scope_pid == 7 && PS.e[0].scope_start == 9 && PS.e[0].scope_ppid == 1, "each with its own scope");
+  ok(PS.e[1].scope_pid == -1 && PS.e[2].scope_pid == -1 && PS.e[3].scope_pid == -1,
+     "a scoped one without a scope, or without its pid, holds nowhere (gate_reuse_add keeps none)");
+  const char *other =
+      "{\"id\":\"g\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"},"
+      "\"reuse\":{\"grant\":\"a\",\"epoch\":3,\"scoped_presets\":[{\"program\":\"/bin/sh\","
+      "\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\",\"scope\":{\"pid\":7,\"start\":9,\"ppid\":1}}],"
+      "\"any_argv\":{\"presets\":[{\"program\":\"/usr/bin/sed\",\"grant\":\"d\",\"file\":\"1 2 3 4 5 6 7\"}],"
+      "\"tail\":\"\\\"source\\\":\\\"s\\\"\"}}}";
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  ok(gate_parse_reply(other, strlen(other), &R, ERR, sizeof ERR) == 0 && PS.n == 2, "any_argv's presets parse (%d)",
+     PS.n);
+  ok(!PS.e[0].own_tail && PS.e[0].scope_pid == 7 && PS.e[1].own_tail && PS.e[1].scope_pid == 0 &&
+         !strcmp(PS.tail, "\"source\":\"s\""),
+     "its entries held everywhere, with its own tail (%s)", PS.tail);
+  const char *plain_again = "{\"id\":\"g\",\"type\":\"exec\"}";
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  ok(gate_parse_reply(plain_again, strlen(plain_again), &R, ERR, sizeof ERR) == 0 && PS.n == 0 && !PS.tail[0],
+     "a reply parsed after another keeps none of its tail");
   char big[2048];
   int n = snprintf(big, sizeof big,
                    "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,"

@@ -97,6 +97,7 @@ export interface AuditRec {
   kind: string;
   argv?: string[];
   reused?: boolean;
+  source?: string;
   action?: string;
   detail?: string;
 }

@@ -88,16 +88,17 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
 }
 
 for (const mode of ['workspace-write', 'danger-full-access'] as const) {
-  test(`${mode}: a reused exec's record is written by the supervisor before the exec goes on (the daemon stopped meanwhile); one too long for that reaches the log through the daemon`, async (t) => {
+  test(`${mode}: a reused exec's record is written by the supervisor before the exec goes on (the daemon stopped meanwhile), a long one too; one it cannot write reaches the log through the daemon`, async (t) => {
     const rig = await startDaemon(execGateOptions({ rules: [], env: { GATE_SANDBOX_MODE: mode } }));
     const daemon = Number(readFileSync(rig.paths.pidFile, 'utf8'));
     t.after(async () => (process.kill(daemon, 'SIGCONT'), killAll(), rig.close()));
     const tool = join(rig.ws, 'tool');
-    const long = '0'.repeat(5000); // a record over a page: the supervisor tells the daemon instead
+    // a record over a page (the supervisor wrote at most one until b/hdmn): written there whole all the same
+    const long = '0'.repeat(5000);
     for (const f of ['f1', 'f2']) execFileSync('mkfifo', [join(rig.ws, f)]);
-    const running = gateSh(rig, `cp /bin/true ./tool; ./tool 1; ./tool 2; read -r x < f1; ./tool 3; ./tool "$(printf '%05000d' 0)"; : > ran; read -r x < f2; echo status=$?`, {
-      timeoutMs: 60_000,
-    });
+    // an argument that is not UTF-8: no record the supervisor can write (JSON text is UTF-8): the daemon is told
+    const script = `cp /bin/true ./tool; ./tool 1; ./tool 2; read -r x < f1; ./tool 3; ./tool "$(printf '%05000d' 0)"; ./tool "$(printf 'x\\377')"; : > ran; read -r x < f2; echo status=$?`;
+    const running = gateSh(rig, script, { timeoutMs: 60_000 });
     try {
       await waitFor(() => execsOf(rig, tool).length >= 2 || undefined, 'two execs of tool');
       process.kill(daemon, 'SIGSTOP');
@@ -107,10 +108,13 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
         [['1'], false],
         [['2'], true],
         [['3'], true],
+        [[long], true],
       ]);
       process.kill(daemon, 'SIGCONT');
-      await waitFor(() => execsOf(rig, tool).length >= 4 || undefined, 'the long one audited by the daemon');
-      assert.deepEqual(execsOf(rig, tool).at(-1), [[long], true]);
+      await waitFor(() => execsOf(rig, tool).length >= 5 || undefined, 'the one not UTF-8 audited by the daemon');
+      const last = execsOf(rig, tool).at(-1)!;
+      assert.equal(last[1], true, JSON.stringify(last));
+      assert.equal(last[0].length, 1);
     } finally {
       process.kill(daemon, 'SIGCONT');
       writeFileSync(join(rig.ws, 'f2'), 'go\n');

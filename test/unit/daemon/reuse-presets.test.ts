@@ -1,4 +1,4 @@
-// Answers handed over up front (src/daemon/reuse-presets.ts, ReuseGrants.offer): which programs are offered
+// Answers handed over up front (src/daemon/reuse-presets.ts, ReuseGrants.offer and offerScoped): which programs are offered
 // to which run and when, and which presets are made (a file changed while decided, or one the decision does
 // not let hold, is left out). Uses a temporary folder for the files and the epoch file; no processes.
 import { test } from 'node:test';
@@ -29,6 +29,31 @@ test('offer: a run gets the programs learned, once, with its second any-argv gra
   }
 });
 
+test('offerScoped: the programs given a scoped grant lately, once per run and scope (its process and image), never the asking one; with a run\'s first, the any-argv ones not handed over yet', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presets-'));
+  try {
+    const g = new ReuseGrants(dir);
+    // none learned yet (the session's first build): nothing handed over, and `offer` still may later
+    assert.deepEqual(g.offerScoped('r9', '/bin/sh', 'p9 make'), { scoped: [], anyArgv: [] });
+    assert.deepEqual([g.offer('r9', '/usr/bin/sed'), g.offer('r9', '/usr/bin/cat')][1], ['/usr/bin/sed']);
+    assert.deepEqual([g.offer('r0', '/usr/bin/sed'), g.offer('r0', '/usr/bin/cat')][1], ['/usr/bin/sed']);
+    assert.deepEqual(g.offerScoped('r1', '/bin/sh', 'p1 make'), { scoped: [], anyArgv: ['/usr/bin/cat', '/usr/bin/sed'] }, 'a build: the any-argv ones now');
+    assert.deepEqual(g.offer('r1', '/usr/bin/expr'), [], 'handed over already');
+    assert.deepEqual(g.offer('r1', '/usr/bin/gcc'), [], 'not again');
+    assert.deepEqual(g.offerScoped('r1', '/usr/bin/rm', 'p1 make'), { scoped: [], anyArgv: [] }, 'that scope was offered already');
+    assert.deepEqual(g.offerScoped('r1', '/bin/bash', 'p2 make'), { scoped: ['/usr/bin/rm', '/bin/sh'], anyArgv: [] }, 'a new scope: the latest first');
+    assert.deepEqual(g.offerScoped('r1', '/bin/sh', 'p2 configure').scoped, ['/bin/bash', '/usr/bin/rm'], 'the same process running another image');
+    // a run whose second any-argv grant came first: not handed over twice
+    assert.equal([g.offer('r2', '/usr/bin/sed'), g.offer('r2', '/usr/bin/cat')][1].length, 3);
+    assert.deepEqual(g.offerScoped('r2', '/usr/bin/rm', 'p2 configure'), { scoped: ['/bin/sh', '/bin/bash'], anyArgv: [] }, 'another run');
+    for (let i = 0; i < 40; i++) g.offerScoped('x', `/p/${i}`, `s${i}`);
+    assert.equal(g.offerScoped('r3', '/a', 's').scoped.length, 15, 'the 16 latest, less the asking one');
+    g.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('presetsFor: the file read through the process root, decided once; left out when changed meanwhile or not held', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-'));
   try {
@@ -48,6 +73,9 @@ test('presetsFor: the file read through the process root, decided once; left out
     assert.match(out[0].file, /^\d+ \d+ 1 \d+ \d+ \d+ \d+$/);
     // a shell's children may be the model's text (its -c): not below a program by its name
     assert.equal(presetsFor([join(dir, 'sh')], process.pid, () => true, (p) => p)[0].below_program, undefined);
+    // a scoped grant's presets: each held only below the same process
+    const scope = { pid: 42, start: 7, ppid: 1 };
+    assert.deepEqual(presetsFor([join(dir, 'sh')], process.pid, () => true, (p) => p, scope)[0].scope, scope);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,0 +1,55 @@
+// The rule files' hot reload (src/daemon/policy-watch.ts): the polled signature notices a watched file that
+// appears, a file added to a watched folder, a file rewritten and a file removed, and nothing else (a watched
+// path that is missing, or a file rather than a folder, is stat'ed without an exception). Uses a temporary
+// folder and the watcher's own timer (polled every few milliseconds; each step waits for the reload it
+// causes); no processes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PolicyWatcher, type ReloadEvent } from '../../../src/daemon/policy-watch.js';
+
+test('PolicyWatcher: a change to a watched file or folder reloads; a poll that finds none does not', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'watch-'));
+  const rules = join(dir, 'rules');
+  const single = join(dir, 'single.rules');
+  const missing = join(dir, 'never');
+  let loads = 0;
+  const events: ReloadEvent[] = [];
+  let waiting: (() => void) | undefined;
+  const w = new PolicyWatcher(
+    { load: () => ++loads, watchPaths: () => [rules, single, missing], files: () => [] },
+    (e) => (events.push(e), waiting?.()),
+  );
+  const reload = (change: () => void) =>
+    new Promise<void>((resolve) => {
+      waiting = resolve;
+      change();
+    });
+  // (the watcher's timer does not hold the process: this does, while the test waits for it)
+  const alive = setInterval(() => undefined, 1000);
+  try {
+    w.start(2, 1);
+    await reload(() => writeFileSync(single, 'a'));
+    await reload(() => mkdirSync(rules));
+    await reload(() => writeFileSync(join(rules, 'x.rules'), 'x'));
+    await reload(() => writeFileSync(join(rules, 'x.rules'), 'xy'));
+    await reload(() => rmSync(single));
+    // (a write the poll caught half-way, created then filled, may reload twice)
+    assert.ok(events.length >= 5, `${events.length}`);
+    assert.ok(events.every((e) => e.ok));
+    // nothing changed since: many polls later, still five
+    const polled = events.length;
+    await new Promise<void>((resolve) => {
+      let n = 0;
+      const t = setInterval(() => ++n >= 20 && (clearInterval(t), resolve()), 2);
+    });
+    assert.equal(events.length, polled);
+    assert.equal(loads, events.length + 1, 'the first load and one per change seen');
+  } finally {
+    clearInterval(alive);
+    w.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
