@@ -262,21 +262,18 @@ static int json_count(struct gate_jp *p, unsigned long long *out) {
   return 0;
 }
 
-static int scope_field(const char *key, struct gate_jp *p, void *ctx) {
-  struct gate_reply *r = ctx;
-  unsigned long long v;
-  if (!strcmp(key, GATE_F_PID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (r->scope_pid = (long)v, 0);
-  if (!strcmp(key, GATE_F_PPID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (r->scope_ppid = (long)v, 0);
-  if (!strcmp(key, GATE_F_START)) return json_count(p, &v) ? -1 : (r->scope_start = v, 0);
-  return gate_jskip(p);
-}
+/* Where a "scope" object's fields go: the reply's own, or a preset's. */
+struct scope_out {
+  long *pid, *ppid;
+  unsigned long long *start;
+};
 
-static int preset_scope_field(const char *key, struct gate_jp *p, void *ctx) {
-  struct gate_preset *e = ctx;
+static int scope_field(const char *key, struct gate_jp *p, void *ctx) {
+  const struct scope_out *o = ctx;
   unsigned long long v;
-  if (!strcmp(key, GATE_F_PID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (e->scope_pid = (long)v, 0);
-  if (!strcmp(key, GATE_F_PPID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (e->scope_ppid = (long)v, 0);
-  if (!strcmp(key, GATE_F_START)) return json_count(p, &v) ? -1 : (e->scope_start = v, 0);
+  if (!strcmp(key, GATE_F_PID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (*o->pid = (long)v, 0);
+  if (!strcmp(key, GATE_F_PPID)) return json_count(p, &v) || v > 0x7fffffff ? -1 : (*o->ppid = (long)v, 0);
+  if (!strcmp(key, GATE_F_START)) return json_count(p, &v) ? -1 : (*o->start = v, 0);
   return gate_jskip(p);
 }
 
@@ -284,7 +281,8 @@ static int preset_field(const char *key, struct gate_jp *p, void *ctx) {
   struct gate_preset *e = ctx;
   if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
     e->scope_pid = -1; /* until its pid is read */
-    return gate_jobject(p, preset_scope_field, e);
+    struct scope_out o = {&e->scope_pid, &e->scope_ppid, &e->scope_start};
+    return gate_jobject(p, scope_field, &o);
   }
   if (!strcmp(key, GATE_F_PROGRAM) && *p->s == '"') return whole_str(p, e->program, sizeof e->program);
   if (!strcmp(key, GATE_F_GRANT) && *p->s == '"') return whole_str(p, e->grant, sizeof e->grant);
@@ -351,7 +349,8 @@ static int reuse_field(const char *key, struct gate_jp *p, void *ctx) {
   if (!strcmp(key, GATE_F_BELOW_PROGRAM)) return (r->grant_below = gate_jbool(p)) < 0 ? -1 : 0;
   if (!strcmp(key, GATE_F_SCOPE) && *p->s == '{') {
     r->scope_pid = -1;
-    if (gate_jobject(p, scope_field, r)) return -1;
+    struct scope_out o = {&r->scope_pid, &r->scope_ppid, &r->scope_start};
+    if (gate_jobject(p, scope_field, &o)) return -1;
     /* all three, or a scope that holds nowhere: pid -1 (never 0, which would hold everywhere) */
     if (r->scope_pid <= 1 || r->scope_ppid <= 0 || !r->scope_start) r->scope_pid = -1;
     return 0;

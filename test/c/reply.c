@@ -14,11 +14,20 @@ static struct gate_reply R;
 static gate_denial DENIED[GATE_MAX_DENIED];
 static struct gate_reused_audit AUDIT;
 static char ERR[256];
+static struct gate_presets PS;
 
 static int parse(const char *json) {
   gate_reply_init(&R, DENIED, &AUDIT);
   ERR[0] = 0;
   return gate_parse_reply(json, strlen(json), &R, ERR, sizeof ERR);
+}
+
+/* The same, with room for presets (PS). */
+static int parse_presets(const char *json, size_t n) {
+  gate_reply_init(&R, DENIED, &AUDIT);
+  R.presets = &PS;
+  ERR[0] = 0;
+  return gate_parse_reply(json, n, &R, ERR, sizeof ERR);
 }
 
 static void exec_replies(void) {
@@ -68,16 +77,13 @@ static void reuse(void) {
 
 /* Other programs' Runs handed over with a grant (ReusePreset): kept only with room given, whole, up to the room. */
 static void presets(void) {
-  static struct gate_presets PS;
   const char *one = "{\"id\":\"g\",\"type\":\"exec\",\"action\":{\"type\":\"Run\"},"
                     "\"reuse\":{\"grant\":\"a\",\"epoch\":3,"
                     "\"presets\":[{\"program\":\"/usr/bin/sed\",\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\"},"
                     "{\"program\":\"sed\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\"},"
                     "{\"program\":\"/usr/bin/cat\",\"file\":\"1 2 3 4 5 6 7\"}]}}";
   ok(parse(one) == 0 && R.presets == NULL, "without room, presets are skipped");
-  gate_reply_init(&R, DENIED, &AUDIT);
-  R.presets = &PS;
-  ok(gate_parse_reply(one, strlen(one), &R, ERR, sizeof ERR) == 0 && PS.n == 1, "with room: one kept (%d)", PS.n);
+  ok(parse_presets(one, strlen(one)) == 0 && PS.n == 1, "with room: one kept (%d)", PS.n);
   ok(!strcmp(PS.e[0].program, "/usr/bin/sed") && !strcmp(PS.e[0].grant, "b") && !strcmp(PS.e[0].file, "1 2 3 4 5 6 7"),
      "its program, grant and file; a relative program and one without a grant are left out");
   ok(PS.e[0].scope_pid == 0, "no scope: held everywhere in its run");
@@ -88,10 +94,7 @@ static void presets(void) {
                        "{\"program\":\"/bin/sh\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\",\"scope\":{\"start\":9}},"
                        "{\"program\":\"/bin/sh\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\"},"
                        "{\"program\":\"/bin/sh\",\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\",\"scope\":{\"pid\":0}}]}}";
-  gate_reply_init(&R, DENIED, &AUDIT);
-  R.presets = &PS;
-  ok(gate_parse_reply(scoped, strlen(scoped), &R, ERR, sizeof ERR) == 0 && PS.n == 4, "scoped presets parse (%d)",
-     PS.n);
+  ok(parse_presets(scoped, strlen(scoped)) == 0 && PS.n == 4, "scoped presets parse (%d)", PS.n);
   ok(PS.e[0].scope_pid == 7 && PS.e[0].scope_start == 9 && PS.e[0].scope_ppid == 1, "each with its own scope");
   ok(PS.e[1].scope_pid == -1 && PS.e[2].scope_pid == -1 && PS.e[3].scope_pid == -1,
      "a scoped one without a scope, or without its pid, holds nowhere (gate_reuse_add keeps none)");
@@ -101,27 +104,19 @@ static void presets(void) {
       "\"grant\":\"c\",\"file\":\"1 2 3 4 5 6 7\",\"scope\":{\"pid\":7,\"start\":9,\"ppid\":1}}],"
       "\"any_argv\":{\"presets\":[{\"program\":\"/usr/bin/sed\",\"grant\":\"d\",\"file\":\"1 2 3 4 5 6 7\"}],"
       "\"tail\":\"\\\"source\\\":\\\"s\\\"\"}}}";
-  gate_reply_init(&R, DENIED, &AUDIT);
-  R.presets = &PS;
-  ok(gate_parse_reply(other, strlen(other), &R, ERR, sizeof ERR) == 0 && PS.n == 2, "any_argv's presets parse (%d)",
-     PS.n);
+  ok(parse_presets(other, strlen(other)) == 0 && PS.n == 2, "any_argv's presets parse (%d)", PS.n);
   ok(!PS.e[0].own_tail && PS.e[0].scope_pid == 7 && PS.e[1].own_tail && PS.e[1].scope_pid == 0 &&
          !strcmp(PS.tail, "\"source\":\"s\""),
      "its entries held everywhere, with its own tail (%s)", PS.tail);
   const char *plain_again = "{\"id\":\"g\",\"type\":\"exec\"}";
-  gate_reply_init(&R, DENIED, &AUDIT);
-  R.presets = &PS;
-  ok(gate_parse_reply(plain_again, strlen(plain_again), &R, ERR, sizeof ERR) == 0 && PS.n == 0 && !PS.tail[0],
+  ok(parse_presets(plain_again, strlen(plain_again)) == 0 && PS.n == 0 && !PS.tail[0],
      "a reply parsed after another keeps none of its tail");
   char big[2048];
   int n = snprintf(big, sizeof big,
                    "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,"
                    "\"presets\":[{\"program\":\"/%0600d\",\"grant\":\"b\",\"file\":\"1 2 3 4 5 6 7\"}]}}",
                    0);
-  gate_reply_init(&R, DENIED, &AUDIT);
-  R.presets = &PS;
-  ok(n > 0 && gate_parse_reply(big, strlen(big), &R, ERR, sizeof ERR) == 0 && PS.n == 0,
-     "a program longer than its room is left out, not cut");
+  ok(n > 0 && parse_presets(big, strlen(big)) == 0 && PS.n == 0, "a program longer than its room is left out, not cut");
   struct gbuf many;
   gb_init(&many);
   gb_puts(&many, "{\"id\":\"g\",\"type\":\"exec\",\"reuse\":{\"grant\":\"a\",\"epoch\":3,\"presets\":[");
@@ -130,16 +125,11 @@ static void presets(void) {
     gb_puts(&many, "{\"program\":\"/p\",\"grant\":\"g\",\"file\":\"1\"}");
   }
   gb_puts(&many, "]}}");
-  gate_reply_init(&R, DENIED, &AUDIT);
-  R.presets = &PS;
-  ok(!many.oom && gate_parse_reply(many.p, many.len, &R, ERR, sizeof ERR) == 0 && PS.n == GATE_MAX_PRESETS,
+  ok(!many.oom && parse_presets(many.p, many.len) == 0 && PS.n == GATE_MAX_PRESETS,
      "entries past the room are skipped (%d)", PS.n);
   gb_free(&many);
-  gate_reply_init(&R, DENIED, &AUDIT);
-  R.presets = &PS;
   const char *plain = "{\"id\":\"g\",\"type\":\"exec\"}";
-  ok(gate_parse_reply(plain, strlen(plain), &R, ERR, sizeof ERR) == 0 && PS.n == 0,
-     "a reply parsed after another keeps none of its presets");
+  ok(parse_presets(plain, strlen(plain)) == 0 && PS.n == 0, "a reply parsed after another keeps none of its presets");
 }
 
 static void preflight(void) {
