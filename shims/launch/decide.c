@@ -327,6 +327,29 @@ static int settle(const struct launch *l, const struct seccomp_notif *req, struc
   return ask(l, x, &seen, &ids, &m, lands, reusable, kept ? &hit : NULL);
 }
 
+/* An exec the follow cannot seize (why: the errno of PTRACE_SEIZE): EACCES, said why (its tracer, when it has one). */
+static int unfollowable(const struct exec *x, int why) {
+  char cmd[512], path[64], buf[4096], tail[256];
+  gate_describe(cmd, sizeof cmd, x->argv, x->program);
+  snprintf(path, sizeof path, "/proc/%d/status", (int)x->pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+  if (fd >= 0) close(fd);
+  buf[n > 0 ? n : 0] = 0;
+  const char *t = strstr(buf, "\nTracerPid:");
+  long tracer = t ? strtol(t + 11, NULL, 10) : 0;
+  if (tracer > 0)
+    snprintf(tail, sizeof tail,
+             "it is traced by another process (pid %ld: a debugger or strace in the run?), which could change what it "
+             "runs after the check; an exec under a tracer is refused",
+             tracer);
+  else
+    snprintf(tail, sizeof tail, "this user may not trace it (%s), so what the kernel runs could not be checked",
+             strerror(why));
+  gate_msg("exec gate: ", cmd, ": not run: it cannot be followed to its exec: ", tail);
+  return EACCES;
+}
+
 void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
   struct exec x = {.pid = (pid_t)req->pid};
   struct later later = {l, &x};
@@ -342,6 +365,10 @@ void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
     follow = 0;
   }
   int traced = follow && notif_valid(l, req->id) && ptrace(PTRACE_SEIZE, x.pid, 0, PTRACE_O_TRACEEXEC) == 0;
+  /* not followed (traced by another process already: a debugger in the run, whose rewrite after the check
+   * nothing would see; or a process this user may not trace): refused, fail closed */
+  int why = errno;
+  if (follow && !traced && notif_valid(l, req->id)) error = unfollowable(&x, why);
   notif_respond(l, req->id, error);
   workers_let_go();
   if (traced) after_exec(x.pid, &x.decided, x.path, x.argv, x.envp);

@@ -66,6 +66,22 @@ for (const decision of ['forbidden', 'allow'] as const) {
   });
 }
 
+// A process another one traces (a debugger in the run: here its parent, PTRACE_TRACEME) cannot be followed to
+// its exec: the supervisor cannot seize it, and its tracer can rewrite what it exec'd after the check. Its
+// exec is refused, with the reason (fail closed); the same program untraced runs (the tests above).
+test('a traced process flipping its exec\'s path (its parent its debugger): rm forbidden never runs; every exec is refused, saying why', async (t) => {
+  const rules = ['prefix_rule(pattern=["rm"], decision="forbidden")'];
+  const rig = await startDaemon(execGateOptions({ rules, autoApprove: true, env: { GATE_SANDBOX_MODE: 'workspace-write' } }));
+  t.after(async () => (killAll(), rig.close()));
+  const r = await gateSh(rig, `"${bin}/race" ${N} traced-path /bin/ls /bin/rm -d / 2>/dev/null; "${bin}/race" 1 traced-path /bin/ls /bin/rm -d /`, { timeoutMs: 300_000 });
+  const [many, one] = r.stdout.split('\n').filter((l) => l.startsWith('exit=')).map(statuses);
+  t.diagnostic(`traced path flips: ${JSON.stringify(many)}`);
+  assert.ok(many && one, `${r.stdout}${r.stderr.slice(0, 2000)}`);
+  assert.equal(many[1] ?? 0, 0, `rm ran ${many[1]} times of ${N}`);
+  assert.equal(many[126] ?? 0, N, `every traced exec is refused: ${JSON.stringify(many)}`);
+  assert.match(r.stderr, /exec gate: .*: not run: it cannot be followed to its exec: it is traced by another process/);
+});
+
 // The follow reads a new program's argv and environment from its first stack; a 32-bit program has another
 // register set and 4-byte pointers, so its are read from /proc/<pid>/cmdline and environ instead. Either way
 // what runs is compared with what was decided: the 32-bit program runs with its arguments (it exits with its
