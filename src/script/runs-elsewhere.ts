@@ -219,7 +219,7 @@ function screenText(s: string): string {
 function screen(argv: string[]): Elsewhere {
   const out = none();
   const at = operands(argv, 1, { short: 'cehpsStTX' });
-  const x = argv.slice(1, at).findIndex((a) => a === '-X');
+  const x = argv.slice(1, at).indexOf('-X');
   if (x >= 0) {
     // screen -X CMD ARGS: a screen command sent to a running session (outside the run)
     const words = argv.slice(x + 2);
