@@ -329,6 +329,7 @@ static int settle(const struct launch *l, const struct seccomp_notif *req, struc
 
 /* An exec the follow cannot seize (why: the errno of PTRACE_SEIZE): EACCES, said why (its tracer, when it has one). */
 static int unfollowable(const struct exec *x, int why) {
+  if (why == ESRCH) return EACCES; /* it is going (killed while it waited): nothing to say */
   char cmd[512], path[64], buf[4096], tail[256];
   gate_describe(cmd, sizeof cmd, x->argv, x->program);
   snprintf(path, sizeof path, "/proc/%d/status", (int)x->pid);
