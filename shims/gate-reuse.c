@@ -15,6 +15,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -271,8 +272,27 @@ static void json_str(struct gbuf *b, const char *s, int *ok) {
   gb_json_str(b, s, n, 0);
 }
 
-int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const char *program, char *const argv[]) {
-  if (!hit->audit || AUDIT_FD < 0) return -1;
+int gate_reuse_audits(const struct gate_reuse_hit *hit) { return hit->audit && AUDIT_FD >= 0; }
+
+/* (the line's head, time and cwd, is at most this long beside the head the reply carried) */
+#define RECORD_FRONT (64 + 6 * PATH_MAX)
+
+int gate_reuse_record(const struct gate_reuse_hit *hit, const char *program, char *const argv[], struct gbuf *rest) {
+  int ok = gate_reuse_audits(hit);
+  gb_init(rest);
+  gb_puts(rest, GATE_KEY(GATE_F_ARGV) "[");
+  json_str(rest, program, &ok);
+  for (int i = 1; argv[0] && argv[i]; i++) {
+    gb_puts(rest, ",");
+    json_str(rest, argv[i], &ok);
+  }
+  gb_puts(rest, "],");
+  gb_puts(rest, hit->tail);
+  gb_puts(rest, "}\n");
+  return ok && !rest->oom && rest->len + strlen(hit->head) + RECORD_FRONT <= GATE_MAX_AUDIT_RECORD ? 0 : -1;
+}
+
+int gate_reuse_append(const struct gate_reuse_hit *hit, const char *cwd, const struct gbuf *rest) {
   struct timespec now;
   struct tm tm;
   char stamp[64];
@@ -290,27 +310,26 @@ int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const ch
   gb_puts(&m, hit->head);
   gb_puts(&m, GATE_KEY(GATE_F_CWD));
   json_str(&m, cwd, &ok);
-  gb_puts(&m, GATE_KEY(GATE_F_ARGV) "[");
-  json_str(&m, program, &ok);
-  for (int i = 1; argv[0] && argv[i]; i++) {
-    gb_puts(&m, ",");
-    json_str(&m, argv[i], &ok);
-  }
-  gb_puts(&m, "],");
-  gb_puts(&m, hit->tail);
-  gb_puts(&m, "}\n");
+  struct iovec line[2] = {{m.p, m.len}, {rest->p, rest->len}};
+  size_t len = m.len + rest->len;
   ssize_t w = -1;
-  /* one write of the whole line, appended where the file ends: Linux takes the file's inode lock for the whole
-   * of a write(2) to a regular file, and O_APPEND places it at the end under that lock, so the line lands in one
+  /* one writev of the whole line, appended where the file ends: Linux takes the file's inode lock for the whole
+   * of a write to a regular file, and O_APPEND places it at the end under that lock, so the line lands in one
    * piece between the daemon's (which writes its lines so too) whatever its length; a short write is only a full
    * disk or a file size limit, which the daemon's own lines meet alike. Up to the record size the daemon keeps
    * whole (GATE_MAX_AUDIT_RECORD): a longer one the daemon cuts, so it is told of it instead. */
-  if (ok && !m.oom && m.len <= GATE_MAX_AUDIT_RECORD) do
-      w = write(AUDIT_FD, m.p, m.len);
+  if (ok && !m.oom && !rest->oom && len <= GATE_MAX_AUDIT_RECORD) do
+      w = writev(AUDIT_FD, line, 2);
     while (w < 0 && errno == EINTR);
-  size_t len = m.len;
   gb_free(&m);
   return w == (ssize_t)len ? 0 : -1;
+}
+
+int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const char *program, char *const argv[]) {
+  struct gbuf rest;
+  int r = gate_reuse_record(hit, program, argv, &rest) || gate_reuse_append(hit, cwd, &rest) ? -1 : 0;
+  gb_free(&rest);
+  return r;
 }
 
 int gate_same_name(const char *argv0, const char *program) {

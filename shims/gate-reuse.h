@@ -63,6 +63,16 @@ void gate_reuse_exec(long tgid);
  * nothing could be written (no log for it, text that is not UTF-8, a record longer than GATE_MAX_AUDIT_RECORD,
  * an error). */
 int gate_reuse_audit(const struct gate_reuse_hit *hit, const char *cwd, const char *program, char *const argv[]);
+/* Whether the record of an exec answered with hit is for this supervisor to write (a log open for it, audit
+ * fields the reply carried). */
+int gate_reuse_audits(const struct gate_reuse_hit *hit);
+/* The record in two steps (gate_reuse_audit's), so that most of it is made before the exec is answered and the
+ * cwd read and the line written after: its argv and tail into rest (gb_init'd here; the caller frees), 0 when
+ * this supervisor can write it whatever the cwd (gate_reuse_audits, UTF-8, short enough), else -1; then the
+ * line with the cwd, appended: 0, or -1 (a cwd that is not UTF-8, an error). */
+struct gbuf;
+int gate_reuse_record(const struct gate_reuse_hit *hit, const char *program, char *const argv[], struct gbuf *rest);
+int gate_reuse_append(const struct gate_reuse_hit *hit, const char *cwd, const struct gbuf *rest);
 /* basename(argv0) is basename(program): the exec calls the program by its own name. */
 int gate_same_name(const char *argv0, const char *program);
 

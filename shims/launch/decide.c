@@ -32,9 +32,24 @@ struct exec {
   uint64_t envp_at; /* where envp lies in the process */
   size_t total; /* bytes of strings read so far (MAX_TOTAL holds for argv and envp together) */
   char cwd[PATH_MAX], program[PATH_MAX], file[PATH_MAX + 64];
+  int cwd_read; /* cwd is read where it is needed (exec_cwd): a relative path, a script, a request, a record */
   int nameless; /* a file without a name (memfd, deleted): always asked about, the daemon knows it by its bytes */
   struct decided decided;
+  /* answered from a kept grant before its record was written (written while the kernel execs, settle) */
+  struct gate_reuse_hit hit;
+  struct gbuf record; /* its record but the time and cwd (gate_reuse_record) */
+  int audit_later, audit_failed;
 };
+
+/* The process's cwd, read once (its exec holds it: the same whenever it is read before the answer or during
+ * the exec, but for another thread's chdir, which the record alone would show). */
+static void exec_cwd(struct exec *x) {
+  char cwdl[64];
+  if (x->cwd_read) return;
+  snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)x->pid);
+  if (read_link(cwdl, x->cwd, sizeof x->cwd)) strcpy(x->cwd, "/");
+  x->cwd_read = 1;
+}
 
 /* Whether the reading of the waiting process stands, after its reads: 0; -1 (said why, when a person would
  * want to know) when it does not. The pid may have died and been reused while it was read: a still valid id
@@ -58,8 +73,8 @@ static int unreadable(const struct exec *x) {
   return -1;
 }
 
-/* Read the exec's path, argv and cwd, and the program it names (the environment is read when it is needed,
- * read_env): 0, or -1 (said why) when it cannot be decided on. */
+/* Read the exec's path and argv, and the program it names (the environment and the cwd are read when they are
+ * needed, read_env and exec_cwd): 0, or -1 (said why) when it cannot be decided on. */
 static int read_exec(const struct launch *l, const struct seccomp_notif *req, struct exec *x) {
   int nr = req->data.nr, ok = 0;
   const uint64_t *a = (const uint64_t *)req->data.args;
@@ -74,9 +89,9 @@ static int read_exec(const struct launch *l, const struct seccomp_notif *req, st
   x->argv = read_vec(&p, at[1], &ok);
   x->total = p.total;
   proc_done(&p);
-  char cwdl[64], cmd[512];
-  snprintf(cwdl, sizeof cwdl, "/proc/%d/cwd", (int)x->pid);
-  if (read_link(cwdl, x->cwd, sizeof x->cwd)) strcpy(x->cwd, "/");
+  char cmd[512];
+  /* (a relative path names a program in the process's cwd, unless a descriptor's folder is named instead) */
+  if (x->path && x->path[0] && x->path[0] != '/' && !(x->at && x->dirfd != AT_FDCWD)) exec_cwd(x);
   /* the program as the process names it (its cwd, dirfd, /proc/<pid>/fd): read before the check below */
   int unnamed = x->path && ok
       ? exec_program(x->pid, x->at, x->dirfd, x->path, x->flags, x->cwd, x->program, sizeof x->program)
@@ -112,6 +127,7 @@ static void know_file(struct exec *x) {
     char magic[2];
     gate_ident_of(&d->id, &st);
     d->script = pread(fd, magic, 2, 0) == 2 && magic[0] == '#' && magic[1] == '!';
+    if (d->script) exec_cwd(x);
     if (d->script && script_chain(x->pid, x->cwd, fd, x->path, &d->kargv, &d->interp)) d->kargv = NULL;
   }
   /* an execute-only program (mode --x, not root): the kernel runs it though nobody may read it; its
@@ -153,24 +169,33 @@ static const char *env_value(char **envp, const char *name) {
   return NULL;
 }
 
-/* Ask the daemon and act on its answer: the errno to answer the exec with. */
-static int ask(const struct launch *l, struct exec *x, const struct exec_seen *seen, struct ids *ids,
-               const struct marks *m, int lands, int reusable, const struct gate_reuse_hit *kept) {
-  char pfile[PATH_MAX + 64], id[96], cmd[512], err[1200], asked_id[130];
-  workers_let_go(); /* (the daemon may take long: a person may be asked) */
+/* The exec's request to the daemon (an ExecRequest, "layer":"kernel", with the environment envp), in msg under a
+ * new id (id[96]); the cwd read. */
+static void exec_request(const struct launch *l, struct exec *x, char **envp, struct ids *ids, char *id,
+                         struct gbuf *msg) {
+  char pfile[PATH_MAX + 64];
+  exec_cwd(x);
   program_file(x->pid, x->file, x->program, pfile, sizeof pfile);
   struct gate_exec_extra extra = {
       .layer = GATE_VALUE_KERNEL,
-      .pair_run = env_value(x->envp, GATE_VAR_RUN), /* where the layer's answer for this exec is found */
+      .pair_run = env_value(envp, GATE_VAR_RUN), /* where the layer's answer for this exec is found */
       .kernel_argv = x->decided.kargv, /* a #! script: the argv the kernel builds in front of argv[1..] */
       .program_file = pfile, /* the program known by its bytes (a copy, memfd, ...) */
       .host_pid = x->pid, /* where the daemon reads how the process was started (provenance) */
   };
-  gate_new_id(id, sizeof id);
+  gate_new_id(id, 96);
+  gb_init(msg);
+  gate_exec_request_for(msg, &l->conf, id, x->program, x->argv, x->cwd, envp, l->own_preload, l->own_path, ids_own(ids),
+                        &extra);
+}
+
+/* Ask the daemon and act on its answer: the errno to answer the exec with. */
+static int ask(const struct launch *l, struct exec *x, const struct exec_seen *seen, struct ids *ids,
+               const struct marks *m, int lands, int reusable, const struct gate_reuse_hit *kept) {
+  char id[96], cmd[512], err[1200], asked_id[130];
+  workers_let_go(); /* (the daemon may take long: a person may be asked) */
   struct gbuf msg;
-  gb_init(&msg);
-  gate_exec_request_for(&msg, &l->conf, id, x->program, x->argv, x->cwd, x->envp, l->own_preload, l->own_path,
-                        ids_own(ids), &extra);
+  exec_request(l, x, x->envp, ids, id, &msg);
   const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
   const struct gate_ident *file = &x->decided.id;
   if (kept && inputs && !tell_reused(&l->conf, kept->grant, inputs, msg.p + msg.len)) {
@@ -235,6 +260,26 @@ static int planned(const struct launch *l, const struct exec *x, int seq) {
   return seq < l->nexpect && __atomic_load_n(&built, __ATOMIC_ACQUIRE) && !strcmp(x->program, l->expect[seq]);
 }
 
+/* A kept grant's exec whose record this supervisor could not write (settle): the daemon is told of it as the
+ * reused exec it is (tell_reused), with the environment the kernel gave the new program, which has not run yet:
+ * 0, or -1 (said why) when it could not be. */
+static int told_at_stop(const struct launch *l, struct exec *x, pid_t pid, char **envp) {
+  char id[96], asked_id[130], cmd[512];
+  struct ids ids = ids_of(pid);
+  struct gbuf msg;
+  exec_request(l, x, envp, &ids, id, &msg);
+  const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
+  int told = inputs && !tell_reused(&l->conf, x->hit.grant, inputs, msg.p + msg.len);
+  gb_free(&msg);
+  if (told) return 0;
+  gate_describe(cmd, sizeof cmd, x->argv, x->program);
+  gate_msg("exec gate: ", cmd,
+           ": not run: its record could not be written to the audit log, nor the daemon told of it; the process "
+           "was killed",
+           NULL);
+  return -1;
+}
+
 /* What the LD_PRELOAD layer needs of an exec decided before its environment was read (a kept grant), settled
  * at the new program's first instruction with the environment the kernel gave it: where the new program
  * preloads the layer and is not marked to honour the kernel layer's decision, its constructor's request gets
@@ -242,23 +287,25 @@ static int planned(const struct launch *l, const struct exec *x, int seq) {
  * show once it has its own memory: then it lands (an answer kept that nobody may take, never one withheld). */
 struct later {
   const struct launch *l;
-  const struct exec *x;
+  struct exec *x;
 };
 
-static void land_later(void *ctx, pid_t pid, char **envp) {
+static int land_later(void *ctx, pid_t pid, char **envp) {
   const struct later *w = ctx;
   const struct launch *l = w->l;
-  const struct exec *x = w->x;
-  if (!preloads(envp, l->own_preload)) return; /* no layer: a build's execs below a program */
+  struct exec *x = w->x;
+  if (x->audit_failed && told_at_stop(l, x, pid, envp)) return -1;
+  if (!preloads(envp, l->own_preload)) return 0; /* no layer: a build's execs below a program */
   struct ids ids = ids_of(pid);
   struct marks m;
   exec_marks(pid, &ids, x->program, envp, &m);
-  if (m.asks && m.marked) return;
+  if (m.asks && m.marked) return 0;
   struct gate_conf as = l->conf;
   const char *run = env_value(envp, GATE_VAR_RUN);
   if (run) as.run_id = run;
   struct exec_seen seen = {&as, x->program, x->cwd, x->argv, envp};
   land(l, pid, ids_own(&ids), &seen, &x->decided.id, NULL);
+  return 0;
 }
 
 /* Decide a read exec: the errno to answer it with. */
@@ -279,27 +326,29 @@ static int settle(const struct launch *l, const struct seccomp_notif *req, struc
   int nameless = x->nameless = !strncmp(x->program, "/memfd:", 7) || strstr(x->program, " (deleted)") != NULL;
   const struct gate_ident *file = &x->decided.id;
   /* a Run the daemon gave for this run's program, for this very file: answered here (reuse.c), its audit
-   * record appended to the log here before the exec goes on (where it cannot be, the daemon is told of the
-   * exec in ask()) */
+   * record appended to the log here before the new program runs (where it cannot be, the daemon is told of the
+   * exec: in ask(), or at the exec's end, told_at_stop) */
   int reusable = !nameless && !x->decided.script && x->argv[0] && gate_same_name(x->argv[0], x->program);
   struct gate_reuse_hit hit;
-  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit), audited = 0;
+  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit);
   /* Such a grant holds whatever the environment (src/decide/reuse.ts), and what the LD_PRELOAD layer needs of
    * it can wait for the new program's first instruction (land_later): unless the layer has an answer waiting
    * for this exec or its spawning parent (pairing below), the environment is not read before the answer (a
    * build's child shares its pages with its parent until it writes them: each page read copies one). */
   int waiting = pairs_any(PAIRED, x->pid) || (ids.parent > 1 && pairs_any(PAIRED, (pid_t)ids.parent));
-  if (kept && l->trace && !waiting) {
-    if (!gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
-      x->decided.below = hit.below;
-      x->decided.env_unread = 1;
-      x->decided.stopped = land_later;
-      x->decided.ctx = later;
-      return 0;
-    }
-    audited = 1; /* and failed: the daemon is told (ask) */
+  /* (its record is written once answered, while the kernel execs: decide) */
+  if (kept && l->trace && !waiting && !gate_reuse_record(&hit, x->program, x->argv, &x->record)) {
+    x->decided.below = hit.below;
+    x->decided.env_unread = 1;
+    x->decided.stopped = land_later;
+    x->decided.ctx = later;
+    x->hit = hit;
+    x->audit_later = 1;
+    return 0;
   }
+  if (kept) gb_free(&x->record);
   if (read_env(l, req, x)) return EACCES;
+  exec_cwd(x);
   /* the LD_PRELOAD layer's answer for this very exec (pairing.c): the request it would have sent */
   struct gate_conf as = l->conf;
   const char *run = env_value(x->envp, GATE_VAR_RUN);
@@ -319,7 +368,7 @@ static int settle(const struct launch *l, const struct seccomp_notif *req, struc
     if (paired) return 0;
   }
   if (pairable && spawned_pair(l, ids.parent, x->pid, &seen, file)) return 0;
-  if (kept && !audited && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
+  if (kept && !gate_reuse_audit(&hit, x->cwd, x->program, x->argv)) {
     x->decided.below = hit.below;
     if (lands) land(l, x->pid, ids_own(&ids), &seen, file, NULL);
     return 0;
@@ -372,6 +421,12 @@ void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
   if (follow && !traced && notif_valid(l, req->id)) error = unfollowable(&x, why);
   notif_respond(l, req->id, error);
   workers_let_go();
+  /* a kept grant's record, while the kernel execs: before the new program runs (after_exec holds it) */
+  if (traced && x.audit_later) {
+    exec_cwd(&x);
+    x.audit_failed = gate_reuse_append(&x.hit, x.cwd, &x.record) != 0;
+  }
+  if (x.audit_later) gb_free(&x.record);
   if (traced) after_exec(x.pid, &x.decided, x.path, x.argv, x.envp);
   if (follow) follow_end(x.pid);
   free_vec(x.decided.kargv);

@@ -114,9 +114,9 @@ void after_exec(pid_t pid, const struct decided *d, const char *path, char **arg
    * where the mark cannot be rewritten the layer stays in its children, as everywhere else */
   if (as == 1 && d->below && envp_at) mark_below(&p, envp_at, envp ? envp : now);
   proc_done(&p);
-  if (as == 1 && execd && now && d->stopped) d->stopped(d->ctx, w, now);
+  int told = !(as == 1 && execd && now && d->stopped) || !d->stopped(d->ctx, w, now);
   free_vec(now);
-  if (as == 1) {
+  if (as == 1 && told) {
     /* run as decided; or the exec failed and the program stopped on its way back (a signal stop passes its
      * signal on) */
     int sig = st >> 16 == 0 && WSTOPSIG(st) != SIGTRAP ? WSTOPSIG(st) : 0;
@@ -126,7 +126,9 @@ void after_exec(pid_t pid, const struct decided *d, const char *path, char **arg
   char cmd[512];
   gate_describe(cmd, sizeof cmd, argv, path);
   kill(w, SIGKILL);
-  if (as < 0)
+  if (!told) {
+  } /* (said why) */
+  else if (as < 0)
     gate_msg("exec gate: ", cmd,
              ": not run: what the kernel runs cannot be checked after the exec (the program is not readable by this "
              "user, mode --x, so its arguments cannot be compared with what was decided); the process was killed; "

@@ -263,9 +263,10 @@ struct decided {
    * its GATE_ASK mark becomes GATE_OWN after the exec, and its LD_PRELOAD layer leaves itself out of them */
   int below;
   /* decided without the environment (a kept grant holds whatever it is): the new program's is not compared,
-   * and at its first instruction `stopped` is called with it (what the LD_PRELOAD layer needs is settled there) */
+   * and at its first instruction `stopped` is called with it (what the LD_PRELOAD layer needs is settled there,
+   * and a record not written is told); nonzero: the process is killed (it said why) */
   int env_unread;
-  void (*stopped)(void *ctx, pid_t pid, char **envp);
+  int (*stopped)(void *ctx, pid_t pid, char **envp);
   void *ctx;
 };
 /* Wait until no other worker follows pid; then this one does (1), or 0 when no slot was free. */

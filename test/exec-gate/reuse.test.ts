@@ -96,8 +96,13 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
     // a record over a page (the supervisor wrote at most one until b/hdmn): written there whole all the same
     const long = '0'.repeat(5000);
     for (const f of ['f1', 'f2']) execFileSync('mkfifo', [join(rig.ws, f)]);
-    // an argument that is not UTF-8: no record the supervisor can write (JSON text is UTF-8): the daemon is told
-    const script = `cp /bin/true ./tool; ./tool 1; ./tool 2; read -r x < f1; ./tool 3; ./tool "$(printf '%05000d' 0)"; ./tool "$(printf 'x\\377')"; : > ran; read -r x < f2; echo status=$?`;
+    // an argument that is not UTF-8: no record the supervisor can write (JSON text is UTF-8): the daemon is told;
+    // and a cwd that is not UTF-8, which the supervisor reads once the exec is answered: told at the exec's end
+    const script = [
+      `cp /bin/true ./tool; ./tool 1; ./tool 2; read -r x < f1; ./tool 3; ./tool "$(printf '%05000d' 0)"; ./tool "$(printf 'x\\377')"`,
+      `: > ran; read -r x < f2`,
+      `PATH="$PWD:$PATH"; tool 5; tool 6; d="$(printf 'd\\377')"; mkdir "$d"; cd "$d"; tool 7; echo status=$?`,
+    ].join('; ');
     const running = gateSh(rig, script, { timeoutMs: 60_000 });
     try {
       await waitFor(() => execsOf(rig, tool).length >= 2 || undefined, 'two execs of tool');
@@ -121,6 +126,12 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
     }
     const r = await running;
     assert.match(r.stdout, /^status=0$/m, r.stderr);
+    // (tool 6 reused the Run tool 5 got; tool 7 too, its record written by the daemon, told at its exec's end)
+    await waitFor(() => execsOf(rig, tool).length >= 8 || undefined, 'the one run in a cwd not UTF-8 audited by the daemon');
+    assert.deepEqual(execsOf(rig, tool).slice(6), [
+      [['6'], true],
+      [['7'], true],
+    ]);
     // every line of the log is whole JSON (the supervisor's and the daemon's appends did not interleave)
     assert.ok(audit(rig).length > 0);
   });
