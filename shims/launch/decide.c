@@ -260,6 +260,20 @@ static int planned(const struct launch *l, const struct exec *x, int seq) {
   return seq < l->nexpect && __atomic_load_n(&built, __ATOMIC_ACQUIRE) && !strcmp(x->program, l->expect[seq]);
 }
 
+/* The exec as the LD_PRELOAD layer would ask about it, with the environment envp: the conf of the run its
+ * GATE_RUN names (as), its inputs (seen), the layer's marks on it (m); and whether the new program's layer will
+ * ask for it, so that a LANDED answer is left for it (land): it preloads the layer and is not marked to honour
+ * the kernel layer's decision. */
+static int lands_for(const struct launch *l, struct exec *x, pid_t pid, struct ids *ids, char **envp,
+                     struct gate_conf *as, struct exec_seen *seen, struct marks *m) {
+  *as = l->conf;
+  const char *run = env_value(envp, GATE_VAR_RUN);
+  if (run) as->run_id = run;
+  *seen = (struct exec_seen){as, x->program, x->cwd, x->argv, envp};
+  exec_marks(pid, ids, x->program, envp, m);
+  return !(m->asks && m->marked) && preloads(envp, l->own_preload);
+}
+
 /* A kept grant's exec whose record this supervisor could not write (settle): the daemon is told of it as the
  * reused exec it is (tell_reused), with the environment the kernel gave the new program, which has not run yet:
  * 0, or -1 (said why) when it could not be. */
@@ -297,14 +311,10 @@ static int land_later(void *ctx, pid_t pid, char **envp) {
   if (x->audit_failed && told_at_stop(l, x, pid, envp)) return -1;
   if (!preloads(envp, l->own_preload)) return 0; /* no layer: a build's execs below a program */
   struct ids ids = ids_of(pid);
+  struct gate_conf as;
+  struct exec_seen seen;
   struct marks m;
-  exec_marks(pid, &ids, x->program, envp, &m);
-  if (m.asks && m.marked) return 0;
-  struct gate_conf as = l->conf;
-  const char *run = env_value(envp, GATE_VAR_RUN);
-  if (run) as.run_id = run;
-  struct exec_seen seen = {&as, x->program, x->cwd, x->argv, envp};
-  land(l, pid, ids_own(&ids), &seen, &x->decided.id, NULL);
+  if (lands_for(l, x, pid, &ids, envp, &as, &seen, &m)) land(l, pid, ids_own(&ids), &seen, &x->decided.id, NULL);
   return 0;
 }
 
@@ -350,14 +360,11 @@ static int settle(const struct launch *l, const struct seccomp_notif *req, struc
   if (read_env(l, req, x)) return EACCES;
   exec_cwd(x);
   /* the LD_PRELOAD layer's answer for this very exec (pairing.c): the request it would have sent */
-  struct gate_conf as = l->conf;
-  const char *run = env_value(x->envp, GATE_VAR_RUN);
-  if (run) as.run_id = run;
-  struct exec_seen seen = {&as, x->program, x->cwd, x->argv, x->envp};
+  struct gate_conf as;
+  struct exec_seen seen;
   struct marks m;
-  exec_marks(x->pid, &ids, x->program, x->envp, &m);
   /* (the new program's constructor then honours GATE_CHECKED, or there is none: no LANDED answer needed for it) */
-  int lands = !(m.asks && m.marked) && preloads(x->envp, l->own_preload);
+  int lands = lands_for(l, x, x->pid, &ids, x->envp, &as, &seen, &m);
   /* (a #! script is always asked: the daemon judges the #! lines read here, not those it read for the layer) */
   int pairable = !m.asks && !nameless && !x->decided.script;
   if (pairable && pairs_any(PAIRED, x->pid)) {
