@@ -615,7 +615,8 @@ export class Daemon<P> {
         // every any-argv preset's record reads as this grant's, or (with a scoped grant) as the first one held
         let as: { source: string; decision: string } | undefined = scope ? undefined : { source: g.source, decision: g.decision };
         // (answers remembered by everything such a decision reads: src/daemon/reuse-presets.ts, PresetMemo)
-        const state = this.deps.knownProgramsState?.();
+        // (read only when there are any-argv programs to decide: one stat per named program)
+        const state = anyArgv.length > 0 ? this.deps.knownProgramsState?.() : undefined;
         if (state !== undefined) this.presetMemo.use(decider, state);
         const context = state !== undefined ? PresetMemo.contextKey(req, execCtx) : undefined;
         const holdsAny = (program: string, realProgram: string | undefined, programFile: string, file: string): boolean | 'known' => {

@@ -142,7 +142,9 @@ export class PresetMemo {
   /** The key of one program's answer; undefined: never remembered. */
   static key(context: string, program: string, realProgram: string | undefined, file: string, settled: unknown): string | undefined {
     if (program.includes('/scripts/') || realProgram?.includes('/scripts/')) return undefined;
-    return JSON.stringify([context, program, realProgram ?? null, file, settled ?? null]);
+    // (a NUL in neither name, and none in an identity or JSON text: the parts cannot run into each other)
+    if (program.includes('\0') || realProgram?.includes('\0')) return undefined;
+    return `${context}\0${program}\0${realProgram ?? ''}\0${file}\0${settled === undefined ? '' : JSON.stringify(settled)}`;
   }
 
   get(key: string | undefined): AnyArgvAnswer | undefined {
