@@ -618,7 +618,7 @@ export class Daemon<P> {
         // (read only when there are any-argv programs to decide: one stat per named program)
         const state = anyArgv.length > 0 ? this.deps.knownProgramsState?.() : undefined;
         if (state !== undefined) this.presetMemo.use(decider, state);
-        const context = state !== undefined ? PresetMemo.contextKey(req, execCtx) : undefined;
+        const context = state !== undefined ? this.presetMemo.context(req, execCtx) : undefined;
         const holdsAny = (program: string, realProgram: string | undefined, programFile: string, file: string): boolean | 'known' => {
           const { one, settled } = execOf(program, realProgram, programFile);
           const key = context !== undefined ? PresetMemo.key(context, program, realProgram, file, settled) : undefined;

@@ -105,7 +105,7 @@ const MAX_MEMO = 4096;
  *   by its bytes reads besides the file (ProgramIdentity.state: the named programs and their files now);
  * - the request's fields the decision reads (program, argv: its name alone, cwd, env, real_program) and the
  *   context's (approval policy, the run's sandbox, git read-only, sandbox permissions, additional
- *   permissions, writable folders, the pre-flight settlement of that argv) — `contextKey` and `key`;
+ *   permissions, writable folders, the pre-flight settlement of that argv) — `context` and `key`;
  * - the file: its identity (device, inode, size, modification and change times, as fileIdentity reads it
  *   through the exec'ing process's root), which stands for its bytes (its `#!` head, its fingerprint)
  *   exactly as far as the supervisor's own reuse of the preset trusts it; and the program's symlink target
@@ -132,11 +132,24 @@ export class PresetMemo {
     this.answers.clear();
   }
 
-  /** The context's part of the key (computed once per hand-over). */
-  static contextKey(req: { cwd: string; env?: Record<string, string> }, ctx: Readonly<Record<string, unknown>>): string {
+  /** contexts seen lately (their JSON text), each by a number never given to another */
+  private readonly contexts = new Map<string, string>();
+  private contextsSeen = 0;
+
+  /** The context's part of the key (once per hand-over): a short name for its text, so that each program's
+   * key is not a copy of it. */
+  context(req: { cwd: string; env?: Record<string, string> }, ctx: Readonly<Record<string, unknown>>): string {
     const { approvalPolicy, sandboxPolicy, gitReadOnly, sandboxPermissions, additionalPermissions, writable } = ctx;
     const permissions = [sandboxPermissions, additionalPermissions ?? null];
-    return JSON.stringify([req.cwd, req.env ?? null, approvalPolicy, sandboxPolicy, gitReadOnly, ...permissions, writable ?? null]);
+    const text = JSON.stringify([req.cwd, req.env ?? null, approvalPolicy, sandboxPolicy, gitReadOnly, ...permissions, writable ?? null]);
+    let name = this.contexts.get(text);
+    if (name === undefined) {
+      // (forgotten past 256: its answers are then never found again, and go with the oldest)
+      if (this.contexts.size >= 256) this.contexts.delete(this.contexts.keys().next().value!);
+      name = `c${++this.contextsSeen}`;
+      this.contexts.set(text, name);
+    }
+    return name;
   }
 
   /** The key of one program's answer; undefined: never remembered. */

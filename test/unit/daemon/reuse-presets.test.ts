@@ -91,7 +91,8 @@ test('PresetMemo: an answer is remembered by its key for one decider and known-p
     const memo = new PresetMemo();
     const d1 = {};
     memo.use(d1, 's');
-    const context = PresetMemo.contextKey({ cwd: dir }, { approvalPolicy: 'on-request', sandboxPolicy: { type: 'workspace-write' }, writable: [dir] });
+    const context = memo.context({ cwd: dir }, { approvalPolicy: 'on-request', sandboxPolicy: { type: 'workspace-write' }, writable: [dir] });
+    assert.equal(memo.context({ cwd: dir }, { approvalPolicy: 'on-request', sandboxPolicy: { type: 'workspace-write' }, writable: [dir] }), context);
     const held = { reusable: true, source: 'heuristic:sandbox', decision: 'allow' };
     const key = PresetMemo.key(context, tool, undefined, fileIdentity(tool)!, undefined);
     assert.equal(memo.get(key), undefined);
@@ -100,7 +101,7 @@ test('PresetMemo: an answer is remembered by its key for one decider and known-p
     // every part of the key tells answers apart
     assert.equal(memo.get(PresetMemo.key(context, tool, '/elsewhere', fileIdentity(tool)!, undefined)), undefined);
     assert.equal(memo.get(PresetMemo.key(context, tool, undefined, fileIdentity(tool)!, { type: 'Run' })), undefined);
-    const withEnv = PresetMemo.contextKey({ cwd: dir, env: { LD_PRELOAD: 'x' } }, {});
+    const withEnv = memo.context({ cwd: dir, env: { LD_PRELOAD: 'x' } }, {});
     assert.equal(memo.get(PresetMemo.key(withEnv, tool, undefined, fileIdentity(tool)!, undefined)), undefined);
     // rewritten: another identity, another key
     const before = fileIdentity(tool)!;
