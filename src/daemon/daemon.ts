@@ -62,7 +62,7 @@ import type { Approver } from './approver.js';
 import { clientPlan, denialReason, envRecord, nativeRequest, type PlanRequest, rerunJustification, sandboxDenial } from '../exec/index.js';
 import type { SessionJob, SessionSandboxes } from './session-sandbox.js';
 import type { Granted, ReuseGrants } from './reuse-grants.js';
-import { MAX_PRESETS, presetsFor } from './reuse-presets.js';
+import { MAX_PRESETS, PresetMemo, presetsFor } from './reuse-presets.js';
 import { joinWirePlan } from './session-sandbox-plan.js';
 import { auditFields, reusedHead, reusedTail, type Decided } from './audit-fields.js';
 import { warmUp, type WarmUpOptions } from './warm-up.js';
@@ -103,6 +103,9 @@ export interface DaemonDeps<P> {
   network?: { open(runId: string): Promise<boolean>; close(runId: string): Promise<void> };
   /** per-run client folders (src/daemon/client-folders.ts); none: every client replies in the shared one */
   folders?: ClientFolders;
+  /** what knowing a program by its bytes reads besides its file (ProgramIdentity.state); none: the answers
+   * handed over up front are decided afresh each time (src/daemon/reuse-presets.ts, PresetMemo) */
+  knownProgramsState?(): string;
 }
 
 const GRANT_TTL_MS = 30_000;
@@ -147,6 +150,8 @@ export class Daemon<P> {
   private readonly hostSandboxes = new Map<string, SandboxNarrowing>();
   /** each run's sandbox: the session's narrowed by its call's `--sandbox` (run-sandbox.ts) */
   private readonly runSandboxes = new RunSandboxes();
+  /** any-argv answers decided lately for presets (src/daemon/reuse-presets.ts) */
+  private readonly presetMemo = new PresetMemo();
   /** the run shells read as started by gate-sh's plumbing, kept (src/daemon/provenance.ts) */
   private readonly startedHere = new StartedHere();
 
@@ -609,12 +614,24 @@ export class Daemon<P> {
         if (scoped.length > 0) reply.reuse.scoped_presets = scoped;
         // every any-argv preset's record reads as this grant's, or (with a scoped grant) as the first one held
         let as: { source: string; decision: string } | undefined = scope ? undefined : { source: g.source, decision: g.decision };
-        const holdsAny = (program: string, realProgram: string | undefined, programFile: string) => {
+        // (answers remembered by everything such a decision reads: src/daemon/reuse-presets.ts, PresetMemo)
+        // (read only when there are any-argv programs to decide: one stat per named program)
+        const state = anyArgv.length > 0 ? this.deps.knownProgramsState?.() : undefined;
+        if (state !== undefined) this.presetMemo.use(decider, state);
+        const context = state !== undefined ? this.presetMemo.context(req, execCtx) : undefined;
+        const holdsAny = (program: string, realProgram: string | undefined, programFile: string, file: string): boolean | 'known' => {
           const { one, settled } = execOf(program, realProgram, programFile);
-          const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
-          if (c.reusable !== true) return false;
-          as ??= { source: c.matched_rule ?? '', decision: c.decision };
-          return (c.matched_rule ?? '') === as.source && c.decision === as.decision;
+          const key = context !== undefined ? PresetMemo.key(context, program, realProgram, file, settled) : undefined;
+          let a = this.presetMemo.get(key);
+          let known = a !== undefined;
+          if (!a) {
+            const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
+            a = { reusable: c.reusable === true, source: c.matched_rule ?? '', decision: c.decision };
+            if (key !== undefined && !(known = this.presetMemo.set(key, a, programFile, file))) return false;
+          }
+          if (!a.reusable) return false;
+          as ??= { source: a.source, decision: a.decision };
+          return a.source === as.source && a.decision === as.decision && (known ? 'known' : true);
         };
         const room = anyArgv.slice(0, Math.max(0, MAX_PRESETS - scoped.length));
         const presets = presetsFor(room, req.host_pid!, holdsAny, (program) => grant({ ...g, ...as!, program }));

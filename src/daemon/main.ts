@@ -192,6 +192,7 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
       config,
       policy: watcher,
       deciderFor: binding.deciderFor,
+      knownProgramsState: binding.knownProgramsState,
       amend: async (prefix) => {
         const line = await binding.amend(prefix);
         watcher.reload();

@@ -42,6 +42,8 @@ export interface PolicyBinding {
   /** append a network_rule to the same file (a network prompt's saved answer); resolves with the rule line */
   amendNetwork(rule: NetworkAmendment): Promise<string>;
   amendmentFile: string;
+  /** what knowing a program by its bytes reads besides the program's own file (ProgramIdentity.state) */
+  knownProgramsState(): string;
 }
 
 export function policyBinding(o: BindingOptions): PolicyBinding {
@@ -65,6 +67,7 @@ export function policyBinding(o: BindingOptions): PolicyBinding {
       return formatNetworkRule(rule);
     },
     amendmentFile,
+    knownProgramsState: () => identity.state(),
   };
 }
 

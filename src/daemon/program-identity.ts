@@ -129,6 +129,8 @@ export class ProgramIdentity {
   private readonly hashes = new Map<string, string>();
   private named: Named[] = [];
   private namesKey = '';
+  /** raised each time the named programs are read anew (setNames with other names) */
+  private generation = 0;
 
   /** The executables the given rule names (first words of prompt/forbidden rules) resolve to. */
   setNames(names: readonly string[]): void {
@@ -155,6 +157,22 @@ export class ProgramIdentity {
       }
     }
     this.named = named;
+    this.generation++;
+  }
+
+  /**
+   * Everything `identify` reads besides the file it is given: the named programs as read (which reading),
+   * and each named file as stat(2) sees it now (its hash is read again when it changed). Two calls that return
+   * the same text identify a file of the same identity alike (src/daemon/reuse-presets.ts, PresetMemo).
+   * One stat per named program.
+   */
+  state(): string {
+    const parts = [String(this.generation)];
+    for (const n of this.named) {
+      const st = statOrNull(n.file);
+      parts.push(st ? `${n.file}:${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : `${n.file}:-`);
+    }
+    return parts.join('\0');
   }
 
   /** The rule name whose program is the same program as `file`, if any (undefined: not one of them): the same

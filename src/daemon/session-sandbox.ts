@@ -67,8 +67,14 @@ function bootTimeMs(): number {
   return m ? Number(m[1]) * 1000 : 0;
 }
 
+/** The inode of a process's namespace, as its /proc link names it (`pid:[4026531836]`: namespaces(7), the same
+ * number stat(2) gives, without building a Stats object: jobs() reads it for every process on the host).
+ * Throws when unreadable (gone), as stat did. */
 function nsInode(pid: number, kind: string): number {
-  return statSync(`/proc/${pid}/ns/${kind}`).ino;
+  const link = readlinkSync(`/proc/${pid}/ns/${kind}`);
+  const m = /:\[(\d+)\]$/.exec(link);
+  if (!m) throw new Error(`unexpected namespace link ${link}`);
+  return Number(m[1]);
 }
 
 function readArgv(pid: number): string[] {

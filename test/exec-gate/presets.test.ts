@@ -8,7 +8,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, } from 'node:path';
 import { auditRecords as audit, execsOf, gateSh, execGateOptions } from './helpers.js';
 import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
@@ -43,6 +43,36 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
         assert.match(r.stdout, /^status=0$/m, r.stderr);
         // its first exec in this run, answered by the supervisor from the preset
         assert.deepEqual(execsOf(rig, tool).at(-1), [['next'], true]);
+      }
+    }
+  });
+
+  // the third run's presets come from answers the daemon remembered (src/daemon/reuse-presets.ts, PresetMemo)
+  test(`${mode}: a preset remembered from the run before holds only while the file and the rules are the same: rewritten into a copy of rm, or named by a rule, it is decided again`, async (t) => {
+    for (const change of ['no change', 'tool becomes rm', 'forbid tool'] as const) {
+      const rig = await startDaemon(execGateOptions({ rules: ['prefix_rule(pattern=["rm"], decision="forbidden")'], env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      const tool = join(rig.ws, 'tool');
+      writeFileSync(join(rig.ws, 'victim'), 'x');
+      const first = await gateSh(rig, FIRST, { timeoutMs: 60_000 });
+      assert.match(first.stdout, /^first=0$/m, first.stderr);
+      const second = await gateSh(rig, `${WARM}; for t in tool; do ./$t next; done; echo status=$?`, { timeoutMs: 60_000 });
+      assert.match(second.stdout, /^status=0$/m, second.stderr);
+      assert.deepEqual(execsOf(rig, tool).at(-1), [['next'], true]);
+      if (change === 'tool becomes rm') writeFileSync(tool, readFileSync('/bin/rm')); // in place: same inode, other bytes
+      if (change === 'forbid tool') {
+        const reloads = audit(rig).filter((r) => r.kind === 'reload').length;
+        writeFileSync(join(rig.env.GATE_HOME, 'rules', 'default.rules'), 'prefix_rule(pattern=["tool"], decision="forbidden")\n');
+        await waitFor(() => audit(rig).filter((r) => r.kind === 'reload').length > reloads || undefined, 'the rules to reload');
+      }
+      const r = await gateSh(rig, `${WARM}; for t in tool; do ./$t -f victim; done; echo status=$?`, { timeoutMs: 60_000 });
+      if (change === 'no change') {
+        assert.match(r.stdout, /^status=0$/m, `${r.stdout}${r.stderr}`);
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['-f', 'victim'], true]);
+      } else {
+        assert.match(r.stdout, /^status=126$/m, `${r.stdout}${r.stderr}`);
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['-f', 'victim'], false]);
+        assert.ok(existsSync(join(rig.ws, 'victim')), 'victim was removed');
       }
     }
   });

@@ -1,11 +1,12 @@
 // The rule files' hot reload (src/daemon/policy-watch.ts): the polled signature notices a watched file that
-// appears, a file added to a watched folder, a file rewritten and a file removed, and nothing else (a watched
-// path that is missing, or a file rather than a folder, is stat'ed without an exception). Uses a temporary
-// folder and the watcher's own timer (polled every few milliseconds; each step waits for the reload it
-// causes); no processes.
+// appears, a file added to a watched folder, a file rewritten (in place with the same size too, or renamed
+// over by an editor's save) and a file removed, and nothing else (a watched path that is missing, or a file
+// rather than a folder, is stat'ed without an exception); a poll that finds nothing changed runs none of the
+// watcher's JavaScript. Uses a temporary folder and the watcher's own polling (every few milliseconds; each
+// step waits for the reload it causes); no processes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PolicyWatcher, type ReloadEvent } from '../../../src/daemon/policy-watch.js';
@@ -16,10 +17,11 @@ test('PolicyWatcher: a change to a watched file or folder reloads; a poll that f
   const single = join(dir, 'single.rules');
   const missing = join(dir, 'never');
   let loads = 0;
+  let listed = 0;
   const events: ReloadEvent[] = [];
   let waiting: (() => void) | undefined;
   const w = new PolicyWatcher(
-    { load: () => ++loads, watchPaths: () => [rules, single, missing], files: () => [] },
+    { load: () => ++loads, watchPaths: () => (listed++, [rules, single, missing]), files: () => [] },
     (e) => (events.push(e), waiting?.()),
   );
   const reload = (change: () => void) =>
@@ -35,17 +37,26 @@ test('PolicyWatcher: a change to a watched file or folder reloads; a poll that f
     await reload(() => mkdirSync(rules));
     await reload(() => writeFileSync(join(rules, 'x.rules'), 'x'));
     await reload(() => writeFileSync(join(rules, 'x.rules'), 'xy'));
+    // the same size, the same inode, a later modification time only
+    const was = statSync(join(rules, 'x.rules'));
+    await reload(() => writeFileSync(join(rules, 'x.rules'), 'yz'));
+    assert.equal(statSync(join(rules, 'x.rules')).ino, was.ino);
+    // an editor's save: written aside, renamed over
+    await reload(() => (writeFileSync(join(rules, '.x.swp'), 'new'), renameSync(join(rules, '.x.swp'), join(rules, 'x.rules'))));
+    await reload(() => writeFileSync(join(rules, 'x.rules'), 'after the rename'));
     await reload(() => rmSync(single));
     // (a write the poll caught half-way, created then filled, may reload twice)
-    assert.ok(events.length >= 5, `${events.length}`);
+    assert.ok(events.length >= 8, `${events.length}`);
     assert.ok(events.every((e) => e.ok));
-    // nothing changed since: many polls later, still five
+    // nothing changed since: many polls later, still as many, and the signature not computed again
     const polled = events.length;
+    const signatures = listed;
     await new Promise<void>((resolve) => {
       let n = 0;
       const t = setInterval(() => ++n >= 20 && (clearInterval(t), resolve()), 2);
     });
     assert.equal(events.length, polled);
+    assert.equal(listed, signatures, 'a poll that found nothing changed ran the signature');
     assert.equal(loads, events.length + 1, 'the first load and one per change seen');
   } finally {
     clearInterval(alive);

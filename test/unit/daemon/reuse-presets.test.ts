@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReuseGrants } from '../../../src/daemon/reuse-grants.js';
-import { fileIdentity, presetsFor } from '../../../src/daemon/reuse-presets.js';
+import { fileIdentity, PresetMemo, presetsFor } from '../../../src/daemon/reuse-presets.js';
 
 test('offer: a run gets the programs learned, once, with its second any-argv grant; never its own', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-'));
@@ -76,6 +76,56 @@ test('presetsFor: the file read through the process root, decided once; left out
     // a scoped grant's presets: each held only below the same process
     const scope = { pid: 42, start: 7, ppid: 1 };
     assert.deepEqual(presetsFor([join(dir, 'sh')], process.pid, () => true, (p) => p, scope)[0].scope, scope);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('PresetMemo: an answer is remembered by its key for one decider and known-programs state; a file changed while decided, a held `#!` file or a skill\'s program is not remembered', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'presets-'));
+  try {
+    const tool = join(dir, 'tool');
+    const script = join(dir, 'script');
+    writeFileSync(tool, '\x7fELF');
+    writeFileSync(script, '#!/bin/sh\n');
+    const memo = new PresetMemo();
+    const d1 = {};
+    memo.use(d1, 's');
+    const context = memo.context({ cwd: dir }, { approvalPolicy: 'on-request', sandboxPolicy: { type: 'workspace-write' }, writable: [dir] });
+    assert.equal(memo.context({ cwd: dir }, { approvalPolicy: 'on-request', sandboxPolicy: { type: 'workspace-write' }, writable: [dir] }), context);
+    const held = { reusable: true, source: 'heuristic:sandbox', decision: 'allow' };
+    const key = PresetMemo.key(context, tool, undefined, fileIdentity(tool)!, undefined);
+    assert.equal(memo.get(key), undefined);
+    assert.equal(memo.set(key, held, tool, fileIdentity(tool)!), true);
+    assert.deepEqual(memo.get(key), held);
+    // every part of the key tells answers apart
+    assert.equal(memo.get(PresetMemo.key(context, tool, '/elsewhere', fileIdentity(tool)!, undefined)), undefined);
+    assert.equal(memo.get(PresetMemo.key(context, tool, undefined, fileIdentity(tool)!, { type: 'Run' })), undefined);
+    const withEnv = memo.context({ cwd: dir, env: { LD_PRELOAD: 'x' } }, {});
+    assert.equal(memo.get(PresetMemo.key(withEnv, tool, undefined, fileIdentity(tool)!, undefined)), undefined);
+    // rewritten: another identity, another key
+    const before = fileIdentity(tool)!;
+    writeFileSync(tool, '\x7fELF2');
+    assert.equal(memo.get(PresetMemo.key(context, tool, undefined, fileIdentity(tool)!, undefined)), undefined);
+    // changed while decided (its identity then was `before`): not remembered, and said so
+    assert.equal(memo.set(PresetMemo.key(context, tool, undefined, before, 1), held, tool, before), false);
+    assert.equal(memo.get(PresetMemo.key(context, tool, undefined, before, 1)), undefined);
+    // a held answer for a `#!` file (a head that did not read as one when decided) is not remembered; a refusal is
+    const sKey = PresetMemo.key(context, script, undefined, fileIdentity(script)!, undefined);
+    assert.equal(memo.set(sKey, held, script, fileIdentity(script)!), true);
+    assert.equal(memo.get(sKey), undefined);
+    memo.set(sKey, { ...held, reusable: false }, script, fileIdentity(script)!);
+    assert.equal(memo.get(sKey)?.reusable, false);
+    // a skill's program: never
+    assert.equal(PresetMemo.key(context, '/skills/x/scripts/run', undefined, before, undefined), undefined);
+    // another decider, or another state of the named programs: everything forgotten
+    memo.use(d1, 's');
+    assert.deepEqual(memo.get(key), held);
+    memo.use(d1, 't');
+    assert.equal(memo.get(key), undefined);
+    memo.set(key, held, join(dir, 'tool'), fileIdentity(tool)!);
+    memo.use({}, 't');
+    assert.equal(memo.get(key), undefined);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
