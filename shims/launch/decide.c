@@ -170,8 +170,8 @@ static const char *env_value(char **envp, const char *name) {
 }
 
 /* The exec's request to the daemon (an ExecRequest, "layer":"kernel", with the environment envp), in msg under a
- * new id (id[96]); the cwd read. */
-static void exec_request(const struct launch *l, struct exec *x, char **envp, struct ids *ids, char *id,
+ * new id (written to id, idn bytes); the cwd read. */
+static void exec_request(const struct launch *l, struct exec *x, char **envp, struct ids *ids, char *id, size_t idn,
                          struct gbuf *msg) {
   char pfile[PATH_MAX + 64];
   exec_cwd(x);
@@ -183,7 +183,7 @@ static void exec_request(const struct launch *l, struct exec *x, char **envp, st
       .program_file = pfile, /* the program known by its bytes (a copy, memfd, ...) */
       .host_pid = x->pid, /* where the daemon reads how the process was started (provenance) */
   };
-  gate_new_id(id, 96);
+  gate_new_id(id, idn);
   gb_init(msg);
   gate_exec_request_for(msg, &l->conf, id, x->program, x->argv, x->cwd, envp, l->own_preload, l->own_path, ids_own(ids),
                         &extra);
@@ -195,7 +195,7 @@ static int ask(const struct launch *l, struct exec *x, const struct exec_seen *s
   char id[96], cmd[512], err[1200], asked_id[130];
   workers_let_go(); /* (the daemon may take long: a person may be asked) */
   struct gbuf msg;
-  exec_request(l, x, x->envp, ids, id, &msg);
+  exec_request(l, x, x->envp, ids, id, sizeof id, &msg);
   const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
   const struct gate_ident *file = &x->decided.id;
   if (kept && inputs && !tell_reused(&l->conf, kept->grant, inputs, msg.p + msg.len)) {
@@ -281,7 +281,7 @@ static int told_at_stop(const struct launch *l, struct exec *x, pid_t pid, char 
   char id[96], asked_id[130], cmd[512];
   struct ids ids = ids_of(pid);
   struct gbuf msg;
-  exec_request(l, x, envp, &ids, id, &msg);
+  exec_request(l, x, envp, &ids, id, sizeof id, &msg);
   const char *inputs = msg.oom ? NULL : after_id(msg.p, msg.len, asked_id, sizeof asked_id);
   int told = inputs && !tell_reused(&l->conf, x->hit.grant, inputs, msg.p + msg.len);
   gb_free(&msg);
