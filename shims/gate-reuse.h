@@ -3,7 +3,7 @@
  * policy epoch it was decided under; the supervisor keeps it here for that run, path and very file
  * (device, inode, size, modification and change times) and answers a later exec of them itself while the
  * epoch file still says the same epoch, appending each such exec's audit record to the daemon's log itself
- * (the fields the daemon encoded around the exec's time, cwd and argv) before the exec goes on, or, where it
+ * (the fields the daemon encoded around the exec's time, cwd and argv) before the new program runs, or, where it
  * cannot, telling the daemon of it. Thread-safe (one lock); its I/O: the epoch file's mapping and the
  * audit log's appends. Trust boundary: what is kept came from the daemon's own replies; what is looked up
  * and written was read by the supervisor from the process, never taken from it. */

@@ -577,7 +577,7 @@ export class Daemon<P> {
     const reusable = check.reusable || check.reuseScope !== undefined;
     if (reusable && this.deps.reuse && v.action === check.action && v.source === check.source && !req.encoding && runId === req.run_id) {
       const g = { run_id: req.run_id, program: req.program, source: check.matched_rule ?? '', decision: check.decision };
-      // the supervisor writes each reused exec's record itself, before the exec goes on
+      // the supervisor writes each reused exec's record itself, before the new program runs
       reply.reuse = { ...this.deps.reuse.grant(g), audit: this.deps.audit.forWriter(reusedHead(g.run_id), reusedTail(g.source, g.decision)) };
       // (below the program running its own files that made this exec only: src/decide/reuse.ts)
       if (!check.reusable && check.reuseScope) reply.reuse.scope = check.reuseScope;
