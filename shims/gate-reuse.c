@@ -194,7 +194,8 @@ static int stat_of(long pid, long *ppid, unsigned long long *start) {
 /* The index of the scope in want that pid's exec is made below: walked up from its parent through processes
  * none of which is gate-sh's plumbing (pid itself included); -1 when none is found that way. */
 static int below(pid_t pid, long parent, const struct gate_reuse_scope *want, int n) {
-  if (plumbing(pid)) return -1;
+  unsigned long long own_start;
+  if (plumbing(pid) || (parent == GATE_PARENT_UNREAD && stat_of(pid, &parent, &own_start))) return -1;
   long at = parent;
   for (int depth = 0; depth < MAX_DEPTH && at > 1; depth++) {
     long ppid = -1;

@@ -44,8 +44,10 @@ void gate_reuse_add(const char *run, const char *program, const struct gate_iden
                     unsigned long long epoch, const struct gate_reused_audit *audit,
                     const struct gate_reuse_scope *scope, int below);
 /* A grant kept for (run, program, file) at the current epoch that holds for an exec of process pid (whose
- * parent is parent; pid 0: only a grant that holds everywhere), and its record's fields when it is written
- * here. Reads /proc for a scoped grant (outside the lock). */
+ * parent is parent, GATE_PARENT_UNREAD: read from /proc when a scoped grant needs it; pid 0: only a grant that
+ * holds everywhere), and its record's fields when it is written here. Reads /proc for a scoped grant (outside
+ * the lock). */
+#define GATE_PARENT_UNREAD (-2L)
 struct gate_reuse_hit {
   char grant[48];
   int below; /* every exec below the new program is below a program running its own files: the grant's

@@ -121,7 +121,6 @@ static int read_env(const struct launch *l, const struct seccomp_notif *req, str
 static void know_file(struct exec *x) {
   struct decided *d = &x->decided;
   struct stat st;
-  exec_file(x->pid, x->at, x->dirfd, x->path, x->program, x->file, sizeof x->file);
   int fd = open(x->file, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd >= 0 && fstat(fd, &st) == 0) {
     char magic[2];
@@ -137,13 +136,27 @@ static void know_file(struct exec *x) {
   if (fd >= 0) close(fd);
 }
 
-/* The program's path, as the process names it, leads to nothing (ENOENT: a missing file, folder or symlink
- * target), in the process's own root. Not for a descriptor (/proc/<pid>/fd/...: its errors are others). */
-static int missing(const struct exec *x) {
+/* The file is the process's own root's (not a descriptor's: /proc/<pid>/fd/..., whose errors are others). */
+static int in_root(const struct exec *x) {
   char root[48];
-  struct stat st;
   int n = snprintf(root, sizeof root, "/proc/%d/root/", (int)x->pid);
-  return !strncmp(x->file, root, (size_t)n) && stat(x->file, &st) != 0 && errno == ENOENT;
+  return !strncmp(x->file, root, (size_t)n);
+}
+
+/* A grant kept for this very file, known by its stat alone (x->file named; *found: the stat's errno, 0): 1,
+ * with the file's identity in x->decided. A grant is only ever kept for a file that is not a #! script, read
+ * whole when it was asked about (ask); a file whose identity (device, inode, size, times) is the same has not
+ * been written since, so its head need not be read again. The grants held for a process's execs (scoped)
+ * are looked up with its parent read from /proc only when one is a candidate (gate-reuse.c). */
+static int kept_file(const struct launch *l, struct exec *x, struct gate_reuse_hit *hit, int *found) {
+  struct stat st;
+  struct gate_ident id = {0};
+  *found = stat(x->file, &st) ? errno : 0;
+  if (*found || x->nameless || !x->argv[0] || !gate_same_name(x->argv[0], x->program)) return 0;
+  gate_ident_of(&id, &st);
+  if (!gate_reuse_find(l->conf.run_id, x->program, &id, x->pid, GATE_PARENT_UNREAD, hit)) return 0;
+  x->decided.id = id;
+  return 1;
 }
 
 /* Whether the exec's environment preloads the gate's library (an entry of LD_PRELOAD, which the loader splits
@@ -309,6 +322,8 @@ static int land_later(void *ctx, pid_t pid, char **envp) {
   const struct launch *l = w->l;
   struct exec *x = w->x;
   if (x->audit_failed && told_at_stop(l, x, pid, envp)) return -1;
+  /* another thread of its group exec'd (decided as its own pid): its group's leader now, by the leader's pid */
+  if (pid != x->pid) gate_reuse_exec(pid);
   if (!preloads(envp, l->own_preload)) return 0; /* no layer: a build's execs below a program */
   struct ids ids = ids_of(pid);
   struct gate_conf as;
@@ -325,22 +340,28 @@ static int settle(const struct launch *l, const struct seccomp_notif *req, struc
     *expected = 1;
     return 0;
   }
-  know_file(x);
-  /* nothing there: the kernel would fail the exec with ENOENT whatever was decided, so it is failed so here,
-   * without asking (a program the LD_PRELOAD layer is left out of tries each PATH entry itself: gcc's
-   * execvp of `as`); a file that appears meanwhile is not run by this exec (nothing was let through) */
-  if (!x->decided.id.known && missing(x)) return ENOENT;
-  struct ids ids = ids_of(x->pid);
-  /* this process runs something else from now on: what was kept for execs below it ends (gate-reuse.h) */
-  gate_reuse_exec(ids.tgid);
+  exec_file(x->pid, x->at, x->dirfd, x->path, x->program, x->file, sizeof x->file);
   int nameless = x->nameless = !strncmp(x->program, "/memfd:", 7) || strstr(x->program, " (deleted)") != NULL;
-  const struct gate_ident *file = &x->decided.id;
   /* a Run the daemon gave for this run's program, for this very file: answered here (reuse.c), its audit
    * record appended to the log here before the new program runs (where it cannot be, the daemon is told of the
    * exec: in ask(), or at the exec's end, told_at_stop) */
-  int reusable = !nameless && !x->decided.script && x->argv[0] && gate_same_name(x->argv[0], x->program);
   struct gate_reuse_hit hit;
-  int kept = reusable && gate_reuse_find(l->conf.run_id, x->program, file, x->pid, ids.parent, &hit);
+  int found, kept = kept_file(l, x, &hit, &found);
+  /* nothing there: the kernel would fail the exec with ENOENT whatever was decided, so it is failed so here,
+   * without asking (a program the LD_PRELOAD layer is left out of tries each PATH entry itself: gcc's
+   * execvp of `as`); a file that appears meanwhile is not run by this exec (nothing was let through) */
+  if (found == ENOENT && in_root(x)) return ENOENT;
+  if (!kept) know_file(x);
+  const struct gate_ident *file = &x->decided.id;
+  int reusable = !nameless && !x->decided.script && x->argv[0] && gate_same_name(x->argv[0], x->program);
+  /* the process's ids, read where they are needed: not for a kept grant's exec while the LD_PRELOAD layer has no
+   * answer pending (pairing below); once it runs the new program, its process is its thread group's leader
+   * (land_later) */
+  struct ids ids = {.pid = x->pid, .own = 0, .parent = -1, .tgid = x->pid};
+  int have_ids = !kept || pairs_any(PAIRED, 0);
+  if (have_ids) ids = ids_of(x->pid);
+  /* this process runs something else from now on: what was kept for execs below it ends (gate-reuse.h) */
+  gate_reuse_exec(ids.tgid);
   /* Such a grant holds whatever the environment (src/decide/reuse.ts), and what the LD_PRELOAD layer needs of
    * it can wait for the new program's first instruction (land_later): unless the layer has an answer waiting
    * for this exec or its spawning parent (pairing below), the environment is not read before the answer (a
@@ -357,6 +378,7 @@ static int settle(const struct launch *l, const struct seccomp_notif *req, struc
     return 0;
   }
   if (kept) gb_free(&x->record);
+  if (!have_ids && (ids = ids_of(x->pid)).tgid != x->pid) gate_reuse_exec(ids.tgid);
   if (read_env(l, req, x)) return EACCES;
   exec_cwd(x);
   /* the LD_PRELOAD layer's answer for this very exec (pairing.c): the request it would have sent */

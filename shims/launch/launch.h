@@ -145,6 +145,7 @@ void pairs_add(enum pair_table t, pid_t pid, char *key, const struct gate_ident 
 /* Take the entry for pid and key (and the file, when the entry knows it): 1 when it was there in time, with
  * its token in *token (NULL: Run) when token is not NULL. */
 int pairs_take(enum pair_table t, pid_t pid, const char *key, const struct gate_ident *id, char **token);
+/* Whether the table holds an entry in time for pid (0: for any process). */
 int pairs_any(enum pair_table t, pid_t pid);
 /* A Deny (text: its reason) or Escalate (text: its token) of a marked exec, held for its layer's request. */
 void held_add(pid_t pid, char *key, int action, const char *text, const struct gate_ident *id);

@@ -87,7 +87,7 @@ int pairs_any(enum pair_table which, pid_t pid) {
   long now = mono_ms();
   int any = 0;
   pthread_mutex_lock(&LOCK);
-  for (int i = 0; i < MAX_PAIRS && !any; i++) any = t[i].key && t[i].pid == pid && t[i].expires >= now;
+  for (int i = 0; i < MAX_PAIRS && !any; i++) any = t[i].key && (!pid || t[i].pid == pid) && t[i].expires >= now;
   pthread_mutex_unlock(&LOCK);
   return any;
 }
