@@ -27,13 +27,26 @@ const MAX_DEPTH = 64;
 function identity(pid: number, kept = false): ReuseScope | undefined {
   try {
     const stat = kept ? files.read(pid, 'stat') : readProcText(`/proc/${pid}/stat`);
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ppid = Number(rest[1]);
-    const start = Number(rest[19]);
+    const rest = stat.lastIndexOf(')') + 2;
+    const ppid = Number(field(stat, rest, 1));
+    const start = Number(field(stat, rest, 19));
     return Number.isInteger(ppid) && Number.isInteger(start) ? { pid, start, ppid } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The `k`th space-separated word of `s` from `from` on: `s.slice(from).split(' ')[k]`, without making the
+ * other fifty (the daemon reads a few stat lines per ask, each time with its caches cold). */
+function field(s: string, from: number, k: number): string | undefined {
+  let i = from;
+  for (let n = 0; n < k; n++) {
+    const j = s.indexOf(' ', i);
+    if (j < 0) return undefined;
+    i = j + 1;
+  }
+  const j = s.indexOf(' ', i);
+  return j < 0 ? s.slice(i) : s.slice(i, j);
 }
 
 function exeOf(pid: number): string {
