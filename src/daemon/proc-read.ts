@@ -89,13 +89,6 @@ export class ProcFiles {
     return text;
   }
 
-  /** How many descriptors are kept (for tests). */
-  get size(): number {
-    let n = 0;
-    for (const k of this.kept.values()) n += Object.keys(k).length;
-    return n;
-  }
-
   /** Close every kept descriptor. */
   clear(): void {
     for (const pid of [...this.kept.keys()]) this.forget(pid);
