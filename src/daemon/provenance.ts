@@ -6,29 +6,47 @@
  * wrong pid can only make the reading unsure or stricter-than-true for what it names (see the trust note
  * in src/decide/provenance.ts).
  */
-import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
+import { readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { belowProgram, ownFilesByName, type Ancestor, type Ancestry, type SubcommandResult } from '../decide/index.js';
 import { PROVENANCE_PLUMBING, type ExecRequest, type ReuseScope } from '../protocol/index.js';
+import { ProcFiles, readProcText } from './proc-read.js';
 
 /** gate-sh's plumbing, as src/decide/provenance.ts reads it (an unreadable exe: the supervisor) */
 const PLUMBING = new Set<string>([...PROVENANCE_PLUMBING, '']);
+
+/** The stat and cmdline descriptors of the processes read lately, read again in place (src/daemon/proc-read.ts:
+ * the same text as a read by path, without its open and close). One per daemon process. */
+const files = new ProcFiles();
 
 /** No run nests deeper than this between its gate-sh and an exec (a loop of pids cannot hang the walk). */
 const MAX_DEPTH = 64;
 
 /** pid, start time and parent from /proc/<pid>/stat ("pid (comm) state ppid ... starttime": comm may hold
  * spaces and parentheses, so fields are counted after the last ')'). */
-function identity(pid: number): ReuseScope | undefined {
+function identity(pid: number, kept = false): ReuseScope | undefined {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ppid = Number(rest[1]);
-    const start = Number(rest[19]);
+    const stat = kept ? files.read(pid, 'stat') : readProcText(`/proc/${pid}/stat`);
+    const rest = stat.lastIndexOf(')') + 2;
+    const ppid = Number(field(stat, rest, 1));
+    const start = Number(field(stat, rest, 19));
     return Number.isInteger(ppid) && Number.isInteger(start) ? { pid, start, ppid } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The `k`th space-separated word of `s` from `from` on: `s.slice(from).split(' ')[k]`, without making the
+ * other fifty (the daemon reads a few stat lines per ask, each time with its caches cold). */
+function field(s: string, from: number, k: number): string | undefined {
+  let i = from;
+  for (let n = 0; n < k; n++) {
+    const j = s.indexOf(' ', i);
+    if (j < 0) return undefined;
+    i = j + 1;
+  }
+  const j = s.indexOf(' ', i);
+  return j < 0 ? s.slice(i) : s.slice(i, j);
 }
 
 function exeOf(pid: number): string {
@@ -77,7 +95,7 @@ function adopted(a: Ancestor, parent: number): boolean {
   let kids: number[];
   try {
     kids = readdirSync(`/proc/${parent}/task`).flatMap((t) =>
-      readFileSync(`/proc/${parent}/task/${t}/children`, 'utf8').split(' ').filter(Boolean).map(Number),
+      readProcText(`/proc/${parent}/task/${t}/children`).split(' ').filter(Boolean).map(Number),
     );
   } catch {
     return true;
@@ -93,11 +111,11 @@ function adopted(a: Ancestor, parent: number): boolean {
 }
 
 function ancestor(pid: number): Ancestor | null {
-  const id = identity(pid);
+  const id = identity(pid, true);
   if (!id) return null;
   let argv: string[];
   try {
-    const raw = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const raw = files.read(pid, 'cmdline');
     argv = raw.split('\0');
     if (argv.length > 0 && argv[argv.length - 1] === '') argv.pop();
   } catch {
