@@ -161,7 +161,9 @@ export function secretLocations(o: SecretLocationsOptions): string[] {
   // the user's own entries as given (checkSecretEntry refused `/` and `~`): one holding the working folder
   // is refused by the masks with a message, never dropped without a word
   for (const h of o.setting?.hide ?? []) for (const p of spelled(h, homes)) if (p !== '/') out.add(p);
-  return [...out].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
+  // each path's depth counted once, not at every comparison (this runs at every sandbox build)
+  const depth = new Map([...out].map((p) => [p, p.split('/').length]));
+  return [...out].sort((a, b) => depth.get(a)! - depth.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 export interface SecretFound {
