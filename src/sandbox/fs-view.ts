@@ -35,10 +35,6 @@ export const nodeFs: FsView = {
   },
   realpath(p) {
     try {
-      // a missing path (most socket folders, a home's unset settings file) does not resolve: asked with an
-      // lstat that throws nothing, not with realpath's ENOENT (the thrown error cost more than both calls,
-      // and a sandbox build asks about a dozen missing paths)
-      if (lstatSync(p, { throwIfNoEntry: false }) === undefined) return null;
       // one realpath(3) call: the JS realpathSync lstats every component of every path, which was about a
       // third of a workspace-write pre-flight's daemon time (docs/startup.md)
       return realpathSync.native(p);

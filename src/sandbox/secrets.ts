@@ -136,6 +136,7 @@ export interface SecretLocationsOptions {
 
 /** Whether a settings location must be hidden now: it holds a credential, or it cannot be read whole. */
 function settingsHoldSecret(path: string, fs: FsView): boolean {
+  if (fs.kind(path) === null) return true; // missing (asked without realpath's thrown ENOENT): as below
   const real = fs.realpath(path);
   if (real === null) return true; // missing: nothing to mask, and nothing to decide
   if (fs.kind(real) !== 'file') return true;
