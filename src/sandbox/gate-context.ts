@@ -12,7 +12,7 @@ import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'n
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { codexHome, type Env, gatePaths } from '../paths/index.js';
+import { codexHome, type Env, gatePaths, type GatePaths } from '../paths/index.js';
 import { nodeFs, type FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
 import { parseProcNetUnix, socketFolders } from './sockets.js';
@@ -37,6 +37,8 @@ export interface GateContextOptions {
   hostSockets?: readonly string[];
   /** the daemon's [secrets] setting (the pre-flight reply's `secrets`); the default list applies without it */
   secrets?: SecretsSetting;
+  /** gatePaths(env), when the caller worked them out for the same build already (each asks the filesystem) */
+  paths?: GatePaths;
   /** the run's own client folder (src/paths/paths.ts runClientDir): the only one its sandbox sees and
    *  writes; absent: none (its clients cannot bind a reply socket: fail closed) */
   clientDir?: string;
@@ -108,7 +110,7 @@ function once<T>(f: () => T): () => T {
  * every pre-flight. A sandbox's builders ask for each, and get what the eager reading gave.
  */
 export function gateSandboxContext(o: GateContextOptions): SandboxContext {
-  const paths = gatePaths(o.env);
+  const paths = o.paths ?? gatePaths(o.env);
   const listed = once(() => o.hostSockets ?? hostSockets());
   const secrets = once(() => secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.secrets, fs: o.fs ?? nodeFs }));
   const secretFile = once(() => secretPlaceholder(paths.runtime) ?? undefined);
