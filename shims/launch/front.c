@@ -110,12 +110,10 @@ static _Noreturn void supervisor(char **prog, const char *path, const char *argv
   signal(SIGTTIN, SIG_IGN);
   signal(SIGTTOU, SIG_IGN);
   char rerr[512];
-  if (relay_open(&L, rerr, sizeof rerr)) {
+  if (relay_name(&L, rerr, sizeof rerr)) {
     gate_msg("exec gate: ", prog[0], ": not run: ", rerr);
     supervisor_failed(status_w);
   }
-  gate_reuse_open(L.conf.request_sock); /* no epoch file (an older daemon): nothing is reused */
-  if (J.stale) tell_stale(&L, &J);
   /* the plan's own first exec is the command's, or bubblewrap's when the mounts changed meanwhile */
   if (J.direct) L.joined = J.command[0];
   int inside = gate_join_born_inside(&J, 1);
@@ -135,8 +133,24 @@ static _Noreturn void supervisor(char **prog, const char *path, const char *argv
   if (J.folder_tree >= 0) close(J.folder_tree), J.folder_tree = -1;
   /* unwritten (the front gone): the tree's root is killed by nobody, and ends with its stdio */
   if (write(status_w, &root, sizeof root) != (ssize_t)sizeof root) {}
+  /* the relay's sockets bound while the tree root installs its filter (and applies the guard): no exec of the
+   * tree passes before the workers start (supervise), after these; the root is killed when they fail */
+  if (relay_open(rerr, sizeof rerr)) {
+    gate_msg("exec gate: ", prog[0], ": not run: ", rerr);
+    kill(root, SIGKILL);
+    int st;
+    while (waitpid(root, &st, 0) < 0 && errno == EINTR) {}
+    st = 126 << 8;
+    if (write(status_w, &st, sizeof st) != (ssize_t)sizeof st) {}
+    relay_remove();
+    _exit(0);
+  }
+  gate_reuse_open(L.conf.request_sock); /* no epoch file (an older daemon): nothing is reused */
+  if (J.stale) tell_stale(&L, &J);
   int why;
   L.listener = filter_recv(sp[0], &why);
+  /* a nested tree root goes on once it hears the supervisor started (tree.c): unsent, it stops (126) */
+  if (L.listener < 0 && why < 0 && send(sp[0], "G", 1, MSG_NOSIGNAL) != 1) {}
   close(sp[0]);
   sigset_t chld;
   sigemptyset(&chld);

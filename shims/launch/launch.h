@@ -160,8 +160,10 @@ struct peer {
   struct sockaddr_un addr;
   socklen_t len;
 };
-/* The relay's two sockets in the client folder: 0, or -1 with err. */
-int relay_open(const struct launch *l, char *err, size_t errlen);
+/* The relay's two socket paths in the client folder (relay_path): 0, or -1 with err. */
+int relay_name(const struct launch *l, char *err, size_t errlen);
+/* The relay's two sockets, bound at those paths: 0, or -1 with err. */
+int relay_open(char *err, size_t errlen);
 /* The relay thread: 0, or -1 (then nothing is paired: every exec is asked; the sockets are gone). */
 int relay_start(void);
 /* The request side's path (GATE_KERNEL_SOCK of the tree) and both descriptors (-1 when closed). */

@@ -193,8 +193,10 @@ int relay_start(void) {
   return -1;
 }
 
-/* Reachable at the same path inside the sandbox. */
-int relay_open(const struct launch *l, char *err, size_t errlen) {
+/* Reachable at the same path inside the sandbox. Named before the tree root is forked (its GATE_KERNEL_SOCK),
+ * bound after (relay_open), while the root installs its filter: none of its execs passes before the workers
+ * start, and they start after both. */
+int relay_name(const struct launch *l, char *err, size_t errlen) {
   char id[48], pid[24], rnd[24];
   R.l = l;
   /* short (sun_path is 107 bytes, and the run's client folder is one level deeper than the shared one was):
@@ -211,6 +213,10 @@ int relay_open(const struct launch *l, char *err, size_t errlen) {
                      "(set XDG_RUNTIME_DIR to a shorter folder)",
                      l->conf.client_dir);
   }
+  return 0;
+}
+
+int relay_open(char *err, size_t errlen) {
   R.ksock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   R.dsock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   int one = 1;
@@ -223,5 +229,6 @@ int relay_open(const struct launch *l, char *err, size_t errlen) {
       bind(R.ksock, (struct sockaddr *)&a, sizeof a) == 0 && bind(R.dsock, (struct sockaddr *)&b, sizeof b) == 0;
   umask(old);
   if (ok) return 0;
-  return gate_fail(err, errlen, "cannot open the supervisor's sockets in %s: %s", l->conf.client_dir, strerror(errno));
+  return gate_fail(err, errlen, "cannot open the supervisor's sockets in %s: %s", R.l->conf.client_dir,
+                   strerror(errno));
 }

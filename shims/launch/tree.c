@@ -88,7 +88,14 @@ void tree_root(struct gate_join *j, int sock, const char *path, char *const argv
     int e = errno;
     filter_send_refusal(sock, e);
     if (e != GATE_NESTED_ERRNO) _exit(126); /* the supervisor says why */
-    /* nested: the enclosing tree's supervisor already sees every exec of this one, and pairs them */
+    /* nested: the enclosing tree's supervisor already sees every exec of this one, and pairs them. Nothing
+     * here waits for this supervisor's workers, so it goes on only when the supervisor says its own start
+     * went through (front.c: its sockets are bound after this process was forked) */
+    char go = 0;
+    ssize_t r;
+    do r = read(sock, &go, 1);
+    while (r < 0 && errno == EINTR);
+    if (r != 1 || go != 'G') _exit(126);
     if (outer_ksock) setenv(GATE_VAR_KERNEL_SOCK, outer_ksock, 1);
     else unsetenv(GATE_VAR_KERNEL_SOCK);
   } else {

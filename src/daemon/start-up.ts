@@ -94,10 +94,12 @@ export function startUpRefusal(c: StartUpCheck): string | null {
   for (const f of startUpFiles(c.req.home, c.req.bash_env)) {
     let st;
     try {
-      st = statSync(f);
+      // most candidates are absent: asked without a thrown ENOENT (this runs at every pre-flight)
+      st = statSync(f, { throwIfNoEntry: false });
     } catch {
-      continue; // absent: bash skips it too
+      continue; // unreadable: bash skips it too
     }
+    if (st === undefined) continue; // absent: bash skips it too
     const p = real(f);
     if (roots.some((r) => inside(p, r))) return `start-up file ${f} is writable in the sandbox`;
     if (st.ctimeMs > c.since.getTime()) return `start-up file ${f} changed during this session`;

@@ -122,7 +122,8 @@ export function clientPlan(
   try {
     const env = envRecord(p.env);
     // the client found this daemon by its own reading of the paths: the run's exec gate must reach the same one
-    if (gatePaths(env).requestSock !== requestSock)
+    const paths = gatePaths(env);
+    if (paths.requestSock !== requestSock)
       return { error: `protocol error: the native gate-sh reached the daemon at ${requestSock}, but its environment names another session's sockets` };
     const inv = parseShellArgs(p.argv, p.argv0);
     // the client read its own arguments to find the script: the daemon's reading must agree
@@ -141,6 +142,7 @@ export function clientPlan(
         inheritedFds: p.fds,
         shimsDir: p.shims,
         startUp,
+        paths,
       });
     if (p.rerun_why !== undefined) {
       const offer = rerunDecision(reply.action, p.rerun_why);

@@ -12,7 +12,7 @@
  */
 import type { Action, PreflightReply } from '../protocol/index.js';
 import type { ShellInvocation } from './gate-sh-args.js';
-import { gatePaths, runClientDir } from '../paths/index.js';
+import { gatePaths, type GatePaths, runClientDir } from '../paths/index.js';
 import { SHIMS_DIR, withExecGate } from './exec-gate.js';
 import { withSandbox } from './sandbox-step.js';
 import { findBwrap } from './sandbox-run.js';
@@ -60,6 +60,8 @@ export interface PlanInput {
   sandbox?: { bwrap?: () => string; fs?: FsView; interactive?: boolean };
   /** the client's shims folder (default: this installation's) */
   shimsDir?: string;
+  /** gatePaths(env), when the caller worked them out for this plan already (each asks the filesystem) */
+  paths?: GatePaths;
 }
 
 export function needsDescriptor(script: string): boolean {
@@ -74,7 +76,7 @@ export function needsDescriptor(script: string): boolean {
 export function planRun(p: PlanInput): RunPlan {
   // the run's own client folder, which the daemon made for it (src/daemon/client-folders.ts): its sandbox's
   // only one, and where its exec gate binds its reply sockets
-  const paths = gatePaths(p.env);
+  const paths = p.paths ?? gatePaths(p.env);
   const clientDir = runClientDir(paths, p.reply.run_id);
   const sandboxed = withSandbox(basePlan(p), {
     policy: p.reply.sandbox,
@@ -86,6 +88,7 @@ export function planRun(p: PlanInput): RunPlan {
     secrets: p.reply.secrets,
     network: { runId: p.reply.run_id, shimsDir: p.shimsDir ?? SHIMS_DIR },
     clientDir,
+    paths,
   });
   return withExecGate(sandboxed, { paths: { ...paths, clientDir }, runId: p.reply.run_id, parentPid: 0, shimsDir: p.shimsDir });
 }

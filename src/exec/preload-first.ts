@@ -20,9 +20,13 @@ export const PRELOAD_FIRST_FILE = 'libgate.preload-first';
 
 /** The runtime to preload before `<shimsDir>/libgate.so`, or undefined (every build but the sanitizer one). */
 export function preloadFirst(shimsDir: string): string | undefined {
+  const file = join(shimsDir, PRELOAD_FIRST_FILE);
   let path: string;
   try {
-    path = readFileSync(join(shimsDir, PRELOAD_FIRST_FILE), 'utf8').trim();
+    // absent in every build but the sanitizer one: asked first without an exception (the daemon plans each
+    // native gate-sh's run with this, a thrown ENOENT costs more than the stat)
+    if (!statSync(file, { throwIfNoEntry: false })) return undefined;
+    path = readFileSync(file, 'utf8').trim();
   } catch {
     return undefined;
   }

@@ -21,7 +21,7 @@ import {
   wrapCommand,
   type SecretsSetting,
 } from '../sandbox/index.js';
-import { type Env, gatePaths } from '../paths/index.js';
+import { type Env, gatePaths, type GatePaths } from '../paths/index.js';
 import type { EscalationExecution } from '../protocol/index.js';
 import { dirname, join } from 'node:path';
 
@@ -47,6 +47,8 @@ export interface SandboxStepOptions {
   network?: { runId: string; shimsDir: string };
   /** the run's own client folder (src/paths/paths.ts runClientDir), the only one its sandbox sees */
   clientDir?: string;
+  /** gatePaths(env), when the caller worked them out for this plan already (each asks the filesystem) */
+  paths?: GatePaths;
 }
 
 /** `guard`: a run without a sandbox gets the gate's guard instead (src/sandbox/gate-state.ts), applied by
@@ -60,11 +62,12 @@ export function withSandbox<T extends CommandLine & { cwd: string }>(plan: T, o:
     protectedExtra: o.protectedExtra,
     secrets: o.secrets,
     clientDir: o.clientDir,
+    paths: o.paths,
   });
   const execution = o.execution ?? { type: 'TurnDefault' };
   // network "rules" in the turn sandbox: the run's proxy folder bound in, the bridge before the command
   const proxied = execution.type === 'TurnDefault' && networkRules(o.policy) && o.network !== undefined;
-  const socket = proxied ? runProxySocket(gatePaths(o.env).sessionDir, o.network!.runId) : undefined;
+  const socket = proxied ? runProxySocket((o.paths ?? gatePaths(o.env)).sessionDir, o.network!.runId) : undefined;
   if (socket) ctx.networkProxyDir = dirname(socket);
   const bwrapArgs = sandboxArgvFor(execution, o.policy, ctx);
   if (bwrapArgs === null) return { ...plan, sandboxed: false, ...(o.policy.type === 'external-sandbox' ? {} : { guard: gateGuard(ctx) }) };

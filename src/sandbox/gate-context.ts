@@ -5,13 +5,14 @@
  * but for the run's own client folder (the daemon's sockets and other runs' reply sockets cannot be unlinked or
  * replaced from inside); the user's
  * credential locations hidden (src/sandbox/secrets.ts). Not pure: reads the kernel's socket list, the
- * password database, and makes the empty placeholder file in the runtime folder.
+ * password database, and makes the empty placeholder file in the runtime folder (each when a builder first
+ * asks for what it gives).
  */
 import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { codexHome, type Env, gatePaths } from '../paths/index.js';
+import { codexHome, type Env, gatePaths, type GatePaths } from '../paths/index.js';
 import { nodeFs, type FsView } from './fs-view.js';
 import type { SandboxContext } from './bwrap-argv.js';
 import { parseProcNetUnix, socketFolders } from './sockets.js';
@@ -36,6 +37,8 @@ export interface GateContextOptions {
   hostSockets?: readonly string[];
   /** the daemon's [secrets] setting (the pre-flight reply's `secrets`); the default list applies without it */
   secrets?: SecretsSetting;
+  /** gatePaths(env), when the caller worked them out for the same build already (each asks the filesystem) */
+  paths?: GatePaths;
   /** the run's own client folder (src/paths/paths.ts runClientDir): the only one its sandbox sees and
    *  writes; absent: none (its clients cannot bind a reply socket: fail closed) */
   clientDir?: string;
@@ -87,8 +90,30 @@ export function hostSockets(): string[] {
   }
 }
 
+/** f's value, worked out at the first call and kept (one context: one build). */
+function once<T>(f: () => T): () => T {
+  let done = false;
+  let v: T;
+  return () => {
+    if (!done) {
+      v = f();
+      done = true;
+    }
+    return v;
+  };
+}
+
+/**
+ * The host's socket list, the secret locations and the placeholder file are read when a builder first asks
+ * for them, then kept: a run without a sandbox (danger-full-access, an Unsandboxed escalation) needs only
+ * the guard's paths, and read the kernel's socket list, the password database and `~/.npmrc` for nothing at
+ * every pre-flight. A sandbox's builders ask for each, and get what the eager reading gave.
+ */
 export function gateSandboxContext(o: GateContextOptions): SandboxContext {
-  const paths = gatePaths(o.env);
+  const paths = o.paths ?? gatePaths(o.env);
+  const listed = once(() => o.hostSockets ?? hostSockets());
+  const secrets = once(() => secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.secrets, fs: o.fs ?? nodeFs }));
+  const secretFile = once(() => secretPlaceholder(paths.runtime) ?? undefined);
   return {
     cwd: o.cwd,
     env: o.env,
@@ -105,10 +130,19 @@ export function gateSandboxContext(o: GateContextOptions): SandboxContext {
       ...(o.protectedExtra ?? []).map((p) => ({ path: p, file: true })),
     ],
     alwaysReadable: [GATE_INSTALL_ROOT],
-    hostSockets: { folders: socketFolders(process.getuid?.() ?? 0, o.env, [paths.runtime]), listed: o.hostSockets ?? hostSockets() },
+    hostSockets: {
+      folders: socketFolders(process.getuid?.() ?? 0, o.env, [paths.runtime]),
+      get listed() {
+        return listed();
+      },
+    },
     fs: o.fs,
     newSession: o.newSession,
-    secrets: secretLocations({ homes: userHomes(o.env), env: o.env, setting: o.secrets, fs: o.fs ?? nodeFs }),
-    secretFile: secretPlaceholder(paths.runtime) ?? undefined,
+    get secrets() {
+      return secrets();
+    },
+    get secretFile() {
+      return secretFile();
+    },
   };
 }

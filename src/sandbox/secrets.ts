@@ -136,6 +136,7 @@ export interface SecretLocationsOptions {
 
 /** Whether a settings location must be hidden now: it holds a credential, or it cannot be read whole. */
 function settingsHoldSecret(path: string, fs: FsView): boolean {
+  if (fs.kind(path) === null) return true; // missing (asked without realpath's thrown ENOENT): as below
   const real = fs.realpath(path);
   if (real === null) return true; // missing: nothing to mask, and nothing to decide
   if (fs.kind(real) !== 'file') return true;
@@ -145,23 +146,69 @@ function settingsHoldSecret(path: string, fs: FsView): boolean {
   return npmrcHoldsCredential(text);
 }
 
+/** The variables a default's location moves with (`$NAME` in DEFAULT_SECRETS): what secretLocations reads of
+ * the environment. */
+const MOVING_VARS: readonly string[] = [
+  ...new Set(DEFAULT_SECRETS.flatMap((d) => (d.moved ?? []).map((m) => /^\$([A-Z_][A-Z0-9_]*)/.exec(m)?.[1] ?? '')).filter((v) => v !== '')),
+];
+
+/** One list of locations before the settings files are read: sorted, and for each whether it is kept only
+ * while its settings file holds a credential. */
+interface Candidates {
+  paths: readonly string[];
+  /** a settings default's path (npmrc) that nothing else names: hidden only while it holds a credential */
+  readIfSettings: ReadonlySet<string>;
+}
+
+/** Candidates by everything they are worked out from (the homes, the moving variables' values, the setting):
+ * the same inputs give the same list, so only the settings files are read again at each build. */
+const candidateMemo = new Map<string, Candidates>();
+const CANDIDATE_MEMO_MAX = 32;
+
+function candidates(homes: readonly string[], env: Readonly<Record<string, string | undefined>>, setting: SecretsSetting | undefined): Candidates {
+  const key = JSON.stringify([homes, MOVING_VARS.map((v) => env[v] ?? null), setting?.show ?? null, setting?.hide ?? null]);
+  const hit = candidateMemo.get(key);
+  if (hit) return hit;
+  const shown = (setting?.show ?? []).flatMap((s) => spelled(s, homes));
+  const tooWide = (p: string) => p === '/' || homes.some((h) => isWithin(h, p));
+  const out = new Set<string>();
+  const settings = new Set<string>();
+  const always = new Set<string>();
+  for (const d of DEFAULT_SECRETS)
+    for (const p of [...spelled(d.path, homes), ...(d.moved ?? []).flatMap((m) => moved(m, env))])
+      if (!tooWide(p) && !shown.some((s) => isWithin(p, s))) {
+        out.add(p);
+        (d.settings ? settings : always).add(p);
+      }
+  // the user's own entries as given (checkSecretEntry refused `/` and `~`): one holding the working folder
+  // is refused by the masks with a message, never dropped without a word
+  for (const h of setting?.hide ?? [])
+    for (const p of spelled(h, homes))
+      if (p !== '/') {
+        out.add(p);
+        always.add(p);
+      }
+  // each path's depth counted once, not at every comparison
+  const depth = new Map([...out].map((p) => [p, p.split('/').length]));
+  const paths = [...out].sort((a, b) => depth.get(a)! - depth.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+  const c: Candidates = { paths, readIfSettings: new Set([...settings].filter((p) => !always.has(p))) };
+  if (candidateMemo.size >= CANDIDATE_MEMO_MAX) candidateMemo.clear();
+  candidateMemo.set(key, c);
+  return c;
+}
+
 /**
  * The absolute paths to hide, existing or not (the masks look), parents first. A default that would be
  * `/`, a home folder or a folder above one (a variable set to such a value names no credential location)
- * is left out rather than hiding the home.
+ * is left out rather than hiding the home. A settings file (`~/.npmrc`) is read at every call; the rest is
+ * worked out once per homes, environment and setting (candidates above).
  */
 export function secretLocations(o: SecretLocationsOptions): string[] {
   const homes = [...new Set(o.homes.filter((h) => h.startsWith('/')).map(normAbs))];
-  const shown = (o.setting?.show ?? []).flatMap((s) => spelled(s, homes));
-  const tooWide = (p: string) => p === '/' || homes.some((h) => isWithin(h, p));
-  const out = new Set<string>();
-  for (const d of DEFAULT_SECRETS)
-    for (const p of [...spelled(d.path, homes), ...(d.moved ?? []).flatMap((m) => moved(m, o.env))])
-      if (!tooWide(p) && !shown.some((s) => isWithin(p, s)) && !(d.settings && o.fs && !settingsHoldSecret(p, o.fs))) out.add(p);
-  // the user's own entries as given (checkSecretEntry refused `/` and `~`): one holding the working folder
-  // is refused by the masks with a message, never dropped without a word
-  for (const h of o.setting?.hide ?? []) for (const p of spelled(h, homes)) if (p !== '/') out.add(p);
-  return [...out].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : a > b ? 1 : 0));
+  const c = candidates(homes, o.env, o.setting);
+  const fs = o.fs;
+  if (!fs || c.readIfSettings.size === 0) return [...c.paths];
+  return c.paths.filter((p) => !c.readIfSettings.has(p) || settingsHoldSecret(p, fs));
 }
 
 export interface SecretFound {

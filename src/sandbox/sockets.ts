@@ -84,6 +84,8 @@ export function socketFolderMasks(v: SocketView, before: readonly MountOp[], fs:
   const own = v.own.map((o) => fs.realpath(o) ?? normAbs(o));
   const binds = before.filter((m) => (m.op === 'bind' || m.op === 'ro-bind') && m.dest !== '/').map((m) => m.dest);
   for (const f of new Set(v.folders)) {
+    // most of these folders are absent: an lstat says so without the exception a failed realpath throws
+    if (fs.kind(f) === null) continue;
     const real = fs.realpath(f);
     if (real === null || real === '/' || fs.kind(real) !== 'dir' || !visible(ops, real)) continue;
     // a run's own folder or a declared path inside it: hiding the folder would hide them
