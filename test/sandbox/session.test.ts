@@ -183,6 +183,16 @@ test('a run with another sandbox policy, or another workspace, neither sees nor 
   const r = await rig({ config: 'sandbox_mode = "workspace-write"\n' });
   const g = await gateSh(r, 'sleep 300 > /dev/null 2>&1 & echo $!');
   const inner = g.stdout.trim();
+  // the command ends once the job is forked; the job's exec of sleep may still be on its way through the exec
+  // gate then, and the checks below look for it by its command line
+  const execd = (pid: number) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\x00300\x00';
+    } catch {
+      return false;
+    }
+  };
+  await waitFor(async () => (await jobs(r)).some((j) => execd(j.pid)) || undefined, 'the job to run sleep 300');
   const seen = `ps -e -o args= | grep -c '^sleep 300' ; kill -0 ${inner} 2>/dev/null && echo same || echo other`;
   const check = async (want: string, why: string, o: { cwd?: string } = {}): Promise<void> => {
     const x = await gateSh(r, seen, o);
