@@ -6,9 +6,9 @@
  * runs in a user and pid namespace of its own (unshare), where ns_last_pid hands the dead process's pid to
  * the next one. Test only.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,14 @@ function argvByPath(pid: number): string[] {
   return argv;
 }
 
+/** A child that waits on its stdin to go on, killed when the test ends, once its command line starts with ready. */
+async function waiting(t: TestContext, argv: string[], ready: string): Promise<ChildProcess> {
+  const p = spawn(argv[0], argv.slice(1), { stdio: ['pipe', 'ignore', 'ignore'] });
+  t.after(() => p.kill('SIGKILL'));
+  await waitFor(() => cmdline(p.pid!).startsWith(ready) || undefined, ready);
+  return p;
+}
+
 /** whether this process holds a descriptor of /proc/<pid>/<file> (the kept reading is in use) */
 function holds(pid: number, file: string): boolean {
   return readdirSync('/proc/self/fd').some((fd) => {
@@ -43,10 +51,8 @@ function holds(pid: number, file: string): boolean {
 }
 
 test('a process that execs in place reads as its new image, not as the kept one', async (t) => {
-  const p = spawn('bash', ['-c', 'read -r x; exec /bin/sleep 60'], { stdio: ['pipe', 'ignore', 'ignore'] });
-  t.after(() => p.kill('SIGKILL'));
+  const p = await waiting(t, ['bash', '-c', 'read -r x; exec /bin/sleep 60'], 'bash\0');
   const pid = p.pid!;
-  await waitFor(() => cmdline(pid).startsWith('bash\0') || undefined, 'bash');
   const before = readAncestry(pid, undefined)!.chain[0];
   assert.deepEqual(before.argv, ['bash', '-c', 'read -r x; exec /bin/sleep 60']);
   assert.match(before.exe, /\/bash$/);
@@ -62,10 +68,8 @@ test('a process that execs in place reads as its new image, not as the kept one'
 });
 
 test('a process that rewrites its command line reads as rewritten, not as the kept reading', async (t) => {
-  const p = spawn('perl', ['-e', '$0 = "make all"; my $x = <STDIN>; $0 = "bash -c rm"; sleep 60'], { stdio: ['pipe', 'ignore', 'ignore'] });
-  t.after(() => p.kill('SIGKILL'));
+  const p = await waiting(t, ['perl', '-e', '$0 = "make all"; my $x = <STDIN>; $0 = "bash -c rm"; sleep 60'], 'make all');
   const pid = p.pid!;
-  await waitFor(() => cmdline(pid).startsWith('make all') || undefined, 'the first command line');
   const before = readAncestry(pid, undefined)!.chain[0];
   assert.deepEqual(before.argv, argvByPath(pid));
   assert.equal(before.argv[0], 'make all');
