@@ -7,7 +7,7 @@ import { RequestClient } from '../../src/transport/client.js';
 import { TestClient } from './dgram-client.js';
 import { approveConsole, preflight, runShell } from './helpers.js';
 import { tempEnv } from '../helpers/env.js';
-import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { auditLines, killAll, startDaemon, waitFor } from '../helpers/daemon.js';
 
 after(killAll);
 
@@ -147,7 +147,7 @@ test('50 concurrent clients x 100 requests: no lost or crossed replies; a retrie
     } finally {
       c.close();
     }
-    const audit = readFileSync(join(te.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const audit = auditLines<Record<string, any>>(join(te.env.GATE_HOME, 'audit.jsonl'));
     assert.equal(audit.filter((r) => r.kind === 'decision' && r.run_id === runId).length, 1);
     assert.equal(audit.filter((r) => r.kind === 'decision').length, 51);
     assert.equal(audit.filter((r) => r.kind === 'exec').length, 4950);
@@ -193,7 +193,7 @@ test('a 1 MiB script goes over stream.sock and is decided; an answer too large f
     assert.ok(many.length < 60_000);
     const big = await preflight(d.paths, many);
     assert.ok(big.subcommands.length >= 3000);
-    const audit = readFileSync(join(d.te.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const audit = auditLines<Record<string, any>>(join(d.te.env.GATE_HOME, 'audit.jsonl'));
     assert.equal(audit.filter((a) => a.kind === 'decision' && a.run_id === big.run_id).length, big.subcommands.length);
   } finally {
     await d.stop();

@@ -3,10 +3,10 @@
  * auto-approving `gate approve --json` console when asked), gate-sh runs and processes with bounded time.
  * Test-only.
  */
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, normalize } from 'node:path';
 import { GATE_SH, ROOT } from '../helpers/env.js';
-import type { DaemonOptions, DaemonProc } from '../helpers/daemon.js';
+import { auditLines, type DaemonOptions, type DaemonProc } from '../helpers/daemon.js';
 import { run, type Result } from '../helpers/run.js';
 import { SHIMS_DIR } from '../../src/exec/exec-gate.js';
 import { preloadFirst } from '../../src/exec/preload-first.js';
@@ -104,7 +104,7 @@ export interface AuditRec {
 
 /** The daemon's audit log, one record per line. */
 export function auditRecords(rig: DaemonProc): AuditRec[] {
-  return readFileSync(rig.paths.auditLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditRec);
+  return auditLines<AuditRec>(rig.paths.auditLog);
 }
 
 /** The exec records of the program at path, in order: [argv after the program, reused]. */

@@ -6,7 +6,7 @@
  * the temp folders, nothing outside them.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, type TestContext } from 'node:test';
@@ -27,6 +27,24 @@ export function killAll(): void {
 }
 
 /** f's first value that is neither undefined nor false, polled every 20 ms; throws after ms. */
+/**
+ * An audit log's records, its whole lines only: an append being made (by the daemon, or a supervisor writing a
+ * reused exec's record) shows its first part to a reader before its last, so a last line without its newline is
+ * read again, up to 2 s, until it ends.
+ */
+export function auditLines<T = Record<string, unknown>>(path: string): T[] {
+  let text = readFileSync(path, 'utf8');
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let i = 0; i < 200 && text !== '' && !text.endsWith('\n'); i++) {
+    Atomics.wait(pause, 0, 0, 10);
+    text = readFileSync(path, 'utf8');
+  }
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
 export async function waitFor<T>(f: () => Promise<T | undefined> | T | undefined, what: string, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {

@@ -8,10 +8,10 @@
  * Real daemon, gate-sh, bubblewrap, exec gate, proxy; servers on 127.0.0.x only (servers.ts).
  */
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { DaemonProc } from '../helpers/daemon.js';
+import { auditLines, type DaemonProc } from '../helpers/daemon.js';
 import { GATE_SH, ROOT } from '../helpers/env.js';
 import { run } from '../helpers/run.js';
 import { RULES, type World, worldAndDaemon } from './servers.js';
@@ -41,7 +41,7 @@ after(async () => {
 });
 
 function audit(): Record<string, any>[] {
-  return readFileSync(join(d.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return auditLines<Record<string, any>>(join(d.env.GATE_HOME, 'audit.jsonl'));
 }
 
 test('an escalated TurnDefault command (a start-up exec of an escalated run) reaches allowed hosts through the run\'s proxy; a denied host is refused with the reason', { timeout: 120_000 }, async () => {

@@ -10,7 +10,7 @@ import { GATE_SH } from '../helpers/env.js';
 import { run, execGateOptions } from '../exec-gate/helpers.js';
 import { request } from '../../src/transport/client.js';
 import type { ExecReply, PreflightReply } from '../../src/protocol/messages.js';
-import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
+import { auditLines, type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 const CONFIG = 'approval_policy = "untrusted"\nsandbox_mode = "workspace-write"\n';
 // the home is outside every folder the sandbox can write (temp folders under /tmp are writable)
@@ -32,7 +32,7 @@ after(async () => {
 const lc = (script: string, env: Record<string, string> = {}) => run(GATE_SH, ['-lc', script], { env: { ...rig.env, ...env }, cwd: rig.ws });
 const bashLc = (script: string, env: Record<string, string> = {}) => run('/bin/bash', ['-lc', script], { env: { ...rig.env, ...env }, cwd: rig.ws });
 function audit(): Record<string, any>[] {
-  return readFileSync(join(rig.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return auditLines<Record<string, any>>(join(rig.env.GATE_HOME, 'audit.jsonl'));
 }
 
 test('a login profile runs unasked under untrusted: its execs are start-up, the script runs as under bash', async () => {

@@ -12,7 +12,7 @@ import { bash, run, type Ran } from '../shell/helpers.js';
 import { request } from '../../src/transport/client.js';
 import type { PreflightReply } from '../../src/protocol/messages.js';
 import { AGENT_SCRIPTS, AGENT_SCRIPT_RULES as RULES, agentWorkspace } from '../helpers/agent-scripts.js';
-import { type DaemonProc, startDaemon } from '../helpers/daemon.js';
+import { auditLines, type DaemonProc, startDaemon } from '../helpers/daemon.js';
 
 const CONFIG = 'approval_policy = "untrusted"\nsandbox_mode = "workspace-write"\n';
 const GIT_ENV = {
@@ -45,7 +45,7 @@ after(async () => {
 const env = (): Record<string, string> => ({ ...rig.env, GATE_NO_AUTOSTART: '1' });
 const gateLc = (script: string, cwd = wsGate): Promise<Ran> => run(GATE_SH, ['-lc', script], { env: env(), cwd });
 function audit(): Record<string, any>[] {
-  return readFileSync(join(rig.env.GATE_HOME, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  return auditLines<Record<string, any>>(join(rig.env.GATE_HOME, 'audit.jsonl'));
 }
 
 test('33 typical agent scripts run under untrusted with -lc and no approver: no prompt, no start-up noise, bash\'s bytes', { timeout: 600_000 }, async () => {
