@@ -292,6 +292,7 @@ static int lands_for(const struct launch *l, struct exec *x, pid_t pid, struct i
  * 0, or -1 (said why) when it could not be. */
 static int told_at_stop(const struct launch *l, struct exec *x, pid_t pid, char **envp) {
   char id[96], asked_id[130], cmd[512];
+  workers_let_go(); /* (the daemon is told: another worker takes the next notifications meanwhile) */
   struct ids ids = ids_of(pid);
   struct gbuf msg;
   exec_request(l, x, envp, &ids, id, sizeof id, &msg);
@@ -449,7 +450,6 @@ void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
   int why = errno;
   if (follow && !traced && notif_valid(l, req->id)) error = unfollowable(&x, why);
   notif_respond(l, req->id, error);
-  workers_let_go();
   /* a kept grant's record, while the kernel execs: before the new program runs (after_exec holds it) */
   if (traced && x.audit_later) {
     exec_cwd(&x);

@@ -8,8 +8,12 @@
  * PTRACE_EVENT_EXEC, before the new program's first instruction, with its new memory private (other threads
  * gone, vfork parent released). There the supervisor compares what the kernel took (/proc/<pid>/exe, the new
  * argv and environment) with what was decided; anything else and the process is killed before it runs. A
- * failed exec returns to the program, where a PTRACE_INTERRUPT sent after the answer stops it; either way
- * the process is let go (PTRACE_DETACH). The processes being followed are this file's table, under its lock.
+ * failed exec returns to the program, where a PTRACE_INTERRUPT stops it; either way the process is let go
+ * (PTRACE_DETACH). A worker that holds the receiving role (workers.c) sends that interrupt only once its wait
+ * has passed a bound (FOLLOW_BOUND_NS, a timer of its own): an exec that succeeds stops without it, and an
+ * interrupt of a process running on another CPU is an inter-processor interrupt; at the bound it also lets the
+ * role go, so that an exec that is slow to end (or one that failed) never holds up other processes' execs for
+ * longer. The processes being followed are this file's table, under its lock.
  * Trust boundary: the followed process is the tree's; what it runs is compared, never believed.
  */
 #define _GNU_SOURCE
@@ -17,11 +21,19 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long a worker holding the receiving role waits for its exec's end before it interrupts the process and
+ * lets the role go (most execs end in well under a millisecond; a failed one does not stop by itself). */
+#define FOLLOW_BOUND_NS (5 * 1000 * 1000)
 
 /* The processes a worker follows now. A process whose exec failed at once (execvp trying each PATH entry)
  * can be in its next execve before the worker's PTRACE_INTERRUPT lands; that exec's worker waits until the
@@ -99,12 +111,55 @@ static int ran_as_decided(struct proc *p, const struct decided *d, char **argv, 
   return ok;
 }
 
+static void bound_passed(int sig) { (void)sig; }
+
+static pthread_once_t BOUND_ONCE = PTHREAD_ONCE_INIT;
+static void bound_install(void) {
+  struct sigaction sa = {.sa_handler = bound_passed}; /* no SA_RESTART: the wait returns EINTR */
+  sigemptyset(&sa.sa_mask);
+  sigaction(FOLLOW_BOUND, &sa, NULL);
+}
+
+/* This worker's timer (made at its first follow; -1: it could not be), which signals this thread alone. */
+static __thread timer_t BOUND;
+static __thread int BOUND_MADE;
+
+/* The bound armed: 1; 0 when there is no timer (then the process is interrupted at once, as by a worker
+ * without the role). */
+static int bound_arm(void) {
+  if (!BOUND_MADE) {
+    pthread_once(&BOUND_ONCE, bound_install);
+    struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = FOLLOW_BOUND};
+    ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, FOLLOW_BOUND);
+    BOUND_MADE = pthread_sigmask(SIG_UNBLOCK, &s, NULL) || timer_create(CLOCK_MONOTONIC, &ev, &BOUND) ? -1 : 1;
+  }
+  struct itimerspec it = {.it_value = {0, FOLLOW_BOUND_NS}};
+  return BOUND_MADE > 0 && timer_settime(BOUND, 0, &it, NULL) == 0;
+}
+
+static void bound_disarm(void) {
+  struct itimerspec none = {{0, 0}, {0, 0}};
+  timer_settime(BOUND, 0, &none, NULL); /* (fired meanwhile: its signal finds no wait to end) */
+}
+
 void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp) {
-  ptrace(PTRACE_INTERRUPT, pid, 0, 0); /* failed (the process gone): waitpid says so below */
+  int bounded = workers_holding() && bound_arm();
+  if (!bounded) ptrace(PTRACE_INTERRUPT, pid, 0, 0); /* failed (the process gone): waitpid says so below */
   int st;
   pid_t w;
-  do w = waitpid(-1, &st, __WALL | __WNOTHREAD); /* this thread's tracee only: this process */
-  while (w < 0 && errno == EINTR);
+  for (;;) {
+    w = waitpid(-1, &st, __WALL | __WNOTHREAD); /* this thread's tracee only: this process */
+    if (w >= 0 || errno != EINTR) break;
+    if (bounded == 1) { /* past the bound: other execs are taken by another worker; a failed exec stops */
+      bounded = 2;
+      workers_let_go();
+      ptrace(PTRACE_INTERRUPT, pid, 0, 0);
+    }
+  }
+  if (bounded == 1) bound_disarm();
   if (w < 0 || !WIFSTOPPED(st)) return; /* gone */
   uint64_t envp_at = 0;
   struct proc p = {.pid = w};

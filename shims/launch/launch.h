@@ -47,6 +47,9 @@
 #define PAIR_TTL_MS 30000
 /* The supervisor's parent-death signal (blocked, read from its signalfd). */
 #define FRONT_GONE (SIGRTMIN + 1)
+/* A worker's follow has waited past its bound (follow.c): sent by its own timer to that thread alone, which
+ * leaves it unblocked; its handler does nothing (the wait it ends returns EINTR). */
+#define FOLLOW_BOUND (SIGRTMIN + 2)
 
 /* The signals the front passes on to the tree root (generated: src/exec/signals.ts), 0-terminated. */
 extern const int launch_forwarded[];
@@ -289,8 +292,11 @@ void decide(const struct launch *l, struct seccomp_notif *req, int seq);
 int workers_start(const struct launch *l);
 /* One notification taken and decided by the calling thread: 0, or -1 (errno). */
 int workers_take_one(const struct launch *l, struct seccomp_notif *req);
-/* The calling worker will wait (or has answered): the next notification may be taken by another. */
+/* The calling worker will wait for something else than its exec's end: the next notification may be taken by
+ * another. */
 void workers_let_go(void);
+/* Whether the calling worker holds the receiving role (no other takes notifications meanwhile). */
+int workers_holding(void);
 /* Wait for the notifications being answered. */
 void workers_drain(void);
 void notif_respond(const struct launch *l, uint64_t id, int error);

@@ -2,12 +2,15 @@
  * The notifications of gate-launch's supervisor: worker threads take them from the kernel themselves, so an
  * exec waits for no hand-off inside this process. One always waits: a worker that takes a notification while
  * no other is waiting starts another, up to MAX_WORKERS. Where no worker thread can be started at all, the
- * supervisor's own thread takes them (workers_take_one: slower, never skipped). Only one worker at a time
- * waits in the ioctl (SECCOMP_IOCTL_NOTIF_RECV), the others behind a lock (RECV): the kernel wakes every thread
- * waiting in the ioctl for each notification, and again when one of them has taken it, so every idle worker
- * waiting there paid two wake-ups per exec for nothing. The worker that took a notification keeps the lock
- * until it has answered, or until it would wait (for the daemon, for another worker's follow): the next
- * one's wake-up is not on the way of the exec being answered (measured, docs/history). The pool's counts are
+ * supervisor's own thread takes them (workers_take_one: slower, never skipped). One worker at a time holds the
+ * receiving role and waits in the ioctl (SECCOMP_IOCTL_NOTIF_RECV); the others wait for the role on a condition
+ * variable: the kernel wakes every thread waiting in the ioctl for each notification, and again when one of
+ * them has taken it. The worker that took a notification keeps the role while it answers and follows the exec
+ * to its end (bounded by the exec itself), and then takes the next notification itself; it lets the role go
+ * only where it would wait for something else (the daemon, another worker's follow), and only then is an idle
+ * worker woken. Handing the role over at every exec cost each exec a wake-up of another thread on the way of
+ * its follow (measured, docs/history); a notification from another process made while an exec is followed
+ * waits for that follow (tens of microseconds). The pool's counts and the role are
  * this file's, under its lock. Trust boundary: the listener is the kernel's; a notification is only an id and
  * the syscall's arguments, and answering an id no longer valid does nothing.
  */
@@ -25,20 +28,24 @@
 static struct {
   pthread_mutex_t lock;
   pthread_cond_t freed;
+  pthread_cond_t wanted; /* the receiving role was let go */
+  int receiving; /* a worker holds the receiving role */
   int busy; /* notifications being answered */
-  int idle; /* workers waiting in the ioctl */
+  int idle; /* workers waiting for the receiving role */
   int threads; /* workers started */
   int seq; /* notifications taken so far: the first ones are the plan's own execs */
   int inline_; /* no worker could start: the supervisor's thread takes them */
-} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
-/* held by the worker waiting in the ioctl, then while it decides what it took (workers_let_go) */
-static pthread_mutex_t RECV = PTHREAD_MUTEX_INITIALIZER;
+} W = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0, 0};
+/* this thread holds the receiving role (workers_let_go) */
 static __thread int HOLDS;
 
 void workers_let_go(void) {
   if (!HOLDS) return;
   HOLDS = 0;
-  pthread_mutex_unlock(&RECV);
+  pthread_mutex_lock(&W.lock);
+  W.receiving = 0;
+  if (W.idle) pthread_cond_signal(&W.wanted);
+  pthread_mutex_unlock(&W.lock);
 }
 
 void notif_respond(const struct launch *l, uint64_t id, int error) {
@@ -58,17 +65,21 @@ int notif_valid(const struct launch *l, uint64_t id) {
 
 /* One notification taken (0) into req, numbered in *seq; -1 on an error of the ioctl (errno). *more: this
  * thread is to start another worker (none waits now). */
+int workers_holding(void) { return HOLDS; }
+
 static int take(const struct launch *l, struct seccomp_notif *req, int *seq, int *more) {
   memset(req, 0, l->sizes.seccomp_notif);
-  pthread_mutex_lock(&W.lock);
-  W.idle++;
-  pthread_mutex_unlock(&W.lock);
-  pthread_mutex_lock(&RECV);
-  HOLDS = 1;
+  if (!HOLDS) {
+    pthread_mutex_lock(&W.lock);
+    W.idle++;
+    while (W.receiving) pthread_cond_wait(&W.wanted, &W.lock);
+    W.idle--;
+    W.receiving = HOLDS = 1;
+    pthread_mutex_unlock(&W.lock);
+  }
   int r = ioctl(l->listener, SECCOMP_IOCTL_NOTIF_RECV, req), e = errno;
   if (r) workers_let_go();
   pthread_mutex_lock(&W.lock);
-  W.idle--;
   *more = r == 0 && !W.inline_ && W.idle == 0 && W.threads < MAX_WORKERS;
   if (*more) W.threads++;
   if (r == 0) {
@@ -107,10 +118,10 @@ static void *worker(void *arg) {
       W.threads--;
       pthread_mutex_unlock(&W.lock);
     }
-    decide(l, req, seq);
-    workers_let_go();
+    decide(l, req, seq); /* (still holding the role, unless it was let go: then it waits for it again) */
     answered();
   }
+  workers_let_go();
   free(req);
   pthread_mutex_lock(&W.lock);
   W.threads--;
