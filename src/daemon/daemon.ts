@@ -54,7 +54,7 @@ import type { AuditLog } from './audit.js';
 import type { EscalationGrant, EscalationRunner } from './escalation.js';
 import { RandomIds } from './random-ids.js';
 import { ExecPairs, pairKey } from './exec-pairs.js';
-import { execBelowProgram, readAncestry, StartedHere } from './provenance.js';
+import { AncestryReader, execBelowProgram } from './provenance.js';
 import type { PolicyWatcher } from './policy-watch.js';
 import { newSettlement, RunTable, scriptKey, settledScript, settleKey, type RunRecord } from './runs.js';
 import { SessionCache } from './session-cache.js';
@@ -152,8 +152,9 @@ export class Daemon<P> {
   private readonly runSandboxes = new RunSandboxes();
   /** any-argv answers decided lately for presets (src/daemon/reuse-presets.ts) */
   private readonly presetMemo = new PresetMemo();
-  /** the run shells read as started by gate-sh's plumbing, kept (src/daemon/provenance.ts) */
-  private readonly startedHere = new StartedHere();
+  /** how exec'ing processes were started, read from /proc with its kept descriptors and readings
+   * (src/daemon/provenance.ts) */
+  private readonly ancestries = new AncestryReader();
 
   constructor(private readonly deps: DaemonDeps<P>) {
     this.config = deps.config;
@@ -545,9 +546,9 @@ export class Daemon<P> {
       return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, runId).action, ctx, runId);
     }
     // how the exec'ing process and its ancestors were started: read once, when something needs it
-    let read: { a: ReturnType<typeof readAncestry> } | undefined;
+    let read: { a: ReturnType<AncestryReader['read']> } | undefined;
     // (the LD_PRELOAD layer may ask from the new program itself: not its own ancestor)
-    const ancestry = () => (read ??= { a: readAncestry(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }, this.startedHere) }).a;
+    const ancestry = () => (read ??= { a: this.ancestries.read(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }) }).a;
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
     const execCtx = {
@@ -1022,7 +1023,7 @@ export class Daemon<P> {
   callerWidens(g: EscalationGrant, pid: number): boolean {
     const run = this.runs.live(g.run_id);
     if (!run) return false;
-    return provenanceOf(readAncestry(pid, run.root_pid, { argv: g.argv, exe: g.program }, this.startedHere), [g.program, ...g.argv]).widen;
+    return provenanceOf(this.ancestries.read(pid, run.root_pid, { argv: g.argv, exe: g.program }), [g.program, ...g.argv]).widen;
   }
 
   /** What runs in the session sandboxes (approval channel `jobs`). */

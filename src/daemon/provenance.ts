@@ -15,18 +15,14 @@ import { ProcFiles, readProcText } from './proc-read.js';
 /** gate-sh's plumbing, as src/decide/provenance.ts reads it (an unreadable exe: the supervisor) */
 const PLUMBING = new Set<string>([...PROVENANCE_PLUMBING, '']);
 
-/** The stat and cmdline descriptors of the processes read lately, read again in place (src/daemon/proc-read.ts:
- * the same text as a read by path, without its open and close). One per daemon process. */
-const files = new ProcFiles();
-
 /** No run nests deeper than this between its gate-sh and an exec (a loop of pids cannot hang the walk). */
 const MAX_DEPTH = 64;
 
 /** pid, start time and parent from /proc/<pid>/stat ("pid (comm) state ppid ... starttime": comm may hold
- * spaces and parentheses, so fields are counted after the last ')'). */
-function identity(pid: number, kept = false): ReuseScope | undefined {
+ * spaces and parentheses, so fields are counted after the last ')'); through `kept` descriptors, or by path. */
+function identity(pid: number, kept?: ProcFiles): ReuseScope | undefined {
   try {
-    const stat = kept ? files.read(pid, 'stat') : readProcText(`/proc/${pid}/stat`);
+    const stat = kept ? kept.read(pid, 'stat') : readProcText(`/proc/${pid}/stat`);
     const rest = stat.lastIndexOf(')') + 2;
     const ppid = Number(field(stat, rest, 1));
     const start = Number(field(stat, rest, 19));
@@ -110,8 +106,8 @@ function adopted(a: Ancestor, parent: number): boolean {
   return false;
 }
 
-function ancestor(pid: number): Ancestor | null {
-  const id = identity(pid, true);
+function ancestor(pid: number, files: ProcFiles): Ancestor | null {
+  const id = identity(pid, files);
   if (!id) return null;
   let argv: string[];
   try {
@@ -125,39 +121,47 @@ function ancestor(pid: number): Ancestor | null {
 }
 
 /**
- * The ancestry of host pid `pid` up to (not including) `rootPid`, the run's outermost gate-sh. `self`: the
- * request was made by the new program itself (its constructor), so that process is not its own ancestor; with
- * `exe`, only when the process runs that very program (its real path).
+ * The daemon's reader of how processes were started: the stat and cmdline descriptors of the processes it read
+ * lately, read again in place (src/daemon/proc-read.ts: the same text as a read by path, without its open and
+ * close), and the run shells it read as started by gate-sh's plumbing (StartedHere). The daemon owns one; a
+ * reader of its own reads the same, with its own descriptors and keepings.
  */
-export function readAncestry(
-  pid: number | undefined,
-  rootPid: number | undefined,
-  self?: { argv: readonly string[]; exe?: string },
-  started?: StartedHere,
-): Ancestry | null {
-  if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return null;
-  const chain: Ancestor[] = [];
-  let p: number | undefined = pid;
-  for (let i = 0; i < MAX_DEPTH && p !== undefined && p > 1; i++) {
-    if (p === rootPid) return { chain: markAdopted(chain, started), complete: true };
-    const a = ancestor(p);
-    if (!a) return chain.length ? { chain: markAdopted(chain, started), complete: false } : null;
-    if (!(i === 0 && self && sameArgv(a.argv, self.argv) && (self.exe === undefined || sameFile(a.exe, self.exe)))) chain.push(a);
-    p = a.id?.ppid;
+export class AncestryReader {
+  constructor(
+    readonly started = new StartedHere(),
+    private readonly files = new ProcFiles(),
+  ) {}
+
+  /**
+   * The ancestry of host pid `pid` up to (not including) `rootPid`, the run's outermost gate-sh. `self`: the
+   * request was made by the new program itself (its constructor), so that process is not its own ancestor;
+   * with `exe`, only when the process runs that very program (its real path).
+   */
+  read(pid: number | undefined, rootPid: number | undefined, self?: { argv: readonly string[]; exe?: string }): Ancestry | null {
+    if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return null;
+    const chain: Ancestor[] = [];
+    let p: number | undefined = pid;
+    for (let i = 0; i < MAX_DEPTH && p !== undefined && p > 1; i++) {
+      if (p === rootPid) return { chain: markAdopted(chain, this.started), complete: true };
+      const a = ancestor(p, this.files);
+      if (!a) return chain.length ? { chain: markAdopted(chain, this.started), complete: false } : null;
+      if (!(i === 0 && self && sameArgv(a.argv, self.argv) && (self.exe === undefined || sameFile(a.exe, self.exe)))) chain.push(a);
+      p = a.id?.ppid;
+    }
+    return chain.length ? { chain: markAdopted(chain, this.started), complete: false } : null;
   }
-  return chain.length ? { chain: markAdopted(chain, started), complete: false } : null;
 }
 
 /** Each process of the chain whose parent is gate-sh's plumbing: adopted there, or started by it? */
-function markAdopted(chain: Ancestor[], started?: StartedHere): Ancestor[] {
+function markAdopted(chain: Ancestor[], started: StartedHere): Ancestor[] {
   for (let j = 0; j + 1 < chain.length; j++) {
     const parent = chain[j + 1];
     if (PLUMBING.has(basename(chain[j].exe)) || !PLUMBING.has(basename(parent.exe)) || !parent.id) continue;
     const me = chain[j].id;
     const key = me ? StartedHere.key(me, parent.id) : undefined;
-    if (key && started?.has(key)) continue;
+    if (key && started.has(key)) continue;
     if (adopted(chain[j], parent.id.pid)) chain[j].adopted = true;
-    else if (key) started?.add(key);
+    else if (key) started.add(key);
   }
   return chain;
 }

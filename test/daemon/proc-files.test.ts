@@ -1,5 +1,5 @@
 /**
- * The daemon's kept /proc descriptors (src/daemon/proc-read.ts, ProcFiles; used by readAncestry in
+ * The daemon's kept /proc descriptors (src/daemon/proc-read.ts, ProcFiles; kept by AncestryReader in
  * src/daemon/provenance.ts) cannot be fooled: a process that execs in place, one that rewrites its own command
  * line, and a pid taken by another process after the first is gone each read as a read by path reads them, the
  * reading after the change, never the kept one before it. Real processes (bash, perl, sleep); the pid reuse
@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readAncestry } from '../../src/daemon/provenance.js';
+import { AncestryReader } from '../../src/daemon/provenance.js';
 import { waitFor } from '../helpers/daemon.js';
 
 function cmdline(pid: number): string {
@@ -24,7 +24,7 @@ function cmdline(pid: number): string {
   }
 }
 
-/** argv as readAncestry parses /proc/<pid>/cmdline */
+/** argv as AncestryReader parses /proc/<pid>/cmdline */
 function argvByPath(pid: number): string[] {
   const argv = cmdline(pid).split('\0');
   if (argv.length > 0 && argv[argv.length - 1] === '') argv.pop();
@@ -53,14 +53,15 @@ function holds(pid: number, file: string): boolean {
 test('a process that execs in place reads as its new image, not as the kept one', async (t) => {
   const p = await waiting(t, ['bash', '-c', 'read -r x; exec /bin/sleep 60'], 'bash\0');
   const pid = p.pid!;
-  const before = readAncestry(pid, undefined)!.chain[0];
+  const reader = new AncestryReader();
+  const before = reader.read(pid, undefined)!.chain[0];
   assert.deepEqual(before.argv, ['bash', '-c', 'read -r x; exec /bin/sleep 60']);
   assert.match(before.exe, /\/bash$/);
   assert.ok(holds(pid, 'stat') && holds(pid, 'cmdline'), 'its files are kept open');
 
   p.stdin!.write('\n');
   await waitFor(() => cmdline(pid).startsWith('/bin/sleep\0') || undefined, 'the exec of sleep');
-  const after = readAncestry(pid, undefined)!.chain[0];
+  const after = reader.read(pid, undefined)!.chain[0];
   assert.deepEqual(after.argv, ['/bin/sleep', '60']);
   assert.match(after.exe, /\/sleep$/);
   assert.deepEqual(after.id, before.id, 'the same process (pid, start time, parent)');
@@ -70,14 +71,15 @@ test('a process that execs in place reads as its new image, not as the kept one'
 test('a process that rewrites its command line reads as rewritten, not as the kept reading', async (t) => {
   const p = await waiting(t, ['perl', '-e', '$0 = "make all"; my $x = <STDIN>; $0 = "bash -c rm"; sleep 60'], 'make all');
   const pid = p.pid!;
-  const before = readAncestry(pid, undefined)!.chain[0];
+  const reader = new AncestryReader();
+  const before = reader.read(pid, undefined)!.chain[0];
   assert.deepEqual(before.argv, argvByPath(pid));
   assert.equal(before.argv[0], 'make all');
   assert.ok(holds(pid, 'cmdline'));
 
   p.stdin!.write('\n');
   await waitFor(() => cmdline(pid).startsWith('bash -c rm') || undefined, 'the rewritten command line');
-  const after = readAncestry(pid, undefined)!.chain[0];
+  const after = reader.read(pid, undefined)!.chain[0];
   assert.equal(after.argv[0], 'bash -c rm');
   assert.deepEqual(after.argv, argvByPath(pid));
   assert.ok(holds(pid, 'cmdline'), 'read through the kept descriptor');

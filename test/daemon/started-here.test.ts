@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAncestry, StartedHere } from '../../src/daemon/provenance.js';
+import { AncestryReader, StartedHere } from '../../src/daemon/provenance.js';
 import { waitFor } from '../helpers/daemon.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'g-started-'));
@@ -43,20 +43,21 @@ test('a plumbing parent: its first child kept as started there, its later child 
   }, 'the two sleeps');
 
   const kept = new StartedHere();
-  const parentId = (a: ReturnType<typeof readAncestry>) => a!.chain[1].id!;
-  const one = readAncestry(first, undefined, undefined, kept);
+  const reader = new AncestryReader(kept);
+  const parentId = (a: ReturnType<AncestryReader['read']>) => a!.chain[1].id!;
+  const one = reader.read(first, undefined);
   assert.equal(one!.chain[0].argv[0], 'sleep');
   assert.equal(one!.chain[0].adopted, undefined, 'the first child is the plumbing\'s own');
   assert.equal(kept.has(StartedHere.key(one!.chain[0].id!, parentId(one))), true);
 
-  const two = readAncestry(second, undefined, undefined, kept);
+  const two = reader.read(second, undefined);
   assert.equal(two!.chain[0].adopted, true, 'a later sibling is adopted');
   assert.equal(kept.has(StartedHere.key(two!.chain[0].id!, parentId(two))), false, 'adopted is never kept');
-  assert.equal(readAncestry(second, undefined, undefined, kept)!.chain[0].adopted, true, 'and read so again');
+  assert.equal(reader.read(second, undefined)!.chain[0].adopted, true, 'and read so again');
 
-  // read again from the kept reading, and afresh: the same
-  assert.deepEqual(readAncestry(first, undefined, undefined, kept), readAncestry(first, undefined));
-  assert.deepEqual(readAncestry(second, undefined, undefined, kept), readAncestry(second, undefined));
+  // read again from the kept reading, and afresh (a reader of its own): the same
+  assert.deepEqual(reader.read(first, undefined), new AncestryReader().read(first, undefined));
+  assert.deepEqual(reader.read(second, undefined), new AncestryReader().read(second, undefined));
 });
 
 test('the keeping is bounded: the oldest reading is forgotten first', () => {
