@@ -6,7 +6,7 @@
  * receiving role and waits in the ioctl (SECCOMP_IOCTL_NOTIF_RECV); the others wait for the role on a condition
  * variable: the kernel wakes every thread waiting in the ioctl for each notification, and again when one of
  * them has taken it. The worker that took a notification keeps the role while it answers and follows the exec
- * to its end (bounded by the exec itself), and then takes the next notification itself; it lets the role go
+ * to its end (within a bound: follow.c), and then takes the next notification itself; it lets the role go
  * only where it would wait for something else (the daemon, another worker's follow), and only then is an idle
  * worker woken. Handing the role over at every exec cost each exec a wake-up of another thread on the way of
  * its follow (measured, docs/history); a notification from another process made while an exec is followed
@@ -63,10 +63,10 @@ int notif_valid(const struct launch *l, uint64_t id) {
   return ioctl(l->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-/* One notification taken (0) into req, numbered in *seq; -1 on an error of the ioctl (errno). *more: this
- * thread is to start another worker (none waits now). */
 int workers_holding(void) { return HOLDS; }
 
+/* One notification taken (0) into req, numbered in *seq; -1 on an error of the ioctl (errno). *more: this
+ * thread is to start another worker (none waits now). */
 static int take(const struct launch *l, struct seccomp_notif *req, int *seq, int *more) {
   memset(req, 0, l->sizes.seccomp_notif);
   if (!HOLDS) {
