@@ -456,7 +456,7 @@ void decide(const struct launch *l, struct seccomp_notif *req, int seq) {
     x.audit_failed = gate_reuse_append(&x.hit, x.cwd, &x.record) != 0;
   }
   if (x.audit_later) gb_free(&x.record);
-  if (traced) after_exec(x.pid, &x.decided, x.path, x.argv, x.envp);
+  if (traced) after_exec(x.pid, &x.decided, x.path, x.argv, x.envp, workers_keep_turn(l));
   if (follow) follow_end(x.pid);
   free_vec(x.decided.kargv);
   free(x.path);

@@ -9,11 +9,11 @@
  * gone, vfork parent released). There the supervisor compares what the kernel took (/proc/<pid>/exe, the new
  * argv and environment) with what was decided; anything else and the process is killed before it runs. A
  * failed exec returns to the program, where a PTRACE_INTERRUPT stops it; either way the process is let go
- * (PTRACE_DETACH). A worker that holds the receiving role (workers.c) sends that interrupt only once its wait
- * has passed a bound (FOLLOW_BOUND_NS, a timer of its own): an exec that succeeds stops without it, and an
- * interrupt of a process running on another CPU is an inter-processor interrupt; at the bound it also lets the
- * role go, so that an exec that is slow to end (or one that failed) never holds up other processes' execs for
- * longer. The processes being followed are this file's table, under its lock.
+ * (PTRACE_DETACH). A worker that keeps the receiving role through its wait (workers.c, hold) sends that
+ * interrupt only once its wait has passed a bound (FOLLOW_BOUND_NS, a timer of its own): an exec that succeeds
+ * stops without it, and an interrupt of a process running on another CPU is an inter-processor interrupt; at
+ * the bound it also lets the role go, so that an exec that is slow to end (or one that failed) never holds up
+ * other processes' execs for longer. The processes being followed are this file's table, under its lock.
  * Trust boundary: the followed process is the tree's; what it runs is compared, never believed.
  */
 #define _GNU_SOURCE
@@ -145,9 +145,12 @@ static void bound_disarm(void) {
   timer_settime(BOUND, 0, &none, NULL); /* (fired meanwhile: its signal finds no wait to end) */
 }
 
-void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp) {
-  int bounded = workers_holding() && bound_arm();
-  if (!bounded) ptrace(PTRACE_INTERRUPT, pid, 0, 0); /* failed (the process gone): waitpid says so below */
+void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp, int hold) {
+  int bounded = hold && bound_arm();
+  if (!bounded) {
+    workers_let_go(); /* (no timer: the role is not kept through an unbounded wait) */
+    ptrace(PTRACE_INTERRUPT, pid, 0, 0); /* failed (the process gone): waitpid says so below */
+  }
   int st;
   pid_t w;
   for (;;) {

@@ -280,7 +280,7 @@ int follow_begin(pid_t pid);
 void follow_end(pid_t pid);
 /* Follow a seized pid's exec to its end; kill it if the kernel took anything but what was decided (envp: NULL
  * when the decision did not read it). */
-void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp);
+void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp, int hold);
 
 /* ---------- decide.c ---------- */
 /* One exec: read what it names, pair or reuse or ask, answer (EACCES unless the daemon said it may run). */
@@ -295,8 +295,9 @@ int workers_take_one(const struct launch *l, struct seccomp_notif *req);
 /* The calling worker will wait for something else than its exec's end: the next notification may be taken by
  * another. */
 void workers_let_go(void);
-/* Whether the calling worker holds the receiving role (no other takes notifications meanwhile). */
-int workers_holding(void);
+/* Whether the calling worker keeps the receiving role through the follow it is about to wait in: it holds it
+ * and no other exec is waiting (1); else the role is let go (0). */
+int workers_keep_turn(const struct launch *l);
 /* Wait for the notifications being answered. */
 void workers_drain(void);
 void notif_respond(const struct launch *l, uint64_t id, int error);

@@ -5,12 +5,13 @@
  * supervisor's own thread takes them (workers_take_one: slower, never skipped). One worker at a time holds the
  * receiving role and waits in the ioctl (SECCOMP_IOCTL_NOTIF_RECV); the others wait for the role on a condition
  * variable: the kernel wakes every thread waiting in the ioctl for each notification, and again when one of
- * them has taken it. The worker that took a notification keeps the role while it answers and follows the exec
- * to its end (within a bound: follow.c), and then takes the next notification itself; it lets the role go
- * only where it would wait for something else (the daemon, another worker's follow), and only then is an idle
- * worker woken. Handing the role over at every exec cost each exec a wake-up of another thread on the way of
- * its follow (measured, docs/history); a notification from another process made while an exec is followed
- * waits for that follow (tens of microseconds). The pool's counts and the role are
+ * them has taken it. The worker that took a notification keeps the role while it answers and, when no other
+ * exec is waiting by then, while it follows the exec to its end (within a bound: follow.c); then it takes the
+ * next notification itself. It lets the role go where it would wait for something else (the daemon, another
+ * worker's follow, an exec already waiting), and only then is an idle worker woken. Handing the role over at
+ * every exec cost each exec a wake-up of another thread on the way of its follow (measured, docs/history); a
+ * notification made while an exec is followed with the role kept waits for that follow (the exec's own time,
+ * at most the bound). The pool's counts and the role are
  * this file's, under its lock. Trust boundary: the listener is the kernel's; a notification is only an id and
  * the syscall's arguments, and answering an id no longer valid does nothing.
  */
@@ -63,7 +64,13 @@ int notif_valid(const struct launch *l, uint64_t id) {
   return ioctl(l->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
 }
 
-int workers_holding(void) { return HOLDS; }
+int workers_keep_turn(const struct launch *l) {
+  if (!HOLDS) return 0;
+  struct pollfd pf = {l->listener, POLLIN, 0};
+  if (poll(&pf, 1, 0) == 0) return 1;
+  workers_let_go(); /* another exec waits already (or the listener hung up): it is not kept waiting */
+  return 0;
+}
 
 /* One notification taken (0) into req, numbered in *seq; -1 on an error of the ioctl (errno). *more: this
  * thread is to start another worker (none waits now). */
