@@ -279,7 +279,8 @@ struct decided {
 int follow_begin(pid_t pid);
 void follow_end(pid_t pid);
 /* Follow a seized pid's exec to its end; kill it if the kernel took anything but what was decided (envp: NULL
- * when the decision did not read it). */
+ * when the decision did not read it). hold: the calling worker keeps the receiving role through the wait
+ * (workers_keep_turn), which is then bounded (FOLLOW_BOUND); else the role is let go first. */
 void after_exec(pid_t pid, const struct decided *d, const char *path, char **argv, char **envp, int hold);
 
 /* ---------- decide.c ---------- */
