@@ -185,7 +185,8 @@ test('terminal closed under a running command: everything gets SIGHUP and is rea
   const tag = `gate-pty-hup-${process.pid}`;
   const t = host(['bash', '-c', `(trap '' HUP; exec -a ${tag} sleep 1000) & exec -a ${tag} sleep 1001`]);
   try {
-    await waitFor(() => processesWith(tag).length >= 2, 'both sleeps to run', 4000).catch(() => undefined);
+    // (generous: a wait ends as soon as its condition holds, and the CI's cores are shared with other loads)
+    await waitFor(() => processesWith(tag).length >= 2, 'both sleeps to run', 30_000).catch(() => undefined);
     assert.equal(processesWith(tag).length, 2);
     (t.pty as unknown as { destroy(): void }).destroy(); // the terminal emulator's window closes
     // SIGHUP, then SIGKILL after the host's grace period; allow for a loaded machine before judging
@@ -202,14 +203,15 @@ test('a second hang-up while the host reaps does not cut the reaping short', asy
   const tag = `gate-pty-hup2-${process.pid}`;
   const t = host(['bash', '-c', `(trap '' HUP; exec -a ${tag} sleep 1000) & exec -a ${tag} sleep 1001`]);
   try {
-    await waitFor(() => processesWith(tag).length >= 2, 'both sleeps to run', 4000).catch(() => undefined);
+    // (generous: a wait ends as soon as its condition holds, and the CI's cores are shared with other loads)
+    await waitFor(() => processesWith(tag).length >= 2, 'both sleeps to run', 30_000).catch(() => undefined);
     assert.equal(processesWith(tag).length, 2);
     const hostPid = processesWith(HOST).find((p) => p !== t.pid && procStat(p)?.sid === t.pid);
     assert.ok(hostPid, 'the host process');
     process.kill(hostPid, 'SIGHUP');
     // the host is reaping (the sleep that takes SIGHUP is gone) and still inside its grace period (the
     // other one is not yet SIGKILLed): the second hang-up comes now
-    await waitFor(() => processesWith(tag).length < 2, 'the first hang-up to reach the session', 10_000);
+    await waitFor(() => processesWith(tag).length < 2, 'the first hang-up to reach the session', 30_000);
     try {
       process.kill(hostPid, 'SIGHUP');
     } catch (e) {
