@@ -241,6 +241,12 @@ int gate_launch(int argc, char **argv) {
   hold_closed_stdio();
   /* --argv0 NAME: the program's argv[0] when it is not the program's path (an escalated command) */
   const char *argv0 = NULL, *session = NULL;
+  /* --presets REPLY: answers the daemon decided for this run with its plan (reuse.c, keep_plan_presets) */
+  if (argc > 3 && !strcmp(argv[1], "--presets")) {
+    L.presets = argv[2];
+    argv += 2;
+    argc -= 2;
+  }
   if (argc > 3 && !strcmp(argv[1], "--session-ns")) {
     session = argv[2];
     argv += 2;
@@ -253,8 +259,8 @@ int gate_launch(int argc, char **argv) {
   }
   if (argc < 2 || argv[1][0] != '/')
     gate_die(126,
-             "exec gate: usage: gate-launch [--session-ns PID:PIDNS:NETNS] [--argv0 NAME] /absolute/program "
-             "[args...]",
+             "exec gate: usage: gate-launch [--presets REPLY] [--session-ns PID:PIDNS:NETNS] [--argv0 NAME] "
+             "/absolute/program [args...]",
              NULL, NULL, NULL);
   char **prog = argv + 1;
   const char *path = prog[0];

@@ -73,6 +73,7 @@ struct launch {
   int listener;
   struct seccomp_notif_sizes sizes;
   int trace; /* execs are followed to their end with ptrace (follow.c); needs the children lists */
+  const char *presets; /* the plan's presets (--presets), kept once the epoch file is mapped; NULL: none */
 };
 
 /* ---------- filter.c ---------- */
@@ -232,6 +233,10 @@ int tell_reused(const struct gate_conf *c, const char *grant, const char *rest, 
  * audited): kept for this run, each for the very file the daemon read (gate-reuse.c holds them). */
 void keep_presets(const struct gate_conf *c, const struct gate_presets *ps, unsigned long long epoch,
                   const struct gate_reused_audit *audit);
+/* The presets the daemon handed over with the run's plan (the launcher's --presets: an exec reply's text whose
+ * "reuse" carries them, its epoch and audit): kept as keep_presets keeps a grant's; a text that is no such reply
+ * keeps nothing (every exec is then asked). */
+void keep_plan_presets(const struct gate_conf *c, const char *reply);
 /* A request of the LD_PRELOAD layer answered from a kept grant: 1, or 0 with what it asks in *a, *file. */
 int reused_answer(const struct gate_conf *c, const char *msg, size_t n, const char *id, const char *rest, pid_t pid,
                   const struct peer *from, struct asked *a, struct gate_ident *file);

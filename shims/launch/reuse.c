@@ -140,3 +140,20 @@ void keep_presets(const struct gate_conf *c, const struct gate_presets *ps, unsi
                      &scope, ps->e[i].below);
   }
 }
+
+void keep_plan_presets(const struct gate_conf *c, const char *reply) {
+  struct gate_reply *r = malloc(sizeof *r);
+  struct gate_presets *ps = malloc(sizeof *ps);
+  struct gate_reused_audit *audit = malloc(sizeof *audit);
+  char err[256];
+  if (r && ps && audit) {
+    gate_reply_init(r, NULL, audit);
+    r->presets = ps;
+    /* (no audit log named: each reuse is told to the daemon instead, as for a grant's) */
+    if (!gate_parse_reply(reply, strlen(reply), r, err, sizeof err) && r->action == GA_RUN && r->epoch)
+      keep_presets(c, ps, r->epoch, audit);
+  }
+  free(r);
+  free(ps);
+  free(audit);
+}

@@ -140,6 +140,8 @@ void supervise(const struct launch *l, const struct gate_join *j, int status_w, 
   int keep[5] = {l->listener, status_w, sigfd, relay_ksock(), relay_dsock()};
   qsort(keep, 5, sizeof keep[0], cmp_int);
   close_all_but(keep, 5);
+  /* (after the close: the audit log a preset's record goes to is opened here, and kept open) */
+  if (l->presets) keep_plan_presets(&l->conf, l->presets);
   /* every waiting request of the tree holds its reply socket here until answered: the soft limit on
    * descriptors (often 1024) is raised to the hard one, for this process only */
   struct rlimit nofile;

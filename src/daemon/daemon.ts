@@ -27,6 +27,7 @@ import {
   PROTOCOL_VERSION,
   ProtocolError,
   type Reply,
+  type ReusePreset,
   type ReuseScope,
   reviewDecisionKind,
   RUN,
@@ -41,11 +42,12 @@ import {
   validateSessionSandboxStale,
   validateStartUpEnd,
 } from '../protocol/index.js';
+import { isCodeLoadingName } from '../heuristics/index.js';
 import { isRestricted, networkRules, samePolicy, type SandboxPolicy, SandboxPolicyError, stricterSandbox } from '../sandbox/index.js';
 import { RunSandboxes, runAtMost } from './run-sandbox.js';
 import { EncodedReply, errorReply, type HandlerContext, NO_REPLY } from '../transport/index.js';
 import { keyMatches, startUpRefusal } from './start-up.js';
-import type { Ancestry, Decider, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
+import type { Ancestry, Decider, ExecContext, ScriptResult, SessionPolicies, SubcommandResult } from '../decide/index.js';
 import { callerSettings, type GateConfig, setConfigValue, settingsConflict } from '../config/index.js';
 import { overall, shortCommand } from './answer.js';
 import { displayCommand } from '../text/index.js';
@@ -451,6 +453,10 @@ export class Daemon<P> {
       if (kept !== null && reply.plan.program !== undefined) reply.plan.notice = kept;
       // a turn-sandbox attempt (the one offered the rerun) joins its session sandbox, as the Node client's does
       if (this.deps.sessions && reply.plan.rerun) reply.plan = await joinWirePlan(reply.plan, req.plan.env, this.deps.sessions);
+      // the programs the script names that were lately given a Run for any argv, decided for this run now: its
+      // supervisor answers their first execs itself (the launcher's first option)
+      const presets = reply.plan.program?.endsWith('/gate-launch') ? this.planPresets(req, run, check, reply) : undefined;
+      if (presets !== undefined && reply.plan.args) reply.plan.args = ['--presets', presets, ...reply.plan.args];
     }
     // The policy's own Actions for a cached script encode to the same reply text every time: once.
     if (!policyOwn) return reply;
@@ -541,6 +547,8 @@ export class Daemon<P> {
       return this.execReply(req, deny(broken), ctx, runId);
     }
     if (run?.startUp) {
+      // (a later run's plan may bring its answer: decided then as any exec, planPresets)
+      if (kernel) this.deps.reuse?.startUpRan(req.program);
       // never settled into the run: the script's own `id -u` is not covered by the profile's
       const s = this.currentDecider().startUp(req, run.startUp.sandboxed);
       return this.execReply(req, this.record(s, { action: s.action }, undefined, 'exec', req.cwd, runId).action, ctx, runId);
@@ -551,18 +559,12 @@ export class Daemon<P> {
     const ancestry = () => (read ??= { a: this.ancestries.read(req.host_pid, run?.root_pid, kernel ? undefined : { argv: req.argv }) }).a;
     // The exec-time checks always run (forbidden rules, code-loading variables, writable programs, skills);
     // the decider reuses what pre-flight settled for this argv + cwd only where they add nothing.
-    const execCtx = {
-      approvalPolicy: this.config.approval_policy,
-      sandboxPolicy: this.sandboxOf(run),
-      gitReadOnly: this.config.git_read_only,
-      sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
-      additionalPermissions: run?.additional_permissions,
+    const execCtx: ExecContext = {
+      ...this.execContext(req, run),
       settled: settledHere(run, settledFor(this.runs, run, settleKey(req.argv, req.cwd))),
-      foreignText: run?.foreignText === true,
       ancestry,
       scoped: kernel,
-      writable: this.writableBesidesPolicy(req, run),
-    } as const;
+    };
     const check = this.currentDecider().exec(req, execCtx);
     const v = await this.decide(check, run, 'exec', req.cwd, false, (id) => ctx.setPending([id]), runId, undefined, undefined, ctx.gone);
     ctx.setPending(null);
@@ -596,16 +598,11 @@ export class Daemon<P> {
       const anyArgv = scope ? offered.anyArgv : offer;
       if (anyArgv.length > 0 || offered.scoped.length > 0) {
         const decider = this.currentDecider();
-        const execOf = (program: string, realProgram: string | undefined, programFile: string) => {
-          const argv = [program.slice(program.lastIndexOf('/') + 1)];
-          const { kernel_argv: _k, real_program: _r, ...same } = req;
-          const one = { ...same, program, argv, program_file: programFile, ...(realProgram ? { real_program: realProgram } : {}) };
-          return { one, settled: settledFor(this.runs, run, settleKey(argv, req.cwd)) };
-        };
         const grant = (x: Granted) => this.deps.reuse!.grant(x).grant;
         const holdsScoped = (program: string, realProgram: string | undefined, programFile: string) => {
-          const { one, settled } = execOf(program, realProgram, programFile);
-          const c = decider.exec(one, { ...execCtx, settled });
+          const argv = [program.slice(program.lastIndexOf('/') + 1)];
+          const one = presetRequest(req, program, realProgram, programFile);
+          const c = decider.exec(one, { ...execCtx, settled: settledFor(this.runs, run, settleKey(argv, req.cwd)) });
           // (below a program, `rm` alone is the sandbox heuristic's Run and `rm -f x` the program heuristic's,
           // one lifting what the other never saw: the same Run in place, recorded as this grant's)
           const source = (c.matched_rule ?? '') === g.source || [c.matched_rule, g.source].every((m) => m === 'heuristic:program' || m === 'heuristic:sandbox');
@@ -614,33 +611,95 @@ export class Daemon<P> {
         const scoped = scope ? presetsFor(offered.scoped, req.host_pid!, holdsScoped, (program) => grant({ ...g, program }), scope) : [];
         if (scoped.length > 0) reply.reuse.scoped_presets = scoped;
         // every any-argv preset's record reads as this grant's, or (with a scoped grant) as the first one held
-        let as: { source: string; decision: string } | undefined = scope ? undefined : { source: g.source, decision: g.decision };
-        // (answers remembered by everything such a decision reads: src/daemon/reuse-presets.ts, PresetMemo)
-        // (read only when there are any-argv programs to decide: one stat per named program)
-        const state = anyArgv.length > 0 ? this.deps.knownProgramsState?.() : undefined;
-        if (state !== undefined) this.presetMemo.use(decider, state);
-        const context = state !== undefined ? this.presetMemo.context(req, execCtx) : undefined;
-        const holdsAny = (program: string, realProgram: string | undefined, programFile: string, file: string): boolean | 'known' => {
-          const { one, settled } = execOf(program, realProgram, programFile);
-          const key = context !== undefined ? PresetMemo.key(context, program, realProgram, file, settled) : undefined;
-          let a = this.presetMemo.get(key);
-          let known = a !== undefined;
-          if (!a) {
-            const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
-            a = { reusable: c.reusable === true, source: c.matched_rule ?? '', decision: c.decision };
-            if (key !== undefined && !(known = this.presetMemo.set(key, a, programFile, file))) return false;
-          }
-          if (!a.reusable) return false;
-          as ??= { source: a.source, decision: a.decision };
-          return a.source === as.source && a.decision === as.decision && (known ? 'known' : true);
-        };
         const room = anyArgv.slice(0, Math.max(0, MAX_PRESETS - scoped.length));
-        const presets = presetsFor(room, req.host_pid!, holdsAny, (program) => grant({ ...g, ...as!, program }));
-        if (presets.length > 0 && scope) reply.reuse.any_argv = { tail: reusedTail(as!.source, as!.decision), presets };
-        else if (presets.length > 0) reply.reuse.presets = presets;
+        const any = this.anyArgvPresets(req, run, execCtx, room, req.host_pid!, scope ? undefined : { source: g.source, decision: g.decision });
+        if (any.presets.length > 0 && scope) reply.reuse.any_argv = { tail: reusedTail(any.as!.source, any.as!.decision), presets: any.presets };
+        else if (any.presets.length > 0) reply.reuse.presets = any.presets;
       }
     }
     return reply;
+  }
+
+  /** What an exec's decision reads of its run and of the daemon's settings (each exec adds its settlement and
+   * ancestry). */
+  private execContext(req: ExecRequest, run: RunRecord | undefined): ExecContext {
+    return {
+      approvalPolicy: this.config.approval_policy,
+      sandboxPolicy: this.sandboxOf(run),
+      gitReadOnly: this.config.git_read_only,
+      sandboxPermissions: run?.sandbox_permissions ?? 'use_default',
+      additionalPermissions: run?.additional_permissions,
+      foreignText: run?.foreignText === true,
+      writable: this.writableBesidesPolicy(req, run),
+    };
+  }
+
+  /**
+   * The presets a run gets with its plan (docs/exec-gate.md, "Answers handed over with the plan"): the
+   * programs lately given a Run for any argv that the script names as commands, and those start-up phases ran
+   * lately (`id` of /etc/profile: a sandboxed start-up runs them in place too), each decided for this run as
+   * its exec by its own name would be, their files read through the daemon's own root (the run has no
+   * process yet; the supervisor holds a preset only for an exec of that very file, as it reads it), encoded as
+   * the reply the launcher's `--presets` takes. Only for a run whose every exec is decided in place: its bash
+   * runs as Run, not decided per exec, and its start-up phase, if any, sandboxed (its execs are Run in place
+   * then, as the preset answers them). undefined: none.
+   */
+  private planPresets(req: PreflightRequest, run: RunRecord, check: ScriptResult, reply: PreflightReply): string | undefined {
+    const reuse = this.deps.reuse;
+    if (!reuse || reply.action.type !== 'Run' || reply.per_exec || (run.startUp && !run.startUp.sandboxed)) return undefined;
+    const names = new Set(check.subcommands.map((s) => (s.argv[0] ?? '').slice((s.argv[0] ?? '').lastIndexOf('/') + 1)));
+    const programs = reuse.named(names).slice(0, MAX_PRESETS);
+    if (programs.length === 0) return undefined;
+    // (the code-loading variables the run's execs inherit, as the supervisor would name them)
+    const env = Object.fromEntries(Object.entries(envRecord(req.plan?.env ?? [])).filter(([k]) => isCodeLoadingName(k) && k !== 'LD_PRELOAD'));
+    const base: ExecRequest = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', run_id: run.run_id, program: '/', argv: [], cwd: req.cwd, pid: req.pid, env, layer: 'kernel' };
+    const { presets, as } = this.anyArgvPresets(base, run, { ...this.execContext(base, run), scoped: false }, programs, undefined);
+    if (presets.length === 0 || !as) return undefined;
+    const audit = this.deps.audit.forWriter(reusedHead(run.run_id), reusedTail(as.source, as.decision));
+    const reuseOf = { grant: presets[0].grant, epoch: reuse.epoch, audit, presets };
+    return JSON.stringify({ v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: RUN, reuse: reuseOf });
+  }
+
+  /**
+   * The any-argv presets among `programs` for a run (src/daemon/reuse-presets.ts): each decided as `base`'s
+   * exec of that program by its own name would be (no ancestry, not scoped, no provenance), its file read
+   * through hostPid's root (undefined: the daemon's own, at pre-flight, before the run has a process), with the
+   * source and decision their records share: `as`, or (none given) the first held one's.
+   */
+  private anyArgvPresets(
+    base: ExecRequest,
+    run: RunRecord | undefined,
+    execCtx: ExecContext,
+    programs: readonly string[],
+    hostPid: number | undefined,
+    as?: { source: string; decision: string },
+  ): { presets: ReusePreset[]; as?: { source: string; decision: string } } {
+    if (programs.length === 0 || !this.deps.reuse) return { presets: [] };
+    const reuse = this.deps.reuse;
+    const decider = this.currentDecider();
+    // (answers remembered by everything such a decision reads: src/daemon/reuse-presets.ts, PresetMemo; the
+    // state is one stat per named program)
+    const state = this.deps.knownProgramsState?.();
+    if (state !== undefined) this.presetMemo.use(decider, state);
+    const context = state !== undefined ? this.presetMemo.context(base, execCtx) : undefined;
+    let shared = as;
+    const holdsAny = (program: string, realProgram: string | undefined, programFile: string, file: string): boolean | 'known' => {
+      const one = presetRequest(base, program, realProgram, programFile);
+      const settled = settledFor(this.runs, run, settleKey(one.argv, base.cwd));
+      const key = context !== undefined ? PresetMemo.key(context, program, realProgram, file, settled) : undefined;
+      let a = this.presetMemo.get(key);
+      let known = a !== undefined;
+      if (!a) {
+        const c = decider.exec(one, { ...execCtx, settled, ancestry: undefined, scoped: false });
+        a = { reusable: c.reusable === true, source: c.matched_rule ?? '', decision: c.decision };
+        if (key !== undefined && !(known = this.presetMemo.set(key, a, programFile, file))) return false;
+      }
+      if (!a.reusable) return false;
+      shared ??= { source: a.source, decision: a.decision };
+      return a.source === shared.source && a.decision === shared.decision && (known ? 'known' : true);
+    };
+    const presets = presetsFor(programs, hostPid, holdsAny, (program) => reuse.grant({ run_id: base.run_id, ...shared!, program }).grant);
+    return { presets, as: shared };
   }
 
   /** The process a scoped grant holds below, with the image it runs, as the exec's ancestry read it (a
@@ -1088,6 +1147,14 @@ export class Daemon<P> {
  * given without its contents, so the kernel layer's report of it is always decided (it names the file). */
 function nameless(program: string): boolean {
   return program.startsWith('/memfd:') || program.endsWith(' (deleted)');
+}
+
+/** The exec of `program` by its own name that a preset stands for: `base` with that program, its name as argv,
+ * and the file the daemon reads for it. */
+function presetRequest(base: ExecRequest, program: string, realProgram: string | undefined, programFile: string): ExecRequest {
+  const argv = [program.slice(program.lastIndexOf('/') + 1)];
+  const { kernel_argv: _k, real_program: _r, ...same } = base;
+  return { ...same, program, argv, program_file: programFile, ...(realProgram ? { real_program: realProgram } : {}) };
 }
 
 /** What a run's settlement may still decide at an exec: in a nested run whose script nobody spelled out

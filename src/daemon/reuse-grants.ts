@@ -23,6 +23,8 @@ const MAX_RUNS = 1024;
 /** Programs remembered for handing over with a scoped grant (rm, sh, bash below make or configure) and the
  * scopes (with the image each ran) they were handed over for, per run. */
 const MAX_LEARNED_SCOPED = 16;
+/** Programs remembered from runs' start-up phases (`id` of /etc/profile): a few. */
+const MAX_LEARNED_START_UP = 8;
 const MAX_SCOPES = 4096;
 
 export interface Granted {
@@ -48,6 +50,8 @@ export class ReuseGrants {
   private readonly learnedScoped = new Set<string>();
   /** run and scope (its process and the image it ran) the scoped programs were handed over for */
   private readonly scopesOffered = new Set<string>();
+  /** programs a run's start-up phase ran lately, the latest last */
+  private readonly learnedStartUp = new Set<string>();
 
   constructor(requestDir: string) {
     // created when missing, never truncated: a new daemon raises the count its predecessor left
@@ -116,6 +120,19 @@ export class ReuseGrants {
     this.runs.set(runId, 2);
     if (this.runs.size > MAX_RUNS) this.runs.delete(this.runs.keys().next().value!);
     return { scoped, anyArgv: [...this.learned].reverse() };
+  }
+
+  /** A run's start-up phase ran program (decided as start-up, never granted): remembered for `named`. */
+  startUpRan(program: string): void {
+    learn(this.learnedStartUp, program, MAX_LEARNED_START_UP);
+  }
+
+  /** A pre-flight's candidates for presets: the programs given an any-argv grant lately whose file names are
+   * among `names` (the commands its script names), then those start-up phases ran lately, the latest first of
+   * each. Counts nothing: the run's second grant still brings the others (`offer`). */
+  named(names: ReadonlySet<string>): string[] {
+    const byName = [...this.learned].reverse().filter((p) => names.has(p.slice(p.lastIndexOf('/') + 1)));
+    return [...new Set([...byName, ...[...this.learnedStartUp].reverse()])];
   }
 
   /** The answer a notice says it reused, when it is one this daemon granted for that run and program. */

@@ -47,7 +47,8 @@ export function realProgramOf(program: string): string | undefined {
 }
 
 /**
- * The presets for programs, decided for the process hostPid's exec (its root is where each file is read):
+ * The presets for programs, decided for the process hostPid's exec (its root is where each file is read; none:
+ * the daemon's own, for a run that has no process yet, at pre-flight):
  * `holds` decides one program as an exec of it with its own name would be (its real path, the file the
  * daemon reads for it and that file's identity as read before given) and says whether that answer holds for
  * any argv with the same audit fields as the answer it comes with ('known': it does, and the file's identity
@@ -57,7 +58,7 @@ export function realProgramOf(program: string): string | undefined {
  */
 export function presetsFor(
   programs: readonly string[],
-  hostPid: number,
+  hostPid: number | undefined,
   holds: (program: string, realProgram: string | undefined, programFile: string, file: string) => boolean | 'known',
   grant: (program: string) => string,
   scope?: ReuseScope,
@@ -66,7 +67,7 @@ export function presetsFor(
   for (const program of programs) {
     if (out.length >= MAX_PRESETS) break;
     if (!program.startsWith('/') || program.includes('\n')) continue;
-    const programFile = `/proc/${hostPid}/root${program}`;
+    const programFile = hostPid === undefined ? program : `/proc/${hostPid}/root${program}`;
     const before = fileIdentity(programFile);
     if (before === undefined) continue;
     // (read once: a link pointed elsewhere meanwhile names another file, which the identity read again tells)
@@ -138,7 +139,10 @@ export class PresetMemo {
 
   /** The context's part of the key (once per hand-over): a short name for its text, so that each program's
    * key is not a copy of it. */
-  context(req: { cwd: string; env?: Record<string, string> }, ctx: Readonly<Record<string, unknown>>): string {
+  context(
+    req: { cwd: string; env?: Record<string, string> },
+    ctx: { [K in 'approvalPolicy' | 'sandboxPolicy' | 'gitReadOnly' | 'sandboxPermissions' | 'additionalPermissions' | 'writable']?: unknown },
+  ): string {
     const { approvalPolicy, sandboxPolicy, gitReadOnly, sandboxPermissions, additionalPermissions, writable } = ctx;
     const permissions = [sandboxPermissions, additionalPermissions ?? null];
     const text = JSON.stringify([req.cwd, req.env ?? null, approvalPolicy, sandboxPolicy, gitReadOnly, ...permissions, writable ?? null]);

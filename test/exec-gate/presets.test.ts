@@ -3,8 +3,10 @@
  * over up front"): a program given a Run for any argv in one run of the session is decided again for the next
  * run, with that run's second such answer, and its first exec there is answered by the supervisor (audited,
  * marked reused) — never once a rule names it, nor when the file at that path is rewritten after the
- * hand-over (a copy of rm there is judged as rm). Real daemon, real gate-sh, real sandbox; each denial is shown
- * next to the same script running when the rule allows it.
+ * hand-over (a copy of rm there is judged as rm). A program the next script names as a command comes with its
+ * plan (docs/exec-gate.md, "Answers handed over with the plan"), and its first exec there asks nothing. Real
+ * daemon, real gate-sh, real sandbox; each denial is shown next to the same script running when the rule
+ * allows it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,6 +14,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, } from 'node:path';
 import { auditRecords as audit, execsOf, gateSh, execGateOptions } from './helpers.js';
 import { killAll, startDaemon, waitFor } from '../helpers/daemon.js';
+import { GATE_SH } from '../helpers/env.js';
+import { run } from '../helpers/run.js';
 
 
 /** The first run: tool, a and b each answered once (learned); they stay in the workspace for the next. */
@@ -95,6 +99,60 @@ for (const mode of ['workspace-write', 'danger-full-access'] as const) {
         assert.match(r.stdout, /^status=0$/m, `${r.stdout}${r.stderr}`);
         assert.equal(existsSync(join(rig.ws, 'victim')), false, 'rm did not run');
       }
+    }
+  });
+
+  test(`${mode}: a program the script names comes with its plan, its first exec answered by the supervisor; not once a rule names it, nor after the script rewrites it (a copy of rm is judged as rm)`, async (t) => {
+    for (const change of ['no change', 'forbid tool', 'tool becomes rm, rm forbidden', 'tool becomes rm, rm allowed'] as const) {
+      const rm = change === 'tool becomes rm, rm allowed' ? 'allow' : 'forbidden';
+      const rules = [`prefix_rule(pattern=["rm"], decision="${rm}")`];
+      const rig = await startDaemon(execGateOptions({ rules, env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      const tool = join(rig.ws, 'tool');
+      const victim = join(rig.ws, 'victim');
+      writeFileSync(victim, 'x');
+      const first = await gateSh(rig, 'cp /bin/true ./tool; ./tool first; echo first=$?', { timeoutMs: 60_000 });
+      assert.match(first.stdout, /^first=0$/m, first.stderr);
+      assert.deepEqual(execsOf(rig, tool), [[['first'], false]]);
+      if (change === 'forbid tool') {
+        const reloads = audit(rig).filter((r) => r.kind === 'reload').length;
+        writeFileSync(join(rig.env.GATE_HOME, 'rules', 'default.rules'), `${rules[0]}\nprefix_rule(pattern=["./tool"], decision="forbidden")\n`);
+        await waitFor(() => audit(rig).filter((r) => r.kind === 'reload').length > reloads || undefined, 'the rules to reload');
+      }
+      // (rewritten in place: the same inode, other bytes, after the plan was made)
+      const rewrite = change.startsWith('tool becomes rm') ? 'cat /bin/rm > ./tool; ' : '';
+      const r = await gateSh(rig, `${rewrite}./tool -f victim; echo status=$?`, { timeoutMs: 60_000 });
+      if (change === 'no change') {
+        assert.match(r.stdout, /^status=0$/m, `${r.stdout}${r.stderr}`);
+        // the run's first any-argv answer: no other hand-over could have brought it
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['-f', 'victim'], true]);
+      } else if (change === 'forbid tool') {
+        // decided by pre-flight: nothing of the script ran
+        assert.equal(r.code, 126, `${r.stdout}${r.stderr}`);
+        assert.match(r.stderr, /forbidden|denied/);
+        assert.deepEqual(execsOf(rig, tool), [[['first'], false]]);
+      } else {
+        assert.deepEqual(execsOf(rig, tool).at(-1), [['-f', 'victim'], false]);
+        assert.match(r.stdout, rm === 'allow' ? /^status=0$/m : /^status=126$/m, `${r.stdout}${r.stderr}`);
+        assert.equal(existsSync(victim), rm !== 'allow', rm === 'allow' ? 'rm did not run' : 'victim was removed');
+      }
+    }
+  });
+
+  test(`${mode}: what a login shell's start-up ran comes with the next call's plan (\`id -u\` of /etc/profile asks nothing); a forbidden rule on it denies it there all the same`, async (t) => {
+    if (!/\bid -u\b/.test(existsSync('/etc/profile') ? readFileSync('/etc/profile', 'utf8') : '')) return t.skip('this /etc/profile runs no `id -u`');
+    for (const rule of ['none', 'forbidden'] as const) {
+      const rules = rule === 'forbidden' ? ['prefix_rule(pattern=["id"], decision="forbidden")'] : [];
+      const rig = await startDaemon(execGateOptions({ rules, env: { GATE_SANDBOX_MODE: mode } }));
+      t.after(async () => (killAll(), rig.close()));
+      for (let i = 0; i < 2; i++) {
+        const r = await run(GATE_SH, ['-lc', 'echo ran'], { env: rig.env, cwd: rig.ws, timeoutMs: 60_000 });
+        assert.match(r.stdout, /^ran$/m, r.stderr);
+      }
+      const ids = audit(rig).filter((r) => r.kind === 'exec' && r.argv?.[0]?.endsWith('/id') && r.argv[1] === '-u');
+      assert.equal(ids.length, 2, JSON.stringify(ids));
+      if (rule === 'none') assert.deepEqual(ids.map((r) => r.reused === true), [false, true], JSON.stringify(ids));
+      else assert.ok(ids.every((r) => r.reused !== true && /Deny|forbidden/.test(JSON.stringify(r))), JSON.stringify(ids));
     }
   });
 }
