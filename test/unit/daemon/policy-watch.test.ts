@@ -6,7 +6,7 @@
 // step waits for the reload it causes); no processes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PolicyWatcher, type ReloadEvent } from '../../../src/daemon/policy-watch.js';
@@ -24,9 +24,11 @@ test('PolicyWatcher: a change to a watched file or folder reloads; a poll that f
     { load: () => ++loads, watchPaths: () => (listed++, [rules, single, missing]), files: () => [] },
     (e) => (events.push(e), waiting?.()),
   );
+  // (bounded: a change the poll cannot see fails this test with its name, rather than hanging the suite)
   const reload = (change: () => void) =>
-    new Promise<void>((resolve) => {
-      waiting = resolve;
+    new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no reload after: ${change.toString()}`)), 20_000);
+      waiting = () => (clearTimeout(t), resolve());
       change();
     });
   // (the watcher's timer does not hold the process: this does, while the test waits for it)
@@ -39,7 +41,9 @@ test('PolicyWatcher: a change to a watched file or folder reloads; a poll that f
     await reload(() => writeFileSync(join(rules, 'x.rules'), 'xy'));
     // the same size, the same inode, a later modification time only
     const was = statSync(join(rules, 'x.rules'));
-    await reload(() => writeFileSync(join(rules, 'x.rules'), 'yz'));
+    // (the time set a second later: two writes within one tick of the kernel's clock would share the first's)
+    const later = new Date(was.mtimeMs + 1000);
+    await reload(() => (writeFileSync(join(rules, 'x.rules'), 'yz'), utimesSync(join(rules, 'x.rules'), later, later)));
     assert.equal(statSync(join(rules, 'x.rules')).ino, was.ino);
     // an editor's save: written aside, renamed over
     await reload(() => (writeFileSync(join(rules, '.x.swp'), 'new'), renameSync(join(rules, '.x.swp'), join(rules, 'x.rules'))));
