@@ -10,12 +10,12 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { asInlineCode, escFixture, gateSh, execGateOptions } from './helpers.js';
-import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
+import { auditLines, type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 let bin = '';
 
@@ -33,10 +33,8 @@ before(() => {
 
 /** Audit records of kind "exec" with an action, for a program (by name) and the rest of argv. */
 function execRecords(rig: DaemonProc, name: string, rest: string[]): Record<string, unknown>[] {
-  return readFileSync(rig.paths.auditLog, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l))
+  // (auditLines: a record still being appended is waited for, not read half)
+  return auditLines<Record<string, any>>(rig.paths.auditLog)
     .filter((r) => r.kind === 'exec' && r.action !== undefined && basename(r.argv[0]) === name && JSON.stringify(r.argv.slice(1)) === JSON.stringify(rest));
 }
 

@@ -10,12 +10,12 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { ROOT } from '../helpers/env.js';
 import { gateSh, execGateOptions } from './helpers.js';
-import { type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
+import { auditLines, type DaemonProc, killAll, startDaemon } from '../helpers/daemon.js';
 
 let bin = '';
 
@@ -40,9 +40,8 @@ function execRecords(rig: DaemonProc, argv: string[]): number {
   // a record too large is kept with its long words cut (src/daemon/audit.ts, CUT_TO)
   const cutRest = JSON.stringify(argv.slice(1).map((w) => (w.length > 2048 ? `${w.slice(0, 2048)}… (${w.length} characters)` : w)));
   let n = 0;
-  for (const line of readFileSync(rig.paths.auditLog, 'utf8').split('\n')) {
-    if (!line) continue;
-    const r = JSON.parse(line);
+  // (auditLines: a record still being appended is waited for, not read half)
+  for (const r of auditLines<Record<string, any>>(rig.paths.auditLog)) {
     if (r.kind === 'exec' && r.action !== undefined && basename(r.argv[0]) === argv[0] && JSON.stringify(r.argv.slice(1)) === (r.cut ? cutRest : rest)) n++;
   }
   return n;

@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { GATE, GATE_SH, ROOT } from '../helpers/env.js';
 import { gateSh, run, execGateOptions } from '../exec-gate/helpers.js';
 import type { SessionJob } from '../../src/daemon/session-sandbox.js';
-import { type DaemonProc, startDaemon, waitFor } from '../helpers/daemon.js';
+import { auditLines, type DaemonProc, startDaemon, waitFor } from '../helpers/daemon.js';
 import { approvalCall } from '../../src/client/index.js';
 
 // a port of its own per test: the network-on test binds the host's loopback
@@ -86,11 +86,8 @@ for (const entry of ['native', 'node'] as const) {
     assert.equal(third.stdout, '000\nunreachable\n');
     // audited: the job outlived its command (started), and ended with SIGKILL's status
     await waitFor(() => readFileSync(r.paths.auditLog, 'utf8').includes('"exit_status":137') || undefined, 'the job end record');
-    const recs = readFileSync(r.paths.auditLog, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l))
-      .filter((x) => x.kind === 'job');
+    // (auditLines: a record still being appended is waited for, not read half)
+    const recs = auditLines<Record<string, any>>(r.paths.auditLog).filter((x) => x.kind === 'job');
     assert.ok(
       recs.some((x) => /^started: /.test(x.detail) && x.argv.includes('http.server') && x.cwd === r.ws && typeof x.run_id === 'string'),
       JSON.stringify(recs),
