@@ -656,8 +656,9 @@ export class Daemon<P> {
     const { presets, as } = this.anyArgvPresets(base, run, { ...this.execContext(base, run), scoped: false }, programs, undefined);
     if (presets.length === 0 || !as) return undefined;
     const audit = this.deps.audit.forWriter(reusedHead(run.run_id), reusedTail(as.source, as.decision));
-    const reuseOf = { grant: presets[0].grant, epoch: reuse.epoch, audit, presets };
-    return JSON.stringify({ v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: RUN, reuse: reuseOf });
+    const granted = { grant: presets[0].grant, epoch: reuse.epoch, audit, presets };
+    const handed: ExecReply = { v: PROTOCOL_VERSION, id: req.id, type: 'exec', action: RUN, reuse: granted };
+    return JSON.stringify(handed);
   }
 
   /**
