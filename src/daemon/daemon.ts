@@ -600,9 +600,8 @@ export class Daemon<P> {
         const decider = this.currentDecider();
         const grant = (x: Granted) => this.deps.reuse!.grant(x).grant;
         const holdsScoped = (program: string, realProgram: string | undefined, programFile: string) => {
-          const argv = [program.slice(program.lastIndexOf('/') + 1)];
           const one = presetRequest(req, program, realProgram, programFile);
-          const c = decider.exec(one, { ...execCtx, settled: settledFor(this.runs, run, settleKey(argv, req.cwd)) });
+          const c = decider.exec(one, { ...execCtx, settled: settledFor(this.runs, run, settleKey(one.argv, req.cwd)) });
           // (below a program, `rm` alone is the sandbox heuristic's Run and `rm -f x` the program heuristic's,
           // one lifting what the other never saw: the same Run in place, recorded as this grant's)
           const source = (c.matched_rule ?? '') === g.source || [c.matched_rule, g.source].every((m) => m === 'heuristic:program' || m === 'heuristic:sandbox');
@@ -648,7 +647,7 @@ export class Daemon<P> {
     const reuse = this.deps.reuse;
     if (!reuse || reply.action.type !== 'Run' || reply.per_exec || (run.startUp && !run.startUp.sandboxed)) return undefined;
     const names = new Set(check.subcommands.map((s) => (s.argv[0] ?? '').slice((s.argv[0] ?? '').lastIndexOf('/') + 1)));
-    const programs = reuse.named(names).slice(0, MAX_PRESETS);
+    const programs = reuse.named(names, run.startUp !== undefined).slice(0, MAX_PRESETS);
     if (programs.length === 0) return undefined;
     // (the code-loading variables the run's execs inherit, as the supervisor would name them)
     const env = Object.fromEntries(Object.entries(envRecord(req.plan?.env ?? [])).filter(([k]) => isCodeLoadingName(k) && k !== 'LD_PRELOAD'));

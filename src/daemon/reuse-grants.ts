@@ -128,11 +128,12 @@ export class ReuseGrants {
   }
 
   /** A pre-flight's candidates for presets: the programs given an any-argv grant lately whose file names are
-   * among `names` (the commands its script names), then those start-up phases ran lately, the latest first of
-   * each. Counts nothing: the run's second grant still brings the others (`offer`). */
-  named(names: ReadonlySet<string>): string[] {
+   * among `names` (the commands its script names), then, for a run with a start-up phase, those start-up
+   * phases ran lately, the latest first of each. Counts nothing: the run's second grant still brings the
+   * others (`offer`). */
+  named(names: ReadonlySet<string>, startUp: boolean): string[] {
     const byName = [...this.learned].reverse().filter((p) => names.has(p.slice(p.lastIndexOf('/') + 1)));
-    return [...new Set([...byName, ...[...this.learnedStartUp].reverse()])];
+    return startUp ? [...new Set([...byName, ...[...this.learnedStartUp].reverse()])] : byName;
   }
 
   /** The answer a notice says it reused, when it is one this daemon granted for that run and program. */

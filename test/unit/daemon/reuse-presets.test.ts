@@ -29,21 +29,22 @@ test('offer: a run gets the programs learned, once, with its second any-argv gra
   }
 });
 
-test('named: a plan\'s candidates, the learned programs whose file names the script names, then what start-up phases ran; counts nothing', () => {
+test('named: a plan\'s candidates, the learned programs whose file names the script names, then (with a start-up phase) what start-up phases ran; counts nothing', () => {
   const dir = mkdtempSync(join(tmpdir(), 'presets-'));
   try {
     const g = new ReuseGrants(dir);
-    assert.deepEqual(g.named(new Set(['sed'])), [], 'nothing learned yet');
+    assert.deepEqual(g.named(new Set(['sed']), true), [], 'nothing learned yet');
     g.offer('r1', '/usr/bin/sed');
     g.offer('r1', '/usr/bin/cat');
     g.offer('r1', '/work/cat');
-    assert.deepEqual(g.named(new Set(['cat', 'grep'])), ['/work/cat', '/usr/bin/cat'], 'by file name, the latest first');
+    assert.deepEqual(g.named(new Set(['cat', 'grep']), true), ['/work/cat', '/usr/bin/cat'], 'by file name, the latest first');
     g.startUpRan('/usr/bin/id');
     g.startUpRan('/usr/bin/tty');
     g.startUpRan('/usr/bin/id');
-    assert.deepEqual(g.named(new Set(['id', 'sed'])), ['/usr/bin/sed', '/usr/bin/id', '/usr/bin/tty'], 'then start-up\'s, named or not, once each');
+    assert.deepEqual(g.named(new Set(['id', 'sed']), true), ['/usr/bin/sed', '/usr/bin/id', '/usr/bin/tty'], 'then start-up\'s, named or not, once each');
+    assert.deepEqual(g.named(new Set(['id', 'sed']), false), ['/usr/bin/sed'], 'a run without a start-up phase: by name only');
     for (let i = 0; i < 20; i++) g.startUpRan(`/s/${i}`);
-    assert.equal(g.named(new Set()).length, 8, 'the 8 latest of start-up');
+    assert.equal(g.named(new Set(), true).length, 8, 'the 8 latest of start-up');
     // (a run whose plan brought presets still gets the others with its second grant)
     assert.deepEqual([g.offer('r2', '/usr/bin/sed'), g.offer('r2', '/usr/bin/cat')][1], ['/usr/bin/sed', '/work/cat']);
     g.close();
