@@ -5,7 +5,7 @@
 import { chmodSync, mkdirSync, writeFileSync, unlinkSync } from 'node:fs';
 import { configFromTable, loadConfig, readConfigTable } from '../config/index.js';
 import { ReuseGrants } from './reuse-grants.js';
-import { checkSocketPaths, type Env, gatePaths, type GatePaths, privateDirProblem } from '../paths/index.js';
+import { checkSocketPaths, codexHome, type Env, gatePaths, type GatePaths, privateDirProblem } from '../paths/index.js';
 import { DEFAULT_RATE_LIMITS, DEFAULT_STREAM_LIMITS, pingDaemon, type RateLimits, RequestServer } from '../transport/index.js';
 import { FdReserve, openFileLimit } from './fd-reserve.js';
 import { socketPid } from './socket-peer.js';
@@ -23,6 +23,7 @@ import { acquireLock, type LockOwner, pidNamespace } from '../client/index.js';
 import { startUpKeyPath, writeStartUpKey } from './start-up.js';
 import { PolicyWatcher, type PolicyLoader } from './policy-watch.js';
 import { policyBinding } from './policy-binding.js';
+import { HomePlaces } from './home-places.js';
 import type { Approver } from './approver.js';
 import { NetworkProxies, systemResolver, testResolver } from '../network/index.js';
 
@@ -124,11 +125,16 @@ export async function runDaemon(opts: RunDaemonOptions): Promise<void> {
     let daemon: Daemon<unknown>;
     // config.toml is watched with the rules: a broken edit refuses runs as a broken rules file does (a
     // valid edit takes effect when the daemon starts again: 'gate daemon restart')
+    // the homes as found now: a run without a sandbox may move a folder above one and make another in its
+    // place; a load finds them the same, before and after reading, or fails (home-places.ts)
+    const places = new HomePlaces([paths.home, codexHome(opts.env)]);
     const loader: PolicyLoader<unknown> = {
       load: () => {
+        places.check();
         const p = binding.loader.load();
         const table = readConfigTable(paths.configFile);
         if (table) configFromTable(table, paths.configFile);
+        places.check();
         return p;
       },
       watchPaths: () => [...binding.loader.watchPaths(), paths.configFile],
