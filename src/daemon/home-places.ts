@@ -28,7 +28,8 @@ export class HomePlaces {
         if (f.id !== undefined && identity(f.path) !== f.id)
           throw new Error(
             `${home}: the folder ${f.path} is not the one the daemon started with (moved or replaced while it ran): ` +
-              `rules read there now are not known to be yours; every run is refused until the daemon is started again ('gate daemon restart')`,
+              `rules read there now are not known to be yours, and every run is refused; a run without a sandbox may have moved ` +
+              `it aside and made another: check what is there before starting the daemon again ('gate daemon restart'), which takes it as it is`,
           );
   }
 }
